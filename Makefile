@@ -1,0 +1,104 @@
+# mbsweep - top-level build.
+#
+#   make            build build/mbs (and the service programs when present)
+#   make test       install what is missing, build, run every test suite
+#   make bench      run the benchmarks (figures go to bench/README.md by hand)
+#   make fuzz       longer libFuzzer run of the mechanism parser
+#   make up / down  local service (see README)
+#
+# Two builds share the sources: build/ (optimised, -O2) and build/san/
+# (AddressSanitizer + UndefinedBehaviorSanitizer) for the test suite.
+
+CC      ?= cc
+CSTD    := -std=c11 -D_GNU_SOURCE
+WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
+OPT     ?= -O2 -g
+CFLAGS  += $(CSTD) $(WARN) $(OPT) -Icommon -MMD -MP
+LDLIBS_MBS := -llapacke -llapack -lblas -lm
+LDLIBS_COMMON := -ljansson $(LDLIBS_MBS)
+
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+B := build
+
+MBS_SRC    := $(wildcard common/mbs/*.c)
+COMMON_SRC := $(wildcard common/*.c)
+CLI_SRC    := $(wildcard cli/*.c)
+TEST_SRC   := $(wildcard tests/unit/*_test.c)
+
+define objs
+$(patsubst %.c,$(1)/obj/%.o,$(2))
+endef
+
+.PHONY: all test test-unit test-cli test-san bench fuzz up down clean deps
+all: $(B)/mbs
+
+deps:
+	@bash scripts/deps.sh
+
+# ---- optimised build -------------------------------------------------------------
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(B)/libmbs.a: $(call objs,$(B),$(MBS_SRC))
+	@rm -f $@; ar rcs $@ $^
+
+$(B)/libcommon.a: $(call objs,$(B),$(COMMON_SRC))
+	@rm -f $@; ar rcs $@ $^
+
+$(B)/mbs: $(call objs,$(B),$(CLI_SRC)) $(B)/libcommon.a $(B)/libmbs.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+$(B)/tests/%: $(B)/obj/tests/unit/%.o $(B)/libcommon.a $(B)/libmbs.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+# ---- sanitizer build ---------------------------------------------------------------
+S := $(B)/san
+$(S)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(SAN_FLAGS) -Icommon -MMD -MP -c $< -o $@
+
+$(S)/libmbs.a: $(call objs,$(S),$(MBS_SRC))
+	@rm -f $@; ar rcs $@ $^
+$(S)/libcommon.a: $(call objs,$(S),$(COMMON_SRC))
+	@rm -f $@; ar rcs $@ $^
+$(S)/mbs: $(call objs,$(S),$(CLI_SRC)) $(S)/libcommon.a $(S)/libmbs.a
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(LDLIBS_COMMON)
+$(S)/tests/%: $(S)/obj/tests/unit/%.o $(S)/libcommon.a $(S)/libmbs.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+UNIT_BINS     := $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC))
+UNIT_SAN_BINS := $(patsubst tests/unit/%.c,$(S)/tests/%,$(TEST_SRC))
+
+# ---- fuzzing (clang libFuzzer) -------------------------------------------------------
+FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -Icommon $(CSTD)
+$(B)/fuzz_mechanism: tests/fuzz/fuzz_mechanism.c $(COMMON_SRC) $(MBS_SRC)
+	@mkdir -p $(B)
+	clang $(FUZZ_FLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+# ---- tests -------------------------------------------------------------------------
+test: deps
+	@$(MAKE) --no-print-directory -j2 all $(UNIT_BINS) $(UNIT_SAN_BINS) $(S)/mbs $(B)/fuzz_mechanism
+	@bash tests/run_all.sh
+
+test-unit: $(UNIT_BINS)
+	@for t in $(UNIT_BINS); do $$t || exit 1; done
+
+bench: all
+	@bash bench/run.sh
+
+fuzz: $(B)/fuzz_mechanism
+	@mkdir -p $(B)/fuzz-corpus
+	$(B)/fuzz_mechanism -max_total_time=$${FUZZ_SECONDS:-300} -max_len=65536 $(B)/fuzz-corpus examples tests/fuzz/corpus
+
+clean:
+	rm -rf $(B)
+
+# Service programs (gateway, worker), make up/down and their suites live in
+# mk/*.mk so that the solver build above stays readable.
+-include mk/*.mk
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,279 @@
+/*
+ * analysis.c - the analyses before (and besides) time integration:
+ * assembly of the initial configuration, redundant-constraint detection,
+ * degrees of freedom, singular-configuration check, projection of the given
+ * velocities onto the constraints, consistent initial accelerations, and
+ * static equilibrium.
+ */
+#include "analysis.h"
+#include "system.h"
+#include "vec.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Penalty of the augmented-Lagrangian solves, scaled to the mass matrix. */
+double mbs_alpha(const mbs_model *m)
+{
+    double p = m->spec->solver.penalty > 0 ? m->spec->solver.penalty : 1e7;
+    return p * m->mass_scale;
+}
+
+/* Name of what an equation belongs to, for messages. */
+const char *mbs_eq_owner(const mbs_model *m, int i, char *buf, size_t size)
+{
+    const mbs_eq *e = &m->eq[i];
+    if (e->joint >= 0) snprintf(buf, size, "joint '%s'", m->spec->joints[e->joint].name);
+    else if (e->joint == -1) snprintf(buf, size, "rigid body '%s'", m->spec->bodies[e->body].name);
+    else snprintf(buf, size, "driver of joint '%s'", m->spec->joints[m->spec->drivers[-2 - e->joint].joint].name);
+    return buf;
+}
+
+/* ---- assembly --------------------------------------------------------------------- */
+
+/* Newton-type assembly: the configuration closest (in the mass metric) to
+ * the input that satisfies Phi(x, 0) = 0, by augmented-Lagrangian
+ * iterations, which also cope with redundant equations. */
+static int s_assemble(const mbs_model *m, mbs_data *d, mbs_errlist *err)
+{
+    const mbs_solver_spec *o = &m->spec->solver;
+    int n = m->nvar, ne = m->neq;
+    double tol = o->assembly_tolerance > 0 ? o->assembly_tolerance : 1e-10;
+    tol *= m->length_scale;
+    double alpha = 1e6;
+    double *sigma = d->lam, *f = d->Q, *dx = d->fd_x;
+    memset(sigma, 0, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+    int maxit = o->max_assembly_iterations > 0 ? o->max_assembly_iterations : 50;
+    double res = 0;
+    for (int it = 0; it <= maxit; it++) {
+        mbs_cons_eval(m, d->x, 0.0, d->phi, d->jac);
+        res = mbs_phi_norm(d);
+        d->rep.assembly_iterations = it;
+        if (res <= tol) break;
+        if (it == maxit) break;
+        /* (M^ + alpha J^T J) dx = -M^ (x - x_in) - J^T (sigma + alpha phi) */
+        if (mbs_spd_build(m, d, 1.0 / m->mass_scale, alpha, 0, 0, d->x, d->v, 0) != 0) {
+            mbs_err_add(err, "", "assembly failed: singular system (a body without mass or inertia?)");
+            return MBS_ESINGULAR;
+        }
+        for (int i = 0; i < n; i++) dx[i] = d->x[i] - m->x0[i];
+        mbs_mass_mul(m, dx, f);
+        for (int i = 0; i < n; i++) f[i] = -f[i] / m->mass_scale;
+        double *t = d->r3;
+        for (int i = 0; i < ne; i++) t[i] = -(d->eq_on[i] ? sigma[i] + alpha * d->phi[i] : 0);
+        mbs_cons_jtl(m, d->jac, t, f);
+        mbs_spd_solve(m, d, f);
+        double step = 0;
+        for (int i = 0; i < n; i++) {
+            d->x[i] += f[i];
+            if (fabs(f[i]) > step) step = fabs(f[i]);
+        }
+        /* multiplier update with the new residual */
+        mbs_cons_eval(m, d->x, 0.0, d->phi, NULL);
+        for (int i = 0; i < ne; i++) if (d->eq_on[i]) sigma[i] += alpha * d->phi[i];
+        if (!isfinite(step)) break;
+    }
+    d->rep.assembly_residual = res;
+    double mv = 0;
+    for (int i = 0; i < n; i++) mv = fmax(mv, fabs(d->x[i] - m->x0[i]));
+    d->rep.assembly_max_move = mv;
+    if (!(res <= tol)) {
+        /* name the equations furthest from satisfied */
+        int worst = 0;
+        for (int i = 1; i < ne; i++) if (fabs(d->phi[i]) > fabs(d->phi[worst])) worst = i;
+        char who[160];
+        mbs_err_add(err, "", "cannot assemble the mechanism: constraint residual %.3g after %d iterations "
+                    "(largest at %s); check the joint positions and lengths",
+                    res, d->rep.assembly_iterations, ne > 0 ? mbs_eq_owner(m, worst, who, sizeof who) : "-");
+        return MBS_EASSEMBLY;
+    }
+    return 0;
+}
+
+/* ---- redundancy, degrees of freedom ---------------------------------------------------- */
+
+static int s_redundancy(const mbs_model *m, mbs_data *d, mbs_errlist *err)
+{
+    int n = m->nvar, ne = m->neq;
+    d->rep.dof = n;
+    if (ne == 0) { d->rep.min_singular_ratio = 1; return 0; }
+    /* Phi_q^T as an n x ne column-major matrix: columns are equations */
+    double *A = calloc((size_t)n * (size_t)ne, sizeof(double));
+    double *A2 = calloc((size_t)n * (size_t)ne, sizeof(double));
+    int *jp = malloc(sizeof(int) * (size_t)ne);
+    double *rd = malloc(sizeof(double) * (size_t)(ne < n ? ne : n) + sizeof(double));
+    if (!A || !A2 || !jp || !rd) { free(A); free(A2); free(jp); free(rd); return MBS_ENOMEM; }
+    mbs_cons_eval(m, d->x, 0.0, d->phi, d->jac);
+    for (int r = 0; r < ne; r++) {
+        const mbs_eq *e = &m->eq[r];
+        const double *row = d->jac + (e->cols - m->colpool);
+        for (int k = 0; k < e->nnz; k++) A[(size_t)r * n + e->cols[k]] = row[k];
+    }
+    memcpy(A2, A, sizeof(double) * (size_t)n * (size_t)ne);
+    int rank = mbs_qrcp_rank(n, ne, A, jp, rd, 1e-9);
+    if (rank < 0) { free(A); free(A2); free(jp); free(rd); return MBS_ENOMEM; }
+    int k = ne < n ? ne : n;
+    d->rep.min_singular_ratio = rank > 0 && rd[0] > 0 ? rd[rank - 1] / rd[0] : 0;
+    if (d->rep.min_singular_ratio < 1e-6 && rank > 0) {
+        d->rep.singular_warning = 1;
+        if (d->rep.warnings < 4)
+            snprintf(d->rep.warning[d->rep.warnings++], sizeof d->rep.warning[0],
+                     "initial configuration close to singular (R_rr/R_11 = %.2g)", d->rep.min_singular_ratio);
+    }
+    (void)k;
+    d->rep.dof = n - rank;
+    d->rep.redundant = ne - rank;
+    d->rep.redundant_joints[0] = 0;
+    if (ne > rank) {
+        /* dependent equations are the columns pivoted past the rank; the
+         * joints involved are those of the dependent equations and of the
+         * independent ones that combine into them (least squares) */
+        char *seen = calloc((size_t)ne, 1);
+        double *B = malloc(sizeof(double) * (size_t)n * (size_t)(rank > 0 ? rank : 1));
+        double *y = malloc(sizeof(double) * (size_t)(n > rank ? n : rank) + sizeof(double));
+        for (int c = rank; c < ne; c++) {
+            int dep = jp[c];
+            d->eq_on[dep] = 0;
+            if (seen) seen[dep] = 1;
+            if (!B || !y || !seen || rank == 0) continue;
+            for (int q = 0; q < rank; q++) memcpy(B + (size_t)q * n, A2 + (size_t)jp[q] * n, sizeof(double) * (size_t)n);
+            memcpy(y, A2 + (size_t)dep * n, sizeof(double) * (size_t)n);
+            if (mbs_lstsq(n, rank, B, y) == 0)
+                for (int q = 0; q < rank; q++) if (fabs(y[q]) > 1e-8) seen[jp[q]] = 1;
+        }
+        /* list joint names once each */
+        size_t len = 0;
+        for (int j = 0; j < m->spec->njoint && seen; j++) {
+            int inv = 0;
+            for (int r = 0; r < ne && !inv; r++) inv = seen[r] && m->eq[r].joint == j;
+            if (!inv) continue;
+            int w = snprintf(d->rep.redundant_joints + len, sizeof d->rep.redundant_joints - len, "%s%s",
+                             len ? ", " : "", m->spec->joints[j].name);
+            if (w < 0 || (size_t)w >= sizeof d->rep.redundant_joints - len) break;
+            len += (size_t)w;
+        }
+        free(seen); free(B); free(y);
+    }
+    free(A); free(A2); free(jp); free(rd);
+    (void)err;
+    return 0;
+}
+
+/* ---- velocities and accelerations ------------------------------------------------------ */
+
+int mbs_project_velocity(const mbs_model *m, mbs_data *d, const double *vin, double t)
+{
+    int n = m->nvar;
+    double alpha = mbs_alpha(m), *f = d->fd_q0, *sig = d->fd_q1;
+    mbs_cons_eval(m, d->x, t, d->phi, d->jac);
+    mbs_cons_phit(m, d->x, t, d->phit);
+    if (mbs_spd_build(m, d, 1.0, alpha, 0, 0, d->x, d->v, t) != 0) return MBS_ESINGULAR;
+    mbs_mass_mul(m, vin, f);
+    memset(sig, 0, sizeof(double) * (size_t)(m->neq > 0 ? m->neq : 1));
+    double tol = 1e-12 * (1 + m->length_scale);
+    if (mbs_al_solve(m, d, f, d->phit, alpha, tol, 50, d->v, sig) < 0) {
+        /* accept the best effort; the drift is reported in the metrics */
+    }
+    (void)n;
+    return 0;
+}
+
+int mbs_accelerations(const mbs_model *m, mbs_data *d, double t)
+{
+    double alpha = mbs_alpha(m);
+    mbs_cons_eval(m, d->x, t, d->phi, d->jac);
+    mbs_cons_gamma(m, d->x, d->v, t, d->gam);
+    mbs_force_eval(m, d, d->x, d->v, t, d->Q);
+    if (mbs_spd_build(m, d, 1.0, alpha, 0, 0, d->x, d->v, t) != 0) return MBS_ESINGULAR;
+    double tol = 1e-10 * (1 + fabs(d->Q[0]));
+    memset(d->lam, 0, sizeof(double) * (size_t)(m->neq > 0 ? m->neq : 1));
+    mbs_al_solve(m, d, d->Q, d->gam, alpha, tol, 50, d->a, d->lam);
+    return 0;
+}
+
+/* ---- initialisation -------------------------------------------------------------------- */
+
+int mbs_initialize(const mbs_model *m, mbs_data *d, mbs_report *rep, mbs_errlist *err)
+{
+    int n = m->nvar;
+    d->rep = m->report0;
+    d->t = 0;
+    memcpy(d->x, m->x0, sizeof(double) * (size_t)n);
+    memcpy(d->v, m->v0, sizeof(double) * (size_t)n);
+    memset(d->a, 0, sizeof(double) * (size_t)n);
+    for (int i = 0; i < m->neq; i++) d->eq_on[i] = 1;
+    int rc = s_assemble(m, d, err);
+    if (!rc) rc = s_redundancy(m, d, err);
+    if (!rc) {
+        rc = mbs_project_velocity(m, d, m->v0, 0);
+        double mv = 0;
+        for (int i = 0; i < n; i++) mv = fmax(mv, fabs(d->v[i] - m->v0[i]));
+        d->rep.velocity_correction = mv;
+        if (rc) mbs_err_add(err, "", "velocity projection failed: singular mass matrix");
+    }
+    if (!rc) {
+        rc = mbs_accelerations(m, d, 0);
+        if (rc) mbs_err_add(err, "", "initial accelerations: singular system");
+    }
+    d->rep.constraints_after = m->neq;
+    d->rep.coords_after = m->nvar;
+    for (int j = 0; j < m->spec->njoint; j++) d->jangle_ref[j] = mbs_joint_coord(m, j, d->x, NULL, NULL);
+    if (rep) *rep = d->rep;
+    return rc;
+}
+
+/* ---- static equilibrium ----------------------------------------------------------------- */
+
+/* Newton on  r = [Q(x) - Phi_q^T lam; Phi(x)] = 0  with the KKT tangent
+ * [K + H(lam), Phi_q^T; Phi_q, 0]  (K = -dQ/dx, H the constraint Hessian),
+ * with step halving on the residual norm. */
+int mbs_statics(const mbs_model *m, mbs_data *d, double t, mbs_errlist *err)
+{
+    int n = m->nvar, ne = m->neq, N = n + ne;
+    const mbs_solver_spec *o = &m->spec->solver;
+    double *rhs = d->w1, *zero = d->fd_v;
+    memset(zero, 0, sizeof(double) * (size_t)n);
+    memset(d->v, 0, sizeof(double) * (size_t)n);
+    memset(d->lam, 0, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+    double scale_f = 0;
+    mbs_force_eval(m, d, d->x, zero, t, d->Q);
+    for (int i = 0; i < n; i++) scale_f = fmax(scale_f, fabs(d->Q[i]));
+    double tolf = 1e-9 * (scale_f > 0 ? scale_f : 1.0), tolx = 1e-10 * m->length_scale;
+    int maxit = o->max_newton > 0 ? 4 * o->max_newton : 100;
+    for (int it = 0; it < maxit; it++) {
+        /* residual */
+        mbs_cons_eval(m, d->x, t, d->phi, d->jac);
+        mbs_force_eval(m, d, d->x, zero, t, d->Q);
+        memcpy(rhs, d->Q, sizeof(double) * (size_t)n);
+        double *ml = d->w2;
+        for (int i = 0; i < ne; i++) ml[i] = d->eq_on[i] ? -d->lam[i] : 0;
+        mbs_cons_jtl(m, d->jac, ml, rhs);
+        double rf = 0;
+        for (int i = 0; i < n; i++) rf = fmax(rf, fabs(rhs[i]));
+        double rp = mbs_phi_norm(d);
+        for (int i = 0; i < ne; i++) rhs[n + i] = d->eq_on[i] ? -d->phi[i] : 0;
+        if (rf <= tolf && rp <= tolx) {
+            mbs_cons_gamma(m, d->x, d->v, t, d->gam);
+            memset(d->a, 0, sizeof(double) * (size_t)n);
+            return 0;
+        }
+        if (mbs_kkt_build(m, d, 0.0, 1.0, 0.0, 1.0, d->lam, d->x, zero, t) != 0) {
+            mbs_err_add(err, "", "static equilibrium: singular tangent matrix (a degree of freedom without "
+                        "stiffness, or a redundant constraint)");
+            return MBS_ESINGULAR;
+        }
+        d->met.newton_iterations++;
+        mbs_kkt_solve(m, d, rhs);
+        /* limit the step to a fraction of the model size */
+        double mx = 0;
+        for (int i = 0; i < n; i++) mx = fmax(mx, fabs(rhs[i]));
+        double s = mx > 0.2 * m->length_scale ? 0.2 * m->length_scale / mx : 1.0;
+        for (int i = 0; i < n; i++) d->x[i] += s * rhs[i];
+        for (int i = 0; i < ne; i++) if (d->eq_on[i]) d->lam[i] += s * rhs[n + i];
+        (void)N;
+    }
+    mbs_err_add(err, "", "static equilibrium not found in %d Newton iterations", maxit);
+    return MBS_EDIVERGE;
+}

@@ -1,0 +1,27 @@
+/*
+ * analysis.h - analyses shared by the integrators (internal).
+ */
+#ifndef MBS_ANALYSIS_H
+#define MBS_ANALYSIS_H
+
+#include "data.h"
+
+/* Penalty factor alpha of the augmented-Lagrangian solves (mass-scaled). */
+double mbs_alpha(const mbs_model *m);
+
+/* "joint 'A'", "rigid body 'crank'" or "driver of joint 'A'" for equation i. */
+const char *mbs_eq_owner(const mbs_model *m, int i, char *buf, size_t size);
+
+/* Mass-orthogonal projection of vin onto Phi_q v + Phi_t = 0 at (d->x, t);
+ * result in d->v. */
+int mbs_project_velocity(const mbs_model *m, mbs_data *d, const double *vin, double t);
+
+/* Consistent accelerations and multipliers at (d->x, d->v, t) into d->a and
+ * d->lam (index-1 problem solved by augmented-Lagrangian iterations). */
+int mbs_accelerations(const mbs_model *m, mbs_data *d, double t);
+
+/* Static equilibrium at time t from d->x: Newton on [Q - Phi_q^T lam = 0,
+ * Phi = 0].  0 or MBS_E*. */
+int mbs_statics(const mbs_model *m, mbs_data *d, double t, mbs_errlist *err);
+
+#endif

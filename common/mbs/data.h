@@ -1,0 +1,76 @@
+/*
+ * data.h - the mutable state of a run (internal).  Everything a time step
+ * needs is allocated here by mbs_data_new; the integrators never allocate.
+ */
+#ifndef MBS_DATA_H
+#define MBS_DATA_H
+
+#include "linalg.h"
+#include "model.h"
+
+#define MBS_BDF_HIST 7 /* past points kept by the BDF integrator (order <= 5) */
+
+struct mbs_data {
+    const mbs_model *m;
+    int n, ne;            /* nvar, neq                                         */
+
+    /* state at the current time */
+    double t;
+    double *x, *v, *a;    /* (n) positions, velocities, accelerations         */
+    double *lam;          /* (ne) multipliers                                 */
+    char *eq_on;          /* (ne) 0: dependent equation removed (redundancy)  */
+
+    /* previous accepted state, for output interpolation */
+    double tp;
+    double *xp, *vp, *ap;
+
+    /* constraint work arrays */
+    double *phi, *jac, *phit, *gam; /* (ne), (nnz), (ne), (ne)                 */
+
+    /* force work */
+    double *Q;            /* (n)                                               */
+    double *fd_x, *fd_v, *fd_q0, *fd_q1; /* (n) finite-difference scratch   */
+
+    /* integrator-owned vectors (never used as scratch elsewhere) */
+    double *hv, *ha, *w1, *w2; /* (n)                                          */
+    double *rk;           /* (16 n) Runge-Kutta stages and BDF predictor      */
+
+    /* generic scratch vectors */
+    double *r1, *r2, *r3, *r4; /* (max(n, ne) + n + ne)                       */
+
+    /* linear systems */
+    mbs_mat spd;          /* M + alpha Phi_q^T Phi_q (+ h terms), ordered      */
+    mbs_mat kkt;          /* [J  Phi_q^T; Phi_q 0], ordered                     */
+    double alpha;         /* penalty of the AL / penalty methods               */
+
+    /* BDF history: times, positions and velocities of past points */
+    int nhist;
+    double th[MBS_BDF_HIST];
+    double *qh[MBS_BDF_HIST], *vh[MBS_BDF_HIST];
+
+    /* output bookkeeping: continuous angles */
+    double *jangle_ref;   /* (njoint) last accepted revolute angles           */
+    double *bangle_ref;   /* (nbody) last accepted 2-D body angles            */
+
+    /* reaction recovery (full, un-eliminated system), allocated on demand */
+    double *rx_A, *rx_b;  /* cache: [t, valid] and the njoint x 6 wrenches  */
+    const double *rx_x;   /* state the cache belongs to                     */
+
+    /* metrics accumulated by the integrators */
+    mbs_metrics met;
+    double sysdim_sum;
+    long sysdim_count;
+    double E0;            /* energy at t = 0                                   */
+    double Escale;
+    mbs_report rep;
+};
+
+/* Record the size of a linear system solved (metrics). */
+static inline void mbs_note_system(mbs_data *d, int dim)
+{
+    d->sysdim_sum += dim;
+    d->sysdim_count++;
+    if (dim > d->met.max_system_dimension) d->met.max_system_dimension = dim;
+}
+
+#endif

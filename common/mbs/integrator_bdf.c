@@ -1,0 +1,263 @@
+/*
+ * integrator_bdf.c - variable-order (1..5), variable-step BDF (Gear)
+ * predictor-corrector on the index-3 equations, with modified Newton: the
+ * setting of ADAMS GSTIFF used in the contact-deactivation study (seed 002).
+ *
+ * Unknowns of a step: positions x and multipliers lam.  The BDF derivative
+ * at t_{n+1} of the polynomial through (t_{n+1}, x_{n+1}), (t_n, x_n), ...
+ * (variable coefficients from the actual times) gives
+ *     v = w0 x + bv,   a = w0 v + ba,
+ * and Newton solves  [M a + Phi_q^T lam - Q = 0,  Phi = 0]  with the scaled
+ * matrix  [M + C/w0 + (K + H)/w0^2, Phi_q^T; Phi_q, 0]  (mu = lam / w0^2), the
+ * classic scaling that keeps index-3 BDF well conditioned at small steps.
+ * The matrix is kept between iterations and steps (modified Newton) and
+ * refreshed when the convergence is slow or w0 moved by more than 25 %.
+ * Local error control on positions and velocities only (not multipliers),
+ * estimated from the predictor-corrector difference.
+ */
+#include "integrators.h"
+#include "analysis.h"
+#include "system.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Derivative weights at tau[0] of the Lagrange basis on nodes tau[0..k]. */
+static void s_weights(const double *tau, int k, double *w)
+{
+    double s0 = 0;
+    for (int i = 1; i <= k; i++) s0 += 1.0 / (tau[0] - tau[i]);
+    w[0] = s0;
+    for (int j = 1; j <= k; j++) {
+        double num = 1, den = 1;
+        for (int i = 0; i <= k; i++) {
+            if (i == j) continue;
+            if (i != 0) num *= tau[0] - tau[i];
+            den *= tau[j] - tau[i];
+        }
+        w[j] = num / den;
+    }
+}
+
+/* Lagrange extrapolation weights at t of the polynomial through tau[0..k]. */
+static void s_extrap(const double *tau, int k, double t, double *w)
+{
+    for (int j = 0; j <= k; j++) {
+        double l = 1;
+        for (int i = 0; i <= k; i++)
+            if (i != j) l *= (t - tau[i]) / (tau[j] - tau[i]);
+        w[j] = l;
+    }
+}
+
+/* Push the accepted state to the front of the history. */
+static void s_push(mbs_data *d, int n)
+{
+    double *oq = d->qh[MBS_BDF_HIST - 1], *ov = d->vh[MBS_BDF_HIST - 1];
+    for (int h = MBS_BDF_HIST - 1; h > 0; h--) { d->qh[h] = d->qh[h - 1]; d->vh[h] = d->vh[h - 1]; d->th[h] = d->th[h - 1]; }
+    d->qh[0] = oq; d->vh[0] = ov;
+    memcpy(d->qh[0], d->x, sizeof(double) * (size_t)n);
+    memcpy(d->vh[0], d->v, sizeof(double) * (size_t)n);
+    d->th[0] = d->t;
+    if (d->nhist < MBS_BDF_HIST) d->nhist++;
+}
+
+/* Weighted RMS norm of the k-th backward difference of the history plus the
+ * new point (approximately constant steps), positions and velocities. */
+static double s_diff_norm(const mbs_data *d, int n, int k, const double *xn, const double *vn, double rtol, double atol)
+{
+    /* binomial backward difference: sum_j (-1)^j C(k, j) y_{n+1-j} */
+    double binom[8] = {1};
+    for (int j = 1; j <= k; j++) binom[j] = binom[j - 1] * (k - j + 1) / j;
+    double acc = 0;
+    for (int i = 0; i < n; i++) {
+        double dx = binom[0] * xn[i], dv = binom[0] * vn[i];
+        for (int j = 1; j <= k; j++) {
+            double sg = (j & 1) ? -1 : 1;
+            dx += sg * binom[j] * d->qh[j - 1][i];
+            dv += sg * binom[j] * d->vh[j - 1][i];
+        }
+        double wx = atol + rtol * fabs(xn[i]), wv = atol + rtol * fabs(vn[i]);
+        acc += (dx / wx) * (dx / wx) + (dv / wv) * (dv / wv);
+    }
+    return sqrt(acc / (2.0 * (n > 0 ? n : 1)));
+}
+
+int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
+{
+    const mbs_solver_spec *o = &m->spec->solver;
+    int n = m->nvar, ne = m->neq;
+    double T = o->t_end;
+    double rtol = o->tolerance > 0 ? o->tolerance : 1e-6, atol = o->abs_tolerance > 0 ? o->abs_tolerance : 1e-8;
+    double hmax = o->max_step > 0 ? o->max_step : smp->interval;
+    double hmin = o->min_step > 0 ? o->min_step : 1e-12;
+    int kmax = o->max_order >= 1 && o->max_order <= 5 ? o->max_order : 5;
+    int maxit = o->max_newton > 0 ? (o->max_newton < 6 ? o->max_newton : 6) : 4;
+    double h = fmin(o->step > 0 ? o->step : 1e-3, hmax);
+    /* work vectors */
+    double *xpred = d->rk, *vpred = d->rk + n, *bv = d->rk + 2 * (size_t)n, *ba = d->rk + 3 * (size_t)n;
+    double *rhs = d->w1, *lam_s = d->rk + 4 * (size_t)n; /* lam_s: multipliers saved for a retry */
+    double tau[MBS_BDF_HIST + 1], w[MBS_BDF_HIST + 1], we[MBS_BDF_HIST + 1];
+    int k = 1, steps_at_order = 0, fails = 0;
+    double w0_fact = 0; /* w0 of the factorised matrix (0: none)             */
+    d->nhist = 0;
+    s_push(d, n);
+    while (d->t < T * (1 - 1e-14)) {
+        if (d->t + h > T || d->t + 1.01 * h > T) h = T - d->t;
+        double t1 = d->t + h;
+        int kk = k < d->nhist ? k : d->nhist; /* order limited by history     */
+        if (kk < 1) kk = 1;
+        /* predictor: extrapolate x, v through the last kk+1 points (or a
+         * Taylor step when only one point is known) */
+        int np = d->nhist < kk + 1 ? d->nhist : kk + 1;
+        if (np <= 1) {
+            for (int i = 0; i < n; i++) {
+                xpred[i] = d->x[i] + h * d->v[i] + 0.5 * h * h * d->a[i];
+                vpred[i] = d->v[i] + h * d->a[i];
+            }
+        } else {
+            for (int j = 0; j < np; j++) tau[j] = d->th[j];
+            s_extrap(tau, np - 1, t1, we);
+            for (int i = 0; i < n; i++) {
+                double sx = 0, sv = 0;
+                for (int j = 0; j < np; j++) { sx += we[j] * d->qh[j][i]; sv += we[j] * d->vh[j][i]; }
+                xpred[i] = sx;
+                vpred[i] = sv;
+            }
+        }
+        /* corrector weights on t1, t_n, ..., t_{n+1-kk} */
+        tau[0] = t1;
+        for (int j = 1; j <= kk; j++) tau[j] = d->th[j - 1];
+        s_weights(tau, kk, w);
+        double w0 = w[0];
+        for (int i = 0; i < n; i++) {
+            double sx = 0, sv = 0;
+            for (int j = 1; j <= kk; j++) { sx += w[j] * d->qh[j - 1][i]; sv += w[j] * d->vh[j - 1][i]; }
+            bv[i] = sx;
+            ba[i] = sv;
+        }
+        /* Newton (modified): x from the predictor, lam from the last step */
+        memcpy(d->x, xpred, sizeof(double) * (size_t)n);
+        memcpy(lam_s, d->lam, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+        int converged = 0, fresh = 0;
+        double prev = 0;
+        for (int attempt = 0; attempt < 2 && !converged; attempt++) {
+            if (attempt == 1) {
+                if (fresh) break; /* fresh matrix did not help: cut the step */
+                memcpy(d->x, xpred, sizeof(double) * (size_t)n);
+                memcpy(d->lam, lam_s, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+                w0_fact = 0;
+            }
+            for (int it = 0; it < maxit; it++) {
+                for (int i = 0; i < n; i++) {
+                    d->v[i] = w0 * d->x[i] + bv[i];
+                    d->a[i] = w0 * d->v[i] + ba[i];
+                }
+                mbs_cons_eval(m, d->x, t1, d->phi, d->jac);
+                if (w0_fact == 0 || fabs(w0 / w0_fact - 1) > 0.25) {
+                    if (mbs_kkt_build(m, d, 1.0, 1.0 / (w0 * w0), 1.0 / w0, 1.0 / (w0 * w0), d->lam, d->x, d->v, t1)) {
+                        w0_fact = 0;
+                        break;
+                    }
+                    w0_fact = w0;
+                    fresh = 1;
+                } else {
+                    mbs_note_system(d, m->nkkt);
+                }
+                /* residual: -[M a + Phi_q^T lam - Q] / w0^2 ; -Phi */
+                mbs_force_eval(m, d, d->x, d->v, t1, d->Q);
+                mbs_mass_mul(m, d->a, rhs);
+                for (int i = 0; i < n; i++) rhs[i] -= d->Q[i];
+                mbs_cons_jtl(m, d->jac, d->lam, rhs);
+                for (int i = 0; i < n; i++) rhs[i] = -rhs[i] / (w0_fact * w0_fact);
+                for (int i = 0; i < ne; i++) rhs[n + i] = d->eq_on[i] ? -d->phi[i] : 0;
+                mbs_kkt_solve(m, d, rhs);
+                d->met.newton_iterations++;
+                /* the matrix was scaled with w0_fact; multipliers with it too */
+                double dn = 0;
+                for (int i = 0; i < n; i++) {
+                    d->x[i] += rhs[i];
+                    double wt = atol + rtol * fabs(d->x[i]);
+                    dn = fmax(dn, fabs(rhs[i]) / wt);
+                }
+                for (int i = 0; i < ne; i++) if (d->eq_on[i]) d->lam[i] += rhs[n + i] * w0_fact * w0_fact;
+                if (!isfinite(dn)) break;
+                double rate = it > 0 && prev > 0 ? dn / prev : 0;
+                prev = dn;
+                if (dn < 1e-3 || (it > 0 && rate < 0.9 && rate / (1 - rate) * dn < 0.05)) { converged = 1; break; }
+                if (it > 1 && rate > 0.9) break;
+            }
+        }
+        if (converged) {
+            for (int i = 0; i < n; i++) {
+                d->v[i] = w0 * d->x[i] + bv[i];
+                d->a[i] = w0 * d->v[i] + ba[i];
+            }
+        }
+        /* local error from the predictor-corrector difference */
+        double en = 1e10;
+        if (converged) {
+            double c = np <= 1 ? 0.5 : h / (t1 - d->th[np - 1]);
+            double acc = 0;
+            for (int i = 0; i < n; i++) {
+                double ex = c * (d->x[i] - xpred[i]), ev = c * (d->v[i] - vpred[i]);
+                double wx = atol + rtol * fabs(d->x[i]), wv = atol + rtol * fabs(d->v[i]);
+                acc += (ex / wx) * (ex / wx) + (ev / wv) * (ev / wv);
+            }
+            en = sqrt(acc / (2.0 * (n > 0 ? n : 1)));
+        }
+        if (converged && en <= 1.0) {
+            /* accept */
+            memcpy(d->xp, d->qh[0], sizeof(double) * (size_t)n);
+            memcpy(d->vp, d->vh[0], sizeof(double) * (size_t)n);
+            d->tp = d->th[0];
+            /* ap: acceleration of the previous point kept in d->ha */
+            memcpy(d->ap, d->ha, sizeof(double) * (size_t)n);
+            d->t = t1 >= T * (1 - 1e-14) ? T : t1;
+            d->met.steps++;
+            if (kk > d->met.order_max_used) d->met.order_max_used = kk;
+            /* order selection from backward differences (after kk+1 steps at
+             * this order and with enough history) */
+            double rk = pow(fmax(en, 1e-10), -1.0 / (kk + 1));
+            int knew = kk;
+            steps_at_order++;
+            if (steps_at_order > kk + 1 && d->nhist >= kk + 2) {
+                double eminus = kk > 1 ? s_diff_norm(d, n, kk, d->x, d->v, rtol, atol) / kk : 1e30;
+                double eplus = kk < kmax && d->nhist >= kk + 2 ? s_diff_norm(d, n, kk + 2, d->x, d->v, rtol, atol) / (kk + 2) : 1e30;
+                double rminus = kk > 1 ? pow(fmax(eminus, 1e-10), -1.0 / kk) : 0;
+                double rplus = kk < kmax ? pow(fmax(eplus, 1e-10), -1.0 / (kk + 2)) : 0;
+                if (rminus > rk && rminus >= rplus) { knew = kk - 1; rk = rminus; }
+                else if (rplus > 1.2 * rk) { knew = kk + 1; rk = rplus; }
+                if (knew != kk) steps_at_order = 0;
+            }
+            k = knew;
+            s_push(d, n);
+            memcpy(d->ha, d->a, sizeof(double) * (size_t)n);
+            fails = 0;
+            int rc = mbs_step_done(m, d, smp, err);
+            if (rc) return rc;
+            /* step: grow only by a clear margin (keeps the matrix fresh) */
+            double fac = 0.9 * rk;
+            if (fac >= 1.5) h *= fmin(fac, 2.0);
+            else if (fac < 1.0) h *= fmax(0.5, fac);
+        } else {
+            d->met.rejected_steps++;
+            fails++;
+            memcpy(d->x, d->qh[0], sizeof(double) * (size_t)n);
+            memcpy(d->v, d->vh[0], sizeof(double) * (size_t)n);
+            memcpy(d->a, d->ha, sizeof(double) * (size_t)n);
+            memcpy(d->lam, lam_s, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+            if (!converged) h *= 0.25;
+            else h *= fmax(0.2, 0.9 * pow(en, -1.0 / (kk + 1)));
+            if (fails >= 2) { k = 1; steps_at_order = 0; }
+            w0_fact = 0;
+        }
+        h = fmin(h, hmax);
+        if (h < hmin && d->t < T * (1 - 1e-14)) {
+            mbs_err_add(err, "", "t = %.6g: step size %.3g below solver.min_step (Newton %s); the mechanism may "
+                        "lock up or the solution diverges", d->t, h, converged ? "converged" : "failed");
+            return MBS_EDIVERGE;
+        }
+    }
+    return 0;
+}

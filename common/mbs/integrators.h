@@ -1,0 +1,21 @@
+/*
+ * integrators.h - the time integrators (internal).  Each runs from the
+ * initialised state in d to t_end, calling mbs_step_done after every
+ * accepted step (which samples the outputs and updates the metrics).
+ */
+#ifndef MBS_INTEGRATORS_H
+#define MBS_INTEGRATORS_H
+
+#include "output.h"
+
+int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);
+int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);
+int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);
+int mbs_kinematics(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);
+
+/* Book-keeping after an accepted step from (d->tp, xp, vp, ap) to
+ * (d->t, x, v, a): constraint and energy metrics, continuous joint angles,
+ * output samples, progress, time limit.  Non-zero stops the run. */
+int mbs_step_done(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);
+
+#endif

@@ -1,0 +1,162 @@
+/*
+ * mbs.h - public interface of the multibody solver library.
+ *
+ * The split follows MuJoCo: an mbs_model is built once from an mbs_spec and
+ * is read-only afterwards (one model can serve many runs); an mbs_data holds
+ * everything that changes during a run.  All work arrays are sized when the
+ * data is created; nothing is allocated inside a time step.
+ *
+ * Errors are values: functions return 0 on success and a negative MBS_E*
+ * code on failure, with messages appended to a caller's mbs_errlist.  The
+ * library never calls exit() and never prints.
+ *
+ * Formulation: natural coordinates (points and vectors of a natural-coordinate
+ * system per body, constant mass matrix), with the constant-coordinate and
+ * equal-coordinate constraints eliminated when the model is built.  See
+ * common/mbs/README.md for the formulation and the module map.
+ */
+#ifndef MBS_H
+#define MBS_H
+
+#include <stddef.h>
+#include "spec.h"
+
+/* ---- errors ---------------------------------------------------------------- */
+
+enum {
+    MBS_OK = 0,
+    MBS_EINVAL = -1,     /* invalid input (spec, option, name)               */
+    MBS_EASSEMBLY = -2,  /* initial configuration cannot be assembled          */
+    MBS_ESINGULAR = -3,  /* singular system (e.g. massless body, lock-up)      */
+    MBS_EDIVERGE = -4,   /* integrator could not continue (step too small)     */
+    MBS_ETIMEOUT = -5,   /* time limit reached                                 */
+    MBS_ENOMEM = -6,
+    MBS_ECANCEL = -7     /* cancelled by the progress callback                 */
+};
+
+#define MBS_ERR_MAX 64
+
+typedef struct {
+    char pointer[128];   /* JSON pointer of the offending value, "" if none   */
+    char message[256];
+} mbs_error;
+
+typedef struct {
+    int n;               /* number of errors stored (<= MBS_ERR_MAX)          */
+    int dropped;         /* errors that did not fit                          */
+    mbs_error e[MBS_ERR_MAX];
+} mbs_errlist;
+
+/* Append an error (printf-style message).  Never fails; counts overflow. */
+void mbs_err_add(mbs_errlist *el, const char *pointer, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Human name of a return code. */
+const char *mbs_strerror(int code);
+
+/* ---- model ------------------------------------------------------------------- */
+
+typedef struct mbs_model mbs_model; /* opaque, read-only once built           */
+typedef struct mbs_data mbs_data;   /* opaque, one per run                    */
+
+/* Sizes and findings of the model build and the initial analyses. */
+typedef struct {
+    int dim;
+    int nbody, njoint;
+    int coords_before;        /* natural coordinates before elimination        */
+    int constraints_before;   /* constraint equations before elimination       */
+    int eliminated_constant;  /* NCCC: coordinates fixed to constants          */
+    int eliminated_equal;     /* NCEC: coordinates merged with another         */
+    int coords_after;         /* integration variables                         */
+    int constraints_after;    /* constraint equations kept (incl. drivers)     */
+    int redundant;            /* dependent equations removed                   */
+    char redundant_joints[512]; /* names of the joints involved, comma list   */
+    int dof;                  /* coords_after - rank(Phi_q) (drivers counted)  */
+    double assembly_residual; /* |Phi|_inf after assembly                       */
+    int assembly_iterations;
+    double assembly_max_move; /* largest coordinate change made by assembly    */
+    double velocity_correction; /* |v_projected - v_given|_inf                 */
+    double min_singular_ratio;  /* smallest/largest singular value of Phi_q     */
+    int singular_warning;     /* 1: configuration near singular                */
+    int bandwidth;            /* half-bandwidth of the ordered system matrix   */
+    int warnings;
+    char warning[4][256];
+} mbs_report;
+
+/* Build a model from a spec.  On success returns the model and fills `rep`
+ * (may be NULL) with the elimination counts; on failure returns NULL with
+ * messages in `err`.  The model BORROWS the spec: the caller keeps ownership,
+ * must not change it, and frees it only after mbs_model_free.  */
+mbs_model *mbs_model_new(const mbs_spec *spec, mbs_report *rep, mbs_errlist *err);
+
+/* Free a model; sets *m to NULL. */
+void mbs_model_free(mbs_model **m);
+
+/* The spec the model was built from (read-only). */
+const mbs_spec *mbs_model_spec(const mbs_model *m);
+
+/* Number of integration variables and of constraint equations. */
+int mbs_model_nvar(const mbs_model *m);
+int mbs_model_neq(const mbs_model *m);
+
+/* ---- data / state ------------------------------------------------------------- */
+
+/* Allocate the state and every work array of a run of `m`.  NULL on ENOMEM. */
+mbs_data *mbs_data_new(const mbs_model *m);
+void mbs_data_free(mbs_data **d);
+
+/* Initial analyses: assemble positions (Newton on Phi(q,0) = 0 from the
+ * approximate input), detect redundant equations, project the initial
+ * velocities and compute consistent accelerations.  Fills `rep`. */
+int mbs_initialize(const mbs_model *m, mbs_data *d, mbs_report *rep, mbs_errlist *err);
+
+/* ---- results and metrics ------------------------------------------------------ */
+
+typedef struct {
+    int nchannel;           /* columns after time                              */
+    int nsample;
+    int cap;                /* allocated rows                                  */
+    double *rows;           /* nsample x (1 + nchannel), row-major, [0] = t    */
+} mbs_result;
+
+void mbs_result_free(mbs_result *r); /* frees rows, keeps the struct */
+
+typedef struct {
+    const char *integrator;
+    double wall_seconds, cpu_seconds;
+    long steps, rejected_steps;
+    long newton_iterations, jacobian_evaluations, factorizations;
+    double mean_system_dimension;  /* unknowns of the Newton/linear system     */
+    int max_system_dimension;
+    int coords_before, coords_after, constraints_before, constraints_after;
+    double max_constraint_violation;   /* position level, |Phi|_inf           */
+    double max_velocity_violation;     /* |Phi_q v + Phi_t|_inf               */
+    double energy_drift;   /* |E(t) - E(0)| max / max(|E(0)|, KE scale); NaN
+                              when the model is not conservative            */
+    int conservative;
+    double mean_active_contacts; int max_active_contacts;
+    long contact_activations, contact_deactivations;
+    double contact_detection_seconds, linear_algebra_seconds;
+    long peak_memory_bytes;  /* work memory of the run (model + data)       */
+    int order_max_used;      /* BDF: highest order used                     */
+} mbs_metrics;
+
+/* Progress callback: fraction done in [0,1]; return non-zero to cancel. */
+typedef int (*mbs_progress_fn)(double fraction, void *user);
+
+/* Run the analysis selected in the spec (dynamics by default) from t = 0 to
+ * t_end, sampling every output channel at spec->out_interval (interpolated
+ * between steps).  Calls mbs_initialize itself.  `res` receives the samples
+ * (caller frees with mbs_result_free), `met` the efficiency metrics.  Either
+ * may be NULL.  On failure the samples up to the failure stay in `res`. */
+int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *met,
+                 mbs_progress_fn progress, void *user, mbs_errlist *err);
+
+/* Write the metrics as a JSON object (no trailing newline) into buf; returns
+ * the length that was needed (snprintf semantics). */
+int mbs_metrics_json(const mbs_metrics *met, char *buf, size_t size);
+
+/* Write the report as a JSON object into buf (snprintf semantics). */
+int mbs_report_json(const mbs_report *rep, char *buf, size_t size);
+
+#endif

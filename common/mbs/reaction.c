@@ -1,0 +1,253 @@
+/*
+ * reaction.c - joint reaction forces and torques.
+ *
+ * Eliminated joints (shared or constant coordinates) have no multiplier, so
+ * reactions are recovered from each body's balance instead.  For body b the
+ * generalized constraint force is  r_b = M_b qdd_b - Q_b  (body coordinates,
+ * before shared variables are summed).  Projected on the body's rigid
+ * motions it gives the resultant force and moment of all joint reactions on
+ * b (the rigid-body constraint forces do no work on rigid motions).  Each
+ * joint's reaction is written in the directions its type can carry (a
+ * revolute joint: any force, moments perpendicular to the axis; plus the
+ * driving moment when driven, ...), and the stacked balances of all bodies
+ * are solved for those components by least squares (minimum norm when the
+ * mechanism is over-constrained and reactions are statically indeterminate).
+ */
+#include "output.h"
+#include "vec.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define S_MAXDIR 6
+
+/* Directions of the reaction of joint j at x: force directions (torque 0)
+ * and torque directions (force 0).  Returns the count. */
+static int s_dirs(const mbs_model *m, int j, const double *x, double dir[S_MAXDIR][6], int driven)
+{
+    const mbs_joint_spec *J = &m->spec->joints[j];
+    const mbs_jgeom *g = &m->jg[j];
+    int dim = m->dim, n = 0;
+    double ax[3] = {0, 0, 1}, p[3], r[3];
+    if (J->type != MBS_JOINT_SPHERICAL && J->type != MBS_JOINT_FIXED && J->type != MBS_JOINT_DISTANCE &&
+        J->type != MBS_JOINT_UNIVERSAL && !(dim == 2 && J->type == MBS_JOINT_REVOLUTE)) {
+        mbs_avec_eval(m, &g->ax, x, 0, ax);
+        if (dim == 2) ax[2] = 0;
+        v3unit(ax, ax);
+    }
+    memset(dir, 0, sizeof(double) * S_MAXDIR * 6);
+#define FORCE(vx, vy, vz) (dir[n][0] = (vx), dir[n][1] = (vy), dir[n][2] = (vz), n++)
+#define TORQUE(vx, vy, vz) (dir[n][3] = (vx), dir[n][4] = (vy), dir[n][5] = (vz), n++)
+    switch (J->type) {
+    case MBS_JOINT_REVOLUTE:
+        FORCE(1, 0, 0); FORCE(0, 1, 0);
+        if (dim == 3) {
+            FORCE(0, 0, 1);
+            double t[3] = {1, 0, 0};
+            if (fabs(ax[0]) > 0.6) { t[0] = 0; t[1] = 1; }
+            v3cross(ax, t, p); v3unit(p, p); v3cross(ax, p, r);
+            TORQUE(p[0], p[1], p[2]); TORQUE(r[0], r[1], r[2]);
+            if (driven) TORQUE(ax[0], ax[1], ax[2]);
+        } else if (driven) {
+            TORQUE(0, 0, 1);
+        }
+        break;
+    case MBS_JOINT_PRISMATIC:
+    case MBS_JOINT_CYLINDRICAL:
+        if (dim == 2) {
+            FORCE(-ax[1], ax[0], 0);
+            TORQUE(0, 0, 1);
+        } else {
+            double t[3] = {1, 0, 0};
+            if (fabs(ax[0]) > 0.6) { t[0] = 0; t[1] = 1; }
+            v3cross(ax, t, p); v3unit(p, p); v3cross(ax, p, r);
+            FORCE(p[0], p[1], p[2]); FORCE(r[0], r[1], r[2]);
+            TORQUE(p[0], p[1], p[2]); TORQUE(r[0], r[1], r[2]);
+            if (J->type == MBS_JOINT_PRISMATIC) TORQUE(ax[0], ax[1], ax[2]);
+        }
+        if (driven) FORCE(ax[0], ax[1], ax[2]);
+        break;
+    case MBS_JOINT_SPHERICAL:
+        FORCE(1, 0, 0); FORCE(0, 1, 0); FORCE(0, 0, 1);
+        break;
+    case MBS_JOINT_UNIVERSAL: {
+        FORCE(1, 0, 0); FORCE(0, 1, 0); FORCE(0, 0, 1);
+        /* moment about a x b (the axes evaluated on their bodies) */
+        double a[3] = {0, 0, 0}, b[3] = {0, 0, 0}, c[3];
+        for (int s = 0; s < 2; s++) {
+            double *out = s ? b : a;
+            if (J->body[s] < 0) { v3copy(J->axes[s], out); continue; }
+            double cc[3], L[3 * MBS_NB_MAX], qb[MBS_NB_MAX];
+            mbs_local_dir(m, J->body[s], J->axes[s], cc);
+            mbs_point_map(m, J->body[s], cc, 0, L);
+            mbs_gather(m, J->body[s], x, 0, qb);
+            for (int i = 0; i < 3; i++)
+                for (int k = 0; k < m->nb; k++) out[i] += L[i * m->nb + k] * qb[k];
+        }
+        v3cross(a, b, c);
+        v3unit(c, c);
+        TORQUE(c[0], c[1], c[2]);
+        break;
+    }
+    case MBS_JOINT_FIXED:
+        FORCE(1, 0, 0); FORCE(0, 1, 0);
+        if (dim == 3) { FORCE(0, 0, 1); TORQUE(1, 0, 0); TORQUE(0, 1, 0); }
+        TORQUE(0, 0, 1);
+        break;
+    case MBS_JOINT_DISTANCE: {
+        double d[3];
+        mbs_avec_eval(m, &g->d, x, 0, d); /* unused for the rod; direction below */
+        (void)d;
+        break;
+    }
+    default:
+        break;
+    }
+#undef FORCE
+#undef TORQUE
+    return n;
+}
+
+/* Current position of a point given globally at t = 0 on body b. */
+static void s_point_now(const mbs_model *m, int b, const double *p0, const double *x, double *p)
+{
+    if (b < 0) { v3copy(p0, p); if (m->dim == 2) p[2] = 0; return; }
+    double c[3], L[3 * MBS_NB_MAX], qb[MBS_NB_MAX];
+    mbs_local_point(m, b, p0, c);
+    mbs_point_map(m, b, c, 1, L);
+    mbs_gather(m, b, x, 0, qb);
+    for (int i = 0; i < 3; i++) {
+        p[i] = 0;
+        if (i >= m->dim) continue;
+        for (int k = 0; k < m->nb; k++) p[i] += L[i * m->nb + k] * qb[k];
+    }
+}
+
+/* Solve every joint's reaction at a state; results in d->rx_A (njoint x 6:
+ * force then torque, on body[1] at the joint point). */
+static int s_solve_all(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v, const double *a)
+{
+    const mbs_spec *s = m->spec;
+    int dim = m->dim, nb = m->nb, nw = dim == 3 ? 6 : 3, nj = s->njoint;
+    int neq = m->nbody * nw;
+    /* unknown directions of all joints */
+    int *off = calloc((size_t)nj + 1, sizeof(int));
+    double (*dirs)[S_MAXDIR][6] = calloc((size_t)(nj > 0 ? nj : 1), sizeof *dirs);
+    double (*pts)[2][3] = calloc((size_t)(nj > 0 ? nj : 1), sizeof *pts);
+    double *Qb = calloc((size_t)m->nbody * (size_t)nb, sizeof(double));
+    if (!off || !dirs || !pts || !Qb) { free(off); free(dirs); free(pts); free(Qb); return -1; }
+    for (int j = 0; j < nj; j++) {
+        int driven = 0;
+        for (int k = 0; k < s->ndriver; k++) driven |= s->drivers[k].joint == j;
+        int n = s_dirs(m, j, x, dirs[j], driven);
+        const mbs_joint_spec *J = &s->joints[j];
+        if (J->type == MBS_JOINT_DISTANCE) {
+            s_point_now(m, J->body[0], J->points[0], x, pts[j][0]);
+            s_point_now(m, J->body[1], J->points[1], x, pts[j][1]);
+            double u[3];
+            v3sub(pts[j][1], pts[j][0], u);
+            v3unit(u, u);
+            memset(dirs[j], 0, sizeof dirs[j]);
+            v3copy(u, dirs[j][0]);
+            n = 1;
+        } else {
+            double at[3];
+            int b = J->body[1] >= 0 ? J->body[1] : J->body[0];
+            s_point_now(m, b, J->at, x, at);
+            v3copy(at, pts[j][0]);
+            v3copy(at, pts[j][1]);
+        }
+        off[j + 1] = off[j] + n;
+    }
+    int nu = off[nj];
+    int mrows = neq > nu ? neq : nu;
+    double *A = calloc((size_t)neq * (size_t)(nu > 0 ? nu : 1), sizeof(double));
+    double *rhs = calloc((size_t)mrows + 1, sizeof(double));
+    if (!A || !rhs) { free(off); free(dirs); free(pts); free(Qb); free(A); free(rhs); return -1; }
+    /* body balances: rigid projection of M_b qdd_b - Q_b at the com */
+    mbs_force_eval_body(m, d, x, v, t, Qb);
+    for (int b = 0; b < m->nbody; b++) {
+        const mbs_body *bd = &m->body[b];
+        double qb[MBS_NB_MAX], qa[MBS_NB_MAX], r[MBS_NB_MAX], o[3] = {0, 0, 0};
+        mbs_gather(m, b, x, 0, qb);
+        mbs_gather(m, b, a, 1, qa);
+        for (int i = 0; i < nb; i++) {
+            double acc = 0;
+            for (int k = 0; k < nb; k++) acc += bd->Mb[i * nb + k] * qa[k];
+            r[i] = acc - Qb[b * nb + i];
+        }
+        double L[3 * MBS_NB_MAX];
+        mbs_point_map(m, b, bd->c_com, 1, L);
+        for (int i = 0; i < dim; i++)
+            for (int k = 0; k < nb; k++) o[i] += L[i * nb + k] * qb[k];
+        double F[3] = {0, 0, 0}, T[3] = {0, 0, 0};
+        int nslot = dim == 3 ? 4 : 2;
+        for (int sl = 0; sl < nslot; sl++) {
+            int is_point = sl == 0 || bd->vec_is_point[sl - 1];
+            double rv[3] = {0, 0, 0}, pv[3] = {0, 0, 0}, c[3];
+            for (int i = 0; i < dim; i++) { rv[i] = r[dim * sl + i]; pv[i] = qb[dim * sl + i]; }
+            if (is_point) {
+                for (int i = 0; i < 3; i++) F[i] += rv[i];
+                v3sub(pv, o, pv);
+            }
+            v3cross(pv, rv, c);
+            for (int i = 0; i < 3; i++) T[i] += c[i];
+        }
+        double *row = rhs + (size_t)b * nw;
+        for (int i = 0; i < dim; i++) row[i] = F[i];
+        if (dim == 3) for (int i = 0; i < 3; i++) row[3 + i] = T[i];
+        else row[2] = T[2];
+        /* joint contributions: +wrench on body[1], -wrench on body[0] */
+        for (int j = 0; j < nj; j++) {
+            const mbs_joint_spec *J = &s->joints[j];
+            for (int side = 0; side < 2; side++) {
+                if (J->body[side] != b) continue;
+                double sg = side == 1 ? 1.0 : -1.0, pr[3];
+                v3sub(pts[j][side], o, pr);
+                if (dim == 2) pr[2] = 0;
+                for (int k = 0; k < off[j + 1] - off[j]; k++) {
+                    const double *w = dirs[j][k];
+                    double mo[3];
+                    v3cross(pr, w, mo);
+                    double *col = A + (size_t)(off[j] + k) * neq + (size_t)b * nw;
+                    for (int i = 0; i < dim; i++) col[i] += sg * w[i];
+                    if (dim == 3) for (int i = 0; i < 3; i++) col[3 + i] += sg * (w[3 + i] + mo[i]);
+                    else col[2] += sg * (w[5] + mo[2]);
+                }
+            }
+        }
+    }
+    int rc = nu > 0 ? mbs_lstsq(neq, nu, A, rhs) : 0;
+    double *out = d->rx_b;
+    for (int j = 0; j < nj && rc == 0; j++) {
+        double *w = out + 6 * j;
+        memset(w, 0, sizeof(double) * 6);
+        for (int k = 0; k < off[j + 1] - off[j]; k++)
+            for (int i = 0; i < 6; i++) w[i] += rhs[off[j] + k] * dirs[j][k][i];
+    }
+    free(off); free(dirs); free(pts); free(Qb); free(A); free(rhs);
+    return rc;
+}
+
+double mbs_reaction(const mbs_model *m, mbs_data *d, int joint, int torque, mbs_component comp, double t,
+                    const double *x, const double *v, const double *a)
+{
+    int nj = m->spec->njoint;
+    if (!d->rx_b) {
+        d->rx_b = calloc((size_t)(6 * nj + 1), sizeof(double));
+        d->rx_A = calloc(2, sizeof(double)); /* [0] = time of the cached solution, [1] = valid */
+        if (!d->rx_b || !d->rx_A) return NAN;
+    }
+    if (!(d->rx_A[1] == 1 && d->rx_A[0] == t && d->rx_x == x)) {
+        if (s_solve_all(m, d, t, x, v, a) != 0) return NAN;
+        d->rx_A[0] = t;
+        d->rx_A[1] = 1;
+        d->rx_x = x;
+    }
+    const double *w = d->rx_b + 6 * joint + (torque ? 3 : 0);
+    if (m->dim == 2 && torque) return w[2];
+    if (comp == MBS_C_MAGNITUDE) return m->dim == 3 ? v3norm(w) : hypot(w[0], w[1]);
+    if (comp >= MBS_C_X && comp <= MBS_C_Z) return w[comp];
+    return w[0];
+}

@@ -1,0 +1,174 @@
+/*
+ * system.c - see system.h.
+ */
+#include "system.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+double mbs_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double mbs_phi_norm(const mbs_data *d)
+{
+    double r = 0;
+    for (int i = 0; i < d->ne; i++)
+        if (d->eq_on[i] && fabs(d->phi[i]) > r) r = fabs(d->phi[i]);
+    return r;
+}
+
+/* ---- SPD ------------------------------------------------------------------------ */
+
+typedef struct {
+    const mbs_model *m;
+    mbs_mat *A;
+} s_symadd;
+
+/* Symmetrised add of a general (i, j, v) entry into the upper triangle. */
+static void s_sym_add(void *ctx, int i, int j, double v)
+{
+    s_symadd *s = ctx;
+    int pi = s->m->iperm[i], pj = s->m->iperm[j];
+    if (pi == pj) mbs_mat_add(s->A, pi, pj, v);
+    else if (pi < pj) mbs_mat_add(s->A, pi, pj, 0.5 * v);
+    else mbs_mat_add(s->A, pj, pi, 0.5 * v);
+}
+
+int mbs_spd_build(const mbs_model *m, mbs_data *d, double cM, double cP, double cK, double cC, const double *x,
+                  const double *v, double t)
+{
+    mbs_mat *A = &d->spd;
+    double t0 = mbs_now();
+    mbs_mat_zero(A);
+    for (int i = 0; i < m->nvar; i++) {
+        int pi = m->iperm[i];
+        for (int k = m->M_ptr[i]; k < m->M_ptr[i + 1]; k++) {
+            int pj = m->iperm[m->M_col[k]];
+            if (pi <= pj) mbs_mat_add(A, pi, pj, cM * m->M_val[k]);
+        }
+    }
+    for (int r = 0; r < m->neq; r++) {
+        if (!d->eq_on[r]) continue;
+        const mbs_eq *e = &m->eq[r];
+        const double *row = d->jac + (e->cols - m->colpool);
+        for (int a = 0; a < e->nnz; a++) {
+            int pa = m->iperm[e->cols[a]];
+            double ra = cP * row[a];
+            for (int b = 0; b < e->nnz; b++) {
+                int pb = m->iperm[e->cols[b]];
+                if (pa <= pb) mbs_mat_add(A, pa, pb, ra * row[b]);
+            }
+        }
+    }
+    if ((cK != 0 || cC != 0) && m->nstate_el > 0) {
+        s_symadd ctx = {m, A};
+        mbs_force_jac(m, d, x, v, t, cK, cC, s_sym_add, &ctx);
+        d->met.jacobian_evaluations++;
+    }
+    int info = mbs_mat_factor(A);
+    d->met.factorizations++;
+    mbs_note_system(d, m->nvar);
+    d->met.linear_algebra_seconds += mbs_now() - t0;
+    return info;
+}
+
+void mbs_spd_solve(const mbs_model *m, mbs_data *d, double *b)
+{
+    int n = m->nvar;
+    double *w = d->r4;
+    for (int p = 0; p < n; p++) w[p] = b[m->perm[p]];
+    mbs_mat_solve(&d->spd, w);
+    for (int p = 0; p < n; p++) b[m->perm[p]] = w[p];
+}
+
+int mbs_al_solve(const mbs_model *m, mbs_data *d, const double *f, const double *c, double alpha, double tol,
+                 int maxit, double *y, double *sigma)
+{
+    int n = m->nvar, ne = m->neq;
+    double *rhs = d->r3, *res = d->r2, *tmp = d->r1;
+    for (int it = 1; it <= maxit; it++) {
+        for (int i = 0; i < ne; i++) tmp[i] = d->eq_on[i] ? sigma[i] + alpha * c[i] : 0;
+        memcpy(rhs, f, sizeof(double) * (size_t)n);
+        for (int i = 0; i < ne; i++) tmp[i] = -tmp[i];
+        mbs_cons_jtl(m, d->jac, tmp, rhs);
+        mbs_spd_solve(m, d, rhs);
+        memcpy(y, rhs, sizeof(double) * (size_t)n);
+        /* residual of the linear constraint and multiplier update */
+        mbs_cons_jv(m, d->jac, y, res);
+        double rn = 0;
+        for (int i = 0; i < ne; i++) {
+            if (!d->eq_on[i]) continue;
+            double r = res[i] + c[i];
+            sigma[i] += alpha * r;
+            if (fabs(r) > rn) rn = fabs(r);
+        }
+        if (rn <= tol) return it;
+    }
+    return -1;
+}
+
+/* ---- KKT ------------------------------------------------------------------------ */
+
+typedef struct {
+    const mbs_model *m;
+    mbs_mat *A;
+    double scale;
+} s_kktadd;
+
+static void s_kkt_add(void *ctx, int i, int j, double v)
+{
+    s_kktadd *s = ctx;
+    mbs_mat_add(s->A, s->m->kiperm[i], s->m->kiperm[j], s->scale * v);
+}
+
+int mbs_kkt_build(const mbs_model *m, mbs_data *d, double cM, double cK, double cC, double cH, const double *lam,
+                  const double *x, const double *v, double t)
+{
+    mbs_mat *A = &d->kkt;
+    int n = m->nvar;
+    double t0 = mbs_now();
+    mbs_mat_zero(A);
+    for (int i = 0; i < n; i++)
+        for (int k = m->M_ptr[i]; k < m->M_ptr[i + 1]; k++)
+            mbs_mat_add(A, m->kiperm[i], m->kiperm[m->M_col[k]], cM * m->M_val[k]);
+    for (int r = 0; r < m->neq; r++) {
+        int pr = m->kiperm[n + r];
+        if (!d->eq_on[r]) { mbs_mat_add(A, pr, pr, 1.0); continue; }
+        const mbs_eq *e = &m->eq[r];
+        const double *row = d->jac + (e->cols - m->colpool);
+        for (int a = 0; a < e->nnz; a++) {
+            int pc = m->kiperm[e->cols[a]];
+            mbs_mat_add(A, pr, pc, row[a]);
+            mbs_mat_add(A, pc, pr, row[a]);
+        }
+    }
+    s_kktadd ctx = {m, A, 1.0};
+    if ((cK != 0 || cC != 0) && m->nstate_el > 0) {
+        mbs_force_jac(m, d, x, v, t, cK, cC, s_kkt_add, &ctx);
+    }
+    if (cH != 0 && lam) {
+        double *l = d->r1;
+        for (int i = 0; i < m->neq; i++) l[i] = d->eq_on[i] ? lam[i] : 0;
+        mbs_cons_hess_add(m, x, t, l, cH, s_kkt_add, &ctx);
+    }
+    d->met.jacobian_evaluations++;
+    int info = mbs_mat_factor(A);
+    d->met.factorizations++;
+    mbs_note_system(d, m->nkkt);
+    d->met.linear_algebra_seconds += mbs_now() - t0;
+    return info;
+}
+
+void mbs_kkt_solve(const mbs_model *m, mbs_data *d, double *rhs)
+{
+    int N = m->nkkt;
+    double *w = d->r4;
+    for (int p = 0; p < N; p++) w[p] = rhs[m->kperm[p]];
+    mbs_mat_solve(&d->kkt, w);
+    for (int p = 0; p < N; p++) rhs[m->kperm[p]] = w[p];
+}

@@ -1,0 +1,866 @@
+/*
+ * mechanism_model.c - bodies, joints, force elements and drivers of the
+ * mechanism format (see mechanism.c for the entry point).
+ */
+#include "mechanism_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- shared helpers ------------------------------------------------------------- */
+
+static double s_norm3(const double v[3])
+{
+    return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+/* Read a point of the mechanism's dimension into p[3] (z = 0 in 2-D). */
+static int s_point(mech_ctx *c, json_t *v, const char *ptr, double p[3])
+{
+    double x[3] = {0, 0, 0};
+    int rc = mech_vec(c, v, ptr, c->dim, c->dim == 2 ? "a point [x, y]" : "a point [x, y, z]",
+                      x);
+    if (rc == 0)
+        memcpy(p, x, sizeof x);
+    return rc;
+}
+
+/* Read a non-zero direction and normalise it (2-D: [x, y]). */
+static int s_direction(mech_ctx *c, json_t *v, const char *ptr, int n, double a[3])
+{
+    double x[3] = {0, 0, 0};
+    if (mech_vec(c, v, ptr, n, n == 2 ? "a direction [x, y]" : "a direction [x, y, z]", x))
+        return -1;
+    double len = s_norm3(x);
+    if (!(len > 1e-12)) {
+        mech_err(c, ptr, "a direction must not be zero");
+        return -1;
+    }
+    for (int k = 0; k < 3; k++)
+        a[k] = x[k] / len;
+    return 0;
+}
+
+/* A body reference: a name from "bodies", or "ground" when allowed.
+ * Returns 0 with *idx (MBS_GROUND for ground) or -1 (reported). */
+static int s_body_ref(mech_ctx *c, json_t *v, const char *ptr, int allow_ground, int *idx)
+{
+    char b[48];
+    if (!json_is_string(v)) {
+        mech_err(c, ptr, "expected a body name (a string), got %s", mech_type_name(v));
+        return -1;
+    }
+    const char *s = json_string_value(v);
+    if (strcmp(s, "ground") == 0) {
+        if (!allow_ground) {
+            mech_err(c, ptr, "'ground' is fixed and cannot be used here; name a moving body");
+            return -1;
+        }
+        *idx = MBS_GROUND;
+        return 0;
+    }
+    int i = mech_map_get(&c->bodies, s);
+    if (i < 0) {
+        const char *sug = mech_suggest_map(s, &c->bodies);
+        snprintf(b, sizeof b, "%.40s", s);
+        if (sug)
+            mech_err(c, ptr, "unknown body '%s'; did you mean '%s'?", b, sug);
+        else
+            mech_err(c, ptr, "unknown body '%s' (not in \"bodies\", nor 'ground')", b);
+        return -1;
+    }
+    *idx = i;
+    return 0;
+}
+
+/* "bodies": two different body references (one may be ground). */
+static int s_body_pair(mech_ctx *c, json_t *obj, const char *optr, const char *what,
+                       int body[2])
+{
+    json_t *v = json_object_get(obj, "bodies");
+    char ptr[MECH_PTR_MAX], ip[MECH_PTR_MAX];
+    if (!v) {
+        mech_err(c, optr, "missing required key 'bodies' (the names of the two bodies %s "
+                 "connects)", what);
+        return -1;
+    }
+    mech_ptr_key(ptr, optr, "bodies");
+    if (!json_is_array(v) || json_array_size(v) != 2) {
+        if (json_is_array(v))
+            mech_err(c, ptr, "expected an array of two body names, got %zu entries",
+                     json_array_size(v));
+        else
+            mech_err(c, ptr, "expected an array of two body names, got %s", mech_type_name(v));
+        return -1;
+    }
+    int rc = 0;
+    for (int k = 0; k < 2; k++) {
+        mech_ptr_idx(ip, ptr, (size_t)k);
+        if (s_body_ref(c, json_array_get(v, (size_t)k), ip, 1, &body[k]))
+            rc = -1;
+    }
+    if (rc == 0 && body[0] == body[1]) {
+        if (body[0] == MBS_GROUND)
+            mech_err(c, ptr, "%s cannot connect 'ground' to 'ground'; one of the bodies "
+                     "must move", what);
+        else
+            mech_err(c, ptr, "%s cannot connect body '%s' to itself", what,
+                     c->spec->bodies[body[0]].name);
+        rc = -1;
+    }
+    return rc;
+}
+
+/* A joint reference by name.  Returns the joint index or -1 (reported; a
+ * joint whose own definition failed is not reported again). */
+static int s_joint_ref(mech_ctx *c, json_t *obj, const char *optr, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    char ptr[MECH_PTR_MAX], b[48];
+    if (!v) {
+        mech_err(c, optr, "missing required key '%s' (a joint name)", key);
+        return -1;
+    }
+    mech_ptr_key(ptr, optr, key);
+    if (!json_is_string(v)) {
+        mech_err(c, ptr, "expected a joint name (a string), got %s", mech_type_name(v));
+        return -1;
+    }
+    const char *s = json_string_value(v);
+    int j = mech_map_get(&c->joints, s);
+    if (j < 0) {
+        const char *sug = mech_suggest_map(s, &c->joints);
+        snprintf(b, sizeof b, "%.40s", s);
+        if (sug)
+            mech_err(c, ptr, "unknown joint '%s'; did you mean '%s'?", b, sug);
+        else
+            mech_err(c, ptr, "unknown joint '%s' (not in \"joints\")", b);
+        return -1;
+    }
+    return j;
+}
+
+/* The joint's type when known; MBS_JOINT_NTYPES when its definition failed. */
+static mbs_joint_type s_joint_type(mech_ctx *c, int j)
+{
+    return c->spec->joints[j].type;
+}
+
+/* Register a unique name of a section; reports duplicates. */
+static int s_register(mech_ctx *c, mech_map *m, const char *name, int idx, const char *ptr,
+                      const char *section, const char *what)
+{
+    int prev = mech_map_put(m, name, idx);
+    if (prev == -2) {
+        mech_err(c, ptr, "out of memory");
+        return -1;
+    }
+    if (prev >= 0) {
+        mech_err(c, ptr, "duplicate %s name '%s' (already used by /%s/%d)", what, name, section,
+                 prev);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- bodies ----------------------------------------------------------------------- */
+
+static const char *const s_body_keys2[] = {"name", "mass", "inertia", "com", "angle",
+                                           "velocity", "angular_velocity", NULL};
+static const char *const s_body_keys3[] = {"name", "mass", "inertia", "com", "orientation",
+                                           "velocity", "angular_velocity", NULL};
+static const char *const s_body_all[] = {"orientation", "angle", NULL};
+
+/* Eigenvalues of a symmetric 3x3 matrix (closed form), any order. */
+static void s_sym_eig3(const double a[3][3], double e[3])
+{
+    double p1 = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
+    if (p1 == 0) {
+        for (int k = 0; k < 3; k++)
+            e[k] = a[k][k];
+        return;
+    }
+    double q = (a[0][0] + a[1][1] + a[2][2]) / 3;
+    double p2 = (a[0][0] - q) * (a[0][0] - q) + (a[1][1] - q) * (a[1][1] - q) +
+                (a[2][2] - q) * (a[2][2] - q) + 2 * p1;
+    double p = sqrt(p2 / 6);
+    double b[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            b[i][j] = (a[i][j] - (i == j ? q : 0)) / p;
+    double r = (b[0][0] * (b[1][1] * b[2][2] - b[1][2] * b[2][1]) -
+                b[0][1] * (b[1][0] * b[2][2] - b[1][2] * b[2][0]) +
+                b[0][2] * (b[1][0] * b[2][1] - b[1][1] * b[2][0])) / 2;
+    r = r < -1 ? -1 : r > 1 ? 1 : r;
+    double phi = acos(r) / 3;
+    e[0] = q + 2 * p * cos(phi);
+    e[2] = q + 2 * p * cos(phi + 2 * M_PI / 3);
+    e[1] = 3 * q - e[0] - e[2];
+}
+
+/* 3-D inertia: [Ixx, Iyy, Izz] or the six tensor entries; the principal
+ * moments must be >= 0 and obey the triangle inequality. */
+static void s_inertia3(mech_ctx *c, json_t *v, const char *ptr, double in[6])
+{
+    double x[6] = {0, 0, 0, 0, 0, 0};
+    size_t n = json_is_array(v) ? json_array_size(v) : 0;
+    if (n != 3 && n != 6) {
+        if (json_is_array(v))
+            mech_err(c, ptr, "expected [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz], got "
+                     "%zu entries", n);
+        else
+            mech_err(c, ptr, "expected [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz], got %s",
+                     mech_type_name(v));
+        return;
+    }
+    if (mech_vec(c, v, ptr, (int)n, "the inertia entries", x))
+        return;
+    double a[3][3] = {{x[0], x[3], x[4]}, {x[3], x[1], x[5]}, {x[4], x[5], x[2]}};
+    double e[3];
+    s_sym_eig3(a, e);
+    double scale = fabs(e[0]) + fabs(e[1]) + fabs(e[2]);
+    double tol = 1e-9 * scale;
+    int ok = 1;
+    for (int k = 0; k < 3; k++) {
+        if (e[k] < -tol)
+            ok = 0;
+        if (e[k] > e[(k + 1) % 3] + e[(k + 2) % 3] + tol)
+            ok = 0;
+    }
+    if (!ok) {
+        mech_err(c, ptr, "inertia is not physically possible: its principal moments "
+                 "(%g, %g, %g) must be >= 0 and none may exceed the sum of the other two",
+                 e[0], e[1], e[2]);
+        return;
+    }
+    memcpy(in, x, sizeof x);
+}
+
+static void s_body(mech_ctx *c, json_t *obj, const char *ptr, int i, mbs_body_spec *b)
+{
+    b->quat[0] = 1;
+    if (!json_is_object(obj)) {
+        mech_err(c, ptr, "expected a body (an object), got %s", mech_type_name(obj));
+        return;
+    }
+    int d2 = c->dim == 2;
+    mech_check_keys(c, obj, ptr, d2 ? s_body_keys2 : s_body_keys3, s_body_all,
+                    d2 ? "in a planar mechanism (dimension 2); the rotation is 'angle'"
+                       : "in a spatial mechanism (dimension 3); the rotation is 'orientation'");
+    char kp[MECH_PTR_MAX];
+    json_t *v = json_object_get(obj, "name");
+    mech_ptr_key(kp, ptr, "name");
+    if (!v) {
+        mech_err(c, ptr, "missing required key 'name'");
+    } else if (mech_name(c, v, kp, b->name, sizeof b->name) == 0) {
+        if (strcmp(b->name, "ground") == 0)
+            mech_err(c, kp, "'ground' is the fixed body and is never listed in \"bodies\"");
+        else
+            s_register(c, &c->bodies, json_string_value(v), i, kp, "bodies", "body");
+    }
+    mech_num_key(c, obj, ptr, "mass", MECH_REQ | MECH_POS, 0, &b->mass);
+
+    /* inertia: scalar in 2-D, tensor entries in 3-D */
+    v = json_object_get(obj, "inertia");
+    mech_ptr_key(kp, ptr, "inertia");
+    if (v && d2)
+        mech_num_key(c, obj, ptr, "inertia", MECH_NONNEG, 0, &b->inertia[0]);
+    else if (v)
+        s_inertia3(c, v, kp, b->inertia);
+
+    v = json_object_get(obj, "com");
+    mech_ptr_key(kp, ptr, "com");
+    if (!v)
+        mech_err(c, ptr, "missing required key 'com' (the centre of mass, global)");
+    else
+        s_point(c, v, kp, b->com);
+
+    /* rotation: angle (2-D) or unit quaternion (3-D) */
+    if (d2) {
+        mech_num_key(c, obj, ptr, "angle", 0, 0, &b->angle);
+        b->quat[0] = cos(b->angle / 2);
+        b->quat[3] = sin(b->angle / 2);
+    } else if ((v = json_object_get(obj, "orientation")) != NULL) {
+        double q[4];
+        mech_ptr_key(kp, ptr, "orientation");
+        if (mech_vec(c, v, kp, 4, "a quaternion [w, x, y, z]", q) == 0) {
+            double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+            if (!(n > 1e-12))
+                mech_err(c, kp, "orientation is the zero quaternion; expected a unit "
+                         "quaternion [w, x, y, z]");
+            else if (fabs(n - 1) > 1e-3)
+                mech_err(c, kp, "orientation must be a unit quaternion [w, x, y, z]; its "
+                         "norm is %g", n);
+            else
+                for (int k = 0; k < 4; k++)
+                    b->quat[k] = q[k] / n;
+        }
+    }
+
+    v = json_object_get(obj, "velocity");
+    mech_ptr_key(kp, ptr, "velocity");
+    if (v)
+        mech_vec(c, v, kp, c->dim, d2 ? "a velocity [vx, vy]" : "a velocity [vx, vy, vz]",
+                 b->velocity);
+    if (d2) {
+        mech_num_key(c, obj, ptr, "angular_velocity", 0, 0, &b->angular_velocity[2]);
+    } else if ((v = json_object_get(obj, "angular_velocity")) != NULL) {
+        mech_ptr_key(kp, ptr, "angular_velocity");
+        mech_vec(c, v, kp, 3, "an angular velocity [wx, wy, wz]", b->angular_velocity);
+    }
+}
+
+void mech_parse_bodies(mech_ctx *c, json_t *root)
+{
+    json_t *arr = json_object_get(root, "bodies");
+    if (!arr) {
+        mech_err(c, "", "missing required key 'bodies' (a non-empty array of bodies)");
+        return;
+    }
+    long n = mech_array(c, arr, "/bodies", "an array of bodies");
+    if (n < 0)
+        return;
+    if (n == 0) {
+        mech_err(c, "/bodies", "at least one body is required");
+        return;
+    }
+    c->spec->bodies = calloc((size_t)n, sizeof *c->spec->bodies);
+    if (!c->spec->bodies) {
+        mech_err(c, "/bodies", "out of memory");
+        return;
+    }
+    c->spec->nbody = (int)n;
+    for (long i = 0; i < n; i++) {
+        char ptr[MECH_PTR_MAX];
+        mech_ptr_idx(ptr, "/bodies", (size_t)i);
+        s_body(c, json_array_get(arr, (size_t)i), ptr, (int)i, &c->spec->bodies[i]);
+    }
+}
+
+/* ---- joints ----------------------------------------------------------------------------- */
+
+/* Which keys each joint type takes (besides name, type, bodies). */
+enum { K_AT = 1, K_AT_OPT = 2, K_AXIS = 4, K_AXES = 8, K_POINTS = 16, K_LENGTH = 32 };
+
+static const struct {
+    const char *name;
+    mbs_joint_type type;
+    int keys;
+    int spatial_only;
+} s_jtypes[] = {
+    {"revolute", MBS_JOINT_REVOLUTE, K_AT | K_AXIS, 0},
+    {"prismatic", MBS_JOINT_PRISMATIC, K_AT_OPT | K_AXIS, 0},
+    {"spherical", MBS_JOINT_SPHERICAL, K_AT, 1},
+    {"universal", MBS_JOINT_UNIVERSAL, K_AT | K_AXES, 1},
+    {"cylindrical", MBS_JOINT_CYLINDRICAL, K_AT_OPT | K_AXIS, 1},
+    {"fixed", MBS_JOINT_FIXED, K_AT, 0},
+    {"distance", MBS_JOINT_DISTANCE, K_POINTS | K_LENGTH, 0},
+};
+#define S_NJTYPES ((int)(sizeof s_jtypes / sizeof s_jtypes[0]))
+
+static const char *const s_joint_all[] = {"name", "type", "bodies", "at", "axis", "axes",
+                                          "points", "length", NULL};
+static const char *const s_jtype_names[] = {"revolute", "prismatic", "spherical", "universal",
+                                            "cylindrical", "fixed", "distance", NULL};
+
+/* Type-specific geometry of joint j: at, axis, axes, points, length. */
+static void s_joint_geometry(mech_ctx *c, json_t *obj, const char *ptr, int t,
+                             mbs_joint_spec *j, int bodies_ok)
+{
+    char kp[MECH_PTR_MAX];
+    int keys = s_jtypes[t].keys, d2 = c->dim == 2;
+    json_t *v;
+
+    /* at: required, or defaulting to the com of the moving body */
+    v = (keys & (K_AT | K_AT_OPT)) ? json_object_get(obj, "at") : NULL;
+    mech_ptr_key(kp, ptr, "at");
+    if (v) {
+        s_point(c, v, kp, j->at);
+    } else if (keys & K_AT) {
+        mech_err(c, ptr, "missing required key 'at' (the joint point, global)");
+    } else if ((keys & K_AT_OPT) && bodies_ok) {
+        int b = j->body[1] != MBS_GROUND ? j->body[1] : j->body[0];
+        memcpy(j->at, c->spec->bodies[b].com, sizeof j->at);
+    }
+
+    /* axis: the revolute axis only exists in 3-D */
+    int axis_needed = (keys & K_AXIS) && !(d2 && j->type == MBS_JOINT_REVOLUTE);
+    v = json_object_get(obj, "axis");
+    mech_ptr_key(kp, ptr, "axis");
+    if (axis_needed && !v)
+        mech_err(c, ptr, "missing required key 'axis' (a direction, global)");
+    else if (axis_needed)
+        s_direction(c, v, kp, c->dim, j->axis);
+    else if (d2 && j->type == MBS_JOINT_REVOLUTE)
+        j->axis[2] = 1; /* the plane's normal, for completeness */
+
+    if (keys & K_AXES) {
+        v = json_object_get(obj, "axes");
+        mech_ptr_key(kp, ptr, "axes");
+        if (!v) {
+            mech_err(c, ptr, "missing required key 'axes' (the axis fixed in each body)");
+        } else if (!json_is_array(v) || json_array_size(v) != 2) {
+            mech_err(c, kp, "expected two directions [[x, y, z], [x, y, z]]");
+        } else {
+            char ip[MECH_PTR_MAX];
+            int rc = 0;
+            for (int k = 0; k < 2; k++) {
+                mech_ptr_idx(ip, kp, (size_t)k);
+                rc |= s_direction(c, json_array_get(v, (size_t)k), ip, 3, j->axes[k]);
+            }
+            double dot = j->axes[0][0] * j->axes[1][0] + j->axes[0][1] * j->axes[1][1] +
+                         j->axes[0][2] * j->axes[1][2];
+            /* perpendicular within 1e-6 rad */
+            if (rc == 0 && fabs(dot) > sin(1e-6))
+                mech_err(c, kp, "the two axes of a universal joint must be perpendicular; "
+                         "they are %.9g degrees apart", acos(dot < -1 ? -1 : dot > 1 ? 1 : dot)
+                         * 180 / M_PI);
+        }
+    }
+
+    if (keys & K_POINTS) {
+        v = json_object_get(obj, "points");
+        mech_ptr_key(kp, ptr, "points");
+        int have_pts = 0;
+        if (!v) {
+            mech_err(c, ptr, "missing required key 'points' (the rod's two end points)");
+        } else if (!json_is_array(v) || json_array_size(v) != 2) {
+            mech_err(c, kp, "expected two points [[x, y%s], [x, y%s]]", d2 ? "" : ", z",
+                     d2 ? "" : ", z");
+        } else {
+            char ip[MECH_PTR_MAX];
+            int rc = 0;
+            for (int k = 0; k < 2; k++) {
+                mech_ptr_idx(ip, kp, (size_t)k);
+                rc |= s_point(c, json_array_get(v, (size_t)k), ip, j->points[k]);
+            }
+            have_pts = rc == 0;
+        }
+        int r = mech_num_key(c, obj, ptr, "length", MECH_POS, 0, &j->length);
+        if (r == 1) {
+            j->has_length = 1;
+        } else if (r == 0 && have_pts) {
+            double d[3] = {j->points[1][0] - j->points[0][0], j->points[1][1] - j->points[0][1],
+                           j->points[1][2] - j->points[0][2]};
+            j->length = s_norm3(d);
+            if (!(j->length > 1e-12))
+                mech_err(c, kp, "the two points coincide; separate them or give 'length'");
+        }
+    }
+}
+
+static void s_joint(mech_ctx *c, json_t *obj, const char *ptr, int i, mbs_joint_spec *j)
+{
+    j->type = MBS_JOINT_NTYPES; /* unknown until read */
+    j->body[0] = j->body[1] = MBS_GROUND;
+    if (!json_is_object(obj)) {
+        mech_err(c, ptr, "expected a joint (an object), got %s", mech_type_name(obj));
+        return;
+    }
+    char kp[MECH_PTR_MAX], b[48];
+    json_t *v = json_object_get(obj, "name");
+    mech_ptr_key(kp, ptr, "name");
+    if (!v)
+        mech_err(c, ptr, "missing required key 'name'");
+    else if (mech_name(c, v, kp, j->name, sizeof j->name) == 0)
+        s_register(c, &c->joints, json_string_value(v), i, kp, "joints", "joint");
+
+    /* type first: it decides which keys apply */
+    int t = -1;
+    v = json_object_get(obj, "type");
+    mech_ptr_key(kp, ptr, "type");
+    if (!v) {
+        mech_err(c, ptr, "missing required key 'type' (revolute, prismatic, spherical, "
+                 "universal, cylindrical, fixed or distance)");
+    } else if (!json_is_string(v)) {
+        mech_err(c, kp, "expected a joint type (a string), got %s", mech_type_name(v));
+    } else {
+        for (int k = 0; k < S_NJTYPES; k++)
+            if (strcmp(json_string_value(v), s_jtypes[k].name) == 0)
+                t = k;
+        if (t < 0) {
+            const char *sug = mech_suggest(json_string_value(v), s_jtype_names);
+            snprintf(b, sizeof b, "%.40s", json_string_value(v));
+            mech_err(c, kp, "unknown joint type '%s'%s%s%s (expected revolute, prismatic, "
+                     "spherical, universal, cylindrical, fixed or distance)", b,
+                     sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
+        } else if (s_jtypes[t].spatial_only && c->dim == 2) {
+            mech_err(c, kp, "'%s' joints exist only in spatial mechanisms (dimension 3)",
+                     s_jtypes[t].name);
+            t = -1;
+        }
+    }
+
+    /* the keys this type takes (all joint keys when the type is unknown) */
+    if (t < 0) {
+        mech_check_keys(c, obj, ptr, s_joint_all, NULL, NULL);
+    } else {
+        const char *allowed[10];
+        int na = 0, keys = s_jtypes[t].keys;
+        allowed[na++] = "name";
+        allowed[na++] = "type";
+        allowed[na++] = "bodies";
+        if (keys & (K_AT | K_AT_OPT))
+            allowed[na++] = "at";
+        if ((keys & K_AXIS) && !(c->dim == 2 && s_jtypes[t].type == MBS_JOINT_REVOLUTE))
+            allowed[na++] = "axis";
+        if (keys & K_AXES)
+            allowed[na++] = "axes";
+        if (keys & K_POINTS)
+            allowed[na++] = "points";
+        if (keys & K_LENGTH)
+            allowed[na++] = "length";
+        allowed[na] = NULL;
+        char why[96];
+        snprintf(why, sizeof why, "to a%s %s joint",
+                 c->dim == 2 && s_jtypes[t].type == MBS_JOINT_REVOLUTE ? " planar" : "",
+                 s_jtypes[t].name);
+        mech_check_keys(c, obj, ptr, allowed, s_joint_all, why);
+    }
+
+    int bodies_ok = s_body_pair(c, obj, ptr, "a joint", j->body) == 0;
+    if (t < 0)
+        return;
+    j->type = s_jtypes[t].type;
+    s_joint_geometry(c, obj, ptr, t, j, bodies_ok);
+}
+
+void mech_parse_joints(mech_ctx *c, json_t *root)
+{
+    json_t *arr = json_object_get(root, "joints");
+    if (!arr)
+        return;
+    long n = mech_array(c, arr, "/joints", "an array of joints");
+    if (n <= 0)
+        return;
+    c->spec->joints = calloc((size_t)n, sizeof *c->spec->joints);
+    c->joint_driven = calloc((size_t)n, sizeof *c->joint_driven);
+    c->joint_damped = calloc((size_t)n, sizeof *c->joint_damped);
+    if (!c->spec->joints || !c->joint_driven || !c->joint_damped) {
+        mech_err(c, "/joints", "out of memory");
+        return;
+    }
+    c->spec->njoint = (int)n;
+    for (long i = 0; i < n; i++) {
+        char ptr[MECH_PTR_MAX];
+        mech_ptr_idx(ptr, "/joints", (size_t)i);
+        s_joint(c, json_array_get(arr, (size_t)i), ptr, (int)i, &c->spec->joints[i]);
+    }
+}
+
+/* ---- forces ------------------------------------------------------------------------------- */
+
+enum { F_SPRING, F_ROTSPRING, F_FORCE, F_TORQUE, F_JOINT_DAMPING, F_GRAVITY, F_NTYPES };
+
+static const char *const s_ftype_names[] = {"spring_damper", "rotational_spring_damper",
+                                            "force", "torque", "joint_damping", "gravity",
+                                            NULL};
+static const char *const s_fkeys[F_NTYPES][9] = {
+    {"type", "name", "bodies", "points", "stiffness", "damping", "free_length", "preload", NULL},
+    {"type", "name", "joint", "stiffness", "damping", "free_angle", NULL},
+    {"type", "name", "body", "at", "value", "frame", NULL},
+    {"type", "name", "body", "value", "frame", NULL},
+    {"type", "name", "joint", "coefficient", NULL},
+    {"type", "name", "value", NULL},
+};
+static const char *const s_force_all[] = {"type", "name", "bodies", "points", "stiffness",
+                                          "damping", "free_length", "preload", "joint",
+                                          "free_angle", "body", "at", "value", "frame",
+                                          "coefficient", NULL};
+
+/* The type index of a force entry, or -1. */
+static int s_force_type(json_t *obj)
+{
+    const char *s = json_string_value(json_object_get(obj, "type"));
+    for (int k = 0; s && k < F_NTYPES; k++)
+        if (strcmp(s, s_ftype_names[k]) == 0)
+            return k;
+    return -1;
+}
+
+/* "frame": "global" (default) or "body". */
+static void s_frame(mech_ctx *c, json_t *obj, const char *ptr, int *body_frame)
+{
+    json_t *v = json_object_get(obj, "frame");
+    if (!v)
+        return;
+    char kp[MECH_PTR_MAX];
+    mech_ptr_key(kp, ptr, "frame");
+    const char *s = json_string_value(v);
+    if (s && strcmp(s, "global") == 0)
+        *body_frame = 0;
+    else if (s && strcmp(s, "body") == 0)
+        *body_frame = 1;
+    else
+        mech_err(c, kp, "'frame' must be \"global\" or \"body\"");
+}
+
+/* "value" of a force (dim components) or torque (2-D: one, 3-D: three);
+ * each component a number, expression or function object. */
+static void s_force_value(mech_ctx *c, json_t *obj, const char *ptr, int torque,
+                          mbs_force_spec *f)
+{
+    char kp[MECH_PTR_MAX], ip[MECH_PTR_MAX];
+    int n = torque ? (c->dim == 2 ? 1 : 3) : c->dim;
+    json_t *v = json_object_get(obj, "value");
+    mech_ptr_key(kp, ptr, "value");
+    if (!v) {
+        mech_err(c, ptr, "missing required key 'value' (%s)",
+                 torque ? (n == 1 ? "the torque about z" : "the torque [Tx, Ty, Tz]")
+                        : (n == 2 ? "the force [Fx, Fy]" : "the force [Fx, Fy, Fz]"));
+    } else if (n == 1 && !json_is_array(v)) {
+        mech_fn(c, v, kp, &f->value[0]);
+    } else if (!json_is_array(v)) {
+        mech_err(c, kp, "expected an array of %d components (numbers, expressions or functions "
+                 "of time), got %s", n, mech_type_name(v));
+    } else if (json_array_size(v) != (size_t)n) {
+        mech_err(c, kp, "expected %d components (numbers, expressions or functions of time), "
+                 "got %zu", n, json_array_size(v));
+    } else {
+        for (int k = 0; k < n; k++) {
+            mech_ptr_idx(ip, kp, (size_t)k);
+            mech_fn(c, json_array_get(v, (size_t)k), ip, &f->value[k]);
+        }
+    }
+    /* components not given are constant zero */
+    for (int k = 0; k < 3; k++)
+        if (!f->value[k].c && !f->value[k].expr)
+            mech_fn_constant(c, &f->value[k], 0, ptr);
+}
+
+/* One entry of "forces"; spec-level entries go to f (NULL for joint_damping
+ * and gravity). */
+static void s_force(mech_ctx *c, json_t *obj, const char *ptr, int i, int *gravity_at,
+                    mbs_force_spec *f)
+{
+    char kp[MECH_PTR_MAX], b[48];
+    if (!json_is_object(obj)) {
+        mech_err(c, ptr, "expected a force element (an object), got %s", mech_type_name(obj));
+        return;
+    }
+    int t = s_force_type(obj);
+    json_t *v = json_object_get(obj, "type");
+    mech_ptr_key(kp, ptr, "type");
+    if (!v) {
+        mech_err(c, ptr, "missing required key 'type' (spring_damper, "
+                 "rotational_spring_damper, force, torque, joint_damping or gravity)");
+    } else if (t < 0) {
+        const char *s = json_string_value(v);
+        const char *sug = s ? mech_suggest(s, s_ftype_names) : NULL;
+        snprintf(b, sizeof b, "%.40s", s ? s : "");
+        if (s)
+            mech_err(c, kp, "unknown force type '%s'%s%s%s (expected spring_damper, "
+                     "rotational_spring_damper, force, torque, joint_damping or gravity)", b,
+                     sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
+        else
+            mech_err(c, kp, "expected a force type (a string), got %s", mech_type_name(v));
+    }
+    if (t < 0) {
+        mech_check_keys(c, obj, ptr, s_force_all, NULL, NULL);
+    } else {
+        char why[64];
+        snprintf(why, sizeof why, "to a %s element", s_ftype_names[t]);
+        mech_check_keys(c, obj, ptr, s_fkeys[t], s_force_all, why);
+    }
+
+    /* optional unique name */
+    v = json_object_get(obj, "name");
+    mech_ptr_key(kp, ptr, "name");
+    if (v && mech_name(c, v, kp, f ? f->name : NULL, MBS_NAME_MAX) == 0)
+        s_register(c, &c->forces, json_string_value(v), i, kp, "forces", "force element");
+    if (t < 0)
+        return;
+
+    int j;
+    switch (t) {
+    case F_SPRING: {
+        f->type = MBS_FORCE_SPRING_DAMPER;
+        s_body_pair(c, obj, ptr, "a spring_damper", f->body);
+        v = json_object_get(obj, "points");
+        mech_ptr_key(kp, ptr, "points");
+        if (!v) {
+            mech_err(c, ptr, "missing required key 'points' (the two attachment points)");
+        } else if (!json_is_array(v) || json_array_size(v) != 2) {
+            mech_err(c, kp, "expected two points, one on each body");
+        } else {
+            for (int k = 0; k < 2; k++) {
+                char ip[MECH_PTR_MAX];
+                mech_ptr_idx(ip, kp, (size_t)k);
+                s_point(c, json_array_get(v, (size_t)k), ip, f->points[k]);
+            }
+        }
+        mech_num_key(c, obj, ptr, "stiffness", MECH_REQ | MECH_NONNEG, 0, &f->stiffness);
+        mech_num_key(c, obj, ptr, "damping", MECH_NONNEG, 0, &f->damping);
+        f->has_free_length =
+            mech_num_key(c, obj, ptr, "free_length", MECH_NONNEG, 0, &f->free_length) == 1;
+        mech_num_key(c, obj, ptr, "preload", 0, 0, &f->preload);
+        break;
+    }
+    case F_ROTSPRING:
+        f->type = MBS_FORCE_ROTATIONAL_SPRING_DAMPER;
+        f->body[0] = f->body[1] = MBS_GROUND;
+        f->joint = j = s_joint_ref(c, obj, ptr, "joint");
+        if (j >= 0 && s_joint_type(c, j) != MBS_JOINT_REVOLUTE &&
+            s_joint_type(c, j) != MBS_JOINT_NTYPES) {
+            mech_ptr_key(kp, ptr, "joint");
+            mech_err(c, kp, "a rotational_spring_damper needs a revolute joint; '%s' is %s",
+                     c->spec->joints[j].name, mbs_joint_type_name(s_joint_type(c, j)));
+        }
+        if (j >= 0) {
+            f->body[0] = c->spec->joints[j].body[0];
+            f->body[1] = c->spec->joints[j].body[1];
+        }
+        mech_num_key(c, obj, ptr, "stiffness", MECH_REQ | MECH_NONNEG, 0, &f->stiffness);
+        mech_num_key(c, obj, ptr, "damping", MECH_NONNEG, 0, &f->damping);
+        mech_num_key(c, obj, ptr, "free_angle", 0, 0, &f->free_angle);
+        break;
+    case F_FORCE:
+    case F_TORQUE:
+        f->type = t == F_FORCE ? MBS_FORCE_POINT_FORCE : MBS_FORCE_TORQUE;
+        f->body[0] = f->body[1] = MBS_GROUND;
+        v = json_object_get(obj, "body");
+        mech_ptr_key(kp, ptr, "body");
+        if (!v)
+            mech_err(c, ptr, "missing required key 'body'");
+        else if (s_body_ref(c, v, kp, 0, &f->body[0]) == 0 && t == F_FORCE)
+            memcpy(f->at, c->spec->bodies[f->body[0]].com, sizeof f->at);
+        if (t == F_FORCE && (v = json_object_get(obj, "at")) != NULL) {
+            mech_ptr_key(kp, ptr, "at");
+            s_point(c, v, kp, f->at);
+        }
+        s_force_value(c, obj, ptr, t == F_TORQUE, f);
+        s_frame(c, obj, ptr, &f->body_frame);
+        break;
+    case F_JOINT_DAMPING: {
+        double coef = 0;
+        j = s_joint_ref(c, obj, ptr, "joint");
+        int r = mech_num_key(c, obj, ptr, "coefficient", MECH_REQ | MECH_NONNEG, 0, &coef);
+        if (j < 0 || s_joint_type(c, j) == MBS_JOINT_NTYPES)
+            break;
+        mech_ptr_key(kp, ptr, "joint");
+        if (s_joint_type(c, j) != MBS_JOINT_REVOLUTE && s_joint_type(c, j) != MBS_JOINT_PRISMATIC)
+            mech_err(c, kp, "joint_damping applies to revolute and prismatic joints; '%s' is %s",
+                     c->spec->joints[j].name, mbs_joint_type_name(s_joint_type(c, j)));
+        else if (c->joint_damped[j])
+            mech_err(c, kp, "joint '%s' already has joint_damping (/forces/%d)",
+                     c->spec->joints[j].name, c->joint_damped[j] - 1);
+        else if (r == 1) {
+            c->spec->joints[j].damping = coef;
+            c->joint_damped[j] = i + 1;
+        }
+        break;
+    }
+    case F_GRAVITY: {
+        double g[3] = {0, 0, 0};
+        v = json_object_get(obj, "value");
+        mech_ptr_key(kp, ptr, "value");
+        if (!v)
+            mech_err(c, ptr, "missing required key 'value' (the gravity vector)");
+        else if (mech_vec(c, v, kp, c->dim, c->dim == 2 ? "a vector [gx, gy]"
+                                                        : "a vector [gx, gy, gz]", g) == 0) {
+            if (c->gravity_given)
+                mech_err(c, ptr, "gravity is given both here and at the top level "
+                         "(/gravity); give it once");
+            else if (*gravity_at >= 0)
+                mech_err(c, ptr, "gravity is given twice (also /forces/%d)", *gravity_at);
+            else
+                memcpy(c->spec->gravity, g, sizeof g);
+        }
+        if (*gravity_at < 0)
+            *gravity_at = i;
+        break;
+    }
+    }
+}
+
+void mech_parse_forces(mech_ctx *c, json_t *root)
+{
+    json_t *arr = json_object_get(root, "forces");
+    if (!arr)
+        return;
+    long n = mech_array(c, arr, "/forces", "an array of force elements");
+    if (n <= 0)
+        return;
+    /* which entries become spec force elements */
+    c->force_doc_to_spec = malloc((size_t)n * sizeof *c->force_doc_to_spec);
+    if (!c->force_doc_to_spec) {
+        mech_err(c, "/forces", "out of memory");
+        return;
+    }
+    c->nforce_doc = (int)n;
+    int ns = 0;
+    for (long i = 0; i < n; i++) {
+        int t = s_force_type(json_array_get(arr, (size_t)i));
+        c->force_doc_to_spec[i] = (t >= 0 && t < F_JOINT_DAMPING) ? ns++ : -1;
+    }
+    if (ns > 0) {
+        c->spec->forces = calloc((size_t)ns, sizeof *c->spec->forces);
+        if (!c->spec->forces) {
+            mech_err(c, "/forces", "out of memory");
+            return;
+        }
+        c->spec->nforce = ns;
+    }
+    int gravity_at = -1;
+    for (long i = 0; i < n; i++) {
+        char ptr[MECH_PTR_MAX];
+        mech_ptr_idx(ptr, "/forces", (size_t)i);
+        int si = c->force_doc_to_spec[i];
+        s_force(c, json_array_get(arr, (size_t)i), ptr, (int)i, &gravity_at,
+                si >= 0 ? &c->spec->forces[si] : NULL);
+    }
+}
+
+/* ---- drivers -------------------------------------------------------------------------------- */
+
+static const char *const s_driver_keys[] = {"joint", "motion", NULL};
+
+void mech_parse_drivers(mech_ctx *c, json_t *root)
+{
+    json_t *arr = json_object_get(root, "drivers");
+    if (!arr)
+        return;
+    long n = mech_array(c, arr, "/drivers", "an array of drivers");
+    if (n <= 0)
+        return;
+    c->spec->drivers = calloc((size_t)n, sizeof *c->spec->drivers);
+    if (!c->spec->drivers) {
+        mech_err(c, "/drivers", "out of memory");
+        return;
+    }
+    c->spec->ndriver = (int)n;
+    for (long i = 0; i < n; i++) {
+        char ptr[MECH_PTR_MAX], kp[MECH_PTR_MAX];
+        mbs_driver_spec *d = &c->spec->drivers[i];
+        json_t *obj = json_array_get(arr, (size_t)i);
+        mech_ptr_idx(ptr, "/drivers", (size_t)i);
+        d->joint = -1;
+        if (!json_is_object(obj)) {
+            mech_err(c, ptr, "expected a driver (an object), got %s", mech_type_name(obj));
+            continue;
+        }
+        mech_check_keys(c, obj, ptr, s_driver_keys, NULL, NULL);
+        int j = s_joint_ref(c, obj, ptr, "joint");
+        mech_ptr_key(kp, ptr, "joint");
+        if (j >= 0 && s_joint_type(c, j) != MBS_JOINT_NTYPES) {
+            mbs_joint_type t = s_joint_type(c, j);
+            if (t != MBS_JOINT_REVOLUTE && t != MBS_JOINT_PRISMATIC)
+                mech_err(c, kp, "a driver needs a revolute or prismatic joint; '%s' is %s",
+                         c->spec->joints[j].name, mbs_joint_type_name(t));
+            else if (c->joint_driven[j])
+                mech_err(c, kp, "joint '%s' already has a driver (/drivers/%d)",
+                         c->spec->joints[j].name, c->joint_driven[j] - 1);
+            else
+                c->joint_driven[j] = (int)i + 1;
+        }
+        d->joint = j;
+        json_t *m = json_object_get(obj, "motion");
+        mech_ptr_key(kp, ptr, "motion");
+        if (!m)
+            mech_err(c, ptr, "missing required key 'motion' (a function of time)");
+        else
+            mech_fn(c, m, kp, &d->motion);
+    }
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Install the Debian packages the build, the tests and the service need.
+# Idempotent: only missing packages are installed.  Needs root (or sudo).
+set -euo pipefail
+pkgs=(build-essential pkg-config clang libclang-rt-14-dev
+      libjansson-dev liblapacke-dev liblapack-dev libblas-dev
+      libzmq3-dev libmicrohttpd-dev libpq-dev postgresql
+      docker-compose wrk curl ca-certificates)
+case "${1:-}" in
+  --browser) pkgs+=(chromium nodejs npm) ;;
+esac
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "deps: installing ${missing[*]}" >&2
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
