@@ -1,8 +1,9 @@
 /*
  * mechanism_int.h - internals shared by the mechanism parser's files
- * (mechanism.c: entry, values, parameters, solver; mechanism_model.c:
- * bodies, joints, forces, drivers; mechanism_fn.c: functions of time;
- * mechanism_out.c: outputs).  Not a public interface.
+ * (mechanism.c: entry, overrides, parameters, solver; mechanism_util.c:
+ * errors, pointers, names, numbers, expressions; mechanism_model.c: bodies,
+ * joints; mechanism_forces.c: force elements, drivers; mechanism_fn.c:
+ * functions of time; mechanism_out.c: outputs).  Not a public interface.
  */
 #ifndef MECHANISM_INT_H
 #define MECHANISM_INT_H
@@ -75,6 +76,13 @@ void mech_ptr_idx(char *out, const char *base, size_t i);
 /* Name of a JSON value's type for messages ("a string", "an array", ...). */
 const char *mech_type_name(const json_t *v);
 
+/* Copy at most max bytes of src into buf (size > max + 3) for a message:
+ * control characters become '?', "..." marks a cut.  Returns buf. */
+const char *mech_clip(char *buf, size_t size, const char *src, size_t max);
+
+/* 1 when key is in the NULL-terminated list. */
+int mech_in_list(const char *key, const char *const *list);
+
 /* Report every key of `obj` not in the NULL-terminated `allowed` list;
  * `why` (may be NULL) explains keys that are known elsewhere but do not
  * apply here: a key in `known` (NULL-terminated, may be NULL) gets "key 'k'
@@ -125,6 +133,39 @@ mbs_expr *mech_compile(mech_ctx *c, const char *text, int allow_t, const char *p
 
 /* Check that an expression of t is finite over [0, t_end] (sampled). */
 int mech_check_finite_t(mech_ctx *c, const mbs_expr *e, const char *ptr);
+
+/* Report a failed compilation of `text` with the compiler's message. */
+void mech_report_compile(mech_ctx *c, const char *ptr, const char *text, const char *msg);
+
+/* Report that the expression `text` evaluated to the non-finite v. */
+void mech_not_finite(mech_ctx *c, const char *ptr, const char *text, double v);
+
+/* 1 when s is a parameter name [A-Za-z_][A-Za-z0-9_]*. */
+int mech_is_ident(const char *s);
+
+/* ---- references (mechanism_model.c) ----------------------------------------------- */
+
+/* Read a point of the mechanism's dimension into p[3] (z = 0 in 2-D). */
+int mech_point(mech_ctx *c, json_t *v, const char *ptr, double p[3]);
+
+/* A body reference: a name from "bodies", or "ground" when allowed.
+ * Returns 0 with *idx (MBS_GROUND for ground) or -1 (reported). */
+int mech_body_ref(mech_ctx *c, json_t *v, const char *ptr, int allow_ground, int *idx);
+
+/* obj["bodies"]: two different body references (one may be ground); `what`
+ * names the element in messages ("a joint").  Returns 0 or -1. */
+int mech_body_pair(mech_ctx *c, json_t *obj, const char *optr, const char *what, int body[2]);
+
+/* obj[key] as a joint name.  Returns the joint index or -1 (reported). */
+int mech_joint_ref(mech_ctx *c, json_t *obj, const char *optr, const char *key);
+
+/* The type of joint j; MBS_JOINT_NTYPES when its definition failed. */
+mbs_joint_type mech_joint_type(mech_ctx *c, int j);
+
+/* Register a unique name of a section ("bodies", what = "body"); reports
+ * duplicates.  Returns 0 or -1. */
+int mech_register(mech_ctx *c, mech_map *m, const char *name, int idx, const char *ptr,
+                  const char *section, const char *what);
 
 /* ---- sections --------------------------------------------------------------------- */
 
