@@ -156,7 +156,7 @@ static int s_fn_object(mech_ctx *c, json_t *obj, const char *ptr, mbs_fn *out)
                 kind = k;
         if (kind < 0) {
             const char *sug = mech_suggest(json_string_value(v), s_kinds);
-            snprintf(b, sizeof b, "%.40s", json_string_value(v));
+            mech_clip(b, sizeof b, json_string_value(v), 40);
             mech_err(c, kp, "unknown function kind '%s'%s%s%s (expected constant, "
                      "constant_speed, polynomial, harmonic, table or expression)", b,
                      sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");

@@ -15,6 +15,10 @@
 #include "mbs/spec.h"
 #include "mechanism.h"
 
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
 #define MECH_PTR_MAX 512  /* JSON pointers are built in buffers this long      */
 
 /* A string -> index hash map (open addressing).  Keys are borrowed: they

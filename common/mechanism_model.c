@@ -65,7 +65,7 @@ int mech_body_ref(mech_ctx *c, json_t *v, const char *ptr, int allow_ground, int
     int i = mech_map_get(&c->bodies, s);
     if (i < 0) {
         const char *sug = mech_suggest_map(s, &c->bodies);
-        snprintf(b, sizeof b, "%.40s", s);
+        mech_clip(b, sizeof b, s, 40);
         if (sug)
             mech_err(c, ptr, "unknown body '%s'; did you mean '%s'?", b, sug);
         else
@@ -133,7 +133,7 @@ int mech_joint_ref(mech_ctx *c, json_t *obj, const char *optr, const char *key)
     int j = mech_map_get(&c->joints, s);
     if (j < 0) {
         const char *sug = mech_suggest_map(s, &c->joints);
-        snprintf(b, sizeof b, "%.40s", s);
+        mech_clip(b, sizeof b, s, 40);
         if (sug)
             mech_err(c, ptr, "unknown joint '%s'; did you mean '%s'?", b, sug);
         else
@@ -483,7 +483,7 @@ static void s_joint(mech_ctx *c, json_t *obj, const char *ptr, int i, mbs_joint_
                 t = k;
         if (t < 0) {
             const char *sug = mech_suggest(json_string_value(v), s_jtype_names);
-            snprintf(b, sizeof b, "%.40s", json_string_value(v));
+            mech_clip(b, sizeof b, json_string_value(v), 40);
             mech_err(c, kp, "unknown joint type '%s'%s%s%s (expected revolute, prismatic, "
                      "spherical, universal, cylindrical, fixed or distance)", b,
                      sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");

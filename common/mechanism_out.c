@@ -134,7 +134,7 @@ static void s_element(mech_ctx *c, json_t *obj, const char *ptr, mbs_channel_spe
         doc = mech_map_get(&c->forces, json_string_value(v));
         if (doc < 0) {
             const char *sug = mech_suggest_map(json_string_value(v), &c->forces);
-            snprintf(b, sizeof b, "%.40s", json_string_value(v));
+            mech_clip(b, sizeof b, json_string_value(v), 40);
             mech_err(c, kp, "no force element named '%s'%s%s%s", b, sug ? "; did you mean '" : "",
                      sug ? sug : "", sug ? "'?" : "");
             return;
@@ -199,7 +199,7 @@ static void s_channel(mech_ctx *c, json_t *obj, const char *ptr, int i, mech_map
                 q = k;
         if (q < 0) {
             const char *sug = mech_suggest(json_string_value(v), s_qnames);
-            snprintf(b, sizeof b, "%.40s", json_string_value(v));
+            mech_clip(b, sizeof b, json_string_value(v), 40);
             if (sug)
                 mech_err(c, kp, "unknown quantity '%s'; did you mean '%s'?", b, sug);
             else
@@ -252,7 +252,7 @@ static void s_channel(mech_ctx *c, json_t *obj, const char *ptr, int i, mech_map
             mech_err(c, kp, "'ground' does not move; name a body");
         } else if ((ch->body = mech_map_get(&c->bodies, json_string_value(v))) < 0) {
             const char *sug = mech_suggest_map(json_string_value(v), &c->bodies);
-            snprintf(b, sizeof b, "%.40s", json_string_value(v));
+            mech_clip(b, sizeof b, json_string_value(v), 40);
             mech_err(c, kp, "unknown body '%s'%s%s%s", b, sug ? "; did you mean '" : "",
                      sug ? sug : "", sug ? "'?" : "");
         }
@@ -279,7 +279,7 @@ static void s_channel(mech_ctx *c, json_t *obj, const char *ptr, int i, mech_map
             mech_err(c, kp, "expected a joint name (a string), got %s", mech_type_name(v));
         } else if ((ch->joint = mech_map_get(&c->joints, json_string_value(v))) < 0) {
             const char *sug = mech_suggest_map(json_string_value(v), &c->joints);
-            snprintf(b, sizeof b, "%.40s", json_string_value(v));
+            mech_clip(b, sizeof b, json_string_value(v), 40);
             mech_err(c, kp, "unknown joint '%s'%s%s%s", b, sug ? "; did you mean '" : "",
                      sug ? sug : "", sug ? "'?" : "");
         } else if (ch->quantity == MBS_Q_JOINT_COORDINATE) {

@@ -46,11 +46,22 @@ static int s_assemble(const mbs_model *m, mbs_data *d, mbs_errlist *err)
     double *sigma = d->lam, *f = d->Q, *dx = d->fd_x;
     memset(sigma, 0, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
     int maxit = o->max_assembly_iterations > 0 ? o->max_assembly_iterations : 50;
-    double res = 0;
+    double res = 0, best = INFINITY;
+    int worst = 0;
     for (int it = 0; it <= maxit; it++) {
         mbs_cons_eval(m, d->x, 0.0, d->phi, d->jac);
         res = mbs_phi_norm(d);
         d->rep.assembly_iterations = it;
+        /* remember where the residual was smallest, for the message */
+        if (res < best) {
+            best = res;
+            /* joints and drivers first: rigid-body equations only absorb
+             * the misfit of the joints around them */
+            worst = -1;
+            for (int i = 0; i < ne; i++)
+                if (m->eq[i].joint != -1 && (worst < 0 || fabs(d->phi[i]) > fabs(d->phi[worst]))) worst = i;
+            if (worst < 0) worst = 0;
+        }
         if (res <= tol) break;
         if (it == maxit) break;
         /* (M^ + alpha J^T J) dx = -M^ (x - x_in) - J^T (sigma + alpha phi) */
@@ -73,20 +84,19 @@ static int s_assemble(const mbs_model *m, mbs_data *d, mbs_errlist *err)
         /* multiplier update with the new residual */
         mbs_cons_eval(m, d->x, 0.0, d->phi, NULL);
         for (int i = 0; i < ne; i++) if (d->eq_on[i]) sigma[i] += alpha * d->phi[i];
-        if (!isfinite(step)) break;
+        if (!isfinite(step)) { res = NAN; break; }
     }
     d->rep.assembly_residual = res;
     double mv = 0;
     for (int i = 0; i < n; i++) mv = fmax(mv, fabs(d->x[i] - m->x0[i]));
     d->rep.assembly_max_move = mv;
     if (!(res <= tol)) {
-        /* name the equations furthest from satisfied */
-        int worst = 0;
-        for (int i = 1; i < ne; i++) if (fabs(d->phi[i]) > fabs(d->phi[worst])) worst = i;
+        /* name the equation furthest from satisfied at the best iterate */
         char who[160];
-        mbs_err_add(err, "", "cannot assemble the mechanism: constraint residual %.3g after %d iterations "
+        mbs_err_add(err, "", "cannot assemble the mechanism: the constraint residual stays at %.3g or above "
                     "(largest at %s); check the joint positions and lengths",
-                    res, d->rep.assembly_iterations, ne > 0 ? mbs_eq_owner(m, worst, who, sizeof who) : "-");
+                    best, ne > 0 ? mbs_eq_owner(m, worst, who, sizeof who) : "-");
+        d->rep.assembly_residual = best;
         return MBS_EASSEMBLY;
     }
     return 0;
@@ -113,7 +123,11 @@ static int s_redundancy(const mbs_model *m, mbs_data *d, mbs_errlist *err)
     }
     memcpy(A2, A, sizeof(double) * (size_t)n * (size_t)ne);
     int rank = mbs_qrcp_rank(n, ne, A, jp, rd, 1e-9);
-    if (rank < 0) { free(A); free(A2); free(jp); free(rd); return MBS_ENOMEM; }
+    if (rank < 0) {
+        free(A); free(A2); free(jp); free(rd);
+        mbs_err_add(err, "", "rank analysis of the constraint Jacobian failed (non-finite entries)");
+        return MBS_ESINGULAR;
+    }
     int k = ne < n ? ne : n;
     d->rep.min_singular_ratio = rank > 0 && rd[0] > 0 ? rd[rank - 1] / rd[0] : 0;
     if (d->rep.min_singular_ratio < 1e-6 && rank > 0) {
@@ -147,7 +161,12 @@ static int s_redundancy(const mbs_model *m, mbs_data *d, mbs_errlist *err)
         size_t len = 0;
         for (int j = 0; j < m->spec->njoint && seen; j++) {
             int inv = 0;
-            for (int r = 0; r < ne && !inv; r++) inv = seen[r] && m->eq[r].joint == j;
+            /* a rigid-body equation stands for the joints of its body whose
+             * equations were eliminated into that body's coordinates */
+            const mbs_joint_spec *J = &m->spec->joints[j];
+            for (int r = 0; r < ne && !inv; r++)
+                inv = seen[r] && (m->eq[r].joint == j ||
+                                  (m->eq[r].joint == -1 && (m->eq[r].body == J->body[0] || m->eq[r].body == J->body[1])));
             if (!inv) continue;
             int w = snprintf(d->rep.redundant_joints + len, sizeof d->rep.redundant_joints - len, "%s%s",
                              len ? ", " : "", m->spec->joints[j].name);

@@ -99,9 +99,15 @@ static void s_fail(s_parser *ps, const char *at, const char *fmt, ...)
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
     size_t pos = (size_t)(at - ps->text) + 1;
+    /* up to 20 characters of context, control characters shown as '?' */
+    char near[21];
+    size_t k = 0;
+    for (; at[k] && k < sizeof near - 1; k++)
+        near[k] = ((unsigned char)at[k] < 0x20 || at[k] == 0x7f) ? '?' : at[k];
+    near[k] = '\0';
     if (*at)
-        snprintf(ps->msg, ps->msg_size, "%s at position %zu (near \"%.20s\")", reason,
-                 pos, at);
+        snprintf(ps->msg, ps->msg_size, "%s at position %zu (near \"%s\")", reason, pos,
+                 near);
     else
         snprintf(ps->msg, ps->msg_size, "%s at position %zu (end of expression)",
                  reason, pos);

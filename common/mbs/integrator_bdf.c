@@ -12,9 +12,9 @@
  * classic scaling that keeps index-3 BDF well conditioned at small steps.
  * The matrix is kept between iterations and steps (modified Newton) and
  * refreshed when the convergence is slow or w0 moved by more than 25 %.
- * Local error control on positions only (as GSTIFF in index-3 form: the
- * velocities of index-3 BDF carry an O(1/h) amplified Newton error and the
- * multipliers more), estimated from the predictor-corrector difference.
+ * Local error control on positions and on h times the velocities (the
+ * velocities of the index-3 form are index-2 quantities), not on the
+ * multipliers; estimated from the predictor-corrector difference.
  */
 #include "integrators.h"
 #include "analysis.h"
@@ -100,6 +100,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
     double *rhs = d->w1, *lam_s = d->rk + 4 * (size_t)n; /* lam_s: multipliers saved for a retry */
     double tau[MBS_BDF_HIST + 1], w[MBS_BDF_HIST + 1], we[MBS_BDF_HIST + 1];
     int k = 1, steps_at_order = 0, fails = 0;
+    memcpy(d->ha, d->a, sizeof(double) * (size_t)n); /* acceleration of the last point */
     double w0_fact = 0; /* w0 of the factorised matrix (0: none)             */
     d->nhist = 0;
     s_push(d, n);
@@ -181,7 +182,16 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
                     double wt = atol + rtol * fabs(d->x[i]);
                     dn = fmax(dn, fabs(rhs[i]) / wt);
                 }
-                for (int i = 0; i < ne; i++) if (d->eq_on[i]) d->lam[i] += rhs[n + i] * w0_fact * w0_fact;
+                /* multipliers converge too: in the scaled unknowns mu = lam /
+                 * w0^2 (units of M x), else a step whose predictor already
+                 * satisfies the constraints would "converge" with stale lam */
+                for (int i = 0; i < ne; i++) {
+                    if (!d->eq_on[i]) continue;
+                    double mu = d->lam[i] / (w0_fact * w0_fact);
+                    double wt = m->mass_scale * (atol + rtol * m->length_scale) + rtol * fabs(mu);
+                    dn = fmax(dn, fabs(rhs[n + i]) / wt);
+                    d->lam[i] += rhs[n + i] * w0_fact * w0_fact;
+                }
                 if (!isfinite(dn)) break;
                 double rate = it > 0 && prev > 0 ? dn / prev : 0;
                 prev = dn;
@@ -198,14 +208,18 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
         /* local error from the predictor-corrector difference */
         double en = 1e10;
         if (converged) {
-            double c = np <= 1 ? 0.5 : h / (t1 - d->th[np - 1]);
+            /* first step: the Taylor predictor is one order better than
+             * BDF1, so the difference is BDF1's whole error (c = 1) */
+            double c = np <= 1 ? 1.0 : h / (t1 - d->th[np - 1]);
             double acc = 0;
             for (int i = 0; i < n; i++) {
-                double ex = c * (d->x[i] - xpred[i]);
+                /* velocities are index-2 quantities: their error enters
+                 * scaled by h (Hairer & Wanner VII.3) */
+                double ex = c * (d->x[i] - xpred[i]), ev = c * h * (d->v[i] - vpred[i]);
                 double wx = atol + rtol * fabs(d->x[i]);
-                acc += (ex / wx) * (ex / wx);
+                acc += (ex / wx) * (ex / wx) + (ev / wx) * (ev / wx);
             }
-            en = sqrt(acc / (n > 0 ? n : 1));
+            en = sqrt(acc / (2.0 * (n > 0 ? n : 1)));
         }
         if (converged && en <= 1.0) {
             /* accept */

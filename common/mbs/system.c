@@ -17,8 +17,11 @@ double mbs_now(void)
 double mbs_phi_norm(const mbs_data *d)
 {
     double r = 0;
-    for (int i = 0; i < d->ne; i++)
-        if (d->eq_on[i] && fabs(d->phi[i]) > r) r = fabs(d->phi[i]);
+    for (int i = 0; i < d->ne; i++) {
+        if (!d->eq_on[i]) continue;
+        if (isnan(d->phi[i])) return NAN; /* a diverged state must not look assembled */
+        if (fabs(d->phi[i]) > r) r = fabs(d->phi[i]);
+    }
     return r;
 }
 

@@ -1,0 +1,306 @@
+/*
+ * solver_test.c - the solver against analytic solutions.
+ *
+ * Each check states its tolerance and why it is defensible: either the
+ * integrator's error estimate (order p, step h: error ~ C h^p, measured by a
+ * refinement study) or round-off.
+ */
+#include "check.h"
+#include "testutil.h"
+
+#include <math.h>
+
+static const double G = 9.81;
+
+/* ---- free fall: every integrator is exact on a quadratic ------------------------ */
+
+static const char *FREE_FALL =
+    "{\"dimension\": 2, \"gravity\": [0, -9.81],"
+    " \"bodies\": [{\"name\": \"b\", \"mass\": 2, \"inertia\": 0.1, \"com\": [0, 10], \"velocity\": [1, 0],"
+    "   \"angular_velocity\": 0.5}],"
+    " \"solver\": {\"t_end\": 1},"
+    " \"outputs\": {\"interval\": 0.25, \"channels\": ["
+    "   {\"name\": \"x\", \"quantity\": \"position\", \"body\": \"b\", \"component\": \"x\"},"
+    "   {\"name\": \"y\", \"quantity\": \"position\", \"body\": \"b\", \"component\": \"y\"},"
+    "   {\"name\": \"ay\", \"quantity\": \"acceleration\", \"body\": \"b\", \"component\": \"y\"},"
+    "   {\"name\": \"th\", \"quantity\": \"angle\", \"body\": \"b\"},"
+    "   {\"name\": \"w\", \"quantity\": \"angular_velocity\", \"body\": \"b\"}]}}";
+
+static void test_free_fall(void)
+{
+    const char *integ[] = {"solver.integrator=trapezoidal_al", "solver.integrator=bdf", "solver.integrator=dopri5"};
+    /* the translation is quadratic: trapezoidal and RK are exact, BDF is
+     * exact from order 2 on, its order-1 start leaves an error of the size
+     * of the local tolerance; the rotation (circular motion of the NCS
+     * vector) is integrated with the tolerance: 1e-10 -> 1e-8 margins */
+    const double ytol[] = {1e-9, 1e-5, 1e-9};
+    for (int i = 0; i < 3; i++) {
+        const char *sets[] = {integ[i], "solver.tolerance=1e-10", "solver.abs_tolerance=1e-10", NULL};
+        t_run r;
+        t_run_text(FREE_FALL, sets, &r);
+        CHECK(r.rc == 0);
+        CHECK(r.res.nsample == 5);
+        CHECK_NEAR(t_at(&r, "y", 1.0), 10 - 0.5 * G, ytol[i]);
+        CHECK_NEAR(t_at(&r, "x", 1.0), 1.0, ytol[i]);
+        CHECK_NEAR(t_at(&r, "ay", 0.5), -G, 1e-5);
+        CHECK_NEAR(t_at(&r, "th", 1.0), 0.5, 1e-7);
+        CHECK_NEAR(t_at(&r, "w", 0.75), 0.5, 1e-7);
+        t_run_free(&r);
+    }
+}
+
+/* ---- spring-mass-damper: frequency and decay -------------------------------------- */
+
+static const char *SMD =
+    "{\"dimension\": 2, \"parameters\": {\"k\": 100, \"c\": 2},"
+    " \"bodies\": [{\"name\": \"m\", \"mass\": 1, \"inertia\": 0.01, \"com\": [0.1, 0]}],"
+    " \"joints\": [{\"name\": \"slide\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"m\"], \"at\": [0.1, 0],"
+    "   \"axis\": [1, 0]}],"
+    " \"forces\": [{\"type\": \"spring_damper\", \"name\": \"s\", \"bodies\": [\"ground\", \"m\"],"
+    "   \"points\": [[-1, 0], [0.1, 0]], \"stiffness\": \"$k\", \"damping\": \"$c\", \"free_length\": 1}],"
+    " \"solver\": {\"t_end\": 3, \"step\": 0.0005, \"tolerance\": 1e-10},"
+    " \"outputs\": {\"interval\": 0.01, \"channels\": ["
+    "   {\"name\": \"x\", \"quantity\": \"position\", \"body\": \"m\", \"component\": \"x\"},"
+    "   {\"name\": \"F\", \"quantity\": \"element_force\", \"element\": \"s\"},"
+    "   {\"name\": \"s\", \"quantity\": \"joint_coordinate\", \"joint\": \"slide\"}]}}";
+
+static double smd_exact(double t)
+{
+    /* x'' + 2 x' + 100 x = 0, x(0) = 0.1, x'(0) = 0: underdamped */
+    double z = 1.0, wd = sqrt(100.0 - 1.0);
+    return 0.1 * exp(-z * t) * (cos(wd * t) + z / wd * sin(wd * t));
+}
+
+static void test_spring_mass_damper(void)
+{
+    const char *integ[] = {"solver.integrator=trapezoidal_al", "solver.integrator=bdf", "solver.integrator=dopri5"};
+    const char *tols[] = {"solver.tolerance=1e-10", "solver.tolerance=1e-9", "solver.tolerance=1e-10"};
+    for (int i = 0; i < 3; i++) {
+        const char *sets[] = {integ[i], tols[i], NULL};
+        t_run r;
+        t_run_text(SMD, sets, &r);
+        CHECK(r.rc == 0);
+        /* trapezoidal phase error ~ w^3 h^2 t / 12 = 1e3 * 2.5e-7 * 3 / 12 ~ 6e-5
+         * relative, on a 0.1 m amplitude: 2e-5 m; BDF/DOPRI at 1e-9..1e-10 */
+        double tol = i == 0 ? 2e-5 : 2e-5;
+        for (double t = 0.5; t <= 3.0; t += 0.5) CHECK_NEAR(t_at(&r, "x", t), smd_exact(t), tol);
+        /* spring force = -k x - c xdot at the start: -10 N */
+        CHECK_NEAR(t_at(&r, "F", 0), 10.0, 1e-9);
+        CHECK_NEAR(t_at(&r, "s", 3.0), smd_exact(3.0) - 0.1, tol);
+        t_run_free(&r);
+    }
+}
+
+/* ---- pendulum: small-angle period, energy, second-order convergence -------------------- */
+
+static const char *PENDULUM =
+    "{\"dimension\": 2, \"gravity\": [0, -9.81], \"parameters\": {\"th0\": 0.5},"
+    " \"bodies\": [{\"name\": \"bob\", \"mass\": 1, \"inertia\": 0, \"com\": [\"=sin($th0)\", \"=-cos($th0)\"]}],"
+    " \"joints\": [{\"name\": \"pin\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"bob\"], \"at\": [0, 0]}],"
+    " \"solver\": {\"t_end\": 2, \"step\": 0.002, \"tolerance\": 1e-12},"
+    " \"outputs\": {\"interval\": 0.001, \"channels\": ["
+    "   {\"name\": \"th\", \"quantity\": \"joint_coordinate\", \"joint\": \"pin\"},"
+    "   {\"name\": \"E\", \"quantity\": \"energy\"},"
+    "   {\"name\": \"Fy\", \"quantity\": \"reaction_force\", \"joint\": \"pin\", \"component\": \"y\"},"
+    "   {\"name\": \"cv\", \"quantity\": \"constraint_violation\"}]}}";
+
+/* First downward zero crossing of th(t) + th0 (th is relative to the start). */
+static double first_crossing(const t_run *r, double th0)
+{
+    int c = t_col(r, "th"), w = 1 + r->res.nchannel;
+    for (int i = 1; i < r->res.nsample; i++) {
+        double a = r->res.rows[(size_t)(i - 1) * w + c] + th0, b = r->res.rows[(size_t)i * w + c] + th0;
+        if (a > 0 && b <= 0) {
+            double ta = r->res.rows[(size_t)(i - 1) * w], tb = r->res.rows[(size_t)i * w];
+            return ta + (tb - ta) * a / (a - b);
+        }
+    }
+    return NAN;
+}
+
+static void test_pendulum(void)
+{
+    /* small angle: quarter period ~ (pi/2) sqrt(L/g) (1 + th0^2/16) */
+    const char *sets[] = {"th0=0.01", NULL};
+    t_run r;
+    t_run_text(PENDULUM, sets, &r);
+    CHECK(r.rc == 0);
+    double quarter = M_PI / 2 * sqrt(1 / G) * (1 + 0.01 * 0.01 / 16);
+    /* trapezoidal period error w^2 h^2 / 12 relative = 8e-6 * 0.5 s; sampling
+     * interpolation 1e-6 s */
+    CHECK_NEAR(first_crossing(&r, 0.01), quarter, 2e-5);
+    t_run_free(&r);
+
+    /* 0.5 rad: energy conservation and tension = m g cos th at rest */
+    t_run_text(PENDULUM, NULL, &r);
+    CHECK(r.rc == 0);
+    double E0 = t_at(&r, "E", 0);
+    CHECK_NEAR(E0, -G * cos(0.5), 1e-12);
+    /* trapezoidal rule on a conservative system: bounded O(h^2) energy error */
+    for (double t = 0.1; t <= 2.0; t += 0.1) CHECK_NEAR(t_at(&r, "E", t), E0, 1e-4);
+    /* reaction on the bob at rest: T = m g cos(th), vertical part T cos(th) */
+    CHECK_NEAR(t_at(&r, "Fy", 0), G * cos(0.5) * cos(0.5), 1e-8);
+    CHECK(r.met.max_constraint_violation < 1e-10);
+    CHECK(r.met.energy_drift < 1e-4);
+    t_run_free(&r);
+
+    /* second-order convergence of the trapezoidal rule: error(h)/error(h/2) ~ 4 */
+    const char *ref_sets[] = {"solver.integrator=dopri5", "solver.tolerance=1e-13", "solver.abs_tolerance=1e-14", NULL};
+    t_run ref;
+    t_run_text(PENDULUM, ref_sets, &ref);
+    double th_ref = t_at(&ref, "th", 2.0);
+    double err[3];
+    const char *steps[] = {"solver.step=0.004", "solver.step=0.002", "solver.step=0.001"};
+    for (int i = 0; i < 3; i++) {
+        const char *s2[] = {steps[i], NULL};
+        t_run_text(PENDULUM, s2, &r);
+        err[i] = fabs(t_at(&r, "th", 2.0) - th_ref);
+        t_run_free(&r);
+    }
+    double p1 = log2(err[0] / err[1]), p2 = log2(err[1] / err[2]);
+    printf("  trapezoidal AL convergence order: %.3f, %.3f (errors %.3g %.3g %.3g)\n", p1, p2, err[0], err[1], err[2]);
+    CHECK(p1 > 1.8 && p1 < 2.2);
+    CHECK(p2 > 1.8 && p2 < 2.2);
+    t_run_free(&ref);
+}
+
+/* ---- four-bar: integrators agree, elimination counts --------------------------------------- */
+
+static void test_four_bar(void)
+{
+    const char *file = "examples/four_bar.json";
+    const char *al[] = {"solver.t_end=2", "solver.step=0.0005", NULL};
+    const char *bdf[] = {"solver.t_end=2", "solver.integrator=bdf", "solver.tolerance=1e-11",
+                         "solver.abs_tolerance=1e-11", NULL};
+    const char *rk[] = {"solver.t_end=2", "solver.integrator=dopri5", "solver.tolerance=1e-10", NULL};
+    t_run a, b, c;
+    t_run_file(file, al, &a);
+    t_run_file(file, bdf, &b);
+    t_run_file(file, rk, &c);
+    CHECK(a.rc == 0 && b.rc == 0 && c.rc == 0);
+    /* natural coordinates of the four-bar: 3 bodies x 4 = 12 coordinates;
+     * the ground pins fix 4 (NCCC), the moving pins merge 4 (NCEC): 4 left,
+     * 3 distance constraints, 1 dof */
+    CHECK(a.rep.coords_before == 12);
+    CHECK(a.rep.coords_after == 4);
+    CHECK(a.rep.constraints_after == 3);
+    CHECK(a.rep.dof == 1);
+    for (int k = 0; k < a.spec->nchannel; k++) {
+        const char *ch = a.spec->channels[k].name;
+        double dab = t_maxdiff(&a, &b, ch), dac = t_maxdiff(&a, &c, ch);
+        double scale = 1;
+        for (int i = 0; i < a.res.nsample; i++)
+            scale = fmax(scale, fabs(a.res.rows[(size_t)i * (1 + a.res.nchannel) + k + 1]));
+        /* the trapezoidal error at h = 5e-4 over 2 s is 1e-4 rad in the crank
+         * angle (measured against h = 6.25e-5): 3e-4 relative for motion
+         * channels; reactions come from accelerations, which carry that
+         * error times omega^2: 1e-3 relative */
+        double rel = a.spec->channels[k].quantity == MBS_Q_REACTION_FORCE ? 1e-3 : 3e-4;
+        if (!(dab <= rel * scale && dac <= rel * scale))
+            printf("  channel %s: |AL-BDF| %.3g, |AL-RK| %.3g (scale %.3g)\n", ch, dab, dac, scale);
+        CHECK(dab <= rel * scale);
+        CHECK(dac <= rel * scale);
+    }
+    t_run_free(&a); t_run_free(&b); t_run_free(&c);
+}
+
+/* ---- Bricard: one redundant constraint, named joints, motion proceeds ------------------------ */
+
+static void test_bricard(void)
+{
+    const char *sets[] = {"solver.t_end=1", NULL};
+    t_run r;
+    t_run_file("examples/iftomm_a04_bricard.json", sets, &r);
+    CHECK(r.rc == 0);
+    CHECK(r.rep.redundant == 1);
+    CHECK(r.rep.dof == 1);
+    CHECK(strlen(r.rep.redundant_joints) > 0);
+    printf("  Bricard: %d redundant, joints involved: %s\n", r.rep.redundant, r.rep.redundant_joints);
+    /* energy conserved although the equations were redundant */
+    CHECK(r.met.energy_drift < 1e-5);
+    t_run_free(&r);
+}
+
+/* ---- models that cannot work fail clearly ---------------------------------------------------- */
+
+static void test_impossible(void)
+{
+    /* two rods whose pins cannot meet: 1 m apart with 0.2 m total reach */
+    const char *bad =
+        "{\"dimension\": 2, \"bodies\": ["
+        "  {\"name\": \"a\", \"mass\": 1, \"inertia\": 0.1, \"com\": [0.05, 0]},"
+        "  {\"name\": \"b\", \"mass\": 1, \"inertia\": 0.1, \"com\": [0.95, 0]}],"
+        " \"joints\": ["
+        "  {\"name\": \"A\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"a\"], \"at\": [0, 0]},"
+        "  {\"name\": \"B\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"b\"], \"at\": [1, 0]},"
+        "  {\"name\": \"C\", \"type\": \"distance\", \"bodies\": [\"a\", \"b\"], \"points\": [[0.1, 0], [0.9, 0]],"
+        "   \"length\": 0.05}],"
+        " \"solver\": {\"t_end\": 1}}";
+    t_run r;
+    t_run_text(bad, NULL, &r);
+    CHECK(r.rc == MBS_EASSEMBLY);
+    CHECK(r.err.n > 0 && strstr(r.err.e[0].message, "cannot assemble") != NULL);
+    CHECK(r.err.n > 0 && strstr(r.err.e[0].message, "joint 'C'") != NULL);
+    t_run_free(&r);
+
+    /* kinematic analysis of a mechanism with a free dof */
+    const char *sets[] = {"solver.analysis=kinematics", "solver.t_end=0.1", NULL};
+    t_run_file("examples/four_bar.json", sets, &r);
+    CHECK(r.rc == MBS_EINVAL);
+    CHECK(r.err.n > 0 && strstr(r.err.e[0].message, "degree") != NULL);
+    t_run_free(&r);
+}
+
+/* ---- kinematics and statics ------------------------------------------------------------------- */
+
+static void test_kinematics_statics(void)
+{
+    /* the driven slider-crank, kinematically: same motion as dynamically */
+    const char *kin[] = {"solver.analysis=kinematics", "solver.t_end=0.5", NULL};
+    const char *dyn[] = {"solver.t_end=0.5", NULL};
+    t_run a, b;
+    t_run_file("examples/slider_crank.json", kin, &a);
+    t_run_file("examples/slider_crank.json", dyn, &b);
+    CHECK(a.rc == 0 && b.rc == 0);
+    CHECK(t_maxdiff(&a, &b, "x_slider") < 1e-8);
+    t_run_free(&a); t_run_free(&b);
+
+    /* statics of the spring-mass on an incline: k x = m g sin(30 deg) */
+    const char *inc =
+        "{\"dimension\": 2, \"gravity\": [0, -9.81],"
+        " \"bodies\": [{\"name\": \"m\", \"mass\": 2, \"inertia\": 0.01, \"com\": [1, 0]}],"
+        " \"joints\": [{\"name\": \"s\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"m\"], \"at\": [1, 0],"
+        "   \"axis\": [\"=cos(pi/6)\", \"=-sin(pi/6)\"]}],"
+        " \"forces\": [{\"type\": \"spring_damper\", \"bodies\": [\"ground\", \"m\"], \"points\": [[0, 0], [1, 0]],"
+        "   \"stiffness\": 500, \"free_length\": 1}],"
+        " \"solver\": {\"t_end\": 1, \"analysis\": \"statics\"},"
+        " \"outputs\": {\"channels\": [{\"name\": \"d\", \"quantity\": \"joint_coordinate\", \"joint\": \"s\"}]}}";
+    t_run r;
+    t_run_text(inc, NULL, &r);
+    CHECK(r.rc == 0);
+    /* the spring is along the x axis, not the incline: solve the 1-D balance
+     * numerically: k (L(d) - 1) dL/dd = m g sin30, L(d) = |(1 + d c, -d s)| */
+    double c = cos(M_PI / 6), s = sin(M_PI / 6), dd = 0;
+    for (int it = 0; it < 100; it++) {
+        double L = hypot(1 + dd * c, dd * s), dL = ((1 + dd * c) * c + dd * s * s) / L;
+        double f = 500 * (L - 1) * dL - 2 * G * s;
+        double h = 1e-7, L2 = hypot(1 + (dd + h) * c, (dd + h) * s);
+        double dL2 = ((1 + (dd + h) * c) * c + (dd + h) * s * s) / L2;
+        double f2 = 500 * (L2 - 1) * dL2 - 2 * G * s;
+        dd -= f * h / (f2 - f);
+    }
+    CHECK_NEAR(t_at(&r, "d", 0), dd, 1e-8);
+    t_run_free(&r);
+}
+
+int main(void)
+{
+    test_free_fall();
+    test_spring_mass_damper();
+    test_pendulum();
+    test_four_bar();
+    test_bricard();
+    test_impossible();
+    test_kinematics_statics();
+    return CHECK_SUMMARY("solver_test");
+}

@@ -1,0 +1,129 @@
+/*
+ * testutil.h - helpers shared by the solver test programs: load an example
+ * with overrides, run it, read a channel at a time.  Header-only.
+ */
+#ifndef TESTUTIL_H
+#define TESTUTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbs/mbs.h"
+#include "mechanism.h"
+
+/* A finished run: the spec (owned), results, metrics, report, status. */
+typedef struct {
+    mbs_spec *spec;
+    mbs_result res;
+    mbs_metrics met;
+    mbs_report rep;
+    int rc;
+    mbs_errlist err;
+} t_run;
+
+static inline char *t_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
+    if (buf) buf[n] = 0;
+    fclose(f);
+    if (len) *len = (size_t)n;
+    return buf;
+}
+
+/* Run a mechanism given as JSON text with "NAME=VALUE" overrides (NULL
+ * terminated).  Returns 0 when the model parsed and built (the run's own
+ * status is in r->rc). */
+static inline int t_run_text(const char *text, const char *const *sets, t_run *r)
+{
+    memset(r, 0, sizeof *r);
+    mech_override ov[32];
+    char buf[32][128];
+    int nov = 0;
+    for (int i = 0; sets && sets[i] && nov < 32; i++) {
+        snprintf(buf[nov], sizeof buf[nov], "%s", sets[i]);
+        char *eq = strchr(buf[nov], '=');
+        if (!eq) continue;
+        *eq = 0;
+        ov[nov].name = buf[nov];
+        ov[nov].value = eq + 1;
+        nov++;
+    }
+    r->spec = mech_parse(text, strlen(text), ov, nov, &r->err);
+    if (!r->spec) {
+        for (int i = 0; i < r->err.n; i++) fprintf(stderr, "  parse: %s: %s\n", r->err.e[i].pointer, r->err.e[i].message);
+        r->rc = MBS_EINVAL;
+        return -1;
+    }
+    mbs_model *m = mbs_model_new(r->spec, &r->rep, &r->err);
+    if (!m) { r->rc = MBS_EINVAL; return -1; }
+    mbs_data *d = mbs_data_new(m);
+    r->rc = mbs_simulate(m, d, &r->res, &r->met, NULL, NULL, &r->err);
+    mbs_initialize(m, d, &r->rep, &r->err); /* report after initialisation */
+    for (int i = 0; r->rc && i < r->err.n; i++) fprintf(stderr, "  run: %s\n", r->err.e[i].message);
+    mbs_data_free(&d);
+    mbs_model_free(&m);
+    return 0;
+}
+
+static inline int t_run_file(const char *path, const char *const *sets, t_run *r)
+{
+    char *text = t_slurp(path, NULL);
+    if (!text) { fprintf(stderr, "cannot read %s\n", path); memset(r, 0, sizeof *r); r->rc = -99; return -1; }
+    int rc = t_run_text(text, sets, r);
+    free(text);
+    return rc;
+}
+
+static inline void t_run_free(t_run *r)
+{
+    mbs_result_free(&r->res);
+    mbs_spec_free(&r->spec);
+}
+
+/* Column of a channel by name (1-based in a row), or -1. */
+static inline int t_col(const t_run *r, const char *name)
+{
+    for (int c = 0; c < r->spec->nchannel; c++)
+        if (!strcmp(r->spec->channels[c].name, name)) return c + 1;
+    return -1;
+}
+
+/* Value of a channel at time t, linear between samples (NAN if absent). */
+static inline double t_at(const t_run *r, const char *name, double t)
+{
+    int c = t_col(r, name), w = 1 + r->res.nchannel;
+    if (c < 0 || r->res.nsample == 0) return NAN;
+    const double *rows = r->res.rows;
+    for (int i = 0; i < r->res.nsample; i++) {
+        double ti = rows[(size_t)i * w];
+        if (fabs(ti - t) <= 1e-9 * (1 + fabs(t))) return rows[(size_t)i * w + c];
+        if (ti > t && i > 0) {
+            double t0 = rows[(size_t)(i - 1) * w], f = (t - t0) / (ti - t0);
+            return (1 - f) * rows[(size_t)(i - 1) * w + c] + f * rows[(size_t)i * w + c];
+        }
+    }
+    return NAN;
+}
+
+/* Largest |a - b| of a channel over two runs with the same sample grid. */
+static inline double t_maxdiff(const t_run *a, const t_run *b, const char *name)
+{
+    int ca = t_col(a, name), cb = t_col(b, name);
+    if (ca < 0 || cb < 0 || a->res.nsample != b->res.nsample) return INFINITY;
+    double mx = 0;
+    for (int i = 0; i < a->res.nsample; i++) {
+        double x = a->res.rows[(size_t)i * (1 + a->res.nchannel) + ca];
+        double y = b->res.rows[(size_t)i * (1 + b->res.nchannel) + cb];
+        if (!(fabs(x - y) <= mx)) mx = fabs(x - y);
+    }
+    return mx;
+}
+
+#endif
