@@ -30,6 +30,7 @@ define objs
 $(patsubst %.c,$(1)/obj/%.o,$(2))
 endef
 
+.SECONDARY:
 .PHONY: all test test-unit test-cli test-san bench fuzz up down clean deps
 all: $(B)/mbs
 
@@ -81,13 +82,17 @@ $(B)/fuzz_mechanism: tests/fuzz/fuzz_mechanism.c $(COMMON_SRC) $(MBS_SRC)
 
 # ---- tests -------------------------------------------------------------------------
 test: deps
-	@$(MAKE) --no-print-directory -j2 all $(UNIT_BINS) $(UNIT_SAN_BINS) $(S)/mbs $(B)/fuzz_mechanism
+	@$(MAKE) --no-print-directory -j2 all $(UNIT_BINS) $(UNIT_SAN_BINS) $(S)/mbs $(B)/fuzz_mechanism $(TEST_EXTRA)
 	@bash tests/run_all.sh
 
 test-unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do $$t || exit 1; done
 
-bench: all
+$(B)/bench/solver_bench: bench/solver_bench.c $(B)/libcommon.a $(B)/libmbs.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+bench: all $(B)/bench/solver_bench
 	@bash bench/run.sh
 
 fuzz: $(B)/fuzz_mechanism

@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(build-essential pkg-config clang libclang-rt-14-dev
       libjansson-dev liblapacke-dev liblapack-dev libblas-dev
       libzmq3-dev libmicrohttpd-dev libpq-dev postgresql
-      docker-compose wrk curl ca-certificates)
+      docker-compose wrk curl ca-certificates python3)
 case "${1:-}" in
   --browser) pkgs+=(chromium nodejs npm) ;;
 esac

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# bench/run.sh - `make bench`: print the benchmark figures (markdown).  The
+# figures recorded in bench/README.md come from this script.
+set -u
+cd "$(dirname "$0")/.."
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%Y-%m-%d)"
+build/bench/solver_bench "$@"
+if [ -f bench/service_bench.sh ] && [ "${1:-}" != "--target" ]; then
+  bash bench/service_bench.sh
+fi

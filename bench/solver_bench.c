@@ -1,0 +1,160 @@
+/*
+ * solver_bench.c - solver figures for bench/README.md.
+ *
+ *  1. every example with every integrator: wall time per simulated second
+ *     and Newton iterations per step (best of 3 runs, outputs sampled as the
+ *     example asks);
+ *  2. the IFToMM N-four-bar target: N = 2, 10 s, point B0 within 1e-3 m of
+ *     the exact solution at every reference time, as fast as possible: a
+ *     small search over steps / tolerances, reporting the fastest setting
+ *     that meets the accuracy;
+ *  3. cost per step of N = 40 against N = 2 (linear growth check).
+ *
+ * Times are measured, never asserted: the tests check correctness.
+ */
+#include "../tests/unit/testutil.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <math.h>
+
+#define REPEAT 3
+
+/* Best wall time of REPEAT runs; fills *r with the last run. */
+static double s_best(const char *path, const char *const *sets, t_run *r)
+{
+    double best = INFINITY;
+    for (int k = 0; k < REPEAT; k++) {
+        if (k) t_run_free(r);
+        t_run_file(path, sets, r);
+        if (r->rc) return NAN;
+        if (r->met.wall_seconds < best) best = r->met.wall_seconds;
+    }
+    return best;
+}
+
+static void s_examples(void)
+{
+    const char *integ[3] = {"solver.integrator=trapezoidal_al", "solver.integrator=bdf", "solver.integrator=dopri5"};
+    printf("\n## Every example, every integrator (example's own step / tolerance, best of %d)\n\n", REPEAT);
+    printf("| example | integrator | t_end (s) | wall (s) | ms per simulated s | steps | Newton it./step | mean system dim. |\n");
+    printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
+    DIR *dir = opendir("examples");
+    char names[64][256];
+    int n = 0;
+    struct dirent *de;
+    while (dir && (de = readdir(dir)) && n < 64) {
+        size_t l = strlen(de->d_name);
+        if (l > 5 && !strcmp(de->d_name + l - 5, ".json")) snprintf(names[n++], 256, "%.200s", de->d_name);
+    }
+    if (dir) closedir(dir);
+    for (int a = 1; a < n; a++)
+        for (int b = a; b > 0 && strcmp(names[b - 1], names[b]) > 0; b--) {
+            char t[256];
+            memcpy(t, names[b], 256); memcpy(names[b], names[b - 1], 256); memcpy(names[b - 1], t, 256);
+        }
+    for (int e = 0; e < n; e++) {
+        char path[512];
+        snprintf(path, sizeof path, "examples/%s", names[e]);
+        for (int k = 0; k < 3; k++) {
+            const char *sets[] = {integ[k], "solver.time_limit=60", NULL};
+            t_run r;
+            double w = s_best(path, sets, &r);
+            double T = r.spec ? r.spec->solver.t_end : 0;
+            if (isnan(w)) {
+                printf("| %s | %s | %g | failed: %s | | | | |\n", names[e], integ[k] + 18, T,
+                       r.err.n ? r.err.e[0].message : "?");
+            } else {
+                printf("| %s | %s | %g | %.4f | %.3f | %ld | %.2f | %.1f |\n", names[e], integ[k] + 18, T, w,
+                       1e3 * w / T, r.met.steps, r.met.steps ? (double)r.met.newton_iterations / r.met.steps : 0,
+                       r.met.mean_system_dimension);
+            }
+            t_run_free(&r);
+        }
+    }
+}
+
+/* Largest error of xB0 / yB0 over the exact reference values of A02. */
+static double s_b0_error(const t_run *r, json_t *refs)
+{
+    double worst = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(refs, i, e) {
+        const char *ch = json_string_value(json_object_get(e, "channel"));
+        json_t *t = json_object_get(e, "t");
+        if (!ch || !json_is_number(t) || (strcmp(ch, "xB0") && strcmp(ch, "yB0"))) continue;
+        double got = t_at(r, ch, json_number_value(t)), err = fabs(got - json_number_value(json_object_get(e, "value")));
+        if (!(err <= worst)) worst = err;
+    }
+    return worst;
+}
+
+static void s_four_bar_target(void)
+{
+    const char *path = "examples/iftomm_a02_four_bar_n2.json";
+    json_t *refs = json_load_file("tests/reference/iftomm_a02_four_bar_n2.json", 0, NULL);
+    if (!refs) { printf("reference file missing\n"); return; }
+    printf("\n## IFToMM A02 N-four-bar, N = 2, 10 s: B0 within 1e-3 m of the exact solution\n\n");
+    printf("The example as it is (10 channels every 0.05 s); error = largest |B0 - exact| at t = 1, 2.5, 5, 10 s.\n\n");
+    printf("| setting | wall (ms, best of %d) | steps | largest B0 error (m) | meets 1e-3 |\n|---|---:|---:|---:|---|\n", REPEAT);
+    const char *settings[][5] = {
+        {"solver.integrator=trapezoidal_al", "solver.step=0.001", NULL},
+        {"solver.integrator=trapezoidal_al", "solver.step=0.002", NULL},
+        {"solver.integrator=trapezoidal_al", "solver.step=0.0025", NULL},
+        {"solver.integrator=trapezoidal_al", "solver.step=0.003", NULL},
+        {"solver.integrator=bdf", "solver.tolerance=1e-6", "solver.abs_tolerance=1e-6", NULL},
+        {"solver.integrator=bdf", "solver.tolerance=1e-7", "solver.abs_tolerance=1e-7", NULL},
+        {"solver.integrator=bdf", "solver.tolerance=1e-8", "solver.abs_tolerance=1e-8", NULL},
+    };
+    double best = INFINITY;
+    int besti = -1;
+    for (size_t s = 0; s < sizeof settings / sizeof settings[0]; s++) {
+        const char *sets[8];
+        int k = 0;
+        sets[k++] = settings[s][0];
+        for (int q = 1; settings[s][q]; q++) sets[k++] = settings[s][q];
+        sets[k] = NULL;
+        t_run r;
+        double w = s_best(path, sets, &r);
+        double err = isnan(w) ? NAN : s_b0_error(&r, refs);
+        printf("| %s %s | %.2f | %ld | %.2e | %s |\n", settings[s][0] + 18, settings[s][1] ? settings[s][1] + 7 : "",
+               1e3 * w, r.met.steps, err, err <= 1e-3 ? "yes" : "no");
+        if (err <= 1e-3 && w < best) { best = w; besti = (int)s; }
+        t_run_free(&r);
+    }
+    if (besti >= 0)
+        printf("\nFastest setting meeting 1e-3 m: %s %s, %.2f ms (target: under 10 ms).\n", settings[besti][0] + 18,
+               settings[besti][1] ? settings[besti][1] + 7 : "", 1e3 * best);
+    json_decref(refs);
+}
+
+static void s_scaling(void)
+{
+    printf("\n## Cost per step, N-four-bar N = 40 against N = 2 (trapezoidal AL, h = 1e-3, 2 s)\n\n");
+    const char *sets[] = {"solver.integrator=trapezoidal_al", "solver.t_end=2", "solver.step=0.001", NULL};
+    t_run a, b;
+    double wa = s_best("examples/iftomm_a02_four_bar_n2.json", sets, &a);
+    double wb = s_best("examples/iftomm_a02_four_bar_n40.json", sets, &b);
+    double pa = wa / (double)a.met.steps, pb = wb / (double)b.met.steps;
+    printf("| N | variables | equations | half-bandwidth | us per step | Newton it./step |\n|---:|---:|---:|---:|---:|---:|\n");
+    printf("| 2 | %d | %d | %d | %.2f | %.2f |\n", a.rep.coords_after, a.rep.constraints_after, a.rep.bandwidth, 1e6 * pa,
+           (double)a.met.newton_iterations / a.met.steps);
+    printf("| 40 | %d | %d | %d | %.2f | %.2f |\n", b.rep.coords_after, b.rep.constraints_after, b.rep.bandwidth, 1e6 * pb,
+           (double)b.met.newton_iterations / b.met.steps);
+    printf("\nRatio of the cost per step: %.1f (target: at most 40; the model is %.0fx larger).\n", pb / pa,
+           (double)b.rep.coords_after / a.rep.coords_after);
+    t_run_free(&a);
+    t_run_free(&b);
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    int only_target = argc > 1 && !strcmp(argv[1], "--target");
+    printf("# Solver benchmark (build/bench/solver_bench)\n");
+    s_four_bar_target();
+    s_scaling();
+    if (!only_target) s_examples();
+    return 0;
+}

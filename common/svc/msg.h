@@ -1,0 +1,65 @@
+/*
+ * msg.h - the messages between gateway (ROUTER) and workers (DEALER).
+ *
+ * Wire format, version 1, one ZeroMQ multipart message:
+ *   frame 0   5 bytes: 'M' 'B' 'S' version command
+ *   frame 1   a JSON object (the fields below)
+ *   frame 2   optional binary payload
+ * The ROUTER side sees the worker's identity as an extra first frame.
+ *
+ *   worker -> gateway
+ *     READY      {host, pid, slots, version, jobs: [[id, attempt], ...]}
+ *     HEARTBEAT  {jobs: [[id, attempt], ...]}            (jobs in hand)
+ *     RESULT     {job, attempt, channels, nsample, responses, metrics}
+ *                + payload: samples, float64 little-endian, row-major,
+ *                  nsample x (1 + nchannel), time first
+ *     FAILED     {job, attempt, error, retry}
+ *   gateway -> worker
+ *     JOB        {job, attempt, model, parameters, solver, responses, time_limit}
+ *                + payload: the mechanism JSON text
+ *     PING       {}
+ *     CANCEL     {job, attempt}
+ */
+#ifndef SVC_MSG_H
+#define SVC_MSG_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#define MSG_VERSION 1
+
+enum {
+    MSG_READY = 'R', MSG_HEARTBEAT = 'H', MSG_RESULT = 'D', MSG_FAILED = 'F',
+    MSG_JOB = 'J', MSG_PING = 'P', MSG_CANCEL = 'C'
+};
+
+typedef struct {
+    unsigned char identity[256]; /* ROUTER only                          */
+    size_t idlen;
+    int cmd;
+    json_t *body;                /* owned                                */
+    void *blob;                  /* owned, NULL when absent              */
+    size_t bloblen;
+} msg_t;
+
+/* Send one message.  identity: the peer on a ROUTER, NULL on a DEALER.
+ * Returns 0, or -1 with errno (EAGAIN, EHOSTUNREACH with ROUTER_MANDATORY). */
+int msg_send(void *sock, const void *identity, size_t idlen, int cmd,
+             const json_t *body, const void *blob, size_t bloblen);
+
+/* Receive one message (flags: 0 or ZMQ_DONTWAIT).  router: 1 if the socket
+ * prefixes the identity.  Returns 0, -1 on error/EAGAIN (errno set), or -2
+ * for a malformed message (already consumed and dropped). */
+int msg_recv(void *sock, int router, msg_t *m, int flags);
+
+/* Free what msg_recv allocated. */
+void msg_clear(msg_t *m);
+
+/* Printable form of an identity (hex when not printable ASCII). */
+void msg_identity_str(const unsigned char *id, size_t len, char *out, size_t size);
+
+/* Copy doubles to/from little-endian bytes. */
+void msg_put_f64le(unsigned char *dst, const double *src, size_t n);
+void msg_get_f64le(double *dst, const unsigned char *src, size_t n);
+
+#endif

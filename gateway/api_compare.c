@@ -1,0 +1,150 @@
+/*
+ * api_compare.c - GET /api/v1/compare/deactivation?model=A[&model=B...]
+ *
+ * For each model: the paired runs of its sweeps that differ only in the
+ * solver option contact_deactivation (same sweep, same parameters, same other
+ * options, both done).  Speed-up of a pair = wall(off) / wall(on); reported
+ * as median, quartiles, min and max.  Mean system dimension both ways.  The
+ * largest output difference |y_off - y_on| over all channels and samples of
+ * the first max_pairs pairs (default 200), read from the stored samples.
+ */
+#include "gw.h"
+#include "svc/db.h"
+#include "svc/msg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_MODELS 20
+
+typedef struct { const char *v[MAX_MODELS]; int n; } models_q;
+
+static enum MHD_Result s_collect(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    models_q *q = cls;
+    (void)kind;
+    if (key && !strcmp(key, "model") && value && q->n < MAX_MODELS) q->v[q->n++] = value;
+    return MHD_YES;
+}
+
+static int s_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Quantile of sorted data by linear interpolation. */
+static double s_quantile(const double *s, int n, double q)
+{
+    double pos = q * (n - 1);
+    int i = (int)pos;
+    return i + 1 < n ? s[i] + (pos - i) * (s[i + 1] - s[i]) : s[n - 1];
+}
+
+static json_t *s_num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
+/* Largest |difference| of two stored sample blocks (same model: same columns). */
+static double s_diff(PGresult *res, int a, int b)
+{
+    long na = strtol(PQgetvalue(res, a, 1), NULL, 10), nb = strtol(PQgetvalue(res, b, 1), NULL, 10);
+    long ncol = strtol(PQgetvalue(res, a, 2), NULL, 10) + 1, n = na < nb ? na : nb;
+    double worst = 0, *ya = malloc(sizeof(double) * (n * ncol + 1)), *yb = malloc(sizeof(double) * (n * ncol + 1));
+    if ((long)PQgetlength(res, a, 3) < n * ncol * 8 || (long)PQgetlength(res, b, 3) < n * ncol * 8) n = 0;
+    msg_get_f64le(ya, (const unsigned char *)PQgetvalue(res, a, 3), (size_t)(n * ncol));
+    msg_get_f64le(yb, (const unsigned char *)PQgetvalue(res, b, 3), (size_t)(n * ncol));
+    for (long i = 0; i < n; i++)
+        for (long c = 1; c < ncol; c++) {
+            double d = fabs(ya[i * ncol + c] - yb[i * ncol + c]);
+            if (d > worst || isnan(d)) worst = d;
+        }
+    free(ya); free(yb);
+    return worst;
+}
+
+/* One model's comparison, or NULL after a database error (reply set). */
+static json_t *s_model(gw_req *r, PGconn **db, const char *model, long max_pairs)
+{
+    const char *p[] = { model };
+    PGresult *res = db_exec(db,
+        "SELECT a.id, b.id, ma.wall_seconds, mb.wall_seconds, ma.mean_system_dimension, mb.mean_system_dimension "
+        "FROM jobs a JOIN sweeps s ON s.id = a.sweep_id "
+        "JOIN jobs b ON b.sweep_id = a.sweep_id AND b.parameters = a.parameters "
+        "  AND (b.solver_overrides - 'contact_deactivation') = (a.solver_overrides - 'contact_deactivation') "
+        "JOIN metrics ma ON ma.job_id = a.id JOIN metrics mb ON mb.job_id = b.id "
+        "WHERE s.model_id = $1 AND a.status = 'done' AND b.status = 'done' "
+        "  AND a.solver_overrides -> 'contact_deactivation' = 'false'::jsonb "
+        "  AND b.solver_overrides -> 'contact_deactivation' = 'true'::jsonb "
+        "ORDER BY a.id LIMIT 100000", 1, p);
+    if (!db_ok(res)) { gw_reply_db_error(r, res); PQclear(res); return NULL; }
+    int n = PQntuples(res), k = 0;
+    double *speed = malloc(sizeof(double) * (n + 1)), dim_off = 0, dim_on = 0, w_off = 0, w_on = 0;
+    for (int i = 0; i < n; i++) {
+        double off = atof(PQgetvalue(res, i, 2)), on = atof(PQgetvalue(res, i, 3));
+        if (on > 0) speed[k++] = off / on;
+        w_off += off; w_on += on;
+        dim_off += atof(PQgetvalue(res, i, 4)); dim_on += atof(PQgetvalue(res, i, 5));
+    }
+    qsort(speed, (size_t)k, sizeof *speed, s_cmp);
+    json_t *out = json_pack("{s:s,s:i}", "model", model, "pairs", n);
+    json_object_set_new(out, "speedup", k == 0 ? json_null() : json_pack("{s:o,s:o,s:o,s:o,s:o}",
+        "median", s_num(s_quantile(speed, k, 0.5)), "q1", s_num(s_quantile(speed, k, 0.25)),
+        "q3", s_num(s_quantile(speed, k, 0.75)), "min", s_num(speed[0]), "max", s_num(speed[k - 1])));
+    json_object_set_new(out, "mean_system_dimension", n == 0 ? json_null() :
+        json_pack("{s:o,s:o}", "deactivation_on", s_num(dim_on / n), "deactivation_off", s_num(dim_off / n)));
+    json_object_set_new(out, "mean_wall_seconds", n == 0 ? json_null() :
+        json_pack("{s:o,s:o}", "deactivation_on", s_num(w_on / n), "deactivation_off", s_num(w_off / n)));
+    free(speed);
+    /* output difference from the samples of the first max_pairs pairs */
+    int np = n < max_pairs ? n : (int)max_pairs;
+    double worst = 0; const char *worst_off = NULL, *worst_on = NULL;
+    char *ids = NULL; size_t idlen = 0;
+    FILE *f = open_memstream(&ids, &idlen);
+    fputc('{', f);
+    for (int i = 0; i < np; i++) fprintf(f, "%s%s,%s", i ? "," : "", PQgetvalue(res, i, 0), PQgetvalue(res, i, 1));
+    fputc('}', f);
+    fclose(f);
+    const char *pi[] = { ids };
+    PGresult *s = np ? db_execb(db, "SELECT job_id::text, nsample::text, cardinality(channels)::text, samples "
+                                    "FROM results WHERE job_id = ANY($1::bigint[])", 1, pi, NULL, NULL, 1) : NULL;
+    free(ids);
+    if (np && !db_ok(s)) { gw_reply_db_error(r, s); PQclear(s); PQclear(res); json_decref(out); return NULL; }
+    for (int i = 0; i < np; i++) {
+        int a = -1, b = -1;
+        for (int j = 0; j < PQntuples(s); j++) {
+            if (!strcmp(PQgetvalue(s, j, 0), PQgetvalue(res, i, 0))) a = j;
+            if (!strcmp(PQgetvalue(s, j, 0), PQgetvalue(res, i, 1))) b = j;
+        }
+        if (a < 0 || b < 0) continue;
+        double d = s_diff(s, a, b);
+        if (d > worst || isnan(d) || !worst_off) { worst = d; worst_off = PQgetvalue(res, i, 0); worst_on = PQgetvalue(res, i, 1); }
+    }
+    json_object_set_new(out, "max_output_difference", !worst_off ? json_null() :
+        json_pack("{s:o,s:I,s:I,s:i}", "value", s_num(worst), "job_off", (json_int_t)atoll(worst_off),
+                  "job_on", (json_int_t)atoll(worst_on), "pairs_compared", np));
+    PQclear(s);
+    PQclear(res);
+    return out;
+}
+
+int api_compare_deactivation(gw_req *r)
+{
+    models_q q = { .n = 0 };
+    long max_pairs;
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, s_collect, &q);
+    if (q.n == 0) return gw_reply_error(r, 400, "bad_request", "give at least one model=ID", NULL);
+    if (gw_query_int(r, "max_pairs", 200, 1, 2000, &max_pairs)) return 0;
+    PGconn **db = gw_db();
+    if (!db) return gw_reply_db_error(r, NULL);
+    json_t *models = json_array();
+    for (int i = 0; i < q.n; i++) {
+        if (!gw_is_model_id(q.v[i])) {
+            json_decref(models);
+            return gw_reply_error(r, 404, "not_found", "no such model", json_pack("[{s:s,s:s}]", "pointer", "model", "message", q.v[i]));
+        }
+        json_t *m = s_model(r, db, q.v[i], max_pairs);
+        if (!m) { json_decref(models); return 0; }
+        json_array_append_new(models, m);
+    }
+    return gw_reply_json(r, 200, json_pack("{s:o}", "models", models));
+}

@@ -1,0 +1,292 @@
+/*
+ * api_sweeps.c - POST /api/v1/sweeps, GET /api/v1/sweeps, GET /api/v1/sweeps/{id}.
+ *
+ * Creation validates the whole specification first (keys, model, design,
+ * responses, and the solver options through a parse of the model with the
+ * first row of overrides), then stores the sweep and every one of its jobs
+ * in one transaction (COPY), and only then wakes the dispatcher.
+ */
+#include "gw.h"
+#include "mechanism.h"
+#include "svc/db.h"
+#include "svc/design.h"
+#include "svc/job.h"
+#include "svc/log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+int gw_store_model(gw_req *r, const json_t *mech, char id[17], int *created, json_t **report_out);
+
+static json_t *s_detail(const char *pointer, const char *message)
+{
+    return json_pack("[{s:s,s:s}]", "pointer", pointer, "message", message);
+}
+
+static int s_invalid(gw_req *r, const char *pointer, const char *message)
+{
+    return gw_reply_error(r, 422, "invalid_sweep", message, s_detail(pointer, message));
+}
+
+/* The COPY buffer being filled by the design expansion. */
+typedef struct {
+    char *buf; size_t len, cap;
+    const char *sweep_id;
+    int priority, max_attempts;
+    json_t *first_solvers;   /* the solver objects of the first row (validation) */
+    json_t *first_params;
+} copy_buf;
+
+/* Append s to the buffer with COPY text escaping. */
+static void s_put(copy_buf *b, const char *s, int escape)
+{
+    size_t n = strlen(s);
+    if (b->len + 2 * n + 64 > b->cap) {
+        b->cap = (b->len + 2 * n + 64) * 2;
+        b->buf = realloc(b->buf, b->cap);
+    }
+    for (; *s; s++) {
+        if (escape && (*s == '\\' || *s == '\t' || *s == '\n' || *s == '\r')) {
+            b->buf[b->len++] = '\\';
+            b->buf[b->len++] = *s == '\t' ? 't' : *s == '\n' ? 'n' : *s == '\r' ? 'r' : '\\';
+        } else b->buf[b->len++] = *s;
+    }
+}
+
+/* design_emit_fn: one COPY line per job. */
+static int s_emit_copy(long idx, json_t *params, json_t *solver, void *user)
+{
+    copy_buf *b = user;
+    char head[160];
+    char *p = json_dumps(params, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    char *s = json_dumps(solver, JSON_COMPACT);
+    snprintf(head, sizeof head, "%s\t%ld\t%d\t%d\t", b->sweep_id, idx, b->priority, b->max_attempts);
+    s_put(b, head, 0);
+    s_put(b, p, 1); s_put(b, "\t", 0); s_put(b, s, 1); s_put(b, "\n", 0);
+    free(p); free(s);
+    return 0;
+}
+
+/* design_emit_fn for validation: keep the first row's solver combinations. */
+static int s_emit_first(long idx, json_t *params, json_t *solver, void *user)
+{
+    copy_buf *b = user;
+    if (!b->first_params) b->first_params = json_deep_copy(params);
+    else if (!json_equal(params, b->first_params)) return 1; /* second row: stop */
+    json_array_append_new(b->first_solvers, json_deep_copy(solver));
+    return idx >= 63; /* at most 64 combinations checked */
+}
+
+/* Check every key and value type of the specification that design.c does not. */
+static int s_check_top(gw_req *r, const json_t *spec)
+{
+    static const char *keys[] = { "model", "name", "design", "parameters", "solver", "responses",
+                                  "priority", "max_attempts", "time_limit" };
+    const char *k; json_t *v;
+    json_object_foreach((json_t *)spec, k, v) {
+        int known = 0;
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) if (!strcmp(k, keys[i])) known = 1;
+        if (!known) {
+            char ptr[160];
+            snprintf(ptr, sizeof ptr, "/%.100s", k);
+            return s_invalid(r, ptr, "unknown key"), -1;
+        }
+    }
+    v = json_object_get(spec, "model");
+    if (!json_is_string(v) && !json_is_object(v))
+        return s_invalid(r, "/model", "model must be a stored model's id or a mechanism object"), -1;
+    v = json_object_get(spec, "name");
+    if (v && (!json_is_string(v) || strlen(json_string_value(v)) > 200))
+        return s_invalid(r, "/name", "name must be a string of at most 200 characters"), -1;
+    v = json_object_get(spec, "priority");
+    if (v && (!json_is_integer(v) || json_integer_value(v) < -1000000 || json_integer_value(v) > 1000000))
+        return s_invalid(r, "/priority", "priority must be an integer in -1000000..1000000"), -1;
+    v = json_object_get(spec, "max_attempts");
+    if (v && (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 20))
+        return s_invalid(r, "/max_attempts", "max_attempts must be an integer in 1..20"), -1;
+    v = json_object_get(spec, "time_limit");
+    if (v && (!json_is_number(v) || json_number_value(v) <= 0 || json_number_value(v) > 86400))
+        return s_invalid(r, "/time_limit", "time_limit must be a number of seconds in (0, 86400]"), -1;
+    return 0;
+}
+
+/* Parse the model with the first row's overrides: solver option names and
+ * values, parameter values, response channels.  0 or -1 with the reply set. */
+static int s_check_overrides(gw_req *r, const char *def, copy_buf *b, const json_t *responses)
+{
+    size_t i; json_t *solver;
+    json_array_foreach(b->first_solvers, i, solver) {
+        job_overrides ov;
+        json_t *report, *details;
+        job_overrides_build(b->first_params, solver, &ov);
+        mbs_errlist *el = calloc(1, sizeof *el);
+        mbs_spec *spec = mech_parse(def, strlen(def), ov.ov, ov.n, el);
+        job_overrides_free(&ov);
+        if (!spec) {
+            details = json_array();
+            for (int k = 0; k < el->n; k++)
+                json_array_append_new(details, json_pack("{s:s,s:s}", "pointer", el->e[k].pointer, "message", el->e[k].message));
+            free(el);
+            return gw_reply_error(r, 422, "invalid_sweep", "the model does not accept these parameters or solver options", details), -1;
+        }
+        free(el);
+        /* responses must name channels of the model */
+        if (i == 0) {
+            const char **names = calloc((size_t)spec->nchannel + 1, sizeof *names);
+            char ptr[128], msg[256];
+            for (int c = 0; c < spec->nchannel; c++) names[c] = spec->channels[c].name;
+            int bad = job_responses_check(responses, names, spec->nchannel, ptr, sizeof ptr, msg, sizeof msg);
+            free(names);
+            if (bad) { mbs_spec_free(&spec); return s_invalid(r, ptr, msg), -1; }
+        }
+        mbs_spec_free(&spec);
+        (void)report;
+    }
+    return 0;
+}
+
+int api_sweeps_create(gw_req *r)
+{
+    json_t *spec = json_deep_copy(r->json), *defaults = NULL;
+    copy_buf b = { 0 };
+    design_err de;
+    char model_id[17], priotxt[32], sweep_id[40] = "";
+    char *def = NULL, *spec_text = NULL;
+    PGconn **db = gw_db();
+    PGresult *res = NULL;
+    long n;
+    int created;
+    if (!db) { json_decref(spec); return gw_reply_db_error(r, NULL); }
+    if (s_check_top(r, spec)) goto done;
+    {
+        char ptr[128], msg[256];
+        if (job_responses_check(json_object_get(spec, "responses"), NULL, 0, ptr, sizeof ptr, msg, sizeof msg)) {
+            s_invalid(r, ptr, msg); goto done;
+        }
+    }
+    /* the model: a stored id, or a mechanism stored now */
+    json_t *m = json_object_get(spec, "model");
+    if (json_is_object(m)) {
+        if (gw_store_model(r, m, model_id, &created, NULL)) goto done;
+        json_object_set_new(spec, "model", json_string(model_id));
+    } else {
+        snprintf(model_id, sizeof model_id, "%s", json_string_value(m));
+    }
+    const char *pm[] = { model_id };
+    if (!gw_is_model_id(model_id)) { s_invalid(r, "/model", "no such model"); goto done; }
+    res = db_exec(db, "SELECT definition::text, coalesce(definition->'parameters', '{}')::text FROM models WHERE id = $1", 1, pm);
+    if (!db_ok(res)) { gw_reply_db_error(r, res); goto done; }
+    if (PQntuples(res) == 0) { s_invalid(r, "/model", "no such model"); goto done; }
+    def = strdup(PQgetvalue(res, 0, 0));
+    defaults = json_loads(PQgetvalue(res, 0, 1), 0, NULL);
+    PQclear(res); res = NULL;
+    /* a seed is always recorded, so that the sweep can be expanded again */
+    json_t *design = json_object_get(spec, "design");
+    if (!design) json_object_set_new(spec, "design", design = json_pack("{s:s}", "kind", "grid"));
+    if (json_is_object(design) && !json_object_get(design, "seed")) {
+        unsigned int rnd = 0;
+        if (getrandom(&rnd, sizeof rnd, 0) != sizeof rnd) rnd = 12345;
+        json_object_set_new(design, "seed", json_integer(rnd & 0x7fffffff));
+    }
+    /* validate and count, then check the first row against the model */
+    n = design_expand(spec, defaults, gw_cfg.job_limit, NULL, NULL, &de);
+    if (n == DESIGN_ELIMIT) {
+        gw_reply_error(r, 422, "too_many_jobs", de.message, s_detail(de.pointer, de.message));
+        goto done;
+    }
+    if (n < 0) { s_invalid(r, de.pointer, de.message); goto done; }
+    if (n == 0) { s_invalid(r, "/design", "the sweep has no jobs"); goto done; }
+    b.first_solvers = json_array();
+    design_expand(spec, defaults, gw_cfg.job_limit, s_emit_first, &b, &de);
+    if (s_check_overrides(r, def, &b, json_object_get(spec, "responses"))) goto done;
+    /* one transaction: the sweep, then every job by COPY */
+    json_t *pr = json_object_get(spec, "priority"), *ma = json_object_get(spec, "max_attempts");
+    b.priority = pr ? (int)json_integer_value(pr) : 0;
+    b.max_attempts = ma ? (int)json_integer_value(ma) : gw_cfg.max_attempts;
+    spec_text = json_dumps(spec, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    snprintf(priotxt, sizeof priotxt, "%d", b.priority);
+    {
+        json_t *nm = json_object_get(spec, "name");
+        char njobs[24];
+        snprintf(njobs, sizeof njobs, "%ld", n);
+        const char *ps[] = { model_id, nm ? json_string_value(nm) : "", spec_text,
+                             json_string_value(json_object_get(json_object_get(spec, "design"), "kind"))
+                                 ? json_string_value(json_object_get(json_object_get(spec, "design"), "kind")) : "grid",
+                             priotxt, njobs };
+        if (db_cmd(db, "begin", "BEGIN", 0, NULL)) { gw_reply_db_error(r, NULL); goto done; }
+        res = db_exec(db, "INSERT INTO sweeps (model_id, name, spec, design, priority, njobs) "
+                          "VALUES ($1, $2, $3::jsonb, $4, $5::int, $6::int) RETURNING id", 6, ps);
+        if (!db_ok(res)) { gw_reply_db_error(r, res); goto rollback; }
+        snprintf(sweep_id, sizeof sweep_id, "%s", PQgetvalue(res, 0, 0));
+        PQclear(res); res = NULL;
+    }
+    b.sweep_id = sweep_id;
+    if (design_expand(spec, defaults, gw_cfg.job_limit, s_emit_copy, &b, &de) != n) {
+        gw_reply_error(r, 500, "internal", "expansion changed", NULL); goto rollback;
+    }
+    res = PQexec(*db, "COPY jobs (sweep_id, idx, priority, max_attempts, parameters, solver_overrides) FROM STDIN");
+    if (PQresultStatus(res) != PGRES_COPY_IN) { gw_reply_db_error(r, res); goto rollback; }
+    PQclear(res);
+    if (PQputCopyData(*db, b.buf, (int)b.len) != 1 || PQputCopyEnd(*db, NULL) != 1) {
+        res = NULL; gw_reply_db_error(r, NULL); goto rollback;
+    }
+    res = PQgetResult(*db);
+    if (!db_ok(res)) { gw_reply_db_error(r, res); while ((res = PQgetResult(*db))) PQclear(res); goto rollback; }
+    PQclear(res); res = NULL;
+    if (db_cmd(db, "commit", "COMMIT", 0, NULL)) { gw_reply_db_error(r, NULL); goto done; }
+    log_info("sweep %s: %ld jobs stored", sweep_id, n);
+    gw_dispatch_kick();
+    gw_reply_json(r, 202, json_pack("{s:s,s:s,s:I,s:s}", "id", sweep_id, "model", model_id,
+                                    "jobs", (json_int_t)n, "status", "queued"));
+    goto done;
+rollback:
+    PQclear(res); res = NULL;
+    db_cmd(db, "rollback", "ROLLBACK", 0, NULL);
+done:
+    PQclear(res);
+    json_decref(spec); json_decref(defaults);
+    json_decref(b.first_solvers); json_decref(b.first_params);
+    free(b.buf); free(def); free(spec_text);
+    return 0;
+}
+
+int api_sweeps_list(gw_req *r)
+{
+    long limit, offset;
+    char l[24], o[24];
+    const char *status = gw_query(r, "status"), *model = gw_query(r, "model");
+    if (gw_query_int(r, "limit", 50, 1, 1000, &limit) || gw_query_int(r, "offset", 0, 0, 1L << 40, &offset)) return 0;
+    snprintf(l, sizeof l, "%ld", limit); snprintf(o, sizeof o, "%ld", offset);
+    const char *p[] = { l, o, status, model };
+    PGconn **db = gw_db();
+    if (!db) return gw_reply_db_error(r, NULL);
+    return gw_reply_row_json(r, db_exec(db,
+        "SELECT json_build_object('items', coalesce(json_agg(t), '[]'), 'limit', $1::int, 'offset', $2::bigint)::text "
+        "FROM (SELECT id, name, model_id, design, status, priority, njobs, created_at, started_at, finished_at "
+        "      FROM sweeps WHERE ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR model_id = $4) "
+        "      ORDER BY created_at DESC, id LIMIT $1::int OFFSET $2::bigint) t", 4, p), 200, "sweeps");
+}
+
+int api_sweeps_get(gw_req *r)
+{
+    if (!gw_is_uuid(r->param[0])) return gw_reply_error(r, 404, "not_found", "no such sweep", NULL);
+    const char *p[] = { r->param[0] };
+    PGconn **db = gw_db();
+    if (!db) return gw_reply_db_error(r, NULL);
+    /* live counts per state; ETA from the rate of finished jobs so far */
+    return gw_reply_row_json(r, db_exec(db,
+        "WITH c AS (SELECT status, count(*) AS n FROM jobs WHERE sweep_id = $1::uuid GROUP BY status), "
+        "     k AS (SELECT coalesce(jsonb_object_agg(status, n), '{}') AS counts, "
+        "                  coalesce(sum(n) FILTER (WHERE status IN ('done','failed','cancelled')), 0) AS finished "
+        "           FROM c) "
+        "SELECT json_build_object('id', s.id, 'name', s.name, 'model_id', s.model_id, 'design', s.design, "
+        "  'status', s.status, 'priority', s.priority, 'njobs', s.njobs, "
+        "  'counts', jsonb_build_object('queued', 0, 'running', 0, 'done', 0, 'failed', 0, 'cancelled', 0) || k.counts, "
+        "  'created_at', s.created_at, 'started_at', s.started_at, 'finished_at', s.finished_at, "
+        "  'eta', CASE WHEN s.status = 'running' AND k.finished > 0 AND s.started_at IS NOT NULL "
+        "              THEN now() + (now() - s.started_at) * ((s.njobs - k.finished)::float8 / k.finished) END, "
+        "  'spec', s.spec)::text "
+        "FROM sweeps s, k WHERE s.id = $1::uuid", 1, p), 200, "sweep");
+}

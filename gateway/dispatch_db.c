@@ -1,0 +1,280 @@
+/*
+ * dispatch_db.c - the dispatcher's SQL.  Every state change of a job is one
+ * atomic UPDATE fenced by (id, attempt, status = 'running'): a late message
+ * from a worker that lost its lease changes nothing.
+ */
+#include "dispatch.h"
+#include "svc/db.h"
+#include "svc/log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Build a PostgreSQL array literal of integers: {1,2,3}. */
+static char *s_int_array(const long long *v, const int *iv, int n)
+{
+    char *buf = NULL; size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    fputc('{', f);
+    for (int i = 0; i < n; i++) fprintf(f, "%s%lld", i ? "," : "", v ? v[i] : (long long)iv[i]);
+    fputc('}', f);
+    fclose(f);
+    return buf;
+}
+
+/* Text array literal with quoting: {"a","b"}. */
+static char *s_text_array(char **v, int n)
+{
+    char *buf = NULL; size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    fputc('{', f);
+    for (int i = 0; i < n; i++) {
+        fputs(i ? ",\"" : "\"", f);
+        for (const char *p = v[i]; *p; p++) { if (*p == '"' || *p == '\\') fputc('\\', f); fputc(*p, f); }
+        fputc('"', f);
+    }
+    fputc('}', f);
+    fclose(f);
+    return buf;
+}
+
+int ds_claim(PGconn **db, char **owners, int n, double lease, double time_limit,
+             ds_claimed **out, int *nout)
+{
+    char nb[16], lb[32], tb[32];
+    char *arr = s_text_array(owners, n);
+    snprintf(nb, sizeof nb, "%d", n);
+    snprintf(lb, sizeof lb, "%.3f", lease);
+    snprintf(tb, sizeof tb, "%.3f", time_limit);
+    const char *p[] = { nb, arr, lb, tb };
+    /* lock candidates in priority order, skipping rows another gateway holds */
+    PGresult *r = db_exec(db,
+        "WITH cand AS (SELECT j.id FROM jobs j WHERE j.status = 'queued' AND j.not_before <= now() "
+        "                AND EXISTS (SELECT 1 FROM sweeps s WHERE s.id = j.sweep_id AND s.status IN ('queued','running')) "
+        "              ORDER BY j.priority DESC, j.id LIMIT $1::int FOR UPDATE OF j SKIP LOCKED), "
+        "     num AS (SELECT id, row_number() OVER (ORDER BY id) AS rn FROM cand), "
+        "     upd AS (UPDATE jobs j SET status = 'running', attempt = j.attempt + 1, "
+        "                    lease_owner = ($2::text[])[num.rn], "
+        "                    lease_expires = now() + $3::float8 * interval '1 second', "
+        "                    started_at = now(), finished_at = NULL "
+        "             FROM num WHERE j.id = num.id "
+        "             RETURNING j.id, j.attempt, j.lease_owner, j.sweep_id, j.parameters, j.solver_overrides), "
+        "     st AS (UPDATE sweeps SET status = 'running', started_at = coalesce(started_at, now()) "
+        "            WHERE id IN (SELECT sweep_id FROM upd) AND status = 'queued') "
+        "SELECT upd.id, upd.attempt, upd.lease_owner, s.model_id, upd.parameters::text, "
+        "       upd.solver_overrides::text, coalesce(s.spec->'responses', '[]')::text, "
+        "       coalesce((s.spec->>'time_limit')::float8, $4::float8) "
+        "FROM upd JOIN sweeps s ON s.id = upd.sweep_id ORDER BY upd.id", 4, p);
+    free(arr);
+    *out = NULL; *nout = 0;
+    if (!db_ok(r)) { log_warn("dispatch: claim: %s", PQresultErrorMessage(r)); PQclear(r); return -1; }
+    int rows = PQntuples(r);
+    ds_claimed *c = calloc((size_t)rows + 1, sizeof *c);
+    for (int i = 0; i < rows; i++) {
+        c[i].id = atoll(PQgetvalue(r, i, 0));
+        c[i].attempt = atoi(PQgetvalue(r, i, 1));
+        snprintf(c[i].owner, sizeof c[i].owner, "%s", PQgetvalue(r, i, 2));
+        snprintf(c[i].model, sizeof c[i].model, "%s", PQgetvalue(r, i, 3));
+        c[i].params = strdup(PQgetvalue(r, i, 4));
+        c[i].solver = strdup(PQgetvalue(r, i, 5));
+        c[i].responses = strdup(PQgetvalue(r, i, 6));
+        c[i].time_limit = atof(PQgetvalue(r, i, 7));
+    }
+    PQclear(r);
+    *out = c; *nout = rows;
+    return 0;
+}
+
+void ds_claimed_free(ds_claimed *c, int n)
+{
+    for (int i = 0; i < n; i++) { free(c[i].params); free(c[i].solver); free(c[i].responses); }
+    free(c);
+}
+
+int ds_unclaim(PGconn **db, long long id, int attempt)
+{
+    char ib[24], ab[16];
+    snprintf(ib, sizeof ib, "%lld", id); snprintf(ab, sizeof ab, "%d", attempt);
+    const char *p[] = { ib, ab };
+    return db_cmd(db, "unclaim",
+        "UPDATE jobs SET status = 'queued', attempt = attempt - 1, lease_owner = NULL, lease_expires = NULL, "
+        "started_at = NULL WHERE id = $1::bigint AND attempt = $2::int AND status = 'running'", 2, p);
+}
+
+/* The fenced result write: job done + result + metrics + responses, or nothing. */
+static const char *SQL_RESULT =
+    "WITH j AS (UPDATE jobs SET status = 'done', finished_at = now(), lease_owner = NULL, "
+    "                  lease_expires = NULL, error = NULL "
+    "           WHERE id = $1::bigint AND attempt = $2::int AND status = 'running' RETURNING id), "
+    "     r AS (INSERT INTO results (job_id, channels, nsample, samples, responses, worker_id) "
+    "           SELECT id, ARRAY(SELECT jsonb_array_elements_text($3::jsonb)), $4::int, $5::bytea, $6::jsonb, $8 "
+    "           FROM j ON CONFLICT (job_id) DO NOTHING RETURNING job_id), "
+    "     m AS (INSERT INTO metrics SELECT (jsonb_populate_record(NULL::metrics, "
+    "                  $7::jsonb || jsonb_build_object('job_id', r.job_id))).* FROM r "
+    "           ON CONFLICT (job_id) DO NOTHING), "
+    "     s AS (INSERT INTO responses (job_id, name, value) "
+    "           SELECT r.job_id, e.key, CASE WHEN jsonb_typeof(e.value) = 'number' THEN (e.value #>> '{}')::float8 END "
+    "           FROM r, jsonb_each($6::jsonb) e ON CONFLICT DO NOTHING) "
+    "SELECT count(*) FROM r";
+
+/* A failure: retried after a doubling delay while attempts remain. */
+static const char *SQL_FAILED =
+    "UPDATE jobs SET "
+    "  status = CASE WHEN $3::bool AND attempt < max_attempts THEN 'queued' ELSE 'failed' END, "
+    "  not_before = CASE WHEN $3::bool AND attempt < max_attempts "
+    "               THEN now() + $5::float8 * power(2, attempt - 1) * interval '1 second' ELSE not_before END, "
+    "  finished_at = CASE WHEN $3::bool AND attempt < max_attempts THEN NULL ELSE now() END, "
+    "  error = $4, lease_owner = NULL, lease_expires = NULL "
+    "WHERE id = $1::bigint AND attempt = $2::int AND status = 'running'";
+
+static PGresult *s_write_one(PGconn **db, ds_pending *p, double backoff)
+{
+    json_t *b = p->m.body;
+    char ib[24], ab[16], nb[16], bb[32];
+    snprintf(ib, sizeof ib, "%lld", (long long)json_integer_value(json_object_get(b, "job")));
+    snprintf(ab, sizeof ab, "%d", (int)json_integer_value(json_object_get(b, "attempt")));
+    if (p->failed) {
+        const char *err = json_string_value(json_object_get(b, "error"));
+        snprintf(bb, sizeof bb, "%.3f", backoff);
+        const char *prm[] = { ib, ab, json_is_true(json_object_get(b, "retry")) ? "true" : "false",
+                              err ? err : "failed", bb };
+        return db_exec(db, SQL_FAILED, 5, prm);
+    }
+    char *ch = json_dumps(json_object_get(b, "channels"), JSON_COMPACT);
+    char *resp = json_dumps(json_object_get(b, "responses"), JSON_COMPACT);
+    char *met = json_dumps(json_object_get(b, "metrics"), JSON_COMPACT);
+    snprintf(nb, sizeof nb, "%d", (int)json_integer_value(json_object_get(b, "nsample")));
+    const char *prm[] = { ib, ab, ch ? ch : "[]", nb, p->m.blob ? p->m.blob : "", resp ? resp : "{}",
+                          met ? met : "{}", p->worker };
+    int len[8] = { 0, 0, 0, 0, (int)p->m.bloblen, 0, 0, 0 }, fmt[8] = { 0, 0, 0, 0, 1, 0, 0, 0 };
+    PGresult *r = db_execb(db, SQL_RESULT, 8, prm, len, fmt, 0);
+    free(ch); free(resp); free(met);
+    return r;
+}
+
+int ds_write(PGconn **db, ds_pending *p, int n, double backoff)
+{
+    int ok = 1;
+    if (n == 0) return 0;
+    /* the whole batch in one transaction (one commit for many results) */
+    if (db_cmd(db, "begin", "BEGIN", 0, NULL)) return -1;
+    for (int i = 0; i < n && ok; i++) {
+        PGresult *r = s_write_one(db, &p[i], backoff);
+        if (!db_ok(r)) { log_warn("dispatch: write: %s", PQresultErrorMessage(r)); ok = 0; }
+        PQclear(r);
+    }
+    if (ok && db_cmd(db, "commit", "COMMIT", 0, NULL) == 0) return 0;
+    if (PQstatus(*db) != CONNECTION_OK) return -1; /* keep them for later */
+    db_cmd(db, "rollback", "ROLLBACK", 0, NULL);
+    /* a bad row spoilt the batch: write one by one, dropping what fails */
+    for (int i = 0; i < n; i++) {
+        PGresult *r = s_write_one(db, &p[i], backoff);
+        if (!db_ok(r)) {
+            if (PQstatus(*db) != CONNECTION_OK) { PQclear(r); return -1; }
+            log_error("dispatch: dropping a message of job %lld: %s",
+                      (long long)json_integer_value(json_object_get(p[i].m.body, "job")), PQresultErrorMessage(r));
+        }
+        PQclear(r);
+    }
+    return 0;
+}
+
+int ds_extend(PGconn **db, const long long *ids, const int *att, int n, double lease)
+{
+    char lb[32];
+    if (n == 0) return 0;
+    char *ia = s_int_array(ids, NULL, n), *aa = s_int_array(NULL, att, n);
+    snprintf(lb, sizeof lb, "%.3f", lease);
+    const char *p[] = { ia, aa, lb };
+    int rc = db_cmd(db, "extend leases",
+        "UPDATE jobs j SET lease_expires = now() + $3::float8 * interval '1 second' "
+        "FROM unnest($1::bigint[], $2::int[]) AS u(id, att) "
+        "WHERE j.id = u.id AND j.attempt = u.att AND j.status = 'running'", 3, p);
+    free(ia); free(aa);
+    return rc;
+}
+
+int ds_expire(PGconn **db, double backoff)
+{
+    char bb[32];
+    snprintf(bb, sizeof bb, "%.3f", backoff);
+    const char *p[] = { bb };
+    PGresult *r = db_exec(db,
+        "UPDATE jobs SET status = CASE WHEN attempt >= max_attempts THEN 'failed' ELSE 'queued' END, "
+        "  error = 'lease expired: worker ' || coalesce(lease_owner, '?') || ' stopped answering', "
+        "  finished_at = CASE WHEN attempt >= max_attempts THEN now() END, "
+        "  not_before = now() + $1::float8 * power(2, attempt - 1) * interval '1 second', "
+        "  lease_owner = NULL, lease_expires = NULL "
+        "WHERE status = 'running' AND lease_expires < now() RETURNING id, status", 1, p);
+    if (!db_ok(r)) { log_warn("dispatch: expire: %s", PQresultErrorMessage(r)); PQclear(r); return -1; }
+    for (int i = 0; i < PQntuples(r); i++)
+        log_warn("dispatch: job %s lease expired -> %s", PQgetvalue(r, i, 0), PQgetvalue(r, i, 1));
+    PQclear(r);
+    return 0;
+}
+
+int ds_gone(PGconn **db, const long long *ids, const int *att, int n, int **gone, int *ngone)
+{
+    *gone = NULL; *ngone = 0;
+    if (n == 0) return 0;
+    char *ia = s_int_array(ids, NULL, n), *aa = s_int_array(NULL, att, n);
+    const char *p[] = { ia, aa };
+    PGresult *r = db_exec(db,
+        "SELECT u.ord - 1 FROM unnest($1::bigint[], $2::int[]) WITH ORDINALITY AS u(id, att, ord) "
+        "LEFT JOIN jobs j ON j.id = u.id "
+        "WHERE j.id IS NULL OR j.status <> 'running' OR j.attempt <> u.att", 2, p);
+    free(ia); free(aa);
+    if (!db_ok(r)) { log_warn("dispatch: check jobs: %s", PQresultErrorMessage(r)); PQclear(r); return -1; }
+    *ngone = PQntuples(r);
+    *gone = calloc((size_t)*ngone + 1, sizeof **gone);
+    for (int i = 0; i < *ngone; i++) (*gone)[i] = atoi(PQgetvalue(r, i, 0));
+    PQclear(r);
+    return 0;
+}
+
+int ds_finish_sweeps(PGconn **db)
+{
+    return db_cmd(db, "finish sweeps",
+        "UPDATE sweeps s SET "
+        "  status = CASE WHEN s.status = 'cancelled' THEN 'cancelled' ELSE 'done' END, "
+        "  finished_at = coalesce(s.finished_at, now()), "
+        "  counts = (SELECT jsonb_object_agg(status, n) FROM "
+        "            (SELECT status, count(*) AS n FROM jobs WHERE sweep_id = s.id GROUP BY status) c) "
+        "WHERE (s.status IN ('queued','running') OR (s.status = 'cancelled' AND s.counts IS NULL)) "
+        "  AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.sweep_id = s.id AND j.status IN ('queued','running'))",
+        0, NULL);
+}
+
+int ds_workers_upsert(PGconn **db, ds_worker **w, int n, const char *gateway)
+{
+    if (n == 0) return 0;
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++) {
+        json_array_append_new(a, json_pack("{s:s,s:s,s:i,s:s,s:I}", "id", w[i]->name, "host", w[i]->host,
+                                           "pid", w[i]->pid, "version", w[i]->version,
+                                           "done", (json_int_t)w[i]->done_delta));
+    }
+    char *txt = json_dumps(a, JSON_COMPACT);
+    json_decref(a);
+    const char *p[] = { txt, gateway };
+    int rc = db_cmd(db, "workers",
+        "INSERT INTO workers AS w (id, host, pid, gateway, version, last_heartbeat, jobs_done) "
+        "SELECT x.id, x.host, x.pid, $2, x.version, now(), x.done "
+        "FROM jsonb_to_recordset($1::jsonb) AS x(id text, host text, pid int, version text, done bigint) "
+        "ON CONFLICT (id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, gateway = EXCLUDED.gateway, "
+        "  version = EXCLUDED.version, last_heartbeat = now(), jobs_done = w.jobs_done + EXCLUDED.jobs_done", 2, p);
+    free(txt);
+    if (rc == 0) for (int i = 0; i < n; i++) w[i]->done_delta = 0;
+    return rc;
+}
+
+char *ds_model_text(PGconn **db, const char *id)
+{
+    const char *p[] = { id };
+    PGresult *r = db_exec(db, "SELECT definition::text FROM models WHERE id = $1", 1, p);
+    char *s = db_ok(r) && PQntuples(r) == 1 ? strdup(PQgetvalue(r, 0, 0)) : NULL;
+    if (!db_ok(r)) log_warn("dispatch: model %s: %s", id, PQresultErrorMessage(r));
+    PQclear(r);
+    return s;
+}

@@ -1,0 +1,137 @@
+/*
+ * gw.h - the gateway's internal interface: configuration, the request object
+ * handed to endpoint handlers, reply helpers, the per-thread database
+ * connection, request statistics and the dispatcher.
+ *
+ * Threading (see docs/service.md): libmicrohttpd runs an internal thread
+ * pool (MHD_USE_INTERNAL_POLLING_THREAD + MHD_OPTION_THREAD_POOL_SIZE); a
+ * handler runs on a pool thread and does only bounded database work through
+ * that thread's own connection, each statement capped by statement_timeout.
+ * The dispatcher (ZeroMQ ROUTER) is one more thread with its own connection.
+ */
+#ifndef GW_H
+#define GW_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <jansson.h>
+#include <libpq-fe.h>
+#include <microhttpd.h>
+
+/* ---- configuration ---------------------------------------------------------- */
+
+typedef struct {
+    const char *bind_addr;       /* HTTP address, default 127.0.0.1         */
+    int port;                    /* default 8080                            */
+    const char *db;              /* libpq conninfo                          */
+    const char *token;           /* API token for writes                    */
+    int no_auth;                 /* --no-auth: writes without a token       */
+    const char *zmq_bind;        /* default tcp://127.0.0.1:5555            */
+    const char *curve_secret_file; /* CurveZMQ server key file, optional    */
+    const char *www;             /* static files                            */
+    int threads;                 /* HTTP thread pool size                   */
+    int statement_timeout_ms;    /* per statement of an HTTP handler        */
+    size_t max_body;             /* bytes, 413 above                        */
+    int max_depth;               /* JSON nesting, 400 above                 */
+    long job_limit;              /* jobs per sweep, 422 above               */
+    int max_attempts;            /* default per job                         */
+    double lease_seconds;        /* job lease, extended by heartbeats       */
+    int heartbeat_ms;            /* ping interval both ways                 */
+    int liveness;                /* missed heartbeats before a worker is dead */
+    double backoff_seconds;      /* first retry delay (doubles per attempt) */
+    double job_time_limit;       /* seconds per job sent to workers         */
+    int dispatch;                /* 0: HTTP only (--no-dispatch)            */
+    int conn_timeout;            /* seconds of an idle HTTP connection       */
+    char gateway_id[96];         /* host:pid, recorded with workers         */
+} gw_config;
+
+extern gw_config gw_cfg;
+
+/* ---- requests ---------------------------------------------------------------- */
+
+#define GW_MAX_PARAMS 4
+
+typedef struct gw_req {
+    struct MHD_Connection *conn;
+    const char *method, *url;
+    char *param[GW_MAX_PARAMS];  /* path segments matched by '*' (owned)     */
+    int nparam;
+    const char *body; size_t body_len;
+    json_t *json;                /* parsed body of a JSON POST (owned)       */
+    /* reply */
+    int status;
+    char *out; size_t out_len;   /* owned, malloc'd                          */
+    const char *ctype;
+    const char *allow;           /* Allow header for 405                      */
+} gw_req;
+
+typedef int (*gw_handler)(gw_req *r);
+
+typedef struct {
+    const char *method;          /* GET, POST                                */
+    const char *pattern;         /* "/api/v1/sweeps/ * /cancel" without spaces */
+    gw_handler fn;
+    int write;                   /* needs the API token                     */
+    int json_body;               /* needs a JSON body                       */
+    const char *label;           /* for /metrics                            */
+} gw_route;
+
+extern const gw_route gw_routes[];
+extern const int gw_nroutes;
+
+/* Reply helpers: each sets r->status/out/ctype and returns 0. */
+int gw_reply_json(gw_req *r, int status, json_t *body /* stolen */);
+int gw_reply_text(gw_req *r, int status, const char *ctype, char *buf /* stolen */, size_t len);
+int gw_reply_error(gw_req *r, int status, const char *code, const char *message, json_t *details /* stolen */);
+/* 503 for a failed database call (the message is logged, not shown). */
+int gw_reply_db_error(gw_req *r, PGresult *res);
+
+/* Query-string value or NULL. */
+const char *gw_query(gw_req *r, const char *key);
+/* Integer query value within [lo, hi], default when absent; -1 on bad input
+ * (and a 400 reply already set). */
+int gw_query_int(gw_req *r, const char *key, long def, long lo, long hi, long *out);
+
+/* ---- database ------------------------------------------------------------------- */
+
+/* The calling thread's connection (created on first use); NULL if the
+ * database cannot be reached. */
+PGconn **gw_db(void);
+/* Close every per-thread connection (at shutdown). */
+void gw_db_close_all(void);
+
+/* ---- HTTP server ------------------------------------------------------------------ */
+
+struct MHD_Daemon *gw_http_start(void);
+/* Append the request counters and latency histogram as Prometheus text. */
+void gw_stats_write(FILE *f);
+
+/* ---- static files ---------------------------------------------------------------- */
+struct MHD_Response *gw_static(const char *url, int *status);
+
+/* ---- dispatcher --------------------------------------------------------------------- */
+
+int gw_dispatch_start(void);
+void gw_dispatch_stop(void);
+/* Ask the dispatcher to look for queued jobs now (new sweep, resume). */
+void gw_dispatch_kick(void);
+/* Workers currently connected to this gateway (alive by heartbeat). */
+int gw_dispatch_workers_alive(void);
+
+#endif
+
+/* ---- identifiers in paths ------------------------------------------------------------ */
+int gw_is_uuid(const char *s);   /* 8-4-4-4-12 hex                          */
+int gw_is_model_id(const char *s); /* 16 lowercase hex                      */
+int gw_is_job_id(const char *s); /* 1..18 digits                            */
+
+/* Reply with the JSON text of the first column of a one-row result (built
+ * by PostgreSQL's json functions); 404 with `what` when there is no row. */
+int gw_reply_row_json(gw_req *r, PGresult *res, int status, const char *what);
+
+/* The model's mechanism checked by the solver: parse + build + initial
+ * analyses.  Returns a spec (caller frees) and fills *report (new JSON), or
+ * NULL with *details (new JSON array of {pointer, message}). */
+struct mbs_spec;
+struct mbs_spec *gw_check_mechanism(const char *text, size_t len, const void *overrides, int nov,
+                                    json_t **report, json_t **details);

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# scripts/down.sh - `make down`: stop the workers, the gateway and the
+# PostgreSQL cluster that scripts/up.sh started (by their recorded pids).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+RUN=$PWD/run
+pids=()
+[ -f "$RUN/workers.pid" ] && pids+=($(cat "$RUN/workers.pid"))
+[ -f "$RUN/gateway.pid" ] && pids+=($(cat "$RUN/gateway.pid"))
+for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
+for _ in $(seq 1 100); do
+  any=0; for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && any=1; done
+  [ $any = 0 ] && break; sleep 0.1
+done
+for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+rm -f "$RUN/workers.pid" "$RUN/gateway.pid"
+[ -d "$RUN/pg" ] && bash scripts/pg.sh stop "$RUN/pg"
+echo "mbsweep is down"

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# A sweep submitted over HTTP runs to the end on two workers; every job's
+# samples, responses and metrics match `build/mbs run` with the same
+# parameters; results.csv, compare/deactivation and /metrics answer.
+source "$(dirname "$0")/lib.sh"
+it_init sweep
+start_gateway
+start_worker w1; start_worker w2
+MID=$(post_model "$PENDULUM"); [ -n "$MID" ] || fail "no model id"
+SID=$(post_sweep '{"model":"'$MID'","name":"e2e","design":{"kind":"grid","seed":3},
+  "parameters":{"L":{"min":0.8,"max":1.2,"levels":3},"m":{"values":[1,2]}},
+  "solver":{"contact_deactivation":[true,false]},
+  "responses":[{"name":"xmax","channel":"x","reduce":"max"},{"name":"yfin","channel":"y","reduce":"final"},
+               {"name":"ymean","channel":"y","reduce":"mean"},{"name":"tmax","channel":"x","reduce":"argmax"}]}')
+[ -n "$SID" ] || fail "no sweep id"
+wait_until 60 sweep_is "$SID" done || fail "sweep not done: $(sweep_state "$SID")"
+state=$(sweep_state "$SID")
+[ "$state" = "done 12 0 0 0 0" ] || fail "final state $state"
+ok "12 jobs done"
+# both workers took part, one result per job
+[ "$(sql "SELECT count(DISTINCT worker_id) FROM results")" = 2 ] || fail "not both workers ran jobs"
+[ "$(sql "SELECT count(*) FROM results")" = 12 ] || fail "result count"
+[ "$(sql "SELECT count(*) FROM metrics WHERE steps > 0 AND wall_seconds > 0")" = 12 ] || fail "metrics"
+[ "$(sql "SELECT count(*) FROM responses")" = 48 ] || fail "responses rows"
+ok "one result, metrics and 4 responses per job; both workers used"
+
+# each job against the command line solver
+for id in $(sql "SELECT id FROM jobs ORDER BY idx"); do
+  sets=$(get "/api/v1/jobs/$id" | jget '" ".join("--set %s=%r" % (k, v) for k, v in sorted(d["parameters"].items())) + " " + " ".join("--set solver.%s=%s" % (k, str(v).lower()) for k, v in d["solver_overrides"].items())')
+  # shellcheck disable=SC2086
+  "$ROOT/build/mbs" run "$PENDULUM" $sets --out "$IT_TMP/cli.csv" --metrics "$IT_TMP/cli.json" --quiet \
+    || fail "mbs run $sets"
+  get "/api/v1/jobs/$id/result?format=csv" > "$IT_TMP/svc.csv"
+  get "/api/v1/jobs/$id" > "$IT_TMP/job.json"
+  python3 - "$IT_TMP/cli.csv" "$IT_TMP/svc.csv" "$IT_TMP/cli.json" "$IT_TMP/job.json" <<'PY' || fail "job $id differs from mbs run ($sets)"
+import csv, json, sys, math
+cli = list(csv.reader(open(sys.argv[1]))); svc = list(csv.reader(open(sys.argv[2])))
+assert cli[0] == svc[0], (cli[0], svc[0])
+assert len(cli) == len(svc), (len(cli), len(svc))
+for a, b in zip(cli[1:], svc[1:]):
+    for x, y in zip(a, b):
+        assert math.isclose(float(x), float(y), rel_tol=1e-8, abs_tol=1e-9), (x, y)
+# responses recomputed from the command line's samples
+rows = [[float(v) for v in r] for r in cli[1:]]
+hdr = cli[0]; ix, iy = hdr.index("x"), hdr.index("y")
+job = json.load(open(sys.argv[4])); resp = job["responses"]
+assert math.isclose(resp["xmax"], max(r[ix] for r in rows), rel_tol=1e-8, abs_tol=1e-9)
+assert math.isclose(resp["yfin"], rows[-1][iy], rel_tol=1e-8, abs_tol=1e-9)
+t = [r[0] for r in rows]; y = [r[iy] for r in rows]
+mean = sum(0.5*(t[i]-t[i-1])*(y[i]+y[i-1]) for i in range(1, len(t))) / (t[-1]-t[0])
+assert math.isclose(resp["ymean"], mean, rel_tol=1e-6, abs_tol=1e-8), (resp["ymean"], mean)
+# deterministic metrics equal the command line's
+m = json.load(open(sys.argv[3])); jm = job["metrics"]
+for k in ["steps", "rejected_steps", "newton_iterations", "factorizations", "coords_before", "coords_after",
+          "constraints_before", "constraints_after", "max_system_dimension"]:
+    assert m[k] == jm[k], (k, m[k], jm[k])
+PY
+done
+ok "samples, responses and metrics of all 12 jobs match build/mbs run"
+
+# sweep CSV: header + 12 rows, with parameters, responses and metrics
+get "/api/v1/sweeps/$SID/results.csv" > "$IT_TMP/sweep.csv"
+python3 - "$IT_TMP/sweep.csv" <<'PY' || fail "results.csv"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 12
+for k in ["L", "m", "solver.contact_deactivation", "response.xmax", "wall_seconds", "steps", "mean_system_dimension"]:
+    assert all(r[k] != "" for r in rows), k
+PY
+ok "results.csv"
+get "/api/v1/compare/deactivation?model=$MID" | jget 'd["models"][0]' > "$IT_TMP/cmp.json"
+python3 - "$IT_TMP/cmp.json" <<'PY' || fail "compare: $(cat "$IT_TMP/cmp.json")"
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert c["pairs"] == 6, c
+assert c["speedup"]["min"] <= c["speedup"]["median"] <= c["speedup"]["max"]
+assert c["mean_system_dimension"]["deactivation_on"] > 0
+assert c["max_output_difference"]["pairs_compared"] == 6 and c["max_output_difference"]["value"] >= 0
+PY
+ok "compare/deactivation: 6 pairs"
+get /metrics | grep -q '^mbsweep_jobs{state="done"} 12' || fail "/metrics jobs"
+get /metrics | grep -q '^mbsweep_http_request_seconds_bucket{route="sweeps_get"' || fail "/metrics histogram"
+ok "/metrics"
+# a 10,000-job sweep is accepted (expanded and stored) quickly
+api POST /api/v1/sweeps/$SID/cancel   # (no-op on a done sweep: 409)
+[ "$STATUS" = 409 ] || fail "cancel of a done sweep: $STATUS"
+t0=$(date +%s.%N)
+api POST /api/v1/sweeps '{"model":"'$MID'","design":{"kind":"sobol","samples":10000,"seed":1},"parameters":{"L":{"min":0.9,"max":1.1}}}'
+t1=$(date +%s.%N)
+[ "$STATUS" = 202 ] || fail "10k sweep: $STATUS $BODY"
+BIG=$(echo "$BODY" | jget 'd["id"]')
+api POST "/api/v1/sweeps/$BIG/cancel"
+ms=$(python3 -c "print(int(($t1-$t0)*1000))")
+[ "$(sql "SELECT count(*) FROM jobs WHERE sweep_id = '$BIG'")" = 10000 ] || fail "10k jobs stored"
+[ "$ms" -lt 1000 ] || fail "10k-job sweep took $ms ms (> 1 s)"
+ok "10,000-job sobol sweep accepted in $ms ms"

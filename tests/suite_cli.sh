@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# tests/suite_cli.sh - the command-line tool end to end, and a short fuzzing
+# run of the mechanism parser (longer runs: make fuzz).
+set -u
+cd "$(dirname "$0")/.."
+fail=0
+bash tests/cli/test_cli.sh || fail=1
+echo "== fuzz_mechanism, 20 s"
+mkdir -p build/fuzz-corpus-ci
+build/fuzz_mechanism -max_total_time=20 -max_len=65536 -print_final_stats=0 build/fuzz-corpus-ci tests/fuzz/corpus \
+  > build/fuzz-ci.log 2>&1 || { tail -40 build/fuzz-ci.log; fail=1; }
+tail -1 build/fuzz-ci.log
+exit $fail

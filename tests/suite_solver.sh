@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# tests/suite_solver.sh - the solver and parser unit tests (optimised build):
+# expression and parser tables, analytic solutions, every example against
+# its reference values with the three integrators.
+set -u
+cd "$(dirname "$0")/.."
+fail=0
+for t in expr_test mechanism_test solver_test reference_test; do
+  echo "== $t"
+  build/tests/$t || fail=1
+done
+exit $fail

@@ -1,0 +1,322 @@
+/*
+ * main.c - build/worker: a stateless worker.
+ *
+ *   worker [--connect tcp://HOST:PORT] [--slots N] [--heartbeat-ms N] [--liveness N]
+ *          [--curve-server-key Z85] [--curve-key-file F] [--id NAME] [--job-delay-ms N]
+ *   environment: MBSWEEP_GATEWAY, MBSWEEP_SERVER_KEY, MBSWEEP_CURVE_KEY_FILE, MBSWEEP_SLOTS
+ *
+ * Protocol (svc/msg.h): on connect the worker sends READY with its free slots
+ * and the jobs it holds; HEARTBEAT every interval with the jobs in hand; the
+ * gateway sends JOB, PING, CANCEL.  When the gateway is silent for `liveness`
+ * intervals the worker announces itself again (ZeroMQ reconnects the socket
+ * by itself); after four such rounds it closes the socket, waits (doubling up
+ * to 8 s) and opens a new one (Paranoid Pirate).  SIGTERM: running and
+ * queued jobs are given back (FAILED, retry) and the worker exits.
+ */
+#include "wk.h"
+#include "svc/log.h"
+#include "svc/msg.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#define WK_VERSION "mbsweep-worker/1"
+#define MAX_QUEUE 16
+
+static struct {
+    const char *connect, *server_key, *key_file;
+    int slots, heartbeat_ms, liveness, delay_ms;
+    char id[128], host[64];
+} s_cfg;
+
+static volatile sig_atomic_t s_stop;
+static void *s_ctx;
+
+/* Jobs in hand: the queue (index 0 runs next) and the running one. */
+static pthread_mutex_t s_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t s_cond = PTHREAD_COND_INITIALIZER;
+static wk_job *s_queue[MAX_QUEUE];
+static int s_nqueue;
+static wk_job *s_current;
+static int s_quit;
+
+static void s_on_signal(int sig) { (void)sig; s_stop = 1; }
+
+static double s_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+/* ---- compute thread ------------------------------------------------------------ */
+
+static void *s_compute(void *arg)
+{
+    void *pipe = zmq_socket(s_ctx, ZMQ_PAIR);
+    zmq_connect(pipe, "inproc://results");
+    (void)arg;
+    for (;;) {
+        pthread_mutex_lock(&s_lock);
+        while (!s_quit && s_nqueue == 0) pthread_cond_wait(&s_cond, &s_lock);
+        if (s_quit) { pthread_mutex_unlock(&s_lock); break; }
+        s_current = s_queue[0];
+        memmove(s_queue, s_queue + 1, sizeof *s_queue * (size_t)--s_nqueue);
+        pthread_mutex_unlock(&s_lock);
+        /* the job leaves the hand before its answer is sent: no heartbeat
+           after the RESULT can list it */
+        msg_t out;
+        wk_run(s_current, s_cfg.delay_ms, &out);
+        pthread_mutex_lock(&s_lock);
+        wk_job_free(s_current);
+        s_current = NULL;
+        pthread_mutex_unlock(&s_lock);
+        msg_send(pipe, NULL, 0, out.cmd, out.body, out.blob, out.bloblen);
+        msg_clear(&out);
+    }
+    wk_cache_clear();
+    zmq_close(pipe);
+    return NULL;
+}
+
+/* ---- messages to the gateway -------------------------------------------------------- */
+
+/* [[id, attempt], ...] of the jobs in hand (running first). */
+static json_t *s_jobs_in_hand(void)
+{
+    json_t *a = json_array();
+    pthread_mutex_lock(&s_lock);
+    if (s_current) json_array_append_new(a, json_pack("[I,i]", (json_int_t)s_current->id, s_current->attempt));
+    for (int i = 0; i < s_nqueue; i++)
+        json_array_append_new(a, json_pack("[I,i]", (json_int_t)s_queue[i]->id, s_queue[i]->attempt));
+    pthread_mutex_unlock(&s_lock);
+    return a;
+}
+
+static void s_send_ready(void *sock)
+{
+    json_t *b = json_pack("{s:s,s:i,s:i,s:s,s:o}", "host", s_cfg.host, "pid", (int)getpid(),
+                          "slots", s_cfg.slots, "version", WK_VERSION, "jobs", s_jobs_in_hand());
+    msg_send(sock, NULL, 0, MSG_READY, b, NULL, 0);
+    json_decref(b);
+}
+
+static void s_send_heartbeat(void *sock)
+{
+    json_t *b = json_pack("{s:o}", "jobs", s_jobs_in_hand());
+    msg_send(sock, NULL, 0, MSG_HEARTBEAT, b, NULL, 0);
+    json_decref(b);
+}
+
+static void s_give_back(void *sock, wk_job *j, const char *why, int retry)
+{
+    json_t *b = json_pack("{s:I,s:i,s:s,s:b}", "job", (json_int_t)j->id, "attempt", j->attempt,
+                          "error", why, "retry", retry);
+    msg_send(sock, NULL, 0, MSG_FAILED, b, NULL, 0);
+    json_decref(b);
+}
+
+/* ---- messages from the gateway ------------------------------------------------------- */
+
+static void s_on_job(void *sock, msg_t *m)
+{
+    json_t *b = m->body;
+    wk_job *j = calloc(1, sizeof *j);
+    j->id = json_integer_value(json_object_get(b, "job"));
+    j->attempt = (int)json_integer_value(json_object_get(b, "attempt"));
+    snprintf(j->model, sizeof j->model, "%s", json_string_value(json_object_get(b, "model")) ?: "");
+    j->definition = m->blob ? strndup(m->blob, m->bloblen) : strdup("");
+    j->params = json_incref(json_object_get(b, "parameters"));
+    j->solver = json_incref(json_object_get(b, "solver"));
+    j->responses = json_incref(json_object_get(b, "responses"));
+    j->time_limit = json_number_value(json_object_get(b, "time_limit"));
+    if (!j->params) j->params = json_object();
+    if (!j->solver) j->solver = json_object();
+    if (!j->responses) j->responses = json_array();
+    pthread_mutex_lock(&s_lock);
+    int full = s_nqueue >= MAX_QUEUE;
+    if (!full) { s_queue[s_nqueue++] = j; pthread_cond_signal(&s_cond); }
+    pthread_mutex_unlock(&s_lock);
+    if (full) { s_give_back(sock, j, "worker queue full", 1); wk_job_free(j); }
+    else log_debug("job %lld attempt %d queued", j->id, j->attempt);
+}
+
+static void s_on_cancel(void *sock, msg_t *m)
+{
+    long long id = json_integer_value(json_object_get(m->body, "job"));
+    wk_job *dropped = NULL;
+    pthread_mutex_lock(&s_lock);
+    if (s_current && s_current->id == id) atomic_store(&s_current->cancel, 1);
+    for (int i = 0; i < s_nqueue; i++)
+        if (s_queue[i]->id == id) {
+            dropped = s_queue[i];
+            memmove(s_queue + i, s_queue + i + 1, sizeof *s_queue * (size_t)(--s_nqueue - i));
+            break;
+        }
+    pthread_mutex_unlock(&s_lock);
+    log_info("job %lld: cancel requested", id);
+    if (dropped) { s_give_back(sock, dropped, "cancelled", 0); wk_job_free(dropped); }
+}
+
+/* ---- connection ---------------------------------------------------------------------- */
+
+static void *s_open(void)
+{
+    void *sock = zmq_socket(s_ctx, ZMQ_DEALER);
+    int zero = 0, ivl = 250, ivl_max = 4000;
+    zmq_setsockopt(sock, ZMQ_ROUTING_ID, s_cfg.id, strlen(s_cfg.id));
+    zmq_setsockopt(sock, ZMQ_LINGER, &zero, sizeof zero);
+    zmq_setsockopt(sock, ZMQ_RECONNECT_IVL, &ivl, sizeof ivl);
+    zmq_setsockopt(sock, ZMQ_RECONNECT_IVL_MAX, &ivl_max, sizeof ivl_max);
+    if (s_cfg.server_key) {
+        char pub[41], sec[41];
+        int have = 0;
+        /* our key pair: from the key file, or a fresh one */
+        if (s_cfg.key_file) {
+            char line[256];
+            FILE *f = fopen(s_cfg.key_file, "r");
+            while (f && fgets(line, sizeof line, f)) {
+                if (!strncmp(line, "public ", 7) && sscanf(line + 7, "%40s", pub) == 1) have |= 1;
+                if (!strncmp(line, "secret ", 7) && sscanf(line + 7, "%40s", sec) == 1) have |= 2;
+            }
+            if (f) fclose(f);
+        }
+        if (have != 3) zmq_curve_keypair(pub, sec);
+        zmq_setsockopt(sock, ZMQ_CURVE_SERVERKEY, s_cfg.server_key, 40);
+        zmq_setsockopt(sock, ZMQ_CURVE_PUBLICKEY, pub, 40);
+        zmq_setsockopt(sock, ZMQ_CURVE_SECRETKEY, sec, 40);
+    }
+    if (zmq_connect(sock, s_cfg.connect) != 0) log_error("cannot connect to %s: %s", s_cfg.connect, zmq_strerror(errno));
+    s_send_ready(sock);
+    return sock;
+}
+
+static void s_loop(void)
+{
+    void *pipe = zmq_socket(s_ctx, ZMQ_PAIR);
+    zmq_bind(pipe, "inproc://results");
+    pthread_t th;
+    pthread_create(&th, NULL, s_compute, NULL);
+    void *sock = s_open();
+    int liveness = s_cfg.liveness, retry_ms = 500, silent_rounds = 0;
+    double hb = s_cfg.heartbeat_ms / 1000.0, next_hb = s_now() + hb;
+    log_info("worker %s connecting to %s (%d slots)", s_cfg.id, s_cfg.connect, s_cfg.slots);
+    while (!s_stop) {
+        zmq_pollitem_t items[2] = { { sock, 0, ZMQ_POLLIN, 0 }, { pipe, 0, ZMQ_POLLIN, 0 } };
+        int rc = zmq_poll(items, 2, s_cfg.heartbeat_ms);
+        if (rc < 0 && errno == EINTR) continue;
+        /* finished jobs: forward to the gateway */
+        if (items[1].revents & ZMQ_POLLIN) {
+            msg_t m;
+            if (msg_recv(pipe, 0, &m, 0) == 0) msg_send(sock, NULL, 0, m.cmd, m.body, m.blob, m.bloblen);
+            msg_clear(&m);
+        }
+        if (items[0].revents & ZMQ_POLLIN) {
+            msg_t m;
+            while (msg_recv(sock, 0, &m, ZMQ_DONTWAIT) != -1) {
+                liveness = s_cfg.liveness; retry_ms = 500; silent_rounds = 0;
+                if (m.cmd == MSG_JOB) s_on_job(sock, &m);
+                else if (m.cmd == MSG_CANCEL) s_on_cancel(sock, &m);
+                msg_clear(&m);
+            }
+        } else if (rc == 0 && --liveness <= 0) {
+            /* the gateway is silent.  First re-announce on the same socket:
+               ZeroMQ reconnects by itself (RECONNECT_IVL) and delivers what
+               is queued, results included, to a restarted gateway.  After
+               several silent rounds start over with a new socket. */
+            if (++silent_rounds < 4) {
+                log_warn("gateway silent, announcing again");
+                s_send_ready(sock);
+            } else {
+                log_warn("gateway silent for long, new connection in %d ms", retry_ms);
+                zmq_close(sock);
+                usleep((useconds_t)retry_ms * 1000);
+                if (retry_ms < 8000) retry_ms *= 2;
+                sock = s_open();
+                silent_rounds = 0;
+            }
+            liveness = s_cfg.liveness;
+        }
+        if (s_now() >= next_hb) { s_send_heartbeat(sock); next_hb = s_now() + hb; }
+    }
+    /* SIGTERM: give back what we hold, stop the compute thread */
+    log_info("stopping: giving back the jobs in hand");
+    pthread_mutex_lock(&s_lock);
+    s_quit = 1;
+    if (s_current) atomic_store(&s_current->cancel, 1);
+    for (int i = 0; i < s_nqueue; i++) { s_give_back(sock, s_queue[i], "worker stopped", 1); wk_job_free(s_queue[i]); }
+    s_nqueue = 0;
+    if (s_current) s_give_back(sock, s_current, "worker stopped", 1);
+    pthread_cond_signal(&s_cond);
+    pthread_mutex_unlock(&s_lock);
+    pthread_join(th, NULL);
+    /* let the last messages leave (bounded) */
+    int linger = 500;
+    zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_close(sock);
+    zmq_close(pipe);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "connect", 1, 0, 'c' }, { "slots", 1, 0, 's' }, { "heartbeat-ms", 1, 0, 'b' },
+        { "liveness", 1, 0, 'l' }, { "curve-server-key", 1, 0, 'k' }, { "curve-key-file", 1, 0, 'f' },
+        { "id", 1, 0, 'i' }, { "job-delay-ms", 1, 0, 'd' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
+    const char *e;
+    int opt;
+    unsigned rnd = 0;
+    log_init("worker");
+    s_cfg.connect = (e = getenv("MBSWEEP_GATEWAY")) && *e ? e : "tcp://127.0.0.1:5555";
+    s_cfg.server_key = (e = getenv("MBSWEEP_SERVER_KEY")) && *e ? e : NULL;
+    s_cfg.key_file = (e = getenv("MBSWEEP_CURVE_KEY_FILE")) && *e ? e : NULL;
+    s_cfg.slots = (e = getenv("MBSWEEP_SLOTS")) ? atoi(e) : 2;
+    s_cfg.delay_ms = (e = getenv("MBSWEEP_JOB_DELAY_MS")) ? atoi(e) : 0;
+    s_cfg.heartbeat_ms = 1000; s_cfg.liveness = 3;
+    gethostname(s_cfg.host, sizeof s_cfg.host);
+    s_cfg.host[sizeof s_cfg.host - 1] = 0;
+    if (getrandom(&rnd, sizeof rnd, 0) != sizeof rnd) rnd = (unsigned)time(NULL);
+    snprintf(s_cfg.id, sizeof s_cfg.id, "%s-%d-%04x", s_cfg.host, (int)getpid(), rnd & 0xffff);
+    while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'c': s_cfg.connect = optarg; break;
+        case 's': s_cfg.slots = atoi(optarg); break;
+        case 'b': s_cfg.heartbeat_ms = atoi(optarg); break;
+        case 'l': s_cfg.liveness = atoi(optarg); break;
+        case 'k': s_cfg.server_key = optarg; break;
+        case 'f': s_cfg.key_file = optarg; break;
+        case 'i': snprintf(s_cfg.id, sizeof s_cfg.id, "%s", optarg); break;
+        case 'd': s_cfg.delay_ms = atoi(optarg); break;
+        default:
+            fprintf(stderr, "usage: worker [--connect tcp://HOST:PORT] [--slots N] [--heartbeat-ms N] [--liveness N]\n"
+                            "              [--curve-server-key Z85] [--curve-key-file F] [--id NAME] [--job-delay-ms N]\n");
+            return opt == 'h' ? 0 : 2;
+        }
+    }
+    if (s_cfg.slots < 1 || s_cfg.slots > 8 || s_cfg.heartbeat_ms < 50 || s_cfg.liveness < 1) {
+        fprintf(stderr, "worker: slots must be 1..8, heartbeat-ms >= 50, liveness >= 1\n");
+        return 2;
+    }
+    if (s_cfg.server_key && strlen(s_cfg.server_key) != 40) {
+        fprintf(stderr, "worker: the server key must be 40 Z85 characters\n");
+        return 2;
+    }
+    struct sigaction sa = { .sa_handler = s_on_signal };
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    s_ctx = zmq_ctx_new();
+    s_loop();
+    zmq_ctx_term(s_ctx);
+    log_info("stopped");
+    return 0;
+}
