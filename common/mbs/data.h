@@ -52,9 +52,9 @@ struct mbs_data {
     double *jangle_ref;   /* (njoint) last accepted revolute angles           */
     double *bangle_ref;   /* (nbody) last accepted 2-D body angles            */
 
-    /* reaction recovery (full, un-eliminated system), allocated on demand */
-    double *rx_A, *rx_b;  /* cache: [t, valid] and the njoint x 6 wrenches  */
-    const double *rx_x;   /* state the cache belongs to                     */
+    /* reaction recovery workspace (reaction.c), made by the sampler when a
+     * reaction channel exists */
+    struct mbs_rx_ws *rx;
 
     /* metrics accumulated by the integrators */
     mbs_metrics met;

@@ -188,3 +188,23 @@ int mbs_lstsq(int m, int n, double *A, double *b)
     free(s);
     return info == 0 ? 0 : -1;
 }
+
+int mbs_lstsq_query(int m, int n, int *lwork, int *liwork)
+{
+    double wq = 0, dummy = 0, sv = 0;
+    int iq = 0, rank = 0, ldb = m > n ? m : n;
+    int info = LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, m, n, 1, &dummy, m > 0 ? m : 1, &dummy, ldb > 0 ? ldb : 1, &sv,
+                                   1e-12, &rank, &wq, -1, &iq);
+    if (info != 0) return -1;
+    *lwork = (int)wq + 1 + (m < n ? m : n);
+    *liwork = iq > 0 ? iq : 1;
+    return 0;
+}
+
+int mbs_lstsq_ws(int m, int n, double *A, double *b, double *work, int lwork, int *iwork)
+{
+    int k = m < n ? m : n, rank = 0, ldb = m > n ? m : n;
+    double *sv = work, *w = work + k;
+    int info = LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, m, n, 1, A, m, b, ldb, sv, 1e-12, &rank, w, lwork - k, iwork);
+    return info == 0 ? 0 : -1;
+}

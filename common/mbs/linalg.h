@@ -58,4 +58,12 @@ int mbs_qrcp_rank(int m, int n, double *A, int *jpvt, double *rdiag, double tol)
  * (destroyed), b of length max(m,n) (solution in the first n). 0 or -1. */
 int mbs_lstsq(int m, int n, double *A, double *b);
 
+/* Workspace of mbs_lstsq_ws for an m x n problem (sizes in doubles and
+ * ints).  Returns 0 or -1. */
+int mbs_lstsq_query(int m, int n, int *lwork, int *liwork);
+
+/* mbs_lstsq with caller workspace (no allocation): work (lwork doubles,
+ * plus min(m,n) for singular values) and iwork (liwork ints). */
+int mbs_lstsq_ws(int m, int n, double *A, double *b, double *work, int lwork, int *iwork);
+
 #endif

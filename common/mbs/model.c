@@ -6,6 +6,7 @@
  * sizes of every work array.
  */
 #include "data.h"
+#include "output.h"
 #include "vec.h"
 
 #include <math.h>
@@ -345,7 +346,7 @@ void mbs_data_free(mbs_data **pd)
     free(d->r1); free(d->r2); free(d->r3); free(d->r4);
     for (int h = 0; h < MBS_BDF_HIST; h++) { free(d->qh[h]); free(d->vh[h]); }
     free(d->jangle_ref); free(d->bangle_ref);
-    free(d->rx_A); free(d->rx_b);
+    mbs_reaction_ws_free(&d->rx);
     mbs_mat_free(&d->spd);
     mbs_mat_free(&d->kkt);
     free(d);

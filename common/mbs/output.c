@@ -62,6 +62,14 @@ int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result
         a->t[0].sign = 1;
         mbs_point_map(m, ch->body, cc, is_point, a->t[0].L);
     }
+    /* reaction channels: workspace once, so sampling never allocates */
+    for (int c = 0; c < nc && !d->rx; c++) {
+        mbs_quantity q = sp->channels[c].quantity;
+        if (q == MBS_Q_REACTION_FORCE || q == MBS_Q_REACTION_TORQUE) {
+            d->rx = mbs_reaction_ws_new(m);
+            if (!d->rx) return MBS_ENOMEM;
+        }
+    }
     if (res) {
         memset(res, 0, sizeof *res);
         res->nchannel = nc;

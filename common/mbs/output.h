@@ -43,4 +43,8 @@ double mbs_channel_value(mbs_sampler *s, int c, double t, const double *x, const
 double mbs_reaction(const mbs_model *m, mbs_data *d, int joint, int torque, mbs_component comp, double t,
                     const double *x, const double *v, const double *a);
 
+/* Workspace of the reaction recovery (sized for the model; NULL on ENOMEM). */
+struct mbs_rx_ws *mbs_reaction_ws_new(const mbs_model *m);
+void mbs_reaction_ws_free(struct mbs_rx_ws **w);
+
 #endif

@@ -124,19 +124,68 @@ static void s_point_now(const mbs_model *m, int b, const double *p0, const doubl
     }
 }
 
-/* Solve every joint's reaction at a state; results in d->rx_A (njoint x 6:
+/* Workspace of the reaction recovery, sized once (no allocation while
+ * sampling). */
+struct mbs_rx_ws {
+    int *off;                    /* (nj + 1) first unknown of each joint      */
+    double (*dirs)[S_MAXDIR][6]; /* (nj) reaction directions                  */
+    double (*pts)[2][3];         /* (nj) application points on both sides     */
+    double *Qb;                  /* (nbody x nb) applied forces per body      */
+    double *A, *rhs;             /* least-squares matrix and right-hand side  */
+    double *work; int lwork;     /* LAPACK workspace                          */
+    int *iwork;
+    double *out;                 /* (nj x 6) the wrenches                     */
+    double t; const double *x;   /* state of the cached solution              */
+    int valid;
+};
+
+void mbs_reaction_ws_free(struct mbs_rx_ws **pw)
+{
+    if (!pw || !*pw) return;
+    struct mbs_rx_ws *w = *pw;
+    free(w->off); free(w->dirs); free(w->pts); free(w->Qb); free(w->A); free(w->rhs);
+    free(w->work); free(w->iwork); free(w->out);
+    free(w);
+    *pw = NULL;
+}
+
+struct mbs_rx_ws *mbs_reaction_ws_new(const mbs_model *m)
+{
+    const mbs_spec *s = m->spec;
+    int nw = m->dim == 3 ? 6 : 3, nj = s->njoint, neq = m->nbody * nw;
+    int nu = S_MAXDIR * nj, mrows = neq > nu ? neq : nu;
+    struct mbs_rx_ws *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->off = calloc((size_t)nj + 1, sizeof(int));
+    w->dirs = calloc((size_t)(nj > 0 ? nj : 1), sizeof *w->dirs);
+    w->pts = calloc((size_t)(nj > 0 ? nj : 1), sizeof *w->pts);
+    w->Qb = calloc((size_t)m->nbody * (size_t)m->nb, sizeof(double));
+    w->A = calloc((size_t)(neq > 0 ? neq : 1) * (size_t)(nu > 0 ? nu : 1), sizeof(double));
+    w->rhs = calloc((size_t)mrows + 1, sizeof(double));
+    w->out = calloc((size_t)(6 * nj + 1), sizeof(double));
+    int liwork = 1;
+    /* the largest problem: every joint with S_MAXDIR directions */
+    if (mbs_lstsq_query(neq, nu, &w->lwork, &liwork) != 0) w->lwork = 0;
+    w->work = calloc((size_t)(w->lwork > 0 ? w->lwork : 1), sizeof(double));
+    w->iwork = calloc((size_t)liwork, sizeof(int));
+    if (!w->off || !w->dirs || !w->pts || !w->Qb || !w->A || !w->rhs || !w->out || !w->work || !w->iwork ||
+        w->lwork == 0)
+        mbs_reaction_ws_free(&w);
+    return w;
+}
+
+/* Solve every joint's reaction at a state; results in w->out (njoint x 6:
  * force then torque, on body[1] at the joint point). */
-static int s_solve_all(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v, const double *a)
+static int s_solve_all(const mbs_model *m, mbs_data *d, struct mbs_rx_ws *ws, double t, const double *x,
+                       const double *v, const double *a)
 {
     const mbs_spec *s = m->spec;
     int dim = m->dim, nb = m->nb, nw = dim == 3 ? 6 : 3, nj = s->njoint;
     int neq = m->nbody * nw;
-    /* unknown directions of all joints */
-    int *off = calloc((size_t)nj + 1, sizeof(int));
-    double (*dirs)[S_MAXDIR][6] = calloc((size_t)(nj > 0 ? nj : 1), sizeof *dirs);
-    double (*pts)[2][3] = calloc((size_t)(nj > 0 ? nj : 1), sizeof *pts);
-    double *Qb = calloc((size_t)m->nbody * (size_t)nb, sizeof(double));
-    if (!off || !dirs || !pts || !Qb) { free(off); free(dirs); free(pts); free(Qb); return -1; }
+    int *off = ws->off;
+    double (*dirs)[S_MAXDIR][6] = ws->dirs;
+    double (*pts)[2][3] = ws->pts;
+    double *Qb = ws->Qb;
     for (int j = 0; j < nj; j++) {
         int driven = 0;
         for (int k = 0; k < s->ndriver; k++) driven |= s->drivers[k].joint == j;
@@ -162,9 +211,9 @@ static int s_solve_all(const mbs_model *m, mbs_data *d, double t, const double *
     }
     int nu = off[nj];
     int mrows = neq > nu ? neq : nu;
-    double *A = calloc((size_t)neq * (size_t)(nu > 0 ? nu : 1), sizeof(double));
-    double *rhs = calloc((size_t)mrows + 1, sizeof(double));
-    if (!A || !rhs) { free(off); free(dirs); free(pts); free(Qb); free(A); free(rhs); return -1; }
+    double *A = ws->A, *rhs = ws->rhs;
+    memset(A, 0, sizeof(double) * (size_t)neq * (size_t)(nu > 0 ? nu : 1));
+    memset(rhs, 0, sizeof(double) * (size_t)(mrows + 1));
     /* body balances: rigid projection of M_b qdd_b - Q_b at the com */
     mbs_force_eval_body(m, d, x, v, t, Qb);
     for (int b = 0; b < m->nbody; b++) {
@@ -218,34 +267,29 @@ static int s_solve_all(const mbs_model *m, mbs_data *d, double t, const double *
             }
         }
     }
-    int rc = nu > 0 ? mbs_lstsq(neq, nu, A, rhs) : 0;
-    double *out = d->rx_b;
+    int rc = nu > 0 ? mbs_lstsq_ws(neq, nu, A, rhs, ws->work, ws->lwork, ws->iwork) : 0;
+    double *out = ws->out;
     for (int j = 0; j < nj && rc == 0; j++) {
         double *w = out + 6 * j;
         memset(w, 0, sizeof(double) * 6);
         for (int k = 0; k < off[j + 1] - off[j]; k++)
             for (int i = 0; i < 6; i++) w[i] += rhs[off[j] + k] * dirs[j][k][i];
     }
-    free(off); free(dirs); free(pts); free(Qb); free(A); free(rhs);
     return rc;
 }
 
 double mbs_reaction(const mbs_model *m, mbs_data *d, int joint, int torque, mbs_component comp, double t,
                     const double *x, const double *v, const double *a)
 {
-    int nj = m->spec->njoint;
-    if (!d->rx_b) {
-        d->rx_b = calloc((size_t)(6 * nj + 1), sizeof(double));
-        d->rx_A = calloc(2, sizeof(double)); /* [0] = time of the cached solution, [1] = valid */
-        if (!d->rx_b || !d->rx_A) return NAN;
+    struct mbs_rx_ws *ws = d->rx;
+    if (!ws) return NAN; /* prepared by the sampler when a channel needs it */
+    if (!(ws->valid && ws->t == t && ws->x == x)) {
+        if (s_solve_all(m, d, ws, t, x, v, a) != 0) return NAN;
+        ws->t = t;
+        ws->x = x;
+        ws->valid = 1;
     }
-    if (!(d->rx_A[1] == 1 && d->rx_A[0] == t && d->rx_x == x)) {
-        if (s_solve_all(m, d, t, x, v, a) != 0) return NAN;
-        d->rx_A[0] = t;
-        d->rx_A[1] = 1;
-        d->rx_x = x;
-    }
-    const double *w = d->rx_b + 6 * joint + (torque ? 3 : 0);
+    const double *w = ws->out + 6 * joint + (torque ? 3 : 0);
     if (m->dim == 2 && torque) return w[2];
     if (comp == MBS_C_MAGNITUDE) return m->dim == 3 ? v3norm(w) : hypot(w[0], w[1]);
     if (comp >= MBS_C_X && comp <= MBS_C_Z) return w[comp];

@@ -5,6 +5,7 @@
 #ifndef TESTUTIL_H
 #define TESTUTIL_H
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
