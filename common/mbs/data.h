@@ -42,6 +42,7 @@ struct mbs_data {
     mbs_mat spd;          /* M + alpha Phi_q^T Phi_q (+ h terms), ordered      */
     mbs_mat kkt;          /* [J  Phi_q^T; Phi_q 0], ordered                     */
     double alpha;         /* penalty of the AL / penalty methods               */
+    double al_cm, al_cp;  /* cM, cP of the factorised SPD matrix (refinement)  */
 
     /* BDF history: times, positions and velocities of past points */
     int nhist;

@@ -55,8 +55,13 @@ int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
     /* penalty: solver.penalty is alpha at the reference step 0.01 s and is
      * scaled with 1/h^2 below it, so that the Newton contraction factor
      * ~ 1 / (1 + alpha h^2 |Phi_q|^2 / 4 m) does not depend on the step */
-    double alpha = mbs_alpha(m) * fmax(1.0, 1e-4 / (h * h));
-    double tolx = fmax(1e-2 * o->tolerance, 1e-13) * m->length_scale;
+    double pen = o->penalty > 0 ? o->penalty : 1e9;
+    double alpha = pen * m->mass_scale * fmax(1.0, 1e-4 / (h * h));
+    /* Newton tolerance on the position corrections.  A position error dx
+     * becomes a velocity error 2 dx / h through the trapezoidal rule, so a
+     * step is never accepted on its first correction unless that correction
+     * is already 1000 times below the tolerance */
+    double tolx = fmax(1e-2 * o->tolerance, 1e-14) * m->length_scale;
     int maxit = o->max_newton > 0 ? o->max_newton : 25;
     double cK = m->has_stiffness ? 0.25 * h * h : 0, cC = m->has_stiffness ? 0.5 * h : 0;
     double *vh = d->hv, *ahat = d->ha;
@@ -74,11 +79,12 @@ int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
         for (int i = 0; i < n; i++) d->x[i] = d->xp[i] + h * d->vp[i] + 0.5 * h * h * d->ap[i];
         int converged = 0;
         double dn_prev = 0;
+        int itmax = maxit;
         for (int i = 0; i < n; i++) {
             vh[i] = 2.0 / h * d->xp[i] + d->vp[i];
             ahat[i] = 4.0 / (h * h) * (d->xp[i] + h * d->vp[i]) + d->ap[i];
         }
-        for (int it = 0; it <= maxit; it++) {
+        for (int it = 0; it <= itmax; it++) {
             /* state implied by x1 */
             for (int i = 0; i < n; i++) {
                 d->v[i] = 2.0 / h * d->x[i] - vh[i];
@@ -96,14 +102,21 @@ int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
                  * where the multiplier update contracts slowly) */
                 double rate = it > 1 && dn_prev > 0 ? dn / dn_prev : 1;
                 dn_prev = dn;
-                if (dn <= tolx || (rate < 0.95 && dn * rate / (1 - rate) <= tolx)) { converged = 1; break; }
+                /* one correction is accepted only when it is far below the
+                 * tolerance (the predictor was already converged) */
+                if ((dn <= tolx && (it > 1 || dn <= 1e-3 * tolx)) ||
+                    (rate < 0.95 && dn * rate / (1 - rate) <= tolx)) { converged = 1; break; }
                 /* at a singular position the slow mode lies where the
                  * constraints are blind to first order: accept once the
                  * constraints hold and the corrections are small */
                 if (it >= 3 && dn <= 100 * tolx && mbs_phi_norm(d) <= tolx) { converged = 1; break; }
                 if (!isfinite(dn)) break;
+                /* near a singular position one mode (the multipliers of the
+                 * dependent direction) contracts slowly but steadily: allow
+                 * it up to four times the iterations, with the matrix kept */
+                if (it == itmax && rate < 0.98 && itmax < 4 * maxit) itmax = 4 * maxit;
             }
-            if (it == maxit) break;
+            if (it >= itmax) break;
             /* residual f = h^2/4 [M a + Phi_q^T (lam + alpha phi) - Q] */
             mbs_force_eval(m, d, d->x, d->v, t1, tmp);
             mbs_mass_mul(m, d->a, f);
@@ -111,7 +124,10 @@ int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
             for (int i = 0; i < ne; i++) tmp[i] = d->eq_on[i] ? lam[i] + alpha * d->phi[i] : 0;
             mbs_cons_jtl(m, d->jac, tmp, f);
             for (int i = 0; i < n; i++) dx[i] = -0.25 * h * h * f[i];
-            int info = mbs_spd_build(m, d, 1.0, 0.25 * h * h * alpha, cK, cC, d->x, d->v, t1);
+            /* full Newton for the first iterations, then the matrix is kept
+             * (modified Newton) while the iteration converges */
+            int info = it < 3 ? mbs_spd_build(m, d, 1.0, 0.25 * h * h * alpha, cK, cC, d->x, d->v, t1) : 0;
+            if (it >= 3) mbs_note_system(d, n);
             if (info != 0) {
                 mbs_err_add(err, "", "t = %.6g: the iteration matrix is singular (lock-up or massless body)", t1);
                 return MBS_ESINGULAR;
@@ -122,7 +138,7 @@ int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
         }
         if (!converged) {
             mbs_err_add(err, "", "t = %.6g: Newton iterations did not converge in %d iterations "
-                        "(try a smaller solver.step)", t1, maxit);
+                        "(try a smaller solver.step)", t1, itmax);
             return MBS_EDIVERGE;
         }
         d->t = t1;

@@ -75,6 +75,8 @@ int mbs_spd_build(const mbs_model *m, mbs_data *d, double cM, double cP, double 
     }
     int info = mbs_mat_factor(A);
     d->met.factorizations++;
+    d->al_cm = cM;
+    d->al_cp = cP;
     mbs_note_system(d, m->nvar);
     d->met.linear_algebra_seconds += mbs_now() - t0;
     return info;
@@ -99,8 +101,18 @@ int mbs_al_solve(const mbs_model *m, mbs_data *d, const double *f, const double 
         memcpy(rhs, f, sizeof(double) * (size_t)n);
         for (int i = 0; i < ne; i++) tmp[i] = -tmp[i];
         mbs_cons_jtl(m, d->jac, tmp, rhs);
-        mbs_spd_solve(m, d, rhs);
         memcpy(y, rhs, sizeof(double) * (size_t)n);
+        mbs_spd_solve(m, d, y);
+        /* one step of iterative refinement: A is ill-conditioned by design
+         * (alpha large), so the directions along the constraints pollute the
+         * others at cond(A) eps; r = b - (cM M + alpha J^T J) y, y += A^-1 r */
+        mbs_mass_mul(m, y, res);
+        for (int i = 0; i < n; i++) rhs[i] -= d->al_cm * res[i];
+        mbs_cons_jv(m, d->jac, y, res);
+        for (int i = 0; i < ne; i++) tmp[i] = d->eq_on[i] ? -d->al_cp * res[i] : 0;
+        mbs_cons_jtl(m, d->jac, tmp, rhs);
+        mbs_spd_solve(m, d, rhs);
+        for (int i = 0; i < n; i++) y[i] += rhs[i];
         /* residual of the linear constraint and multiplier update */
         mbs_cons_jv(m, d->jac, y, res);
         double rn = 0;

@@ -43,12 +43,11 @@ static const char *const INTEG[3][4] = {
 static const char *const INTEG_NAME[3] = {"trapezoidal_al", "bdf", "dopri5"};
 
 /* Combinations that are known not to meet the reference, with the reason;
- * printed on every run (never skipped silently).  The dopri5 failure on the
- * N-four-bar is itself asserted in solver_test. */
+ * printed on every run (never skipped silently). *
 static const struct { const char *example, *integrator, *why; } EXCLUDED[] = {
     {"iftomm_a02_four_bar_n2", "dopri5",
      "index-1 + Baumgarte: the accelerations are undefined at the exact singular positions; the run stops "
-     "with a min_step error (asserted in solver_test)"},
+     "with a min_step error at tight tolerances"},
     {"iftomm_a02_four_bar_n40", "dopri5", "same as N = 2"},
     {"iftomm_a03_andrews", "bdf",
      "KNOWN ISSUE: the index-3 BDF velocities are not accurate at the 1400 rad/s of Andrews' mechanism "

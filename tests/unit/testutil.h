@@ -44,7 +44,7 @@ static inline char *t_slurp(const char *path, size_t *len)
 static inline int t_run_text(const char *text, const char *const *sets, t_run *r)
 {
     memset(r, 0, sizeof *r);
-    mech_override ov[32];
+    mech_override ov[32] = {{0}};
     char buf[32][128];
     int nov = 0;
     for (int i = 0; sets && sets[i] && nov < 32; i++) {
@@ -91,6 +91,7 @@ static inline void t_run_free(t_run *r)
 /* Column of a channel by name (1-based in a row), or -1. */
 static inline int t_col(const t_run *r, const char *name)
 {
+    if (!r->spec) return -1;
     for (int c = 0; c < r->spec->nchannel; c++)
         if (!strcmp(r->spec->channels[c].name, name)) return c + 1;
     return -1;
