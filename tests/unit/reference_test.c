@@ -43,7 +43,7 @@ static const char *const INTEG[3][4] = {
 static const char *const INTEG_NAME[3] = {"trapezoidal_al", "bdf", "dopri5"};
 
 /* Combinations that are known not to meet the reference, with the reason;
- * printed on every run (never skipped silently). *
+ * printed on every run (never skipped silently). */
 static const struct { const char *example, *integrator, *why; } EXCLUDED[] = {
     {"iftomm_a02_four_bar_n2", "dopri5",
      "index-1 + Baumgarte: the accelerations are undefined at the exact singular positions; the run stops "
