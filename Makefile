@@ -92,7 +92,7 @@ $(B)/bench/solver_bench: bench/solver_bench.c $(B)/libcommon.a $(B)/libmbs.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_COMMON)
 
-bench: all $(B)/bench/solver_bench
+bench: all $(B)/bench/solver_bench $(BENCH_EXTRA)
 	@bash bench/run.sh
 
 fuzz: $(B)/fuzz_mechanism

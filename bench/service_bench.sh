@@ -26,7 +26,7 @@
 # BENCH_PG_FAST (0; 1 = fsync off), KEEP_TMP (1 = keep the temporary
 # directory and its logs).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 JOBS=${BENCH_JOBS:-2000}
 REPEAT=${BENCH_REPEAT:-3}
@@ -96,7 +96,9 @@ for c in curl psql python3 wrk timeout getconf; do command -v "$c" >/dev/null 2>
 ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1 || [ -n "${PGBIN:-}" ] || missing="$missing postgresql"
 [ -z "$missing" ] || die "missing:$missing (install with: make deps, i.e. scripts/deps.sh)"
 log "building build/gateway and build/worker (if out of date)"
-make -s -C "$ROOT" build/gateway build/worker >&2 || die "cannot build build/gateway and build/worker"
+# (a make of its own: under `make bench` the parent's jobserver is not passed down)
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$ROOT" build/gateway build/worker >&2 \
+  || die "cannot build build/gateway and build/worker"
 PEND=$ROOT/tests/integration/data/pendulum.json
 FOURBAR=$ROOT/examples/four_bar.json
 [ -f "$PEND" ] && [ -f "$FOURBAR" ] || die "missing $PEND or $FOURBAR"
@@ -128,6 +130,10 @@ PG_VERSION=$(psql "$DB_MAIN" -XAtc "SHOW server_version" | cut -d' ' -f1)
 PG_FSYNC=$(psql "$DB_MAIN" -XAtc "SHOW fsync")
 DB=$DB_MAIN
 sql() { psql "$DB" -XAtq -c "$1"; }
+# statements slower than 0.1 s go to the server log (counted for table 3)
+psql "$DB_MAIN" -Xq -c "ALTER SYSTEM SET log_min_duration_statement = 100" -c "SELECT pg_reload_conf()" >/dev/null \
+  || die "cannot set log_min_duration_statement"
+pg_slow() { grep -c 'LOG:  duration:' "$PGDIR/postgres.log" 2>/dev/null || true; }
 
 # ---- CPU accounting around a measurement ------------------------------------------------
 # mark NAME: snapshot; cpu_json A B: {"busy_pct", "other_pct", "by_prog"} between two
@@ -168,6 +174,15 @@ start_worker() {
   "$ROOT/build/worker" --connect "$ZMQ" --id "$name" >"$TMP/worker-$name.log" 2>&1 &
   WK_PIDS+=($!); PIDS+=($!)
   $CLIENT "$BASE" "$TOKEN" workers "${#WK_PIDS[@]}" 15 || die "worker $name did not register with the gateway"
+}
+# gw_hist ROUTE: the gateway's own request-time histogram (/metrics) for a route:
+# "requests <= 0.1 s, requests <= 1 s, all requests" (time from the request's headers to the reply)
+gw_hist() {
+  curl -s --max-time 5 "$BASE/metrics" | awk -v r="$1" '
+    index($0, "mbsweep_http_request_seconds_bucket{route=\"" r "\",le=\"0.1\"}") == 1 { a = $2 }
+    index($0, "mbsweep_http_request_seconds_bucket{route=\"" r "\",le=\"1\"}") == 1 { b = $2 }
+    index($0, "mbsweep_http_request_seconds_bucket{route=\"" r "\",le=\"+Inf\"}") == 1 { c = $2 }
+    END { print a + 0, b + 0, c + 0 }'
 }
 jget() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 
@@ -232,8 +247,8 @@ nmodels=$(sql "SELECT count(*) FROM models")
 log "table 4: $SCALE_JOBS four-bar jobs (t_end $SCALE_TEND s) on 1 then 2 workers"
 T4=$TMP/table4.md
 {
-  echo "| workers | jobs | wall time, POST -> all done (s) | jobs/s | speed-up | solver time per job, mean (s) | solver time, sum (s) | CPU used by other processes |"
-  echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| workers | jobs | wall time, POST -> all done (s) | jobs/s | speed-up | solver time per job, mean (s) | solver time, sum (s) | CPU s: gateway / workers / PostgreSQL | CPU used by other processes |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---|---:|"
 } >"$T4"
 scale_spec='{"model":"'$FMID'","name":"bench-scale","design":{"kind":"grid","seed":1},
   "parameters":{"w0":{"min":3,"max":7,"levels":'$SCALE_JOBS'}},"solver":{"t_end":'$SCALE_TEND'},
@@ -253,8 +268,9 @@ for nw in 1 2; do
 import json, sys
 nw, n, cpu = int(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3])
 wall, one, mean, tot = map(float, sys.argv[4:8])
-print("| %d | %d | %.2f | %.1f | %.2f | %.3f | %.2f | %.0f %% |" % (nw, n, wall, n / wall, one / wall, mean, tot,
-      cpu["other_pct"]))
+by = cpu["by_prog"]
+print("| %d | %d | %.2f | %.1f | %.2f | %.3f | %.2f | %.2f / %.2f / %.2f | %.0f %% |" % (nw, n, wall, n / wall, one / wall,
+      mean, tot, by.get("gateway", 0), by.get("worker", 0), by.get("postgres", 0), cpu["other_pct"]))
 PY
 done
 
@@ -303,16 +319,18 @@ done
 log "table 3: wrk, $WRK_SECONDS s per run, 2 threads, connections: $WRK_CONNS"
 T3=$TMP/table3.md
 {
-  echo "| request | connections | requests/s | latency p50 (ms) | p90 (ms) | p99 (ms) | max (ms) | socket errors / non-2xx | CPU used by other processes |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---|---:|"
+  echo "| request | connections | requests/s | latency p50 (ms) | p90 (ms) | p99 (ms) | max (ms) | socket errors / non-2xx | gateway: requests over 0.1 s / over 1 s | PostgreSQL: statements over 0.1 s | CPU used by other processes |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|"
 } >"$T3"
 for path in /healthz "/api/v1/sweeps/$SID_DONE" /api/v1/models; do
   code=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "$BASE$path")
   [ "$code" = 200 ] || die "GET $path answers $code before the load test"
-  label="GET $path"
-  [ "$path" = "/api/v1/sweeps/$SID_DONE" ] && label="GET /api/v1/sweeps/{id} ($JOBS jobs, done)"
-  [ "$path" = /api/v1/models ] && label="GET /api/v1/models ($nmodels models)"
+  label="GET $path"; route=healthz
+  [ "$path" = "/api/v1/sweeps/$SID_DONE" ] && { label="GET /api/v1/sweeps/{id} ($JOBS jobs, done)"; route=sweeps_get; }
+  [ "$path" = /api/v1/models ] && { label="GET /api/v1/models ($nmodels models)"; route=models_list; }
   for c in $WRK_CONNS; do
+    read -r h0a h0b h0c <<<"$(gw_hist "$route")"
+    s0=$(pg_slow)
     mark a
     timeout $((WRK_SECONDS + 30)) wrk -t2 -c"$c" -d"${WRK_SECONDS}s" --timeout 5s \
         -s "$ROOT/bench/service/wrk_report.lua" "$BASE$path" >"$TMP/wrk.out" 2>&1 \
@@ -321,10 +339,13 @@ for path in /healthz "/api/v1/sweeps/$SID_DONE" /api/v1/models; do
     line=$(grep '^BENCH ' "$TMP/wrk.out") || { cat "$TMP/wrk.out" >&2; die "no wrk report"; }
     kill -0 "$GW_PID" 2>/dev/null || die "the gateway died under load ($path, $c connections)"
     other=$(python3 -c 'import json,sys; print("%.0f" % json.loads(sys.argv[1])["other_pct"])' "$(cpu_json a b)")
+    read -r h1a h1b h1c <<<"$(gw_hist "$route")"
+    slow="$(( (h1c - h1a) - (h0c - h0a) )) / $(( (h1c - h1b) - (h0c - h0b) )) of $((h1c - h0c))"
+    pgslow=$(( $(pg_slow) - s0 ))
     # BENCH requests duration rps p50 p90 p99 max errors non2xx
     set -- $line
-    printf '| %s | %s | %.0f | %.2f | %.2f | %.2f | %.1f | %s / %s | %s %% |\n' \
-      "$label" "$c" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" "$other" >>"$T3"
+    printf '| %s | %s | %.0f | %.2f | %.2f | %.2f | %.1f | %s / %s | %s | %s | %s %% |\n' \
+      "$label" "$c" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" "$slow" "$pgslow" "$other" >>"$T3"
   done
 done
 
@@ -346,7 +367,10 @@ echo "2. Acceptance of a $BIG-job sweep: latency of POST /api/v1/sweeps (validat
 echo
 cat "$T2"
 echo
-echo "3. Gateway under wrk (2 threads, ${WRK_SECONDS} s per row, keep-alive, loopback; wrk shares the 2 cores)"
+echo "3. Gateway under wrk (2 threads, ${WRK_SECONDS} s per row, keep-alive, loopback; wrk shares the 2 cores)."
+echo "   Percentiles are wrk's, which corrects for coordinated omission: a few stalled requests raise them a lot;"
+echo "   the gateway's own histogram (/metrics, headers received -> reply queued) counts the slow requests, and"
+echo "   PostgreSQL's log (log_min_duration_statement = 100 ms) the slow statements of the same interval."
 echo
 cat "$T3"
 echo

@@ -15,6 +15,7 @@ LDLIBS_SVC := -lmicrohttpd -lzmq -lpq -lpthread $(LDLIBS_COMMON)
 service: $(B)/gateway $(B)/worker
 
 # built by `make test` before the suites start (they run in parallel)
+BENCH_EXTRA += $(B)/gateway $(B)/worker
 TEST_EXTRA += $(B)/gateway $(B)/worker $(S)/gateway $(S)/worker $(B)/tests/svc_test
 
 # libpq's header lives outside the default include path on Debian.
