@@ -232,3 +232,33 @@ void mbs_cons_jtl(const mbs_model *m, const double *jac, const double *l, double
         for (int k = 0; k < e->nnz; k++) z[e->cols[k]] += row[k] * l[i];
     }
 }
+
+void mbs_cons_jvq_add(const mbs_model *m, const double *x, const double *v, double t, double scale,
+                      void (*add)(void *ctx, int row, int col, double val), void *ctx)
+{
+    (void)x;
+    int dim = m->dim;
+    for (int r = 0; r < m->neq; r++) {
+        const mbs_eq *e = &m->eq[r];
+        if (e->kind != MBS_EQ_DOT) continue;
+        for (int p = 0; p < e->nprod; p++) {
+            double w, dw, ddw, Pd[3], Qd[3];
+            s_tw(&e->w[p], t, &w, &dw, &ddw);
+            /* d/dq [w (Pdot . Q + P . Qdot)] = w (Pdot^T Q_q + Qdot^T P_q) */
+            mbs_avec_eval(m, &e->p[p][0], v, 1, Pd);
+            mbs_avec_eval(m, &e->p[p][1], v, 1, Qd);
+            s_jcol jp[2 * MBS_NB_MAX], jq[2 * MBS_NB_MAX];
+            int np = s_av_jac(m, &e->p[p][0], jp), nq = s_av_jac(m, &e->p[p][1], jq);
+            for (int b = 0; b < nq; b++) {
+                double d = 0;
+                for (int k = 0; k < dim; k++) d += Pd[k] * jq[b].col[k];
+                if (d != 0) add(ctx, r, jq[b].var, scale * w * d);
+            }
+            for (int a = 0; a < np; a++) {
+                double d = 0;
+                for (int k = 0; k < dim; k++) d += Qd[k] * jp[a].col[k];
+                if (d != 0) add(ctx, r, jp[a].var, scale * w * d);
+            }
+        }
+    }
+}

@@ -41,6 +41,7 @@ struct mbs_data {
     /* linear systems */
     mbs_mat spd;          /* M + alpha Phi_q^T Phi_q (+ h terms), ordered      */
     mbs_mat kkt;          /* [J  Phi_q^T; Phi_q 0], ordered                     */
+    mbs_mat ggl;          /* stabilised index-2 BDF system (BDF runs only)     */
     double alpha;         /* penalty of the AL / penalty methods               */
     double al_cm, al_cp;  /* cM, cP of the factorised SPD matrix (refinement)  */
 

@@ -1,20 +1,25 @@
 /*
  * integrator_bdf.c - variable-order (1..5), variable-step BDF (Gear)
- * predictor-corrector on the index-3 equations, with modified Newton: the
- * setting of ADAMS GSTIFF used in the contact-deactivation study (seed 002).
+ * predictor-corrector with modified Newton, on the stabilised index-2 form of
+ * Gear, Gupta and Leimkuhler (GGL; the "SI2" setting of ADAMS GSTIFF):
  *
- * Unknowns of a step: positions x and multipliers lam.  The BDF derivative
- * at t_{n+1} of the polynomial through (t_{n+1}, x_{n+1}), (t_n, x_n), ...
- * (variable coefficients from the actual times) gives
- *     v = w0 x + bv,   a = w0 v + ba,
- * and Newton solves  [M a + Phi_q^T lam - Q = 0,  Phi = 0]  with the scaled
- * matrix  [M + C/w0 + (K + H)/w0^2, Phi_q^T; Phi_q, 0]  (mu = lam / w0^2), the
- * classic scaling that keeps index-3 BDF well conditioned at small steps.
- * The matrix is kept between iterations and steps (modified Newton) and
- * refreshed when the convergence is slow or w0 moved by more than 25 %.
- * Local error control on positions and on h times the velocities (the
- * velocities of the index-3 form are index-2 quantities), not on the
- * multipliers; estimated from the predictor-corrector difference.
+ *     q' = v + Phi_q^T mu,   M v' = Q - Phi_q^T lam,
+ *     Phi(q, t) = 0,         Phi_q v + Phi_t = 0,
+ *
+ * so that positions AND velocities satisfy their constraints and both are
+ * under error control (the plain index-3 form loses the velocities when the
+ * step varies).  The BDF derivative at t_{n+1} of the polynomial through the
+ * new point and the last k points (coefficients from the actual times) gives
+ *     q' = w0 q + bq,   v' = w0 v + bv.
+ * Newton unknowns (q, v, lam/w0, mu/w0); equations scaled by 1/w0:
+ *     F1 = (w0 q + bq - v - Phi_q^T mu) / w0,  F2 = (M v' + Phi_q^T lam - Q) / w0,
+ *     F3 = Phi,                                F4 = Phi_q v + Phi_t,
+ * whose matrix  [I, -I/w0, 0, -Phi_q^T; (K+H)/w0, M + C/w0, Phi_q^T, 0;
+ * Phi_q, 0, 0, 0; 0, Phi_q, 0, 0]  stays well conditioned as h -> 0 (banded
+ * LU after reverse Cuthill-McKee; the second derivative of Phi_q v is left
+ * out: modified Newton).  The matrix is kept between iterations and steps
+ * and refreshed when the convergence is slow or w0 moved by more than 25 %.
+ * Local error from the predictor-corrector difference of q and v.
  */
 #include "integrators.h"
 #include "analysis.h"
@@ -98,6 +103,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
     /* work vectors */
     double *xpred = d->rk, *vpred = d->rk + n, *bv = d->rk + 2 * (size_t)n, *ba = d->rk + 3 * (size_t)n;
     double *rhs = d->w1, *lam_s = d->rk + 4 * (size_t)n; /* lam_s: multipliers saved for a retry */
+    double *mu = lam_s + (ne > 0 ? ne : 1);               /* GGL multipliers of Phi_q v + Phi_t */
     double tau[MBS_BDF_HIST + 1], w[MBS_BDF_HIST + 1], we[MBS_BDF_HIST + 1];
     int k = 1, steps_at_order = 0, fails = 0;
     memcpy(d->ha, d->a, sizeof(double) * (size_t)n); /* acceleration of the last point */
@@ -138,59 +144,70 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
             bv[i] = sx;
             ba[i] = sv;
         }
-        /* Newton (modified): x from the predictor, lam from the last step */
+        /* Newton (modified) on the GGL system: q, v from the predictor, lam
+         * from the last step, mu = 0 (it vanishes on the exact solution) */
         memcpy(d->x, xpred, sizeof(double) * (size_t)n);
+        memcpy(d->v, vpred, sizeof(double) * (size_t)n);
         memcpy(lam_s, d->lam, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+        memset(mu, 0, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
         int converged = 0, fresh = 0;
         double prev = 0;
         for (int attempt = 0; attempt < 2 && !converged; attempt++) {
             if (attempt == 1) {
                 if (fresh) break; /* fresh matrix did not help: cut the step */
                 memcpy(d->x, xpred, sizeof(double) * (size_t)n);
+                memcpy(d->v, vpred, sizeof(double) * (size_t)n);
                 memcpy(d->lam, lam_s, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+                memset(mu, 0, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
                 w0_fact = 0;
             }
             for (int it = 0; it < maxit; it++) {
-                for (int i = 0; i < n; i++) {
-                    d->v[i] = w0 * d->x[i] + bv[i];
-                    d->a[i] = w0 * d->v[i] + ba[i];
-                }
+                for (int i = 0; i < n; i++) d->a[i] = w0 * d->v[i] + ba[i];
                 mbs_cons_eval(m, d->x, t1, d->phi, d->jac);
                 if (w0_fact == 0 || fabs(w0 / w0_fact - 1) > 0.25) {
-                    if (mbs_kkt_build(m, d, 1.0, 1.0 / (w0 * w0), 1.0 / w0, 1.0 / (w0 * w0), d->lam, d->x, d->v, t1)) {
+                    if (mbs_ggl_build(m, d, w0, d->x, d->v, t1)) {
                         w0_fact = 0;
                         break;
                     }
                     w0_fact = w0;
                     fresh = 1;
                 } else {
-                    mbs_note_system(d, m->nkkt);
+                    mbs_note_system(d, m->nggl);
                 }
-                /* residual: -[M a + Phi_q^T lam - Q] / w0^2 ; -Phi */
+                /* residuals, scaled as the matrix (see the file header) */
+                double *F1 = rhs, *F2 = rhs + n, *F3 = rhs + 2 * n, *F4 = rhs + 2 * n + ne;
+                for (int i = 0; i < n; i++) F1[i] = w0 * d->x[i] + bv[i] - d->v[i];
+                for (int i = 0; i < ne; i++) d->r2[i] = d->eq_on[i] ? -mu[i] : 0;
+                mbs_cons_jtl(m, d->jac, d->r2, F1);
                 mbs_force_eval(m, d, d->x, d->v, t1, d->Q);
-                mbs_mass_mul(m, d->a, rhs);
-                for (int i = 0; i < n; i++) rhs[i] -= d->Q[i];
-                mbs_cons_jtl(m, d->jac, d->lam, rhs);
-                for (int i = 0; i < n; i++) rhs[i] = -rhs[i] / (w0_fact * w0_fact);
-                for (int i = 0; i < ne; i++) rhs[n + i] = d->eq_on[i] ? -d->phi[i] : 0;
-                mbs_kkt_solve(m, d, rhs);
+                mbs_mass_mul(m, d->a, F2);
+                for (int i = 0; i < n; i++) F2[i] -= d->Q[i];
+                for (int i = 0; i < ne; i++) d->r2[i] = d->eq_on[i] ? d->lam[i] : 0;
+                mbs_cons_jtl(m, d->jac, d->r2, F2);
+                mbs_cons_phit(m, d->x, t1, d->phit);
+                mbs_cons_jv(m, d->jac, d->v, F4);
+                for (int i = 0; i < n; i++) { F1[i] = -F1[i] / w0_fact; F2[i] = -F2[i] / w0_fact; }
+                for (int i = 0; i < ne; i++) {
+                    F3[i] = d->eq_on[i] ? -d->phi[i] : 0;
+                    F4[i] = d->eq_on[i] ? -(F4[i] + d->phit[i]) : 0;
+                }
+                mbs_ggl_solve(m, d, rhs);
                 d->met.newton_iterations++;
-                /* the matrix was scaled with w0_fact; multipliers with it too */
+                /* updates; convergence measured on q, v and the scaled
+                 * multipliers (units of M v) */
                 double dn = 0;
                 for (int i = 0; i < n; i++) {
-                    d->x[i] += rhs[i];
-                    double wt = atol + rtol * fabs(d->x[i]);
-                    dn = fmax(dn, fabs(rhs[i]) / wt);
+                    d->x[i] += F1[i];
+                    d->v[i] += F2[i];
+                    dn = fmax(dn, fabs(F1[i]) / (atol + rtol * fabs(d->x[i])));
+                    dn = fmax(dn, fabs(F2[i]) / (atol + rtol * fabs(d->v[i])));
                 }
-                /* multipliers converge too: in the scaled unknowns mu = lam /
-                 * w0^2 (units of M x), else a step whose predictor already
-                 * satisfies the constraints would "converge" with stale lam */
                 for (int i = 0; i < ne; i++) {
                     if (!d->eq_on[i]) continue;
-                    double mu = d->lam[i] / (w0_fact * w0_fact);
-                    double wt = m->mass_scale * (atol + rtol * m->length_scale) + rtol * fabs(mu);
-                    dn = fmax(dn, fabs(rhs[n + i]) / wt);
-                    d->lam[i] += rhs[n + i] * w0_fact * w0_fact;
+                    double wt = m->mass_scale * (atol + rtol * m->length_scale) + rtol * fabs(d->lam[i] / w0_fact);
+                    dn = fmax(dn, fabs(F3[i]) / wt);
+                    d->lam[i] += F3[i] * w0_fact;
+                    mu[i] += F4[i] * w0_fact;
                 }
                 if (!isfinite(dn)) break;
                 double rate = it > 0 && prev > 0 ? dn / prev : 0;
@@ -199,12 +216,8 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
                 if (it > 1 && rate > 0.9) break;
             }
         }
-        if (converged) {
-            for (int i = 0; i < n; i++) {
-                d->v[i] = w0 * d->x[i] + bv[i];
-                d->a[i] = w0 * d->v[i] + ba[i];
-            }
-        }
+        if (converged)
+            for (int i = 0; i < n; i++) d->a[i] = w0 * d->v[i] + ba[i];
         /* local error from the predictor-corrector difference */
         double en = 1e10;
         if (converged) {
@@ -213,11 +226,10 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
             double c = np <= 1 ? 1.0 : h / (t1 - d->th[np - 1]);
             double acc = 0;
             for (int i = 0; i < n; i++) {
-                /* velocities are index-2 quantities: their error enters
-                 * scaled by h (Hairer & Wanner VII.3) */
-                double ex = c * (d->x[i] - xpred[i]), ev = c * h * (d->v[i] - vpred[i]);
-                double wx = atol + rtol * fabs(d->x[i]);
-                acc += (ex / wx) * (ex / wx) + (ev / wx) * (ev / wx);
+                /* positions and velocities, each against its own scale */
+                double ex = c * (d->x[i] - xpred[i]), ev = c * (d->v[i] - vpred[i]);
+                double wx = atol + rtol * fabs(d->x[i]), wv = atol + rtol * fabs(d->v[i]);
+                acc += (ex / wx) * (ex / wx) + (ev / wv) * (ev / wv);
             }
             en = sqrt(acc / (2.0 * (n > 0 ? n : 1)));
         }

@@ -255,6 +255,40 @@ static int s_orderings(mbs_model *m)
         for (int i = 0; i < m->nkkt; i++) m->kiperm[m->kperm[i]] = i;
         m->kkl = m->kku = bw;
     }
+    free(ptr); free(adj);
+    /* GGL graph: q-v coupling, the mass/force pattern on v (and K on v-q),
+     * the constraint rows on (v, lam), (q, mu), (lam, q), (mu, v) */
+    free(E.e);
+    E.e = NULL; E.n = E.cap = 0;
+    int gn = 2 * n + 2 * ne;
+    for (int i = 0; i < n && !rc; i++) rc = s_edge(&E, i, n + i);
+    for (int i = 0; i < n && !rc; i++)
+        for (int p = m->M_ptr[i]; p < m->M_ptr[i + 1] && !rc; p++) rc = s_edge(&E, n + i, n + m->M_col[p]);
+    for (int e = 0; e < m->nstate_el && !rc; e++)
+        for (int a = 0; a < m->stel[e].nvar && !rc; a++)
+            for (int b = 0; b < m->stel[e].nvar && !rc; b++) {
+                rc = s_edge(&E, n + m->stel[e].vars[a], n + m->stel[e].vars[b]);
+                if (!rc) rc = s_edge(&E, n + m->stel[e].vars[a], m->stel[e].vars[b]);
+            }
+    for (int r = 0; r < ne && !rc; r++)
+        for (int a = 0; a < m->eq[r].nnz && !rc; a++) {
+            int c = m->eq[r].cols[a];
+            rc = s_edge(&E, n + c, 2 * n + r);
+            if (!rc) rc = s_edge(&E, c, 2 * n + ne + r);
+            if (!rc) rc = s_edge(&E, 2 * n + r, c);
+            if (!rc) rc = s_edge(&E, 2 * n + ne + r, n + c);
+            for (int b = 0; b < m->eq[r].nnz && !rc; b++) rc = s_edge(&E, n + c, m->eq[r].cols[b]);
+        }
+    m->nggl = gn;
+    m->gperm = malloc(sizeof(int) * (size_t)(gn + 1));
+    m->giperm = malloc(sizeof(int) * (size_t)(gn + 1));
+    ptr = adj = NULL;
+    if (rc || !m->gperm || !m->giperm || s_csr(&E, gn, &ptr, &adj)) rc = MBS_ENOMEM;
+    if (!rc) {
+        int bw = mbs_rcm(gn, ptr, adj, m->gperm);
+        for (int i = 0; i < gn; i++) m->giperm[m->gperm[i]] = i;
+        m->gkl = m->gku = bw;
+    }
     free(ptr); free(adj); free(E.e);
     return rc;
 }
@@ -294,7 +328,7 @@ void mbs_model_free(mbs_model **pm)
     mbs_model *m = *pm;
     free(m->body); free(m->x0); free(m->v0); free(m->eq); free(m->colpool);
     free(m->M_ptr); free(m->M_col); free(m->M_val);
-    free(m->perm); free(m->iperm); free(m->kperm); free(m->kiperm);
+    free(m->perm); free(m->iperm); free(m->kperm); free(m->kiperm); free(m->gperm); free(m->giperm);
     free(m->jg); free(m->fpts); free(m->spring_len0); free(m->stel);
     free(m);
     *pm = NULL;
@@ -311,7 +345,7 @@ mbs_data *mbs_data_new(const mbs_model *m)
     int n = m->nvar, ne = m->neq, nn = n > 0 ? n : 1, nq = ne > 0 ? ne : 1;
     int nnz = 0;
     for (int i = 0; i < ne; i++) nnz += m->eq[i].nnz;
-    size_t big = (size_t)(n + ne + (n > ne ? n : ne) + 1);
+    size_t big = (size_t)(2 * (n + ne) + 1);
     d->m = m;
     d->n = n;
     d->ne = ne;
@@ -321,7 +355,7 @@ mbs_data *mbs_data_new(const mbs_model *m)
     ALLOC(d->xp, nn); ALLOC(d->vp, nn); ALLOC(d->ap, nn);
     ALLOC(d->phi, nq); ALLOC(d->jac, nnz > 0 ? nnz : 1); ALLOC(d->phit, nq); ALLOC(d->gam, nq);
     ALLOC(d->Q, nn); ALLOC(d->fd_x, nn); ALLOC(d->fd_v, nn); ALLOC(d->fd_q0, nn); ALLOC(d->fd_q1, nn);
-    ALLOC(d->rk, 16 * nn); ALLOC(d->hv, nn); ALLOC(d->ha, nn); ALLOC(d->w1, big); ALLOC(d->w2, big);
+    ALLOC(d->rk, 16 * nn + 4 * nq); ALLOC(d->hv, nn); ALLOC(d->ha, nn); ALLOC(d->w1, big); ALLOC(d->w2, big);
     ALLOC(d->r1, big); ALLOC(d->r2, big); ALLOC(d->r3, big); ALLOC(d->r4, big);
     for (int h = 0; h < MBS_BDF_HIST; h++) { ALLOC(d->qh[h], nn); ALLOC(d->vh[h], nn); }
     ALLOC(d->jangle_ref, m->spec->njoint + 1);
@@ -329,6 +363,8 @@ mbs_data *mbs_data_new(const mbs_model *m)
 #undef ALLOC
     if (ok && mbs_mat_init(&d->spd, MBS_MAT_SPD, n, m->kd, m->kd)) ok = 0;
     if (ok && mbs_mat_init(&d->kkt, MBS_MAT_GEN, m->nkkt, m->kkl, m->kku)) ok = 0;
+    if (ok && m->spec->solver.integrator == MBS_INT_BDF &&
+        mbs_mat_init(&d->ggl, MBS_MAT_GEN, m->nggl, m->gkl, m->gku)) ok = 0;
     if (!ok) { mbs_data_free(&d); return NULL; }
     for (int i = 0; i < ne; i++) d->eq_on[i] = 1;
     return d;
@@ -349,6 +385,7 @@ void mbs_data_free(mbs_data **pd)
     mbs_reaction_ws_free(&d->rx);
     mbs_mat_free(&d->spd);
     mbs_mat_free(&d->kkt);
+    mbs_mat_free(&d->ggl);
     free(d);
     *pd = NULL;
 }

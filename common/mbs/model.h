@@ -125,6 +125,12 @@ struct mbs_model {
     int kkl, kku;        /* band of the KKT matrix in that order             */
     int kkt_band;
 
+    /* Stabilised index-2 (GGL) BDF system: unknowns (q, v, lam, mu), nodes
+     * q_i = i, v_i = n + i, lam_r = 2n + r, mu_r = 2n + m + r. */
+    int nggl;
+    int *gperm, *giperm;
+    int gkl, gku;
+
     mbs_jgeom *jg;       /* (njoint)                                          */
 
     /* Force elements: application points (2 per element: spring ends, or
@@ -184,6 +190,10 @@ void mbs_cons_gamma(const mbs_model *m, const double *x, const double *v, double
  *   y += scale * sum_i lam_i d/dx(Phi_q,i^T) dx  (second derivatives). */
 void mbs_cons_hess_add(const mbs_model *m, const double *x, double t, const double *lam,
                        double scale, void (*add)(void *ctx, int i, int j, double v), void *ctx);
+/* add(ctx, r, j, scale * d(Phi_q v)_r / dx_j): the position derivative of
+ * the velocity constraint (for the stabilised index-2 BDF matrix). */
+void mbs_cons_jvq_add(const mbs_model *m, const double *x, const double *v, double t, double scale,
+                      void (*add)(void *ctx, int row, int col, double val), void *ctx);
 /* y = Phi_q v (neq) and z += Phi_q^T l (nvar). */
 void mbs_cons_jv(const mbs_model *m, const double *jac, const double *v, double *y);
 void mbs_cons_jtl(const mbs_model *m, const double *jac, const double *l, double *z);

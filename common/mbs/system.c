@@ -187,3 +187,83 @@ void mbs_kkt_solve(const mbs_model *m, mbs_data *d, double *rhs)
     mbs_mat_solve(&d->kkt, w);
     for (int p = 0; p < N; p++) rhs[m->kperm[p]] = w[p];
 }
+
+/* ---- stabilised index-2 (GGL) BDF system ----------------------------------------------- */
+
+typedef struct {
+    const mbs_model *m;
+    mbs_mat *A;
+    int row_off, col_off; /* node offsets of the block being added          */
+} s_ggladd;
+
+static void s_ggl_add(void *ctx, int i, int j, double v)
+{
+    s_ggladd *s = ctx;
+    mbs_mat_add(s->A, s->m->giperm[s->row_off + i], s->m->giperm[s->col_off + j], v);
+}
+
+int mbs_ggl_build(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t)
+{
+    mbs_mat *A = &d->ggl;
+    int n = m->nvar, ne = m->neq;
+    const int *gi = m->giperm;
+    double t0 = mbs_now();
+    mbs_mat_zero(A);
+    /* F1 = (w0 q + bq - v - Phi_q^T mu) / w0:  I, -I/w0, -Phi_q^T (mu' = mu/w0) */
+    for (int i = 0; i < n; i++) {
+        mbs_mat_add(A, gi[i], gi[i], 1.0);
+        mbs_mat_add(A, gi[i], gi[n + i], -1.0 / w0);
+    }
+    /* F2 = (M (w0 v + bv) + Phi_q^T lam - Q) / w0:  M + C/w0, (K + H)/w0, Phi_q^T */
+    for (int i = 0; i < n; i++)
+        for (int k = m->M_ptr[i]; k < m->M_ptr[i + 1]; k++)
+            mbs_mat_add(A, gi[n + i], gi[n + m->M_col[k]], m->M_val[k]);
+    for (int r = 0; r < ne; r++) {
+        int pl = gi[2 * n + r], pm = gi[2 * n + ne + r];
+        if (!d->eq_on[r]) {
+            mbs_mat_add(A, pl, pl, 1.0);
+            mbs_mat_add(A, pm, pm, 1.0);
+            continue;
+        }
+        const mbs_eq *e = &m->eq[r];
+        const double *row = d->jac + (e->cols - m->colpool);
+        for (int a = 0; a < e->nnz; a++) {
+            int c = e->cols[a];
+            mbs_mat_add(A, gi[c], pm, -row[a]);      /* F1: -Phi_q^T mu'     */
+            mbs_mat_add(A, gi[n + c], pl, row[a]);   /* F2: Phi_q^T lam'     */
+            mbs_mat_add(A, pl, gi[c], row[a]);       /* F3: Phi_q dq         */
+            mbs_mat_add(A, pm, gi[n + c], row[a]);   /* F4: Phi_q dv         */
+        }
+    }
+    if (m->nstate_el > 0) {
+        s_ggladd kq = {m, A, n, 0}, kv = {m, A, n, n};
+        mbs_force_jac(m, d, x, v, t, 1.0 / w0, 0.0, s_ggl_add, &kq);
+        mbs_force_jac(m, d, x, v, t, 0.0, 1.0 / w0, s_ggl_add, &kv);
+    }
+    {
+        s_ggladd hq = {m, A, n, 0};
+        double *l = d->r1;
+        for (int i = 0; i < ne; i++) l[i] = d->eq_on[i] ? d->lam[i] : 0;
+        mbs_cons_hess_add(m, x, t, l, 1.0 / w0, s_ggl_add, &hq);
+        /* F4 = Phi_q v + Phi_t depends on q through Phi_q; the eq nodes of mu
+         * must be adjacent to the q nodes of the same equation (they are: the
+         * ordering links mu_r with q_i through F1) */
+        s_ggladd jq = {m, A, 2 * n + ne, 0};
+        mbs_cons_jvq_add(m, x, v, t, 1.0, s_ggl_add, &jq);
+    }
+    d->met.jacobian_evaluations++;
+    int info = mbs_mat_factor(A);
+    d->met.factorizations++;
+    mbs_note_system(d, m->nggl);
+    d->met.linear_algebra_seconds += mbs_now() - t0;
+    return info;
+}
+
+void mbs_ggl_solve(const mbs_model *m, mbs_data *d, double *rhs)
+{
+    int N = m->nggl;
+    double *w = d->r4;
+    for (int p = 0; p < N; p++) w[p] = rhs[m->gperm[p]];
+    mbs_mat_solve(&d->ggl, w);
+    for (int p = 0; p < N; p++) rhs[m->gperm[p]] = w[p];
+}

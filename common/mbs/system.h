@@ -41,6 +41,14 @@ int mbs_kkt_build(const mbs_model *m, mbs_data *d, double cM, double cK, double 
 /* Solve with the factored KKT matrix: rhs = [r_q (n); r_lam (ne)] in place. */
 void mbs_kkt_solve(const mbs_model *m, mbs_data *d, double *rhs);
 
+/* Build and factor the stabilised index-2 (GGL) BDF matrix at (x, v, t) for
+ * the BDF weight w0 (unknowns q, v, lam/w0, mu/w0; see integrator_bdf.c),
+ * with d->jac current.  0 or the LAPACK info. */
+int mbs_ggl_build(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t);
+
+/* Solve with the factored GGL matrix, rhs = [F1; F2; F3; F4] in place. */
+void mbs_ggl_solve(const mbs_model *m, mbs_data *d, double *rhs);
+
 /* Infinity norm of the active constraint residuals in d->phi. */
 double mbs_phi_norm(const mbs_data *d);
 

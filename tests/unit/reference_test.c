@@ -49,9 +49,6 @@ static const struct { const char *example, *integrator, *why; } EXCLUDED[] = {
      "index-1 + Baumgarte: the accelerations are undefined at the exact singular positions; the run stops "
      "with a min_step error at tight tolerances"},
     {"iftomm_a02_four_bar_n40", "dopri5", "same as N = 2"},
-    {"iftomm_a03_andrews", "bdf",
-     "KNOWN ISSUE: the index-3 BDF velocities are not accurate at the 1400 rad/s of Andrews' mechanism "
-     "(error control cannot see them; a stabilised index-2 form is planned); see docs/benchmarks.md"},
     {"iftomm_a02_four_bar_n40", "trapezoidal_al",
      "KNOWN ISSUE: at h = 1e-3 the AL loses up to 1e-2 m over the singular passages of N = 40 (N = 2 passes); "
      "see docs/benchmarks.md"},
