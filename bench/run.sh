@@ -5,6 +5,7 @@ set -u
 cd "$(dirname "$0")/.."
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%Y-%m-%d)"
 build/bench/solver_bench "$@"
+if dpkg -s libmujoco-dev >/dev/null 2>&1; then make -s build/bench/mujoco_fourbar && build/bench/mujoco_fourbar; else echo "MuJoCo side-by-side skipped: libmujoco-dev not installed (apt-get install libmujoco-dev)"; fi
 if [ -f bench/service_bench.sh ] && [ "${1:-}" != "--target" ]; then
   bash bench/service_bench.sh
 fi

@@ -17,7 +17,7 @@ static const char *s_metric_cols[] = {
     "coords_before", "coords_after", "constraints_before", "constraints_after",
     "max_constraint_violation", "max_velocity_violation", "energy_drift", "conservative",
     "mean_active_contacts", "max_active_contacts", "contact_activations", "contact_deactivations",
-    "contact_detection_seconds", "linear_algebra_seconds", "peak_memory_bytes", "order_max_used",
+    "contact_detection_seconds", "linear_algebra_seconds", "peak_memory_bytes", "order_max_used", "singular_steps",
 };
 #define NMETRIC (sizeof s_metric_cols / sizeof s_metric_cols[0])
 

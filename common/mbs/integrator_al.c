@@ -109,12 +109,19 @@ int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
                 /* at a singular position the slow mode lies where the
                  * constraints are blind to first order: accept once the
                  * constraints hold and the corrections are small */
-                if (it >= 3 && dn <= 100 * tolx && mbs_phi_norm(d) <= tolx) { converged = 1; break; }
+                if (it >= 3 && dn <= 100 * tolx && mbs_phi_norm(d) <= tolx) {
+                    converged = 1;
+                    d->met.singular_steps++;
+                    break;
+                }
                 if (!isfinite(dn)) break;
                 /* near a singular position one mode (the multipliers of the
                  * dependent direction) contracts slowly but steadily: allow
                  * it up to four times the iterations, with the matrix kept */
-                if (it == itmax && rate < 0.98 && itmax < 4 * maxit) itmax = 4 * maxit;
+                if (it == itmax && rate < 0.98 && itmax < 4 * maxit) {
+                    itmax = 4 * maxit;
+                    d->met.singular_steps++;
+                }
             }
             if (it >= itmax) break;
             /* residual f = h^2/4 [M a + Phi_q^T (lam + alpha phi) - Q] */

@@ -139,6 +139,9 @@ typedef struct {
     double contact_detection_seconds, linear_algebra_seconds;
     long peak_memory_bytes;  /* work memory of the run (model + data)       */
     int order_max_used;      /* BDF: highest order used                     */
+    long singular_steps;     /* steps taken through a (near-)singular
+                                configuration: the AL Newton iteration met its
+                                slow singular mode (a counted warning)       */
 } mbs_metrics;
 
 /* Progress callback: fraction done in [0,1]; return non-zero to cancel. */

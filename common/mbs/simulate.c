@@ -174,7 +174,8 @@ int mbs_metrics_json(const mbs_metrics *x, char *buf, size_t size)
     APPEND(s_num(AT, REST, "contact_detection_seconds", x->contact_detection_seconds, 0));
     APPEND(s_num(AT, REST, "linear_algebra_seconds", x->linear_algebra_seconds, 0));
     snprintf(tmp, sizeof tmp, "%d", x->order_max_used);
-    APPEND(snprintf(AT, REST, "\"max_order_used\": %s, \"peak_memory_bytes\": %ld}", tmp, x->peak_memory_bytes));
+    APPEND(snprintf(AT, REST, "\"max_order_used\": %s, \"singular_steps\": %ld, \"peak_memory_bytes\": %ld}", tmp,
+                    x->singular_steps, x->peak_memory_bytes));
     return (int)len;
 }
 

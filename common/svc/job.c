@@ -144,7 +144,7 @@ json_t *job_metrics_json(const mbs_metrics *m)
     R(mean_active_contacts); I(max_active_contacts);
     I(contact_activations); I(contact_deactivations);
     R(contact_detection_seconds); R(linear_algebra_seconds);
-    I(peak_memory_bytes); I(order_max_used);
+    I(peak_memory_bytes); I(order_max_used); I(singular_steps);
 #undef R
 #undef I
     return o;

@@ -142,6 +142,14 @@ static void test_pendulum(void)
     CHECK_NEAR(t_at(&r, "Fy", 0), G * cos(0.5) * cos(0.5), 1e-8);
     CHECK(r.met.max_constraint_violation < 1e-10);
     CHECK(r.met.energy_drift < 1e-4);
+    CHECK(r.met.singular_steps == 0); /* a pendulum is never singular */
+    t_run_free(&r);
+
+    /* the N-four-bar passes its singular positions: counted as warnings */
+    const char *nfb[] = {"solver.t_end=2", NULL};
+    t_run_file("examples/iftomm_a02_four_bar_n2.json", nfb, &r);
+    CHECK(r.rc == 0);
+    CHECK(r.met.singular_steps > 0);
     t_run_free(&r);
 
     /* second-order convergence of the trapezoidal rule: error(h)/error(h/2) ~ 4 */
