@@ -57,7 +57,9 @@ static void test_cylindrical(void)
         " \"outputs\": {\"interval\": 0.1, \"channels\": ["
         "   {\"name\": \"z\", \"quantity\": \"position\", \"body\": \"c\", \"component\": \"z\"},"
         "   {\"name\": \"x\", \"quantity\": \"position\", \"body\": \"c\", \"component\": \"x\"},"
-        "   {\"name\": \"wz\", \"quantity\": \"angular_velocity\", \"body\": \"c\", \"component\": \"z\"}]}}";
+        "   {\"name\": \"wz\", \"quantity\": \"angular_velocity\", \"body\": \"c\", \"component\": \"z\"},"
+        "   {\"name\": \"qw\", \"quantity\": \"orientation\", \"body\": \"c\", \"component\": \"w\"},"
+        "   {\"name\": \"qz\", \"quantity\": \"orientation\", \"body\": \"c\", \"component\": \"z\"}]}}";
     t_run R;
     t_run_text(doc, NULL, &R);
     CHECK(R.rc == 0);
@@ -65,6 +67,10 @@ static void test_cylindrical(void)
     CHECK_NEAR(t_at(&R, "z", 1.0), 1 - 0.5 * G, 1e-8);
     CHECK_NEAR(t_at(&R, "x", 1.0), 0, 1e-9);
     CHECK_NEAR(t_at(&R, "wz", 0.7), 3.0, 1e-6);
+    /* rotation 3 t about z: q = (cos(3t/2), 0, 0, sin(3t/2)); trapezoidal phase
+     * error w^3 h^2 t / 12 ~ 6e-7 rad */
+    CHECK_NEAR(t_at(&R, "qw", 0.6), cos(0.9), 2e-6);
+    CHECK_NEAR(t_at(&R, "qz", 0.6), sin(0.9), 2e-6);
     t_run_free(&R);
 }
 
