@@ -137,7 +137,7 @@ typedef struct {
     double mean_active_contacts; int max_active_contacts;
     long contact_activations, contact_deactivations;
     double contact_detection_seconds, linear_algebra_seconds;
-    long peak_memory_bytes;  /* work memory of the run (model + data)       */
+    long peak_memory_bytes;  /* peak resident memory of the process (getrusage) */
     int order_max_used;      /* BDF: highest order used                     */
     long singular_steps;     /* steps taken through a (near-)singular
                                 configuration: the AL Newton iteration met its
