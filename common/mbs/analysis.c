@@ -69,6 +69,9 @@ static int s_assemble(const mbs_model *m, mbs_data *d, mbs_errlist *err)
         if (it == maxit) break;
         /* (M^ + alpha J^T J) dx = -M^ (x - x_in) - J^T (sigma + alpha phi) */
         if (mbs_spd_build(m, d, 1.0 / m->mass_scale, alpha, 0, 0, d->x, d->v, 0) != 0) {
+            /* singular at the input: a structural problem; later: the
+             * iteration ran away from an unreachable configuration */
+            if (it > 0) { res = NAN; break; }
             mbs_err_add(err, "", "assembly failed: singular system (a body without mass or inertia?)");
             return MBS_ESINGULAR;
         }

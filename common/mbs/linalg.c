@@ -5,6 +5,7 @@
 
 #include <assert.h>
 #include <lapacke.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,10 +65,90 @@ void mbs_mat_add(mbs_mat *A, int i, int j, double v)
     }
 }
 
+/* Small dense systems (the planar mechanisms of real-time use) are factorised
+ * here: below ~32 unknowns the call overhead of an optimised LAPACK/BLAS
+ * (argument checks, blocking, thread locks) costs more than the arithmetic. */
+#define S_SMALL 32
+
+/* Cholesky A = U^T U of the upper triangle, column-major, in place. */
+static int s_chol_small(int n, double *a, int ld)
+{
+    for (int j = 0; j < n; j++) {
+        double d = a[j + (size_t)j * ld];
+        for (int k = 0; k < j; k++) d -= a[k + (size_t)j * ld] * a[k + (size_t)j * ld];
+        if (!(d > 0)) return j + 1;
+        d = sqrt(d);
+        a[j + (size_t)j * ld] = d;
+        for (int i = j + 1; i < n; i++) {
+            double v = a[j + (size_t)i * ld];
+            for (int k = 0; k < j; k++) v -= a[k + (size_t)j * ld] * a[k + (size_t)i * ld];
+            a[j + (size_t)i * ld] = v / d;
+        }
+    }
+    return 0;
+}
+
+static void s_chol_solve_small(int n, const double *a, int ld, double *b)
+{
+    for (int i = 0; i < n; i++) { /* U^T y = b */
+        double v = b[i];
+        for (int k = 0; k < i; k++) v -= a[k + (size_t)i * ld] * b[k];
+        b[i] = v / a[i + (size_t)i * ld];
+    }
+    for (int i = n - 1; i >= 0; i--) { /* U x = y */
+        double v = b[i];
+        for (int k = i + 1; k < n; k++) v -= a[i + (size_t)k * ld] * b[k];
+        b[i] = v / a[i + (size_t)i * ld];
+    }
+}
+
+/* LU with partial pivoting, column-major, in place; ipiv 0-based. */
+static int s_lu_small(int n, double *a, int ld, int *ipiv)
+{
+    for (int j = 0; j < n; j++) {
+        int p = j;
+        for (int i = j + 1; i < n; i++)
+            if (fabs(a[i + (size_t)j * ld]) > fabs(a[p + (size_t)j * ld])) p = i;
+        ipiv[j] = p;
+        if (a[p + (size_t)j * ld] == 0) return j + 1;
+        if (p != j)
+            for (int k = 0; k < n; k++) {
+                double t = a[j + (size_t)k * ld];
+                a[j + (size_t)k * ld] = a[p + (size_t)k * ld];
+                a[p + (size_t)k * ld] = t;
+            }
+        double inv = 1.0 / a[j + (size_t)j * ld];
+        for (int i = j + 1; i < n; i++) a[i + (size_t)j * ld] *= inv;
+        for (int k = j + 1; k < n; k++) {
+            double f = a[j + (size_t)k * ld];
+            if (f == 0) continue;
+            for (int i = j + 1; i < n; i++) a[i + (size_t)k * ld] -= a[i + (size_t)j * ld] * f;
+        }
+    }
+    return 0;
+}
+
+static void s_lu_solve_small(int n, const double *a, int ld, const int *ipiv, double *b)
+{
+    /* the factorisation swapped whole rows: P A = L U, so all the swaps
+     * first, then L y = P b */
+    for (int j = 0; j < n; j++)
+        if (ipiv[j] != j) { double t = b[j]; b[j] = b[ipiv[j]]; b[ipiv[j]] = t; }
+    for (int j = 0; j < n; j++)
+        for (int i = j + 1; i < n; i++) b[i] -= a[i + (size_t)j * ld] * b[j];
+    for (int i = n - 1; i >= 0; i--) {
+        double v = b[i];
+        for (int k = i + 1; k < n; k++) v -= a[i + (size_t)k * ld] * b[k];
+        b[i] = v / a[i + (size_t)i * ld];
+    }
+}
+
 int mbs_mat_factor(mbs_mat *A)
 {
     int n = A->n;
     if (n == 0) return 0;
+    if (!A->band && n <= S_SMALL)
+        return A->kind == MBS_MAT_SPD ? s_chol_small(n, A->a, A->ld) : s_lu_small(n, A->a, A->ld, A->ipiv);
     if (A->kind == MBS_MAT_SPD) {
         if (A->band)
             return LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'U', n, A->ku, A->a, A->ld);
@@ -82,6 +163,11 @@ void mbs_mat_solve(const mbs_mat *A, double *b)
 {
     int n = A->n;
     if (n == 0) return;
+    if (!A->band && n <= S_SMALL) {
+        if (A->kind == MBS_MAT_SPD) s_chol_solve_small(n, A->a, A->ld, b);
+        else s_lu_solve_small(n, A->a, A->ld, A->ipiv, b);
+        return;
+    }
     if (A->kind == MBS_MAT_SPD) {
         if (A->band)
             LAPACKE_dpbtrs_work(LAPACK_COL_MAJOR, 'U', n, A->ku, 1, A->a, A->ld, b, n);

@@ -58,7 +58,10 @@ int mbs_step_done(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist
         double scale = fmax(fabs(d->E0), s_cur ? s_cur->ke_max : ke);
         if (scale > 0 && dE / scale > d->met.energy_drift) d->met.energy_drift = dE / scale;
     }
-    for (int j = 0; j < m->spec->njoint; j++) {
+    /* continuous joint angles for rotational springs (beyond +-pi) */
+    for (int e = 0; e < m->spec->nforce; e++) {
+        if (m->spec->forces[e].type != MBS_FORCE_ROTATIONAL_SPRING_DAMPER) continue;
+        int j = m->spec->forces[e].joint;
         double a = mbs_joint_coord(m, j, d->x, NULL, NULL);
         d->jangle_ref[j] += remainder(a - d->jangle_ref[j], 2 * M_PI);
     }
