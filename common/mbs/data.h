@@ -42,7 +42,6 @@ struct mbs_data {
     mbs_mat spd;          /* M + alpha Phi_q^T Phi_q (+ h terms), ordered      */
     mbs_mat kkt;          /* [J  Phi_q^T; Phi_q 0], ordered                     */
     mbs_mat ggl;          /* stabilised index-2 BDF system (BDF runs only)     */
-    double alpha;         /* penalty of the AL / penalty methods               */
     double al_cm, al_cp;  /* cM, cP of the factorised SPD matrix (refinement)  */
 
     /* BDF history: times, positions and velocities of past points */
@@ -52,7 +51,6 @@ struct mbs_data {
 
     /* output bookkeeping: continuous angles */
     double *jangle_ref;   /* (njoint) last accepted revolute angles           */
-    double *bangle_ref;   /* (nbody) last accepted 2-D body angles            */
 
     /* reaction recovery workspace (reaction.c), made by the sampler when a
      * reaction channel exists */
@@ -63,7 +61,6 @@ struct mbs_data {
     double sysdim_sum;
     long sysdim_count;
     double E0;            /* energy at t = 0                                   */
-    double Escale;
     mbs_report rep;
 };
 

@@ -117,13 +117,11 @@ struct mbs_model {
      * Band of the SPD matrix M + Phi_q^T Phi_q in that order. */
     int *perm, *iperm;
     int kd;              /* half-bandwidth (SPD), in the permuted order      */
-    int use_band;        /* 1: banded factorisations; 0: dense               */
 
     /* KKT ordering for the index-3 BDF: unknowns (vars, multipliers). */
     int nkkt;
     int *kperm, *kiperm; /* kperm[k] = unknown at position k                 */
     int kkl, kku;        /* band of the KKT matrix in that order             */
-    int kkt_band;
 
     /* Stabilised index-2 (GGL) BDF system: unknowns (q, v, lam, mu), nodes
      * q_i = i, v_i = n + i, lam_r = 2n + r, mu_r = 2n + m + r. */
@@ -172,13 +170,6 @@ void mbs_gather(const mbs_model *m, int b, const double *x, int is_rate, double 
 void mbs_avec_eval(const mbs_model *m, const mbs_avec *a, const double *x, int is_rate, double *out);
 
 /* ---- constraint.c ---------------------------------------------------------- */
-
-typedef struct {
-    double *phi;   /* (neq)                                                   */
-    double *jac;   /* values aligned with eq[i].cols (nnz per row, pooled)    */
-    double *phit;  /* (neq) partial time derivative                           */
-    double *gam;   /* (neq) Phi_q qdd = -gam: velocity terms and Phi_tt      */
-} mbs_cons_ws;
 
 /* Phi (and Jacobian if jac != NULL) at (x, t). */
 void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, double *jac);
