@@ -130,8 +130,8 @@ int mbs_bp_init(mbs_broadphase *bp, int dim, int nbox, int npair, const int *pai
     bp->adj_ptr = malloc((size_t)(nbox + 1) * sizeof(int));
     bp->adj_box = malloc((size_t)(nh > 0 ? nh : 1) * sizeof(int));
     bp->adj_pair = malloc((size_t)(nh > 0 ? nh : 1) * sizeof(int));
-    int *h0 = malloc((size_t)(nh > 0 ? nh : 1) * sizeof(int));
-    int *h1 = malloc((size_t)(nh > 0 ? nh : 1) * sizeof(int));
+    int *h0 = calloc((size_t)(nh > 0 ? nh : 1), sizeof(int));
+    int *h1 = calloc((size_t)(nh > 0 ? nh : 1), sizeof(int));
     int *cnt = malloc((size_t)(nbox + 1) * sizeof(int));
     if (!bp->adj_ptr || !bp->adj_box || !bp->adj_pair || !h0 || !h1 || !cnt) goto nomem;
 

@@ -425,6 +425,23 @@ int mbs_contact_capsule_plane(const mbs_capsule *a, const mbs_plane *b, double m
     return out->n;
 }
 
+void mbs_contact_tangents(int dim, const double *n, double *t1, double *t2)
+{
+    if (dim == 2) {
+        t1[0] = -n[1];
+        t1[1] = n[0];
+        t1[2] = 0;
+        t2[0] = t2[1] = 0;
+        t2[2] = 1;
+        return;
+    }
+    /* e_k x n, e_k the axis of the smallest |n_k| (s_perp gives d x e_k) */
+    double u[3];
+    s_perp(n, u);
+    v3scale(-1, u, t1);
+    v3cross(n, t1, t2);
+}
+
 /* ---- dispatcher -------------------------------------------------------------------------- */
 
 void mbs_contact_flip(mbs_contact_set *s)

@@ -14,8 +14,9 @@
  *   - pa lies on the surface of A, pb on the surface of B, and
  *         g = n . (pb - pa).
  *     g > 0: separated (pa, pb are the closest points); g = 0: touching;
- *     g < 0: penetration (pa is the point of A deepest inside B, pb the
- *     point of B deepest inside A).  For smooth cases dg/d(position of B) = n
+ *     g < 0: penetration depth -g, measured along n (pa is the point of A
+ *     farthest into B, pb the surface point of B it is pushed out through;
+ *     each pair function says which).  For smooth cases dg/d(position of B) = n
  *     and dg/d(position of A) = -n, so the row of the constraint Jacobian is
  *     n . (dpb/dq - dpa/dq) with pa, pb taken as material points of A, B.
  *   - A point is reported only when g <= margin (a NaN gap is never
@@ -126,7 +127,10 @@ int mbs_contact_point_line(const mbs_point2 *a, const mbs_line2 *b, double margi
  * wall is the direction a -> b turned by +90 degrees (its left side is
  * outside).  A contact exists only while the point projects onto the wall
  * (0 <= t <= 1); then it is the point-line contact with that line.  A
- * zero-length segment never reports a contact. */
+ * zero-length segment never reports a contact.  The penetration is not
+ * bounded (a point far behind the wall still reports), but the wall's
+ * bounding box is finite: the broad phase finds the pair only while the
+ * penetration is below its margin (deeper means the point tunnelled). */
 int mbs_contact_point_segment(const mbs_point2 *a, const mbs_segment2 *b, double margin,
                               mbs_contact_set *out);
 
@@ -147,18 +151,23 @@ int mbs_contact_sphere_plane(const mbs_sphere *a, const mbs_plane *b, double mar
 int mbs_contact_box_plane(const mbs_box *a, const mbs_plane *b, double margin,
                           mbs_contact_set *out);
 
-/* Sphere A, box B (solid box).  Centre outside: closest point of the box.
- * Centre inside: the nearest face (ties: lowest axis, then the + face). */
+/* Sphere A, box B (solid box).  Centre outside: pb = the closest point of
+ * the box, n towards it.  Centre inside: the sphere leaves through the
+ * nearest face (ties: lowest axis, then the + face); n = minus that face's
+ * outward normal, pb = the centre's projection on the face; g = -(distance
+ * to the face) - r, continuous with the outside branch.  pa = c + r n. */
 int mbs_contact_sphere_box(const mbs_sphere *a, const mbs_box *b, double margin,
                            mbs_contact_set *out);
 
 /* Capsule A, capsule B: closest points of the two segments.  Parallel
  * segments (sine of the angle below 1e-6) whose projections overlap give 2
  * points, at the two ends of the overlap, so a capsule lying on another is
- * supported; otherwise 1 point.  Zero distance between the segments: n =
- * unit(da x db) when the segments are not parallel, else a fixed unit vector
- * perpendicular to the segment (s_perp in contact_geom.c); two zero-length
- * segments at one point: n = +x. */
+ * supported; otherwise 1 point.  The parallel test costs at most
+ * 1e-6 x length / 2 in gap (the true closest points of two axes crossing at
+ * such a small angle may lie between the two reported ones).  Zero distance
+ * between the axes: n = unit(da x db) when they are not parallel, else
+ * unit(d x e_k) with d the longer axis and e_k the world axis of its smallest
+ * component; two zero-length segments at one point: n = +x. */
 int mbs_contact_capsule_capsule(const mbs_capsule *a, const mbs_capsule *b, double margin,
                                 mbs_contact_set *out);
 
@@ -182,6 +191,15 @@ int mbs_contact_shapes(const mbs_shape *a, const mbs_shape *b, double margin,
 
 /* 1 if mbs_contact_shapes supports the pair of kinds (either order). */
 int mbs_contact_supported(mbs_shape_kind a, mbs_shape_kind b);
+
+/* Tangent directions for friction at a contact with unit normal n: t1, t2
+ * unit and orthogonal, with (t1, t2, n) right-handed.
+ *   dim 2: t1 = n turned by +90 degrees, (-n_y, n_x, 0); t2 = +z.
+ *   dim 3: t1 = unit(e_k x n) with e_k the world axis of the smallest |n_k|
+ *          (ties: lowest k), t2 = n x t1.  Continuous in n except where the
+ *          smallest component changes; friction laws that need a continuous
+ *          basis (polyhedral cones over steps) should rotate the previous one. */
+void mbs_contact_tangents(int dim, const double *n, double *t1, double *t2);
 
 /* Swap the roles of A and B: n -> -n, pa <-> pb (g unchanged). */
 void mbs_contact_flip(mbs_contact_set *s);
