@@ -90,7 +90,7 @@ test-unit: $(UNIT_BINS)
 
 $(B)/bench/solver_bench: bench/solver_bench.c $(B)/libcommon.a $(B)/libmbs.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS_COMMON)
 
 bench: all $(B)/bench/solver_bench $(BENCH_EXTRA)
 	@bash bench/run.sh

@@ -34,6 +34,8 @@ struct mbs_data {
     /* integrator-owned vectors (never used as scratch elsewhere) */
     double *hv, *ha, *w1, *w2; /* (n)                                          */
     double *rk;           /* (16 n) Runge-Kutta stages and BDF predictor      */
+    int rk_singular;      /* a stage of the current RK step met a singular
+                             constraint Jacobian (counted warning)           */
 
     /* generic scratch vectors */
     double *r1, *r2, *r3, *r4; /* (max(n, ne) + n + ne)                       */

@@ -37,6 +37,11 @@ static int s_accel(const mbs_model *m, mbs_data *d, double t, const double *x, c
     double tol = 1e-12 * (1 + qn / m->mass_scale);
     int it = mbs_al_solve(m, d, d->Q, c, alpha, tol, 30, a, d->lam);
     d->met.newton_iterations += it > 0 ? it : 30;
+    /* a slow or failed multiplier iteration (it contracts by ~1e-6 per pass
+     * on a well-conditioned Jacobian) means Phi_q is nearly rank deficient:
+     * the accelerations are barely determined; flagged for the step's
+     * warning */
+    if (it < 0 || it > 10) d->rk_singular = 1;
     return 0;
 }
 
@@ -73,6 +78,7 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_
         if (d->t + h > T) h = T - d->t;
         if (d->t + 1.01 * h > T) h = T - d->t;
         /* stages 2..7 */
+        d->rk_singular = 0;
         for (int s = 1; s < 7; s++) {
             for (int i = 0; i < n; i++) {
                 double sx = 0, sv = 0;
@@ -109,6 +115,7 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_
             memcpy(d->a, kv[6], sizeof(double) * (size_t)n);
             d->t = d->t + h >= T * (1 - 1e-14) ? T : d->t + h;
             d->met.steps++;
+            if (d->rk_singular) d->met.singular_steps++;
             memcpy(kx[0], kx[6], sizeof(double) * (size_t)n);
             memcpy(kv[0], kv[6], sizeof(double) * (size_t)n);
             int rc = mbs_step_done(m, d, smp, err);
