@@ -5,9 +5,9 @@
  * top-level keys), the overrides, the parameters with their dependency
  * order and the solver options.  Bodies and joints are in
  * mechanism_model.c, force elements and drivers in mechanism_forces.c,
- * functions of time in mechanism_fn.c, outputs in mechanism_out.c, and the
- * shared helpers (errors, pointers, numbers, expressions) in
- * mechanism_util.c.
+ * contact shapes and pairs in mechanism_contacts.c, functions of time in
+ * mechanism_fn.c, outputs in mechanism_out.c, and the shared helpers
+ * (errors, pointers, numbers, expressions) in mechanism_util.c.
  *
  * Every check reports at the JSON pointer of the offending value and parsing
  * goes on, so one pass finds as many problems as it can.
@@ -577,7 +577,7 @@ static void s_parse_solver(mech_ctx *c, json_t *root, const int *opt_ov,
 
 static const char *const s_top_keys[] = {
     "name", "description", "dimension", "gravity", "parameters", "bodies", "joints",
-    "forces", "drivers", "contacts", "solver", "outputs", NULL};
+    "forces", "drivers", "shapes", "contacts", "solver", "outputs", NULL};
 
 /* Deepest nesting of arrays and objects, counting brackets outside strings;
  * stops counting past `limit`. */
@@ -664,15 +664,6 @@ static void s_parse_top(mech_ctx *c, json_t *root)
                      c->dim == 2 ? "a vector [gx, gy]" : "a vector [gx, gy, gz]", g) == 0)
             memcpy(c->spec->gravity, g, sizeof g);
     }
-
-    v = json_object_get(root, "contacts");
-    if (v) {
-        if (!json_is_array(v))
-            mech_err(c, "/contacts", "expected an array, got %s", mech_type_name(v));
-        else if (json_array_size(v) > 0)
-            mech_err(c, "/contacts", "contacts are not supported by this solver version; "
-                     "remove them or leave the array empty");
-    }
 }
 
 mbs_spec *mech_parse(const char *text, size_t len, const mech_override *ov, int nov,
@@ -729,6 +720,7 @@ mbs_spec *mech_parse(const char *text, size_t len, const mech_override *ov, int 
     mech_parse_joints(&c, root);
     mech_parse_forces(&c, root);
     mech_parse_drivers(&c, root);
+    mech_parse_contacts(&c, root);
     mech_parse_outputs(&c, root);
 
     mbs_spec *spec = c.spec;

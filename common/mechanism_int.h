@@ -2,8 +2,9 @@
  * mechanism_int.h - internals shared by the mechanism parser's files
  * (mechanism.c: entry, overrides, parameters, solver; mechanism_util.c:
  * errors, pointers, names, numbers, expressions; mechanism_model.c: bodies,
- * joints; mechanism_forces.c: force elements, drivers; mechanism_fn.c:
- * functions of time; mechanism_out.c: outputs).  Not a public interface.
+ * joints; mechanism_forces.c: force elements, drivers; mechanism_contacts.c:
+ * contact shapes and pairs; mechanism_fn.c: functions of time;
+ * mechanism_out.c: outputs).  Not a public interface.
  */
 #ifndef MECHANISM_INT_H
 #define MECHANISM_INT_H
@@ -182,6 +183,8 @@ void mech_parse_bodies(mech_ctx *c, json_t *root);
 void mech_parse_joints(mech_ctx *c, json_t *root);
 void mech_parse_forces(mech_ctx *c, json_t *root);
 void mech_parse_drivers(mech_ctx *c, json_t *root);
+/* "shapes" and "contacts" (groups expanded into pairs). */
+void mech_parse_contacts(mech_ctx *c, json_t *root);
 void mech_parse_outputs(mech_ctx *c, json_t *root);
 
 #endif

@@ -7,14 +7,14 @@ set -u
 cd "$(dirname "$0")/.."
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 fail=0
-for t in linalg_test contact_geom_test expr_test mechanism_test solver_test elements_test; do
+for t in linalg_test contact_geom_test expr_test mechanism_test solver_test elements_test contact_test; do
   echo "== $t (ASan/UBSan)"
   build/san/tests/$t || fail=1
 done
 echo "== reference_test --quick (ASan/UBSan)"
 build/san/tests/reference_test --quick || fail=1
-echo "== mbs run under ASan/UBSan on every example (0.2 s of motion each)"
+echo "== mbs run under ASan/UBSan on every example (0.1 s of motion each)"
 for f in examples/*.json; do
-  build/san/mbs run "$f" --set solver.t_end=0.2 --quiet > /dev/null || { echo "FAIL: $f"; fail=1; }
+  build/san/mbs run "$f" --set solver.t_end=0.1 --quiet > /dev/null || { echo "FAIL: $f"; fail=1; }
 done
 exit $fail

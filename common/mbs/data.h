@@ -5,6 +5,7 @@
 #ifndef MBS_DATA_H
 #define MBS_DATA_H
 
+#include "broadphase.h"
 #include "linalg.h"
 #include "model.h"
 
@@ -57,6 +58,18 @@ struct mbs_data {
     /* reaction recovery workspace (reaction.c), made by the sampler when a
      * reaction channel exists */
     struct mbs_rx_ws *rx;
+
+    /* contacts (contact.c) */
+    double *c_vimp;       /* (ncontact) impact speed recorded at first touch   */
+    char *c_on;           /* (ncontact) touching at the last accepted step      */
+    char *c_inset;        /* (ncontact) in the active set                       */
+    int *c_active;        /* (ncontact) the active set (pair ids)               */
+    int c_nactive;
+    int c_ready;          /* the active set has been computed this run        */
+    mbs_aabb *c_aabb;     /* (nshape) bounding boxes                            */
+    mbs_broadphase *c_bp; /* sort-and-sweep state                               */
+    double c_active_sum;
+    long c_active_count;
 
     /* metrics accumulated by the integrators */
     mbs_metrics met;

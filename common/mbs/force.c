@@ -8,6 +8,7 @@
  * is represented by generalized forces on the NCS vectors whose virtual work
  * under any rigid motion is tau . omega (see s_torque_q).
  */
+#include "contact.h"
 #include "data.h"
 #include "vec.h"
 
@@ -291,6 +292,7 @@ void mbs_force_eval(const mbs_model *m, const mbs_data *d, const double *x, cons
 {
     s_sink sk = {Q, 0};
     s_all_forces(m, d, x, v, t, &sk);
+    mbs_contact_forces(m, d, x, v, Q);
 }
 
 void mbs_force_eval_body(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double t,
@@ -345,6 +347,7 @@ void mbs_force_jac(const mbs_model *m, mbs_data *d, const double *x, const doubl
             }
         }
     }
+    mbs_contact_jac(m, d, x, v, t, cK, cC, add, ctx);
 }
 
 /* ---- energies ------------------------------------------------------------------------ */

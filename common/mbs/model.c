@@ -5,6 +5,7 @@
  * (reverse Cuthill-McKee) that make chain-like mechanisms banded, and the
  * sizes of every work array.
  */
+#include "contact.h"
 #include "data.h"
 #include "output.h"
 #include "vec.h"
@@ -231,6 +232,16 @@ static int s_orderings(mbs_model *m)
     for (int e = 0; e < m->nstate_el && !rc; e++)
         for (int a = 0; a < m->stel[e].nvar && !rc; a++)
             for (int b = a + 1; b < m->stel[e].nvar && !rc; b++) rc = s_edge(&E, m->stel[e].vars[a], m->stel[e].vars[b]);
+    /* bodies carrying contact shapes: their contact stiffness couples all of
+     * their coordinates (body-diagonal blocks, see contact.c) */
+    for (int i = 0; i < m->spec->nshape && !rc; i++) {
+        int b = m->spec->shapes[i].body;
+        if (b < 0) continue;
+        for (int a = 0; a < m->nb && !rc; a++)
+            for (int c = a + 1; c < m->nb && !rc; c++)
+                if (m->body[b].var[a] >= 0 && m->body[b].var[c] >= 0)
+                    rc = s_edge(&E, m->body[b].var[a], m->body[b].var[c]);
+    }
     long nvar_edges = E.n;
     int *ptr = NULL, *adj = NULL;
     m->perm = malloc(sizeof(int) * (size_t)(n + 1));
@@ -270,6 +281,17 @@ static int s_orderings(mbs_model *m)
                 rc = s_edge(&E, n + m->stel[e].vars[a], n + m->stel[e].vars[b]);
                 if (!rc) rc = s_edge(&E, n + m->stel[e].vars[a], m->stel[e].vars[b]);
             }
+    for (int i = 0; i < m->spec->nshape && !rc; i++) {
+        int b = m->spec->shapes[i].body;
+        if (b < 0) continue;
+        for (int a = 0; a < m->nb && !rc; a++)
+            for (int c = 0; c < m->nb && !rc; c++) {
+                int va = m->body[b].var[a], vc = m->body[b].var[c];
+                if (va < 0 || vc < 0) continue;
+                rc = s_edge(&E, n + va, vc);
+                if (!rc) rc = s_edge(&E, n + va, n + vc);
+            }
+    }
     for (int r = 0; r < ne && !rc; r++)
         for (int a = 0; a < m->eq[r].nnz && !rc; a++) {
             int c = m->eq[r].cols[a];
@@ -311,6 +333,7 @@ mbs_model *mbs_model_new(const mbs_spec *spec, mbs_report *rep, mbs_errlist *err
     int rc = mbs_ncs_build(m, err);
     if (!rc) rc = s_mass(m);
     if (!rc) rc = s_forces(m);
+    if (!rc) rc = mbs_contact_build(m, err);
     if (!rc) rc = s_orderings(m);
     if (rc) {
         if (rc == MBS_ENOMEM) mbs_err_add(err, "", "out of memory while building the model");
@@ -330,6 +353,7 @@ void mbs_model_free(mbs_model **pm)
     free(m->M_ptr); free(m->M_col); free(m->M_val);
     free(m->perm); free(m->iperm); free(m->kperm); free(m->kiperm); free(m->gperm); free(m->giperm);
     free(m->jg); free(m->fpts); free(m->spring_len0); free(m->stel);
+    free(m->cshape); free(m->cfel); free(m->cpairs);
     free(m);
     *pm = NULL;
 }
@@ -364,6 +388,7 @@ mbs_data *mbs_data_new(const mbs_model *m)
     if (ok && mbs_mat_init(&d->kkt, MBS_MAT_GEN, m->nkkt, m->kkl, m->kku)) ok = 0;
     if (ok && m->spec->solver.integrator == MBS_INT_BDF &&
         mbs_mat_init(&d->ggl, MBS_MAT_GEN, m->nggl, m->gkl, m->gku)) ok = 0;
+    if (ok && mbs_contact_data_init(m, d)) ok = 0;
     if (!ok) { mbs_data_free(&d); return NULL; }
     for (int i = 0; i < ne; i++) d->eq_on[i] = 1;
     return d;
@@ -382,6 +407,7 @@ void mbs_data_free(mbs_data **pd)
     for (int h = 0; h < MBS_BDF_HIST; h++) { free(d->qh[h]); free(d->vh[h]); }
     free(d->jangle_ref);
     mbs_reaction_ws_free(&d->rx);
+    mbs_contact_data_free(d);
     mbs_mat_free(&d->spd);
     mbs_mat_free(&d->kkt);
     mbs_mat_free(&d->ggl);

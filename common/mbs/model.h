@@ -96,6 +96,16 @@ typedef struct {
     mbs_avec d, ax;
 } mbs_jgeom;
 
+/* A contact shape fixed in its body: points and directions as affine maps
+ * of the body coordinates (kind: mbs_shape_kind of contact_geom.h). */
+typedef struct {
+    int body;
+    int kind;
+    mbs_avec p, q;       /* centre / first point; second point or normal      */
+    mbs_avec ax[3];      /* box axes                                          */
+    double radius, half[3];
+} mbs_cshape;
+
 struct mbs_model {
     const mbs_spec *spec; /* borrowed (see mbs_model_new)                      */
     int dim, nb;         /* dimension, coordinates per body                   */
@@ -138,7 +148,13 @@ struct mbs_model {
     /* State-dependent elements and the variables they touch (for the
      * finite-difference stiffness and damping matrices). */
     int nstate_el;
-    struct mbs_fel { int force, joint, has_rate, nvar; int vars[2 * MBS_NB_MAX]; } *stel;
+    struct mbs_fel { int force, joint, has_rate, nvar, split; int vars[2 * MBS_NB_MAX]; } *stel;
+
+    /* Contacts (contact.c): shapes, the variables of each pair, and the
+     * pairs as shape index pairs for the broad phase. */
+    mbs_cshape *cshape;  /* (nshape)                                          */
+    struct mbs_fel *cfel;/* (ncontact)                                        */
+    int *cpairs;         /* (2 ncontact)                                      */
 
     /* Force-element metadata. */
     int conservative;    /* no damping, no time-dependent forces, no drivers */
@@ -165,6 +181,10 @@ void mbs_point_map(const mbs_model *m, int b, const double c[3], int is_point, d
 /* Gather body coordinates qb from the global vector x (constants filled).
  * With is_rate = 1 the constants are replaced by 0 (velocities, accels). */
 void mbs_gather(const mbs_model *m, int b, const double *x, int is_rate, double *qb);
+
+/* Affine vector of a body point (is_point) or body vector given globally at
+ * t = 0; ground (b < 0) gives the constant. */
+mbs_avec mbs_body_avec(const mbs_model *m, int b, const double *g, int is_point);
 
 /* Evaluate an affine vector at x (out: dim), or its rate for velocities. */
 void mbs_avec_eval(const mbs_model *m, const mbs_avec *a, const double *x, int is_rate, double *out);

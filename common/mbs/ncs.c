@@ -554,6 +554,11 @@ static mbs_avec s_av(const mbs_model *m, int b, const double *g, int is_point)
     return a;
 }
 
+mbs_avec mbs_body_avec(const mbs_model *m, int b, const double *g, int is_point)
+{
+    return s_av(m, b, g, is_point);
+}
+
 /* a - b */
 static mbs_avec s_av_sub(mbs_avec a, const mbs_avec *b)
 {

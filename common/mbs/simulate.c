@@ -3,6 +3,7 @@
  * metrics; and the JSON writers of the report and the metrics.
  */
 #include "analysis.h"
+#include "contact.h"
 #include "integrators.h"
 #include "system.h"
 
@@ -65,6 +66,7 @@ int mbs_step_done(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist
         double a = mbs_joint_coord(m, j, d->x, NULL, NULL);
         d->jangle_ref[j] += remainder(a - d->jangle_ref[j], 2 * M_PI);
     }
+    mbs_contact_step(m, d, d->t - d->tp);
     mbs_sample_interval(smp);
     /* progress, cancellation and the wall-clock limit */
     if (s_cur) {
@@ -93,6 +95,7 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
     s_run *saved = s_cur;
     s_cur = &run;
     memset(&d->met, 0, sizeof d->met);
+    mbs_contact_reset(m, d);
     d->sysdim_sum = 0;
     d->sysdim_count = 0;
     mbs_sampler smp;
@@ -108,6 +111,7 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
         d->tp = 0;
         mbs_cons_eval(m, d->x, 0, d->phi, d->jac);
         d->met.max_constraint_violation = mbs_phi_norm(d);
+        mbs_contact_step(m, d, o->step > 0 ? o->step : 1e-3);
         if (o->analysis == MBS_ANALYSIS_STATICS) {
             rc = mbs_statics(m, d, 0, err);
             if (!rc) mbs_sample_now(&smp);
@@ -124,6 +128,7 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
     d->met.wall_seconds = mbs_now() - run.wall0;
     d->met.cpu_seconds = s_cpu() - cpu0;
     d->met.mean_system_dimension = d->sysdim_count ? d->sysdim_sum / (double)d->sysdim_count : 0;
+    d->met.mean_active_contacts = d->c_active_count ? d->c_active_sum / (double)d->c_active_count : 0;
     d->met.coords_before = m->report0.coords_before;
     d->met.coords_after = m->report0.coords_after;
     d->met.constraints_before = m->report0.constraints_before;

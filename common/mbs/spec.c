@@ -99,6 +99,8 @@ void mbs_spec_free(mbs_spec **sp)
             for (int k = 0; k < 3; k++)
                 mbs_fn_clear(&s->forces[i].value[k]);
     free(s->forces);
+    free(s->shapes);
+    free(s->contacts);
     free(s->channels);
     free(s);
     *sp = NULL;

@@ -125,6 +125,47 @@ typedef struct {
     int body_frame;               /* 1: components in body axes, 0: global     */
 } mbs_force_spec;
 
+/* ---- contact shapes and contacts (compliant contact laws) ---------------- */
+
+typedef enum {
+    MBS_SHAPE_SPEC_POINT = 0, /* 2-D: p                                          */
+    MBS_SHAPE_SPEC_CIRCLE,    /* 2-D: p = centre, radius                          */
+    MBS_SHAPE_SPEC_SEGMENT,   /* 2-D: p -> q                                      */
+    MBS_SHAPE_SPEC_LINE,      /* 2-D: p on the line, q = outward unit normal      */
+    MBS_SHAPE_SPEC_SPHERE,    /* 3-D: p = centre, radius                          */
+    MBS_SHAPE_SPEC_PLANE,     /* 3-D: p on the plane, q = outward unit normal     */
+    MBS_SHAPE_SPEC_BOX,       /* 3-D: p = centre, half extents, orientation quat  */
+    MBS_SHAPE_SPEC_CAPSULE,   /* 3-D: axis p -> q, radius                         */
+    MBS_SHAPE_SPEC_NKIND
+} mbs_shape_spec_kind;
+
+typedef struct {
+    char name[MBS_NAME_MAX];
+    int body;                 /* index, MBS_GROUND = -1                         */
+    mbs_shape_spec_kind kind;
+    double p[3], q[3];        /* global at t = 0 (see the kinds above)          */
+    double radius;
+    double half[3];           /* box half extents along its own axes            */
+    double quat[4];           /* box orientation (w x y z), global at t = 0     */
+} mbs_shape_spec;
+
+typedef enum {
+    MBS_LAW_HERTZ = 0,            /* F = k d^e                                   */
+    MBS_LAW_HUNT_CROSSLEY,        /* F = k d^e (1 + 3 (1 - c_r) / 2 * d' / d'-)  */
+    MBS_LAW_LANKARANI_NIKRAVESH   /* F = k d^e (1 + 3 (1 - c_r^2) / 4 * d' / d'-) */
+} mbs_contact_law;
+
+typedef struct {
+    int shape[2];             /* indices into spec->shapes (A, B)               */
+    mbs_contact_law law;
+    double stiffness;         /* k (N/m^e)                                      */
+    double exponent;          /* e (1 linear, 1.5 Hertz sphere)                  */
+    double restitution;       /* c_r in [0, 1] (Hunt-Crossley, L-N)            */
+    double friction;          /* Coulomb coefficient mu >= 0                    */
+    double slip_velocity;     /* regularisation of Coulomb friction (m/s) > 0   */
+    double margin;            /* activation distance (m) >= 0                  */
+} mbs_contact_spec;
+
 /* ---- solver options ------------------------------------------------------ */
 
 typedef enum {
@@ -202,6 +243,8 @@ typedef struct mbs_spec {
     int njoint;  mbs_joint_spec  *joints;
     int ndriver; mbs_driver_spec *drivers;
     int nforce;  mbs_force_spec  *forces;
+    int nshape;   mbs_shape_spec   *shapes;
+    int ncontact; mbs_contact_spec *contacts; /* pairs, groups already expanded */
     mbs_solver_spec solver;
     double out_interval;         /* > 0                                          */
     int nchannel; mbs_channel_spec *channels;

@@ -68,7 +68,7 @@ int mbs_spd_build(const mbs_model *m, mbs_data *d, double cM, double cP, double 
             }
         }
     }
-    if ((cK != 0 || cC != 0) && m->nstate_el > 0) {
+    if ((cK != 0 || cC != 0) && (m->nstate_el > 0 || m->spec->ncontact > 0)) {
         s_symadd ctx = {m, A};
         mbs_force_jac(m, d, x, v, t, cK, cC, s_sym_add, &ctx);
         d->met.jacobian_evaluations++;
@@ -163,7 +163,7 @@ int mbs_kkt_build(const mbs_model *m, mbs_data *d, double cM, double cK, double 
         }
     }
     s_kktadd ctx = {m, A, 1.0};
-    if ((cK != 0 || cC != 0) && m->nstate_el > 0) {
+    if ((cK != 0 || cC != 0) && (m->nstate_el > 0 || m->spec->ncontact > 0)) {
         mbs_force_jac(m, d, x, v, t, cK, cC, s_kkt_add, &ctx);
     }
     if (cH != 0 && lam) {
@@ -235,7 +235,7 @@ int mbs_ggl_build(const mbs_model *m, mbs_data *d, double w0, const double *x, c
             mbs_mat_add(A, pm, gi[n + c], row[a]);   /* F4: Phi_q dv         */
         }
     }
-    if (m->nstate_el > 0) {
+    if (m->nstate_el > 0 || m->spec->ncontact > 0) {
         s_ggladd kq = {m, A, n, 0}, kv = {m, A, n, n};
         mbs_force_jac(m, d, x, v, t, 1.0 / w0, 0.0, s_ggl_add, &kq);
         mbs_force_jac(m, d, x, v, t, 0.0, 1.0 / w0, s_ggl_add, &kv);

@@ -349,6 +349,21 @@ static void test_overrides(void)
 #define P2(x) "{'dimension': 2, 'bodies': [" BODY "], " SOLVER x "}"
 #define P3(x) "{'dimension': 3, 'bodies': [" BODY3 "], " SOLVER x "}"
 #define CH(x) P2(", 'outputs': {'channels': [" x "]}")
+/* planar shapes: circles c, c2 on b; lines floor, wall on ground */
+#define SHAPES2                                                                              \
+    "'shapes': [{'name': 'c', 'body': 'b', 'type': 'circle', 'center': [0, 1], 'radius': 0.5}," \
+    " {'name': 'floor', 'body': 'ground', 'type': 'line', 'point': [0, 0], 'normal': [0, 1]},"  \
+    " {'name': 'c2', 'body': 'b', 'type': 'circle', 'center': [1, 1], 'radius': 0.5},"          \
+    " {'name': 'wall', 'body': 'ground', 'type': 'line', 'point': [2, 0], 'normal': [-1, 0]}]"
+#define C2(x) P2(", " SHAPES2 ", 'contacts': [" x "]")
+/* one shape of the given type and keys on b (planar / spatial) */
+#define SH2(x) P2(", 'shapes': [{'name': 's', 'body': 'b', " x "}]")
+#define SH3(x) P3(", 'shapes': [{'name': 's', 'body': 'b', " x "}]")
+/* spatial boxes bx (on b) and gx (on ground) */
+#define C3(x)                                                                                 \
+    P3(", 'shapes': [{'name': 'bx', 'body': 'b', 'type': 'box', 'center': [0, 0, 1],"          \
+       " 'half_extents': [1, 1, 1]}, {'name': 'gx', 'body': 'ground', 'type': 'box',"           \
+       " 'center': [0, 0, -1], 'half_extents': [1, 1, 1]}], 'contacts': [" x "]")
 
 typedef struct {
     const char *doc;
@@ -376,8 +391,89 @@ static const s_bad s_bads[] = {
     {P2(", 'gravty': [0, 1]"), NULL, NULL, "/gravty", "did you mean 'gravity'?"},
     {P2(", 'a/b~c': 1"), NULL, NULL, "/a~1b~0c", "unknown key 'a/b~c'"},
     {P2(", 'gravity': [0, 1, 2]"), NULL, NULL, "/gravity", "expected a vector [gx, gy] (2 numbers)"},
-    {P2(", 'contacts': [{}]"), NULL, NULL, "/contacts", "contacts are not supported"},
+    {P2(", 'contacts': [{}]"), NULL, NULL, "/contacts/0", "missing required key 'shapes'"},
     {P2(", 'name': 5"), NULL, NULL, "/name", "expected a string, got a number"},
+    /* shapes */
+    {SH2("'type': 'cirle', 'center': [0, 0], 'radius': 1"), NULL, NULL, "/shapes/0/type",
+     "unknown shape type 'cirle'; did you mean 'circle'?"},
+    {SH2("'type': 'sphere', 'center': [0, 0], 'radius': 1"), NULL, NULL, "/shapes/0/type",
+     "'sphere' shapes exist only in spatial mechanisms (dimension 3)"},
+    {SH3("'type': 'circle', 'center': [0, 0, 0], 'radius': 1"), NULL, NULL, "/shapes/0/type",
+     "only in planar mechanisms (dimension 2), this one is spatial (dimension 3); use 'sphere'"},
+    {SH2("'type': 'circle', 'center': [0, 0], 'radius': -1"), NULL, NULL, "/shapes/0/radius",
+     "'radius' must be > 0, got -1"},
+    {SH2("'type': 'circle', 'center': [0, 0]"), NULL, NULL, "/shapes/0",
+     "missing required key 'radius'"},
+    {SH2("'type': 'circle', 'center': [0, 0], 'radus': 1"), NULL, NULL, "/shapes/0/radus",
+     "unknown key 'radus'; did you mean 'radius'?"},
+    {SH2("'type': 'line', 'point': [0, 0], 'normal': [0, 1], 'radius': 1"), NULL, NULL,
+     "/shapes/0/radius", "key 'radius' does not apply to a 'line' shape"},
+    {SH2("'type': 'line', 'point': [0, 0], 'normal': [0, 0]"), NULL, NULL, "/shapes/0/normal",
+     "the normal must not be zero"},
+    {SH3("'type': 'plane', 'point': [0, 0, 0], 'normal': [0, 1]"), NULL, NULL,
+     "/shapes/0/normal", "expected a normal [nx, ny, nz] (3 numbers)"},
+    {SH2("'type': 'segment', 'points': [[1, 2], [1, 2]]"), NULL, NULL, "/shapes/0/points",
+     "the two points coincide"},
+    {SH3("'type': 'capsule', 'points': [[1, 2, 3], ['=0.5*2', 2, 3]], 'radius': 0.1"), NULL,
+     NULL, "/shapes/0/points", "the two points coincide"},
+    {SH3("'type': 'box', 'center': [0, 0, 0], 'half_extents': [1, 0, 1]"), NULL, NULL,
+     "/shapes/0/half_extents", "half extents must all be > 0"},
+    {SH3("'type': 'box', 'center': [0, 0, 0], 'half_extents': [1, 1, 1], "
+         "'orientation': [1, 1, 0, 0]"), NULL, NULL, "/shapes/0/orientation",
+     "must be a unit quaternion"},
+    {P2(", 'shapes': [{'name': 's', 'body': 'bb', 'type': 'point', 'at': [0, 0]}]"), NULL, NULL,
+     "/shapes/0/body", "unknown body 'bb'; did you mean 'b'?"},
+    {P2(", 'shapes': [{'name': 's', 'body': 'b', 'type': 'point', 'at': [0, 0]}, "
+        "{'name': 's', 'body': 'b', 'type': 'point', 'at': [0, 0]}]"), NULL, NULL,
+     "/shapes/1/name", "duplicate shape name 's' (already used by /shapes/0)"},
+    {P2(", 'shapes': [{'body': 'b', 'type': 'point', 'at': [0, 0]}]"), NULL, NULL, "/shapes/0",
+     "missing required key 'name'"},
+    {P2(", 'shapes': {}"), NULL, NULL, "/shapes", "expected an array of shapes, got an object"},
+    /* contacts */
+    {C2("{'shapes': ['c', 'flor'], 'stiffness': 1}"), NULL, NULL, "/contacts/0/shapes/1",
+     "unknown shape 'flor'; did you mean 'floor'?"},
+    {C2("{'shapes': ['c', 'c2'], 'stiffness': 1}"), NULL, NULL, "/contacts/0/shapes",
+     "shapes 'c' and 'c2' are both on body 'b'"},
+    {C2("{'shapes': ['floor', 'wall'], 'stiffness': 1}"), NULL, NULL, "/contacts/0/shapes",
+     "are both on 'ground'"},
+    {C2("{'shapes': ['c', 'c'], 'stiffness': 1}"), NULL, NULL, "/contacts/0/shapes",
+     "cannot be in contact with itself"},
+    {C2("{'shapes': ['c', 'floor']}"), NULL, NULL, "/contacts/0",
+     "missing required key 'stiffness'"},
+    {C2("{'shapes': ['c', 'floor'], 'stiffness': 1, 'friction': -0.1}"), NULL, NULL,
+     "/contacts/0/friction", "'friction' must be >= 0"},
+    {C2("{'shapes': ['c', 'floor'], 'stiffness': 1, 'restitution': 1.5}"), NULL, NULL,
+     "/contacts/0/restitution", "'restitution' must be in [0, 1], got 1.5"},
+    {C2("{'shapes': ['c', 'floor'], 'stiffness': 1, 'law': 'hertz', 'restitution': 0.5}"), NULL,
+     NULL, "/contacts/0/restitution", "does not apply to the 'hertz' law"},
+    {C2("{'shapes': ['c', 'floor'], 'stiffness': 1, 'law': 'hunt-crossley'}"), NULL, NULL,
+     "/contacts/0/law", "did you mean 'hunt_crossley'?"},
+    {C2("{'shapes': ['c', 'floor'], 'stiffness': 1, 'slip_velocity': 0}"), NULL, NULL,
+     "/contacts/0/slip_velocity", "must be > 0"},
+    {C2("{'shapes': ['c', 'floor'], 'stifness': 1}"), NULL, NULL, "/contacts/0/stifness",
+     "did you mean 'stiffness'?"},
+    {C3("{'shapes': ['bx', 'gx'], 'stiffness': 1}"), NULL, NULL, "/contacts/0/shapes",
+     "contact between a 'box' and a 'box' is not supported"},
+    {P2(", 'shapes': [{'name': 'l', 'body': 'b', 'type': 'line', 'point': [0, 0], 'normal': [0, 1]},"
+        " {'name': 'g', 'body': 'ground', 'type': 'line', 'point': [0, 0], 'normal': [0, 1]}],"
+        " 'contacts': [{'between': ['*', '*'], 'stiffness': 1}]"), NULL, NULL,
+     "/contacts/0/between", "the patterns pair 'l' (line) with 'g' (line), which is not supported"},
+    {C2("{'between': ['c*', 'wal?x'], 'stiffness': 1}"), NULL, NULL, "/contacts/0/between/1",
+     "pattern 'wal?x' matches no shape"},
+    {C2("{'between': ['c', 'flor'], 'stiffness': 1}"), NULL, NULL, "/contacts/0/between/1",
+     "matches no shape; did you mean 'floor'?"},
+    {C2("{'between': ['c*', 'c*'], 'stiffness': 1}"), NULL, NULL, "/contacts/0/between",
+     "the patterns produce no pair"},
+    {C2("{'shapes': ['c', 'floor'], 'stiffness': 1}, {'shapes': ['floor', 'c'], 'stiffness': 2}"),
+     NULL, NULL, "/contacts/1/shapes", "pair ('floor', 'c') declared twice (first by /contacts/0)"},
+    {C2("{'between': ['c*', 'floor'], 'stiffness': 1}, {'shapes': ['c', 'floor'], 'stiffness': 2}"),
+     NULL, NULL, "/contacts/1/shapes", "declared twice (first by /contacts/0, a 'between' group"},
+    {C2("{'shapes': ['c', 'floor'], 'between': ['c', 'floor'], 'stiffness': 1}"), NULL, NULL,
+     "/contacts/0", "give either 'shapes' (one pair) or 'between'"},
+    {C2("{'shapes': ['c'], 'stiffness': 1}"), NULL, NULL, "/contacts/0/shapes",
+     "expected an array of two shape names, got 1 entries"},
+    {C2("{'shapes': ['c', 'floor'], 'stiffness': '$k'}"), NULL, NULL, "/contacts/0/stiffness",
+     "unknown parameter 'k'"},
     /* bodies */
     {"{'dimension': 2, 'bodies': [{'name': 'b', 'masss': 1, 'mass': 1, 'com': [0, 0]}], " SOLVER
      "}", NULL, NULL, "/bodies/0/masss", "unknown key 'masss'; did you mean 'mass'?"},
@@ -761,6 +857,205 @@ static void test_valid_variants(void)
     mbs_spec_free(&s);
 }
 
+/* ---- contacts ------------------------------------------------------------------------------ */
+
+static void test_contacts_planar(void)
+{
+    mbs_errlist el;
+    mbs_spec *s = s_parse(
+        "{ 'dimension': 2, 'gravity': [0, -9.81], 'parameters': { 'r': 0.1 },"
+        "  'bodies': [ { 'name': 'w1', 'mass': 1, 'com': [0, 0.1] },"
+        "              { 'name': 'w2', 'mass': 1, 'com': [0.5, 0.2] } ],"
+        "  'shapes': ["
+        "    { 'name': 'floor', 'body': 'ground', 'type': 'line', 'point': [0, 0], 'normal': [0, 2] },"
+        "    { 'name': 'c1', 'body': 'w1', 'type': 'circle', 'center': [0, 0.1], 'radius': '$r' },"
+        "    { 'name': 'c2', 'body': 'w2', 'type': 'circle', 'center': [0.5, 0.2], 'radius': '=2*$r' },"
+        "    { 'name': 'tip', 'body': 'w1', 'type': 'point', 'at': [0.1, 0.1] },"
+        "    { 'name': 'ramp', 'body': 'ground', 'type': 'segment', 'points': [[0, 0], [1, 1]] } ],"
+        "  'contacts': ["
+        "    { 'shapes': ['c1', 'floor'], 'stiffness': 1e5 },"
+        "    { 'shapes': ['c2', 'c1'], 'law': 'lankarani_nikravesh', 'stiffness': '=2e5',"
+        "      'exponent': 1, 'restitution': 0.5, 'friction': 0.3, 'slip_velocity': 0.01,"
+        "      'margin': 0.001 },"
+        "    { 'shapes': ['tip', 'ramp'], 'law': 'hertz', 'stiffness': 1e6 } ],"
+        "  'solver': { 't_end': 1 } }",
+        NULL, 0, &el);
+    CHECK(s != NULL);
+    if (!s) {
+        s_print_errors(&el);
+        return;
+    }
+    CHECK(s->nshape == 5);
+    const mbs_shape_spec *sh = s->shapes;
+    CHECK_STR(sh[0].name, "floor");
+    CHECK(sh[0].kind == MBS_SHAPE_SPEC_LINE && sh[0].body == MBS_GROUND);
+    CHECK_NEAR(sh[0].q[1], 1, 0); /* normalised */
+    CHECK_NEAR(sh[0].q[2], 0, 0);
+    CHECK(sh[1].kind == MBS_SHAPE_SPEC_CIRCLE && sh[1].body == 0);
+    CHECK_NEAR(sh[1].p[1], 0.1, 0);
+    CHECK_NEAR(sh[1].radius, 0.1, 0);
+    CHECK_NEAR(sh[2].radius, 0.2, 1e-15);
+    CHECK(sh[2].body == 1);
+    CHECK(sh[3].kind == MBS_SHAPE_SPEC_POINT);
+    CHECK_NEAR(sh[3].p[0], 0.1, 0);
+    CHECK(sh[4].kind == MBS_SHAPE_SPEC_SEGMENT);
+    CHECK_NEAR(sh[4].q[0], 1, 0);
+    CHECK_NEAR(sh[4].p[2], 0, 0);
+    CHECK_NEAR(sh[4].quat[0], 1, 0);
+
+    CHECK(s->ncontact == 3);
+    const mbs_contact_spec *c = s->contacts;
+    CHECK(c[0].shape[0] == 1 && c[0].shape[1] == 0);
+    CHECK(c[0].law == MBS_LAW_HUNT_CROSSLEY); /* defaults */
+    CHECK_NEAR(c[0].stiffness, 1e5, 0);
+    CHECK_NEAR(c[0].exponent, 1.5, 0);
+    CHECK_NEAR(c[0].restitution, 1, 0);
+    CHECK_NEAR(c[0].friction, 0, 0);
+    CHECK_NEAR(c[0].slip_velocity, 1e-4, 0);
+    CHECK_NEAR(c[0].margin, 0, 0);
+    CHECK(c[1].shape[0] == 2 && c[1].shape[1] == 1); /* order as declared */
+    CHECK(c[1].law == MBS_LAW_LANKARANI_NIKRAVESH);
+    CHECK_NEAR(c[1].stiffness, 2e5, 0);
+    CHECK_NEAR(c[1].exponent, 1, 0);
+    CHECK_NEAR(c[1].restitution, 0.5, 0);
+    CHECK_NEAR(c[1].friction, 0.3, 0);
+    CHECK_NEAR(c[1].slip_velocity, 0.01, 0);
+    CHECK_NEAR(c[1].margin, 0.001, 0);
+    CHECK(c[2].shape[0] == 3 && c[2].shape[1] == 4 && c[2].law == MBS_LAW_HERTZ);
+    mbs_spec_free(&s);
+}
+
+/* A spatial scene: bob (sphere), crate (box), two capsules, nballs balls
+ * ball_0.. and a floor; `first` is put before the other contacts. */
+static char *s_balls_doc(int nballs, const char *first)
+{
+    size_t cap = 4096 + (size_t)nballs * 200, len = 0;
+    char *d = malloc(cap);
+    len += (size_t)snprintf(d + len, cap - len,
+        "{'dimension': 3, 'gravity': [0, 0, -9.81], 'solver': {'t_end': 1},"
+        " 'outputs': {'channels': []}, 'bodies': ["
+        " {'name': 'bob', 'mass': 1, 'com': [0, 0, 1]}, {'name': 'crate', 'mass': 1, 'com': [2, 0, 1]},"
+        " {'name': 'rod1', 'mass': 1, 'com': [4, 0, 1]}, {'name': 'rod2', 'mass': 1, 'com': [4, 1, 1]}");
+    for (int i = 0; i < nballs; i++)
+        len += (size_t)snprintf(d + len, cap - len, ", {'name': 'B%d', 'mass': 1, 'com': [%d, 5, 1]}",
+                                i, i);
+    len += (size_t)snprintf(d + len, cap - len, "], 'shapes': ["
+        " {'name': 'floor', 'body': 'ground', 'type': 'plane', 'point': [0, 0, 0], 'normal': [0, 0, 5]},"
+        " {'name': 'bob_s', 'body': 'bob', 'type': 'sphere', 'center': [0, 0, 1], 'radius': 0.5},"
+        " {'name': 'crate_box', 'body': 'crate', 'type': 'box', 'center': [2, 0, 1],"
+        "  'half_extents': [0.1, 0.2, 0.3], 'orientation': [0.7071, 0, 0, 0.7071]},"
+        " {'name': 'cap1', 'body': 'rod1', 'type': 'capsule', 'points': [[4, 0, 0.5], [4, 0, 1.5]],"
+        "  'radius': 0.05},"
+        " {'name': 'cap2', 'body': 'rod2', 'type': 'capsule', 'points': [[3.5, 1, 1], [4.5, 1, 1]],"
+        "  'radius': 0.05}");
+    for (int i = 0; i < nballs; i++)
+        len += (size_t)snprintf(d + len, cap - len, ", {'name': 'ball_%d', 'body': 'B%d',"
+                                " 'type': 'sphere', 'center': [%d, 5, 1], 'radius': 0.4}", i, i, i);
+    snprintf(d + len, cap - len, "], 'contacts': [%s"
+        " {'shapes': ['bob_s', 'floor'], 'stiffness': 1e5, 'friction': 0.2},"
+        " {'shapes': ['crate_box', 'floor'], 'law': 'hertz', 'stiffness': 1e6},"
+        " {'shapes': ['cap1', 'cap2'], 'stiffness': 1e5, 'margin': 0.01},"
+        " {'between': ['ball_*', 'ball_*'], 'stiffness': 1e4, 'restitution': 0.8},"
+        " {'between': ['ball_?', 'floor'], 'stiffness': 2e4}]}", first);
+    return d;
+}
+
+static void test_contacts_spatial(void)
+{
+    mbs_errlist el;
+    char *doc = s_balls_doc(10, "");
+    mbs_spec *s = s_parse(doc, NULL, 0, &el);
+    free(doc);
+    CHECK(s != NULL);
+    if (!s) {
+        s_print_errors(&el);
+        return;
+    }
+    CHECK(s->nshape == 15);
+    const mbs_shape_spec *sh = s->shapes;
+    CHECK(sh[0].kind == MBS_SHAPE_SPEC_PLANE && sh[0].body == MBS_GROUND);
+    CHECK_NEAR(sh[0].q[2], 1, 0);
+    CHECK(sh[1].kind == MBS_SHAPE_SPEC_SPHERE && sh[1].body == 0);
+    CHECK_NEAR(sh[1].p[2], 1, 0);
+    CHECK(sh[2].kind == MBS_SHAPE_SPEC_BOX && sh[2].body == 1);
+    CHECK_NEAR(sh[2].half[2], 0.3, 0);
+    CHECK_NEAR(sh[2].quat[0], sqrt(0.5), 1e-15); /* normalised */
+    CHECK_NEAR(sh[2].quat[3], sqrt(0.5), 1e-15);
+    CHECK_NEAR(sh[1].quat[0], 1, 0);
+    CHECK(sh[3].kind == MBS_SHAPE_SPEC_CAPSULE && sh[3].body == 2);
+    CHECK_NEAR(sh[3].q[2], 1.5, 0);
+    CHECK_NEAR(sh[3].radius, 0.05, 0);
+    CHECK_STR(sh[14].name, "ball_9");
+
+    /* 3 pairs, 45 ball pairs, 10 balls on the floor */
+    CHECK(s->ncontact == 3 + 45 + 10);
+    if (s->ncontact != 58) {
+        mbs_spec_free(&s);
+        return;
+    }
+    const mbs_contact_spec *c = s->contacts;
+    CHECK(c[0].shape[0] == 1 && c[0].shape[1] == 0);
+    CHECK_NEAR(c[0].friction, 0.2, 0);
+    CHECK(c[1].shape[0] == 2 && c[1].shape[1] == 0 && c[1].law == MBS_LAW_HERTZ);
+    CHECK(c[2].shape[0] == 3 && c[2].shape[1] == 4);
+    CHECK_NEAR(c[2].margin, 0.01, 0);
+    int k = 3, ok = 1;
+    for (int i = 0; i < 10; i++)
+        for (int j = i + 1; j < 10; j++, k++)
+            ok &= c[k].shape[0] == 5 + i && c[k].shape[1] == 5 + j &&
+                  c[k].restitution == 0.8 && c[k].stiffness == 1e4 &&
+                  c[k].law == MBS_LAW_HUNT_CROSSLEY;
+    CHECK(ok);
+    for (int i = 0; i < 10; i++, k++)
+        ok &= c[k].shape[0] == 5 + i && c[k].shape[1] == 0 && c[k].stiffness == 2e4 &&
+              c[k].restitution == 1;
+    CHECK(ok);
+    mbs_spec_free(&s);
+
+    /* an explicit pair before a group wins over the group's duplicate */
+    doc = s_balls_doc(10, "{'shapes': ['ball_7', 'ball_3'], 'stiffness': 7, 'friction': 0.5},");
+    s = s_parse(doc, NULL, 0, &el);
+    free(doc);
+    CHECK(s != NULL);
+    if (s) {
+        CHECK(s->ncontact == 58);
+        CHECK(s->contacts[0].shape[0] == 12 && s->contacts[0].shape[1] == 8);
+        CHECK_NEAR(s->contacts[0].stiffness, 7, 0);
+        int n37 = 0;
+        for (int i = 0; i < s->ncontact; i++)
+            n37 += (s->contacts[i].shape[0] == 8 && s->contacts[i].shape[1] == 12) ||
+                   (s->contacts[i].shape[0] == 12 && s->contacts[i].shape[1] == 8);
+        CHECK(n37 == 1);
+    } else {
+        s_print_errors(&el);
+    }
+    mbs_spec_free(&s);
+
+    /* expansion limit: 500 balls pairwise are 124750 pairs */
+    doc = s_balls_doc(500, "");
+    s = s_parse(doc, NULL, 0, &el);
+    free(doc);
+    CHECK(s == NULL && s_has_error(&el, "/contacts/3/between", "too many contact pairs"));
+    mbs_spec_free(&s);
+
+    /* work limit: 3200 shapes on one body, all against all (no pair results) */
+    size_t cap = 3200 * 100 + 256, len = 0;
+    doc = malloc(cap);
+    len += (size_t)snprintf(doc + len, cap - len, "{'dimension': 3, 'bodies': [" BODY3 "], "
+                            SOLVER ", 'contacts': [{'between': ['*', '*'], 'stiffness': 1}], "
+                            "'shapes': [");
+    for (int i = 0; i < 3200; i++)
+        len += (size_t)snprintf(doc + len, cap - len, "%s{'name': 's%d', 'body': 'b', "
+                                "'type': 'sphere', 'center': [0, 0, 0], 'radius': 1}",
+                                i ? ", " : "", i);
+    snprintf(doc + len, cap - len, "]}");
+    s = s_parse(doc, NULL, 0, &el);
+    free(doc);
+    CHECK(s == NULL && el.n == 1 &&
+          s_has_error(&el, "/contacts/0/between", "too much pattern matching"));
+    mbs_spec_free(&s);
+}
+
 int main(void)
 {
     test_fourbar();
@@ -770,5 +1065,7 @@ int main(void)
     test_many_errors();
     test_hostile();
     test_valid_variants();
+    test_contacts_planar();
+    test_contacts_spatial();
     return CHECK_SUMMARY("mechanism_test");
 }

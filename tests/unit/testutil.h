@@ -68,6 +68,8 @@ static inline int t_run_text(const char *text, const char *const *sets, t_run *r
     r->rc = mbs_simulate(m, d, &r->res, &r->met, NULL, NULL, &r->err);
     mbs_initialize(m, d, &r->rep, &r->err); /* report after initialisation */
     for (int i = 0; r->rc && i < r->err.n; i++) fprintf(stderr, "  run: %s\n", r->err.e[i].message);
+    if (getenv("MBS_TEST_TIMES"))
+        fprintf(stderr, "  [%s: %.3f s, %ld steps]\n", r->spec->name, r->met.wall_seconds, r->met.steps);
     mbs_data_free(&d);
     mbs_model_free(&m);
     return 0;

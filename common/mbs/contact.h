@@ -1,0 +1,34 @@
+/*
+ * contact.h - compliant contacts between body shapes and contact
+ * deactivation (internal; see contact.c and docs/contacts.md).
+ */
+#ifndef MBS_CONTACT_H
+#define MBS_CONTACT_H
+
+#include "broadphase.h"
+#include "data.h"
+
+/* Shapes as body-fixed affine maps; pairs' variables.  0 or MBS_E*. */
+int mbs_contact_build(mbs_model *m, mbs_errlist *err);
+
+/* Per-run contact state (impact speeds, active set, broad phase). */
+int mbs_contact_data_init(const mbs_model *m, mbs_data *d);
+void mbs_contact_data_free(mbs_data *d);
+
+/* Add the contact forces at (x, v) to the generalized forces Q (variables):
+ * every declared pair, or only the active set with deactivation. */
+void mbs_contact_forces(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double *Q);
+
+/* Finite-difference stiffness/damping of the pairs in the system, handed to
+ * add(ctx, i, j, cK K_ij + cC C_ij) like mbs_force_jac. */
+void mbs_contact_jac(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,
+                     double cC, void (*add)(void *ctx, int i, int j, double val), void *ctx);
+
+/* After an accepted step of size h (and once at t = 0): impact speeds of
+ * pairs that start touching, the next active set, contact metrics. */
+void mbs_contact_step(const mbs_model *m, mbs_data *d, double h);
+
+/* Forget the contact state of a previous run (called when a run starts). */
+void mbs_contact_reset(const mbs_model *m, mbs_data *d);
+
+#endif
