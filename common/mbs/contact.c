@@ -43,18 +43,6 @@ static mbs_shape_kind s_geom_kind(mbs_shape_spec_kind k)
     }
 }
 
-/* Variables of a body, appended (unique) to a state-element list. */
-static void s_add_vars(const mbs_model *m, mbs_fel *f, int b)
-{
-    if (b < 0) return;
-    for (int s = 0; s < m->nb; s++) {
-        int v = m->body[b].var[s], k = 0;
-        if (v < 0) continue;
-        while (k < f->nvar && f->vars[k] != v) k++;
-        if (k == f->nvar && f->nvar < 2 * MBS_NB_MAX) f->vars[f->nvar++] = v;
-    }
-}
-
 int mbs_contact_build(mbs_model *m, mbs_errlist *err)
 {
     const mbs_spec *s = m->spec;
@@ -89,9 +77,9 @@ int mbs_contact_build(mbs_model *m, mbs_errlist *err)
         m->cfel[k].force = -1;
         m->cfel[k].joint = -1;
         m->cfel[k].has_rate = 1;
-        s_add_vars(m, &m->cfel[k], s->shapes[C->shape[0]].body);
+        mbs_fel_add_body(m, &m->cfel[k], s->shapes[C->shape[0]].body);
         m->cfel[k].split = m->cfel[k].nvar; /* vars[0..split) belong to A */
-        s_add_vars(m, &m->cfel[k], s->shapes[C->shape[1]].body);
+        mbs_fel_add_body(m, &m->cfel[k], s->shapes[C->shape[1]].body);
         if (!mbs_contact_supported(m->cshape[C->shape[0]].kind, m->cshape[C->shape[1]].kind)) {
             mbs_err_add(err, "", "contact %d: unsupported shape pair", k);
             return MBS_EINVAL;

@@ -121,26 +121,7 @@ static int s_mass(mbs_model *m)
 
 /* ---- force elements ------------------------------------------------------------------ */
 
-static mbs_avec s_point_av(const mbs_model *m, int b, const double *p)
-{
-    mbs_avec a;
-    memset(&a, 0, sizeof a);
-    if (b < 0) {
-        v3copy(p, a.c);
-        if (m->dim == 2) a.c[2] = 0;
-        return a;
-    }
-    double c[3];
-    mbs_local_point(m, b, p, c);
-    a.nterm = 1;
-    a.t[0].body = b;
-    a.t[0].sign = 1;
-    mbs_point_map(m, b, c, 1, a.t[0].L);
-    return a;
-}
-
-/* Add the variables of body b to a state element's list (unique). */
-static void s_fel_body(const mbs_model *m, mbs_fel *f, int b)
+void mbs_fel_add_body(const mbs_model *m, mbs_fel *f, int b)
 {
     if (b < 0) return;
     for (int s = 0; s < m->nb; s++) {
@@ -167,14 +148,14 @@ static int s_forces(mbs_model *m)
         fel->joint = -1;
         switch (F->type) {
         case MBS_FORCE_SPRING_DAMPER: {
-            m->fpts[2 * e] = s_point_av(m, F->body[0], F->points[0]);
-            m->fpts[2 * e + 1] = s_point_av(m, F->body[1], F->points[1]);
+            m->fpts[2 * e] = mbs_body_avec(m, F->body[0], F->points[0], 1);
+            m->fpts[2 * e + 1] = mbs_body_avec(m, F->body[1], F->points[1], 1);
             double d[3];
             v3sub(F->points[1], F->points[0], d);
             if (m->dim == 2) d[2] = 0;
             m->spring_len0[e] = v3norm(d);
-            s_fel_body(m, fel, F->body[0]);
-            s_fel_body(m, fel, F->body[1]);
+            mbs_fel_add_body(m, fel, F->body[0]);
+            mbs_fel_add_body(m, fel, F->body[1]);
             fel->has_rate = F->damping != 0;
             m->nstate_el++;
             if (F->damping != 0) m->conservative = 0;
@@ -182,20 +163,20 @@ static int s_forces(mbs_model *m)
         }
         case MBS_FORCE_ROTATIONAL_SPRING_DAMPER: {
             const mbs_joint_spec *J = &s->joints[F->joint];
-            s_fel_body(m, fel, J->body[0]);
-            s_fel_body(m, fel, J->body[1]);
+            mbs_fel_add_body(m, fel, J->body[0]);
+            mbs_fel_add_body(m, fel, J->body[1]);
             fel->has_rate = F->damping != 0;
             m->nstate_el++;
             if (F->damping != 0) m->conservative = 0;
             break;
         }
         case MBS_FORCE_POINT_FORCE:
-            m->fpts[2 * e] = s_point_av(m, F->body[0], F->at);
-            if (F->body_frame) { s_fel_body(m, fel, F->body[0]); m->nstate_el++; }
+            m->fpts[2 * e] = mbs_body_avec(m, F->body[0], F->at, 1);
+            if (F->body_frame) { mbs_fel_add_body(m, fel, F->body[0]); m->nstate_el++; }
             m->conservative = 0;
             break;
         case MBS_FORCE_TORQUE:
-            s_fel_body(m, fel, F->body[0]);
+            mbs_fel_add_body(m, fel, F->body[0]);
             m->nstate_el++;
             m->conservative = 0;
             break;
@@ -209,8 +190,8 @@ static int s_forces(mbs_model *m)
         fel->force = -1;
         fel->joint = j;
         fel->has_rate = 1;
-        s_fel_body(m, fel, s->joints[j].body[0]);
-        s_fel_body(m, fel, s->joints[j].body[1]);
+        mbs_fel_add_body(m, fel, s->joints[j].body[0]);
+        mbs_fel_add_body(m, fel, s->joints[j].body[1]);
         m->conservative = 0;
     }
     m->has_stiffness = m->nstate_el > 0;

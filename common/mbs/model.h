@@ -237,4 +237,7 @@ double mbs_joint_coord(const mbs_model *m, int j, const double *x, const double 
 
 typedef struct mbs_fel mbs_fel;
 
+/* Append the variables of body b (none for the ground) to f->vars, once each. */
+void mbs_fel_add_body(const mbs_model *m, mbs_fel *f, int b);
+
 #endif
