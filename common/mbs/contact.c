@@ -188,10 +188,11 @@ static double s_normal_force(const mbs_contact_spec *C, double d, double dd, dou
     return f > 0 ? f : 0; /* no adhesion */
 }
 
-/* Add the generalized forces of pair k at (x, v) into Q (variables) or
- * report its largest approach speed of penetrating points (*approach). */
-static void s_pair(const mbs_model *m, const mbs_data *d, int k, const double *x, const double *v, double *Q,
-                   double *approach, int *touching)
+/* Add the generalized forces of pair k at (x, v) into Q (variables; or per
+ * body in body coordinates, nbody x nb, with body_space) and report its
+ * largest approach speed of penetrating points (*approach). */
+static void s_pair_q(const mbs_model *m, const mbs_data *d, int k, const double *x, const double *v, double *Q,
+                     int body_space, double *approach, int *touching)
 {
     const mbs_contact_spec *C = &m->spec->contacts[k];
     int ia = C->shape[0], ib = C->shape[1];
@@ -230,12 +231,27 @@ static void s_pair(const mbs_model *m, const mbs_data *d, int k, const double *x
             double sg = side ? 1.0 : -1.0;
             const mbs_body *bd = &m->body[b];
             for (int s = 0; s < m->nb; s++) {
-                if (bd->var[s] < 0) continue;
+                if (!body_space && bd->var[s] < 0) continue;
                 double acc = 0;
                 for (int a = 0; a < m->dim; a++) acc += L[a * m->nb + s] * F[a];
-                Q[bd->var[s]] += sg * acc;
+                Q[body_space ? b * m->nb + s : bd->var[s]] += sg * acc;
             }
         }
+    }
+}
+
+static void s_pair(const mbs_model *m, const mbs_data *d, int k, const double *x, const double *v, double *Q,
+                   double *approach, int *touching)
+{
+    s_pair_q(m, d, k, x, v, Q, 0, approach, touching);
+}
+
+void mbs_contact_forces_body(const mbs_model *m, const mbs_data *d, const double *x, const double *v,
+                             double *Qbody)
+{
+    for (int k = 0; k < m->spec->ncontact; k++) {
+        if (d && m->spec->solver.contact_deactivation && d->c_ready && !d->c_inset[k]) continue;
+        s_pair_q(m, d, k, x, v, Qbody, 1, NULL, NULL);
     }
 }
 

@@ -19,6 +19,11 @@ void mbs_contact_data_free(mbs_data *d);
  * every declared pair, or only the active set with deactivation. */
 void mbs_contact_forces(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double *Q);
 
+/* The same per body in body coordinates (nbody x nb), for the reaction
+ * recovery's body balances. */
+void mbs_contact_forces_body(const mbs_model *m, const mbs_data *d, const double *x, const double *v,
+                             double *Qbody);
+
 /* Finite-difference stiffness/damping of the pairs in the system, handed to
  * add(ctx, i, j, cK K_ij + cC C_ij) like mbs_force_jac. */
 void mbs_contact_jac(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,

@@ -300,6 +300,7 @@ void mbs_force_eval_body(const mbs_model *m, const mbs_data *d, const double *x,
 {
     s_sink sk = {Qbody, 1};
     s_all_forces(m, d, x, v, t, &sk);
+    mbs_contact_forces_body(m, d, x, v, Qbody);
 }
 
 /* Finite-difference Jacobians of the state-dependent forces:

@@ -169,8 +169,32 @@ static void test_deactivation_agreement(void)
     t_run_free(&b);
 }
 
+/* A bar pinned at one end and resting on a floor at the other: at rest the
+ * pin carries half the weight, the contact the other half.  Checks that the
+ * reaction recovery counts contact forces in the body balances. */
+static void test_reaction_with_contact(void)
+{
+    const char *doc =
+        "{\"dimension\": 2, \"gravity\": [0, -9.81],"
+        " \"bodies\": [{\"name\": \"bar\", \"mass\": 1, \"inertia\": \"=1/12\", \"com\": [0.5, 0.05]}],"
+        " \"joints\": [{\"name\": \"pin\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"bar\"], \"at\": [0, 0.05]}],"
+        " \"shapes\": [{\"name\": \"tip\", \"body\": \"bar\", \"type\": \"circle\", \"center\": [1, 0.05], \"radius\": 0.05},"
+        "   {\"name\": \"floor\", \"body\": \"ground\", \"type\": \"line\", \"point\": [0, 0], \"normal\": [0, 1]}],"
+        " \"contacts\": [{\"shapes\": [\"tip\", \"floor\"], \"stiffness\": 1e6, \"exponent\": 1, \"restitution\": 0.2}],"
+        " \"solver\": {\"t_end\": 1, \"integrator\": \"bdf\", \"tolerance\": 1e-8, \"max_step\": 0.005},"
+        " \"outputs\": {\"interval\": 0.1, \"channels\": ["
+        "   {\"name\": \"Fy\", \"quantity\": \"reaction_force\", \"joint\": \"pin\", \"component\": \"y\"}]}}";
+    t_run r;
+    t_run_text(doc, NULL, &r);
+    CHECK(r.rc == 0);
+    /* settled (HC damping): m g / 2, to 1e-3 N */
+    CHECK_NEAR(t_at(&r, "Fy", 1.0), 0.5 * G, 1e-3);
+    t_run_free(&r);
+}
+
 int main(void)
 {
+    test_reaction_with_contact();
     test_bouncing();
     test_incline();
     test_deactivation_agreement();
