@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Contact deactivation through the service (seed 002's question): a sweep
+# with contact_deactivation [true, false] over a contact model; the
+# comparison endpoint pairs the runs, the two settings give the same outputs,
+# and the runs with deactivation keep fewer pairs in the system.
+source "$(dirname "$0")/lib.sh"
+it_init contacts
+start_gateway
+start_worker w1; start_worker w2
+MID=$(post_model "$ROOT/tests/integration/data/balls_on_floor.json"); [ -n "$MID" ] || fail "no model id"
+SID=$(post_sweep '{"model":"'$MID'","design":{"kind":"grid"},"parameters":{"mu":{"values":[0.2,0.4]}},
+  "solver":{"contact_deactivation":[true,false]}}')
+wait_until 120 sweep_is "$SID" done || fail "contact sweep: $(sweep_state "$SID")"
+get "/api/v1/compare/deactivation?model=$MID" | jget 'd["models"][0]' > "$IT_TMP/cmp.json"
+python3 - "$IT_TMP/cmp.json" <<'PY' || fail "compare: $(cat "$IT_TMP/cmp.json")"
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert c["pairs"] == 2, c
+d = c["max_output_difference"]
+# same motion both ways (measured 4e-11 m in contact_test at this tolerance)
+assert d["pairs_compared"] == 2 and d["value"] < 1e-8, d
+assert c["speedup"]["median"] > 0
+PY
+on=$(sql "SELECT max(m.mean_active_contacts) FROM metrics m JOIN jobs j ON j.id = m.job_id WHERE j.sweep_id = '$SID' AND (j.solver_overrides->>'contact_deactivation')::boolean")
+off=$(sql "SELECT min(m.mean_active_contacts) FROM metrics m JOIN jobs j ON j.id = m.job_id WHERE j.sweep_id = '$SID' AND NOT (j.solver_overrides->>'contact_deactivation')::boolean")
+python3 -c "import sys; on, off = float(sys.argv[1]), float(sys.argv[2]); assert on < off and off == 21, (on, off)" "$on" "$off" \
+  || fail "active pairs with deactivation $on, without $off"
+ok "contact deactivation via the service: 2 pairs compared, same outputs, active pairs $on (on) vs $off (off) of 21"
