@@ -9,3 +9,4 @@ if dpkg -s libmujoco-dev >/dev/null 2>&1; then make -s build/bench/mujoco_fourba
 if [ -f bench/service_bench.sh ] && [ "${1:-}" != "--target" ]; then
   bash bench/service_bench.sh
 fi
+if [ "${1:-}" != "--target" ]; then bash bench/contact_scaling.sh; fi
