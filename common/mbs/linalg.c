@@ -3,7 +3,6 @@
  */
 #include "linalg.h"
 
-#include <assert.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
@@ -45,6 +44,7 @@ void mbs_mat_free(mbs_mat *A)
 
 void mbs_mat_zero(mbs_mat *A)
 {
+    A->outside = 0;
     memset(A->a, 0, sizeof(double) * (size_t)A->ld * (size_t)(A->n > 0 ? A->n : 1));
 }
 
@@ -57,10 +57,10 @@ void mbs_mat_add(mbs_mat *A, int i, int j, double v)
     }
     if (A->kind == MBS_MAT_SPD) {
         if (i > j) return;
-        assert(j - i <= A->ku);
+        if (j - i > A->ku) { A->outside++; return; }
         A->a[(A->ku + i - j) + (size_t)j * A->ld] += v;
     } else {
-        assert(i - j <= A->kl && j - i <= A->ku);
+        if (i - j > A->kl || j - i > A->ku) { A->outside++; return; }
         A->a[(A->kl + A->ku + i - j) + (size_t)j * A->ld] += v;
     }
 }
@@ -147,6 +147,7 @@ int mbs_mat_factor(mbs_mat *A)
 {
     int n = A->n;
     if (n == 0) return 0;
+    if (A->outside) return -2;
     if (!A->band && n <= S_SMALL)
         return A->kind == MBS_MAT_SPD ? s_chol_small(n, A->a, A->ld) : s_lu_small(n, A->a, A->ld, A->ipiv);
     if (A->kind == MBS_MAT_SPD) {

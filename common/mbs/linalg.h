@@ -25,6 +25,7 @@ typedef struct {
     int ld;        /* leading dimension of a                                */
     double *a;     /* column-major storage                                  */
     int *ipiv;     /* GEN                                                   */
+    int outside;   /* entries added outside the band since the last zero   */
 } mbs_mat;
 
 /* Allocate for an n x n matrix with the given band (kl, ku); chooses band or
@@ -34,11 +35,12 @@ int mbs_mat_init(mbs_mat *A, mbs_mat_kind kind, int n, int kl, int ku);
 void mbs_mat_free(mbs_mat *A);
 void mbs_mat_zero(mbs_mat *A);
 /* A(i,j) += v.  SPD: only i <= j is stored; entries with i > j are ignored,
- * so callers add each off-diagonal pair once with i <= j. Out-of-band
- * entries are a programming error (asserted). */
+ * so callers add each off-diagonal pair once with i <= j.  An entry outside
+ * the band (a model whose coupling the ordering did not foresee) is not
+ * stored but counted in A->outside; mbs_mat_factor then refuses. */
 void mbs_mat_add(mbs_mat *A, int i, int j, double v);
 /* Factorise in place; 0 on success, > 0 when singular / not positive
- * definite (LAPACK info). */
+ * definite (LAPACK info), -2 when entries fell outside the band. */
 int mbs_mat_factor(mbs_mat *A);
 /* Solve A x = b in place for one right-hand side (after factor). */
 void mbs_mat_solve(const mbs_mat *A, double *b);

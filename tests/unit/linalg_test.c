@@ -94,6 +94,14 @@ static void test_solvers(void)
     CHECK_NEAR(b[1], 1, 1e-14);
     CHECK_NEAR(b[2], 1, 1e-14);
     mbs_mat_free(&M);
+    /* an entry outside the band is refused, not written out of bounds */
+    CHECK(mbs_mat_init(&M, MBS_MAT_GEN, 100, 1, 1) == 0);
+    CHECK(M.band == 1);
+    for (int i = 0; i < 100; i++) mbs_mat_add(&M, i, i, 4.0);
+    mbs_mat_add(&M, 0, 50, 1.0);
+    CHECK(M.outside == 1);
+    CHECK(mbs_mat_factor(&M) == -2);
+    mbs_mat_free(&M);
     /* not positive definite: reported, not crashed */
     CHECK(mbs_mat_init(&M, MBS_MAT_SPD, 2, 1, 1) == 0);
     mbs_mat_add(&M, 0, 0, 1);
