@@ -165,10 +165,22 @@ struct mbs_model {
     double mass_scale;   /* mean diagonal of M                               */
 };
 
+/* Joint parts removed by elimination (ncs.c), for equation generation and
+ * reports. */
+typedef struct {
+    int point_shared; /* the joint point is an NCS point of both sides      */
+    int axis_shared;  /* the axis is a free NCS vector of both sides        */
+} mbs_elim;
+
 /* ---- ncs.c: choosing and building the natural coordinates ---------------- */
 
 /* Build bodies, variables, mass matrix and equations. 0 or MBS_E*. */
 int mbs_ncs_build(mbs_model *m, mbs_errlist *err);
+
+/* ncs_equations.c: the equations of rigid bodies, joints (el: what
+ * elimination absorbed, per joint) and drivers; patterns, joint measures,
+ * counts in m->report0.  0 or MBS_ENOMEM. */
+int mbs_ncs_equations(mbs_model *m, const mbs_elim *el);
 
 /* NCS coordinates of a global point / direction of body b at t = 0. */
 void mbs_local_point(const mbs_model *m, int b, const double p[3], double c[3]);
