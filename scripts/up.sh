@@ -56,6 +56,9 @@ if [ ! -f "$RUN/examples-loaded" ]; then
       id=$(printf '%s' "$body" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
       echo "loaded $f as model $id"
       [ -n "$first" ] || first="$id $f"
+      # the demonstration sweep prefers the bouncing ball: quick jobs that
+      # show the contact-deactivation comparison
+      if [ "$f" = examples/bouncing_ball.json ]; then demo="$id $f"; fi
     else
       why=$(printf '%s' "$body" | python3 -c 'import json,sys
 e = json.load(sys.stdin)["error"]; d = e.get("details") or [{}]
@@ -63,6 +66,7 @@ print(e["message"] + ": " + d[0].get("pointer", "") + " " + d[0].get("message", 
       echo "skipped $f ($why)"
     fi
   done
+  if [ -n "${demo:-}" ]; then first=$demo; fi
   if [ -n "$first" ]; then
     set -- $first
     sweep=$(python3 - "$1" "$2" <<'PY'
