@@ -139,24 +139,10 @@ static void s_world_shape(const mbs_model *m, int i, const double *x, mbs_shape 
  * currently at p): solve p = r0 + E c with the current NCS vectors E. */
 static void s_material_point(const mbs_model *m, int b, const double *x, const double *p, double *c)
 {
-    const mbs_body *bd = &m->body[b];
-    double qb[MBS_NB_MAX];
+    double qb[MBS_NB_MAX], E[9], Ei[9], d[3] = {0, 0, 0};
     mbs_gather(m, b, x, 0, qb);
-    if (m->dim == 2) {
-        double s = bd->vec_is_point[0];
-        double e[2] = {qb[2] - s * qb[0], qb[3] - s * qb[1]};
-        double d[2] = {p[0] - qb[0], p[1] - qb[1]};
-        double n2 = e[0] * e[0] + e[1] * e[1];
-        /* E = [e, P e] is a scaled rotation: E^-1 = E^T / |e|^2 */
-        c[0] = (e[0] * d[0] + e[1] * d[1]) / n2;
-        c[1] = (-e[1] * d[0] + e[0] * d[1]) / n2;
-        c[2] = 0;
-        return;
-    }
-    double E[9], Ei[9], d[3];
-    for (int k = 0; k < 3; k++)
-        for (int a = 0; a < 3; a++) E[3 * a + k] = qb[3 + 3 * k + a] - (bd->vec_is_point[k] ? qb[a] : 0);
-    v3sub(p, qb, d);
+    mbs_ncs_matrix(m, b, qb, E); /* in 2-D completed by the z axis */
+    for (int a = 0; a < m->dim; a++) d[a] = p[a] - qb[a];
     if (m3inv(E, Ei) == 0) { c[0] = c[1] = c[2] = 0; return; }
     for (int i = 0; i < 3; i++) c[i] = Ei[3 * i] * d[0] + Ei[3 * i + 1] * d[1] + Ei[3 * i + 2] * d[2];
 }

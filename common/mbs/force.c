@@ -51,12 +51,13 @@ static void s_scatter(const mbs_model *m, int b, const double *Qb, const s_sink 
 static void s_torque_q(const mbs_model *m, int b, const double *x, const double *tau, double *Qb)
 {
     const mbs_body *bd = &m->body[b];
-    double qb[MBS_NB_MAX];
+    double qb[MBS_NB_MAX], E[9], Ei[9];
     mbs_gather(m, b, x, 0, qb);
+    mbs_ncs_matrix(m, b, qb, E);
     if (m->dim == 2) {
         /* Q_a = tau P e1 / |e1|^2, Q_r0 = -s Q_a */
         double s = bd->vec_is_point[0];
-        double e[2] = {qb[2] - s * qb[0], qb[3] - s * qb[1]};
+        double e[2] = {E[0], E[3]};
         double n2 = e[0] * e[0] + e[1] * e[1];
         double qa[2] = {-tau[2] * e[1] / n2, tau[2] * e[0] / n2};
         Qb[2] += qa[0]; Qb[3] += qa[1];
@@ -64,9 +65,6 @@ static void s_torque_q(const mbs_model *m, int b, const double *x, const double 
         return;
     }
     /* 3-D: Q_k = 1/2 tau x f_k with f_k the dual basis (rows of E^-1) */
-    double E[9], Ei[9];
-    for (int k = 0; k < 3; k++)
-        for (int a = 0; a < 3; a++) E[3 * a + k] = qb[3 + 3 * k + a] - (bd->vec_is_point[k] ? qb[a] : 0);
     if (m3inv(E, Ei) == 0) return;
     for (int k = 0; k < 3; k++) {
         double f[3] = {Ei[3 * k], Ei[3 * k + 1], Ei[3 * k + 2]}, q[3];

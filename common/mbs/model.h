@@ -190,6 +190,11 @@ void mbs_local_dir(const mbs_model *m, int b, const double v[3], double c[3]);
  * coordinates c: fills L (dim x nb, row-major). */
 void mbs_point_map(const mbs_model *m, int b, const double c[3], int is_point, double *L);
 
+/* The NCS vectors of body b from its coordinates (or their rates) qb, as the
+ * columns of E (3 x 3, row-major): 3-D e1 e2 e3; 2-D e1, P e1 and the z axis
+ * (E is then a scaled rotation with det |e1|^2). */
+void mbs_ncs_matrix(const mbs_model *m, int b, const double *qb, double *E);
+
 /* Gather body coordinates qb from the global vector x (constants filled).
  * With is_rate = 1 the constants are replaced by 0 (velocities, accels). */
 void mbs_gather(const mbs_model *m, int b, const double *x, int is_rate, double *qb);

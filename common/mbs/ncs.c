@@ -210,14 +210,12 @@ static void s_pack(const mbs_model *m, mbs_body *bd)
 /* NCS vectors at t = 0 as columns of E0 (dim x dim, row-major). */
 static void s_E0(const mbs_model *m, const mbs_body *bd, double *E)
 {
+    double E3[9];
+    mbs_ncs_matrix(m, (int)(bd - m->body), bd->q0, E3);
     if (m->dim == 3) {
-        for (int k = 0; k < 3; k++)
-            for (int a = 0; a < 3; a++)
-                E[3 * a + k] = bd->q0[3 + 3 * k + a] - (bd->vec_is_point[k] ? bd->q0[a] : 0);
+        memcpy(E, E3, sizeof E3);
     } else {
-        double ex = bd->q0[2] - (bd->vec_is_point[0] ? bd->q0[0] : 0);
-        double ey = bd->q0[3] - (bd->vec_is_point[0] ? bd->q0[1] : 0);
-        E[0] = ex; E[1] = -ey; E[2] = ey; E[3] = ex; /* [e1, P e1] */
+        E[0] = E3[0]; E[1] = E3[1]; E[2] = E3[3]; E[3] = E3[4]; /* [e1, P e1] */
     }
 }
 
@@ -264,6 +262,20 @@ void mbs_point_map(const mbs_model *m, int b, const double c[3], int is_point, d
                 L[a * nb + 2 + k] = C[2 * a + k];
             }
     }
+}
+
+void mbs_ncs_matrix(const mbs_model *m, int b, const double *qb, double *E)
+{
+    const mbs_body *bd = &m->body[b];
+    if (m->dim == 3) {
+        for (int k = 0; k < 3; k++)
+            for (int a = 0; a < 3; a++) E[3 * a + k] = qb[3 + 3 * k + a] - (bd->vec_is_point[k] ? qb[a] : 0);
+        return;
+    }
+    double s = bd->vec_is_point[0], ex = qb[2] - s * qb[0], ey = qb[3] - s * qb[1];
+    E[0] = ex; E[1] = -ey; E[2] = 0;
+    E[3] = ey; E[4] = ex;  E[5] = 0;
+    E[6] = 0;  E[7] = 0;   E[8] = 1;
 }
 
 void mbs_gather(const mbs_model *m, int b, const double *x, int is_rate, double *qb)
@@ -580,7 +592,7 @@ int mbs_ncs_build(mbs_model *m, mbs_errlist *err)
     for (int b = 0; b < s->nbody && !rc; b++) {
         s_choose(m, b, &cl[b]);
         s_pack(m, &m->body[b]);
-        double E[9], det;
+        double E[9] = {0}, det;
         s_E0(m, &m->body[b], E);
         if (dim == 3) {
             det = m3inv(E, m->body[b].E0inv);

@@ -113,11 +113,9 @@ static double s_comp(const double *v, int dim, mbs_component c)
 /* NCS vector matrix E (3x3 row-major, columns e_k) of body b at x. */
 static void s_E(const mbs_model *m, int b, const double *x, int rate, double *E)
 {
-    const mbs_body *bd = &m->body[b];
     double qb[MBS_NB_MAX];
     mbs_gather(m, b, x, rate, qb);
-    for (int k = 0; k < 3; k++)
-        for (int a = 0; a < 3; a++) E[3 * a + k] = qb[3 + 3 * k + a] - (bd->vec_is_point[k] ? qb[a] : 0);
+    mbs_ncs_matrix(m, b, qb, E);
 }
 
 double mbs_channel_value(mbs_sampler *s, int c, double t, const double *x, const double *v, const double *a)
