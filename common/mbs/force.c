@@ -198,8 +198,6 @@ static void s_joint_load(const mbs_model *m, int j, const double *x, double f, c
 static double s_spring(const mbs_model *m, int e, const double *x, const double *v, double *dir, double *len)
 {
     const mbs_force_spec *F = &m->spec->forces[e];
-    const mbs_jgeom *unused = NULL;
-    (void)unused;
     double p0[3], p1[3], d[3] = {0, 0, 0}, dv[3] = {0, 0, 0};
     mbs_avec a0 = m->fpts[2 * e], a1 = m->fpts[2 * e + 1];
     mbs_avec_eval(m, &a0, x, 0, p0);

@@ -113,7 +113,7 @@ static int s_mass(mbs_model *m)
     free(fill);
     double diag = 0;
     for (int i = 0; i < n; i++)
-        for (int p = m->M_ptr[i]; p < (i + 1 < n ? m->M_ptr[i + 1] : w); p++)
+        for (int p = m->M_ptr[i]; p < m->M_ptr[i + 1]; p++)
             if (m->M_col[p] == i) diag += m->M_val[p];
     m->mass_scale = n > 0 && diag > 0 ? diag / n : 1.0;
     return 0;

@@ -95,12 +95,8 @@ static int s_dirs(const mbs_model *m, int j, const double *x, double dir[S_MAXDI
         if (dim == 3) { FORCE(0, 0, 1); TORQUE(1, 0, 0); TORQUE(0, 1, 0); }
         TORQUE(0, 0, 1);
         break;
-    case MBS_JOINT_DISTANCE: {
-        double d[3];
-        mbs_avec_eval(m, &g->d, x, 0, d); /* unused for the rod; direction below */
-        (void)d;
+    case MBS_JOINT_DISTANCE: /* one force along the rod, set by the caller */
         break;
-    }
     default:
         break;
     }

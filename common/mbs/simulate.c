@@ -159,7 +159,6 @@ static int s_num(char *buf, size_t size, const char *key, double v, int last)
 int mbs_metrics_json(const mbs_metrics *x, char *buf, size_t size)
 {
     size_t len = 0;
-    char tmp[64];
     if (!buf) size = 0;
     APPEND(snprintf(AT, REST, "{\"integrator\": \"%s\", ", x->integrator ? x->integrator : ""));
     APPEND(s_num(AT, REST, "wall_seconds", x->wall_seconds, 0));
@@ -181,9 +180,8 @@ int mbs_metrics_json(const mbs_metrics *x, char *buf, size_t size)
                     x->max_active_contacts, x->contact_activations, x->contact_deactivations));
     APPEND(s_num(AT, REST, "contact_detection_seconds", x->contact_detection_seconds, 0));
     APPEND(s_num(AT, REST, "linear_algebra_seconds", x->linear_algebra_seconds, 0));
-    snprintf(tmp, sizeof tmp, "%d", x->order_max_used);
-    APPEND(snprintf(AT, REST, "\"max_order_used\": %s, \"singular_steps\": %ld, \"peak_memory_bytes\": %ld}", tmp,
-                    x->singular_steps, x->peak_memory_bytes));
+    APPEND(snprintf(AT, REST, "\"max_order_used\": %d, \"singular_steps\": %ld, \"peak_memory_bytes\": %ld}",
+                    x->order_max_used, x->singular_steps, x->peak_memory_bytes));
     return (int)len;
 }
 
