@@ -134,7 +134,6 @@ static int s_redundancy(const mbs_model *m, mbs_data *d, mbs_errlist *err)
         mbs_err_add(err, "", "rank analysis of the constraint Jacobian failed (non-finite entries)");
         return MBS_ESINGULAR;
     }
-    int k = ne < n ? ne : n;
     d->rep.min_singular_ratio = rank > 0 && rd[0] > 0 ? rd[rank - 1] / rd[0] : 0;
     if (d->rep.min_singular_ratio < 1e-6 && rank > 0) {
         d->rep.singular_warning = 1;
@@ -142,7 +141,6 @@ static int s_redundancy(const mbs_model *m, mbs_data *d, mbs_errlist *err)
             snprintf(d->rep.warning[d->rep.warnings++], sizeof d->rep.warning[0],
                      "initial configuration close to singular (R_rr/R_11 = %.2g)", d->rep.min_singular_ratio);
     }
-    (void)k;
     d->rep.dof = n - rank;
     d->rep.redundant = ne - rank;
     d->rep.redundant_joints[0] = 0;
@@ -190,18 +188,17 @@ static int s_redundancy(const mbs_model *m, mbs_data *d, mbs_errlist *err)
 
 int mbs_project_velocity(const mbs_model *m, mbs_data *d, const double *vin, double t)
 {
-    int n = m->nvar;
-    double alpha = mbs_alpha(m), *f = d->fd_q0, *sig = d->fd_q1;
+    /* f (nvar) and the multipliers sig (neq, which may exceed nvar) */
+    double alpha = mbs_alpha(m), *f = d->fd_q0, *sig = d->w2;
     mbs_cons_eval(m, d->x, t, d->phi, d->jac);
     mbs_cons_phit(m, d->x, t, d->phit);
     if (mbs_spd_build(m, d, 1.0, alpha, 0, 0, d->x, d->v, t) != 0) return MBS_ESINGULAR;
     mbs_mass_mul(m, vin, f);
     memset(sig, 0, sizeof(double) * (size_t)(m->neq > 0 ? m->neq : 1));
     double tol = 1e-12 * (1 + m->length_scale);
-    if (mbs_al_solve(m, d, f, d->phit, alpha, tol, 50, d->v, sig) < 0) {
-        /* accept the best effort; the drift is reported in the metrics */
-    }
-    (void)n;
+    /* without convergence the best effort stands: the remaining velocity
+     * violation is reported in the metrics */
+    (void)mbs_al_solve(m, d, f, d->phit, alpha, tol, 50, d->v, sig);
     return 0;
 }
 
