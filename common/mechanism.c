@@ -26,7 +26,9 @@
 typedef enum { S_NUM, S_INT, S_BOOL, S_ENUM } s_optkind;
 
 static const char *const s_analysis_names[] = {"dynamics", "statics", "kinematics", NULL};
-static const char *const s_integrator_names[] = {"trapezoidal_al", "bdf", "dopri5", NULL};
+static const char *const s_integrator_names[] = {"trapezoidal_al", "bdf", "dopri5", "moreau_jean", "event_driven",
+                                                NULL};
+static const char *const s_lcp_names[] = {"auto", "lemke", "pgs", NULL};
 
 static const struct {
     const char *key;
@@ -55,9 +57,14 @@ static const struct {
     {"max_assembly_iterations", S_INT, 0, 1, 10000, O(max_assembly_iterations), NULL, NULL},
     {"contact_deactivation", S_BOOL, 0, 0, 0, O(contact_deactivation), NULL, NULL},
     {"time_limit", S_NUM, MECH_NONNEG, 0, 0, O(time_limit), NULL, NULL},
+    {"lcp_solver", S_ENUM, 0, 0, 0, O(lcp_solver), s_lcp_names, NULL},
+    {"lcp_lemke_max", S_INT, 0, 1, 2000, O(lcp_lemke_max), NULL, NULL},
+    {"lcp_tolerance", S_NUM, MECH_POS, 0, 0, O(lcp_tolerance), NULL, NULL},
+    {"lcp_max_iterations", S_INT, 0, 1, 1000000, O(lcp_max_iterations), NULL, NULL},
 #undef O
 };
-_Static_assert(sizeof(mbs_analysis) == sizeof(int) && sizeof(mbs_integrator) == sizeof(int),
+_Static_assert(sizeof(mbs_analysis) == sizeof(int) && sizeof(mbs_integrator) == sizeof(int) &&
+               sizeof(mbs_lcp_choice) == sizeof(int),
                "enum options are stored as int");
 #define S_NOPTS ((int)(sizeof s_opts / sizeof s_opts[0]))
 
@@ -65,7 +72,8 @@ static const char *const s_opt_keys[] = {
     "analysis", "integrator", "t_end", "step", "max_step", "min_step", "tolerance",
     "abs_tolerance", "max_order", "max_newton", "penalty", "baumgarte_alpha",
     "baumgarte_beta", "assembly_tolerance", "max_assembly_iterations",
-    "contact_deactivation", "time_limit", NULL};
+    "contact_deactivation", "time_limit", "lcp_solver", "lcp_lemke_max", "lcp_tolerance",
+    "lcp_max_iterations", NULL};
 
 static int s_opt_index(const char *key)
 {

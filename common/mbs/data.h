@@ -87,4 +87,14 @@ static inline void mbs_note_system(mbs_data *d, int dim)
     if (dim > d->met.max_system_dimension) d->met.max_system_dimension = dim;
 }
 
+/* Record one complementarity problem of `dim` unknowns (metrics; the sum is
+ * turned into the mean when the run ends). */
+static inline void mbs_note_lcp(mbs_data *d, int dim, int failed)
+{
+    d->met.mean_lcp_dimension += dim;
+    d->met.lcp_solves++;
+    if (failed) d->met.lcp_failures++;
+    if (dim > d->met.max_lcp_dimension) d->met.max_lcp_dimension = dim;
+}
+
 #endif

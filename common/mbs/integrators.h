@@ -11,6 +11,12 @@
 int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);
 int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);
 int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);
+/* Rigid contacts (and the impact model of the clearance joint): Moreau-Jean
+ * time stepping, integrator_mj.c. */
+int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);
+/* Planar event-driven integration: rigid contacts and the frictional
+ * clearance joint of seed 003, integrator_ed.c. */
+int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);
 int mbs_kinematics(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);
 
 /* Book-keeping after an accepted step from (d->tp, xp, vp, ap) to

@@ -142,6 +142,20 @@ typedef struct {
     long singular_steps;     /* steps taken through a (near-)singular
                                 configuration: the AL Newton iteration met its
                                 slow singular mode (a counted warning)       */
+    /* contacts and nonsmooth joints */
+    const char *contact_method; /* "none", "compliant", "moreau_jean_lemke",
+                                   "moreau_jean_pgs", "event_driven_lemke"
+                                   (the method that solved the rigid contacts;
+                                   "+compliant" appended when both kinds exist) */
+    double mean_lcp_dimension;  /* unknowns of the complementarity problems    */
+    int max_lcp_dimension;
+    long lcp_solves, lcp_failures; /* failures: Lemke ray / limit, PGS not
+                                      converged within lcp_max_iterations      */
+    long events, impacts;       /* event_driven: located events, impulsive ones;
+                                   moreau_jean: impacts = contacts closing     */
+    double max_penetration;     /* largest -gap of a rigid contact at a step (m) */
+    double max_complementarity_error; /* largest |min(gap rate or gap, lam)|
+                                   violation found by the per-step check        */
 } mbs_metrics;
 
 /* Progress callback: fraction done in [0,1]; return non-zero to cancel. */

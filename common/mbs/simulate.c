@@ -120,6 +120,8 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
             if (o->analysis == MBS_ANALYSIS_KINEMATICS) rc = mbs_kinematics(m, d, &smp, err);
             else if (o->integrator == MBS_INT_BDF) rc = mbs_integrate_bdf(m, d, &smp, err);
             else if (o->integrator == MBS_INT_DOPRI5) rc = mbs_integrate_dopri5(m, d, &smp, err);
+            else if (o->integrator == MBS_INT_MOREAU_JEAN) rc = mbs_integrate_moreau_jean(m, d, &smp, err);
+            else if (o->integrator == MBS_INT_EVENT_DRIVEN) rc = mbs_integrate_event_driven(m, d, &smp, err);
             else rc = mbs_integrate_al(m, d, &smp, err);
         }
     }
@@ -135,6 +137,8 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
     d->met.constraints_after = m->report0.constraints_after;
     d->met.conservative = m->conservative;
     if (!m->conservative) d->met.energy_drift = NAN;
+    if (!d->met.contact_method) d->met.contact_method = m->spec->ncontact > 0 ? "compliant" : "none";
+    if (d->met.lcp_solves > 0) d->met.mean_lcp_dimension /= (double)d->met.lcp_solves;
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0) d->met.peak_memory_bytes = ru.ru_maxrss * 1024L;
     if (met) *met = d->met;
@@ -180,8 +184,16 @@ int mbs_metrics_json(const mbs_metrics *x, char *buf, size_t size)
                     x->max_active_contacts, x->contact_activations, x->contact_deactivations));
     APPEND(s_num(AT, REST, "contact_detection_seconds", x->contact_detection_seconds, 0));
     APPEND(s_num(AT, REST, "linear_algebra_seconds", x->linear_algebra_seconds, 0));
-    APPEND(snprintf(AT, REST, "\"max_order_used\": %d, \"singular_steps\": %ld, \"peak_memory_bytes\": %ld}",
+    APPEND(snprintf(AT, REST, "\"max_order_used\": %d, \"singular_steps\": %ld, \"peak_memory_bytes\": %ld, ",
                     x->order_max_used, x->singular_steps, x->peak_memory_bytes));
+    APPEND(snprintf(AT, REST, "\"contact_method\": \"%s\", ", x->contact_method ? x->contact_method : "none"));
+    APPEND(s_num(AT, REST, "mean_lcp_dimension", x->mean_lcp_dimension, 0));
+    APPEND(snprintf(AT, REST, "\"max_lcp_dimension\": %d, \"lcp_solves\": %ld, \"lcp_failures\": %ld, "
+                    "\"events\": %ld, \"impacts\": %ld, ",
+                    x->max_lcp_dimension, x->lcp_solves, x->lcp_failures, x->events, x->impacts));
+    APPEND(s_num(AT, REST, "max_penetration", x->max_penetration, 0));
+    APPEND(s_num(AT, REST, "max_complementarity_error", x->max_complementarity_error, 1));
+    APPEND(snprintf(AT, REST, "}"));
     return (int)len;
 }
 

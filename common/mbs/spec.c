@@ -70,6 +70,10 @@ void mbs_solver_defaults(mbs_solver_spec *o)
     o->assembly_tolerance = 1e-10;
     o->max_assembly_iterations = 50;
     o->contact_deactivation = 1;
+    o->lcp_solver = MBS_LCP_AUTO;
+    o->lcp_lemke_max = 60;
+    o->lcp_tolerance = 1e-10;
+    o->lcp_max_iterations = 2000;
     o->time_limit = 0;
 }
 
@@ -286,6 +290,6 @@ const char *mbs_joint_type_name(mbs_joint_type t)
 
 const char *mbs_integrator_name(mbs_integrator i)
 {
-    static const char *const names[] = {"trapezoidal_al", "bdf", "dopri5"};
+    static const char *const names[] = {"trapezoidal_al", "bdf", "dopri5", "moreau_jean", "event_driven"};
     return (i >= 0 && i < MBS_INT_NTYPES) ? names[i] : "unknown";
 }

@@ -62,6 +62,17 @@ typedef struct {
 /* ---- joints -------------------------------------------------------------- */
 
 typedef enum {
+    MBS_CLEARANCE_NONE = 0,  /* ideal joint                                       */
+    MBS_CLEARANCE_FRICTION,  /* seed 003: the joint stays bilateral; the normal
+                                forces at the slider's two ends decide which
+                                guide wall carries them; set-valued Coulomb
+                                friction; event_driven integrator           */
+    MBS_CLEARANCE_IMPACT     /* the slider is free inside the guide: its four
+                                corners are rigid contacts against the two
+                                walls (restitution, friction); moreau_jean  */
+} mbs_clearance_model;
+
+typedef enum {
     MBS_JOINT_REVOLUTE = 0,
     MBS_JOINT_PRISMATIC,
     MBS_JOINT_SPHERICAL,   /* 3-D only */
@@ -87,6 +98,16 @@ typedef struct {
     double length;        /* distance: rod length (default |p1 - p0|)        */
     int has_length;
     double damping;       /* viscous joint damping (N s/m or N m s/rad), 0 = none */
+    /* 2-D prismatic joint with clearance (seed 003; Flores, Leine, Glocker
+     * 2010).  body[0] is the guide, body[1] the slider; the slider is
+     * centred on `at` at t = 0 with its length along `axis`. */
+    mbs_clearance_model clearance_model;
+    double clearance;     /* radial clearance c: guide half-width minus slider
+                             half-width (m) > 0                               */
+    double friction;      /* Coulomb coefficient mu >= 0 at the guide        */
+    double restitution;   /* impact model: Newton coefficient in [0, 1]       */
+    double slider_length; /* slider length along the axis (m) > 0             */
+    double slider_width;  /* slider width across the axis (m) > 0 (impact)     */
 } mbs_joint_spec;
 
 /* ---- drivers ------------------------------------------------------------- */
@@ -152,7 +173,12 @@ typedef struct {
 typedef enum {
     MBS_LAW_HERTZ = 0,            /* F = k d^e                                   */
     MBS_LAW_HUNT_CROSSLEY,        /* F = k d^e (1 + 3 (1 - c_r) / 2 * d' / d'-)  */
-    MBS_LAW_LANKARANI_NIKRAVESH   /* F = k d^e (1 + 3 (1 - c_r^2) / 4 * d' / d'-) */
+    MBS_LAW_LANKARANI_NIKRAVESH,  /* F = k d^e (1 + 3 (1 - c_r^2) / 4 * d' / d'-) */
+    MBS_LAW_RIGID                 /* unilateral constraint g >= 0, lam >= 0,
+                                     g lam = 0; Newton restitution c_r at
+                                     impacts; Coulomb friction (exact in the
+                                     plane, pyramid in space).  Needs the
+                                     moreau_jean or event_driven integrator */
 } mbs_contact_law;
 
 typedef struct {
@@ -172,8 +198,17 @@ typedef enum {
     MBS_INT_TRAPEZOIDAL_AL = 0, /* index-3 augmented Lagrangian, trapezoidal  */
     MBS_INT_BDF,                /* variable-order variable-step BDF (GSTIFF)  */
     MBS_INT_DOPRI5,             /* Dormand-Prince 5(4), index-1 + Baumgarte   */
+    MBS_INT_MOREAU_JEAN,        /* time stepping for rigid contacts: impulse-
+                                   velocity LCP per step (Lemke or PGS)      */
+    MBS_INT_EVENT_DRIVEN,       /* planar: smooth phases (DOPRI5 + Baumgarte)
+                                   between events located by root finding;
+                                   impact and mode LCPs (Lemke) at events    */
     MBS_INT_NTYPES
 } mbs_integrator;
+
+typedef enum {
+    MBS_LCP_AUTO = 0, MBS_LCP_LEMKE, MBS_LCP_PGS
+} mbs_lcp_choice;
 
 typedef enum {
     MBS_ANALYSIS_DYNAMICS = 0,
@@ -197,7 +232,13 @@ typedef struct {
     double baumgarte_beta;   /* RK: stiffness coefficient (1/s)               */
     double assembly_tolerance;
     int max_assembly_iterations;
-    int contact_deactivation;/* reserved for contact models                   */
+    int contact_deactivation;/* 1: only contacts touching or predicted to touch
+                                within the step are in the system (seed 002) */
+    mbs_lcp_choice lcp_solver; /* rigid contacts: auto (Lemke up to
+                                lcp_lemke_max unknowns, PGS above), lemke, pgs */
+    int lcp_lemke_max;       /* auto: largest LCP given to Lemke              */
+    double lcp_tolerance;    /* PGS: residual relative to max |q|             */
+    int lcp_max_iterations;  /* PGS sweeps                                     */
     double time_limit;       /* wall seconds; 0 = none                        */
 } mbs_solver_spec;
 
