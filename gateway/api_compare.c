@@ -44,8 +44,10 @@ static double s_quantile(const double *s, int n, double q)
 
 static json_t *s_num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
-/* Largest |difference| of two stored sample blocks (same model: same columns). */
-static double s_diff(PGresult *res, int a, int b)
+/* Largest |difference| of two stored sample blocks (same model: same
+ * columns); the per-channel maxima are raised in chmax (ncol - 1 entries,
+ * at most nch are kept). */
+static double s_diff(PGresult *res, int a, int b, double *chmax, int nch)
 {
     long na = strtol(PQgetvalue(res, a, 1), NULL, 10), nb = strtol(PQgetvalue(res, b, 1), NULL, 10);
     long ncol = strtol(PQgetvalue(res, a, 2), NULL, 10) + 1, n = na < nb ? na : nb;
@@ -57,6 +59,7 @@ static double s_diff(PGresult *res, int a, int b)
         for (long c = 1; c < ncol; c++) {
             double d = fabs(ya[i * ncol + c] - yb[i * ncol + c]);
             if (d > worst || isnan(d)) worst = d;
+            if (c - 1 < nch && (d > chmax[c - 1] || isnan(d))) chmax[c - 1] = d;
         }
     free(ya); free(yb);
     return worst;
@@ -67,7 +70,9 @@ static json_t *s_model(gw_req *r, PGconn **db, const char *model, long max_pairs
 {
     const char *p[] = { model };
     PGresult *res = db_exec(db,
-        "SELECT a.id, b.id, ma.wall_seconds, mb.wall_seconds, ma.mean_system_dimension, mb.mean_system_dimension "
+        "SELECT a.id, b.id, ma.wall_seconds, mb.wall_seconds, ma.mean_system_dimension, mb.mean_system_dimension, "
+        "  ma.mean_active_contacts, mb.mean_active_contacts, ma.mean_lcp_dimension, mb.mean_lcp_dimension, "
+        "  mb.contact_method "
         "FROM jobs a JOIN sweeps s ON s.id = a.sweep_id "
         "JOIN jobs b ON b.sweep_id = a.sweep_id AND b.parameters = a.parameters "
         "  AND (b.solver_overrides - 'contact_deactivation') = (a.solver_overrides - 'contact_deactivation') "
@@ -79,11 +84,14 @@ static json_t *s_model(gw_req *r, PGconn **db, const char *model, long max_pairs
     if (!db_ok(res)) { gw_reply_db_error(r, res); PQclear(res); return NULL; }
     int n = PQntuples(res), k = 0;
     double *speed = malloc(sizeof(double) * (n + 1)), dim_off = 0, dim_on = 0, w_off = 0, w_on = 0;
+    double act_off = 0, act_on = 0, lcp_off = 0, lcp_on = 0;
     for (int i = 0; i < n; i++) {
         double off = atof(PQgetvalue(res, i, 2)), on = atof(PQgetvalue(res, i, 3));
         if (on > 0) speed[k++] = off / on;
         w_off += off; w_on += on;
         dim_off += atof(PQgetvalue(res, i, 4)); dim_on += atof(PQgetvalue(res, i, 5));
+        act_off += atof(PQgetvalue(res, i, 6)); act_on += atof(PQgetvalue(res, i, 7));
+        lcp_off += atof(PQgetvalue(res, i, 8)); lcp_on += atof(PQgetvalue(res, i, 9));
     }
     qsort(speed, (size_t)k, sizeof *speed, s_cmp);
     json_t *out = json_pack("{s:s,s:i}", "model", model, "pairs", n);
@@ -94,6 +102,14 @@ static json_t *s_model(gw_req *r, PGconn **db, const char *model, long max_pairs
         json_pack("{s:o,s:o}", "deactivation_on", s_num(dim_on / n), "deactivation_off", s_num(dim_off / n)));
     json_object_set_new(out, "mean_wall_seconds", n == 0 ? json_null() :
         json_pack("{s:o,s:o}", "deactivation_on", s_num(w_on / n), "deactivation_off", s_num(w_off / n)));
+    json_object_set_new(out, "mean_active_contacts", n == 0 ? json_null() :
+        json_pack("{s:o,s:o}", "deactivation_on", s_num(act_on / n), "deactivation_off", s_num(act_off / n)));
+    /* unknowns of the complementarity problems (rigid contacts only; 0 for
+     * compliant contacts, which are force elements without unknowns) */
+    json_object_set_new(out, "mean_lcp_dimension", n == 0 ? json_null() :
+        json_pack("{s:o,s:o}", "deactivation_on", s_num(lcp_on / n), "deactivation_off", s_num(lcp_off / n)));
+    json_object_set_new(out, "contact_method", n == 0 || PQgetisnull(res, 0, 10) ? json_null()
+                                               : json_string(PQgetvalue(res, 0, 10)));
     free(speed);
     /* output difference from the samples of the first max_pairs pairs */
     int np = n < max_pairs ? n : (int)max_pairs;
@@ -105,10 +121,15 @@ static json_t *s_model(gw_req *r, PGconn **db, const char *model, long max_pairs
     fputc('}', f);
     fclose(f);
     const char *pi[] = { ids };
-    PGresult *s = np ? db_execb(db, "SELECT job_id::text, nsample::text, cardinality(channels)::text, samples "
+    PGresult *s = np ? db_execb(db, "SELECT job_id::text, nsample::text, cardinality(channels)::text, samples, "
+                                    "array_to_json(channels)::text "
                                     "FROM results WHERE job_id = ANY($1::bigint[])", 1, pi, NULL, NULL, 1) : NULL;
     free(ids);
     if (np && !db_ok(s)) { gw_reply_db_error(r, s); PQclear(s); PQclear(res); json_decref(out); return NULL; }
+    enum { MAXCH = 256 };
+    double chmax[MAXCH];
+    for (int c = 0; c < MAXCH; c++) chmax[c] = 0;
+    json_t *chnames = NULL;
     for (int i = 0; i < np; i++) {
         int a = -1, b = -1;
         for (int j = 0; j < PQntuples(s); j++) {
@@ -116,12 +137,21 @@ static json_t *s_model(gw_req *r, PGconn **db, const char *model, long max_pairs
             if (!strcmp(PQgetvalue(s, j, 0), PQgetvalue(res, i, 1))) b = j;
         }
         if (a < 0 || b < 0) continue;
-        double d = s_diff(s, a, b);
+        if (!chnames) chnames = json_loads(PQgetvalue(s, a, 4), 0, NULL);
+        double d = s_diff(s, a, b, chmax, MAXCH);
         if (d > worst || isnan(d) || !worst_off) { worst = d; worst_off = PQgetvalue(res, i, 0); worst_on = PQgetvalue(res, i, 1); }
     }
     json_object_set_new(out, "max_output_difference", !worst_off ? json_null() :
         json_pack("{s:o,s:I,s:I,s:i}", "value", s_num(worst), "job_off", (json_int_t)atoll(worst_off),
                   "job_on", (json_int_t)atoll(worst_on), "pairs_compared", np));
+    /* the largest difference of each output channel over the compared pairs */
+    json_t *per = json_object();
+    size_t ci; json_t *cn;
+    if (worst_off && json_is_array(chnames))
+        json_array_foreach(chnames, ci, cn)
+            if (ci < MAXCH && json_is_string(cn)) json_object_set_new(per, json_string_value(cn), s_num(chmax[ci]));
+    json_object_set_new(out, "max_output_difference_by_channel", per);
+    json_decref(chnames);
     PQclear(s);
     PQclear(res);
     return out;

@@ -20,6 +20,13 @@ d = c["max_output_difference"]
 # same motion both ways (measured 4e-11 m in contact_test at this tolerance)
 assert d["pairs_compared"] == 2 and d["value"] < 1e-8, d
 assert c["speedup"]["median"] > 0
+# per-channel differences: every channel of the model, each within the bound
+per = c["max_output_difference_by_channel"]
+assert len(per) >= 1 and all(v is not None and v < 1e-8 for v in per.values()), per
+assert max(per.values()) == d["value"], (per, d)
+act = c["mean_active_contacts"]
+assert act["deactivation_on"] < act["deactivation_off"] == 21, act
+assert c["contact_method"] == "compliant", c
 PY
 on=$(sql "SELECT max(m.mean_active_contacts) FROM metrics m JOIN jobs j ON j.id = m.job_id WHERE j.sweep_id = '$SID' AND (j.solver_overrides->>'contact_deactivation')::boolean")
 off=$(sql "SELECT min(m.mean_active_contacts) FROM metrics m JOIN jobs j ON j.id = m.job_id WHERE j.sweep_id = '$SID' AND NOT (j.solver_overrides->>'contact_deactivation')::boolean")
