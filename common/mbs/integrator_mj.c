@@ -503,12 +503,19 @@ static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
 /* Largest relative violation of the contact conditions at the impulses
  * w->lam and the velocity v (see docs/contacts.md): normal velocity
  * (w_n >= 0), impulse sign, complementarity, friction bound, and Coulomb's
- * stick/slip law; impulses scaled by their largest value, velocities by
- * vscale. */
+ * stick/slip law; impulses scaled by their largest value (or the impulse
+ * that changes the most mobile contact's velocity by vscale, when larger),
+ * velocities by vscale. */
 static double s_compl_error(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vscale, const double *v)
 {
-    double lsc = 0, err = 0;
-    for (int i = 0; i < np; i++) lsc = fmax(lsc, fabs(w->lam[3 * i]));
+    /* impulse scale: the largest normal impulse, at least the impulse that
+     * changes the velocity of the most mobile point by vscale */
+    double lsc = 0, err = 0, wmax = 0;
+    for (int i = 0; i < np; i++) {
+        lsc = fmax(lsc, fabs(w->lam[3 * i]));
+        wmax = fmax(wmax, w->wd[3 * i]);
+    }
+    if (wmax > 0) lsc = fmax(lsc, vscale / wmax);
     if (lsc == 0) lsc = 1e-300;
     for (int i = 0; i < np; i++) {
         const mbs_rpoint *P = &w->pt[i];
