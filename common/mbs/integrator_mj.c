@@ -396,6 +396,8 @@ static int s_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vsc
             for (int c = 0; c < nc; c++) {
                 int ic = 3 * i + c;
                 if (!(w->wd[ic] > 0)) continue;
+                /* an open contact (no normal impulse) has no friction */
+                if (c > 0 && w->lam[3 * i] == 0 && w->lam[ic] == 0) continue;
                 double wv = s_gdot(m, P, c, v) + w->bt[ic];
                 double l = w->lam[ic] - wv / w->wd[ic];
                 if (c == 0) l = l > 0 ? l : 0;
