@@ -11,6 +11,8 @@
 
 #define MBS_BDF_HIST 7 /* past points kept by the BDF integrator (order <= 5) */
 
+typedef struct mbs_mj_ws mbs_mj_ws;
+
 struct mbs_data {
     const mbs_model *m;
     int n, ne;            /* nvar, neq                                         */
@@ -70,6 +72,9 @@ struct mbs_data {
     mbs_broadphase *c_bp; /* sort-and-sweep state                               */
     double c_active_sum;
     long c_active_count;
+
+    /* Moreau-Jean time stepping (integrator_mj.c), NULL for other integrators */
+    struct mbs_mj_ws *mj;
 
     /* metrics accumulated by the integrators */
     mbs_metrics met;
