@@ -71,6 +71,10 @@ struct mbs_data {
     double c_active_sum;
     long c_active_count;
 
+    /* event-driven integrator workspace (integrator_ed.c), made by
+     * mbs_data_new for event_driven runs */
+    struct mbs_ed_ws *ed;
+
     /* metrics accumulated by the integrators */
     mbs_metrics met;
     double sysdim_sum;
