@@ -489,6 +489,16 @@ static void s_joint_clearance(mech_ctx *c, json_t *obj, const char *ptr, mbs_joi
     mech_num_key(c, obj, ptr, "slider_length", MECH_REQ | MECH_POS, 0, &j->slider_length);
     mech_num_key(c, obj, ptr, "slider_width", impact ? MECH_REQ | MECH_POS : MECH_POS, 0,
                  &j->slider_width);
+    /* which integrator handles the model */
+    mbs_integrator integ = c->spec->solver.integrator;
+    mech_ptr_key(kp, ptr, "clearance_model");
+    if (impact && integ != MBS_INT_MOREAU_JEAN)
+        mech_err(c, kp, "the impact model of a clearance joint (rigid contacts at the slider's "
+                 "corners) needs solver.integrator \"moreau_jean\"");
+    mech_ptr_key(kp, ptr, "friction");
+    if (!impact && j->friction > 0 && integ != MBS_INT_EVENT_DRIVEN)
+        mech_err(c, kp, "friction in a clearance joint (seed 003 model) needs solver.integrator "
+                 "\"event_driven\"; with friction 0 any integrator treats the joint as ideal");
     j->restitution = 0;
     mech_ptr_key(kp, ptr, "restitution");
     if (json_object_get(obj, "restitution") && !impact) {
