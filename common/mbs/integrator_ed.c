@@ -20,8 +20,9 @@
  * the smallest function, to a time tolerance; the run continues from just
  * past the event.  There the normal-force signs flip, and every joint whose
  * stick/slip state may change (the event's joint and all sticking joints)
- * gets its new mode from the horizontal LCP of seed 003 written as a
- * standard LCP (s_mode_lcp) and solved by Lemke's method.
+ * gets its new mode from the horizontal LCP of seed 003: a standard LCP in
+ * the friction state (s_mode_lcp, Lemke's method) for assumed normal-force
+ * signs, re-solved while a sign is contradicted.
  * A function is armed once it has been seen positive, so that a mode chosen
  * at a function's zero (slip reversal) does not fire at once.
  */
@@ -51,9 +52,9 @@ struct mbs_ed_ws {
     double *sol;         /* (nk)                                               */
     double *resp;        /* (nf nk) responses to unit friction forces          */
     double *x1, *v1, *a1, *lam1; /* trial step end (n, n, n, ne)               */
-    /* mode LCP (size 4 nf at most) and its dense temporaries */
+    /* mode LCP (size 2 nf at most) and its dense temporaries */
     double *lM, *lq, *lz, *lw, *lt; /* (16 nf^2), (4 nf) x 3, (16 nf^2)        */
-    double *G, *H, *R, *F0, *Fz, *A0, *N0; /* (nf^2), (2nf nf), (nf^2), (nf), (4 nf^2), (nf), (2 nf) */
+    double *G, *H, *R, *F0, *Fz, *A0, *N0; /* (nf^2), (2nf nf), (nf^2), (nf), (4 nf^2; Hb), (nf), (2 nf) */
     void *lwork;
     double nmax;         /* largest sum |N_k| seen (scale of the checks)       */
     int ready;           /* modes set for this run (s_prepare)                 */
@@ -301,19 +302,23 @@ static int s_inverse(int k, double *Am, double *T)
 }
 
 /* New modes of the joints marked in w->cand at the state (t, x, v): the
- * horizontal LCP of seed 003 in the unknowns a, lam (bilateral), the
- * friction forces F_i and the normal forces N_k of the candidate joints is
- * reduced to a standard LCP of size 4 mc (mc candidates) in
- *   z = (lamR, xi-, N+),  w = (xi+, lamL, N-)   (all >= 0, z^T w = 0):
- *   a_t = xi+ - xi-             (sliding acceleration, split by sign),
- *   F = lamR - mu Nbar,  lamL = 2 mu Nbar - lamR   (Glocker-Pfeiffer),
- *   N = N+ - N-,  Nbar = |N_1| + |N_2| = sum (2 N+ - N).
+ * horizontal LCP of seed 003 in the unknowns a, lam (bilateral) and the
+ * friction forces F_i of the mc candidate joints, reduced to a standard LCP
+ * of size 2 mc (Glocker-Pfeiffer) in
+ *   z = (lamR, xi-),  w = (xi+, lamL)   (all >= 0, z^T w = 0):
+ *   a_t = xi+ - xi-   (sliding acceleration, split by sign),
+ *   F = lamR - mu Nbar,  lamL = 2 mu Nbar - lamR,
+ * with Nbar = s_1 N_1 + s_2 N_2 = |N_1| + |N_2| for the current signs s_k.
  * The bilateral unknowns are eliminated through the KKT responses: a_t =
- * A0 + G F, N = N0 + H F; F then follows from z by (I - D S H) F = lamR -
- * D S (2 N+ - N0) (D = diag mu, S sums the two ends of a joint).  xi+ > 0:
- * slip forward; xi- > 0: backward; both 0: stick; the larger of N+, N-
- * gives the sign of N.  Returns 0, or MBS_ESINGULAR / MBS_EDIVERGE with the
- * message in err. */
+ * A0 + G F and Nbar = Nbar0 + Hb F, so F = R (lamR - D Nbar0) with
+ * R = (I + D Hb)^-1 (D = diag mu) and
+ *   xi+  = (A0 - G R D Nbar0) + G R lamR + xi-,
+ *   lamL = 2 D (Nbar0 + Hb F0) + (2 D Hb R - I) lamR.
+ * The normal-force signs (which wall carries each end) are the other half of
+ * the HLCP: the LCP is solved for assumed signs, and a sign contradicted by
+ * the resulting N_k is flipped and the LCP solved again (at most 4 rounds).
+ * xi+ > 0: slip forward; xi- > 0: backward; both 0: stick.  Returns 0, or
+ * MBS_ESINGULAR / MBS_EDIVERGE with the message in err. */
 static int s_mode_lcp(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v,
                       mbs_errlist *err)
 {
@@ -343,76 +348,66 @@ static int s_mode_lcp(const mbs_model *m, mbs_data *d, double t, const double *x
             for (int e = 0; e < 2; e++) w->H[(2 * i + e) * mc + j] = -r[n + w->fj[f].eq[e]];
         }
     }
-    /* R = (I - D S H)^-1 */
-    for (int i = 0; i < mc; i++)
-        for (int j = 0; j < mc; j++) {
-            double mu = w->fj[idx[i]].mu;
-            w->R[i * mc + j] = (i == j) - mu * (w->H[(2 * i) * mc + j] + w->H[(2 * i + 1) * mc + j]);
-        }
-    if (s_inverse(mc, w->R, w->lt) != 0) {
-        mbs_err_add(err, "", "t = %.9g: joint '%s': the friction law has no unique solution (I - mu S H singular)",
-                    t, m->spec->joints[w->fj[idx[0]].joint].name);
-        return MBS_ESINGULAR;
-    }
-    /* F = F0 + Fz z with F0 = R D S N0, Fz = [R, 0, -2 R D S] (mc x 4 mc) */
-    int L = 4 * mc;
-    for (int i = 0; i < mc; i++) {
-        double f0 = 0;
-        for (int j = 0; j < mc; j++) {
-            double mu = w->fj[idx[j]].mu, Rij = w->R[i * mc + j];
-            f0 += Rij * mu * (w->N0[2 * j] + w->N0[2 * j + 1]);
-            w->Fz[i * L + j] = Rij;
-            w->Fz[i * L + mc + j] = 0;
-            w->Fz[i * L + 2 * mc + 2 * j] = -2 * Rij * mu;
-            w->Fz[i * L + 2 * mc + 2 * j + 1] = -2 * Rij * mu;
-        }
-        w->F0[i] = f0;
-    }
-    /* the LCP, M column-major: M[r + L c] */
-    double *M = w->lM, *q = w->lq;
-    for (int r = 0; r < L; r++)
-        for (int c = 0; c < L; c++) M[r + L * c] = 0;
-    for (int i = 0; i < mc; i++) {
-        double mu = w->fj[idx[i]].mu;
-        /* row i: xi+ = A0 + G F + xi- */
-        double qi = w->A0[i];
-        for (int j = 0; j < mc; j++) qi += w->G[i * mc + j] * w->F0[j];
-        q[i] = qi;
-        for (int c = 0; c < L; c++) {
-            double s = 0;
-            for (int j = 0; j < mc; j++) s += w->G[i * mc + j] * w->Fz[j * L + c];
-            M[i + L * c] = s;
-        }
-        M[i + L * (mc + i)] += 1;
-        /* row mc+i: lamL = 2 mu (S (2 N+ - N0 - H F)) - lamR */
-        double hf0 = 0;
-        for (int j = 0; j < mc; j++) hf0 += (w->H[(2 * i) * mc + j] + w->H[(2 * i + 1) * mc + j]) * w->F0[j];
-        q[mc + i] = -2 * mu * (w->N0[2 * i] + w->N0[2 * i + 1] + hf0);
-        for (int c = 0; c < L; c++) {
-            double s = 0;
-            for (int j = 0; j < mc; j++) s += (w->H[(2 * i) * mc + j] + w->H[(2 * i + 1) * mc + j]) * w->Fz[j * L + c];
-            M[mc + i + L * c] = -2 * mu * s;
-        }
-        M[mc + i + L * i] -= 1;
-        M[mc + i + L * (2 * mc + 2 * i)] += 4 * mu;
-        M[mc + i + L * (2 * mc + 2 * i + 1)] += 4 * mu;
-        /* rows 2mc + 2i + e: N- = N+ - N0 - H F */
-        for (int e = 0; e < 2; e++) {
-            int r = 2 * mc + 2 * i + e;
-            double h0 = 0;
-            for (int j = 0; j < mc; j++) h0 += w->H[(2 * i + e) * mc + j] * w->F0[j];
-            q[r] = -w->N0[2 * i + e] - h0;
-            for (int c = 0; c < L; c++) {
-                double s = 0;
-                for (int j = 0; j < mc; j++) s += w->H[(2 * i + e) * mc + j] * w->Fz[j * L + c];
-                M[r + L * c] = -s;
-            }
-            M[r + L * r] += 1;
-        }
-    }
+    int L = 2 * mc, rc = MBS_LCP_SOLVED;
     mbs_lcp_status st;
-    int rc = mbs_lcp_lemke(L, M, q, w->lz, w->lw, NULL, w->lwork, &st);
-    mbs_note_lcp(d, L, rc != MBS_LCP_SOLVED);
+    double *M = w->lM, *q = w->lq, *Hb = w->Fz, *Nb0 = w->lt;
+    for (int round = 0; round < 4; round++) {
+        /* Hb, Nbar0 and R = (I + D Hb)^-1 for the assumed signs */
+        for (int i = 0; i < mc; i++) {
+            int f = idx[i], s1 = w->sg[2 * f], s2 = w->sg[2 * f + 1];
+            Nb0[i] = s1 * w->N0[2 * i] + s2 * w->N0[2 * i + 1];
+            for (int j = 0; j < mc; j++) {
+                Hb[i * mc + j] = s1 * w->H[(2 * i) * mc + j] + s2 * w->H[(2 * i + 1) * mc + j];
+                w->R[i * mc + j] = (i == j) + w->fj[f].mu * Hb[i * mc + j];
+            }
+        }
+        if (s_inverse(mc, w->R, w->lt + mc) != 0) {
+            mbs_err_add(err, "", "t = %.9g: joint '%s': the friction law has no unique solution "
+                        "(I + mu Hb singular)", t, m->spec->joints[w->fj[idx[0]].joint].name);
+            return MBS_ESINGULAR;
+        }
+        /* F0 = -R D Nbar0 */
+        for (int i = 0; i < mc; i++) {
+            double f0 = 0;
+            for (int j = 0; j < mc; j++) f0 -= w->R[i * mc + j] * w->fj[idx[j]].mu * Nb0[j];
+            w->F0[i] = f0;
+        }
+        /* the LCP, M column-major: M[r + L c] */
+        for (int r = 0; r < L * L; r++) M[r] = 0;
+        for (int i = 0; i < mc; i++) {
+            double mu = w->fj[idx[i]].mu, q1 = w->A0[i], hf = 0;
+            for (int j = 0; j < mc; j++) { q1 += w->G[i * mc + j] * w->F0[j]; hf += Hb[i * mc + j] * w->F0[j]; }
+            q[i] = q1;
+            q[mc + i] = 2 * mu * (Nb0[i] + hf);
+            for (int c = 0; c < mc; c++) {
+                double gr = 0, hr = 0;
+                for (int j = 0; j < mc; j++) { gr += w->G[i * mc + j] * w->R[j * mc + c]; hr += Hb[i * mc + j] * w->R[j * mc + c]; }
+                M[i + L * c] = gr;
+                M[mc + i + L * c] = 2 * mu * hr - (i == c);
+            }
+            M[i + L * (mc + i)] = 1;
+        }
+        rc = mbs_lcp_lemke(L, M, q, w->lz, w->lw, NULL, w->lwork, &st);
+        mbs_note_lcp(d, L, rc != MBS_LCP_SOLVED);
+        if (rc != MBS_LCP_SOLVED) break;
+        /* the normal forces of the solution; flip contradicted signs */
+        int flipped = 0;
+        double nscale = 1e-300;
+        for (int k = 0; k < 2 * mc; k++) nscale = fmax(nscale, fabs(w->N0[k]));
+        for (int i = 0; i < mc; i++) {
+            int f = idx[i];
+            for (int e = 0; e < 2; e++) {
+                double Nk = w->N0[2 * i + e];
+                for (int j = 0; j < mc; j++) {
+                    double Fj = w->F0[j];
+                    for (int c = 0; c < mc; c++) Fj += w->R[j * mc + c] * w->lz[c];
+                    Nk += w->H[(2 * i + e) * mc + j] * Fj;
+                }
+                if (w->sg[2 * f + e] * Nk < -1e-12 * nscale) { w->sg[2 * f + e] = -w->sg[2 * f + e]; flipped = 1; }
+            }
+        }
+        if (!flipped) break;
+    }
     if (rc != MBS_LCP_SOLVED) {
         mbs_err_add(err, "", "t = %.9g: joint '%s': the stick/slip LCP (%d unknowns) has no solution found by "
                     "Lemke: %s", t, m->spec->joints[w->fj[idx[0]].joint].name, L, st.message);
@@ -431,8 +426,6 @@ static int s_mode_lcp(const mbs_model *m, mbs_data *d, double t, const double *x
             w->mode[f] = S_SLIP;
             w->sigma[f] = xp > xm ? 1 : -1;
         }
-        for (int e = 0; e < 2; e++)
-            w->sg[2 * f + e] = w->lz[2 * mc + 2 * i + e] >= w->lw[2 * mc + 2 * i + e] ? 1 : -1;
     }
     return 0;
 }
