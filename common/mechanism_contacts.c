@@ -382,7 +382,7 @@ static int s_parse_shapes(mech_ctx *c, s_state *st, json_t *root)
 
 /* ---- contact laws ----------------------------------------------------------------------- */
 
-static const char *const s_law_names[] = {"hertz", "hunt_crossley", "lankarani_nikravesh", NULL};
+static const char *const s_law_names[] = {"hertz", "hunt_crossley", "lankarani_nikravesh", "rigid", NULL};
 static const char *const s_contact_keys[] = {"shapes", "between", "law", "stiffness", "exponent",
                                              "restitution", "friction", "slip_velocity",
                                              "margin", NULL};
@@ -407,16 +407,32 @@ static int s_law(mech_ctx *c, json_t *obj, const char *ptr, mbs_contact_spec *cs
             cs->law = (mbs_contact_law)k;
         } else {
             const char *sug = mech_suggest(s, s_law_names);
-            mech_err(c, kp, "unknown contact law '%s'%s%s%s (expected hertz, hunt_crossley or "
-                     "lankarani_nikravesh)", mech_clip(b, sizeof b, s, 40),
+            mech_err(c, kp, "unknown contact law '%s'%s%s%s (expected hertz, hunt_crossley, "
+                     "lankarani_nikravesh or rigid)", mech_clip(b, sizeof b, s, 40),
                      sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
             rc = -1;
         }
     }
-    rc |= mech_num_key(c, obj, ptr, "stiffness", MECH_REQ | MECH_POS, 0, &cs->stiffness) < 0;
-    rc |= mech_num_key(c, obj, ptr, "exponent", MECH_POS, 1.5, &cs->exponent) < 0;
+    if (cs->law == MBS_LAW_RIGID) {
+        /* the rigid law has no force law: its compliant fields are errors
+         * rather than silently ignored */
+        static const char *const compliant[] = {"stiffness", "exponent", "slip_velocity", NULL};
+        for (int k = 0; compliant[k]; k++) {
+            if (!json_object_get(obj, compliant[k])) continue;
+            mech_ptr_key(kp, ptr, compliant[k]);
+            mech_err(c, kp, "'%s' does not apply to the 'rigid' law (impacts follow Newton's "
+                     "restitution, friction is exact Coulomb)", compliant[k]);
+            rc = -1;
+        }
+        cs->stiffness = 0;
+        cs->exponent = 1;
+        cs->slip_velocity = 0;
+    } else {
+        rc |= mech_num_key(c, obj, ptr, "stiffness", MECH_REQ | MECH_POS, 0, &cs->stiffness) < 0;
+        rc |= mech_num_key(c, obj, ptr, "exponent", MECH_POS, 1.5, &cs->exponent) < 0;
+        rc |= mech_num_key(c, obj, ptr, "slip_velocity", MECH_POS, 1e-4, &cs->slip_velocity) < 0;
+    }
     rc |= mech_num_key(c, obj, ptr, "friction", MECH_NONNEG, 0, &cs->friction) < 0;
-    rc |= mech_num_key(c, obj, ptr, "slip_velocity", MECH_POS, 1e-4, &cs->slip_velocity) < 0;
     rc |= mech_num_key(c, obj, ptr, "margin", MECH_NONNEG, 0, &cs->margin) < 0;
     cs->restitution = 1;
     mech_ptr_key(kp, ptr, "restitution");
@@ -682,6 +698,26 @@ static void s_contact(mech_ctx *c, s_state *st, json_t *obj, const char *ptr, in
                  "(two shape name patterns)");
 }
 
+/* Rigid contacts need a nonsmooth integrator: moreau_jean by default when
+ * the document names none, an error at /solver/integrator when it names a
+ * smooth one. */
+static void s_rigid_integrator(mech_ctx *c, json_t *root)
+{
+    int rigid = -1;
+    for (int k = 0; k < c->spec->ncontact && rigid < 0; k++)
+        if (c->spec->contacts[k].law == MBS_LAW_RIGID) rigid = k;
+    if (rigid < 0) return;
+    json_t *solver = json_object_get(root, "solver");
+    mbs_integrator in = c->spec->solver.integrator;
+    if (!json_object_get(solver, "integrator"))
+        c->spec->solver.integrator = MBS_INT_MOREAU_JEAN;
+    else if (in != MBS_INT_MOREAU_JEAN && in != MBS_INT_EVENT_DRIVEN)
+        mech_err(c, "/solver/integrator", "rigid contacts (the pair '%s' - '%s') need the 'moreau_jean' "
+                 "or 'event_driven' integrator, not '%s'",
+                 c->spec->shapes[c->spec->contacts[rigid].shape[0]].name,
+                 c->spec->shapes[c->spec->contacts[rigid].shape[1]].name, mbs_integrator_name(in));
+}
+
 void mech_parse_contacts(mech_ctx *c, json_t *root)
 {
     s_state st;
@@ -694,6 +730,7 @@ void mech_parse_contacts(mech_ctx *c, json_t *root)
         mech_ptr_idx(ptr, "/contacts", (size_t)i);
         s_contact(c, &st, json_array_get(arr, (size_t)i), ptr, (int)i);
     }
+    s_rigid_integrator(c, root);
     mech_map_free(&st.names);
     free(st.ok);
     free(st.pkey);

@@ -85,15 +85,17 @@ int mbs_contact_build(mbs_model *m, mbs_errlist *err)
             return MBS_EINVAL;
         }
     }
+    /* rigid pairs add no force (their impulses come from the time stepper) */
+    int ncompliant = 0;
+    for (int k = 0; k < s->ncontact; k++) ncompliant += s->contacts[k].law != MBS_LAW_RIGID;
     m->conservative = m->conservative && s->ncontact == 0;
-    m->has_stiffness = m->has_stiffness || s->ncontact > 0;
+    m->has_stiffness = m->has_stiffness || ncompliant > 0;
     return 0;
 }
 
 /* ---- world geometry ----------------------------------------------------------------- */
 
-/* The shape at state x, in world coordinates. */
-static void s_world_shape(const mbs_model *m, int i, const double *x, mbs_shape *out)
+void mbs_contact_world_shape(const mbs_model *m, int i, const double *x, mbs_shape *out)
 {
     const mbs_cshape *c = &m->cshape[i];
     double p[3] = {0, 0, 0}, q[3] = {0, 0, 0};
@@ -135,9 +137,7 @@ static void s_world_shape(const mbs_model *m, int i, const double *x, mbs_shape 
     }
 }
 
-/* NCS coordinates of the world point p of body b at state x (material point
- * currently at p): solve p = r0 + E c with the current NCS vectors E. */
-static void s_material_point(const mbs_model *m, int b, const double *x, const double *p, double *c)
+void mbs_contact_material_point(const mbs_model *m, int b, const double *x, const double *p, double *c)
 {
     double qb[MBS_NB_MAX], E[9], Ei[9], d[3] = {0, 0, 0};
     mbs_gather(m, b, x, 0, qb);
@@ -155,7 +155,7 @@ static void s_point_velocity(const mbs_model *m, int b, const double *x, const d
     out[0] = out[1] = out[2] = 0;
     if (b < 0) return;
     double c[3], qd[MBS_NB_MAX];
-    s_material_point(m, b, x, p, c);
+    mbs_contact_material_point(m, b, x, p, c);
     mbs_point_map(m, b, c, 1, L);
     mbs_gather(m, b, v, 1, qd);
     for (int i = 0; i < m->dim; i++)
@@ -181,12 +181,13 @@ static void s_pair_q(const mbs_model *m, const mbs_data *d, int k, const double 
                      int body_space, double *approach, int *touching)
 {
     const mbs_contact_spec *C = &m->spec->contacts[k];
+    if (Q && C->law == MBS_LAW_RIGID) return; /* impulses: integrator_mj.c */
     int ia = C->shape[0], ib = C->shape[1];
     int ba = m->cshape[ia].body, bb = m->cshape[ib].body;
     mbs_shape A, B;
     mbs_contact_set set;
-    s_world_shape(m, ia, x, &A);
-    s_world_shape(m, ib, x, &B);
+    mbs_contact_world_shape(m, ia, x, &A);
+    mbs_contact_world_shape(m, ib, x, &B);
     if (mbs_contact_shapes(&A, &B, 0.0, &set) <= 0) return;
     for (int i = 0; i < set.n; i++) {
         const mbs_contact *c = &set.c[i];
@@ -266,6 +267,7 @@ void mbs_contact_jac(const mbs_model *m, mbs_data *d, const double *x, const dou
     (void)t;
     for (int i = 0; i < cnt; i++) {
         int k = use_active ? d->c_active[i] : i;
+        if (m->spec->contacts[k].law == MBS_LAW_RIGID) continue;
         const mbs_fel *el = &m->cfel[k];
         for (int r = 0; r < el->nvar; r++) Q0[el->vars[r]] = 0;
         s_pair(m, d, k, x, v, Q0, NULL, NULL);
@@ -345,7 +347,7 @@ void mbs_contact_step(const mbs_model *m, mbs_data *d, double h)
         double inflate = margin + 2.0 * vmax * fmax(h, 1e-6) * (1 + m->length_scale);
         for (int i = 0; i < ns; i++) {
             mbs_shape S;
-            s_world_shape(m, i, d->x, &S);
+            mbs_contact_world_shape(m, i, d->x, &S);
             mbs_shape_aabb(&S, 0.0, &d->c_aabb[i]);
         }
         int nnew = mbs_bp_sweep(d->c_bp, d->c_aabb, inflate, d->c_active);

@@ -11,6 +11,15 @@
 /* Shapes as body-fixed affine maps; pairs' variables.  0 or MBS_E*. */
 int mbs_contact_build(mbs_model *m, mbs_errlist *err);
 
+/* Shape i at state x in world coordinates (body-fixed maps evaluated; box
+ * axes re-orthonormalised). */
+void mbs_contact_world_shape(const mbs_model *m, int i, const double *x, mbs_shape *out);
+
+/* NCS coordinates c of the material point of body b (b >= 0) that is at the
+ * world point p at state x: p = r0 + E c with the current NCS vectors E
+ * (zeros when E is singular). */
+void mbs_contact_material_point(const mbs_model *m, int b, const double *x, const double *p, double *c);
+
 /* Per-run contact state (impact speeds, active set, broad phase). */
 int mbs_contact_data_init(const mbs_model *m, mbs_data *d);
 void mbs_contact_data_free(mbs_data *d);

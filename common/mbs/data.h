@@ -11,6 +11,8 @@
 
 #define MBS_BDF_HIST 7 /* past points kept by the BDF integrator (order <= 5) */
 
+typedef struct mbs_mj_ws mbs_mj_ws;
+
 struct mbs_data {
     const mbs_model *m;
     int n, ne;            /* nvar, neq                                         */
@@ -74,6 +76,8 @@ struct mbs_data {
     /* event-driven integrator workspace (integrator_ed.c), made by
      * mbs_data_new for event_driven runs */
     struct mbs_ed_ws *ed;
+    /* Moreau-Jean time stepping (integrator_mj.c), NULL for other integrators */
+    struct mbs_mj_ws *mj;
 
     /* metrics accumulated by the integrators */
     mbs_metrics met;

@@ -14,6 +14,11 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_
 /* Rigid contacts (and the impact model of the clearance joint): Moreau-Jean
  * time stepping, integrator_mj.c. */
 int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);
+/* Its workspace (islands, contact points, impulses, LCP), sized at data
+ * creation for every rigid pair: d->mj.  0, or -1 without memory (the
+ * partial workspace is freed by mbs_mj_ws_free). */
+int mbs_mj_ws_new(const mbs_model *m, mbs_data *d);
+void mbs_mj_ws_free(mbs_data *d);
 /* Planar event-driven integration: rigid contacts and the frictional
  * clearance joint of seed 003, integrator_ed.c. */
 int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# bench/rigid_scaling.sh - rigid contacts by Moreau-Jean time stepping: N
+# balls in a box (bench/contacts/box_balls.py, 1 s of motion, h = 2 ms),
+# with and without contact deactivation: wall time per simulated second,
+# mean LCP dimension (impulse unknowns per step) both ways, mean pairs in
+# the system, PGS steps that hit the sweep limit, and the cost per step per
+# ball (linear growth check).  Runs without deactivation are cut at
+# RIGID_SCALING_LIMIT seconds (solver.time_limit, default 120) and reported
+# as such.
+set -u
+cd "$(dirname "$0")/.."
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+LIMIT=${RIGID_SCALING_LIMIT:-120}
+echo
+echo "## Rigid contacts (Moreau-Jean): N balls in a box (bench/rigid_scaling.sh)"
+echo
+echo "| N | declared pairs | wall/sim s on | wall/sim s off | LCP dim on | LCP dim off | pairs on (mean) | PGS limit hits on | us per step per ball (on) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+for n in ${RIGID_SCALING_N:-25 50 100 200}; do
+  python3 bench/contacts/box_balls.py "$n" 1.0 > "$T/m.json"
+  build/mbs run "$T/m.json" --set solver.contact_deactivation=true --quiet --metrics "$T/on.json" > /dev/null 2>&1
+  build/mbs run "$T/m.json" --set solver.contact_deactivation=false --set solver.time_limit="$LIMIT" --quiet \
+      --metrics "$T/off.json" > /dev/null 2>&1
+  python3 - "$n" "$T/on.json" "$T/off.json" "$LIMIT" <<'PY'
+import json, sys
+n = int(sys.argv[1]); on = json.load(open(sys.argv[2])); off = json.load(open(sys.argv[3])); lim = float(sys.argv[4])
+pairs = n * (n - 1) // 2 + 5 * n
+t_sim = on["steps"] * 0.002
+done = off["steps"] >= on["steps"] and off["wall_seconds"] < lim * 0.99
+if done:
+    woff, doff = "%.2f" % (off["wall_seconds"] / t_sim), "%.0f" % off["mean_lcp_dimension"]
+else:
+    frac = off["steps"] / float(on["steps"])
+    woff = "> %.0f (cut at %.0f s, %.0f %% done)" % (lim / t_sim, lim, 100 * frac)
+    doff = "%.0f (partial)" % off["mean_lcp_dimension"]
+print("| %d | %d | %.2f | %s | %.0f | %s | %.0f | %d of %d | %.1f |" % (
+    n, pairs, on["wall_seconds"] / t_sim, woff, on["mean_lcp_dimension"], doff, on["mean_active_contacts"],
+    on["lcp_failures"], on["lcp_solves"], 1e6 * on["wall_seconds"] / on["steps"] / n))
+PY
+done
