@@ -729,6 +729,8 @@ mbs_spec *mech_parse(const char *text, size_t len, const mech_override *ov, int 
     mech_parse_forces(&c, root);
     mech_parse_drivers(&c, root);
     mech_parse_contacts(&c, root);
+    if (!c.nerr)
+        mech_expand_clearance(&c);
     mech_parse_outputs(&c, root);
 
     mbs_spec *spec = c.spec;

@@ -185,6 +185,9 @@ void mech_parse_forces(mech_ctx *c, json_t *root);
 void mech_parse_drivers(mech_ctx *c, json_t *root);
 /* "shapes" and "contacts" (groups expanded into pairs). */
 void mech_parse_contacts(mech_ctx *c, json_t *root);
+/* Impact-model clearance joints into corner/wall shapes and rigid contacts
+ * (mechanism_clearance.c); after the contacts section. */
+void mech_expand_clearance(mech_ctx *c);
 void mech_parse_outputs(mech_ctx *c, json_t *root);
 
 #endif

@@ -362,7 +362,13 @@ static const struct {
 #define S_NJTYPES ((int)(sizeof s_jtypes / sizeof s_jtypes[0]))
 
 static const char *const s_joint_all[] = {"name", "type", "bodies", "at", "axis", "axes",
-                                          "points", "length", NULL};
+                                          "points", "length", "clearance_model", "clearance",
+                                          "friction", "slider_length", "slider_width",
+                                          "restitution", NULL};
+/* Keys of the 2-D prismatic joint with clearance (seed 003). */
+static const char *const s_clearance_keys[] = {"clearance_model", "clearance", "friction",
+                                               "slider_length", "slider_width", "restitution",
+                                               NULL};
 static const char *const s_jtype_names[] = {"revolute", "prismatic", "spherical", "universal",
                                             "cylindrical", "fixed", "distance", NULL};
 
@@ -452,6 +458,58 @@ static void s_joint_geometry(mech_ctx *c, json_t *obj, const char *ptr, int t,
     }
 }
 
+/* Clearance of a 2-D prismatic joint (seed 003; Flores, Leine, Glocker
+ * 2010): the model ("friction" when clearance or friction is given), the
+ * radial clearance, Coulomb coefficient and the slider's size; restitution
+ * and slider_width belong to the impact model. */
+static void s_joint_clearance(mech_ctx *c, json_t *obj, const char *ptr, mbs_joint_spec *j)
+{
+    char kp[MECH_PTR_MAX];
+    int any = 0;
+    for (int k = 0; s_clearance_keys[k]; k++)
+        any |= json_object_get(obj, s_clearance_keys[k]) != NULL;
+    if (!any)
+        return;
+    j->clearance_model = MBS_CLEARANCE_FRICTION;
+    json_t *v = json_object_get(obj, "clearance_model");
+    mech_ptr_key(kp, ptr, "clearance_model");
+    if (v && !json_is_string(v)) {
+        mech_err(c, kp, "expected \"friction\" or \"impact\", got %s", mech_type_name(v));
+    } else if (v && strcmp(json_string_value(v), "impact") == 0) {
+        j->clearance_model = MBS_CLEARANCE_IMPACT;
+    } else if (v && strcmp(json_string_value(v), "friction") != 0) {
+        char b[48];
+        mech_clip(b, sizeof b, json_string_value(v), 40);
+        mech_err(c, kp, "unknown clearance_model '%s' (expected \"friction\": bilateral joint with "
+                 "Coulomb friction, seed 003; or \"impact\": slider corners against the walls)", b);
+    }
+    int impact = j->clearance_model == MBS_CLEARANCE_IMPACT;
+    mech_num_key(c, obj, ptr, "clearance", MECH_REQ | MECH_POS, 0, &j->clearance);
+    mech_num_key(c, obj, ptr, "friction", MECH_NONNEG, 0, &j->friction);
+    mech_num_key(c, obj, ptr, "slider_length", MECH_REQ | MECH_POS, 0, &j->slider_length);
+    mech_num_key(c, obj, ptr, "slider_width", impact ? MECH_REQ | MECH_POS : MECH_POS, 0,
+                 &j->slider_width);
+    /* which integrator handles the model */
+    mbs_integrator integ = c->spec->solver.integrator;
+    mech_ptr_key(kp, ptr, "clearance_model");
+    if (impact && integ != MBS_INT_MOREAU_JEAN)
+        mech_err(c, kp, "the impact model of a clearance joint (rigid contacts at the slider's "
+                 "corners) needs solver.integrator \"moreau_jean\"");
+    mech_ptr_key(kp, ptr, "friction");
+    if (!impact && j->friction > 0 && integ != MBS_INT_EVENT_DRIVEN)
+        mech_err(c, kp, "friction in a clearance joint (seed 003 model) needs solver.integrator "
+                 "\"event_driven\"; with friction 0 any integrator treats the joint as ideal");
+    j->restitution = 0;
+    mech_ptr_key(kp, ptr, "restitution");
+    if (json_object_get(obj, "restitution") && !impact) {
+        mech_err(c, kp, "'restitution' applies to clearance_model \"impact\" only (the friction "
+                 "model keeps the joint bilateral: no impacts)");
+    } else if (mech_num_key(c, obj, ptr, "restitution", 0, 0, &j->restitution) == 1 &&
+               !(j->restitution >= 0 && j->restitution <= 1)) {
+        mech_err(c, kp, "'restitution' must be in [0, 1], got %g", j->restitution);
+    }
+}
+
 static void s_joint(mech_ctx *c, json_t *obj, const char *ptr, int i, mbs_joint_spec *j)
 {
     j->type = MBS_JOINT_NTYPES; /* unknown until read */
@@ -498,7 +556,7 @@ static void s_joint(mech_ctx *c, json_t *obj, const char *ptr, int i, mbs_joint_
     if (t < 0) {
         mech_check_keys(c, obj, ptr, s_joint_all, NULL, NULL);
     } else {
-        const char *allowed[10];
+        const char *allowed[16];
         int na = 0, keys = s_jtypes[t].keys;
         allowed[na++] = "name";
         allowed[na++] = "type";
@@ -513,11 +571,17 @@ static void s_joint(mech_ctx *c, json_t *obj, const char *ptr, int i, mbs_joint_
             allowed[na++] = "points";
         if (keys & K_LENGTH)
             allowed[na++] = "length";
+        int clr = c->dim == 2 && s_jtypes[t].type == MBS_JOINT_PRISMATIC;
+        for (int k = 0; clr && s_clearance_keys[k]; k++)
+            allowed[na++] = s_clearance_keys[k];
         allowed[na] = NULL;
         char why[96];
-        snprintf(why, sizeof why, "to a%s %s joint",
+        snprintf(why, sizeof why, "to a%s %s joint%s",
                  c->dim == 2 && s_jtypes[t].type == MBS_JOINT_REVOLUTE ? " planar" : "",
-                 s_jtypes[t].name);
+                 s_jtypes[t].name,
+                 s_jtypes[t].type == MBS_JOINT_PRISMATIC ? " in 3-D (clearance is planar only)"
+                                                         : " (clearance exists for planar "
+                                                           "prismatic joints only)");
         mech_check_keys(c, obj, ptr, allowed, s_joint_all, why);
     }
 
@@ -526,6 +590,8 @@ static void s_joint(mech_ctx *c, json_t *obj, const char *ptr, int i, mbs_joint_
         return;
     j->type = s_jtypes[t].type;
     s_joint_geometry(c, obj, ptr, t, j, bodies_ok);
+    if (c->dim == 2 && j->type == MBS_JOINT_PRISMATIC)
+        s_joint_clearance(c, obj, ptr, j);
 }
 
 void mech_parse_joints(mech_ctx *c, json_t *root)

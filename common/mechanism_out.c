@@ -41,13 +41,16 @@ static const struct {
     {"potential_energy", MBS_Q_POTENTIAL_ENERGY, 0, R_NONE, 0},
     {"energy", MBS_Q_TOTAL_ENERGY, 0, R_NONE, 0},
     {"constraint_violation", MBS_Q_CONSTRAINT_VIOLATION, 0, R_NONE, 0},
+    {"normal_force", MBS_Q_NORMAL_FORCE, C_JOINT | C_COMPONENT, R_VEC, 2},
+    {"friction_force", MBS_Q_FRICTION_FORCE, C_JOINT, R_NONE, 2},
 };
 #define S_NQ ((int)(sizeof s_quantities / sizeof s_quantities[0]))
 
 static const char *const s_qnames[] = {
     "position", "velocity", "acceleration", "angle", "angular_velocity", "orientation",
     "joint_coordinate", "reaction_force", "reaction_torque", "element_force",
-    "kinetic_energy", "potential_energy", "energy", "constraint_violation", NULL};
+    "kinetic_energy", "potential_energy", "energy", "constraint_violation", "normal_force",
+    "friction_force", NULL};
 static const char *const s_channel_all[] = {"name", "quantity", "body", "point", "joint",
                                             "element", "component", NULL};
 static const char *const s_output_keys[] = {"interval", "channels", NULL};
@@ -288,6 +291,14 @@ static void s_channel(mech_ctx *c, json_t *obj, const char *ptr, int i, mech_map
                 mech_err(c, kp, "joint_coordinate is defined for revolute and prismatic "
                          "joints; '%s' is %s", c->spec->joints[ch->joint].name,
                          mbs_joint_type_name(t));
+        } else if (ch->quantity == MBS_Q_NORMAL_FORCE || ch->quantity == MBS_Q_FRICTION_FORCE) {
+            const mbs_joint_spec *J = &c->spec->joints[ch->joint];
+            if (J->type != MBS_JOINT_NTYPES && J->clearance_model != MBS_CLEARANCE_FRICTION)
+                mech_err(c, kp, "%s is defined for prismatic joints with clearance_model "
+                         "\"friction\"; '%s' has none", s_quantities[q].name, J->name);
+            else if (c->spec->solver.integrator != MBS_INT_EVENT_DRIVEN)
+                mech_err(c, kp, "%s needs solver.integrator \"event_driven\"",
+                         s_quantities[q].name);
         }
     }
     if (keys & C_ELEMENT)

@@ -73,6 +73,9 @@ struct mbs_data {
     double c_active_sum;
     long c_active_count;
 
+    /* event-driven integrator workspace (integrator_ed.c), made by
+     * mbs_data_new for event_driven runs */
+    struct mbs_ed_ws *ed;
     /* Moreau-Jean time stepping (integrator_mj.c), NULL for other integrators */
     struct mbs_mj_ws *mj;
 

@@ -1,12 +1,638 @@
 /*
- * integrator_ed.c - placeholder while the event_driven integrator is being written
- * (issue 3): the run fails with a clear message.
+ * integrator_ed.c - planar event-driven integration of the frictional
+ * translational joint with clearance (seed 003, Zhuang & Wang 2012).
+ *
+ * Smooth phases: Dormand-Prince 5(4) as integrator_rk.c, on the index-1
+ * equations with Baumgarte stabilisation of every bilateral constraint,
+ *     M a + Phi_q^T lam - W^T F_T = Q,
+ *     Phi_q a = -gamma - 2 alpha_B (Phi_q v + Phi_t) - beta_B^2 Phi,
+ * with the MODE of each frictional joint fixed within a step:
+ *   slip  F_T = -mu sigma (s_1 N_1 + s_2 N_2) = mu sigma (s_1 lam_1 + s_2 lam_2)
+ *         (sigma = sign v_t, s_k = sign N_k): linear in the multipliers, so
+ *         the KKT matrix is nonsymmetric; solved densely (LU);
+ *   stick the extra bilateral constraint v_t = 0, stabilised as
+ *         W a + gam_T = -2 alpha_B v_t, with multiplier -F_T.
+ * Events (joint_friction.h for the symbols), one function each, positive
+ * while the mode is valid:
+ *   slip: sigma v_t;  stick: mu (|N_1| + |N_2|) - |F_T|;  each end: s_k N_k.
+ * A step whose end makes an armed function negative is re-taken from its
+ * start with the step size found by the Illinois method (regula falsi) on
+ * the smallest function, to a time tolerance; the run continues from just
+ * past the event.  There the normal-force signs flip, and every joint whose
+ * stick/slip state may change (the event's joint and all sticking joints)
+ * gets its new mode from the horizontal LCP of seed 003: a standard LCP in
+ * the friction state (s_mode_lcp, Lemke's method) for assumed normal-force
+ * signs, re-solved while a sign is contradicted.
+ * A function is armed once it has been seen positive, so that a mode chosen
+ * at a function's zero (slip reversal) does not fire at once.
  */
 #include "integrators.h"
+#include "joint_friction.h"
+#include "lcp.h"
+#include "system.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { S_SLIP = 0, S_STICK = 1, S_FREE = 2 };
+
+struct mbs_ed_ws {
+    int nf;              /* frictional joints                                  */
+    int nk;              /* KKT unknowns: n + ne + nf                          */
+    mbs_fjoint *fj;      /* (nf)                                               */
+    int *mode, *sigma;   /* (nf) S_SLIP/S_STICK/S_FREE, slip direction +-1     */
+    int *sg;             /* (2 nf) sign of N_k assumed by the mode             */
+    int *armed;          /* (3 nf) event functions armed                       */
+    int *cand;           /* (nf) joints of the mode LCP                        */
+    double *g0, *g1;     /* (3 nf) event functions: step start, trial end      */
+    double *W, *gamT, *vt; /* (nf n), (nf), (nf) sliding kinematics            */
+    double *N, *FT;      /* (2 nf), (nf) forces of the last solve              */
+    mbs_mat K;           /* dense nonsymmetric KKT matrix                      */
+    double *sol;         /* (nk)                                               */
+    double *resp;        /* (nf nk) responses to unit friction forces          */
+    double *x1, *v1, *a1, *lam1; /* trial step end (n, n, n, ne)               */
+    /* mode LCP (size 2 nf at most) and its dense temporaries */
+    double *lM, *lq, *lz, *lw, *lt; /* (16 nf^2), (4 nf) x 3, (16 nf^2)        */
+    double *G, *H, *R, *F0, *Fz, *A0, *N0; /* (nf^2), (2nf nf), (nf^2), (nf), (4 nf^2; Hb), (nf), (2 nf) */
+    void *lwork;
+    double nmax;         /* largest sum |N_k| seen (scale of the checks)       */
+    int ready;           /* modes set for this run (s_prepare)                 */
+};
+
+int mbs_ed_data_init(const mbs_model *m, mbs_data *d)
+{
+    struct mbs_ed_ws *w = calloc(1, sizeof *w);
+    if (!w) return -1;
+    d->ed = w;
+    int n = m->nvar, ne = m->neq, nf = mbs_fjoint_count(m), f1 = nf > 0 ? nf : 1;
+    w->nf = nf;
+    w->nk = n + ne + nf;
+    int ok = 1;
+#define ALLOC(p, cnt) do { (p) = calloc((size_t)(cnt), sizeof *(p)); ok &= (p) != NULL; } while (0)
+    ALLOC(w->fj, f1); ALLOC(w->mode, f1); ALLOC(w->sigma, f1); ALLOC(w->sg, 2 * f1); ALLOC(w->armed, 3 * f1);
+    ALLOC(w->cand, f1); ALLOC(w->g0, 3 * f1); ALLOC(w->g1, 3 * f1);
+    ALLOC(w->W, f1 * (n + 1)); ALLOC(w->gamT, f1); ALLOC(w->vt, f1); ALLOC(w->N, 2 * f1); ALLOC(w->FT, f1);
+    ALLOC(w->sol, w->nk + 1); ALLOC(w->resp, f1 * (w->nk + 1));
+    ALLOC(w->x1, n + 1); ALLOC(w->v1, n + 1); ALLOC(w->a1, n + 1); ALLOC(w->lam1, ne + 1);
+    ALLOC(w->lM, 16 * f1 * f1); ALLOC(w->lq, 4 * f1); ALLOC(w->lz, 4 * f1); ALLOC(w->lw, 4 * f1);
+    ALLOC(w->lt, 16 * f1 * f1);
+    ALLOC(w->G, f1 * f1); ALLOC(w->H, 2 * f1 * f1); ALLOC(w->R, f1 * f1); ALLOC(w->F0, f1);
+    ALLOC(w->Fz, 4 * f1 * f1); ALLOC(w->A0, f1); ALLOC(w->N0, 2 * f1);
+#undef ALLOC
+    w->lwork = malloc(mbs_lcp_lemke_worksize(4 * f1));
+    ok &= w->lwork != NULL;
+    if (ok && mbs_mat_init(&w->K, MBS_MAT_GEN, w->nk, w->nk - 1, w->nk - 1)) ok = 0;
+    if (!ok) { mbs_ed_data_free(d); return -1; }
+    return 0;
+}
+
+void mbs_ed_data_free(mbs_data *d)
+{
+    struct mbs_ed_ws *w = d->ed;
+    if (!w) return;
+    free(w->fj); free(w->mode); free(w->sigma); free(w->sg); free(w->armed); free(w->cand);
+    free(w->g0); free(w->g1); free(w->W); free(w->gamT); free(w->vt); free(w->N); free(w->FT);
+    free(w->sol); free(w->resp); free(w->x1); free(w->v1); free(w->a1); free(w->lam1);
+    free(w->lM); free(w->lq); free(w->lz); free(w->lw); free(w->lt);
+    free(w->G); free(w->H); free(w->R); free(w->F0); free(w->Fz); free(w->A0); free(w->N0);
+    free(w->lwork);
+    mbs_mat_free(&w->K);
+    free(w);
+    d->ed = NULL;
+}
+
+void mbs_ed_reset(mbs_data *d)
+{
+    if (!d->ed) return;
+    d->ed->ready = 0;
+    d->ed->nmax = 0;
+}
+
+/* ---- the accelerations of a mode -------------------------------------------------- */
+
+/* Build, factor and solve the KKT system of the current modes at (t, x, v):
+ * a (n), lam (ne); forces and sliding kinematics into w.  With resp, also
+ * the responses (a, lam) to a unit friction force of every S_FREE joint. */
+static int s_solve(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v, double *a,
+                   double *lam, int resp)
+{
+    struct mbs_ed_ws *w = d->ed;
+    const mbs_solver_spec *o = &m->spec->solver;
+    int n = m->nvar, ne = m->neq, nk = w->nk;
+    double ab = o->baumgarte_alpha, bb = o->baumgarte_beta;
+    mbs_cons_eval(m, x, t, d->phi, d->jac);
+    mbs_cons_phit(m, x, t, d->phit);
+    mbs_cons_gamma(m, x, v, t, d->gam);
+    mbs_cons_jv(m, d->jac, v, d->r1);
+    mbs_force_eval(m, d, x, v, t, d->Q);
+    for (int f = 0; f < w->nf; f++)
+        w->vt[f] = mbs_fjoint_slide(m, &w->fj[f], x, v, w->W + (size_t)f * n, &w->gamT[f]);
+    /* [M  Phi_q^T  W^T(stick); Phi_q 0 0; W(stick) 0 0] plus the sliding
+     * friction columns -W^T mu sigma s_k on the end multipliers */
+    mbs_mat *K = &w->K;
+    mbs_mat_zero(K);
+    for (int i = 0; i < n; i++)
+        for (int k = m->M_ptr[i]; k < m->M_ptr[i + 1]; k++) mbs_mat_add(K, i, m->M_col[k], m->M_val[k]);
+    double *rhs = w->sol;
+    memcpy(rhs, d->Q, sizeof(double) * (size_t)n);
+    for (int r = 0; r < ne; r++) {
+        const mbs_eq *e = &m->eq[r];
+        const double *row = d->jac + (e->cols - m->colpool);
+        if (!d->eq_on[r]) { mbs_mat_add(K, n + r, n + r, 1); rhs[n + r] = 0; continue; }
+        for (int k = 0; k < e->nnz; k++) {
+            mbs_mat_add(K, n + r, e->cols[k], row[k]);
+            mbs_mat_add(K, e->cols[k], n + r, row[k]);
+        }
+        rhs[n + r] = -(d->gam[r] + 2 * ab * (d->r1[r] + d->phit[r]) + bb * bb * d->phi[r]);
+    }
+    for (int f = 0; f < w->nf; f++) {
+        const double *Wf = w->W + (size_t)f * n;
+        int c = n + ne + f;
+        if (w->mode[f] == S_STICK) {
+            for (int i = 0; i < n; i++) if (Wf[i] != 0) { mbs_mat_add(K, i, c, Wf[i]); mbs_mat_add(K, c, i, Wf[i]); }
+            rhs[c] = -w->gamT[f] - 2 * ab * w->vt[f];
+            continue;
+        }
+        mbs_mat_add(K, c, c, 1);
+        rhs[c] = 0;
+        if (w->mode[f] != S_SLIP || w->fj[f].mu == 0) continue;
+        for (int k = 0; k < 2; k++) {
+            double s = -w->fj[f].mu * w->sigma[f] * w->sg[2 * f + k];
+            for (int i = 0; i < n; i++) if (Wf[i] != 0) mbs_mat_add(K, i, n + w->fj[f].eq[k], s * Wf[i]);
+        }
+    }
+    mbs_note_system(d, nk);
+    if (mbs_mat_factor(K) != 0) return MBS_ESINGULAR;
+    mbs_mat_solve(K, rhs);
+    memcpy(a, rhs, sizeof(double) * (size_t)n);
+    memcpy(lam, rhs + n, sizeof(double) * (size_t)ne);
+    /* normal and friction forces on the slider */
+    for (int f = 0; f < w->nf; f++) {
+        double *N = w->N + 2 * f;
+        N[0] = -lam[w->fj[f].eq[0]];
+        N[1] = -lam[w->fj[f].eq[1]];
+        if (w->mode[f] == S_STICK) w->FT[f] = -rhs[n + ne + f];
+        else if (w->mode[f] == S_SLIP)
+            w->FT[f] = -w->fj[f].mu * w->sigma[f] * (w->sg[2 * f] * N[0] + w->sg[2 * f + 1] * N[1]);
+        else w->FT[f] = 0;
+    }
+    if (!resp) return 0;
+    for (int f = 0; f < w->nf; f++) {
+        if (w->mode[f] != S_FREE) continue;
+        double *r = w->resp + (size_t)f * nk;
+        memset(r, 0, sizeof(double) * (size_t)nk);
+        memcpy(r, w->W + (size_t)f * n, sizeof(double) * (size_t)n);
+        mbs_mat_solve(K, r);
+    }
+    return 0;
+}
+
+/* Event functions of the last solve into g (3 nf): slip sigma v_t or stick
+ * reserve mu sum |N_k| - |F_T|; then s_k N_k for each end. */
+static void s_events(const mbs_data *d, double *g)
+{
+    const struct mbs_ed_ws *w = d->ed;
+    for (int f = 0; f < w->nf; f++) {
+        const double *N = w->N + 2 * f;
+        if (w->mode[f] == S_STICK) g[3 * f] = w->fj[f].mu * (fabs(N[0]) + fabs(N[1])) - fabs(w->FT[f]);
+        else g[3 * f] = w->sigma[f] * w->vt[f];
+        g[3 * f + 1] = w->sg[2 * f] * N[0];
+        g[3 * f + 2] = w->sg[2 * f + 1] * N[1];
+    }
+}
+
+/* Arm the functions seen positive; a joint without friction has no events
+ * (its forces do not depend on the mode). */
+static void s_arm(struct mbs_ed_ws *w, const double *g, int reset)
+{
+    for (int f = 0; f < w->nf; f++)
+        for (int k = 0; k < 3; k++) {
+            int i = 3 * f + k;
+            if (reset) w->armed[i] = 0;
+            if (w->fj[f].mu > 0 && g[i] > 0) w->armed[i] = 1;
+        }
+}
+
+/* Smallest armed event function (DBL_MAX-like when none is armed). */
+static double s_gmin(const struct mbs_ed_ws *w, const double *g)
+{
+    double mn = 1e300;
+    for (int i = 0; i < 3 * w->nf; i++)
+        if (w->armed[i] && g[i] < mn) mn = g[i];
+    return mn;
+}
+
+/* ---- one Dormand-Prince step in a fixed mode --------------------------------------- */
+
+static const double C[7] = {0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1, 1};
+static const double A[7][6] = {
+    {0},
+    {1.0 / 5},
+    {3.0 / 40, 9.0 / 40},
+    {44.0 / 45, -56.0 / 15, 32.0 / 9},
+    {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
+    {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
+    {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
+static const double E[7] = {71.0 / 57600, 0, -71.0 / 16695, 71.0 / 1920, -17253.0 / 339200, 22.0 / 525, -1.0 / 40};
+
+/* Step of size h from (d->t, d->x, d->v, d->a) into w->x1, v1, a1, lam1 and
+ * the event functions w->g1 at the end.  Returns the scaled error norm, or
+ * a negative value when a KKT matrix was singular. */
+static double s_step(const mbs_model *m, mbs_data *d, double h, double rtol, double atol)
+{
+    struct mbs_ed_ws *w = d->ed;
+    int n = m->nvar;
+    double *kx[7], *kv[7];
+    for (int s = 0; s < 7; s++) { kx[s] = d->rk + (size_t)(2 * s) * n; kv[s] = d->rk + (size_t)(2 * s + 1) * n; }
+    memcpy(kx[0], d->v, sizeof(double) * (size_t)n);
+    memcpy(kv[0], d->a, sizeof(double) * (size_t)n);
+    double *xs = w->x1, *vs = w->v1;
+    for (int s = 1; s < 7; s++) {
+        for (int i = 0; i < n; i++) {
+            double sx = 0, sv = 0;
+            for (int j = 0; j < s; j++) { sx += A[s][j] * kx[j][i]; sv += A[s][j] * kv[j][i]; }
+            xs[i] = d->x[i] + h * sx;
+            vs[i] = d->v[i] + h * sv;
+        }
+        memcpy(kx[s], vs, sizeof(double) * (size_t)n);
+        if (s_solve(m, d, d->t + C[s] * h, xs, vs, kv[s], w->lam1, 0) != 0) return -1;
+    }
+    memcpy(w->a1, kv[6], sizeof(double) * (size_t)n);
+    s_events(d, w->g1);
+    double e2 = 0;
+    for (int i = 0; i < n; i++) {
+        double ex = 0, ev = 0;
+        for (int s = 0; s < 7; s++) { ex += E[s] * kx[s][i]; ev += E[s] * kv[s][i]; }
+        ex *= h; ev *= h;
+        double wx = atol + rtol * fmax(fabs(d->x[i]), fabs(xs[i]));
+        double wv = atol + rtol * fmax(fabs(d->v[i]), fabs(vs[i]));
+        e2 += (ex / wx) * (ex / wx) + (ev / wv) * (ev / wv);
+    }
+    double en = sqrt(e2 / (2.0 * (n > 0 ? n : 1)));
+    return isfinite(en) ? en : 1e10;
+}
+
+/* ---- the mode LCP ------------------------------------------------------------------- */
+
+/* In-place inverse of the k x k row-major matrix A by Gauss-Jordan with
+ * partial pivoting (k is the number of joints in the LCP: tiny).  T is k x k
+ * scratch.  Returns 0 or -1 when singular. */
+static int s_inverse(int k, double *Am, double *T)
+{
+    for (int i = 0; i < k * k; i++) T[i] = i % (k + 1) == 0 ? 1 : 0;
+    for (int c = 0; c < k; c++) {
+        int p = c;
+        for (int r = c + 1; r < k; r++) if (fabs(Am[r * k + c]) > fabs(Am[p * k + c])) p = r;
+        if (fabs(Am[p * k + c]) < 1e-14) return -1;
+        for (int j = 0; j < k; j++) {
+            double t = Am[c * k + j]; Am[c * k + j] = Am[p * k + j]; Am[p * k + j] = t;
+            t = T[c * k + j]; T[c * k + j] = T[p * k + j]; T[p * k + j] = t;
+        }
+        double piv = Am[c * k + c];
+        for (int j = 0; j < k; j++) { Am[c * k + j] /= piv; T[c * k + j] /= piv; }
+        for (int r = 0; r < k; r++) {
+            if (r == c || Am[r * k + c] == 0) continue;
+            double fct = Am[r * k + c];
+            for (int j = 0; j < k; j++) { Am[r * k + j] -= fct * Am[c * k + j]; T[r * k + j] -= fct * T[c * k + j]; }
+        }
+    }
+    memcpy(Am, T, sizeof(double) * (size_t)(k * k));
+    return 0;
+}
+
+/* New modes of the joints marked in w->cand at the state (t, x, v): the
+ * horizontal LCP of seed 003 in the unknowns a, lam (bilateral) and the
+ * friction forces F_i of the mc candidate joints, reduced to a standard LCP
+ * of size 2 mc (Glocker-Pfeiffer) in
+ *   z = (lamR, xi-),  w = (xi+, lamL)   (all >= 0, z^T w = 0):
+ *   a_t = xi+ - xi-   (sliding acceleration, split by sign),
+ *   F = lamR - mu Nbar,  lamL = 2 mu Nbar - lamR,
+ * with Nbar = s_1 N_1 + s_2 N_2 = |N_1| + |N_2| for the current signs s_k.
+ * The bilateral unknowns are eliminated through the KKT responses: a_t =
+ * A0 + G F and Nbar = Nbar0 + Hb F, so F = R (lamR - D Nbar0) with
+ * R = (I + D Hb)^-1 (D = diag mu) and
+ *   xi+  = (A0 - G R D Nbar0) + G R lamR + xi-,
+ *   lamL = 2 D (Nbar0 + Hb F0) + (2 D Hb R - I) lamR.
+ * The normal-force signs (which wall carries each end) are the other half of
+ * the HLCP: the LCP is solved for assumed signs, and a sign contradicted by
+ * the resulting N_k is flipped and the LCP solved again (at most 4 rounds).
+ * xi+ > 0: slip forward; xi- > 0: backward; both 0: stick.  Returns 0, or
+ * MBS_ESINGULAR / MBS_EDIVERGE with the message in err. */
+static int s_mode_lcp(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v,
+                      mbs_errlist *err)
+{
+    struct mbs_ed_ws *w = d->ed;
+    int n = m->nvar, nk = w->nk, mc = 0, idx[64];
+    for (int f = 0; f < w->nf && mc < 64; f++)
+        if (w->cand[f] && w->fj[f].mu > 0) { idx[mc++] = f; w->mode[f] = S_FREE; }
+    if (mc == 0) return 0;
+    double ab = m->spec->solver.baumgarte_alpha;
+    if (s_solve(m, d, t, x, v, w->a1, w->lam1, 1) != 0) {
+        mbs_err_add(err, "", "t = %.9g: singular KKT matrix at an event", t);
+        return MBS_ESINGULAR;
+    }
+    /* affine maps a_t = A0 + G F, N = N0 + H F (H: 2 mc x mc) */
+    for (int i = 0; i < mc; i++) {
+        int f = idx[i];
+        const double *Wf = w->W + (size_t)f * n;
+        double at = w->gamT[f] + 2 * ab * w->vt[f];
+        for (int q = 0; q < n; q++) at += Wf[q] * w->a1[q];
+        w->A0[i] = at;
+        for (int e = 0; e < 2; e++) w->N0[2 * i + e] = -w->lam1[w->fj[f].eq[e]];
+        for (int j = 0; j < mc; j++) {
+            const double *r = w->resp + (size_t)idx[j] * nk;
+            double g = 0;
+            for (int q = 0; q < n; q++) g += Wf[q] * r[q];
+            w->G[i * mc + j] = g;
+            for (int e = 0; e < 2; e++) w->H[(2 * i + e) * mc + j] = -r[n + w->fj[f].eq[e]];
+        }
+    }
+    int L = 2 * mc, rc = MBS_LCP_SOLVED;
+    mbs_lcp_status st;
+    double *M = w->lM, *q = w->lq, *Hb = w->Fz, *Nb0 = w->lt;
+    for (int round = 0; round < 4; round++) {
+        /* Hb, Nbar0 and R = (I + D Hb)^-1 for the assumed signs */
+        for (int i = 0; i < mc; i++) {
+            int f = idx[i], s1 = w->sg[2 * f], s2 = w->sg[2 * f + 1];
+            Nb0[i] = s1 * w->N0[2 * i] + s2 * w->N0[2 * i + 1];
+            for (int j = 0; j < mc; j++) {
+                Hb[i * mc + j] = s1 * w->H[(2 * i) * mc + j] + s2 * w->H[(2 * i + 1) * mc + j];
+                w->R[i * mc + j] = (i == j) + w->fj[f].mu * Hb[i * mc + j];
+            }
+        }
+        if (s_inverse(mc, w->R, w->lt + mc) != 0) {
+            mbs_err_add(err, "", "t = %.9g: joint '%s': the friction law has no unique solution "
+                        "(I + mu Hb singular)", t, m->spec->joints[w->fj[idx[0]].joint].name);
+            return MBS_ESINGULAR;
+        }
+        /* F0 = -R D Nbar0 */
+        for (int i = 0; i < mc; i++) {
+            double f0 = 0;
+            for (int j = 0; j < mc; j++) f0 -= w->R[i * mc + j] * w->fj[idx[j]].mu * Nb0[j];
+            w->F0[i] = f0;
+        }
+        /* the LCP, M column-major: M[r + L c] */
+        for (int r = 0; r < L * L; r++) M[r] = 0;
+        for (int i = 0; i < mc; i++) {
+            double mu = w->fj[idx[i]].mu, q1 = w->A0[i], hf = 0;
+            for (int j = 0; j < mc; j++) { q1 += w->G[i * mc + j] * w->F0[j]; hf += Hb[i * mc + j] * w->F0[j]; }
+            q[i] = q1;
+            q[mc + i] = 2 * mu * (Nb0[i] + hf);
+            for (int c = 0; c < mc; c++) {
+                double gr = 0, hr = 0;
+                for (int j = 0; j < mc; j++) { gr += w->G[i * mc + j] * w->R[j * mc + c]; hr += Hb[i * mc + j] * w->R[j * mc + c]; }
+                M[i + L * c] = gr;
+                M[mc + i + L * c] = 2 * mu * hr - (i == c);
+            }
+            M[i + L * (mc + i)] = 1;
+        }
+        rc = mbs_lcp_lemke(L, M, q, w->lz, w->lw, NULL, w->lwork, &st);
+        mbs_note_lcp(d, L, rc != MBS_LCP_SOLVED);
+        if (rc != MBS_LCP_SOLVED) break;
+        /* the normal forces of the solution; flip contradicted signs */
+        int flipped = 0;
+        double nscale = 1e-300;
+        for (int k = 0; k < 2 * mc; k++) nscale = fmax(nscale, fabs(w->N0[k]));
+        for (int i = 0; i < mc; i++) {
+            int f = idx[i];
+            for (int e = 0; e < 2; e++) {
+                double Nk = w->N0[2 * i + e];
+                for (int j = 0; j < mc; j++) {
+                    double Fj = w->F0[j];
+                    for (int c = 0; c < mc; c++) Fj += w->R[j * mc + c] * w->lz[c];
+                    Nk += w->H[(2 * i + e) * mc + j] * Fj;
+                }
+                if (w->sg[2 * f + e] * Nk < -1e-12 * nscale) { w->sg[2 * f + e] = -w->sg[2 * f + e]; flipped = 1; }
+            }
+        }
+        if (!flipped) break;
+    }
+    if (rc != MBS_LCP_SOLVED) {
+        mbs_err_add(err, "", "t = %.9g: joint '%s': the stick/slip LCP (%d unknowns) has no solution found by "
+                    "Lemke: %s", t, m->spec->joints[w->fj[idx[0]].joint].name, L, st.message);
+        return MBS_EDIVERGE;
+    }
+    /* modes from the solution; a tolerance on the sliding acceleration
+     * relative to its size without friction separates stick from slip */
+    double ascale = 1e-12;
+    for (int i = 0; i < mc; i++) ascale = fmax(ascale, fabs(w->A0[i]));
+    for (int i = 0; i < mc; i++) {
+        int f = idx[i];
+        double xp = w->lw[i], xm = w->lz[mc + i];
+        if (fmax(xp, xm) <= 1e-9 * ascale) {
+            w->mode[f] = S_STICK;
+        } else {
+            w->mode[f] = S_SLIP;
+            w->sigma[f] = xp > xm ? 1 : -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- checks ----------------------------------------------------------------------- */
+
+/* Complementarity error of the last solve (dimensionless): the friction
+ * force beyond the cone mu sum |N_k| (slip: any difference from it),
+ * relative to the cone plus 1e-9 of the largest sum |N_k| seen (so that the
+ * round-off of forces crossing zero does not count); sliding against the
+ * slip direction, or sticking with v_t != 0, relative to the largest
+ * velocity (at least 1e-6). */
+static double s_compl_error(const mbs_model *m, mbs_data *d, const double *v)
+{
+    struct mbs_ed_ws *w = d->ed;
+    double vmax = 1e-6, err = 0;
+    for (int i = 0; i < m->nvar; i++) vmax = fmax(vmax, fabs(v[i]));
+    for (int f = 0; f < w->nf; f++) {
+        const double *N = w->N + 2 * f;
+        double mu = w->fj[f].mu, nbar = fabs(N[0]) + fabs(N[1]), ft = fabs(w->FT[f]);
+        if (nbar > w->nmax) w->nmax = nbar;
+        double scale = mu * nbar + 1e-9 * w->nmax + 1e-300;
+        err = fmax(err, fmax(0, ft - mu * nbar) / scale);
+        if (w->mode[f] == S_SLIP) {
+            err = fmax(err, fabs(ft - mu * nbar) / scale);
+            if (mu > 0) err = fmax(err, fmax(0, -w->sigma[f] * w->vt[f]) / vmax);
+        } else if (w->mode[f] == S_STICK) {
+            err = fmax(err, fabs(w->vt[f]) / vmax);
+        }
+    }
+    return err;
+}
+
+/* ---- the run -------------------------------------------------------------------------- */
+
+/* Modes at the start: a joint at rest in its guide (|v_t| below vtol) goes
+ * to the LCP, the others slip with the sign of v_t; the normal-force signs
+ * of the sliding joints follow two fixed-point passes. */
+static int s_initial_modes(const mbs_model *m, mbs_data *d, double vtol, mbs_errlist *err)
+{
+    struct mbs_ed_ws *w = d->ed;
+    int n = m->nvar, any = 0;
+    for (int f = 0; f < w->nf; f++) {
+        w->vt[f] = mbs_fjoint_slide(m, &w->fj[f], d->x, d->v, w->W + (size_t)f * n, &w->gamT[f]);
+        w->mode[f] = S_SLIP;
+        w->sigma[f] = w->vt[f] >= 0 ? 1 : -1;
+        w->sg[2 * f] = w->sg[2 * f + 1] = 1;
+        w->cand[f] = w->fj[f].mu > 0 && fabs(w->vt[f]) <= vtol;
+        any |= w->cand[f];
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        if (s_solve(m, d, d->t, d->x, d->v, d->a, d->lam, 0) != 0) return MBS_ESINGULAR;
+        for (int k = 0; k < 2 * w->nf; k++) w->sg[k] = w->N[k] >= 0 ? 1 : -1;
+    }
+    if (any) return s_mode_lcp(m, d, d->t, d->x, d->v, err);
+    return 0;
+}
+
+/* Start of a run: the frictional joints, their modes, the accelerations
+ * d->a and multipliers d->lam of those modes, the armed event functions. */
+static int s_prepare(const mbs_model *m, mbs_data *d, mbs_errlist *err)
+{
+    struct mbs_ed_ws *w = d->ed;
+    const mbs_solver_spec *o = &m->spec->solver;
+    double atol = o->abs_tolerance > 0 ? o->abs_tolerance : 1e-8;
+    int rc = mbs_fjoint_find(m, w->fj, err);
+    if (!rc) rc = s_initial_modes(m, d, 1e3 * atol, err);
+    if (rc) return rc;
+    if (s_solve(m, d, d->t, d->x, d->v, d->a, d->lam, 0) != 0) {
+        mbs_err_add(err, "", "t = %.9g: singular KKT matrix", d->t);
+        return MBS_ESINGULAR;
+    }
+    s_events(d, w->g0);
+    s_arm(w, w->g0, 1);
+    d->met.contact_method = "event_driven_lemke";
+    w->ready = 1;
+    return 0;
+}
+
+int mbs_ed_forces_at(const mbs_model *m, mbs_data *d, int joint, double t, const double *x, const double *v,
+                     double N[2], double *FT, double *vt, int *mode)
+{
+    struct mbs_ed_ws *w = d->ed;
+    if (!w || m->dim != 2) return -1;
+    if (!w->ready) {
+        /* the t = 0 sample comes before the integrator starts */
+        static _Thread_local mbs_errlist quiet;
+        memset(&quiet, 0, sizeof quiet);
+        if (s_prepare(m, d, &quiet) != 0) return -1;
+    }
+    for (int f = 0; f < w->nf; f++) {
+        if (w->fj[f].joint != joint) continue;
+        /* the mode of the step being sampled (events switch after it) */
+        if (x && s_solve(m, d, t, x, v, w->a1, w->lam1, 0) != 0) return -1;
+        if (N) { N[0] = w->N[2 * f]; N[1] = w->N[2 * f + 1]; }
+        if (FT) *FT = w->FT[f];
+        if (vt) *vt = w->vt[f];
+        if (mode) *mode = w->mode[f] == S_STICK ? 0 : w->sigma[f];
+        return 0;
+    }
+    return -1;
+}
 
 int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
 {
-    (void)m; (void)d; (void)smp;
-    mbs_err_add(err, "/solver/integrator", "the event_driven integrator is not available yet");
-    return MBS_EINVAL;
+    const mbs_solver_spec *o = &m->spec->solver;
+    struct mbs_ed_ws *w = d->ed;
+    if (!w) {
+        mbs_err_add(err, "/solver/integrator", "event_driven: the run's data was not prepared for it");
+        return MBS_EINVAL;
+    }
+    if (m->dim != 2) {
+        mbs_err_add(err, "/solver/integrator", "the event_driven integrator is planar (dimension 2) only");
+        return MBS_EINVAL;
+    }
+    for (int c = 0; c < m->spec->ncontact; c++)
+        if (m->spec->contacts[c].law == MBS_LAW_RIGID) {
+            mbs_err_add(err, "/contacts", "rigid contacts are not handled by event_driven yet: use \"moreau_jean\"");
+            return MBS_EINVAL;
+        }
+    int rc = w->ready ? 0 : s_prepare(m, d, err);
+    if (rc) return rc;
+    int n = m->nvar;
+    double T = o->t_end;
+    double rtol = o->tolerance > 0 ? o->tolerance : 1e-6, atol = o->abs_tolerance > 0 ? o->abs_tolerance : 1e-8;
+    double hmax = o->max_step > 0 ? o->max_step : smp->interval;
+    double hmin = o->min_step > 0 ? o->min_step : 1e-12;
+    double h = fmin(o->step > 0 ? o->step : 1e-3, hmax);
+    /* event location: the bracket on the step size is closed to ttol */
+    double ttol = 1e-12 * fmax(1.0, T);
+    memcpy(d->ap, d->a, sizeof(double) * (size_t)n);
+    while (d->t < T * (1 - 1e-14)) {
+        if (d->t + 1.01 * h > T) h = T - d->t;
+        double en = s_step(m, d, h, rtol, atol);
+        if (en < 0) {
+            mbs_err_add(err, "", "t = %.9g: singular KKT matrix (lock-up of the mechanism?)", d->t);
+            return MBS_ESINGULAR;
+        }
+        double fac = en > 0 ? 0.9 * pow(en, -0.2) : 5.0;
+        if (en > 1.0) {
+            d->met.rejected_steps++;
+            h *= fmax(0.1, fac);
+            if (h < hmin) {
+                mbs_err_add(err, "", "t = %.9g: step size %.3g below solver.min_step", d->t, h);
+                return MBS_EDIVERGE;
+            }
+            continue;
+        }
+        /* an armed event function turned negative: locate the first root
+         * by Illinois iterations on the step size, re-taking the step */
+        int event = s_gmin(w, w->g1) < 0;
+        double hacc = h;
+        if (event) {
+            double hl = 0, gl = s_gmin(w, w->g0), hh = h, gh = s_gmin(w, w->g1);
+            int side = 0;
+            for (int it = 0; it < 100 && hh - hl > ttol; it++) {
+                double hm = (hl * gh - hh * gl) / (gh - gl);
+                if (!(hm > hl && hm < hh)) hm = 0.5 * (hl + hh);
+                if (s_step(m, d, hm, rtol, atol) < 0) {
+                    mbs_err_add(err, "", "t = %.9g: singular KKT matrix while locating an event", d->t);
+                    return MBS_ESINGULAR;
+                }
+                double gm = s_gmin(w, w->g1);
+                if (gm < 0) { hh = hm; gh = gm; if (side == -1) gl *= 0.5; side = -1; }
+                else { hl = hm; gl = gm; if (side == 1) gh *= 0.5; side = 1; }
+            }
+            /* the run continues just past the event */
+            hacc = hh;
+            if (s_step(m, d, hacc, rtol, atol) < 0) return MBS_ESINGULAR;
+        }
+        /* accept */
+        memcpy(d->xp, d->x, sizeof(double) * (size_t)n);
+        memcpy(d->vp, d->v, sizeof(double) * (size_t)n);
+        memcpy(d->ap, d->a, sizeof(double) * (size_t)n);
+        d->tp = d->t;
+        memcpy(d->x, w->x1, sizeof(double) * (size_t)n);
+        memcpy(d->v, w->v1, sizeof(double) * (size_t)n);
+        memcpy(d->a, w->a1, sizeof(double) * (size_t)n);
+        memcpy(d->lam, w->lam1, sizeof(double) * (size_t)m->neq);
+        d->t = d->t + hacc >= T * (1 - 1e-14) ? T : d->t + hacc;
+        d->met.steps++;
+        double ce = s_compl_error(m, d, d->v);
+        if (ce > d->met.max_complementarity_error) d->met.max_complementarity_error = ce;
+        rc = mbs_step_done(m, d, smp, err);
+        if (rc) return rc;
+        if (event) {
+            /* flip the normal-force signs that crossed; the joints whose
+             * sliding state may change go to the mode LCP */
+            d->met.events++;
+            for (int f = 0; f < w->nf; f++) {
+                w->cand[f] = w->mode[f] == S_STICK;
+                if (w->armed[3 * f] && w->g1[3 * f] <= 0) w->cand[f] = 1;
+                for (int k = 0; k < 2; k++)
+                    if (w->armed[3 * f + 1 + k] && w->g1[3 * f + 1 + k] <= 0) w->sg[2 * f + k] = -w->sg[2 * f + k];
+            }
+            rc = s_mode_lcp(m, d, d->t, d->x, d->v, err);
+            if (rc) return rc;
+            if (s_solve(m, d, d->t, d->x, d->v, d->a, d->lam, 0) != 0) return MBS_ESINGULAR;
+            s_events(d, w->g0);
+            s_arm(w, w->g0, 1);
+            h = fmax(h, 1e3 * ttol);
+        } else {
+            memcpy(w->g0, w->g1, sizeof(double) * (size_t)(3 * w->nf));
+            s_arm(w, w->g0, 0);
+            h *= fmin(5.0, fmax(0.2, fac));
+        }
+        h = fmin(h, hmax);
+    }
+    return 0;
 }

@@ -22,6 +22,22 @@ void mbs_mj_ws_free(mbs_data *d);
 /* Planar event-driven integration: rigid contacts and the frictional
  * clearance joint of seed 003, integrator_ed.c. */
 int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);
+/* Its workspace in d->ed (modes, dense KKT matrix, mode LCP), sized for
+ * the model's frictional clearance joints: 0 or -1 (no memory). */
+int mbs_ed_data_init(const mbs_model *m, mbs_data *d);
+void mbs_ed_data_free(mbs_data *d);
+/* Start of a run (mbs_simulate): modes to be chosen again. */
+void mbs_ed_reset(mbs_data *d);
+/* Forces of the frictional clearance joint `joint` of an event-driven run
+ * at the state (t, x, v) in the current modes (x = NULL: at the last
+ * solve): normal forces N[2] of the guide on the slider along the guide's
+ * normal at its two ends, friction force FT along the guide's axis,
+ * sliding velocity vt, mode (0 stick, +1/-1 slip direction).  Any output
+ * may be NULL.  Uses the integrator's scratch: call between steps only
+ * (the output sampler).  Returns 0, or -1 when it is not such a joint, the
+ * run is not event-driven, or the system is singular. */
+int mbs_ed_forces_at(const mbs_model *m, mbs_data *d, int joint, double t, const double *x, const double *v,
+                     double N[2], double *FT, double *vt, int *mode);
 int mbs_kinematics(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);
 
 /* Book-keeping after an accepted step from (d->tp, xp, vp, ap) to

@@ -371,6 +371,7 @@ mbs_data *mbs_data_new(const mbs_model *m)
     if (ok && m->spec->solver.integrator == MBS_INT_BDF &&
         mbs_mat_init(&d->ggl, MBS_MAT_GEN, m->nggl, m->gkl, m->gku)) ok = 0;
     if (ok && mbs_contact_data_init(m, d)) ok = 0;
+    if (ok && m->spec->solver.integrator == MBS_INT_EVENT_DRIVEN && mbs_ed_data_init(m, d)) ok = 0;
     if (ok && m->spec->solver.integrator == MBS_INT_MOREAU_JEAN && mbs_mj_ws_new(m, d)) ok = 0;
     if (!ok) { mbs_data_free(&d); return NULL; }
     for (int i = 0; i < ne; i++) d->eq_on[i] = 1;
@@ -391,6 +392,7 @@ void mbs_data_free(mbs_data **pd)
     free(d->jangle_ref);
     mbs_reaction_ws_free(&d->rx);
     mbs_contact_data_free(d);
+    mbs_ed_data_free(d);
     mbs_mj_ws_free(d);
     mbs_mat_free(&d->spd);
     mbs_mat_free(&d->kkt);

@@ -490,7 +490,11 @@ static int mbs_eliminate(mbs_model *m, mbs_elim *el, double tol)
             break;
         case MBS_JOINT_PRISMATIC:
         case MBS_JOINT_CYLINDRICAL:
-            el[j].axis_shared = s_link(m, &u, J, 1, J->axis, tol);
+            /* a joint with clearance keeps its equations (the multipliers
+             * are its normal forces) or has none (impact model): the
+             * slider's axis must stay free to tilt */
+            if (J->clearance_model == MBS_CLEARANCE_NONE)
+                el[j].axis_shared = s_link(m, &u, J, 1, J->axis, tol);
             break;
         default:
             break;

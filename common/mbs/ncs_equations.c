@@ -143,6 +143,26 @@ static int s_online_eqs(s_eqlist *l, int joint, const mbs_joint_spec *J, const d
     return rc;
 }
 
+/* Prismatic joint with clearance, friction model (seed 003): the two ends
+ * P_1, P_2 = at -+ (L/2) axis of the slider (body 1) stay on the guide's
+ * centre line (at, axis) of body 0:  n_g . (P_k - A) = 0, n_g the guide's
+ * unit normal.  The multiplier lam_k of end k is then minus the normal force
+ * N_k = -lam_k that the guide exerts on the slider along n_g at that end
+ * (joint_friction.h).  Two equations, in the order end 1, end 2. */
+static int s_slider_ends_eqs(s_eqlist *l, int joint, const mbs_joint_spec *J)
+{
+    const mbs_model *m = l->m;
+    double n[3] = {-J->axis[1], J->axis[0], 0};
+    mbs_avec A = s_av(m, J->body[0], J->at, 1), ng = s_av(m, J->body[0], n, 0);
+    for (int k = 0; k < 2; k++) {
+        double P[3];
+        for (int a = 0; a < 3; a++) P[a] = J->at[a] + (k == 0 ? -0.5 : 0.5) * J->slider_length * J->axis[a];
+        mbs_avec d = s_av_sub(s_av(m, J->body[1], P, 1), &A);
+        if (s_dot(l, joint, d, ng, 0)) return MBS_ENOMEM;
+    }
+    return 0;
+}
+
 static int s_rigid_eqs(s_eqlist *l)
 {
     const mbs_model *m = l->m;
@@ -196,6 +216,12 @@ static int s_joint_eqs(s_eqlist *l, const mbs_elim *el)
             break;
         case MBS_JOINT_CYLINDRICAL:
         case MBS_JOINT_PRISMATIC:
+            if (J->clearance_model == MBS_CLEARANCE_FRICTION) {
+                rc = s_slider_ends_eqs(l, j, J);
+                break;
+            }
+            if (J->clearance_model == MBS_CLEARANCE_IMPACT)
+                break; /* contacts at the slider's corners (parser), no equations */
             if (m->dim == 3 && !el[j].axis_shared) rc = s_parallel_eqs(l, j, J, J->axis);
             if (!rc) rc = s_online_eqs(l, j, J, J->at, J->axis);
             if (!rc && J->type == MBS_JOINT_PRISMATIC) {

@@ -9,6 +9,7 @@
  */
 #include "output.h"
 #include "analysis.h"
+#include "integrators.h"
 #include "system.h"
 #include "vec.h"
 
@@ -183,6 +184,13 @@ double mbs_channel_value(mbs_sampler *s, int c, double t, const double *x, const
         return mbs_reaction(m, d, ch->joint, ch->quantity == MBS_Q_REACTION_TORQUE, ch->component, t, x, v, a);
     case MBS_Q_ELEMENT_FORCE:
         return mbs_element_force(m, ch->element, x, v, t, ch->component);
+    case MBS_Q_NORMAL_FORCE:
+    case MBS_Q_FRICTION_FORCE: {
+        double N[2], FT;
+        if (mbs_ed_forces_at(m, d, ch->joint, t, x, v, N, &FT, NULL, NULL) != 0) return NAN;
+        if (ch->quantity == MBS_Q_FRICTION_FORCE) return FT;
+        return ch->component == MBS_C_X ? N[0] : ch->component == MBS_C_Y ? N[1] : fabs(N[0]) + fabs(N[1]);
+    }
     case MBS_Q_KINETIC_ENERGY:
         return mbs_kinetic(m, v);
     case MBS_Q_POTENTIAL_ENERGY:

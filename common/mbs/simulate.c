@@ -96,6 +96,7 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
     s_cur = &run;
     memset(&d->met, 0, sizeof d->met);
     mbs_contact_reset(m, d);
+    mbs_ed_reset(d);
     d->sysdim_sum = 0;
     d->sysdim_count = 0;
     mbs_sampler smp;

@@ -256,6 +256,12 @@ typedef enum {
                                spring: torque; force/torque: value            */
     MBS_Q_KINETIC_ENERGY, MBS_Q_POTENTIAL_ENERGY, MBS_Q_TOTAL_ENERGY,
     MBS_Q_CONSTRAINT_VIOLATION, /* |Phi|_inf at the sample                      */
+    MBS_Q_NORMAL_FORCE,     /* clearance joint (friction model, event_driven):
+                               normal force of the guide on the slider along
+                               the guide's normal at end 1 (component x, the
+                               end at -L/2), end 2 (y), |N_1| + |N_2| (magnitude) */
+    MBS_Q_FRICTION_FORCE,   /* the same joint: friction force on the slider
+                               along the guide's axis                         */
     MBS_Q_NTYPES
 } mbs_quantity;
 

@@ -348,6 +348,10 @@ static void test_overrides(void)
 /* a planar document with one body "b" and extra top-level members x */
 #define P2(x) "{'dimension': 2, 'bodies': [" BODY "], " SOLVER x "}"
 #define P3(x) "{'dimension': 3, 'bodies': [" BODY3 "], " SOLVER x "}"
+/* a planar prismatic joint J (ground - b) with extra keys x, event_driven */
+#define PJ(x)                                                                                  \
+    "{'dimension': 2, 'bodies': [" BODY "], 'solver': {'t_end': 1, 'integrator': 'event_driven'}," \
+    " 'joints': [{'name': 'J', 'type': 'prismatic', 'bodies': ['ground', 'b'], 'axis': [1, 0], " x "}]}"
 #define CH(x) P2(", 'outputs': {'channels': [" x "]}")
 /* planar shapes: circles c, c2 on b; lines floor, wall on ground */
 #define SHAPES2                                                                              \
@@ -558,6 +562,44 @@ static const s_bad s_bads[] = {
      "/joints/0", "missing required key 'axis'"},
     {P2(", 'joints': [{'name': 'J', 'type': 'prismatic', 'bodies': ['ground', 'b'], 'axis': [0, 0]}]"),
      NULL, NULL, "/joints/0/axis", "must not be zero"},
+    /* prismatic joint with clearance (seed 003 friction model, impact model) */
+    {PJ("'clearance': 0.001, 'friction': 0.1"), NULL, NULL, "/joints/0",
+     "missing required key 'slider_length'"},
+    {PJ("'clearance': -0.001, 'slider_length': 0.1"), NULL, NULL, "/joints/0/clearance", "must be > 0"},
+    {PJ("'friction': 0.1, 'slider_length': 0.1"), NULL, NULL, "/joints/0", "missing required key 'clearance'"},
+    {PJ("'clearance': 0.001, 'friction': -0.1, 'slider_length': 0.1"), NULL, NULL, "/joints/0/friction",
+     "must be >= 0"},
+    {PJ("'clearance': 0.001, 'slider_length': 0"), NULL, NULL, "/joints/0/slider_length", "must be > 0"},
+    {PJ("'clearance': 0.001, 'slider_length': 0.1, 'restitution': 0.5"), NULL, NULL,
+     "/joints/0/restitution", "applies to clearance_model \"impact\" only"},
+    {PJ("'clearance_model': 'impact', 'clearance': 0.001, 'slider_length': 0.1, 'slider_width': 0.05, "
+        "'restitution': 1.5"), "solver.integrator", "moreau_jean", "/joints/0/restitution", "must be in [0, 1]"},
+    {PJ("'clearance_model': 'impact', 'clearance': 0.001, 'slider_length': 0.1"), "solver.integrator",
+     "moreau_jean", "/joints/0", "missing required key 'slider_width'"},
+    {PJ("'clearance_model': 'impact', 'clearance': 0.001, 'slider_length': 0.1, 'slider_width': 0.05"),
+     NULL, NULL, "/joints/0/clearance_model", "needs solver.integrator \"moreau_jean\""},
+    {PJ("'clearance_model': 'fiction', 'clearance': 0.001, 'slider_length': 0.1"), NULL, NULL,
+     "/joints/0/clearance_model", "unknown clearance_model 'fiction'"},
+    {PJ("'clearance_model': 1, 'clearance': 0.001, 'slider_length': 0.1"), NULL, NULL,
+     "/joints/0/clearance_model", "expected \"friction\" or \"impact\", got a number"},
+    {PJ("'clearance': 0.001, 'friction': 0.1, 'slider_length': 0.1"), "solver.integrator", "dopri5",
+     "/joints/0/friction", "needs solver.integrator \"event_driven\""},
+    {P2(", 'joints': [{'name': 'J', 'type': 'revolute', 'bodies': ['ground', 'b'], 'at': [0, 0], "
+        "'clearance': 0.001}]"), NULL, NULL, "/joints/0/clearance",
+     "does not apply to a planar revolute joint (clearance exists for planar prismatic joints only)"},
+    {P3(", 'joints': [{'name': 'J', 'type': 'prismatic', 'bodies': ['ground', 'b'], 'axis': [1, 0, 0], "
+        "'friction': 0.1}]"), NULL, NULL, "/joints/0/friction",
+     "does not apply to a prismatic joint in 3-D (clearance is planar only)"},
+    {CH("{'name': 'n', 'quantity': 'normal_force', 'joint': 'J'}") , NULL, NULL, "/outputs/channels/0/joint",
+     "unknown joint 'J'"},
+    {P2(", 'joints': [{'name': 'J', 'type': 'prismatic', 'bodies': ['ground', 'b'], 'axis': [1, 0]}], "
+        "'outputs': {'channels': [{'name': 'f', 'quantity': 'friction_force', 'joint': 'J'}]}"), NULL, NULL,
+     "/outputs/channels/0/joint", "friction_force is defined for prismatic joints with clearance_model"},
+    {"{'dimension': 2, 'bodies': [" BODY "], 'solver': {'t_end': 1}, 'joints': [{'name': 'J', "
+     "'type': 'prismatic', 'bodies': ['ground', 'b'], 'axis': [1, 0], 'clearance': 0.001, "
+     "'slider_length': 0.1}], 'outputs': {'channels': [{'name': 'f', 'quantity': 'friction_force', "
+     "'joint': 'J'}]}}", "solver.integrator", "bdf",
+     "/outputs/channels/0/joint", "friction_force needs solver.integrator \"event_driven\""},
     {P2(", 'joints': [{'name': 'J', 'type': 'fixed', 'bodies': ['ground', 'b'], 'at': [0, 0]}, "
         "{'name': 'J', 'type': 'fixed', 'bodies': ['ground', 'b'], 'at': [0, 0]}]"),
      NULL, NULL, "/joints/1/name", "duplicate joint name 'J'"},
