@@ -139,7 +139,7 @@ doc = {
     "shapes": shapes,
     "contacts": [{"between": ["roller*", "tooth*"], "law": "hunt_crossley", "stiffness": "$k_contact",
                   "exponent": 1.5, "restitution": 0.5, "friction": "$friction", "slip_velocity": 1e-3}],
-    "solver": {"integrator": "bdf", "t_end": 0.03, "tolerance": 1e-6, "abs_tolerance": 1e-9,
+    "solver": {"integrator": "bdf", "t_end": 0.025, "tolerance": 1e-6, "abs_tolerance": 1e-9,
                "max_step": 1e-4},
     "outputs": {"interval": 5e-4, "channels": [
         {"name": "theta2", "quantity": "angle", "body": "sprocket2"},
