@@ -28,6 +28,7 @@ Usage: chain_drive.py > examples/roller_chain_drive.json
 """
 import json
 import math
+import sys
 
 Z = 20                 # teeth per sprocket
 P = 0.0127             # pitch (m), ANSI 40
@@ -151,5 +152,5 @@ doc = {
         {"name": "F_bottom", "quantity": "reaction_force", "joint": "J%03d" % mid_bottom, "component": "magnitude"},
         {"name": "F_driven", "quantity": "reaction_force", "joint": "S2", "component": "magnitude"}]},
 }
-json.dump(doc, __import__("sys").stdout, indent=1)
+json.dump(doc, sys.stdout, indent=1)
 print()
