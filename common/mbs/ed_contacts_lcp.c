@@ -39,8 +39,9 @@ static int s_cands(const mbs_edc *c)
 }
 
 /* W (2 mc x 2 mc, row-major over (point, component)) from the responses,
- * plus the regularisation eps of the KKT rows on the diagonal. */
-static void s_delassus(const mbs_model *m, mbs_edc *c, int mc)
+ * plus reg (the regularisation of the KKT rows, for the mode LCP that must
+ * agree with the phases) on the diagonal. */
+static void s_delassus(const mbs_model *m, mbs_edc *c, int mc, double reg)
 {
     int L = 2 * mc;
     for (int a = 0; a < L; a++) {
@@ -48,7 +49,7 @@ static void s_delassus(const mbs_model *m, mbs_edc *c, int mc)
         for (int b = 0; b < L; b++) {
             int pb = c->idx[b / 2], rb = b % 2;
             const double *r = c->resp + (size_t)(2 * pb + rb) * (size_t)c->nk;
-            c->W[a * L + b] = mbs_edc_gdot(m, c, pa, ra, r) + (a == b ? c->eps : 0);
+            c->W[a * L + b] = mbs_edc_gdot(m, c, pa, ra, r) + (a == b ? reg : 0);
         }
     }
 }
@@ -69,7 +70,7 @@ int mbs_edc_impact(const mbs_model *m, mbs_data *d, mbs_edc *c, double t, double
 {
     int mc = s_cands(c), n = m->nvar;
     if (mc == 0) return 0;
-    s_delassus(m, c, mc);
+    s_delassus(m, c, mc, 0);
     int L = 0, u[64];
     for (int i = 0; i < mc && i < 64; i++) { u[i] = L; L += c->mu[c->idx[i]] > 0 ? 4 : 1; }
     if (mc > 64 || L > c->lmax) {
@@ -129,7 +130,7 @@ int mbs_edc_mode_lcp(const mbs_model *m, mbs_data *d, mbs_edc *c, double t, cons
         mbs_err_add(err, "", "t = %.9g: more than 64 closed rigid contacts in one mode LCP", t);
         return MBS_EDIVERGE;
     }
-    s_delassus(m, c, mc);
+    s_delassus(m, c, mc, c->eps);
     /* stick candidates get the columns lamR (mc + s) and xi- (mc + ms + s) */
     int ms = 0, sidx[64];
     double T[64], A0[128], ascale = 1e-12;
