@@ -11,3 +11,4 @@ if [ -f bench/service_bench.sh ] && [ "${1:-}" != "--target" ]; then
 fi
 if [ "${1:-}" != "--target" ]; then bash bench/contact_scaling.sh; fi
 if [ "${1:-}" != "--target" ]; then bash bench/rigid_scaling.sh; fi
+if [ "${1:-}" != "--target" ]; then bash bench/contact_examples.sh $([ "${1:-}" = "--quick" ] && echo --quick); fi

@@ -277,11 +277,15 @@ void mbs_contact_jac(const mbs_model *m, mbs_data *d, const double *x, const dou
             double *z = pass == 0 ? xp : vp;
             for (int a = 0; a < el->nvar; a++) {
                 int var = el->vars[a];
-                double h = 1e-7 * (1 + fabs(z[var]));
+                double z0 = z[var], h = 1e-7 * (1 + fabs(z0));
                 for (int r = 0; r < el->nvar; r++) Q1[el->vars[r]] = 0;
-                z[var] += h;
+                z[var] = z0 + h;
                 s_pair(m, d, k, xp, vp, Q1, NULL, NULL);
-                z[var] -= h;
+                /* restore exactly ((z + h) - h can differ from z in the last
+                 * bit): otherwise every pair differentiated before shifts the
+                 * state the next pairs see, and the Jacobian would depend on
+                 * how many pairs are in the system (deactivation on/off) */
+                z[var] = z0;
                 /* body-diagonal blocks only: two bodies in contact are any two
                  * bodies, and their coupling would break the band of the
                  * ordered matrices; Newton stays convergent (modified) */

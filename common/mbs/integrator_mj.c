@@ -710,6 +710,18 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_sampler *smp,
             for (int i = 0; i < np; i++)
                 for (int c = 0; c < ncomp; c++)
                     if (w->lam[3 * i + c] != 0) s_vadd(w, i, c, w->lam[3 * i + c], d->v);
+            /* Lemke's answer is verified: pivoting on a badly scaled tableau
+             * (targets of far points, 2 g / h, can exceed the others by many
+             * orders) may end "solved" with a poor solution; then it counts as
+             * a failure and PGS solves from zero */
+            if (rc == 0 && s_compl_error(m, w, np, ncomp, vscale, d->v) > 1e-7) {
+                rc = 1;
+                failed = 1;
+                w->nlemke--;
+                w->npgs++;
+                for (int i = 0; i < 3 * np; i++) w->lam[i] = 0;
+                memcpy(d->v, vf, sizeof(double) * (size_t)n);
+            }
             if (rc != 0 && s_pgs(m, w, np, ncomp, vscale, d->v) < 0) failed = 1;
             mbs_note_lcp(d, dim, failed);
             d->met.linear_algebra_seconds += mbs_now() - la0;
@@ -728,6 +740,10 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_sampler *smp,
             s_keep(m, w, np);
         }
         mbs_note_system(d, n + ne + dim);
+        /* the method that solved most steps so far (kept current so that a
+         * run that fails still reports it) */
+        d->met.contact_method = w->nlemke > w->npgs || (w->nlemke == w->npgs && o->lcp_solver != MBS_LCP_PGS)
+                                    ? "moreau_jean_lemke" : "moreau_jean_pgs";
         /* positions, projections, accelerations for the sampler */
         for (int i = 0; i < n; i++) d->x[i] = w->xm[i] + 0.5 * h * d->v[i];
         la0 = mbs_now();
