@@ -343,12 +343,15 @@ void mbs_contact_step(const mbs_model *m, mbs_data *d, double h)
     }
     /* the active set for the next step */
     if (m->spec->solver.contact_deactivation) {
-        double vmax = 0, margin = 0;
-        for (int i = 0; i < m->nvar; i++) vmax = fmax(vmax, fabs(d->v[i]));
+        double vmax = 0, amax = 0, margin = 0;
+        for (int i = 0; i < m->nvar; i++) { vmax = fmax(vmax, fabs(d->v[i])); amax = fmax(amax, fabs(d->a[i])); }
         for (int k = 0; k < nc; k++) margin = fmax(margin, m->spec->contacts[k].margin);
-        /* a body point moves at most ~ |v|_inf times the coordinate map's
-         * size (the NCS vectors are O(1)); twice that over the next step */
-        double inflate = margin + 2.0 * vmax * fmax(h, 1e-6) * (1 + m->length_scale);
+        /* a body point moves at most ~ |v|_inf h + |a|_inf h^2 / 2 times the
+         * coordinate map's size (the NCS vectors are O(1)); twice that over
+         * the next step (the acceleration term matters for a body at rest
+         * or at the apex of a small bounce) */
+        double hh = fmax(h, 1e-6);
+        double inflate = margin + 2.0 * (vmax * hh + amax * hh * hh) * (1 + m->length_scale);
         for (int i = 0; i < ns; i++) {
             mbs_shape S;
             mbs_contact_world_shape(m, i, d->x, &S);

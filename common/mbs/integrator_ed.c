@@ -27,6 +27,7 @@
  * at a function's zero (slip reversal) does not fire at once.
  */
 #include "integrators.h"
+#include "ed_contacts.h"
 #include "joint_friction.h"
 #include "lcp.h"
 #include "system.h"
@@ -39,13 +40,17 @@ enum { S_SLIP = 0, S_STICK = 1, S_FREE = 2 };
 
 struct mbs_ed_ws {
     int nf;              /* frictional joints                                  */
-    int nk;              /* KKT unknowns: n + ne + nf                          */
+    int nk;              /* KKT unknowns: n + ne + nf + 2 np (rigid contacts)  */
+    int ng;              /* event functions: 3 nf + 2 np                       */
+    mbs_edc c;           /* planar rigid contacts (ed_contacts.h)              */
+    char *crossed;       /* (ng) functions negative at a trial step's end      */
+    double hlast;        /* last accepted step (step growth with contacts)     */
     mbs_fjoint *fj;      /* (nf)                                               */
     int *mode, *sigma;   /* (nf) S_SLIP/S_STICK/S_FREE, slip direction +-1     */
     int *sg;             /* (2 nf) sign of N_k assumed by the mode             */
-    int *armed;          /* (3 nf) event functions armed                       */
+    int *armed;          /* (ng) event functions armed                         */
     int *cand;           /* (nf) joints of the mode LCP                        */
-    double *g0, *g1;     /* (3 nf) event functions: step start, trial end      */
+    double *g0, *g1;     /* (ng) event functions: step start, trial end        */
     double *W, *gamT, *vt; /* (nf n), (nf), (nf) sliding kinematics            */
     double *N, *FT;      /* (2 nf), (nf) forces of the last solve              */
     mbs_mat K;           /* dense nonsymmetric KKT matrix                      */
@@ -66,12 +71,15 @@ int mbs_ed_data_init(const mbs_model *m, mbs_data *d)
     if (!w) return -1;
     d->ed = w;
     int n = m->nvar, ne = m->neq, nf = mbs_fjoint_count(m), f1 = nf > 0 ? nf : 1;
+    int np = 0;
+    for (int k = 0; m->dim == 2 && k < m->spec->ncontact; k++) np += m->spec->contacts[k].law == MBS_LAW_RIGID;
     w->nf = nf;
-    w->nk = n + ne + nf;
-    int ok = 1;
+    w->nk = n + ne + nf + 2 * np;
+    w->ng = 3 * nf + 2 * np;
+    int ok = mbs_edc_init(m, &w->c, n + ne + nf, w->nk) == 0, g1 = w->ng > 0 ? w->ng : 1;
 #define ALLOC(p, cnt) do { (p) = calloc((size_t)(cnt), sizeof *(p)); ok &= (p) != NULL; } while (0)
-    ALLOC(w->fj, f1); ALLOC(w->mode, f1); ALLOC(w->sigma, f1); ALLOC(w->sg, 2 * f1); ALLOC(w->armed, 3 * f1);
-    ALLOC(w->cand, f1); ALLOC(w->g0, 3 * f1); ALLOC(w->g1, 3 * f1);
+    ALLOC(w->fj, f1); ALLOC(w->mode, f1); ALLOC(w->sigma, f1); ALLOC(w->sg, 2 * f1); ALLOC(w->armed, g1); ALLOC(w->crossed, g1);
+    ALLOC(w->cand, f1); ALLOC(w->g0, g1); ALLOC(w->g1, g1);
     ALLOC(w->W, f1 * (n + 1)); ALLOC(w->gamT, f1); ALLOC(w->vt, f1); ALLOC(w->N, 2 * f1); ALLOC(w->FT, f1);
     ALLOC(w->sol, w->nk + 1); ALLOC(w->resp, f1 * (w->nk + 1));
     ALLOC(w->x1, n + 1); ALLOC(w->v1, n + 1); ALLOC(w->a1, n + 1); ALLOC(w->lam1, ne + 1);
@@ -96,7 +104,8 @@ void mbs_ed_data_free(mbs_data *d)
     free(w->sol); free(w->resp); free(w->x1); free(w->v1); free(w->a1); free(w->lam1);
     free(w->lM); free(w->lq); free(w->lz); free(w->lw); free(w->lt);
     free(w->G); free(w->H); free(w->R); free(w->F0); free(w->Fz); free(w->A0); free(w->N0);
-    free(w->lwork);
+    free(w->lwork); free(w->crossed);
+    mbs_edc_free(&w->c);
     mbs_mat_free(&w->K);
     free(w);
     d->ed = NULL;
@@ -112,8 +121,10 @@ void mbs_ed_reset(mbs_data *d)
 /* ---- the accelerations of a mode -------------------------------------------------- */
 
 /* Build, factor and solve the KKT system of the current modes at (t, x, v):
- * a (n), lam (ne); forces and sliding kinematics into w.  With resp, also
- * the responses (a, lam) to a unit friction force of every S_FREE joint. */
+ * a (n), lam (ne); forces and sliding kinematics into w.  With resp & 1,
+ * also the responses (a, lam) to a unit friction force of every S_FREE
+ * joint; with resp & 2, the responses to unit normal and tangential forces
+ * of every contact candidate (w->c.cand, normally open). */
 static int s_solve(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v, double *a,
                    double *lam, int resp)
 {
@@ -162,9 +173,13 @@ static int s_solve(const mbs_model *m, mbs_data *d, double t, const double *x, c
             for (int i = 0; i < n; i++) if (Wf[i] != 0) mbs_mat_add(K, i, n + w->fj[f].eq[k], s * Wf[i]);
         }
     }
+    /* rigid contacts in their modes */
+    mbs_edc_eval(m, d, &w->c, x, v);
+    mbs_edc_assemble(m, &w->c, K, rhs, ab, bb);
     mbs_note_system(d, nk);
     if (mbs_mat_factor(K) != 0) return MBS_ESINGULAR;
     mbs_mat_solve(K, rhs);
+    mbs_edc_forces(&w->c, rhs);
     memcpy(a, rhs, sizeof(double) * (size_t)n);
     memcpy(lam, rhs + n, sizeof(double) * (size_t)ne);
     /* normal and friction forces on the slider */
@@ -177,7 +192,18 @@ static int s_solve(const mbs_model *m, mbs_data *d, double t, const double *x, c
             w->FT[f] = -w->fj[f].mu * w->sigma[f] * (w->sg[2 * f] * N[0] + w->sg[2 * f + 1] * N[1]);
         else w->FT[f] = 0;
     }
-    if (!resp) return 0;
+    for (int p = 0; (resp & 2) && p < w->c.np; p++) {
+        if (!w->c.cand[p] || !w->c.has[p]) continue;
+        for (int r = 0; r < 2; r++) {
+            double *col = w->c.resp + (size_t)(2 * p + r) * (size_t)nk;
+            memset(col, 0, sizeof(double) * (size_t)nk);
+            const mbs_rpoint *P = &w->c.pt[p];
+            const int *vars = m->cfel[P->pair].vars;
+            for (int j = 0; j < P->nv; j++) col[vars[j]] += P->G[r][j];
+            mbs_mat_solve(K, col);
+        }
+    }
+    if (!(resp & 1)) return 0;
     for (int f = 0; f < w->nf; f++) {
         if (w->mode[f] != S_FREE) continue;
         double *r = w->resp + (size_t)f * nk;
@@ -188,8 +214,9 @@ static int s_solve(const mbs_model *m, mbs_data *d, double t, const double *x, c
     return 0;
 }
 
-/* Event functions of the last solve into g (3 nf): slip sigma v_t or stick
- * reserve mu sum |N_k| - |F_T|; then s_k N_k for each end. */
+/* Event functions of the last solve into g (ng): per joint slip sigma v_t
+ * or stick reserve mu sum |N_k| - |F_T|, then s_k N_k for each end; then
+ * two per rigid contact (ed_contacts.h). */
 static void s_events(const mbs_data *d, double *g)
 {
     const struct mbs_ed_ws *w = d->ed;
@@ -200,10 +227,13 @@ static void s_events(const mbs_data *d, double *g)
         g[3 * f + 1] = w->sg[2 * f] * N[0];
         g[3 * f + 2] = w->sg[2 * f + 1] * N[1];
     }
+    mbs_edc_events(&w->c, g + 3 * w->nf);
 }
 
 /* Arm the functions seen positive; a joint without friction has no events
- * (its forces do not depend on the mode). */
+ * (its forces do not depend on the mode).  The gap function of an open
+ * contact is armed at zero too: it is zero only just after the contact
+ * opened (goff), moving away. */
 static void s_arm(struct mbs_ed_ws *w, const double *g, int reset)
 {
     for (int f = 0; f < w->nf; f++)
@@ -212,14 +242,21 @@ static void s_arm(struct mbs_ed_ws *w, const double *g, int reset)
             if (reset) w->armed[i] = 0;
             if (w->fj[f].mu > 0 && g[i] > 0) w->armed[i] = 1;
         }
+    for (int i = 0; i < 2 * w->c.np; i++) {
+        int a = 3 * w->nf + i, p = i / 2;
+        if (reset || !mbs_edc_event_exists(&w->c, i)) w->armed[a] = 0;
+        int open_gap = i % 2 == 0 && w->c.state[p] == MBS_EDC_OPEN;
+        if (mbs_edc_event_exists(&w->c, i) && (g[a] > 0 || (open_gap && g[a] >= 0))) w->armed[a] = 1;
+    }
 }
 
-/* Smallest armed event function (DBL_MAX-like when none is armed). */
-static double s_gmin(const struct mbs_ed_ws *w, const double *g)
+/* Smallest armed event function (DBL_MAX-like when none is armed); with
+ * set, only among the functions marked in it. */
+static double s_gmin(const struct mbs_ed_ws *w, const double *g, const char *set)
 {
     double mn = 1e300;
-    for (int i = 0; i < 3 * w->nf; i++)
-        if (w->armed[i] && g[i] < mn) mn = g[i];
+    for (int i = 0; i < w->ng; i++)
+        if (w->armed[i] && (!set || set[i]) && g[i] < mn) mn = g[i];
     return mn;
 }
 
@@ -459,6 +496,70 @@ static double s_compl_error(const mbs_model *m, mbs_data *d, const double *v)
     return err;
 }
 
+/* ---- rigid contacts at an event ----------------------------------------------------------- */
+
+/* The contacts at an event (or the start, with start = 1) at the state
+ * (d->t, d->x, d->v): closing contacts (open, gap function fired, or at the
+ * start a gap below gtol) that approach get the impact LCP together with
+ * every closed contact, then every contact still closed (approach speed at
+ * most vtol after the impulses) gets its new mode from the mode LCP.  An
+ * approach slower than vzeno is stopped without restitution (Zeno rule,
+ * counted in zeno_closures).  Returns 0 or MBS_E*. */
+static int s_contact_event(const mbs_model *m, mbs_data *d, int start, double gtol, double vtol, double vzeno,
+                           mbs_errlist *err)
+{
+    struct mbs_ed_ws *w = d->ed;
+    mbs_edc *c = &w->c;
+    int n = m->nvar, any = 0, impact = 0;
+    if (c->np == 0) return 0;
+    memset(c->cand, 0, (size_t)c->np);
+    mbs_edc_eval(m, d, c, d->x, d->v);
+    for (int p = 0; p < c->np; p++) {
+        if (!c->has[p]) continue;
+        int gi = 3 * w->nf + 2 * p;
+        int closing = c->state[p] == MBS_EDC_OPEN &&
+                      (start ? c->pt[p].g <= gtol : w->armed[gi] && w->g1[gi] <= 0);
+        if (closing && c->vn[p] < 0) {
+            impact = 1;
+            if (c->vn[p] < -vzeno) d->met.impacts++;
+            else d->met.zeno_closures++;
+        }
+        if (closing && c->vn[p] > vtol) { c->goff[p] = fmin(c->pt[p].g, 0); continue; }
+        c->cand[p] = closing || c->state[p] != MBS_EDC_OPEN;
+        any |= c->cand[p];
+    }
+    if (!any) return 0;
+    /* every candidate open: the responses to unit contact forces */
+    for (int p = 0; p < c->np; p++)
+        if (c->cand[p]) c->state[p] = MBS_EDC_OPEN;
+    if (impact) {
+        if (s_solve(m, d, d->t, d->x, d->v, w->a1, w->lam1, 2) != 0) goto singular;
+        int rc = mbs_edc_impact(m, d, c, d->t, d->v, vzeno, err);
+        if (rc) return rc;
+        /* contacts leaving stay open: a bounce leaves at e times an
+         * approach above vzeno, a contact stopped (plastic, Zeno, or resting)
+         * at round-off; 1e-3 vtol separates the two */
+        for (int p = 0; p < c->np; p++) {
+            if (!c->cand[p]) continue;
+            double vn = mbs_edc_gdot(m, c, p, 0, d->v);
+            if (vn > fmax(0.5 * c->e[p] * vzeno, 1e-3 * vtol)) { c->cand[p] = 0; c->goff[p] = fmin(c->pt[p].g, 0); }
+        }
+    }
+    /* stick candidates: tangential speed at most vtol; the others slide */
+    for (int p = 0; p < c->np; p++) {
+        if (!c->cand[p]) continue;
+        double vt = mbs_edc_gdot(m, c, p, 1, d->v);
+        c->stickc[p] = c->mu[p] > 0 && fabs(vt) <= vtol;
+        if (!c->stickc[p]) c->sigma[p] = vt >= 0 ? 1 : -1;
+    }
+    if (s_solve(m, d, d->t, d->x, d->v, w->a1, w->lam1, 2) != 0) goto singular;
+    (void)n;
+    return mbs_edc_mode_lcp(m, d, c, d->t, w->a1, err);
+singular:
+    mbs_err_add(err, "", "t = %.9g: singular KKT matrix at a contact event", d->t);
+    return MBS_ESINGULAR;
+}
+
 /* ---- the run -------------------------------------------------------------------------- */
 
 /* Modes at the start: a joint at rest in its guide (|v_t| below vtol) goes
@@ -492,7 +593,16 @@ static int s_prepare(const mbs_model *m, mbs_data *d, mbs_errlist *err)
     const mbs_solver_spec *o = &m->spec->solver;
     double atol = o->abs_tolerance > 0 ? o->abs_tolerance : 1e-8;
     int rc = mbs_fjoint_find(m, w->fj, err);
+    /* contacts start open; those touching at t = 0 go through the event
+     * logic (impact when approaching, then the mode LCP) */
+    for (int p = 0; p < w->c.np; p++) {
+        w->c.state[p] = MBS_EDC_OPEN;
+        w->c.goff[p] = 0;
+        w->c.cand[p] = 0;
+    }
+    w->c.nmax = 0;
     if (!rc) rc = s_initial_modes(m, d, 1e3 * atol, err);
+    if (!rc) rc = s_contact_event(m, d, 1, 1e3 * atol, 1e3 * atol, 1e3 * atol, err);
     if (rc) return rc;
     if (s_solve(m, d, d->t, d->x, d->v, d->a, d->lam, 0) != 0) {
         mbs_err_add(err, "", "t = %.9g: singular KKT matrix", d->t);
@@ -538,14 +648,13 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp
         return MBS_EINVAL;
     }
     if (m->dim != 2) {
-        mbs_err_add(err, "/solver/integrator", "the event_driven integrator is planar (dimension 2) only");
+        int rigid = 0;
+        for (int c = 0; c < m->spec->ncontact; c++) rigid |= m->spec->contacts[c].law == MBS_LAW_RIGID;
+        mbs_err_add(err, "/solver/integrator", rigid ? "the event_driven integrator is planar (dimension 2) only: "
+                    "rigid contacts in space need \"moreau_jean\"" : "the event_driven integrator is planar "
+                    "(dimension 2) only");
         return MBS_EINVAL;
     }
-    for (int c = 0; c < m->spec->ncontact; c++)
-        if (m->spec->contacts[c].law == MBS_LAW_RIGID) {
-            mbs_err_add(err, "/contacts", "rigid contacts are not handled by event_driven yet: use \"moreau_jean\"");
-            return MBS_EINVAL;
-        }
     int rc = w->ready ? 0 : s_prepare(m, d, err);
     if (rc) return rc;
     int n = m->nvar;
@@ -575,11 +684,15 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp
             continue;
         }
         /* an armed event function turned negative: locate the first root
-         * by Illinois iterations on the step size, re-taking the step */
-        int event = s_gmin(w, w->g1) < 0;
+         * by Illinois iterations on the step size, re-taking the step, on
+         * the smallest of the functions that crossed (so that functions
+         * far from zero, e.g. the gaps of far pairs, do not change the
+         * iterates: deactivation on and off locate the same times) */
+        int event = s_gmin(w, w->g1, NULL) < 0;
         double hacc = h;
         if (event) {
-            double hl = 0, gl = s_gmin(w, w->g0), hh = h, gh = s_gmin(w, w->g1);
+            for (int i = 0; i < w->ng; i++) w->crossed[i] = (char)(w->armed[i] && w->g1[i] < 0);
+            double hl = 0, gl = s_gmin(w, w->g0, w->crossed), hh = h, gh = s_gmin(w, w->g1, w->crossed);
             int side = 0;
             for (int it = 0; it < 100 && hh - hl > ttol; it++) {
                 double hm = (hl * gh - hh * gl) / (gh - gl);
@@ -588,7 +701,7 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp
                     mbs_err_add(err, "", "t = %.9g: singular KKT matrix while locating an event", d->t);
                     return MBS_ESINGULAR;
                 }
-                double gm = s_gmin(w, w->g1);
+                double gm = s_gmin(w, w->g1, w->crossed);
                 if (gm < 0) { hh = hm; gh = gm; if (side == -1) gl *= 0.5; side = -1; }
                 else { hl = hm; gl = gm; if (side == 1) gh *= 0.5; side = 1; }
             }
@@ -608,6 +721,7 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp
         d->t = d->t + hacc >= T * (1 - 1e-14) ? T : d->t + hacc;
         d->met.steps++;
         double ce = s_compl_error(m, d, d->v);
+        if (w->c.np > 0) ce = fmax(ce, mbs_edc_check(m, &w->c, d->v, 1e3 * atol, &d->met.max_penetration));
         if (ce > d->met.max_complementarity_error) d->met.max_complementarity_error = ce;
         rc = mbs_step_done(m, d, smp, err);
         if (rc) return rc;
@@ -622,17 +736,31 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp
                     if (w->armed[3 * f + 1 + k] && w->g1[3 * f + 1 + k] <= 0) w->sg[2 * f + k] = -w->sg[2 * f + k];
             }
             rc = s_mode_lcp(m, d, d->t, d->x, d->v, err);
+            /* the contacts (impacts, then modes); the joints' modes above
+             * were chosen with the contacts in their previous modes */
+            if (!rc) rc = s_contact_event(m, d, 0, 1e3 * atol, 1e3 * atol, 1e3 * atol, err);
             if (rc) return rc;
             if (s_solve(m, d, d->t, d->x, d->v, d->a, d->lam, 0) != 0) return MBS_ESINGULAR;
             s_events(d, w->g0);
             s_arm(w, w->g0, 1);
             h = fmax(h, 1e3 * ttol);
         } else {
-            memcpy(w->g0, w->g1, sizeof(double) * (size_t)(3 * w->nf));
+            memcpy(w->g0, w->g1, sizeof(double) * (size_t)w->ng);
+            if (w->c.np > 0) {
+                /* pairs that entered the active set after the step: their
+                 * gaps at the accepted state, so that they arm now */
+                mbs_edc_eval(m, d, &w->c, d->x, d->v);
+                mbs_edc_events(&w->c, w->g0 + 3 * w->nf);
+            }
             s_arm(w, w->g0, 0);
             h *= fmin(5.0, fmax(0.2, fac));
         }
         h = fmin(h, hmax);
+        /* with rigid contacts a step at most doubles the last accepted one:
+         * the active set of contact.c covers twice the last step's travel,
+         * and the same rule with deactivation off keeps the step sequences
+         * (hence the motion) of the two settings equal */
+        if (w->c.np > 0) h = fmin(h, 2 * hacc);
     }
     return 0;
 }

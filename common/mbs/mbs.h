@@ -153,6 +153,8 @@ typedef struct {
                                       converged within lcp_max_iterations      */
     long events, impacts;       /* event_driven: located events, impulsive ones;
                                    moreau_jean: impacts = contacts closing     */
+    long zeno_closures;         /* event_driven: approaches slower than the
+                                   Zeno threshold stopped without restitution */
     double max_penetration;     /* largest -gap of a rigid contact at a step (m) */
     double max_complementarity_error; /* largest |min(gap rate or gap, lam)|
                                    violation found by the per-step check        */

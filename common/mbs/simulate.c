@@ -190,8 +190,8 @@ int mbs_metrics_json(const mbs_metrics *x, char *buf, size_t size)
     APPEND(snprintf(AT, REST, "\"contact_method\": \"%s\", ", x->contact_method ? x->contact_method : "none"));
     APPEND(s_num(AT, REST, "mean_lcp_dimension", x->mean_lcp_dimension, 0));
     APPEND(snprintf(AT, REST, "\"max_lcp_dimension\": %d, \"lcp_solves\": %ld, \"lcp_failures\": %ld, "
-                    "\"events\": %ld, \"impacts\": %ld, ",
-                    x->max_lcp_dimension, x->lcp_solves, x->lcp_failures, x->events, x->impacts));
+                    "\"events\": %ld, \"impacts\": %ld, \"zeno_closures\": %ld, ",
+                    x->max_lcp_dimension, x->lcp_solves, x->lcp_failures, x->events, x->impacts, x->zeno_closures));
     APPEND(s_num(AT, REST, "max_penetration", x->max_penetration, 0));
     APPEND(s_num(AT, REST, "max_complementarity_error", x->max_complementarity_error, 1));
     APPEND(snprintf(AT, REST, "}"));

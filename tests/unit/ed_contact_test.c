@@ -1,0 +1,207 @@
+/*
+ * ed_contact_test.c - planar rigid contacts in the event-driven integrator
+ * (integrator_ed.c, ed_contacts.c, docs/contacts.md "Event-driven rigid
+ * contacts") against analytic results and against Moreau-Jean:
+ *  - bouncing ball (circle on a line), e = 0.8: apex heights e^(2n) h_0,
+ *    rest after the accumulation point t_inf = t_0 (1 + e) / (1 - e);
+ *  - block (two corner points) on a 30-degree incline: slides at
+ *    g (sin a - mu cos a) for mu = 0.2, sticks for mu = 0.7;
+ *  - deactivation on/off: the same motion;
+ *  - event_driven against moreau_jean on the incline and the first bounces;
+ *  - 3-D rigid contacts with event_driven: a clear error.
+ */
+#include "check.h"
+#include "testutil.h"
+
+#include <math.h>
+
+static const double G = 9.81;
+
+static const char *BALL =
+    "{\"dimension\": 2, \"gravity\": [0, -9.81], \"parameters\": {\"e\": 0.8},"
+    " \"bodies\": [{\"name\": \"ball\", \"mass\": 0.1, \"inertia\": 1e-4, \"com\": [0, 1.05]}],"
+    " \"shapes\": [{\"name\": \"b\", \"body\": \"ball\", \"type\": \"circle\", \"center\": [0, 1.05], \"radius\": 0.05},"
+    "   {\"name\": \"floor\", \"body\": \"ground\", \"type\": \"line\", \"point\": [0, 0], \"normal\": [0, 1]},"
+    "   {\"name\": \"wall\", \"body\": \"ground\", \"type\": \"line\", \"point\": [3, 0], \"normal\": [-1, 0]}],"
+    " \"contacts\": [{\"between\": [\"b\", \"*l*\"], \"law\": \"rigid\", \"restitution\": \"$e\"}],"
+    " \"solver\": {\"integrator\": \"event_driven\", \"t_end\": 5, \"step\": 0.001},"
+    " \"outputs\": {\"interval\": 0.001, \"channels\": ["
+    "   {\"name\": \"y\", \"quantity\": \"position\", \"body\": \"ball\", \"component\": \"y\"},"
+    "   {\"name\": \"vy\", \"quantity\": \"velocity\", \"body\": \"ball\", \"component\": \"y\"},"
+    "   {\"name\": \"E\", \"quantity\": \"energy\"}]}}";
+
+/* Apexes from the energy: between bounces the energy is constant, E_n =
+ * m g (r + h_n) with the apex h_n above the floor (exact, no sampling
+ * error); distinct plateaus in order. */
+static int s_plateaus(const t_run *r, double *h, int max)
+{
+    int c = t_col(r, "E"), w = 1 + r->res.nchannel, n = 0;
+    double last = INFINITY;
+    for (int i = 0; c > 0 && i < r->res.nsample && n < max; i++) {
+        double E = r->res.rows[(size_t)i * w + c];
+        if (E < last * (1 - 1e-6)) { h[n++] = E / (0.1 * G) - 0.05; last = E; }
+    }
+    return n;
+}
+
+static void test_bouncing(void)
+{
+    t_run r;
+    t_run_text(BALL, NULL, &r);
+    CHECK(r.rc == 0);
+    double h[24];
+    int n = s_plateaus(&r, h, 24);
+    CHECK(n >= 12);
+    /* Newton's law at located events: free flight is exact for DOPRI5
+     * (quadratic in t), so the only error is the impact taken just past the
+     * root (at most 1e-12 s 5 s, a few 1e-11 m below the floor), which adds
+     * ~1e-11 m per bounce (measured: 6.9e-11 m absolute after ten, 6e-9
+     * relative to h_10 = 0.0115 m): 1e-8 relative over ten bounces */
+    double worst = 0;
+    for (int i = 1; i < n && i <= 10; i++) { worst = fmax(worst, fabs(h[i] / pow(0.8, 2 * i) - 1)); }
+    printf("  ball: %d energy plateaus, apex h_10 = %.10f m (e^20 = %.10f), worst relative error %.2g\n", n,
+           n > 10 ? h[10] : NAN, pow(0.8, 20), worst);
+    CHECK(worst < 1e-8);
+    /* at rest after t_inf = t_0 (1 + e)/(1 - e), t_0 = sqrt(2 h_0 / g); the
+     * Zeno rule stops the bounces below vzeno = 1e3 abs_tolerance = 1e-5
+     * m/s, which cuts the remaining flight time 2 vzeno e / (g (1 - e)) <
+     * 1e-5 s */
+    double t0 = sqrt(2 * 1.0 / G), tinf = t0 * 1.8 / 0.2;
+    int c = t_col(&r, "vy"), w = 1 + r.res.nchannel;
+    double trest = NAN;
+    for (int i = r.res.nsample - 1; i > 0; i--)
+        if (fabs(r.res.rows[(size_t)i * w + c]) > 1e-6) { trest = r.res.rows[(size_t)i * w]; break; }
+    printf("  ball: last |vy| > 1e-6 at t = %.4f s, t_inf = %.4f s; impacts %ld, Zeno closures %ld, events %ld,"
+           " penetration %.2g m, complementarity %.2g\n", trest, tinf, r.met.impacts, r.met.zeno_closures,
+           r.met.events, r.met.max_penetration, r.met.max_complementarity_error);
+    /* the last sample with a speed above 1e-6 m/s lies within the sampling
+     * interval of t_inf (the bounce sequence shrinks to it) */
+    CHECK(fabs(trest - tinf) < 2e-3);
+    CHECK_NEAR(t_at(&r, "y", 5.0), 0.05, 1e-9);
+    CHECK(fabs(t_at(&r, "vy", 5.0)) < 1e-9);
+    CHECK(r.met.zeno_closures == 1);
+    CHECK(r.met.impacts > 40);
+    CHECK(r.met.max_penetration < 1e-9);
+    CHECK(r.met.max_complementarity_error < 1e-6);
+    CHECK_STR(r.met.contact_method, "event_driven_lemke");
+    CHECK(r.met.lcp_failures == 0);
+
+    /* Moreau-Jean on the first bounces: within its h V_1 / 2 bound */
+    const char *mj[] = {"solver.integrator=moreau_jean", NULL};
+    t_run q;
+    t_run_text(BALL, mj, &q);
+    CHECK(q.rc == 0);
+    double hq[4];
+    int nq = s_plateaus(&q, hq, 4);
+    double bound = 0.001 * sqrt(2 * G) / 2;
+    CHECK(nq >= 4);
+    for (int i = 1; i < nq && i < 4; i++) {
+        printf("  bounce %d: event_driven %.8f m, moreau_jean %.8f m\n", i, h[i], hq[i]);
+        CHECK_NEAR(hq[i], h[i], bound);
+    }
+    t_run_free(&q);
+
+    /* deactivation off: the far wall's gap is an event function at every
+     * step; the motion is the same (equal step sequences, the event location
+     * iterates only on crossed functions) */
+    const char *off[] = {"solver.contact_deactivation=false", NULL};
+    t_run_text(BALL, off, &q);
+    CHECK(q.rc == 0);
+    double dy = t_maxdiff(&r, &q, "y"), dv = t_maxdiff(&r, &q, "vy");
+    printf("  deactivation on/off: largest difference y %.3g m, vy %.3g m/s; steps %ld / %ld\n", dy, dv, r.met.steps,
+           q.met.steps);
+    CHECK(dy < 1e-12 && dv < 1e-12);
+    CHECK(r.met.steps == q.met.steps);
+    t_run_free(&q);
+    /* larger steps (max_step 0.002): the small bounces near t_inf start at
+     * an apex where the velocity is ~0, so the active set must cover the
+     * travel under gravity (contact.c's a h^2 term); the ball still comes
+     * to rest on the floor */
+    const char *big[] = {"solver.max_step=0.002", NULL};
+    t_run_text(BALL, big, &q);
+    CHECK(q.rc == 0);
+    CHECK_NEAR(t_at(&q, "y", 5.0), 0.05, 1e-9);
+    CHECK(q.met.max_penetration < 1e-9 && q.met.zeno_closures == 1);
+    t_run_free(&q);
+    t_run_free(&r);
+}
+
+/* A planar block with two corner points on a 30-degree incline, at rest. */
+static const char *INCLINE =
+    "{\"dimension\": 2, \"gravity\": [0, -9.81], \"parameters\": {\"mu\": 0.2, \"a\": \"=pi/6\"},"
+    " \"bodies\": [{\"name\": \"blk\", \"mass\": 1, \"inertia\": 0.01,"
+    "   \"com\": [\"=-0.1*sin($a)\", \"=0.1*cos($a)\"], \"angle\": \"=$a\"}],"
+    " \"shapes\": [{\"name\": \"c1\", \"body\": \"blk\", \"type\": \"point\", \"at\": [\"=-0.1*cos($a)\", \"=-0.1*sin($a)\"]},"
+    "   {\"name\": \"c2\", \"body\": \"blk\", \"type\": \"point\", \"at\": [\"=0.1*cos($a)\", \"=0.1*sin($a)\"]},"
+    "   {\"name\": \"slope\", \"body\": \"ground\", \"type\": \"line\", \"point\": [0, 0], \"normal\": [\"=-sin($a)\", \"=cos($a)\"]}],"
+    " \"contacts\": [{\"between\": [\"c*\", \"slope\"], \"law\": \"rigid\", \"restitution\": 0, \"friction\": \"$mu\"}],"
+    " \"solver\": {\"integrator\": \"event_driven\", \"t_end\": 1, \"step\": 0.001},"
+    " \"outputs\": {\"interval\": 0.01, \"channels\": ["
+    "   {\"name\": \"x\", \"quantity\": \"position\", \"body\": \"blk\", \"component\": \"x\"},"
+    "   {\"name\": \"z\", \"quantity\": \"position\", \"body\": \"blk\", \"component\": \"y\"},"
+    "   {\"name\": \"E\", \"quantity\": \"energy\"}]}}";
+
+static void test_incline(void)
+{
+    double a = M_PI / 6;
+    t_run r, q;
+    const char *slide[] = {"mu=0.2", NULL};
+    t_run_text(INCLINE, slide, &r);
+    CHECK(r.rc == 0);
+    /* constant acceleration: DOPRI5 is exact to round-off and Baumgarte
+     * keeps the corners on the line, so 1e-10 m */
+    double acc = G * (sin(a) - 0.2 * cos(a)), s1 = -(t_at(&r, "x", 1.0) - t_at(&r, "x", 0.0)) / cos(a);
+    printf("  incline mu 0.2: slid %.10f m, predicted %.10f m; LCPs %ld (size %d), complementarity %.2g\n", s1,
+           0.5 * acc, r.met.lcp_solves, r.met.max_lcp_dimension, r.met.max_complementarity_error);
+    CHECK_NEAR(s1, 0.5 * acc, 1e-10);
+    CHECK_NEAR(t_at(&r, "E", 0.0) - t_at(&r, "E", 1.0), 0.2 * G * cos(a) * s1, 1e-9);
+    CHECK(r.met.max_complementarity_error < 1e-8);
+    /* Moreau-Jean slides the same distance (its midpoint update is exact
+     * for a constant acceleration) */
+    const char *mj[] = {"mu=0.2", "solver.integrator=moreau_jean", NULL};
+    t_run_text(INCLINE, mj, &q);
+    CHECK(q.rc == 0);
+    double dmj = fabs(t_at(&q, "x", 1.0) - t_at(&r, "x", 1.0));
+    printf("  incline mu 0.2: |x_ed - x_mj| at 1 s = %.3g m\n", dmj);
+    CHECK(dmj < 1e-8);
+    t_run_free(&q);
+    t_run_free(&r);
+    const char *stick[] = {"mu=0.7", NULL};
+    t_run_text(INCLINE, stick, &r);
+    CHECK(r.rc == 0);
+    double creep = fabs(t_at(&r, "x", 1.0) - t_at(&r, "x", 0.0)) + fabs(t_at(&r, "z", 1.0) - t_at(&r, "z", 0.0));
+    printf("  incline mu 0.7: moved %.3g m, events %ld, complementarity %.2g\n", creep, r.met.events,
+           r.met.max_complementarity_error);
+    /* sticking: the Baumgarte-stabilised stick constraint lets the block
+     * creep by round-off only */
+    CHECK(creep < 1e-9);
+    CHECK(r.met.events == 0);
+    CHECK(r.met.max_complementarity_error < 1e-5);
+    t_run_free(&r);
+}
+
+/* Rigid contacts in space need moreau_jean. */
+static void test_3d_error(void)
+{
+    const char *doc =
+        "{\"dimension\": 3, \"gravity\": [0, 0, -9.81],"
+        " \"bodies\": [{\"name\": \"ball\", \"mass\": 0.1, \"inertia\": [1e-4, 1e-4, 1e-4], \"com\": [0, 0, 1]}],"
+        " \"shapes\": [{\"name\": \"b\", \"body\": \"ball\", \"type\": \"sphere\", \"center\": [0, 0, 1], \"radius\": 0.05},"
+        "   {\"name\": \"floor\", \"body\": \"ground\", \"type\": \"plane\", \"point\": [0, 0, 0], \"normal\": [0, 0, 1]}],"
+        " \"contacts\": [{\"shapes\": [\"b\", \"floor\"], \"law\": \"rigid\"}],"
+        " \"solver\": {\"integrator\": \"event_driven\", \"t_end\": 0.1},"
+        " \"outputs\": {\"interval\": 0.01, \"channels\": [{\"name\": \"E\", \"quantity\": \"energy\"}]}}";
+    t_run r;
+    t_run_text(doc, NULL, &r);
+    CHECK(r.rc == MBS_EINVAL);
+    CHECK(r.err.n >= 1 && strstr(r.err.e[r.err.n - 1].message, "moreau_jean") != NULL);
+    t_run_free(&r);
+}
+
+int main(void)
+{
+    test_bouncing();
+    test_incline();
+    test_3d_error();
+    return CHECK_SUMMARY("ed_contact_test");
+}
