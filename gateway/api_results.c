@@ -19,7 +19,7 @@ static const char *s_metric_cols[] = {
     "mean_active_contacts", "max_active_contacts", "contact_activations", "contact_deactivations",
     "contact_detection_seconds", "linear_algebra_seconds", "peak_memory_bytes", "order_max_used", "singular_steps",
     "contact_method", "mean_lcp_dimension", "max_lcp_dimension", "lcp_solves", "lcp_failures", "events", "impacts",
-    "max_penetration", "max_complementarity_error",
+    "max_penetration", "max_complementarity_error", "zeno_closures",
 };
 #define NMETRIC (sizeof s_metric_cols / sizeof s_metric_cols[0])
 
