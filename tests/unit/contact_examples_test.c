@@ -34,6 +34,7 @@ static const struct {
     {"balls_in_box", "0.12"},        /* the balls land at 0.1 s */
     {"bouncing_ball", "1.0"},        /* two bounces */
     {"stick_slip_belt", "1.0"},      /* stick, then more than one slip cycle */
+    {"stick_slip_belt_rigid", "1.0"}, /* the same with the rigid law */
     {"cam_follower", "0.1"},         /* one and a half turns */
 };
 #define DEFAULT_T_END 0.3
