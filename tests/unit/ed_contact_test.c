@@ -9,6 +9,8 @@
  *  - block on a belt held by a spring (examples/stick_slip_belt_rigid.json):
  *    stick -> slip and slip -> stick events against the exact piecewise
  *    solution (stick, then the harmonic slip orbit about mu m g / k);
+ *  - cam and flat follower (examples/cam_follower_rigid.json): the exact
+ *    contact force below omega_c, detachment and flight above it;
  *  - deactivation on/off: the same motion;
  *  - event_driven against moreau_jean on the incline and the first bounces;
  *  - 3-D rigid contacts with event_driven: a clear error.
@@ -234,6 +236,64 @@ static void test_belt(void)
     }
 }
 
+/* Cam and flat follower with a rigid frictionless contact
+ * (examples/cam_follower_rigid.json; derivation in cam_follower.json): lift
+ * e (1 - cos wt), contact force N(t) = m e w^2 cos wt + k e (1 - cos wt) + k
+ * d0 + m g, which first reaches zero (at the top side) only above omega_c =
+ * sqrt((k (2 e + d0) + m g) / (m e)), at cos wt_d = -(k e + k d0 + m g) /
+ * (m e w^2 - k e). */
+static void test_cam(void)
+{
+    const double m = 0.5, k = 2000, e = 0.01, d0 = 0.01, Rc = 0.04;
+    const double wc = sqrt((k * (2 * e + d0) + m * G) / (m * e));
+    for (int run = 0; run < 2; run++) {
+        const double f = run ? 1.1 : 0.9, w = f * wc;
+        const char *sets[] = {run ? "omega==1.1*$omega_c" : "omega==0.9*$omega_c", NULL};
+        double td = run ? acos(-(k * e + k * d0 + m * G) / (m * e * w * w - k * e)) / w : INFINITY;
+        t_run r;
+        t_run_file("examples/cam_follower_rigid.json", sets, &r);
+        CHECK(r.rc == 0);
+        if (r.rc) { t_run_free(&r); continue; }
+        int cy = t_col(&r, "y"), ca = t_col(&r, "a"), cc = t_col(&r, "y_cam"), cf = t_col(&r, "F_spring");
+        int wd = 1 + r.res.nchannel;
+        double en = 0, gmax = -INFINITY, gmin = INFINITY;
+        for (int i = 1; i < r.res.nsample; i++) {
+            const double *row = r.res.rows + (size_t)i * wd;
+            double gap = row[cy] - (row[cc] + Rc);
+            gmax = fmax(gmax, gap), gmin = fmin(gmin, gap);
+            if (row[0] >= td) continue;
+            double c = cos(w * row[0]), N = m * row[ca] - row[cf] + m * G;
+            en = fmax(en, fabs(N - (m * e * w * w * c + k * e * (1 - c) + k * d0 + m * G)));
+        }
+        printf("  cam %.1f omega_c = %.2f rad/s: |N - exact| <= %.3g N%s, gap in [%.3g, %.3g] m; events %ld,"
+               " impacts %ld, Zeno closures %ld, complementarity %.2g\n", f, w, en, run ? " before t_d" : "", gmin,
+               gmax, r.met.events, r.met.impacts, r.met.zeno_closures, r.met.max_complementarity_error);
+        /* while closed the follower's motion is the exact lift (Baumgarte
+         * keeps the gap below 2e-9 m), so N = m a + spring + m g follows
+         * from DOPRI5's acceleration: 1e-4 N of forces up to 80 N */
+        CHECK(en < 1e-4);
+        CHECK(gmin > -2e-9);
+        CHECK(r.met.lcp_failures == 0 && r.met.max_complementarity_error < 1e-6);
+        if (!run) {
+            /* never apart, no event at all */
+            CHECK(gmax < 1e-9);
+            CHECK(r.met.events == 0 && r.met.impacts == 0);
+        } else {
+            /* leaves the cam at t_d (detachment event) and lands again
+             * (impacts); the flight opens a gap of 0.1 e at least */
+            CHECK(gmax > 1e-3);
+            CHECK(r.met.events >= 2 && r.met.impacts >= 1);
+            double g0 = t_at(&r, "y", td - 5e-4) - t_at(&r, "y_cam", td - 5e-4) - Rc;
+            double g1 = t_at(&r, "y", td + 2e-3) - t_at(&r, "y_cam", td + 2e-3) - Rc;
+            printf("  cam 1.1 omega_c: t_d = %.5f s, gap %.3g m 0.5 ms before, %.3g m 2 ms after\n", td, g0, g1);
+            /* after t_d the relative acceleration grows linearly, the gap as
+             * dN/dt tau^3 / (6 m) ~ 1e-5 m at tau = 2 ms */
+            CHECK(g0 < 1e-9 && g1 > 1e-6);
+        }
+        t_run_free(&r);
+    }
+}
+
 /* A planar block with two corner points on a 30-degree incline, at rest. */
 static const char *INCLINE =
     "{\"dimension\": 2, \"gravity\": [0, -9.81], \"parameters\": {\"mu\": 0.2, \"a\": \"=pi/6\"},"
@@ -311,6 +371,7 @@ int main(void)
     test_bouncing();
     test_incline();
     test_belt();
+    test_cam();
     test_3d_error();
     return CHECK_SUMMARY("ed_contact_test");
 }
