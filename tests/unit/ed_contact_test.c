@@ -11,6 +11,9 @@
  *    solution (stick, then the harmonic slip orbit about mu m g / k);
  *  - cam and flat follower (examples/cam_follower_rigid.json): the exact
  *    contact force below omega_c, detachment and flight above it;
+ *  - a disc thrown obliquely at the floor with friction: rolls after the
+ *    impact when the sticking impulse fits in the cone, slides with
+ *    |Lambda_t| = mu Lambda_n otherwise;
  *  - deactivation on/off: the same motion;
  *  - event_driven against moreau_jean on the incline and the first bounces;
  *  - 3-D rigid contacts with event_driven: a clear error.
@@ -294,6 +297,58 @@ static void test_cam(void)
     }
 }
 
+/* A disc (m = 0.1 kg, r = 0.05 m, I = 0.4 m r^2) thrown at (2, -3) m/s from
+ * 0.05 m above the floor: Newton restitution 0.5 with Coulomb friction. */
+static const char *THROW =
+    "{\"dimension\": 2, \"gravity\": [0, -9.81], \"parameters\": {\"mu\": 0.5},"
+    " \"bodies\": [{\"name\": \"ball\", \"mass\": 0.1, \"inertia\": 1e-4, \"com\": [0, 0.1], \"velocity\": [2, -3]}],"
+    " \"shapes\": [{\"name\": \"b\", \"body\": \"ball\", \"type\": \"circle\", \"center\": [0, 0.1], \"radius\": 0.05},"
+    "   {\"name\": \"floor\", \"body\": \"ground\", \"type\": \"line\", \"point\": [0, 0], \"normal\": [0, 1]}],"
+    " \"contacts\": [{\"shapes\": [\"b\", \"floor\"], \"law\": \"rigid\", \"restitution\": 0.5, \"friction\": \"$mu\"}],"
+    " \"solver\": {\"integrator\": \"event_driven\", \"t_end\": 0.05, \"step\": 0.001},"
+    " \"outputs\": {\"interval\": 0.001, \"channels\": ["
+    "   {\"name\": \"vx\", \"quantity\": \"velocity\", \"body\": \"ball\", \"component\": \"x\"},"
+    "   {\"name\": \"vy\", \"quantity\": \"velocity\", \"body\": \"ball\", \"component\": \"y\"},"
+    "   {\"name\": \"w\", \"quantity\": \"angular_velocity\", \"body\": \"ball\"}]}}";
+
+/* Impact with friction.  Normal impulse Lambda_n = m (1 + e) |v_y-| (the
+ * normal passes through the centre).  The contact point slides at v_t =
+ * v_x + w r; stopping it takes Lambda_stick = -v_t / (1/m + r^2/I).  If
+ * |Lambda_stick| <= mu Lambda_n the disc leaves rolling: v_x+ = v_x -
+ * v_t/(1 + m r^2 / I) (5/7 v_x from w = 0), w+ = -v_x+ / r; otherwise it
+ * slides: Lambda_t = -mu Lambda_n sign(v_t), v_x+ = v_x + Lambda_t / m,
+ * w+ = r Lambda_t / I.  Here Lambda_n = 0.1 1.5 |v_y-| (|v_y-| = 3.16 m/s)
+ * and |Lambda_stick| = 0.0571 N s: mu = 0.5 rolls, mu = 0.05 slides. */
+static void test_throw(void)
+{
+    const double m = 0.1, r = 0.05, I = 1e-4, e = 0.5, vx = 2;
+    /* impact time and speed from 0.05 = 3 t + g t^2 / 2 */
+    double ti = (-3 + sqrt(9 + 2 * G * 0.05)) / G, vy = -3 - G * ti;
+    for (int run = 0; run < 2; run++) {
+        double mu = run ? 0.05 : 0.5, Ln = m * (1 + e) * -vy, Lst = -vx / (1 / m + r * r / I), vxp, wp;
+        int rolls = fabs(Lst) <= mu * Ln;
+        if (rolls) { vxp = vx + Lst / m; wp = -vxp / r; }
+        else { double Lt = -mu * Ln; vxp = vx + Lt / m; wp = r * Lt / I; }
+        const char *sets[] = {run ? "mu=0.05" : "mu=0.5", NULL};
+        t_run q;
+        t_run_text(THROW, sets, &q);
+        CHECK(q.rc == 0);
+        double t1 = 0.04, ax = t_at(&q, "vx", t1), aw = t_at(&q, "w", t1), ay = t_at(&q, "vy", t1);
+        printf("  throw mu %.2f (%s): after the impact vx %.10f (exact %.10f), w %.10f (exact %.10f), vy %.10f"
+               " (exact %.10f); impacts %ld\n", mu, rolls ? "rolls" : "slides", ax, vxp, aw, wp, ay,
+               -e * vy - G * (t1 - ti), q.met.impacts);
+        /* one impact LCP, exact up to the located time (1e-12 s) and
+         * DOPRI5's exact free flight: 1e-9 */
+        CHECK(q.met.impacts == 1);
+        CHECK_NEAR(ax, vxp, 1e-9);
+        CHECK_NEAR(aw, wp, 1e-8);
+        CHECK_NEAR(ay, -e * vy - G * (t1 - ti), 1e-9);
+        /* the tangential impulse within the cone: |m dvx| <= mu Lambda_n */
+        CHECK(fabs(m * (ax - vx)) <= mu * Ln * (1 + 1e-9));
+        t_run_free(&q);
+    }
+}
+
 /* A planar block with two corner points on a 30-degree incline, at rest. */
 static const char *INCLINE =
     "{\"dimension\": 2, \"gravity\": [0, -9.81], \"parameters\": {\"mu\": 0.2, \"a\": \"=pi/6\"},"
@@ -372,6 +427,7 @@ int main(void)
     test_incline();
     test_belt();
     test_cam();
+    test_throw();
     test_3d_error();
     return CHECK_SUMMARY("ed_contact_test");
 }
