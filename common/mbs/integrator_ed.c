@@ -27,6 +27,7 @@
  * at a function's zero (slip reversal) does not fire at once.
  */
 #include "integrators.h"
+#include "dopri5.h"
 #include "ed_contacts.h"
 #include "joint_friction.h"
 #include "lcp.h"
@@ -262,16 +263,12 @@ static double s_gmin(const struct mbs_ed_ws *w, const double *g, const char *set
 
 /* ---- one Dormand-Prince step in a fixed mode --------------------------------------- */
 
-static const double C[7] = {0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1, 1};
-static const double A[7][6] = {
-    {0},
-    {1.0 / 5},
-    {3.0 / 40, 9.0 / 40},
-    {44.0 / 45, -56.0 / 15, 32.0 / 9},
-    {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
-    {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
-    {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
-static const double E[7] = {71.0 / 57600, 0, -71.0 / 16695, 71.0 / 1920, -17253.0 / 339200, 22.0 / 525, -1.0 / 40};
+/* s_solve as a stage function of dopri5.c (multipliers into w->lam1) */
+static int s_stage(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v, double *a, void *ctx)
+{
+    (void)ctx;
+    return s_solve(m, d, t, x, v, a, d->ed->lam1, 0);
+}
 
 /* Step of size h from (d->t, d->x, d->v, d->a) into w->x1, v1, a1, lam1 and
  * the event functions w->g1 at the end.  Returns the scaled error norm, or
@@ -281,33 +278,14 @@ static double s_step(const mbs_model *m, mbs_data *d, double h, double rtol, dou
     struct mbs_ed_ws *w = d->ed;
     int n = m->nvar;
     double *kx[7], *kv[7];
-    for (int s = 0; s < 7; s++) { kx[s] = d->rk + (size_t)(2 * s) * n; kv[s] = d->rk + (size_t)(2 * s + 1) * n; }
+    mbs_dopri5_slots(d, n, kx, kv);
     memcpy(kx[0], d->v, sizeof(double) * (size_t)n);
     memcpy(kv[0], d->a, sizeof(double) * (size_t)n);
     double *xs = w->x1, *vs = w->v1;
-    for (int s = 1; s < 7; s++) {
-        for (int i = 0; i < n; i++) {
-            double sx = 0, sv = 0;
-            for (int j = 0; j < s; j++) { sx += A[s][j] * kx[j][i]; sv += A[s][j] * kv[j][i]; }
-            xs[i] = d->x[i] + h * sx;
-            vs[i] = d->v[i] + h * sv;
-        }
-        memcpy(kx[s], vs, sizeof(double) * (size_t)n);
-        if (s_solve(m, d, d->t + C[s] * h, xs, vs, kv[s], w->lam1, 0) != 0) return -1;
-    }
+    if (mbs_dopri5_stages(m, d, d->t, d->x, d->v, h, kx, kv, xs, vs, s_stage, NULL) != 0) return -1;
     memcpy(w->a1, kv[6], sizeof(double) * (size_t)n);
     s_events(d, w->g1);
-    double e2 = 0;
-    for (int i = 0; i < n; i++) {
-        double ex = 0, ev = 0;
-        for (int s = 0; s < 7; s++) { ex += E[s] * kx[s][i]; ev += E[s] * kv[s][i]; }
-        ex *= h; ev *= h;
-        double wx = atol + rtol * fmax(fabs(d->x[i]), fabs(xs[i]));
-        double wv = atol + rtol * fmax(fabs(d->v[i]), fabs(vs[i]));
-        e2 += (ex / wx) * (ex / wx) + (ev / wv) * (ev / wv);
-    }
-    double en = sqrt(e2 / (2.0 * (n > 0 ? n : 1)));
-    return isfinite(en) ? en : 1e10;
+    return mbs_dopri5_error(n, h, kx, kv, d->x, d->v, xs, vs, rtol, atol);
 }
 
 /* ---- the mode LCP ------------------------------------------------------------------- */

@@ -13,14 +13,17 @@
  */
 #include "integrators.h"
 #include "analysis.h"
+#include "dopri5.h"
 #include "system.h"
 
 #include <math.h>
 #include <string.h>
 
-/* Acceleration of the index-1 + Baumgarte problem at (t, x, v) into a. */
-static int s_accel(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v, double *a)
+/* Acceleration of the index-1 + Baumgarte problem at (t, x, v) into a (an
+ * mbs_accel_fn of dopri5.h; ctx unused). */
+static int s_accel(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v, double *a, void *ctx)
 {
+    (void)ctx;
     const mbs_solver_spec *o = &m->spec->solver;
     int ne = m->neq;
     double alpha = mbs_alpha(m), ab = o->baumgarte_alpha, bb = o->baumgarte_beta;
@@ -45,18 +48,6 @@ static int s_accel(const mbs_model *m, mbs_data *d, double t, const double *x, c
     return 0;
 }
 
-static const double C[7] = {0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1, 1};
-static const double A[7][6] = {
-    {0},
-    {1.0 / 5},
-    {3.0 / 40, 9.0 / 40},
-    {44.0 / 45, -56.0 / 15, 32.0 / 9},
-    {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
-    {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
-    {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
-/* 5th minus 4th order weights */
-static const double E[7] = {71.0 / 57600, 0, -71.0 / 16695, 71.0 / 1920, -17253.0 / 339200, 22.0 / 525, -1.0 / 40};
-
 int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
 {
     const mbs_solver_spec *o = &m->spec->solver;
@@ -68,7 +59,7 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_
     double h = fmin(o->step > 0 ? o->step : 1e-3, hmax);
     /* stage storage: kx[s] = velocity slopes, kv[s] = acceleration slopes */
     double *kx[7], *kv[7];
-    for (int s = 0; s < 7; s++) { kx[s] = d->rk + (size_t)(2 * s) * n; kv[s] = d->rk + (size_t)(2 * s + 1) * n; }
+    mbs_dopri5_slots(d, n, kx, kv);
     double *xs = d->hv, *vs = d->ha;
     /* FSAL: first stage is the current state */
     memcpy(kx[0], d->v, sizeof(double) * (size_t)n);
@@ -79,31 +70,12 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_
         if (d->t + 1.01 * h > T) h = T - d->t;
         /* stages 2..7 */
         d->rk_singular = 0;
-        for (int s = 1; s < 7; s++) {
-            for (int i = 0; i < n; i++) {
-                double sx = 0, sv = 0;
-                for (int j = 0; j < s; j++) { sx += A[s][j] * kx[j][i]; sv += A[s][j] * kv[j][i]; }
-                xs[i] = d->x[i] + h * sx;
-                vs[i] = d->v[i] + h * sv;
-            }
-            memcpy(kx[s], vs, sizeof(double) * (size_t)n);
-            if (s_accel(m, d, d->t + C[s] * h, xs, vs, kv[s]) != 0) {
-                mbs_err_add(err, "", "t = %.6g: singular mass/constraint matrix", d->t);
-                return MBS_ESINGULAR;
-            }
+        if (mbs_dopri5_stages(m, d, d->t, d->x, d->v, h, kx, kv, xs, vs, s_accel, NULL) != 0) {
+            mbs_err_add(err, "", "t = %.6g: singular mass/constraint matrix", d->t);
+            return MBS_ESINGULAR;
         }
         /* xs, vs now hold the 5th-order solution (stage 7 = b weights) */
-        double e2 = 0;
-        for (int i = 0; i < n; i++) {
-            double ex = 0, ev = 0;
-            for (int s = 0; s < 7; s++) { ex += E[s] * kx[s][i]; ev += E[s] * kv[s][i]; }
-            ex *= h; ev *= h;
-            double wx = atol + rtol * fmax(fabs(d->x[i]), fabs(xs[i]));
-            double wv = atol + rtol * fmax(fabs(d->v[i]), fabs(vs[i]));
-            e2 += (ex / wx) * (ex / wx) + (ev / wv) * (ev / wv);
-        }
-        double en = sqrt(e2 / (2.0 * (n > 0 ? n : 1)));
-        if (!isfinite(en)) en = 1e10;
+        double en = mbs_dopri5_error(n, h, kx, kv, d->x, d->v, xs, vs, rtol, atol);
         double fac = en > 0 ? 0.9 * pow(en, -0.2) : 5.0;
         if (en <= 1.0) {
             memcpy(d->xp, d->x, sizeof(double) * (size_t)n);
