@@ -13,18 +13,6 @@
 
 static const double G = 9.81;
 
-/* Apex heights of a bouncing ball: local maxima of channel y. */
-static int s_apexes(const t_run *r, const char *ch, double *h, int max)
-{
-    int c = t_col(r, ch), w = 1 + r->res.nchannel, n = 0;
-    for (int i = 1; c > 0 && i + 1 < r->res.nsample && n < max; i++) {
-        double a = r->res.rows[(size_t)(i - 1) * w + c], b = r->res.rows[(size_t)i * w + c];
-        double e = r->res.rows[(size_t)(i + 1) * w + c];
-        if (b > a && b >= e) h[n++] = b;
-    }
-    return n;
-}
-
 static const char *BALL =
     "{\"dimension\": 3, \"gravity\": [0, 0, -9.81], \"parameters\": {\"e\": 0.8},"
     " \"bodies\": [{\"name\": \"ball\", \"mass\": 0.1, \"inertia\": [4e-5, 4e-5, 4e-5], \"com\": [0, 0, 1.05]}],"
@@ -45,7 +33,7 @@ static void test_bouncing(void)
     t_run_text(doc, NULL, &r);
     CHECK(r.rc == 0);
     double h[8];
-    int n = s_apexes(&r, "z", h, 8);
+    int n = t_maxima(&r, "z", h, 8);
     CHECK(n >= 1);
     /* apex sampled every 0.5 ms: |dz| <= g dt^2 / 8 ~ 3e-7 m; integration 1e-5 */
     for (int i = 0; i < n; i++) CHECK_NEAR(h[i], 1.05, 2e-5);
@@ -64,7 +52,7 @@ static void test_bouncing(void)
         snprintf(doc, sizeof doc, BALL, laws[l], ", \"restitution\": \"$e\"");
         t_run_text(doc, NULL, &r);
         CHECK(r.rc == 0);
-        n = s_apexes(&r, "z", h, 8);
+        n = t_maxima(&r, "z", h, 8);
         CHECK(n >= 2);
         double e_first = 0;
         for (int i = 0; i < n && i < 3; i++) {

@@ -27,18 +27,6 @@ static const double G = 9.81;
  * is exact to round-off. */
 static const double COMPL_TOL = 1e-8;
 
-/* Apex heights of a bouncing ball: local maxima of channel ch. */
-static int s_apexes(const t_run *r, const char *ch, double *h, int max)
-{
-    int c = t_col(r, ch), w = 1 + r->res.nchannel, n = 0;
-    for (int i = 1; c > 0 && i + 1 < r->res.nsample && n < max; i++) {
-        double a = r->res.rows[(size_t)(i - 1) * w + c], b = r->res.rows[(size_t)i * w + c];
-        double e = r->res.rows[(size_t)(i + 1) * w + c];
-        if (b > a && b >= e) h[n++] = b;
-    }
-    return n;
-}
-
 static const char *BALL =
     "{\"dimension\": 3, \"gravity\": [0, 0, -9.81], \"parameters\": {\"e\": 0.8},"
     " \"bodies\": [{\"name\": \"ball\", \"mass\": 0.1, \"inertia\": [1e-4, 1e-4, 1e-4], \"com\": [0, 0, 1.05]}],"
@@ -57,7 +45,7 @@ static void test_bouncing(void)
     t_run_text(BALL, NULL, &r);
     CHECK(r.rc == 0);
     double h[8];
-    int n = s_apexes(&r, "z", h, 8);
+    int n = t_maxima(&r, "z", h, 8);
     CHECK(n >= 5);
     /* Bound: free flight is exact (the midpoint rule integrates constant
      * gravity exactly), so the only error is where Newton's law acts: at a

@@ -99,6 +99,19 @@ static inline int t_col(const t_run *r, const char *name)
     return -1;
 }
 
+/* Local maxima of channel ch (e.g. a bouncing ball's apex heights): up to
+ * max values into h, in time order; returns how many. */
+static inline int t_maxima(const t_run *r, const char *ch, double *h, int max)
+{
+    int c = t_col(r, ch), w = 1 + r->res.nchannel, n = 0;
+    for (int i = 1; c > 0 && i + 1 < r->res.nsample && n < max; i++) {
+        double a = r->res.rows[(size_t)(i - 1) * w + c], b = r->res.rows[(size_t)i * w + c];
+        double e = r->res.rows[(size_t)(i + 1) * w + c];
+        if (b > a && b >= e) h[n++] = b;
+    }
+    return n;
+}
+
 /* Value of a channel at time t, linear between samples (NAN if absent). */
 static inline double t_at(const t_run *r, const char *name, double t)
 {
