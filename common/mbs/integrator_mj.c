@@ -548,6 +548,14 @@ static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
     return 0;
 }
 
+/* v += B Lambda for the current impulses of the np points. */
+static void s_apply(mbs_mj_ws *w, int np, int ncomp, double *v)
+{
+    for (int i = 0; i < np; i++)
+        for (int c = 0; c < ncomp; c++)
+            if (w->lam[3 * i + c] != 0) s_vadd(w, i, c, w->lam[3 * i + c], v);
+}
+
 /* Largest relative violation of the contact conditions at the impulses
  * w->lam and the velocity v (see docs/contacts.md): normal velocity
  * (w_n >= 0), impulse sign, complementarity, friction bound, and Coulomb's
@@ -754,36 +762,32 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_sampler *smp,
             la0 = mbs_now();
             for (int i = 0; i < np; i++) dim += m->spec->contacts[w->pt[i].pair].friction > 0 ? ncomp : 1;
             int rc = -3, failed = 0;
+            double ce = -1;
             if (o->lcp_solver != MBS_LCP_PGS) {
                 rc = s_lemke(m, w, np, ncomp);
-                if (rc > 0) failed = 1; /* ray or pivot limit: PGS takes over */
+                if (rc == 0) {
+                    s_apply(w, np, ncomp, d->v);
+                    /* Lemke's answer is verified: pivoting on a badly scaled
+                     * tableau (targets of far points, 2 g / h, can exceed the
+                     * others by many orders) may end "solved" with a poor
+                     * solution; then it counts as a failure */
+                    ce = s_compl_error(m, w, np, ncomp, vscale, d->v);
+                    if (ce > 1e-7) { rc = 1; ce = -1; memcpy(d->v, vf, sizeof(double) * (size_t)n); }
+                }
+                /* ray, pivot limit or poor answer: PGS takes over from zero */
+                if (rc > 0) { failed = 1; for (int i = 0; i < 3 * np; i++) w->lam[i] = 0; }
             }
             if (rc == 0) {
                 w->nlemke++;
             } else {
-                /* PGS from the warm start (Lemke failures restart from 0) */
-                if (failed) for (int i = 0; i < 3 * np; i++) w->lam[i] = 0;
+                /* PGS from the warm start (zero after a Lemke failure) */
                 w->npgs++;
+                s_apply(w, np, ncomp, d->v);
+                if (s_pgs(m, w, np, ncomp, vscale, d->v) < 0) failed = 1;
             }
-            for (int i = 0; i < np; i++)
-                for (int c = 0; c < ncomp; c++)
-                    if (w->lam[3 * i + c] != 0) s_vadd(w, i, c, w->lam[3 * i + c], d->v);
-            /* Lemke's answer is verified: pivoting on a badly scaled tableau
-             * (targets of far points, 2 g / h, can exceed the others by many
-             * orders) may end "solved" with a poor solution; then it counts as
-             * a failure and PGS solves from zero */
-            if (rc == 0 && s_compl_error(m, w, np, ncomp, vscale, d->v) > 1e-7) {
-                rc = 1;
-                failed = 1;
-                w->nlemke--;
-                w->npgs++;
-                for (int i = 0; i < 3 * np; i++) w->lam[i] = 0;
-                memcpy(d->v, vf, sizeof(double) * (size_t)n);
-            }
-            if (rc != 0 && s_pgs(m, w, np, ncomp, vscale, d->v) < 0) failed = 1;
             mbs_note_lcp(d, dim, failed);
             d->met.linear_algebra_seconds += mbs_now() - la0;
-            double ce = s_compl_error(m, w, np, ncomp, vscale, d->v);
+            if (ce < 0) ce = s_compl_error(m, w, np, ncomp, vscale, d->v);
             if (!isfinite(ce)) {
                 mbs_err_add(err, "", "t = %.6g: the contact impulses diverged (%d points)", tm, np);
                 return MBS_EDIVERGE;
