@@ -25,14 +25,13 @@ int mbs_rigid_max_points(const mbs_model *m, int k)
     return 1;
 }
 
-/* Add sign * u^T L(c) of body b's material point at p into row (over the
- * pair's variables vars[0..nv)). */
-static void s_row_add(const mbs_model *m, int b, const double *x, const double *p, const double *u, double sign,
-                      const int *vars, int nv, double *row)
+/* Add sign * u^T L(c) of body b's material point c (NCS coordinates) into
+ * row (over the pair's variables vars[0..nv)). */
+static void s_row_add(const mbs_model *m, int b, const double *c, const double *u, double sign, const int *vars,
+                      int nv, double *row)
 {
     if (b < 0) return;
-    double c[3], L[3 * MBS_NB_MAX];
-    mbs_contact_material_point(m, b, x, p, c);
+    double L[3 * MBS_NB_MAX];
     mbs_point_map(m, b, c, 1, L);
     const mbs_body *bd = &m->body[b];
     for (int s = 0; s < m->nb; s++) {
@@ -68,11 +67,15 @@ int mbs_rigid_pair_points(const mbs_model *m, int k, const double *x, mbs_rpoint
         P->g = c->g;
         v3copy(c->n, P->n);
         mbs_contact_tangents(m->dim, c->n, P->t[0], P->t[1]);
+        P->body[0] = ba;
+        P->body[1] = bb;
+        if (ba >= 0) mbs_contact_material_point(m, ba, x, c->pa, P->c[0]);
+        if (bb >= 0) mbs_contact_material_point(m, bb, x, c->pb, P->c[1]);
         /* rows for the normal and the tangents: B side +, A side - */
         for (int r = 0; r <= ntan; r++) {
             const double *u = r == 0 ? P->n : P->t[r - 1];
-            s_row_add(m, bb, x, c->pb, u, 1.0, el->vars, el->nvar, P->G[r]);
-            s_row_add(m, ba, x, c->pa, u, -1.0, el->vars, el->nvar, P->G[r]);
+            s_row_add(m, bb, P->c[1], u, 1.0, el->vars, el->nvar, P->G[r]);
+            s_row_add(m, ba, P->c[0], u, -1.0, el->vars, el->nvar, P->G[r]);
         }
     }
     return set.n;

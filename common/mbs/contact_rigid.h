@@ -19,6 +19,8 @@ typedef struct {
     double g;                    /* gap (< 0: penetration)                     */
     double n[3], t[2][3];        /* unit normal A -> B, tangents (t1, t2, n)  */
     double G[3][2 * MBS_NB_MAX]; /* rows: normal, t1, t2                       */
+    int body[2];                 /* A, B (-1: the ground)                      */
+    double c[2][3];              /* NCS coordinates of the witness points      */
 } mbs_rpoint;
 
 /* Most points pair k can report (box-plane 4, capsule pairs 2, others 1). */

@@ -593,6 +593,13 @@ static int s_prepare(const mbs_model *m, mbs_data *d, mbs_errlist *err)
     return 0;
 }
 
+int mbs_ed_start(const mbs_model *m, mbs_data *d, mbs_errlist *err)
+{
+    struct mbs_ed_ws *w = d->ed;
+    if (!w || m->dim != 2 || w->ready) return 0;
+    return s_prepare(m, d, err);
+}
+
 int mbs_ed_forces_at(const mbs_model *m, mbs_data *d, int joint, double t, const double *x, const double *v,
                      double N[2], double *FT, double *vt, int *mode)
 {
@@ -615,6 +622,32 @@ int mbs_ed_forces_at(const mbs_model *m, mbs_data *d, int joint, double t, const
         return 0;
     }
     return -1;
+}
+
+void mbs_ed_point_forces(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v,
+                         mbs_point_force_fn add, void *ctx)
+{
+    struct mbs_ed_ws *w = d->ed;
+    if (!w || m->dim != 2 || m->spec->solver.integrator != MBS_INT_EVENT_DRIVEN || w->c.np == 0) return;
+    if (!w->ready) {
+        /* the t = 0 sample comes before the integrator starts */
+        static _Thread_local mbs_errlist quiet;
+        memset(&quiet, 0, sizeof quiet);
+        if (s_prepare(m, d, &quiet) != 0) return;
+    }
+    /* the forces of the step's modes at the sampled state */
+    if (s_solve(m, d, t, x, v, w->a1, w->lam1, 0) != 0) return;
+    for (int p = 0; p < w->c.np; p++) {
+        if (!w->c.has[p] || w->c.state[p] == MBS_EDC_OPEN) continue;
+        const mbs_rpoint *P = &w->c.pt[p];
+        double F[3], mF[3];
+        for (int a = 0; a < 3; a++) {
+            F[a] = w->c.ln[p] * P->n[a] + w->c.lt[p] * P->t[0][a];
+            mF[a] = -F[a];
+        }
+        add(ctx, P->body[0], P->c[0], mF);
+        add(ctx, P->body[1], P->c[1], F);
+    }
 }
 
 int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)

@@ -94,6 +94,9 @@ struct mbs_mj_ws {
     /* vectors */
     double *xm, *vf, *tmp, *mv; /* (n)                                       */
     long nlemke, npgs;
+    /* the last accepted step, for the reaction recovery */
+    int np_last, ncomp_last;
+    double h_last;
 };
 
 /* ---- workspace --------------------------------------------------------------------------- */
@@ -802,6 +805,9 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_sampler *smp,
             s_keep(m, w, np);
         }
         mbs_note_system(d, n + ne + dim);
+        w->np_last = np;
+        w->ncomp_last = ncomp;
+        w->h_last = h;
         /* the method that solved most steps so far (kept current so that a
          * run that fails still reports it) */
         d->met.contact_method = w->nlemke > w->npgs || (w->nlemke == w->npgs && o->lcp_solver != MBS_LCP_PGS)
@@ -820,4 +826,24 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_sampler *smp,
     int lemke = w->nlemke > w->npgs || (w->nlemke == w->npgs && o->lcp_solver != MBS_LCP_PGS);
     d->met.contact_method = lemke ? "moreau_jean_lemke" : "moreau_jean_pgs";
     return 0;
+}
+
+void mbs_mj_point_forces(const mbs_model *m, const mbs_data *d, mbs_point_force_fn add, void *ctx)
+{
+    const mbs_mj_ws *w = d->mj;
+    if (!w || m->spec->solver.integrator != MBS_INT_MOREAU_JEAN || !(w->h_last > 0)) return;
+    for (int i = 0; i < w->np_last; i++) {
+        const mbs_rpoint *P = &w->pt[i];
+        const double *lam = w->lam + 3 * i;
+        double F[3], mF[3];
+        /* the impulse's components on (n, t1, t2), as a mean force */
+        for (int a = 0; a < 3; a++) {
+            F[a] = lam[0] * P->n[a];
+            for (int c = 1; c < w->ncomp_last; c++) F[a] += lam[c] * P->t[c - 1][a];
+            F[a] /= w->h_last;
+            mF[a] = -F[a];
+        }
+        add(ctx, P->body[0], P->c[0], mF);
+        add(ctx, P->body[1], P->c[1], F);
+    }
 }

@@ -28,6 +28,12 @@ int mbs_ed_data_init(const mbs_model *m, mbs_data *d);
 void mbs_ed_data_free(mbs_data *d);
 /* Start of a run (mbs_simulate): modes to be chosen again. */
 void mbs_ed_reset(mbs_data *d);
+/* Start of an event-driven run (before the first sample): the modes of the
+ * frictional joints and contacts at t = 0, impacts of contacts closing at
+ * t = 0, and the accelerations d->a and multipliers d->lam of those modes.
+ * 0 (also for a model the integrator will refuse: it says why), or an
+ * error code with a message. */
+int mbs_ed_start(const mbs_model *m, mbs_data *d, mbs_errlist *err);
 /* Forces of the frictional clearance joint `joint` of an event-driven run
  * at the state (t, x, v) in the current modes (x = NULL: at the last
  * solve): normal forces N[2] of the guide on the slider along the guide's
@@ -44,5 +50,23 @@ int mbs_kinematics(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlis
  * (d->t, x, v, a): constraint and energy metrics, continuous joint angles,
  * output samples, progress, time limit.  Non-zero stops the run. */
 int mbs_step_done(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);
+
+/* A point force F (world components) on body b (-1: the ground) at its
+ * material point of NCS coordinates c, handed to a caller's accumulator. */
+typedef void (*mbs_point_force_fn)(void *ctx, int b, const double c[3], const double F[3]);
+
+/* Rigid-contact forces of a Moreau-Jean run at the last accepted step: the
+ * step's impulses divided by its length, applied at the contact points of
+ * the step's midpoint, material points of their bodies (-F on body A, F on
+ * body B).  Nothing for other runs.  For the reaction recovery (the
+ * sampler: between steps only). */
+void mbs_mj_point_forces(const mbs_model *m, const mbs_data *d, mbs_point_force_fn add, void *ctx);
+
+/* Rigid-contact forces of an event-driven run at the state (t, x, v) in the
+ * modes of the step being sampled (normal and friction forces of the
+ * contact points).  Nothing for other runs.  Uses the integrator's scratch:
+ * between steps only (the output sampler). */
+void mbs_ed_point_forces(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v,
+                         mbs_point_force_fn add, void *ctx);
 
 #endif

@@ -14,6 +14,7 @@
  * mechanism is over-constrained and reactions are statically indeterminate).
  */
 #include "output.h"
+#include "integrators.h"
 #include "vec.h"
 
 #include <math.h>
@@ -66,7 +67,10 @@ static int s_dirs(const mbs_model *m, int j, const double *x, double dir[S_MAXDI
             TORQUE(p[0], p[1], p[2]); TORQUE(r[0], r[1], r[2]);
             if (J->type == MBS_JOINT_PRISMATIC) TORQUE(ax[0], ax[1], ax[2]);
         }
-        if (driven) FORCE(ax[0], ax[1], ax[2]);
+        /* a prismatic joint with clearance and friction (seed 003) carries
+         * its friction force along the axis: part of its reaction */
+        if (driven || (J->clearance_model == MBS_CLEARANCE_FRICTION && J->friction > 0))
+            FORCE(ax[0], ax[1], ax[2]);
         break;
     case MBS_JOINT_SPHERICAL:
         FORCE(1, 0, 0); FORCE(0, 1, 0); FORCE(0, 0, 1);
@@ -170,6 +174,26 @@ struct mbs_rx_ws *mbs_reaction_ws_new(const mbs_model *m)
     return w;
 }
 
+/* Point forces of rigid contacts added to the per-body applied forces: F
+ * (world) at the material point c (NCS coordinates) of body b adds L(c)^T F
+ * to its body coordinates (the ground takes nothing). */
+typedef struct {
+    const mbs_model *m;
+    double *Qb;
+} s_pfctx;
+
+static void s_add_point_force(void *ctx, int b, const double c[3], const double F[3])
+{
+    s_pfctx *s = ctx;
+    const mbs_model *m = s->m;
+    if (b < 0) return;
+    double L[3 * MBS_NB_MAX];
+    mbs_point_map(m, b, c, 1, L);
+    double *q = s->Qb + (size_t)b * (size_t)m->nb;
+    for (int k = 0; k < m->nb; k++)
+        for (int i = 0; i < m->dim; i++) q[k] += L[i * m->nb + k] * F[i];
+}
+
 /* Solve every joint's reaction at a state; results in w->out (njoint x 6:
  * force then torque, on body[1] at the joint point). */
 static int s_solve_all(const mbs_model *m, mbs_data *d, struct mbs_rx_ws *ws, double t, const double *x,
@@ -210,8 +234,13 @@ static int s_solve_all(const mbs_model *m, mbs_data *d, struct mbs_rx_ws *ws, do
     double *A = ws->A, *rhs = ws->rhs;
     memset(A, 0, sizeof(double) * (size_t)neq * (size_t)(nu > 0 ? nu : 1));
     memset(rhs, 0, sizeof(double) * (size_t)(mrows + 1));
-    /* body balances: rigid projection of M_b qdd_b - Q_b at the com */
+    /* body balances: rigid projection of M_b qdd_b - Q_b at the com; rigid
+     * contacts are not force elements: their forces come from the
+     * integrator that solved them */
     mbs_force_eval_body(m, d, x, v, t, Qb);
+    s_pfctx pf = {m, Qb};
+    mbs_mj_point_forces(m, d, s_add_point_force, &pf);
+    mbs_ed_point_forces(m, d, t, x, v, s_add_point_force, &pf);
     for (int b = 0; b < m->nbody; b++) {
         const mbs_body *bd = &m->body[b];
         double qb[MBS_NB_MAX], qa[MBS_NB_MAX], r[MBS_NB_MAX], o[3] = {0, 0, 0};

@@ -86,6 +86,21 @@ int mbs_step_done(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist
     return 0;
 }
 
+/* The first sample, then the analysis or integrator of the solver spec. */
+static int s_integrate(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
+{
+    const mbs_solver_spec *o = &m->spec->solver;
+    mbs_sample_now(smp);
+    if (o->analysis == MBS_ANALYSIS_KINEMATICS) return mbs_kinematics(m, d, smp, err);
+    switch (o->integrator) {
+    case MBS_INT_BDF: return mbs_integrate_bdf(m, d, smp, err);
+    case MBS_INT_DOPRI5: return mbs_integrate_dopri5(m, d, smp, err);
+    case MBS_INT_MOREAU_JEAN: return mbs_integrate_moreau_jean(m, d, smp, err);
+    case MBS_INT_EVENT_DRIVEN: return mbs_integrate_event_driven(m, d, smp, err);
+    default: return mbs_integrate_al(m, d, smp, err);
+    }
+}
+
 int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *met, mbs_progress_fn progress,
                  void *user, mbs_errlist *err)
 {
@@ -117,13 +132,12 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
             rc = mbs_statics(m, d, 0, err);
             if (!rc) mbs_sample_now(&smp);
         } else {
-            mbs_sample_now(&smp);
-            if (o->analysis == MBS_ANALYSIS_KINEMATICS) rc = mbs_kinematics(m, d, &smp, err);
-            else if (o->integrator == MBS_INT_BDF) rc = mbs_integrate_bdf(m, d, &smp, err);
-            else if (o->integrator == MBS_INT_DOPRI5) rc = mbs_integrate_dopri5(m, d, &smp, err);
-            else if (o->integrator == MBS_INT_MOREAU_JEAN) rc = mbs_integrate_moreau_jean(m, d, &smp, err);
-            else if (o->integrator == MBS_INT_EVENT_DRIVEN) rc = mbs_integrate_event_driven(m, d, &smp, err);
-            else rc = mbs_integrate_al(m, d, &smp, err);
+            /* the event-driven integrator sets its modes (and impacts at
+             * t = 0) first, so that the first sample has their accelerations
+             * and forces */
+            if (o->analysis != MBS_ANALYSIS_KINEMATICS && o->integrator == MBS_INT_EVENT_DRIVEN)
+                rc = mbs_ed_start(m, d, err);
+            if (!rc) rc = s_integrate(m, d, &smp, err);
         }
     }
     d->met.integrator = o->analysis == MBS_ANALYSIS_STATICS ? "statics"

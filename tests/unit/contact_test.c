@@ -181,9 +181,85 @@ static void test_reaction_with_contact(void)
     t_run_free(&r);
 }
 
+/* The same bar on a RIGID floor: the contact force is the integrator's
+ * (Moreau-Jean: the step's impulse / h; event-driven: the mode's normal
+ * force), not a force element, and the reaction recovery must still count
+ * it.  Both settle exactly (e = 0, a bar at rest balances its weight).
+ * Frictionless: a sticking tip would close a loop with the pin, and the
+ * horizontal forces of a rigid loop are statically indeterminate. */
+static void test_reaction_with_rigid_contact(void)
+{
+    const char *doc =
+        "{\"dimension\": 2, \"gravity\": [0, -9.81],"
+        " \"bodies\": [{\"name\": \"bar\", \"mass\": 1, \"inertia\": \"=1/12\", \"com\": [0.5, 0.05]}],"
+        " \"joints\": [{\"name\": \"pin\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"bar\"], \"at\": [0, 0.05]}],"
+        " \"shapes\": [{\"name\": \"tip\", \"body\": \"bar\", \"type\": \"circle\", \"center\": [1, 0.05], \"radius\": 0.05},"
+        "   {\"name\": \"floor\", \"body\": \"ground\", \"type\": \"line\", \"point\": [0, 0], \"normal\": [0, 1]}],"
+        " \"contacts\": [{\"shapes\": [\"tip\", \"floor\"], \"law\": \"rigid\", \"restitution\": 0}],"
+        " \"solver\": {\"t_end\": 0.5, \"step\": 0.001, \"max_step\": 0.01},"
+        " \"outputs\": {\"interval\": 0.1, \"channels\": ["
+        "   {\"name\": \"Fx\", \"quantity\": \"reaction_force\", \"joint\": \"pin\", \"component\": \"x\"},"
+        "   {\"name\": \"Fy\", \"quantity\": \"reaction_force\", \"joint\": \"pin\", \"component\": \"y\"}]}}";
+    const char *integ[] = {"solver.integrator=moreau_jean", "solver.integrator=event_driven"};
+    for (int k = 0; k < 2; k++) {
+        const char *sets[] = {integ[k], NULL};
+        t_run r;
+        t_run_text(doc, sets, &r);
+        CHECK(r.rc == 0);
+        /* at rest from the start: m g / 2 on the pin, no horizontal force;
+         * round-off of the LCP solution, 1e-9 N (without the contact force
+         * the balance put 0.8 m g on the pin) */
+        for (int i = 1; i <= 5; i++) {
+            CHECK_NEAR(t_at(&r, "Fy", 0.1 * i), 0.5 * G, 1e-9);
+            CHECK_NEAR(t_at(&r, "Fx", 0.1 * i), 0.0, 1e-9);
+        }
+        t_run_free(&r);
+    }
+}
+
+/* The friction of a prismatic joint with clearance (seed 003) is part of its
+ * reaction: a 2 kg slider on a 30 deg guide; sliding (mu = 0.2) the guide
+ * pushes with the normal force m g cos a along its normal and the friction
+ * mu m g cos a up the slope; sticking (mu = 0.7) it holds the whole weight. */
+static void test_reaction_with_joint_friction(void)
+{
+    const char *doc =
+        "{\"dimension\": 2, \"gravity\": [0, -9.81], \"parameters\": {\"mu\": 0.2},"
+        " \"bodies\": [{\"name\": \"s\", \"mass\": 2, \"inertia\": 0.01, \"com\": [0, 0], \"angle\": \"=pi/6\"}],"
+        " \"joints\": [{\"name\": \"g\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"s\"], \"at\": [0, 0],"
+        "   \"axis\": [\"=cos(pi/6)\", \"=sin(pi/6)\"], \"clearance\": 0.001, \"friction\": \"$mu\","
+        "   \"slider_length\": 0.2}],"
+        " \"solver\": {\"integrator\": \"event_driven\", \"t_end\": 0.5, \"step\": 0.01, \"tolerance\": 1e-10,"
+        "   \"abs_tolerance\": 1e-12},"
+        " \"outputs\": {\"interval\": 0.1, \"channels\": ["
+        "   {\"name\": \"Fx\", \"quantity\": \"reaction_force\", \"joint\": \"g\", \"component\": \"x\"},"
+        "   {\"name\": \"Fy\", \"quantity\": \"reaction_force\", \"joint\": \"g\", \"component\": \"y\"}]}}";
+    const double m = 2, a = M_PI / 6, N = m * G * cos(a);
+    const char *slide[] = {"mu=0.2", NULL}, *stick[] = {"mu=0.7", NULL};
+    t_run r;
+    t_run_text(doc, slide, &r);
+    CHECK(r.rc == 0);
+    /* exact forces of the mode: round-off, 1e-9 N (the t = 0 sample too:
+     * the event-driven modes are set before it) */
+    for (int i = 0; i <= 5; i++) {
+        CHECK_NEAR(t_at(&r, "Fx", 0.1 * i), -N * sin(a) + 0.2 * N * cos(a), 1e-9);
+        CHECK_NEAR(t_at(&r, "Fy", 0.1 * i), N * cos(a) + 0.2 * N * sin(a), 1e-9);
+    }
+    t_run_free(&r);
+    t_run_text(doc, stick, &r);
+    CHECK(r.rc == 0);
+    for (int i = 0; i <= 5; i++) {
+        CHECK_NEAR(t_at(&r, "Fx", 0.1 * i), 0.0, 1e-9);
+        CHECK_NEAR(t_at(&r, "Fy", 0.1 * i), m * G, 1e-9);
+    }
+    t_run_free(&r);
+}
+
 int main(void)
 {
     test_reaction_with_contact();
+    test_reaction_with_rigid_contact();
+    test_reaction_with_joint_friction();
     test_bouncing();
     test_incline();
     test_deactivation_agreement();
