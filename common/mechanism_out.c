@@ -5,19 +5,21 @@
  */
 #include "mechanism_int.h"
 
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Keys a channel may carry besides name and quantity. */
-enum { C_BODY = 1, C_POINT = 2, C_JOINT = 4, C_ELEMENT = 8, C_COMPONENT = 16 };
+enum { C_BODY = 1, C_POINT = 2, C_JOINT = 4, C_ELEMENT = 8, C_COMPONENT = 16, C_SHAPES = 32 };
 
 /* Component rules. */
 enum {
     R_NONE,     /* scalar: no component                                    */
     R_VEC,      /* required: x, y, (z in 3-D), magnitude                    */
     R_VEC3_OPT, /* 3-D: required x, y, z, magnitude; 2-D: optional "z"     */
-    R_QUAT      /* required: w, x, y, z                                    */
+    R_QUAT,     /* required: w, x, y, z                                    */
+    R_VEC_NORMAL /* R_VEC or "normal"                                       */
 };
 
 static const struct {
@@ -43,6 +45,7 @@ static const struct {
     {"constraint_violation", MBS_Q_CONSTRAINT_VIOLATION, 0, R_NONE, 0},
     {"normal_force", MBS_Q_NORMAL_FORCE, C_JOINT | C_COMPONENT, R_VEC, 2},
     {"friction_force", MBS_Q_FRICTION_FORCE, C_JOINT, R_NONE, 2},
+    {"contact_force", MBS_Q_CONTACT_FORCE, C_SHAPES | C_COMPONENT, R_VEC_NORMAL, 0},
 };
 #define S_NQ ((int)(sizeof s_quantities / sizeof s_quantities[0]))
 
@@ -50,9 +53,9 @@ static const char *const s_qnames[] = {
     "position", "velocity", "acceleration", "angle", "angular_velocity", "orientation",
     "joint_coordinate", "reaction_force", "reaction_torque", "element_force",
     "kinetic_energy", "potential_energy", "energy", "constraint_violation", "normal_force",
-    "friction_force", NULL};
+    "friction_force", "contact_force", NULL};
 static const char *const s_channel_all[] = {"name", "quantity", "body", "point", "joint",
-                                            "element", "component", NULL};
+                                            "element", "shapes", "component", NULL};
 static const char *const s_output_keys[] = {"interval", "channels", NULL};
 
 /* "component" of channel ch for quantity entry q. */
@@ -75,6 +78,9 @@ static void s_component(mech_ctx *c, json_t *obj, const char *ptr, int q, mbs_ch
         expect = "\"w\", \"x\", \"y\" or \"z\"";
     else if (rule == R_VEC3_OPT && d2)
         expect = "\"z\" (or none: it is a scalar in a planar mechanism)";
+    else if (rule == R_VEC_NORMAL)
+        expect = d2 ? "\"x\", \"y\", \"magnitude\" or \"normal\""
+                    : "\"x\", \"y\", \"z\", \"magnitude\" or \"normal\"";
     else if (d2)
         expect = "\"x\", \"y\" or \"magnitude\"";
     else
@@ -98,9 +104,13 @@ static void s_component(mech_ctx *c, json_t *obj, const char *ptr, int q, mbs_ch
             comp = MBS_C_MAGNITUDE;
         else if (strcmp(s, "w") == 0)
             comp = MBS_C_W;
+        else if (strcmp(s, "normal") == 0)
+            comp = MBS_C_NORMAL;
     }
     int ok;
-    if (rule == R_QUAT)
+    if (rule == R_VEC_NORMAL && comp == MBS_C_NORMAL)
+        ok = 1;
+    else if (rule == R_QUAT)
         ok = comp == MBS_C_W || comp == MBS_C_X || comp == MBS_C_Y || comp == MBS_C_Z;
     else if (rule == R_VEC3_OPT && d2)
         ok = comp == MBS_C_Z;
@@ -162,6 +172,50 @@ static void s_element(mech_ctx *c, json_t *obj, const char *ptr, mbs_channel_spe
     ch->element = c->force_doc_to_spec[doc];
 }
 
+/* Whether declared contact k joins a shape matching pattern a to one
+ * matching pattern b (in either order). */
+static int s_pair_matches(const mbs_spec *s, int k, const char *a, const char *b)
+{
+    const char *na = s->shapes[s->contacts[k].shape[0]].name, *nb = s->shapes[s->contacts[k].shape[1]].name;
+    return (fnmatch(a, na, 0) == 0 && fnmatch(b, nb, 0) == 0) || (fnmatch(a, nb, 0) == 0 && fnmatch(b, na, 0) == 0);
+}
+
+/* "shapes": [pattern_a, pattern_b] of a contact_force channel: glob patterns
+ * over shape names that must select at least one declared contact pair. */
+static void s_contact_shapes(mech_ctx *c, json_t *obj, const char *ptr, mbs_channel_spec *ch)
+{
+    json_t *v = json_object_get(obj, "shapes");
+    char kp[MECH_PTR_MAX], b[2][48];
+    mech_ptr_key(kp, ptr, "shapes");
+    if (!v) {
+        mech_err(c, ptr, "missing required key 'shapes' ([pattern_a, pattern_b]: the contact pairs "
+                 "whose force on the shapes matching pattern_b is reported)");
+        return;
+    }
+    if (!json_is_array(v) || json_array_size(v) != 2 || !json_is_string(json_array_get(v, 0)) ||
+        !json_is_string(json_array_get(v, 1))) {
+        mech_err(c, kp, "expected two shape names or patterns [\"a\", \"b\"], got %s", mech_type_name(v));
+        return;
+    }
+    for (int i = 0; i < 2; i++) {
+        const char *s = json_string_value(json_array_get(v, i));
+        if (strlen(s) == 0 || strlen(s) >= MBS_NAME_MAX) {
+            char ip[MECH_PTR_MAX];
+            mech_ptr_idx(ip, kp, (size_t)i);
+            mech_err(c, ip, "a shape pattern has 1 to %d bytes", MBS_NAME_MAX - 1);
+            return;
+        }
+        snprintf(ch->contact[i], sizeof ch->contact[i], "%s", s);
+        mech_clip(b[i], sizeof b[i], s, 40);
+    }
+    const mbs_spec *s = c->spec;
+    int found = 0;
+    for (int k = 0; k < s->ncontact && !found; k++) found = s_pair_matches(s, k, ch->contact[0], ch->contact[1]);
+    if (!found)
+        mech_err(c, kp, "no declared contact pair joins a shape matching '%s' to one matching '%s' "
+                 "(pairs are declared in \"contacts\")", b[0], b[1]);
+}
+
 /* One channel object. */
 static void s_channel(mech_ctx *c, json_t *obj, const char *ptr, int i, mech_map *names,
                       mbs_channel_spec *ch)
@@ -209,7 +263,8 @@ static void s_channel(mech_ctx *c, json_t *obj, const char *ptr, int i, mech_map
                 mech_err(c, kp, "unknown quantity '%s' (expected position, velocity, "
                          "acceleration, angle, angular_velocity, orientation, "
                          "joint_coordinate, reaction_force, reaction_torque, element_force, "
-                         "kinetic_energy, potential_energy, energy or constraint_violation)", b);
+                         "kinetic_energy, potential_energy, energy, constraint_violation, "
+                         "normal_force, friction_force or contact_force)", b);
         } else if (s_quantities[q].dim && s_quantities[q].dim != c->dim) {
             mech_err(c, kp, "quantity '%s' exists only in %s mechanisms; use '%s'",
                      s_quantities[q].name, c->dim == 2 ? "spatial" : "planar",
@@ -224,7 +279,7 @@ static void s_channel(mech_ctx *c, json_t *obj, const char *ptr, int i, mech_map
     ch->quantity = s_quantities[q].q;
 
     /* keys that do not apply to this quantity are errors */
-    const char *allowed[8];
+    const char *allowed[10];
     int na = 0, keys = s_quantities[q].keys;
     allowed[na++] = "name";
     allowed[na++] = "quantity";
@@ -236,6 +291,8 @@ static void s_channel(mech_ctx *c, json_t *obj, const char *ptr, int i, mech_map
         allowed[na++] = "joint";
     if (keys & C_ELEMENT)
         allowed[na++] = "element";
+    if (keys & C_SHAPES)
+        allowed[na++] = "shapes";
     if (keys & C_COMPONENT)
         allowed[na++] = "component";
     allowed[na] = NULL;
@@ -303,6 +360,8 @@ static void s_channel(mech_ctx *c, json_t *obj, const char *ptr, int i, mech_map
     }
     if (keys & C_ELEMENT)
         s_element(c, obj, ptr, ch);
+    if (keys & C_SHAPES)
+        s_contact_shapes(c, obj, ptr, ch);
     s_component(c, obj, ptr, q, ch);
 }
 

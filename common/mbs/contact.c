@@ -178,10 +178,10 @@ static double s_normal_force(const mbs_contact_spec *C, double d, double dd, dou
  * body in body coordinates, nbody x nb, with body_space) and report its
  * largest approach speed of penetrating points (*approach). */
 static void s_pair_q(const mbs_model *m, const mbs_data *d, int k, const double *x, const double *v, double *Q,
-                     int body_space, double *approach, int *touching)
+                     int body_space, double *approach, int *touching, mbs_cforce_fn each, void *ctx)
 {
     const mbs_contact_spec *C = &m->spec->contacts[k];
-    if (Q && C->law == MBS_LAW_RIGID) return; /* impulses: integrator_mj.c */
+    if ((Q || each) && C->law == MBS_LAW_RIGID) return; /* impulses: integrator_mj.c */
     int ia = C->shape[0], ib = C->shape[1];
     int ba = m->cshape[ia].body, bb = m->cshape[ib].body;
     mbs_shape A, B;
@@ -199,7 +199,7 @@ static void s_pair_q(const mbs_model *m, const mbs_data *d, int k, const double 
         v3sub(vb, va, rel);
         double vn = v3dot(rel, c->n), dd = -vn; /* approach speed */
         if (approach && dd > *approach) *approach = dd;
-        if (!Q) continue;
+        if (!Q && !each) continue;
         double vimp = d && d->c_vimp && d->c_on[k] ? d->c_vimp[k] : dd;
         double fn = s_normal_force(C, -c->g, dd, vimp);
         double F[3];
@@ -210,6 +210,13 @@ static void s_pair_q(const mbs_model *m, const mbs_data *d, int k, const double 
             double s = sqrt(v3dot(vt, vt) + C->slip_velocity * C->slip_velocity);
             for (int a = 0; a < 3; a++) F[a] -= C->friction * fn * vt[a] / s;
         }
+        if (each) {
+            mbs_cforce f = {k, {ba, bb}, {{0, 0, 0}, {0, 0, 0}}, {c->n[0], c->n[1], c->n[2]}, {F[0], F[1], F[2]}};
+            if (ba >= 0) mbs_contact_material_point(m, ba, x, c->pa, f.c[0]);
+            if (bb >= 0) mbs_contact_material_point(m, bb, x, c->pb, f.c[1]);
+            each(ctx, &f);
+        }
+        if (!Q) continue;
         /* +F on B at pb, -F on A at pa */
         for (int side = 0; side < 2; side++) {
             int b = side ? bb : ba;
@@ -230,7 +237,7 @@ static void s_pair_q(const mbs_model *m, const mbs_data *d, int k, const double 
 static void s_pair(const mbs_model *m, const mbs_data *d, int k, const double *x, const double *v, double *Q,
                    double *approach, int *touching)
 {
-    s_pair_q(m, d, k, x, v, Q, 0, approach, touching);
+    s_pair_q(m, d, k, x, v, Q, 0, approach, touching, NULL, NULL);
 }
 
 void mbs_contact_forces_body(const mbs_model *m, const mbs_data *d, const double *x, const double *v,
@@ -238,8 +245,19 @@ void mbs_contact_forces_body(const mbs_model *m, const mbs_data *d, const double
 {
     for (int k = 0; k < m->spec->ncontact; k++) {
         if (d && m->spec->solver.contact_deactivation && d->c_ready && !d->c_inset[k]) continue;
-        s_pair_q(m, d, k, x, v, Qbody, 1, NULL, NULL);
+        s_pair_q(m, d, k, x, v, Qbody, 1, NULL, NULL, NULL, NULL);
     }
+}
+
+void mbs_contact_compliant_each(const mbs_model *m, const mbs_data *d, const double *x, const double *v,
+                                mbs_cforce_fn fn, void *ctx)
+{
+    int nc = m->spec->ncontact;
+    if (d && m->spec->solver.contact_deactivation && d->c_ready) {
+        for (int i = 0; i < d->c_nactive; i++) s_pair_q(m, d, d->c_active[i], x, v, NULL, 0, NULL, NULL, fn, ctx);
+        return;
+    }
+    for (int k = 0; k < nc; k++) s_pair_q(m, d, k, x, v, NULL, 0, NULL, NULL, fn, ctx);
 }
 
 void mbs_contact_forces(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double *Q)

@@ -625,7 +625,7 @@ int mbs_ed_forces_at(const mbs_model *m, mbs_data *d, int joint, double t, const
 }
 
 void mbs_ed_point_forces(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v,
-                         mbs_point_force_fn add, void *ctx)
+                         mbs_cforce_fn fn, void *ctx)
 {
     struct mbs_ed_ws *w = d->ed;
     if (!w || m->dim != 2 || m->spec->solver.integrator != MBS_INT_EVENT_DRIVEN || w->c.np == 0) return;
@@ -640,13 +640,13 @@ void mbs_ed_point_forces(const mbs_model *m, mbs_data *d, double t, const double
     for (int p = 0; p < w->c.np; p++) {
         if (!w->c.has[p] || w->c.state[p] == MBS_EDC_OPEN) continue;
         const mbs_rpoint *P = &w->c.pt[p];
-        double F[3], mF[3];
-        for (int a = 0; a < 3; a++) {
-            F[a] = w->c.ln[p] * P->n[a] + w->c.lt[p] * P->t[0][a];
-            mF[a] = -F[a];
-        }
-        add(ctx, P->body[0], P->c[0], mF);
-        add(ctx, P->body[1], P->c[1], F);
+        mbs_cforce f;
+        f.pair = P->pair;
+        memcpy(f.body, P->body, sizeof f.body);
+        memcpy(f.c, P->c, sizeof f.c);
+        memcpy(f.n, P->n, sizeof f.n);
+        for (int a = 0; a < 3; a++) f.F[a] = w->c.ln[p] * P->n[a] + w->c.lt[p] * P->t[0][a];
+        fn(ctx, &f);
     }
 }
 

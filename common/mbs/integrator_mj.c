@@ -828,22 +828,24 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_sampler *smp,
     return 0;
 }
 
-void mbs_mj_point_forces(const mbs_model *m, const mbs_data *d, mbs_point_force_fn add, void *ctx)
+void mbs_mj_point_forces(const mbs_model *m, const mbs_data *d, mbs_cforce_fn fn, void *ctx)
 {
     const mbs_mj_ws *w = d->mj;
     if (!w || m->spec->solver.integrator != MBS_INT_MOREAU_JEAN || !(w->h_last > 0)) return;
     for (int i = 0; i < w->np_last; i++) {
         const mbs_rpoint *P = &w->pt[i];
         const double *lam = w->lam + 3 * i;
-        double F[3], mF[3];
+        mbs_cforce f;
+        f.pair = P->pair;
+        memcpy(f.body, P->body, sizeof f.body);
+        memcpy(f.c, P->c, sizeof f.c);
+        memcpy(f.n, P->n, sizeof f.n);
         /* the impulse's components on (n, t1, t2), as a mean force */
         for (int a = 0; a < 3; a++) {
-            F[a] = lam[0] * P->n[a];
-            for (int c = 1; c < w->ncomp_last; c++) F[a] += lam[c] * P->t[c - 1][a];
-            F[a] /= w->h_last;
-            mF[a] = -F[a];
+            f.F[a] = lam[0] * P->n[a];
+            for (int c = 1; c < w->ncomp_last; c++) f.F[a] += lam[c] * P->t[c - 1][a];
+            f.F[a] /= w->h_last;
         }
-        add(ctx, P->body[0], P->c[0], mF);
-        add(ctx, P->body[1], P->c[1], F);
+        fn(ctx, &f);
     }
 }

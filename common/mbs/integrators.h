@@ -6,6 +6,7 @@
 #ifndef MBS_INTEGRATORS_H
 #define MBS_INTEGRATORS_H
 
+#include "contact.h"
 #include "output.h"
 
 int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);
@@ -51,22 +52,18 @@ int mbs_kinematics(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlis
  * output samples, progress, time limit.  Non-zero stops the run. */
 int mbs_step_done(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);
 
-/* A point force F (world components) on body b (-1: the ground) at its
- * material point of NCS coordinates c, handed to a caller's accumulator. */
-typedef void (*mbs_point_force_fn)(void *ctx, int b, const double c[3], const double F[3]);
-
 /* Rigid-contact forces of a Moreau-Jean run at the last accepted step: the
  * step's impulses divided by its length, applied at the contact points of
- * the step's midpoint, material points of their bodies (-F on body A, F on
- * body B).  Nothing for other runs.  For the reaction recovery (the
- * sampler: between steps only). */
-void mbs_mj_point_forces(const mbs_model *m, const mbs_data *d, mbs_point_force_fn add, void *ctx);
+ * the step's midpoint, material points of their bodies (contact.h
+ * mbs_cforce).  Nothing for other runs.  For the output sampler (between
+ * steps only). */
+void mbs_mj_point_forces(const mbs_model *m, const mbs_data *d, mbs_cforce_fn fn, void *ctx);
 
 /* Rigid-contact forces of an event-driven run at the state (t, x, v) in the
  * modes of the step being sampled (normal and friction forces of the
  * contact points).  Nothing for other runs.  Uses the integrator's scratch:
  * between steps only (the output sampler). */
 void mbs_ed_point_forces(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v,
-                         mbs_point_force_fn add, void *ctx);
+                         mbs_cforce_fn fn, void *ctx);
 
 #endif

@@ -40,7 +40,11 @@ int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result
     s->has_prev = calloc((size_t)(nc > 0 ? nc : 1), 1);
     s->pts = calloc((size_t)(nc > 0 ? nc : 1), sizeof(mbs_avec));
     s->xs = malloc(sizeof(double) * (size_t)(3 * (m->nvar > 0 ? m->nvar : 1)));
-    if (!s->prev || !s->has_prev || !s->pts || !s->xs) return MBS_ENOMEM;
+    s->cmask = calloc((size_t)(nc > 0 ? nc : 1), sizeof(signed char *));
+    if (!s->prev || !s->has_prev || !s->pts || !s->xs || !s->cmask) return MBS_ENOMEM;
+    for (int c = 0; c < nc; c++)
+        if (sp->channels[c].quantity == MBS_Q_CONTACT_FORCE && !(s->cmask[c] = mbs_contact_channel_mask(m, &sp->channels[c])))
+            return MBS_ENOMEM;
     /* precompute the affine vector of each point channel / body axis */
     for (int c = 0; c < nc; c++) {
         const mbs_channel_spec *ch = &sp->channels[c];
@@ -84,6 +88,8 @@ int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result
 void mbs_sampler_free(mbs_sampler *s)
 {
     free(s->prev); free(s->has_prev); free(s->pts); free(s->xs);
+    for (int c = 0; s->cmask && c < s->m->spec->nchannel; c++) free(s->cmask[c]);
+    free(s->cmask);
     memset(s, 0, sizeof *s);
 }
 
@@ -191,6 +197,8 @@ double mbs_channel_value(mbs_sampler *s, int c, double t, const double *x, const
         if (ch->quantity == MBS_Q_FRICTION_FORCE) return FT;
         return ch->component == MBS_C_X ? N[0] : ch->component == MBS_C_Y ? N[1] : fabs(N[0]) + fabs(N[1]);
     }
+    case MBS_Q_CONTACT_FORCE:
+        return mbs_contact_channel(m, d, s->cmask[c], ch->component, t, x, v);
     case MBS_Q_KINETIC_ENERGY:
         return mbs_kinetic(m, v);
     case MBS_Q_POTENTIAL_ENERGY:

@@ -19,6 +19,7 @@ typedef struct {
     char *has_prev;
     mbs_avec *pts;   /* (nchannel) point / axis of body channels             */
     double *xs;      /* (3 nvar) interpolated state                          */
+    signed char **cmask; /* (nchannel) contact_force channels' pairs, or NULL */
 } mbs_sampler;
 
 int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result *res, mbs_progress_fn progress,

@@ -175,23 +175,27 @@ struct mbs_rx_ws *mbs_reaction_ws_new(const mbs_model *m)
 }
 
 /* Point forces of rigid contacts added to the per-body applied forces: F
- * (world) at the material point c (NCS coordinates) of body b adds L(c)^T F
- * to its body coordinates (the ground takes nothing). */
+ * (world) at the material point c (NCS coordinates) of body B adds L(c)^T F
+ * to its body coordinates, -F at A's point to A's (the ground takes
+ * nothing). */
 typedef struct {
     const mbs_model *m;
     double *Qb;
 } s_pfctx;
 
-static void s_add_point_force(void *ctx, int b, const double c[3], const double F[3])
+static void s_add_point_force(void *ctx, const mbs_cforce *f)
 {
     s_pfctx *s = ctx;
     const mbs_model *m = s->m;
-    if (b < 0) return;
-    double L[3 * MBS_NB_MAX];
-    mbs_point_map(m, b, c, 1, L);
-    double *q = s->Qb + (size_t)b * (size_t)m->nb;
-    for (int k = 0; k < m->nb; k++)
-        for (int i = 0; i < m->dim; i++) q[k] += L[i * m->nb + k] * F[i];
+    for (int side = 0; side < 2; side++) {
+        int b = f->body[side];
+        if (b < 0) continue;
+        double L[3 * MBS_NB_MAX], sg = side ? 1.0 : -1.0;
+        mbs_point_map(m, b, f->c[side], 1, L);
+        double *q = s->Qb + (size_t)b * (size_t)m->nb;
+        for (int k = 0; k < m->nb; k++)
+            for (int i = 0; i < m->dim; i++) q[k] += sg * L[i * m->nb + k] * f->F[i];
+    }
 }
 
 /* Solve every joint's reaction at a state; results in w->out (njoint x 6:
@@ -239,8 +243,7 @@ static int s_solve_all(const mbs_model *m, mbs_data *d, struct mbs_rx_ws *ws, do
      * integrator that solved them */
     mbs_force_eval_body(m, d, x, v, t, Qb);
     s_pfctx pf = {m, Qb};
-    mbs_mj_point_forces(m, d, s_add_point_force, &pf);
-    mbs_ed_point_forces(m, d, t, x, v, s_add_point_force, &pf);
+    mbs_contact_forces_each(m, d, t, x, v, 1, s_add_point_force, &pf);
     for (int b = 0; b < m->nbody; b++) {
         const mbs_body *bd = &m->body[b];
         double qb[MBS_NB_MAX], qa[MBS_NB_MAX], r[MBS_NB_MAX], o[3] = {0, 0, 0};

@@ -262,11 +262,17 @@ typedef enum {
                                end at -L/2), end 2 (y), |N_1| + |N_2| (magnitude) */
     MBS_Q_FRICTION_FORCE,   /* the same joint: friction force on the slider
                                along the guide's axis                         */
+    MBS_Q_CONTACT_FORCE,    /* resultant force of the declared contact pairs
+                               between shapes matching contact[0] and shapes
+                               matching contact[1], on the latter (x, y, z,
+                               magnitude), or the sum of the pairs' normal
+                               components (normal)                            */
     MBS_Q_NTYPES
 } mbs_quantity;
 
 typedef enum {
     MBS_C_X = 0, MBS_C_Y, MBS_C_Z, MBS_C_MAGNITUDE, MBS_C_W,
+    MBS_C_NORMAL, /* contact_force: sum of the normal components           */
     MBS_C_NONE /* scalar quantities */
 } mbs_component;
 
@@ -277,6 +283,7 @@ typedef struct {
     double point[3];       /* global at t = 0; default the com                  */
     int joint;             /* joint quantities                                  */
     int element;           /* index into spec->forces                           */
+    char contact[2][MBS_NAME_MAX]; /* contact_force: shape name patterns     */
     mbs_component component;
 } mbs_channel_spec;
 

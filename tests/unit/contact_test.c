@@ -172,12 +172,17 @@ static void test_reaction_with_contact(void)
         " \"contacts\": [{\"shapes\": [\"tip\", \"floor\"], \"stiffness\": 1e6, \"exponent\": 1, \"restitution\": 0.2}],"
         " \"solver\": {\"t_end\": 1, \"integrator\": \"bdf\", \"tolerance\": 1e-8, \"max_step\": 0.005},"
         " \"outputs\": {\"interval\": 0.1, \"channels\": ["
-        "   {\"name\": \"Fy\", \"quantity\": \"reaction_force\", \"joint\": \"pin\", \"component\": \"y\"}]}}";
+        "   {\"name\": \"Fy\", \"quantity\": \"reaction_force\", \"joint\": \"pin\", \"component\": \"y\"},"
+        "   {\"name\": \"Cy\", \"quantity\": \"contact_force\", \"shapes\": [\"floor\", \"t*\"], \"component\": \"y\"},"
+        "   {\"name\": \"Cf\", \"quantity\": \"contact_force\", \"shapes\": [\"tip\", \"floor\"], \"component\": \"y\"}]}}";
     t_run r;
     t_run_text(doc, NULL, &r);
     CHECK(r.rc == 0);
     /* settled (HC damping): m g / 2, to 1e-3 N */
     CHECK_NEAR(t_at(&r, "Fy", 1.0), 0.5 * G, 1e-3);
+    /* the contact_force channel: m g / 2 up on the tip, down on the floor */
+    CHECK_NEAR(t_at(&r, "Cy", 1.0), 0.5 * G, 1e-3);
+    CHECK_NEAR(t_at(&r, "Cf", 1.0), -0.5 * G, 1e-3);
     t_run_free(&r);
 }
 
@@ -199,7 +204,9 @@ static void test_reaction_with_rigid_contact(void)
         " \"solver\": {\"t_end\": 0.5, \"step\": 0.001, \"max_step\": 0.01},"
         " \"outputs\": {\"interval\": 0.1, \"channels\": ["
         "   {\"name\": \"Fx\", \"quantity\": \"reaction_force\", \"joint\": \"pin\", \"component\": \"x\"},"
-        "   {\"name\": \"Fy\", \"quantity\": \"reaction_force\", \"joint\": \"pin\", \"component\": \"y\"}]}}";
+        "   {\"name\": \"Fy\", \"quantity\": \"reaction_force\", \"joint\": \"pin\", \"component\": \"y\"},"
+        "   {\"name\": \"Cy\", \"quantity\": \"contact_force\", \"shapes\": [\"floor\", \"tip\"], \"component\": \"y\"},"
+        "   {\"name\": \"Cn\", \"quantity\": \"contact_force\", \"shapes\": [\"floor\", \"tip\"], \"component\": \"normal\"}]}}";
     const char *integ[] = {"solver.integrator=moreau_jean", "solver.integrator=event_driven"};
     for (int k = 0; k < 2; k++) {
         const char *sets[] = {integ[k], NULL};
@@ -212,6 +219,8 @@ static void test_reaction_with_rigid_contact(void)
         for (int i = 1; i <= 5; i++) {
             CHECK_NEAR(t_at(&r, "Fy", 0.1 * i), 0.5 * G, 1e-9);
             CHECK_NEAR(t_at(&r, "Fx", 0.1 * i), 0.0, 1e-9);
+            CHECK_NEAR(t_at(&r, "Cy", 0.1 * i), 0.5 * G, 1e-9);
+            CHECK_NEAR(t_at(&r, "Cn", 0.1 * i), 0.5 * G, 1e-9);
         }
         t_run_free(&r);
     }

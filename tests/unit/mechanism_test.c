@@ -600,6 +600,22 @@ static const s_bad s_bads[] = {
      "'slider_length': 0.1}], 'outputs': {'channels': [{'name': 'f', 'quantity': 'friction_force', "
      "'joint': 'J'}]}}", "solver.integrator", "bdf",
      "/outputs/channels/0/joint", "friction_force needs solver.integrator \"event_driven\""},
+    /* contact_force channels */
+    {P2(", " SHAPES2 ", 'contacts': [{'shapes': ['c', 'floor'], 'stiffness': 1e5}], 'outputs': {'channels': "
+        "[{'name': 'f', 'quantity': 'contact_force', 'shapes': ['c2', 'floor'], 'component': 'y'}]}"), NULL, NULL,
+     "/outputs/channels/0/shapes", "no declared contact pair joins a shape matching 'c2' to one matching 'floor'"},
+    {P2(", " SHAPES2 ", 'contacts': [{'shapes': ['c', 'floor'], 'stiffness': 1e5}], 'outputs': {'channels': "
+        "[{'name': 'f', 'quantity': 'contact_force', 'component': 'y'}]}"), NULL, NULL,
+     "/outputs/channels/0", "missing required key 'shapes'"},
+    {P2(", " SHAPES2 ", 'contacts': [{'shapes': ['c', 'floor'], 'stiffness': 1e5}], 'outputs': {'channels': "
+        "[{'name': 'f', 'quantity': 'contact_force', 'shapes': 'c', 'component': 'y'}]}"), NULL, NULL,
+     "/outputs/channels/0/shapes", "expected two shape names or patterns"},
+    {P2(", " SHAPES2 ", 'contacts': [{'shapes': ['c', 'floor'], 'stiffness': 1e5}], 'outputs': {'channels': "
+        "[{'name': 'f', 'quantity': 'contact_force', 'shapes': ['c', 'floor'], 'component': 'w'}]}"), NULL, NULL,
+     "/outputs/channels/0/component", "expected \"x\", \"y\", \"magnitude\" or \"normal\""},
+    {P2(", " SHAPES2 ", 'contacts': [{'shapes': ['c', 'floor'], 'stiffness': 1e5}], 'outputs': {'channels': "
+        "[{'name': 'f', 'quantity': 'contact_force', 'shapes': ['c', 'floor'], 'joint': 'J', 'component': 'y'}]}"),
+     NULL, NULL, "/outputs/channels/0/joint", "does not apply to quantity 'contact_force'"},
     {P2(", 'joints': [{'name': 'J', 'type': 'fixed', 'bodies': ['ground', 'b'], 'at': [0, 0]}, "
         "{'name': 'J', 'type': 'fixed', 'bodies': ['ground', 'b'], 'at': [0, 0]}]"),
      NULL, NULL, "/joints/1/name", "duplicate joint name 'J'"},
