@@ -46,6 +46,8 @@ json.dump({"name": "balls_in_box_%d" % n,
            "outputs": {"interval": 0.01,
                        "channels": [{"name": "z0", "quantity": "position", "body": "ball0", "component": "z"},
                                     {"name": "x0", "quantity": "position", "body": "ball0", "component": "x"},
-                                    {"name": "E", "quantity": "energy"}]}},
+                                    {"name": "E", "quantity": "energy"},
+                                    {"name": "Fz_floor", "quantity": "contact_force",
+                                     "shapes": ["wall_floor", "ball*"], "component": "z"}]}},
           sys.stdout, indent=1)
 print()

@@ -150,7 +150,10 @@ doc = {
         {"name": "x_carriage", "quantity": "position", "body": "carriage", "component": "x"},
         {"name": "F_top", "quantity": "reaction_force", "joint": "J%03d" % mid_top, "component": "magnitude"},
         {"name": "F_bottom", "quantity": "reaction_force", "joint": "J%03d" % mid_bottom, "component": "magnitude"},
-        {"name": "F_driven", "quantity": "reaction_force", "joint": "S2", "component": "magnitude"}]},
+        {"name": "F_driven", "quantity": "reaction_force", "joint": "S2", "component": "magnitude"},
+        {"name": "Fx_teeth2", "quantity": "contact_force", "shapes": ["roller*", "tooth2_*"], "component": "x"},
+        {"name": "Fy_teeth2", "quantity": "contact_force", "shapes": ["roller*", "tooth2_*"], "component": "y"},
+        {"name": "N_teeth1", "quantity": "contact_force", "shapes": ["roller*", "tooth1_*"], "component": "normal"}]},
 }
 json.dump(doc, sys.stdout, indent=1)
 print()

@@ -293,6 +293,78 @@ static void test_chain_tensions(void)
     t_run_free(&r);
 }
 
+/* The contact_force channels of the examples against the balance of the
+ * body they act on and the contact law. */
+static void test_contact_force_channels(void)
+{
+    t_run r;
+    /* cam: the follower's balance m a = N - T_spring - m g holds at every
+     * sample; the channel evaluates the law at the sampled state, the
+     * acceleration is interpolated: 1e-5 N (measured 3e-7 N compliant,
+     * 1.4e-6 N event-driven) */
+    const char *cams[] = {"examples/cam_follower.json", "examples/cam_follower_rigid.json"};
+    for (int k = 0; k < 2; k++) {
+        const char *sets[] = {"solver.t_end=0.1", NULL};
+        t_run_file(cams[k], sets, &r);
+        CHECK(r.rc == 0);
+        int cn = t_col(&r, "N"), ca = t_col(&r, "a"), cf = t_col(&r, "F_spring");
+        double worst = 0;
+        for (int i = 0; i < r.res.nsample; i++) {
+            if (s_val(&r, i, 0) < 0.02) continue;
+            double bal = 0.5 * s_val(&r, i, ca) - s_val(&r, i, cf) + 0.5 * G;
+            worst = fmax(worst, fabs(s_val(&r, i, cn) - bal));
+        }
+        printf("  %s: contact_force channel against the follower's balance: %.3g N\n", cams[k], worst);
+        CHECK(worst < 1e-5);
+        t_run_free(&r);
+    }
+    /* belt: sliding, the friction force is mu N v / sqrt(v^2 + vs^2) of the
+     * relative velocity (regularised law, to round-off) and exactly mu N with
+     * the rigid law; sticking (first 0.25 s) it equals the spring force */
+    const char *belts[] = {"examples/stick_slip_belt.json", "examples/stick_slip_belt_rigid.json"};
+    for (int k = 0; k < 2; k++) {
+        t_run_file(belts[k], NULL, &r);
+        CHECK(r.rc == 0);
+        int cv = t_col(&r, "vx"), cF = t_col(&r, "F_belt"), cN = t_col(&r, "N"), cs = t_col(&r, "F_spring");
+        double worst = 0, wstick = 0;
+        int nslip = 0;
+        for (int i = 1; i < r.res.nsample; i++) {
+            double vrel = s_val(&r, i, cv) - 0.1, N = s_val(&r, i, cN), F = s_val(&r, i, cF);
+            if (s_val(&r, i, 0) < 0.25) wstick = fmax(wstick, fabs(F - fabs(s_val(&r, i, cs))));
+            if (fabs(vrel) < 1e-2) continue;
+            double law = k == 0 ? 0.3 * N * fabs(vrel) / sqrt(vrel * vrel + 1e-8) : 0.3 * N;
+            /* friction drags the block towards the belt's velocity */
+            worst = fmax(worst, fabs(F - (vrel < 0 ? law : -law)));
+            nslip++;
+            CHECK_NEAR(N, G, 1e-3);
+        }
+        printf("  %s: friction channel against the law over %d sliding samples: %.3g N, stick %.3g N\n", belts[k],
+               nslip, worst, wstick);
+        CHECK(nslip > 50);
+        CHECK(worst < 1e-6);
+        /* sticking, F_belt - F_spring = m a: the regularised block creeps
+         * and accelerates slightly (2e-3 N measured); 1e-2 N = 0.3 % of mu m g */
+        CHECK(wstick < 1e-2);
+        t_run_free(&r);
+    }
+    /* incline (1 kg, 30 deg): sliding, normal m g cos a and friction 0.3 N up
+     * the slope; sticking, the slope carries the weight (after 0.1 s: the
+     * compliant contact settles) */
+    const double a = M_PI / 6, N = G * cos(a);
+    t_run_file("examples/block_on_incline_slide.json", NULL, &r);
+    CHECK(r.rc == 0);
+    CHECK_NEAR(t_at(&r, "N", 0.5), N, 1e-4 * N);
+    /* resultant = N n + 0.3 N t, n = (-sin a, cos a), t = (cos a, sin a) up */
+    CHECK_NEAR(t_at(&r, "Fx_slope", 0.5), -N * sin(a) + 0.3 * N * cos(a), 1e-4 * N);
+    CHECK_NEAR(t_at(&r, "Fy_slope", 0.5), N * cos(a) + 0.3 * N * sin(a), 1e-4 * N);
+    t_run_free(&r);
+    t_run_file("examples/block_on_incline_stick.json", NULL, &r);
+    CHECK(r.rc == 0);
+    CHECK_NEAR(t_at(&r, "Fx_slope", 1.0), 0.0, 1e-4 * G);
+    CHECK_NEAR(t_at(&r, "Fy_slope", 1.0), G, 1e-4 * G);
+    t_run_free(&r);
+}
+
 int main(void)
 {
     int n = test_deactivation_on_off();
@@ -301,5 +373,6 @@ int main(void)
     test_stick_slip();
     test_incline();
     test_chain_tensions();
+    test_contact_force_channels();
     return CHECK_SUMMARY("contact_examples_test");
 }
