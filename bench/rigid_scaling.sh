@@ -6,20 +6,24 @@
 # the system, PGS steps that hit the sweep limit, and the cost per step per
 # ball (linear growth check).  Runs without deactivation are cut at
 # RIGID_SCALING_LIMIT seconds (solver.time_limit, default 120) and reported
-# as such.
+# as such.  RIGID_SCALING_EPS sets solver.lcp_regularization (default 1e-2;
+# 0 = the unregularised PGS).
 set -u
 cd "$(dirname "$0")/.."
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 LIMIT=${RIGID_SCALING_LIMIT:-120}
+EPS=${RIGID_SCALING_EPS:-1e-2}
 echo
-echo "## Rigid contacts (Moreau-Jean): N balls in a box (bench/rigid_scaling.sh)"
+echo "## Rigid contacts (Moreau-Jean): N balls in a box (bench/rigid_scaling.sh, lcp_regularization $EPS)"
 echo
-echo "| N | declared pairs | wall/sim s on | wall/sim s off | LCP dim on | LCP dim off | pairs on (mean) | PGS limit hits on | us per step per ball (on) |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| N | declared pairs | wall/sim s on | wall/sim s off | LCP dim on | LCP dim off | pairs on (mean) | PGS limit hits on | complementarity on | us per step per ball (on) | us per step per point (on) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for n in ${RIGID_SCALING_N:-25 50 100 200}; do
   python3 bench/contacts/box_balls.py "$n" 1.0 > "$T/m.json"
-  build/mbs run "$T/m.json" --set solver.contact_deactivation=true --quiet --metrics "$T/on.json" > /dev/null 2>&1
-  build/mbs run "$T/m.json" --set solver.contact_deactivation=false --set solver.time_limit="$LIMIT" --quiet \
+  build/mbs run "$T/m.json" --set solver.contact_deactivation=true --set solver.lcp_regularization="$EPS" --quiet \
+      --metrics "$T/on.json" > /dev/null 2>&1
+  build/mbs run "$T/m.json" --set solver.contact_deactivation=false --set solver.lcp_regularization="$EPS" \
+      --set solver.time_limit="$LIMIT" --quiet \
       --metrics "$T/off.json" > /dev/null 2>&1
   python3 - "$n" "$T/on.json" "$T/off.json" "$LIMIT" <<'PY'
 import json, sys
@@ -33,8 +37,10 @@ else:
     frac = off["steps"] / float(on["steps"])
     woff = "> %.0f (cut at %.0f s, %.0f %% done)" % (lim / t_sim, lim, 100 * frac)
     doff = "%.0f (partial)" % off["mean_lcp_dimension"]
-print("| %d | %d | %.2f | %s | %.0f | %s | %.0f | %d of %d | %.1f |" % (
+# points per step: LCP unknowns / 3 (every pair of the box has friction)
+print("| %d | %d | %.2f | %s | %.0f | %s | %.0f | %d of %d | %.2g | %.1f | %.2f |" % (
     n, pairs, on["wall_seconds"] / t_sim, woff, on["mean_lcp_dimension"], doff, on["mean_active_contacts"],
-    on["lcp_failures"], on["lcp_solves"], 1e6 * on["wall_seconds"] / on["steps"] / n))
+    on["lcp_failures"], on["lcp_solves"], on["max_complementarity_error"],
+    1e6 * on["wall_seconds"] / on["steps"] / n, 1e6 * on["wall_seconds"] / on["steps"] / (on["mean_lcp_dimension"] / 3)))
 PY
 done

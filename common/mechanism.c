@@ -61,6 +61,7 @@ static const struct {
     {"lcp_lemke_max", S_INT, 0, 1, 2000, O(lcp_lemke_max), NULL, NULL},
     {"lcp_tolerance", S_NUM, MECH_POS, 0, 0, O(lcp_tolerance), NULL, NULL},
     {"lcp_max_iterations", S_INT, 0, 1, 1000000, O(lcp_max_iterations), NULL, NULL},
+    {"lcp_regularization", S_NUM, MECH_NONNEG, 0, 0, O(lcp_regularization), NULL, NULL},
 #undef O
 };
 _Static_assert(sizeof(mbs_analysis) == sizeof(int) && sizeof(mbs_integrator) == sizeof(int) &&
@@ -73,7 +74,7 @@ static const char *const s_opt_keys[] = {
     "abs_tolerance", "max_order", "max_newton", "penalty", "baumgarte_alpha",
     "baumgarte_beta", "assembly_tolerance", "max_assembly_iterations",
     "contact_deactivation", "time_limit", "lcp_solver", "lcp_lemke_max", "lcp_tolerance",
-    "lcp_max_iterations", NULL};
+    "lcp_max_iterations", "lcp_regularization", NULL};
 
 static int s_opt_index(const char *key)
 {

@@ -38,7 +38,8 @@
  * and one slack per tangent (Stewart & Trinkle 1996; Anitescu & Potra
  * 1997) when that LCP has at most solver.lcp_lemke_max unknowns (auto or
  * lemke), else projected Gauss-Seidel in velocity form: w_i = G_i v + b_i,
- * v += B_i dLambda_i, without forming the Delassus matrix W = G M~^-1 G^T.
+ * v += B_i dLambda_i, without forming the Delassus matrix W = G M~^-1 G^T,
+ * optionally regularised (solver.lcp_regularization: W + eps diag W).
  *
  * Cost: the KKT matrix is block diagonal over the islands of variables
  * linked by bodies and equations (a free body is an island); each island
@@ -387,9 +388,13 @@ static void s_vadd(const mbs_mj_ws *w, int i, int c, double dl, double *v)
 
 /* One projected Gauss-Seidel sweep in velocity form over the np points in
  * order (pair id, then point): w_i = G_i v + b_i, Lambda_i <- proj(Lambda_i
- * - w_i / W_ii), v += B_i dLambda_i.  Returns the largest velocity change
- * of an update, |dLambda| W_ii. */
-static double s_sweep(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double *v)
+ * - w_i / W_ii), v += B_i dLambda_i.  With the regularisation eps > 0
+ * (constraint force mixing) each row solves
+ *     w_i + eps W_ii Lambda_i  (complementary to Lambda_i's bounds),
+ * i.e. the LCP of W + eps diag(W): Lambda_i <- proj(Lambda_i - (w_i + eps
+ * W_ii Lambda_i) / ((1 + eps) W_ii)).  Returns the largest velocity change
+ * of an update, |dLambda| (1 + eps) W_ii. */
+static double s_sweep(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double eps, double *v)
 {
     double dmax = 0;
     for (int i = 0; i < np; i++) {
@@ -401,8 +406,9 @@ static double s_sweep(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, doubl
             if (!(w->wd[ic] > 0)) continue;
             /* an open contact (no normal impulse) has no friction */
             if (c > 0 && w->lam[3 * i] == 0 && w->lam[ic] == 0) continue;
-            double wv = s_gdot(m, P, c, v) + w->bt[ic];
-            double l = w->lam[ic] - wv / w->wd[ic];
+            double wii = (1 + eps) * w->wd[ic];
+            double wv = s_gdot(m, P, c, v) + w->bt[ic] + eps * w->wd[ic] * w->lam[ic];
+            double l = w->lam[ic] - wv / wii;
             if (c == 0) l = l > 0 ? l : 0;
             else {
                 double hi = mu * w->lam[3 * i];
@@ -412,7 +418,7 @@ static double s_sweep(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, doubl
             if (dl == 0) continue;
             s_vadd(w, i, c, dl, v);
             w->lam[ic] = l;
-            if (fabs(dl) * w->wd[ic] > dmax) dmax = fabs(dl) * w->wd[ic];
+            if (fabs(dl) * wii > dmax) dmax = fabs(dl) * wii;
         }
     }
     return dmax;
@@ -428,7 +434,12 @@ static double s_sweep(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, doubl
  * impulse), Lambda += beta p and p = d_k + beta p; beta > 1 restarts (p =
  * 0).  Stops after a plain sweep whose largest update changes a velocity by
  * at most lcp_tolerance times the velocity scale, so the result is always
- * a projected Gauss-Seidel iterate (impulses within their bounds).  Points
+ * a projected Gauss-Seidel iterate (impulses within their bounds).  With
+ * solver.lcp_regularization = eps > 0 the iteration solves the LCP of
+ * W + eps diag(W) (see s_sweep): strongly monotone, so the impulses are
+ * unique even when W is singular (hyperstatic piles) and Gauss-Seidel
+ * converges linearly; the unregularised conditions then hold up to the
+ * velocity eps W_ii |Lambda_i| per row (docs/contacts.md).  Points
  * whose impulse stays 0 have d = p = 0 and leave every sum unchanged
  * (deactivation on and off stay identical).  Returns the sweeps used, or
  * -1 at the limit. */
@@ -437,17 +448,17 @@ static int s_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vsc
     const mbs_solver_spec *o = &m->spec->solver;
     double tol = (o->lcp_tolerance > 0 ? o->lcp_tolerance : 1e-10) * vscale;
     int maxit = o->lcp_max_iterations > 0 ? o->lcp_max_iterations : 2000;
-    double *p = w->cg_p, *d = w->cg_l0, rprev = 0;
+    double *p = w->cg_p, *d = w->cg_l0, rprev = 0, eps = o->lcp_regularization;
     int N = 3 * np;
     for (int it = 1; it <= maxit; it++) {
         memcpy(d, w->lam, sizeof(double) * (size_t)N);
-        if (s_sweep(m, w, np, ncomp, v) <= tol) return it;
+        if (s_sweep(m, w, np, ncomp, eps, v) <= tol) return it;
         if (it == maxit) break;
         /* the sweep's change and its W-weighted norm */
         double r = 0;
         for (int k = 0; k < N; k++) {
             d[k] = w->lam[k] - d[k];
-            r += w->wd[k] * d[k] * d[k];
+            r += (1 + eps) * w->wd[k] * d[k] * d[k];
         }
         double beta = it == 1 || rprev == 0 ? 0 : r / rprev;
         rprev = r;

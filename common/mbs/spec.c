@@ -74,6 +74,7 @@ void mbs_solver_defaults(mbs_solver_spec *o)
     o->lcp_lemke_max = 60;
     o->lcp_tolerance = 1e-10;
     o->lcp_max_iterations = 2000;
+    o->lcp_regularization = 0;
     o->time_limit = 0;
 }
 

@@ -239,6 +239,9 @@ typedef struct {
     int lcp_lemke_max;       /* auto: largest LCP given to Lemke              */
     double lcp_tolerance;    /* PGS: residual relative to max |q|             */
     int lcp_max_iterations;  /* PGS sweeps                                     */
+    double lcp_regularization; /* PGS: constraint force mixing eps >= 0: each
+                                impulse row solves (W + eps diag W); 0 = none
+                                (docs/contacts.md)                            */
     double time_limit;       /* wall seconds; 0 = none                        */
 } mbs_solver_spec;
 
