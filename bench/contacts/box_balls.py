@@ -2,7 +2,9 @@
 """Write a mechanism: N balls (radius 0.05 m, 0.1 kg) dropped into a square
 box (a floor and four walls, ground planes) with rigid contacts (Newton
 restitution 0.5, Coulomb friction 0.3) declared by name patterns
-(ball*-ball* and ball*-wall*), integrated by Moreau-Jean time stepping.
+(ball*-ball* and ball*-wall*), integrated by Moreau-Jean time stepping with
+the regularised PGS (lcp_regularization 1e-2: frictional piles are
+hyperstatic, see docs/contacts.md).
 The box side grows with N so that the balls end in about three layers.
 Usage: box_balls.py N [t_end] > model.json"""
 import json
@@ -42,7 +44,7 @@ json.dump({"name": "balls_in_box_%d" % n,
            "bodies": bodies, "shapes": shapes,
            "contacts": [dict(between=["ball*", "ball*"], **law), dict(between=["ball*", "wall*"], **law)],
            "solver": {"integrator": "moreau_jean", "t_end": t_end, "step": 0.002, "lcp_tolerance": 1e-6,
-                      "lcp_max_iterations": 200},
+                      "lcp_max_iterations": 200, "lcp_regularization": 1e-2},
            "outputs": {"interval": 0.01,
                        "channels": [{"name": "z0", "quantity": "position", "body": "ball0", "component": "z"},
                                     {"name": "x0", "quantity": "position", "body": "ball0", "component": "x"},

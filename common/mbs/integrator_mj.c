@@ -59,6 +59,11 @@
 
 #define S_ISL_DENSE_MAX 240 /* islands above this size use the banded KKT */
 
+/* Regularised PGS (solver.lcp_regularization > 0): the fraction of a
+ * persistent contact's penetration removed per step (the error reduction of
+ * ODE's soft constraints; docs/contacts.md). */
+#define S_REG_BETA 0.2
+
 struct mbs_mj_ws {
     /* islands: variables linked by bodies and equations */
     int nisl;
@@ -613,6 +618,7 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
     int nc = m->spec->ncontact;
     int use_active = m->spec->solver.contact_deactivation && d->c_ready;
     int cnt = use_active ? d->c_nactive : nc, np = 0;
+    double eps = m->spec->solver.lcp_regularization;
     long boff = 0;
     double t0 = mbs_now();
     for (int a = 0; a < cnt; a++) {
@@ -645,6 +651,14 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
             /* index set: touching at q_m or closing within the half step */
             if (P->g <= 0 || P->g + 0.5 * h * w->gam0[i] <= 0) {
                 w->bt[3 * i] = C->restitution * fmin(w->gam0[i], 0);
+                /* regularised PGS: a resting contact gives way at the
+                 * velocity eps W Lambda; a contact that persists from the
+                 * previous step is pushed back out at S_REG_BETA of its
+                 * penetration per step, so the pile settles at a penetration
+                 * eps W Lambda h / S_REG_BETA instead of sinking (impacts keep
+                 * their restitution target: the pair was not in the index
+                 * set the step before) */
+                if (eps > 0 && P->g < 0 && w->pair_istep[k] == step - 1) w->bt[3 * i] += S_REG_BETA * P->g / h;
                 in_index = 1;
                 if (w->gam0[i] < 0 && w->pair_istep[k] != step - 1) impact = 1;
             } else {
