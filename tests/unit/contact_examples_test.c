@@ -128,6 +128,7 @@ static int test_deactivation_on_off(void)
         mbs_spec *sp = text ? mech_parse(text, len, NULL, 0, &err) : NULL;
         free(text);
         CHECK(sp != NULL); /* every example parses */
+        if (!sp) printf("  %s: %s %s\n", path, err.n ? err.e[0].pointer : "", err.n ? err.e[0].message : "");
         if (sp && sp->ncontact > 0) {
             found++;
             s_on_off(path, name, sp);
