@@ -27,6 +27,7 @@
  * at a function's zero (slip reversal) does not fire at once.
  */
 #include "integrators.h"
+#include "analysis.h"
 #include "dopri5.h"
 #include "ed_contacts.h"
 #include "joint_friction.h"
@@ -55,6 +56,7 @@ struct mbs_ed_ws {
     double *W, *gamT, *vt; /* (nf n), (nf), (nf) sliding kinematics            */
     double *N, *FT;      /* (2 nf), (nf) forces of the last solve              */
     mbs_mat K;           /* dense nonsymmetric KKT matrix                      */
+    mbs_mat Rm;          /* (nf x nf) I + D Hb of the mode LCP, dense LU        */
     double *sol;         /* (nk)                                               */
     double *resp;        /* (nf nk) responses to unit friction forces          */
     double *x1, *v1, *a1, *lam1; /* trial step end (n, n, n, ne)               */
@@ -92,6 +94,7 @@ int mbs_ed_data_init(const mbs_model *m, mbs_data *d)
     w->lwork = malloc(mbs_lcp_lemke_worksize(4 * f1));
     ok &= w->lwork != NULL;
     if (ok && mbs_mat_init(&w->K, MBS_MAT_GEN, w->nk, w->nk - 1, w->nk - 1)) ok = 0;
+    if (ok && mbs_mat_init(&w->Rm, MBS_MAT_GEN, f1, f1 - 1, f1 - 1)) ok = 0;
     if (!ok) { mbs_ed_data_free(d); return -1; }
     return 0;
 }
@@ -108,6 +111,7 @@ void mbs_ed_data_free(mbs_data *d)
     free(w->lwork); free(w->crossed);
     mbs_edc_free(&w->c);
     mbs_mat_free(&w->K);
+    mbs_mat_free(&w->Rm);
     free(w);
     d->ed = NULL;
 }
@@ -133,10 +137,7 @@ static int s_solve(const mbs_model *m, mbs_data *d, double t, const double *x, c
     const mbs_solver_spec *o = &m->spec->solver;
     int n = m->nvar, ne = m->neq, nk = w->nk;
     double ab = o->baumgarte_alpha, bb = o->baumgarte_beta;
-    mbs_cons_eval(m, x, t, d->phi, d->jac);
-    mbs_cons_phit(m, x, t, d->phit);
-    mbs_cons_gamma(m, x, v, t, d->gam);
-    mbs_cons_jv(m, d->jac, v, d->r1);
+    mbs_baumgarte_rhs(m, d, x, v, t, ab, bb, d->w2);
     mbs_force_eval(m, d, x, v, t, d->Q);
     for (int f = 0; f < w->nf; f++)
         w->vt[f] = mbs_fjoint_slide(m, &w->fj[f], x, v, w->W + (size_t)f * n, &w->gamT[f]);
@@ -156,7 +157,7 @@ static int s_solve(const mbs_model *m, mbs_data *d, double t, const double *x, c
             mbs_mat_add(K, n + r, e->cols[k], row[k]);
             mbs_mat_add(K, e->cols[k], n + r, row[k]);
         }
-        rhs[n + r] = -(d->gam[r] + 2 * ab * (d->r1[r] + d->phit[r]) + bb * bb * d->phi[r]);
+        rhs[n + r] = -d->w2[r];
     }
     for (int f = 0; f < w->nf; f++) {
         const double *Wf = w->W + (size_t)f * n;
@@ -290,29 +291,25 @@ static double s_step(const mbs_model *m, mbs_data *d, double h, double rtol, dou
 
 /* ---- the mode LCP ------------------------------------------------------------------- */
 
-/* In-place inverse of the k x k row-major matrix A by Gauss-Jordan with
- * partial pivoting (k is the number of joints in the LCP: tiny).  T is k x k
- * scratch.  Returns 0 or -1 when singular. */
-static int s_inverse(int k, double *Am, double *T)
+/* R = (I + D Hb)^-1 (mc x mc, row-major in w->R) by the dense LU of w->Rm
+ * (nf x nf: the candidates' block, the identity beyond it).  0 or -1 when
+ * singular. */
+static int s_inverse_R(struct mbs_ed_ws *w, int mc)
 {
-    for (int i = 0; i < k * k; i++) T[i] = i % (k + 1) == 0 ? 1 : 0;
-    for (int c = 0; c < k; c++) {
-        int p = c;
-        for (int r = c + 1; r < k; r++) if (fabs(Am[r * k + c]) > fabs(Am[p * k + c])) p = r;
-        if (fabs(Am[p * k + c]) < 1e-14) return -1;
-        for (int j = 0; j < k; j++) {
-            double t = Am[c * k + j]; Am[c * k + j] = Am[p * k + j]; Am[p * k + j] = t;
-            t = T[c * k + j]; T[c * k + j] = T[p * k + j]; T[p * k + j] = t;
+    mbs_mat *A = &w->Rm;
+    mbs_mat_zero(A);
+    for (int i = 0; i < w->nf; i++)
+        for (int j = 0; j < w->nf; j++) {
+            double a = i < mc && j < mc ? w->R[i * mc + j] : (i == j);
+            if (a != 0) mbs_mat_add(A, i, j, a);
         }
-        double piv = Am[c * k + c];
-        for (int j = 0; j < k; j++) { Am[c * k + j] /= piv; T[c * k + j] /= piv; }
-        for (int r = 0; r < k; r++) {
-            if (r == c || Am[r * k + c] == 0) continue;
-            double fct = Am[r * k + c];
-            for (int j = 0; j < k; j++) { Am[r * k + j] -= fct * Am[c * k + j]; T[r * k + j] -= fct * T[c * k + j]; }
-        }
+    if (mbs_mat_factor(A) != 0) return -1;
+    double *col = w->lt + mc * mc;
+    for (int c = 0; c < mc; c++) {
+        for (int i = 0; i < w->nf; i++) col[i] = i == c;
+        mbs_mat_solve(A, col);
+        for (int i = 0; i < mc; i++) w->R[i * mc + c] = col[i];
     }
-    memcpy(Am, T, sizeof(double) * (size_t)(k * k));
     return 0;
 }
 
@@ -376,7 +373,7 @@ static int s_mode_lcp(const mbs_model *m, mbs_data *d, double t, const double *x
                 w->R[i * mc + j] = (i == j) + w->fj[f].mu * Hb[i * mc + j];
             }
         }
-        if (s_inverse(mc, w->R, w->lt + mc) != 0) {
+        if (s_inverse_R(w, mc) != 0) {
             mbs_err_add(err, "", "t = %.9g: joint '%s': the friction law has no unique solution "
                         "(I + mu Hb singular)", t, m->spec->joints[w->fj[idx[0]].joint].name);
             return MBS_ESINGULAR;
