@@ -460,8 +460,9 @@ static void s_joint_geometry(mech_ctx *c, json_t *obj, const char *ptr, int t,
 
 /* Clearance of a 2-D prismatic joint (seed 003; Flores, Leine, Glocker
  * 2010): the model ("friction" when clearance or friction is given), the
- * radial clearance, Coulomb coefficient and the slider's size; restitution
- * and slider_width belong to the impact model. */
+ * radial clearance, Coulomb coefficient and the slider's size (its width
+ * places the friction model's wall contact points); restitution belongs to
+ * the impact model. */
 static void s_joint_clearance(mech_ctx *c, json_t *obj, const char *ptr, mbs_joint_spec *j)
 {
     char kp[MECH_PTR_MAX];
@@ -487,7 +488,9 @@ static void s_joint_clearance(mech_ctx *c, json_t *obj, const char *ptr, mbs_joi
     mech_num_key(c, obj, ptr, "clearance", MECH_REQ | MECH_POS, 0, &j->clearance);
     mech_num_key(c, obj, ptr, "friction", MECH_NONNEG, 0, &j->friction);
     mech_num_key(c, obj, ptr, "slider_length", MECH_REQ | MECH_POS, 0, &j->slider_length);
-    mech_num_key(c, obj, ptr, "slider_width", impact ? MECH_REQ | MECH_POS : MECH_POS, 0,
+    /* the friction model takes the width for the wall contact points of
+     * its friction (0, the default: the friction acts on the axis) */
+    mech_num_key(c, obj, ptr, "slider_width", impact ? MECH_REQ | MECH_POS : MECH_NONNEG, 0,
                  &j->slider_width);
     /* which integrator handles the model */
     mbs_integrator integ = c->spec->solver.integrator;

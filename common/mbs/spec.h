@@ -107,7 +107,9 @@ typedef struct {
     double friction;      /* Coulomb coefficient mu >= 0 at the guide        */
     double restitution;   /* impact model: Newton coefficient in [0, 1]       */
     double slider_length; /* slider length along the axis (m) > 0             */
-    double slider_width;  /* slider width across the axis (m) > 0 (impact)     */
+    double slider_width;  /* slider width across the axis (m): impact > 0;
+                             friction >= 0, places the wall contact points
+                             of the friction (0: on the axis)               */
 } mbs_joint_spec;
 
 /* ---- drivers ------------------------------------------------------------- */

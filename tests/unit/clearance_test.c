@@ -92,12 +92,98 @@ static void test_stick_slip(void)
     double xf = t_at(&r, "x", 2.5) + 0.1;
     CHECK_NEAR(xf, -(0.1 - 10 * 0.1 * G / 100), 1e-7);
     CHECK_NEAR(t_at(&r, "F_friction", 2.5), t_at(&r, "F_spring", 2.5), 1e-7);
-    /* normal forces m g / 2 at each end (slider weight on its centre);
-     * sliding friction mu m g against the motion at t = 0.5 (v > 0) */
-    CHECK_NEAR(t_at(&r, "N1", 0.5), 0.5 * G, 1e-9);
-    CHECK_NEAR(t_at(&r, "N2", 0.5), 0.5 * G, 1e-9);
+    /* sliding friction mu m g against the motion at t = 0.5 (v > 0); the
+     * normal forces carry the weight, m g / 2 each, shifted by the moment
+     * of the friction acting on the lower wall (w/2 = 0.025 m below the
+     * axis; the spring acts on the axis): N_1 + N_2 = m g and
+     * (L/2) (N_2 - N_1) + (w/2) F = 0, so N_2 - N_1 = -F w / L
+     * (= mu m g w / L = 0.49 N while sliding forward) */
+    const double w_L = 0.05 / 0.1;
     CHECK_NEAR(t_at(&r, "F_friction", 0.5), -0.1 * G, 1e-9);
+    CHECK_NEAR(t_at(&r, "N1", 0.5), 0.5 * G * (1 - 0.1 * w_L), 1e-9);
+    CHECK_NEAR(t_at(&r, "N2", 0.5), 0.5 * G * (1 + 0.1 * w_L), 1e-9);
+    /* at every sample, slipping or sticking: exact while slipping (the
+     * friction force is mu (N_1 + N_2)); sticking, the stick constraint's
+     * Baumgarte term at the interpolated sample states leaves ~1e-9 N */
+    double em = 0;
+    for (int i = 0; i < r.res.nsample; i++) {
+        const double *row = r.res.rows + (size_t)i * w;
+        double N1 = row[t_col(&r, "N1")], N2 = row[t_col(&r, "N2")], F = row[t_col(&r, "F_friction")];
+        em = fmax(em, fabs(N1 + N2 - G) + fabs(N2 - N1 + F * w_L));
+    }
+    printf("  stick-slip: friction moment: max |N_2 - N_1 + F w/L| + |N_1 + N_2 - m g| = %.3g N\n", em);
+    CHECK(em < 1e-8);
     CHECK(r.met.max_complementarity_error < 1e-8);
+    t_run_free(&r);
+}
+
+/* ---- the moment of the friction: ends on opposite walls ----------------------------- */
+
+/* A 1 kg slider (L = 0.1 m, w = 0.05 m, mu = 0.1) in a horizontal guide
+ * under its weight, a torque T = -2 N m that cocks it across the gap (end 1
+ * on the upper wall, N_1 < 0; end 2 on the lower, N_2 > 0) and a push
+ * P = 1 N along the axis, launched at v0 = 0.1 m/s.  Friction at end k
+ * acts at the wall point P_k - s_k (w/2) n; its moment about the slider is
+ * (w/2) sum s_k F_k.  Balances (D = N_2 - N_1 = |N_1| + |N_2|):
+ *   N_1 + N_2 = m g,   (L/2) D + T + (w/2) sum s_k F_k = 0.
+ * Slip (F_k = -mu |N_k|): sum s_k F_k = -mu (N_1 + N_2) = -mu m g, so
+ *   D = (-2 T + w mu m g) / L,  deceleration (mu D - P) / m, stop at
+ *   s = v0^2 / (2 (mu D - P) / m).
+ * Stick (F = -P shared in proportion to |N_k|): sum s_k F_k = -P m g / D,
+ *   (L/2) D^2 + T D - (w/2) P m g = 0 (the positive root).
+ * Without the moment both would be D = -2 T / L = 40 N: the moment changes
+ * D by 0.49 N (slip) and 0.12 N (stick). */
+static const char *COCKED =
+    "{\"dimension\": 2, \"gravity\": [0, -9.81], \"parameters\": {\"w\": 0.05},"
+    " \"bodies\": [{\"name\": \"s\", \"mass\": 1, \"inertia\": 0.001, \"com\": [0, 0], \"angle\": 0,"
+    "   \"velocity\": [0.1, 0]}],"
+    " \"joints\": [{\"name\": \"g\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"s\"], \"at\": [0, 0],"
+    "   \"axis\": [1, 0], \"clearance\": 0.001, \"friction\": 0.1, \"slider_length\": 0.1, \"slider_width\": \"$w\"}],"
+    " \"forces\": [{\"type\": \"torque\", \"body\": \"s\", \"value\": -2},"
+    "   {\"type\": \"force\", \"body\": \"s\", \"value\": [1, 0]}],"
+    " \"solver\": {\"integrator\": \"event_driven\", \"t_end\": 0.1, \"step\": 0.001, \"tolerance\": 1e-10,"
+    "   \"abs_tolerance\": 1e-12, \"baumgarte_alpha\": 10, \"baumgarte_beta\": 10},"
+    " \"outputs\": {\"interval\": 0.005, \"channels\": ["
+    "   {\"name\": \"s\", \"quantity\": \"joint_coordinate\", \"joint\": \"g\"},"
+    "   {\"name\": \"N1\", \"quantity\": \"normal_force\", \"joint\": \"g\", \"component\": \"x\"},"
+    "   {\"name\": \"N2\", \"quantity\": \"normal_force\", \"joint\": \"g\", \"component\": \"y\"},"
+    "   {\"name\": \"F\", \"quantity\": \"friction_force\", \"joint\": \"g\"}]}}";
+
+static void test_friction_moment(void)
+{
+    const double m = 1, L = 0.1, w = 0.05, mu = 0.1, T = -2, P = 1, v0 = 0.1;
+    const double Ds = (-2 * T + w * mu * m * G) / L, dec = (mu * Ds - P) / m;
+    const double Dk = (-T + sqrt(T * T + L * w * P * m * G)) / L;
+    t_run r;
+    t_run_text(COCKED, NULL, &r);
+    CHECK(r.rc == 0);
+    /* sliding (t = 0.02 s < v0 / dec = 0.0328 s): the normal forces and the
+     * friction are constant, s(t) a parabola: exact up to round-off and the
+     * Baumgarte terms (1e-12 relative) */
+    double t1 = 0.02;
+    CHECK_NEAR(t_at(&r, "N1", t1), 0.5 * (m * G - Ds), 1e-9);
+    CHECK_NEAR(t_at(&r, "N2", t1), 0.5 * (m * G + Ds), 1e-9);
+    CHECK_NEAR(t_at(&r, "F", t1), -mu * Ds, 1e-9);
+    CHECK_NEAR(t_at(&r, "s", t1), v0 * t1 - 0.5 * dec * t1 * t1, 1e-12);
+    /* stuck after one event at the stop, with the friction arm of the
+     * proportional split (a fixed point in the normal forces) */
+    double t2 = 0.1;
+    printf("  friction moment, ends on opposite walls: D slip %.9g (exact %.9g), stick %.9g (exact %.9g; "
+           "without the moment 40), events %ld, LCPs %ld\n", t_at(&r, "N2", t1) - t_at(&r, "N1", t1), Ds,
+           t_at(&r, "N2", t2) - t_at(&r, "N1", t2), Dk, r.met.events, r.met.lcp_solves);
+    CHECK(r.met.events == 1);
+    CHECK_NEAR(t_at(&r, "s", t2), 0.5 * v0 * v0 / dec, 1e-12);
+    CHECK_NEAR(t_at(&r, "F", t2), -P, 1e-9);
+    CHECK_NEAR(t_at(&r, "N1", t2), 0.5 * (m * G - Dk), 1e-9);
+    CHECK_NEAR(t_at(&r, "N2", t2), 0.5 * (m * G + Dk), 1e-9);
+    CHECK(r.met.max_complementarity_error < 1e-8);
+    t_run_free(&r);
+    /* a narrow slider (w = 0): the friction on the axis, D = -2 T / L */
+    const char *narrow[] = {"w=0", NULL};
+    t_run_text(COCKED, narrow, &r);
+    CHECK(r.rc == 0);
+    CHECK_NEAR(t_at(&r, "N2", t1) - t_at(&r, "N1", t1), -2 * T / L, 1e-9);
+    CHECK_NEAR(t_at(&r, "N2", t2) - t_at(&r, "N1", t2), -2 * T / L, 1e-9);
     t_run_free(&r);
 }
 
@@ -182,7 +268,7 @@ static char *s_flores_ideal(void)
     char *text = t_slurp("examples/flores_slider_crank_friction.json", NULL);
     if (!text) return NULL;
     int ok = s_cut(text, ",\n     \"clearance_model\": \"friction\", \"clearance\": \"$c\", \"friction\": \"$mu\", "
-                         "\"slider_length\": \"=2*$a\"");
+                         "\"slider_length\": \"=2*$a\", \"slider_width\": \"=2*$b\"");
     ok &= s_cut(text, "      {\"name\": \"N1\", \"quantity\": \"normal_force\", \"joint\": \"guide\", \"component\": \"x\"},\n");
     ok &= s_cut(text, "      {\"name\": \"N2\", \"quantity\": \"normal_force\", \"joint\": \"guide\", \"component\": \"y\"},\n");
     ok &= s_cut(text, "      {\"name\": \"F_friction\", \"quantity\": \"friction_force\", \"joint\": \"guide\"},\n");
@@ -341,6 +427,7 @@ static void test_impact_expansion(void)
 int main(void)
 {
     test_stick_slip();
+    test_friction_moment();
     test_incline();
     test_flores();
     test_baumgarte();
