@@ -14,7 +14,9 @@
  *         W a + gam_T = -2 alpha_B v_t, with multiplier -F_T.
  * Events (joint_friction.h for the symbols), one function each, positive
  * while the mode is valid:
- *   slip: sigma v_t;  stick: mu (|N_1| + |N_2|) - |F_T|;  each end: s_k N_k.
+ *   slip: sigma v_t;  stick: mu_s (|N_1| + |N_2|) - |F_T|;  each end: s_k N_k
+ * (mu_s >= mu the static coefficient: a joint sticks while its friction is
+ * within mu_s sum |N_k| and slips with mu).
  * A step whose end makes an armed function negative is re-taken from its
  * start with the step size found by the Illinois method (regula falsi) on
  * the smallest function, to a time tolerance; the run continues from just
@@ -146,7 +148,7 @@ static void s_add_friction_col(const struct mbs_ed_ws *w, int n, int f, double t
  * fixed-point iterations in s_solve; on one wall tau = s_k exactly. */
 static int s_tau_free(const struct mbs_ed_ws *w, int f)
 {
-    return w->mode[f] == S_STICK && w->fj[f].hw > 0 && w->fj[f].mu > 0 && w->sg[2 * f] != w->sg[2 * f + 1];
+    return w->mode[f] == S_STICK && w->fj[f].hw > 0 && w->fj[f].mus > 0 && w->sg[2 * f] != w->sg[2 * f + 1];
 }
 
 /* Assemble the KKT matrix K and right-hand side rhs of the current modes
@@ -284,7 +286,7 @@ static void s_events(const mbs_data *d, double *g)
     const struct mbs_ed_ws *w = d->ed;
     for (int f = 0; f < w->nf; f++) {
         const double *N = w->N + 2 * f;
-        if (w->mode[f] == S_STICK) g[3 * f] = w->fj[f].mu * (fabs(N[0]) + fabs(N[1])) - fabs(w->FT[f]);
+        if (w->mode[f] == S_STICK) g[3 * f] = w->fj[f].mus * (fabs(N[0]) + fabs(N[1])) - fabs(w->FT[f]);
         else g[3 * f] = w->sigma[f] * w->vt[f];
         g[3 * f + 1] = w->sg[2 * f] * N[0];
         g[3 * f + 2] = w->sg[2 * f + 1] * N[1];
@@ -302,7 +304,7 @@ static void s_arm(struct mbs_ed_ws *w, const double *g, int reset)
         for (int k = 0; k < 3; k++) {
             int i = 3 * f + k;
             if (reset) w->armed[i] = 0;
-            if (w->fj[f].mu > 0 && g[i] > 0) w->armed[i] = 1;
+            if (w->fj[f].mus > 0 && g[i] > 0) w->armed[i] = 1;
         }
     for (int i = 0; i < 2 * w->c.np; i++) {
         int a = 3 * w->nf + i, p = i / 2;
@@ -417,7 +419,7 @@ static int s_mode_lcp(const mbs_model *m, mbs_data *d, double t, const double *x
     struct mbs_ed_ws *w = d->ed;
     int n = m->nvar, nk = w->nk, mc = 0, idx[64];
     for (int f = 0; f < w->nf && mc < 64; f++)
-        if (w->cand[f] && w->fj[f].mu > 0) {
+        if (w->cand[f] && w->fj[f].mus > 0) {
             idx[mc++] = f;
             s_cand_tau(w, f, w->N + 2 * f);
         }
@@ -536,7 +538,8 @@ static int s_mode_lcp(const mbs_model *m, mbs_data *d, double t, const double *x
 /* ---- checks ----------------------------------------------------------------------- */
 
 /* Complementarity error of the last solve (dimensionless): the friction
- * force beyond the cone mu sum |N_k| (slip: any difference from it),
+ * force beyond the cone mu sum |N_k| (mu_s while sticking; slip: any
+ * difference from mu sum |N_k|),
  * relative to the cone plus 1e-9 of the largest sum |N_k| seen (so that the
  * round-off of forces crossing zero does not count); sliding against the
  * slip direction, or sticking with v_t != 0, relative to the largest
@@ -548,7 +551,8 @@ static double s_compl_error(const mbs_model *m, mbs_data *d, const double *v)
     for (int i = 0; i < m->nvar; i++) vmax = fmax(vmax, fabs(v[i]));
     for (int f = 0; f < w->nf; f++) {
         const double *N = w->N + 2 * f;
-        double mu = w->fj[f].mu, nbar = fabs(N[0]) + fabs(N[1]), ft = fabs(w->FT[f]);
+        double nbar = fabs(N[0]) + fabs(N[1]), ft = fabs(w->FT[f]);
+        double mu = w->mode[f] == S_STICK ? w->fj[f].mus : w->fj[f].mu;
         if (nbar > w->nmax) w->nmax = nbar;
         double scale = mu * nbar + 1e-9 * w->nmax + 1e-300;
         err = fmax(err, fmax(0, ft - mu * nbar) / scale);
@@ -640,7 +644,7 @@ static int s_initial_modes(const mbs_model *m, mbs_data *d, double vtol, mbs_err
         w->mode[f] = S_SLIP;
         w->sigma[f] = w->vt[f] >= 0 ? 1 : -1;
         w->sg[2 * f] = w->sg[2 * f + 1] = 1;
-        w->cand[f] = w->fj[f].mu > 0 && fabs(w->vt[f]) <= vtol;
+        w->cand[f] = w->fj[f].mus > 0 && fabs(w->vt[f]) <= vtol;
         any |= w->cand[f];
     }
     for (int pass = 0; pass < 2; pass++) {

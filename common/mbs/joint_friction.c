@@ -28,7 +28,7 @@ int mbs_fjoint_find(const mbs_model *m, mbs_fjoint *fj, mbs_errlist *err)
         mbs_fjoint *f = &fj[n++];
         f->joint = j;
         f->mu = J->friction;
-        f->mus = J->friction;
+        f->mus = fmax(J->friction_static, J->friction);
         f->hw = 0.5 * J->slider_width;
         /* n_1 - n_0 for the guide's unit normal n (axis turned by +90 deg) */
         double al = hypot(J->axis[0], J->axis[1]), nrm[3] = {0, 0, 0};

@@ -33,7 +33,7 @@ typedef struct {
     int joint;     /* index in spec->joints                                */
     int eq[2];     /* its equations in m->eq: end 1, end 2                  */
     double mu;     /* Coulomb coefficient (kinetic)                         */
-    double mus;    /* static coefficient >= mu (stick limit)                */
+    double mus;    /* static coefficient >= mu: the stick limit mu_s Nbar   */
     double hw;     /* half the slider's width (the walls' offset)           */
     mbs_avec nrel; /* n_1 - n_0: the guide's normal fixed in the slider minus
                       the one fixed in the guide (zero at t = 0)            */

@@ -190,13 +190,15 @@ static void test_friction_moment(void)
 /* ---- slider on an inclined guide ---------------------------------------------------- */
 
 /* A 2 kg slider on a guide at angle a (parameter, degrees) to the
- * horizontal, axis pointing up the slope, released at rest. */
+ * horizontal, axis pointing up the slope, launched at v0 along the axis
+ * (default at rest); friction mu, static friction mu + dmu. */
 static const char *INCLINE =
-    "{\"dimension\": 2, \"gravity\": [0, -9.81], \"parameters\": {\"a\": 30, \"mu\": 0.2},"
-    " \"bodies\": [{\"name\": \"s\", \"mass\": 2, \"inertia\": 0.01, \"com\": [0, 0], \"angle\": \"=$a*pi/180\"}],"
+    "{\"dimension\": 2, \"gravity\": [0, -9.81], \"parameters\": {\"a\": 30, \"mu\": 0.2, \"dmu\": 0, \"v0\": 0},"
+    " \"bodies\": [{\"name\": \"s\", \"mass\": 2, \"inertia\": 0.01, \"com\": [0, 0], \"angle\": \"=$a*pi/180\","
+    "   \"velocity\": [\"=$v0*cos($a*pi/180)\", \"=$v0*sin($a*pi/180)\"]}],"
     " \"joints\": [{\"name\": \"g\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"s\"], \"at\": [0, 0],"
     "   \"axis\": [\"=cos($a*pi/180)\", \"=sin($a*pi/180)\"], \"clearance\": 0.001, \"friction\": \"$mu\","
-    "   \"slider_length\": 0.2}],"
+    "   \"friction_static\": \"=$mu+$dmu\", \"slider_length\": 0.2}],"
     " \"solver\": {\"integrator\": \"event_driven\", \"t_end\": 1, \"step\": 0.01, \"tolerance\": 1e-10,"
     "   \"abs_tolerance\": 1e-12, \"baumgarte_alpha\": 10, \"baumgarte_beta\": 10},"
     " \"outputs\": {\"interval\": 0.05, \"channels\": ["
@@ -256,6 +258,105 @@ static void test_incline(void)
         CHECK(r.rc == 0);
         CHECK_NEAR(t_at(&r, "s", 1.0), -0.5 * acc, 1e-9);
         t_run_free(&r);
+    }
+}
+
+/* Static above kinetic friction on the incline: mu = 0.4 < tan 30 deg =
+ * 0.577 < mu_s = 0.7.  At rest the slider sticks (it needs m g sin a, and
+ * mu_s m g cos a holds it); moving down the slope it keeps sliding,
+ * accelerating at g (sin a - mu cos a); moving up it stops after
+ * v0 / (g (sin a + mu cos a)) and sticks.  With mu_s = mu it slides from
+ * rest.  Quadratics are exact for DOPRI5 and the stop is located to 1e-12 s
+ * (a position error of 1e-12 v0): 1e-9 m and 1e-9 N leave the margin of
+ * the constraint stabilisation. */
+static void test_static_friction(void)
+{
+    const double m = 2, a = 30 * M_PI / 180, mu = 0.4, v0 = 0.5;
+    const double N = m * G * cos(a), adown = G * (sin(a) - mu * cos(a)), aup = G * (sin(a) + mu * cos(a));
+    /* at rest: sticks, no event */
+    const char *rest[] = {"mu=0.4", "dmu=0.3", NULL};
+    t_run r;
+    t_run_text(INCLINE, rest, &r);
+    CHECK(r.rc == 0);
+    CHECK(fabs(t_at(&r, "s", 1.0)) < 1e-12);
+    CHECK_NEAR(t_at(&r, "F", 1.0), m * G * sin(a), 1e-9);
+    CHECK(r.met.events == 0);
+    CHECK(r.met.max_complementarity_error < 1e-8);
+    t_run_free(&r);
+    /* the same coefficients, moving down: slides with mu throughout */
+    const char *down[] = {"mu=0.4", "dmu=0.3", "v0=-0.5", NULL};
+    t_run_text(INCLINE, down, &r);
+    CHECK(r.rc == 0);
+    double e = 0;
+    for (int i = 1; i <= 20; i++) {
+        double t = 0.05 * i;
+        e = fmax(e, fabs(t_at(&r, "s", t) - (-v0 * t - 0.5 * adown * t * t)));
+    }
+    printf("  static friction 0.7 > tan a > 0.4: at rest sticks; moving down slides, max |s - exact| = %.3g m",
+           e);
+    CHECK(e < 1e-9);
+    CHECK_NEAR(t_at(&r, "F", 0.5), mu * N, 1e-9);
+    CHECK(r.met.events == 0);
+    CHECK(r.met.max_complementarity_error < 1e-8);
+    t_run_free(&r);
+    /* moving up: stops at t1 and sticks there (one event) */
+    const char *up[] = {"mu=0.4", "dmu=0.3", "v0=0.5", NULL};
+    t_run_text(INCLINE, up, &r);
+    CHECK(r.rc == 0);
+    double t1 = v0 / aup, s1 = 0.5 * v0 * v0 / aup;
+    printf("; moving up stops at %.6f m (exact %.6f), events %ld\n", t_at(&r, "s", 1.0), s1, r.met.events);
+    CHECK_NEAR(t_at(&r, "s", 0.05), v0 * 0.05 - 0.5 * aup * 0.05 * 0.05, 1e-9);
+    CHECK(t1 < 0.1);
+    CHECK_NEAR(t_at(&r, "s", 1.0), s1, 1e-9);
+    CHECK_NEAR(t_at(&r, "F", 1.0), m * G * sin(a), 1e-9);
+    CHECK(r.met.events == 1);
+    CHECK(r.met.max_complementarity_error < 1e-8);
+    t_run_free(&r);
+    /* mu_s = mu: slides from rest */
+    const char *same[] = {"mu=0.4", NULL};
+    t_run_text(INCLINE, same, &r);
+    CHECK(r.rc == 0);
+    CHECK_NEAR(t_at(&r, "s", 1.0), -0.5 * adown, 1e-9);
+    t_run_free(&r);
+}
+
+/* The parser's checks of friction_static. */
+static void test_static_friction_parse(void)
+{
+    static const struct { const char *keys, *integ, *ptr, *msg; } cases[] = {
+        {"\"friction\": 0.1, \"friction_static\": 0.05", "event_driven", "/joints/0/friction_static",
+         "'friction_static' (0.05) must be >= 'friction' (0.1)"},
+        {"\"friction\": 0.1, \"friction_static\": -1", "event_driven", "/joints/0/friction_static", "must be >= 0"},
+        {"\"clearance_model\": \"impact\", \"slider_width\": 0.05, \"friction_static\": 0.3", "moreau_jean",
+         "/joints/0/friction_static", "applies to clearance_model \"friction\" only"},
+        {"\"friction_static\": 0.3", "dopri5", "/joints/0/friction", "needs solver.integrator \"event_driven\""},
+        {"\"friction\": 0.1, \"friction_static\": 0.3, \"slider_width\": 0", "event_driven", NULL, NULL},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "{\"dimension\": 2, \"bodies\": [{\"name\": \"b\", \"mass\": 1, \"inertia\": 1, \"com\": [0, 0]}],"
+                 " \"joints\": [{\"name\": \"J\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"b\"],"
+                 " \"axis\": [1, 0], \"clearance\": 0.001, \"slider_length\": 0.1, %s}],"
+                 " \"solver\": {\"integrator\": \"%s\", \"t_end\": 1}}", cases[k].keys, cases[k].integ);
+        mbs_errlist err;
+        memset(&err, 0, sizeof err);
+        mbs_spec *s = mech_parse(text, strlen(text), NULL, 0, &err);
+        if (!cases[k].msg) {
+            CHECK(s != NULL && err.n == 0);
+            if (s) {
+                CHECK_NEAR(s->joints[0].friction_static, 0.3, 0);
+                CHECK_NEAR(s->joints[0].slider_width, 0, 0);
+            }
+        } else {
+            int found = 0;
+            for (int i = 0; i < err.n; i++)
+                found |= !strcmp(err.e[i].pointer, cases[k].ptr) && strstr(err.e[i].message, cases[k].msg);
+            if (!found) printf("  case %zu: expected %s: %s; got %d errors, first '%s' %s\n", k, cases[k].ptr,
+                               cases[k].msg, err.n, err.n ? err.e[0].pointer : "", err.n ? err.e[0].message : "");
+            CHECK(s == NULL && found);
+        }
+        mbs_spec_free(&s);
     }
 }
 
@@ -429,6 +530,8 @@ int main(void)
     test_stick_slip();
     test_friction_moment();
     test_incline();
+    test_static_friction();
+    test_static_friction_parse();
     test_flores();
     test_baumgarte();
     test_impact_expansion();
