@@ -224,11 +224,13 @@ static int s_joint_forces(const mbs_model *m, struct mbs_ed_ws *w, const double 
 }
 
 /* Build, factor and solve the KKT system of the current modes at (t, x, v):
- * a (n), lam (ne); forces and sliding kinematics into w.  A sticking joint
- * with its ends on opposite walls is solved again with the arm of its
- * friction from the last normal forces until the arm settles (a fixed
- * point: the arm moves the normal forces by about mu w / L of themselves;
- * at most 30 passes).  With resp & 1, also the responses (a, lam) to a
+ * a (n), lam (ne); forces and sliding kinematics into w.  Two fixed points
+ * in the normal forces are solved by passes (at most 30): a sticking joint
+ * with its ends on opposite walls gets the arm of its friction from the
+ * last normal forces (the arm moves them by about mu w / L of themselves),
+ * and two or more sticking contacts share their friction in proportion to
+ * their last normal forces (mbs_edc_resplit; the split of redundant rows
+ * does not move the normal forces: two passes).  With resp & 1, also the responses (a, lam) to a
  * unit friction force (along the row W - hw tau V) of every S_FREE joint;
  * with resp & 2, the responses to unit normal and tangential forces of
  * every contact candidate (w->c.cand, normally open). */
@@ -250,9 +252,11 @@ static int s_solve(const mbs_model *m, mbs_data *d, double t, const double *x, c
         mbs_note_system(d, nk);
         if (mbs_mat_factor(K) != 0) return MBS_ESINGULAR;
         mbs_mat_solve(K, rhs);
-        if (!s_joint_forces(m, w, rhs) || pass == 29) break;
+        mbs_edc_forces(&w->c, rhs);
+        int again = s_joint_forces(m, w, rhs);
+        again |= mbs_edc_resplit(&w->c);
+        if (!again || pass == 29) break;
     }
-    mbs_edc_forces(&w->c, rhs);
     memcpy(a, rhs, sizeof(double) * (size_t)n);
     memcpy(lam, rhs + n, sizeof(double) * (size_t)ne);
     for (int p = 0; (resp & 2) && p < w->c.np; p++) {
@@ -589,6 +593,13 @@ static int s_contact_event(const mbs_model *m, mbs_data *d, int start, double gt
         int gi = 3 * w->nf + 2 * p;
         int closing = c->state[p] == MBS_EDC_OPEN &&
                       (start ? c->pt[p].g <= gtol : w->armed[gi] && w->g1[gi] <= 0);
+        /* a sticking pair whose (group's) stick reserve fired slips in the
+         * direction its friction resists: just past the root the friction
+         * it needs exceeds its cone by round-off only, which the mode LCP's
+         * tolerance would take for sticking */
+        c->fslip[p] = 0;
+        if (!start && c->state[p] == MBS_EDC_STICK && w->armed[gi + 1] && w->g1[gi + 1] <= 0)
+            c->fslip[p] = mbs_edc_group_lt(c, p) > 0 ? -1 : 1;
         if (closing && c->vn[p] < 0) {
             impact = 1;
             if (c->vn[p] < -vzeno) d->met.impacts++;
@@ -619,8 +630,9 @@ static int s_contact_event(const mbs_model *m, mbs_data *d, int start, double gt
     for (int p = 0; p < c->np; p++) {
         if (!c->cand[p]) continue;
         double vt = mbs_edc_gdot(m, c, p, 1, d->v);
-        c->stickc[p] = c->mu[p] > 0 && fabs(vt) <= vtol;
-        if (!c->stickc[p]) c->sigma[p] = vt >= 0 ? 1 : -1;
+        c->stickc[p] = c->mu[p] > 0 && fabs(vt) <= vtol && !c->fslip[p];
+        if (c->fslip[p]) c->sigma[p] = c->fslip[p];
+        else if (!c->stickc[p]) c->sigma[p] = vt >= 0 ? 1 : -1;
     }
     if (s_solve(m, d, d->t, d->x, d->v, w->a1, w->lam1, 2) != 0) goto singular;
     (void)n;
