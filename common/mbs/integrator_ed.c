@@ -54,6 +54,8 @@ struct mbs_ed_ws {
     int *sg;             /* (2 nf) sign of N_k assumed by the mode             */
     int *armed;          /* (ng) event functions armed                         */
     int *cand;           /* (nf) joints of the mode LCP                        */
+    int *fslip;          /* (nf) at an event: slip direction forced on a sticking
+                            joint whose stick function fired, or 0           */
     double *g0, *g1;     /* (ng) event functions: step start, trial end        */
     double *W, *gamT, *vt; /* (nf n), (nf), (nf) sliding kinematics            */
     double *V;           /* (nf n) moment rows of the wall contact points      */
@@ -87,7 +89,7 @@ int mbs_ed_data_init(const mbs_model *m, mbs_data *d)
     int ok = mbs_edc_init(m, &w->c, n + ne + nf, w->nk) == 0, g1 = w->ng > 0 ? w->ng : 1;
 #define ALLOC(p, cnt) do { (p) = calloc((size_t)(cnt), sizeof *(p)); ok &= (p) != NULL; } while (0)
     ALLOC(w->fj, f1); ALLOC(w->mode, f1); ALLOC(w->sigma, f1); ALLOC(w->sg, 2 * f1); ALLOC(w->armed, g1); ALLOC(w->crossed, g1);
-    ALLOC(w->cand, f1); ALLOC(w->g0, g1); ALLOC(w->g1, g1);
+    ALLOC(w->cand, f1); ALLOC(w->fslip, f1); ALLOC(w->g0, g1); ALLOC(w->g1, g1);
     ALLOC(w->W, f1 * (n + 1)); ALLOC(w->V, f1 * (n + 1)); ALLOC(w->tau, f1); ALLOC(w->gamT, f1); ALLOC(w->vt, f1); ALLOC(w->N, 2 * f1); ALLOC(w->FT, f1);
     ALLOC(w->sol, w->nk + 1); ALLOC(w->resp, f1 * (w->nk + 1));
     ALLOC(w->x1, n + 1); ALLOC(w->v1, n + 1); ALLOC(w->a1, n + 1); ALLOC(w->lam1, ne + 1);
@@ -108,7 +110,7 @@ void mbs_ed_data_free(mbs_data *d)
 {
     struct mbs_ed_ws *w = d->ed;
     if (!w) return;
-    free(w->fj); free(w->mode); free(w->sigma); free(w->sg); free(w->armed); free(w->cand);
+    free(w->fj); free(w->mode); free(w->sigma); free(w->sg); free(w->armed); free(w->cand); free(w->fslip);
     free(w->g0); free(w->g1); free(w->W); free(w->V); free(w->tau); free(w->gamT); free(w->vt); free(w->N); free(w->FT);
     free(w->sol); free(w->resp); free(w->x1); free(w->v1); free(w->a1); free(w->lam1);
     free(w->lM); free(w->lq); free(w->lz); free(w->lw); free(w->lt);
@@ -529,7 +531,10 @@ static int s_mode_lcp(const mbs_model *m, mbs_data *d, double t, const double *x
     for (int i = 0; i < mc; i++) {
         int f = idx[i];
         double xp = w->lw[i], xm = w->lz[mc + i];
-        if (fmax(xp, xm) <= 1e-9 * ascale) {
+        if (fmax(xp, xm) <= 1e-9 * ascale && w->fslip[f]) {
+            w->mode[f] = S_SLIP;
+            w->sigma[f] = w->fslip[f];
+        } else if (fmax(xp, xm) <= 1e-9 * ascale) {
             w->mode[f] = S_STICK;
         } else {
             w->mode[f] = S_SLIP;
@@ -813,11 +818,18 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp
             d->met.events++;
             for (int f = 0; f < w->nf; f++) {
                 w->cand[f] = w->mode[f] == S_STICK;
+                /* a sticking joint whose stick function fired slips in the
+                 * direction its friction resisted (just past the root the
+                 * force it needs exceeds mu_s Nbar by round-off only, which
+                 * the LCP's tolerance would take for sticking) */
+                w->fslip[f] = 0;
+                if (w->mode[f] == S_STICK && w->armed[3 * f] && w->g1[3 * f] <= 0) w->fslip[f] = w->FT[f] > 0 ? -1 : 1;
                 if (w->armed[3 * f] && w->g1[3 * f] <= 0) w->cand[f] = 1;
                 for (int k = 0; k < 2; k++)
                     if (w->armed[3 * f + 1 + k] && w->g1[3 * f + 1 + k] <= 0) w->sg[2 * f + k] = -w->sg[2 * f + k];
             }
             rc = s_mode_lcp(m, d, d->t, d->x, d->v, err);
+            memset(w->fslip, 0, sizeof(int) * (size_t)w->nf);
             /* the contacts (impacts, then modes); the joints' modes above
              * were chosen with the contacts in their previous modes */
             if (!rc) rc = s_contact_event(m, d, 0, 1e3 * atol, 1e3 * atol, 1e3 * atol, err);

@@ -320,6 +320,50 @@ static void test_static_friction(void)
     t_run_free(&r);
 }
 
+/* Stick -> slip under a growing push: a 1 kg slider on a horizontal guide
+ * (mu = 0.2, mu_s = mu + dmu), pushed along its axis by P = c t (c = 10
+ * N/s).  It sticks until c t_s = mu_s m g, then slides with mu:
+ *   s(t) = c (t - t_s)^3 / 6 + (c t_s - mu m g) (t - t_s)^2 / 2.
+ * One event; at the located root the push exceeds the cone by round-off
+ * only, so the joint must be sent to slip, not re-stuck by the LCP's
+ * tolerance (it then stayed stuck with the friction outside its cone). */
+static const char *RAMP =
+    "{\"dimension\": 2, \"gravity\": [0, -9.81], \"parameters\": {\"dmu\": 0},"
+    " \"bodies\": [{\"name\": \"s\", \"mass\": 1, \"inertia\": 0.001, \"com\": [0, 0], \"angle\": 0}],"
+    " \"joints\": [{\"name\": \"g\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"s\"], \"at\": [0, 0],"
+    "   \"axis\": [1, 0], \"clearance\": 0.001, \"friction\": 0.2, \"friction_static\": \"=0.2+$dmu\","
+    "   \"slider_length\": 0.1, \"slider_width\": 0.05}],"
+    " \"forces\": [{\"type\": \"force\", \"body\": \"s\", \"value\": [\"=10*t\", 0]}],"
+    " \"solver\": {\"integrator\": \"event_driven\", \"t_end\": 0.5, \"step\": 0.001, \"tolerance\": 1e-10,"
+    "   \"abs_tolerance\": 1e-12, \"baumgarte_alpha\": 10, \"baumgarte_beta\": 10},"
+    " \"outputs\": {\"interval\": 0.01, \"channels\": ["
+    "   {\"name\": \"s\", \"quantity\": \"joint_coordinate\", \"joint\": \"g\"},"
+    "   {\"name\": \"F\", \"quantity\": \"friction_force\", \"joint\": \"g\"}]}}";
+
+static void test_ramp(void)
+{
+    const double c = 10, mu = 0.2;
+    for (int k = 0; k < 2; k++) {
+        double dmu = k ? 0.1 : 0, ts = (mu + dmu) * G / c, T = 0.5;
+        const char *sets[] = {k ? "dmu=0.1" : "dmu=0", NULL};
+        t_run r;
+        t_run_text(RAMP, sets, &r);
+        CHECK(r.rc == 0);
+        double se = c * pow(T - ts, 3) / 6 + (c * ts - mu * G) * (T - ts) * (T - ts) / 2;
+        printf("  push c t, mu_s %.1f: s(0.5) %.12f (exact %.12f), events %ld, complementarity %.2g\n", mu + dmu,
+               t_at(&r, "s", T), se, r.met.events, r.met.max_complementarity_error);
+        /* a cubic in each phase (exact for DOPRI5), the switch located to
+         * 1e-12 s: 1e-10 m */
+        CHECK_NEAR(t_at(&r, "s", T), se, 1e-10);
+        CHECK(fabs(t_at(&r, "s", ts - 0.01)) < 1e-12);
+        CHECK_NEAR(t_at(&r, "F", ts - 0.01), -c * (ts - 0.01), 1e-9);
+        CHECK_NEAR(t_at(&r, "F", T), -mu * G, 1e-9);
+        CHECK(r.met.events == 1);
+        CHECK(r.met.max_complementarity_error < 1e-8);
+        t_run_free(&r);
+    }
+}
+
 /* The parser's checks of friction_static. */
 static void test_static_friction_parse(void)
 {
@@ -531,6 +575,7 @@ int main(void)
     test_friction_moment();
     test_incline();
     test_static_friction();
+    test_ramp();
     test_static_friction_parse();
     test_flores();
     test_baumgarte();
