@@ -363,12 +363,12 @@ static const struct {
 
 static const char *const s_joint_all[] = {"name", "type", "bodies", "at", "axis", "axes",
                                           "points", "length", "clearance_model", "clearance",
-                                          "friction", "slider_length", "slider_width",
-                                          "restitution", NULL};
+                                          "friction", "friction_static", "slider_length",
+                                          "slider_width", "restitution", NULL};
 /* Keys of the 2-D prismatic joint with clearance (seed 003). */
 static const char *const s_clearance_keys[] = {"clearance_model", "clearance", "friction",
-                                               "slider_length", "slider_width", "restitution",
-                                               NULL};
+                                               "friction_static", "slider_length", "slider_width",
+                                               "restitution", NULL};
 static const char *const s_jtype_names[] = {"revolute", "prismatic", "spherical", "universal",
                                             "cylindrical", "fixed", "distance", NULL};
 
@@ -460,8 +460,9 @@ static void s_joint_geometry(mech_ctx *c, json_t *obj, const char *ptr, int t,
 
 /* Clearance of a 2-D prismatic joint (seed 003; Flores, Leine, Glocker
  * 2010): the model ("friction" when clearance or friction is given), the
- * radial clearance, Coulomb coefficient and the slider's size; restitution
- * and slider_width belong to the impact model. */
+ * radial clearance, Coulomb coefficients (sliding, static) and the slider's size (its width
+ * places the friction model's wall contact points); restitution belongs to
+ * the impact model. */
 static void s_joint_clearance(mech_ctx *c, json_t *obj, const char *ptr, mbs_joint_spec *j)
 {
     char kp[MECH_PTR_MAX];
@@ -486,8 +487,22 @@ static void s_joint_clearance(mech_ctx *c, json_t *obj, const char *ptr, mbs_joi
     int impact = j->clearance_model == MBS_CLEARANCE_IMPACT;
     mech_num_key(c, obj, ptr, "clearance", MECH_REQ | MECH_POS, 0, &j->clearance);
     mech_num_key(c, obj, ptr, "friction", MECH_NONNEG, 0, &j->friction);
+    /* static friction (friction model): the stick limit, at least the
+     * sliding coefficient; default the sliding coefficient */
+    j->friction_static = j->friction;
+    mech_ptr_key(kp, ptr, "friction_static");
+    if (json_object_get(obj, "friction_static") && impact) {
+        mech_err(c, kp, "'friction_static' applies to clearance_model \"friction\" only (the impact "
+                 "model's corner contacts have one coefficient, 'friction')");
+    } else if (mech_num_key(c, obj, ptr, "friction_static", MECH_NONNEG, j->friction, &j->friction_static) == 1 &&
+               j->friction_static < j->friction) {
+        mech_err(c, kp, "'friction_static' (%g) must be >= 'friction' (%g): sticking holds at least as much "
+                 "as sliding", j->friction_static, j->friction);
+    }
     mech_num_key(c, obj, ptr, "slider_length", MECH_REQ | MECH_POS, 0, &j->slider_length);
-    mech_num_key(c, obj, ptr, "slider_width", impact ? MECH_REQ | MECH_POS : MECH_POS, 0,
+    /* the friction model takes the width for the wall contact points of
+     * its friction (0, the default: the friction acts on the axis) */
+    mech_num_key(c, obj, ptr, "slider_width", impact ? MECH_REQ | MECH_POS : MECH_NONNEG, 0,
                  &j->slider_width);
     /* which integrator handles the model */
     mbs_integrator integ = c->spec->solver.integrator;
@@ -496,7 +511,7 @@ static void s_joint_clearance(mech_ctx *c, json_t *obj, const char *ptr, mbs_joi
         mech_err(c, kp, "the impact model of a clearance joint (rigid contacts at the slider's "
                  "corners) needs solver.integrator \"moreau_jean\"");
     mech_ptr_key(kp, ptr, "friction");
-    if (!impact && j->friction > 0 && integ != MBS_INT_EVENT_DRIVEN)
+    if (!impact && (j->friction > 0 || j->friction_static > 0) && integ != MBS_INT_EVENT_DRIVEN)
         mech_err(c, kp, "friction in a clearance joint (seed 003 model) needs solver.integrator "
                  "\"event_driven\"; with friction 0 any integrator treats the joint as ideal");
     j->restitution = 0;

@@ -19,6 +19,16 @@
  * contracts by ~1e-6 per pass while cond(M + alpha Phi_q^T Phi_q) ~ 1e6
  * keeps round-off in the solution near 1e-10 (a larger alpha trades
  * accuracy for nothing: the iteration already converges in 2-3 passes). */
+void mbs_baumgarte_rhs(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double ab,
+                       double bb, double *c)
+{
+    mbs_cons_eval(m, x, t, d->phi, d->jac);
+    mbs_cons_phit(m, x, t, d->phit);
+    mbs_cons_gamma(m, x, v, t, d->gam);
+    mbs_cons_jv(m, d->jac, v, d->r1);
+    for (int i = 0; i < m->neq; i++) c[i] = d->gam[i] + 2 * ab * (d->r1[i] + d->phit[i]) + bb * bb * d->phi[i];
+}
+
 double mbs_alpha(const mbs_model *m)
 {
     return 1e6 * m->mass_scale / (m->length_scale * m->length_scale);

@@ -9,6 +9,13 @@
 /* Penalty factor alpha of the augmented-Lagrangian solves (mass-scaled). */
 double mbs_alpha(const mbs_model *m);
 
+/* The constraints at (x, v, t) into d (phi, jac, phit, gam, and Phi_q v in
+ * d->r1), and the right-hand side of their Baumgarte-stabilised
+ * acceleration equations Phi_q a = -c (integrator_rk.c, integrator_ed.c):
+ *     c = gamma + 2 alpha_B (Phi_q v + Phi_t) + beta_B^2 Phi   (ne). */
+void mbs_baumgarte_rhs(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double ab,
+                       double bb, double *c);
+
 /* "joint 'A'", "rigid body 'crank'" or "driver of joint 'A'" for equation i. */
 const char *mbs_eq_owner(const mbs_model *m, int i, char *buf, size_t size);
 

@@ -36,7 +36,7 @@ int mbs_edc_init(const mbs_model *m, mbs_edc *c, int col0, int nk)
     ALLOC(c->pair, p1); ALLOC(c->state, p1); ALLOC(c->sigma, p1); ALLOC(c->insys, p1); ALLOC(c->has, p1);
     ALLOC(c->cand, p1); ALLOC(c->stickc, p1); ALLOC(c->pt, p1); ALLOC(c->dgv, 2 * p1);
     ALLOC(c->vn, p1); ALLOC(c->vt, p1); ALLOC(c->ln, p1); ALLOC(c->lt, p1); ALLOC(c->goff, p1); ALLOC(c->epst, p1);
-    ALLOC(c->mu, p1); ALLOC(c->e, p1); ALLOC(c->xe, m->nvar + 1);
+    ALLOC(c->mu, p1); ALLOC(c->e, p1); ALLOC(c->xe, m->nvar + 1); ALLOC(c->grp, p1); ALLOC(c->fslip, p1);
     ALLOC(c->resp, (size_t)2 * p1 * (size_t)(nk + 1));
     c->lmax = 4 * p1;
     ALLOC(c->idx, p1); ALLOC(c->W, 4 * p1 * p1);
@@ -52,6 +52,19 @@ int mbs_edc_init(const mbs_model *m, mbs_edc *c, int col0, int nk)
         c->e[p] = C->restitution;
         c->sigma[p] = 1;
         p++;
+    }
+    /* redundant groups: pairs q < p sharing a shape whose other shapes are
+     * on one body (the first such q gives the group) */
+    for (int p = 0; p < c->np; p++) {
+        const mbs_contact_spec *P = &m->spec->contacts[c->pair[p]];
+        c->grp[p] = p;
+        for (int q = 0; q < p && c->grp[p] == p; q++) {
+            const mbs_contact_spec *Q = &m->spec->contacts[c->pair[q]];
+            for (int s = 0; s < 2; s++)
+                if (P->shape[s] == Q->shape[s] &&
+                    m->spec->shapes[P->shape[1 - s]].body == m->spec->shapes[Q->shape[1 - s]].body)
+                    c->grp[p] = c->grp[q];
+        }
     }
     /* regularisation of the contact rows: y_c -> G a - eps y_c, so that
      * redundant contact constraints (two sticking corners of one block give
@@ -71,7 +84,7 @@ void mbs_edc_free(mbs_edc *c)
 {
     free(c->pair); free(c->state); free(c->sigma); free(c->insys); free(c->has); free(c->cand); free(c->stickc);
     free(c->pt); free(c->dgv); free(c->vn); free(c->vt); free(c->ln); free(c->lt); free(c->goff); free(c->epst);
-    free(c->mu); free(c->e); free(c->xe); free(c->resp); free(c->idx); free(c->W);
+    free(c->mu); free(c->e); free(c->xe); free(c->grp); free(c->fslip); free(c->resp); free(c->idx); free(c->W);
     free(c->lM); free(c->lq); free(c->lz); free(c->lw); free(c->lwork);
     memset(c, 0, sizeof *c);
 }
@@ -183,6 +196,41 @@ void mbs_edc_forces(mbs_edc *c, const double *sol)
     }
 }
 
+int mbs_edc_resplit(mbs_edc *c)
+{
+    int ns = 0, again = 0;
+    double lref = 0;
+    for (int p = 0; p < c->np; p++)
+        if (c->has[p] && c->state[p] == MBS_EDC_STICK) { ns++; lref = fmax(lref, c->mu[p] * c->ln[p]); }
+    if (ns < 2 || !(lref > 0)) return 0;
+    for (int p = 0; p < c->np; p++) {
+        if (!c->has[p] || c->state[p] != MBS_EDC_STICK) continue;
+        double e = c->eps * lref / fmax(c->mu[p] * c->ln[p], 1e-6 * lref);
+        if (fabs(e - c->epst[p]) > 1e-9 * c->epst[p]) again = 1;
+        c->epst[p] = e;
+    }
+    return again;
+}
+
+double mbs_edc_group_lt(const mbs_edc *c, int p)
+{
+    if (c->state[p] != MBS_EDC_STICK) return c->lt[p];
+    double s = 0;
+    for (int q = 0; q < c->np; q++)
+        if (c->grp[q] == c->grp[p] && c->has[q] && c->state[q] == MBS_EDC_STICK)
+            s += c->lt[q] * (c->pt[q].t[0][0] * c->pt[p].t[0][0] + c->pt[q].t[0][1] * c->pt[p].t[0][1] >= 0 ? 1 : -1);
+    return s;
+}
+
+/* The stick reserve of p's group (see mbs_edc_events). */
+static double s_reserve(const mbs_edc *c, int p)
+{
+    double cap = 0;
+    for (int q = 0; q < c->np; q++)
+        if (c->grp[q] == c->grp[p] && c->has[q] && c->state[q] == MBS_EDC_STICK) cap += c->mu[q] * c->ln[q];
+    return cap - fabs(mbs_edc_group_lt(c, p));
+}
+
 void mbs_edc_events(const mbs_edc *c, double *g)
 {
     for (int p = 0; p < c->np; p++) {
@@ -192,7 +240,7 @@ void mbs_edc_events(const mbs_edc *c, double *g)
             continue;
         }
         g[2 * p] = c->ln[p];
-        g[2 * p + 1] = c->state[p] == MBS_EDC_STICK ? c->mu[p] * c->ln[p] - fabs(c->lt[p]) : c->sigma[p] * c->vt[p];
+        g[2 * p + 1] = c->state[p] == MBS_EDC_STICK ? s_reserve(c, p) : c->sigma[p] * c->vt[p];
     }
 }
 

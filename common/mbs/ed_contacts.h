@@ -44,6 +44,12 @@ typedef struct {
                             mode LCP's friction split (redundant sticking
                             points share the friction as the LCP did)       */
     double nmax;         /* largest normal force seen (scale of the checks)     */
+    int *grp;            /* (np) first pair of its redundant group: pairs that
+                            share one shape while their other shapes are on
+                            one body (the corners of a face on one surface):
+                            their sticking tangent rows are redundant         */
+    int *fslip;          /* (np) at an event: slip direction forced on a
+                            sticking pair whose stick function fired, or 0  */
     /* LCPs (4 np unknowns at most) */
     int lmax;
     int *idx;            /* (np) candidates                                      */
@@ -69,9 +75,26 @@ void mbs_edc_assemble(const mbs_model *m, mbs_edc *c, mbs_mat *K, double *rhs, d
 /* Contact forces lam_n, lam_t from the solved KKT vector sol. */
 void mbs_edc_forces(mbs_edc *c, const double *sol);
 
+/* The friction split of the sticking contacts from the normal forces of the
+ * last solve (c->ln): epst_p = eps lref / (mu_p lam_n,p), lref the largest
+ * mu lam_n, so that redundant sticking tangent rows (the corners of one
+ * face) share the friction in proportion to their cone capacities, every
+ * cone equally used, and all reach their limits at the same instant.
+ * Only with two or more sticking contacts (one alone is not redundant).
+ * Returns 1 when a weight moved by more than 1e-9 of itself (solve again). */
+int mbs_edc_resplit(mbs_edc *c);
+
 /* Event functions (2 np) of the last evaluation into g: gap - goff (open)
- * or lam_n (closed); sigma v_t (slip) or mu lam_n - |lam_t| (stick). */
+ * or lam_n (closed); sigma v_t (slip) or the stick reserve (stick):
+ * mu lam_n - |lam_t|, summed over the sticking pairs of the redundant group
+ * (c->grp) when there are several (their split is indeterminate, the sum
+ * is not: all members fire together, at the instant the group's friction
+ * reaches the sum of its cones). */
 void mbs_edc_events(const mbs_edc *c, double *g);
+
+/* Friction force of the sticking pairs in p's group (along t_p) from the
+ * last solve (c->lt; p's own when it is not sticking). */
+double mbs_edc_group_lt(const mbs_edc *c, int p);
 
 /* Whether event function i (0 .. 2 np) exists for the current states
  * (pairs out of the system and frictionless tangents have none). */

@@ -14,7 +14,9 @@
  *         W a + gam_T = -2 alpha_B v_t, with multiplier -F_T.
  * Events (joint_friction.h for the symbols), one function each, positive
  * while the mode is valid:
- *   slip: sigma v_t;  stick: mu (|N_1| + |N_2|) - |F_T|;  each end: s_k N_k.
+ *   slip: sigma v_t;  stick: mu_s (|N_1| + |N_2|) - |F_T|;  each end: s_k N_k
+ * (mu_s >= mu the static coefficient: a joint sticks while its friction is
+ * within mu_s sum |N_k| and slips with mu).
  * A step whose end makes an armed function negative is re-taken from its
  * start with the step size found by the Illinois method (regula falsi) on
  * the smallest function, to a time tolerance; the run continues from just
@@ -27,6 +29,7 @@
  * at a function's zero (slip reversal) does not fire at once.
  */
 #include "integrators.h"
+#include "analysis.h"
 #include "dopri5.h"
 #include "ed_contacts.h"
 #include "joint_friction.h"
@@ -51,10 +54,16 @@ struct mbs_ed_ws {
     int *sg;             /* (2 nf) sign of N_k assumed by the mode             */
     int *armed;          /* (ng) event functions armed                         */
     int *cand;           /* (nf) joints of the mode LCP                        */
+    int *fslip;          /* (nf) at an event: slip direction forced on a sticking
+                            joint whose stick function fired, or 0           */
     double *g0, *g1;     /* (ng) event functions: step start, trial end        */
     double *W, *gamT, *vt; /* (nf n), (nf), (nf) sliding kinematics            */
+    double *V;           /* (nf n) moment rows of the wall contact points      */
+    double *tau;         /* (nf) sum s_k |N_k| / sum |N_k|: the friction's arm
+                            in half widths (joint_friction.h)                 */
     double *N, *FT;      /* (2 nf), (nf) forces of the last solve              */
     mbs_mat K;           /* dense nonsymmetric KKT matrix                      */
+    mbs_mat Rm;          /* (nf x nf) I + D Hb of the mode LCP, dense LU        */
     double *sol;         /* (nk)                                               */
     double *resp;        /* (nf nk) responses to unit friction forces          */
     double *x1, *v1, *a1, *lam1; /* trial step end (n, n, n, ne)               */
@@ -80,8 +89,8 @@ int mbs_ed_data_init(const mbs_model *m, mbs_data *d)
     int ok = mbs_edc_init(m, &w->c, n + ne + nf, w->nk) == 0, g1 = w->ng > 0 ? w->ng : 1;
 #define ALLOC(p, cnt) do { (p) = calloc((size_t)(cnt), sizeof *(p)); ok &= (p) != NULL; } while (0)
     ALLOC(w->fj, f1); ALLOC(w->mode, f1); ALLOC(w->sigma, f1); ALLOC(w->sg, 2 * f1); ALLOC(w->armed, g1); ALLOC(w->crossed, g1);
-    ALLOC(w->cand, f1); ALLOC(w->g0, g1); ALLOC(w->g1, g1);
-    ALLOC(w->W, f1 * (n + 1)); ALLOC(w->gamT, f1); ALLOC(w->vt, f1); ALLOC(w->N, 2 * f1); ALLOC(w->FT, f1);
+    ALLOC(w->cand, f1); ALLOC(w->fslip, f1); ALLOC(w->g0, g1); ALLOC(w->g1, g1);
+    ALLOC(w->W, f1 * (n + 1)); ALLOC(w->V, f1 * (n + 1)); ALLOC(w->tau, f1); ALLOC(w->gamT, f1); ALLOC(w->vt, f1); ALLOC(w->N, 2 * f1); ALLOC(w->FT, f1);
     ALLOC(w->sol, w->nk + 1); ALLOC(w->resp, f1 * (w->nk + 1));
     ALLOC(w->x1, n + 1); ALLOC(w->v1, n + 1); ALLOC(w->a1, n + 1); ALLOC(w->lam1, ne + 1);
     ALLOC(w->lM, 16 * f1 * f1); ALLOC(w->lq, 4 * f1); ALLOC(w->lz, 4 * f1); ALLOC(w->lw, 4 * f1);
@@ -92,6 +101,7 @@ int mbs_ed_data_init(const mbs_model *m, mbs_data *d)
     w->lwork = malloc(mbs_lcp_lemke_worksize(4 * f1));
     ok &= w->lwork != NULL;
     if (ok && mbs_mat_init(&w->K, MBS_MAT_GEN, w->nk, w->nk - 1, w->nk - 1)) ok = 0;
+    if (ok && mbs_mat_init(&w->Rm, MBS_MAT_GEN, f1, f1 - 1, f1 - 1)) ok = 0;
     if (!ok) { mbs_ed_data_free(d); return -1; }
     return 0;
 }
@@ -100,14 +110,15 @@ void mbs_ed_data_free(mbs_data *d)
 {
     struct mbs_ed_ws *w = d->ed;
     if (!w) return;
-    free(w->fj); free(w->mode); free(w->sigma); free(w->sg); free(w->armed); free(w->cand);
-    free(w->g0); free(w->g1); free(w->W); free(w->gamT); free(w->vt); free(w->N); free(w->FT);
+    free(w->fj); free(w->mode); free(w->sigma); free(w->sg); free(w->armed); free(w->cand); free(w->fslip);
+    free(w->g0); free(w->g1); free(w->W); free(w->V); free(w->tau); free(w->gamT); free(w->vt); free(w->N); free(w->FT);
     free(w->sol); free(w->resp); free(w->x1); free(w->v1); free(w->a1); free(w->lam1);
     free(w->lM); free(w->lq); free(w->lz); free(w->lw); free(w->lt);
     free(w->G); free(w->H); free(w->R); free(w->F0); free(w->Fz); free(w->A0); free(w->N0);
     free(w->lwork); free(w->crossed);
     mbs_edc_free(&w->c);
     mbs_mat_free(&w->K);
+    mbs_mat_free(&w->Rm);
     free(w);
     d->ed = NULL;
 }
@@ -121,32 +132,43 @@ void mbs_ed_reset(mbs_data *d)
 
 /* ---- the accelerations of a mode -------------------------------------------------- */
 
-/* Build, factor and solve the KKT system of the current modes at (t, x, v):
- * a (n), lam (ne); forces and sliding kinematics into w.  With resp & 1,
- * also the responses (a, lam) to a unit friction force of every S_FREE
- * joint; with resp & 2, the responses to unit normal and tangential forces
- * of every contact candidate (w->c.cand, normally open). */
-static int s_solve(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v, double *a,
-                   double *lam, int resp)
+/* The generalized-force row of joint f's friction along its wall contact
+ * points for the arm tau (joint_friction.h): row = W - hw tau V, added as
+ * s * row into column col of K (rows of M). */
+static void s_add_friction_col(const struct mbs_ed_ws *w, int n, int f, double tau, double s, int col, mbs_mat *K)
+{
+    const double *Wf = w->W + (size_t)f * n, *Vf = w->V + (size_t)f * n;
+    double arm = w->fj[f].hw * tau;
+    for (int i = 0; i < n; i++) {
+        double r = Wf[i] - (arm != 0 ? arm * Vf[i] : 0);
+        if (r != 0) mbs_mat_add(K, i, col, s * r);
+    }
+}
+
+/* A sticking joint whose ends press on opposite walls: its friction's arm
+ * tau depends on the normal forces (the proportional split), found by
+ * fixed-point iterations in s_solve; on one wall tau = s_k exactly. */
+static int s_tau_free(const struct mbs_ed_ws *w, int f)
+{
+    return w->mode[f] == S_STICK && w->fj[f].hw > 0 && w->fj[f].mus > 0 && w->sg[2 * f] != w->sg[2 * f + 1];
+}
+
+/* Assemble the KKT matrix K and right-hand side rhs of the current modes
+ * from the evaluated constraints (d), forces (d->Q), sliding rows (w) and
+ * contact points (w->c):
+ *   [M  Phi_q^T  C_stick; Phi_q 0 0; W_stick 0 0] plus the sliding friction
+ * columns -mu sigma s_k (W - s_k hw V)^T on the end multipliers;
+ * C_stick = (W - hw tau V)^T. */
+static void s_assemble(const mbs_model *m, mbs_data *d, double *rhs)
 {
     struct mbs_ed_ws *w = d->ed;
     const mbs_solver_spec *o = &m->spec->solver;
-    int n = m->nvar, ne = m->neq, nk = w->nk;
+    int n = m->nvar, ne = m->neq;
     double ab = o->baumgarte_alpha, bb = o->baumgarte_beta;
-    mbs_cons_eval(m, x, t, d->phi, d->jac);
-    mbs_cons_phit(m, x, t, d->phit);
-    mbs_cons_gamma(m, x, v, t, d->gam);
-    mbs_cons_jv(m, d->jac, v, d->r1);
-    mbs_force_eval(m, d, x, v, t, d->Q);
-    for (int f = 0; f < w->nf; f++)
-        w->vt[f] = mbs_fjoint_slide(m, &w->fj[f], x, v, w->W + (size_t)f * n, &w->gamT[f]);
-    /* [M  Phi_q^T  W^T(stick); Phi_q 0 0; W(stick) 0 0] plus the sliding
-     * friction columns -W^T mu sigma s_k on the end multipliers */
     mbs_mat *K = &w->K;
     mbs_mat_zero(K);
     for (int i = 0; i < n; i++)
         for (int k = m->M_ptr[i]; k < m->M_ptr[i + 1]; k++) mbs_mat_add(K, i, m->M_col[k], m->M_val[k]);
-    double *rhs = w->sol;
     memcpy(rhs, d->Q, sizeof(double) * (size_t)n);
     for (int r = 0; r < ne; r++) {
         const mbs_eq *e = &m->eq[r];
@@ -156,13 +178,15 @@ static int s_solve(const mbs_model *m, mbs_data *d, double t, const double *x, c
             mbs_mat_add(K, n + r, e->cols[k], row[k]);
             mbs_mat_add(K, e->cols[k], n + r, row[k]);
         }
-        rhs[n + r] = -(d->gam[r] + 2 * ab * (d->r1[r] + d->phit[r]) + bb * bb * d->phi[r]);
+        rhs[n + r] = -d->w2[r];
     }
     for (int f = 0; f < w->nf; f++) {
         const double *Wf = w->W + (size_t)f * n;
         int c = n + ne + f;
         if (w->mode[f] == S_STICK) {
-            for (int i = 0; i < n; i++) if (Wf[i] != 0) { mbs_mat_add(K, i, c, Wf[i]); mbs_mat_add(K, c, i, Wf[i]); }
+            if (w->fj[f].hw > 0 && !s_tau_free(w, f)) w->tau[f] = w->sg[2 * f];
+            for (int i = 0; i < n; i++) if (Wf[i] != 0) mbs_mat_add(K, c, i, Wf[i]);
+            s_add_friction_col(w, n, f, w->tau[f], 1.0, c, K);
             rhs[c] = -w->gamT[f] - 2 * ab * w->vt[f];
             continue;
         }
@@ -170,29 +194,73 @@ static int s_solve(const mbs_model *m, mbs_data *d, double t, const double *x, c
         rhs[c] = 0;
         if (w->mode[f] != S_SLIP || w->fj[f].mu == 0) continue;
         for (int k = 0; k < 2; k++) {
-            double s = -w->fj[f].mu * w->sigma[f] * w->sg[2 * f + k];
-            for (int i = 0; i < n; i++) if (Wf[i] != 0) mbs_mat_add(K, i, n + w->fj[f].eq[k], s * Wf[i]);
+            int sk = w->sg[2 * f + k];
+            s_add_friction_col(w, n, f, sk, -w->fj[f].mu * w->sigma[f] * sk, n + w->fj[f].eq[k], K);
         }
     }
     /* rigid contacts in their modes */
-    mbs_edc_eval(m, d, &w->c, x, v);
     mbs_edc_assemble(m, &w->c, K, rhs, ab, bb);
-    mbs_note_system(d, nk);
-    if (mbs_mat_factor(K) != 0) return MBS_ESINGULAR;
-    mbs_mat_solve(K, rhs);
-    mbs_edc_forces(&w->c, rhs);
-    memcpy(a, rhs, sizeof(double) * (size_t)n);
-    memcpy(lam, rhs + n, sizeof(double) * (size_t)ne);
-    /* normal and friction forces on the slider */
+}
+
+/* Normal and friction forces on the slider from the solved KKT vector sol
+ * into w->N, w->FT; then the arms of the joints of s_tau_free from them.
+ * Returns 1 when an arm moved by more than 1e-14 (another pass). */
+static int s_joint_forces(const mbs_model *m, struct mbs_ed_ws *w, const double *sol)
+{
+    int n = m->nvar, ne = m->neq, again = 0;
     for (int f = 0; f < w->nf; f++) {
         double *N = w->N + 2 * f;
-        N[0] = -lam[w->fj[f].eq[0]];
-        N[1] = -lam[w->fj[f].eq[1]];
-        if (w->mode[f] == S_STICK) w->FT[f] = -rhs[n + ne + f];
+        N[0] = -sol[n + w->fj[f].eq[0]];
+        N[1] = -sol[n + w->fj[f].eq[1]];
+        if (w->mode[f] == S_STICK) w->FT[f] = -sol[n + ne + f];
         else if (w->mode[f] == S_SLIP)
             w->FT[f] = -w->fj[f].mu * w->sigma[f] * (w->sg[2 * f] * N[0] + w->sg[2 * f + 1] * N[1]);
         else w->FT[f] = 0;
+        double nb = fabs(N[0]) + fabs(N[1]);
+        if (!s_tau_free(w, f) || !(nb > 0)) continue;
+        double tau = (N[0] + N[1]) / nb;
+        if (fabs(tau - w->tau[f]) > 1e-14) again = 1;
+        w->tau[f] = tau;
     }
+    return again;
+}
+
+/* Build, factor and solve the KKT system of the current modes at (t, x, v):
+ * a (n), lam (ne); forces and sliding kinematics into w.  Two fixed points
+ * in the normal forces are solved by passes (at most 30): a sticking joint
+ * with its ends on opposite walls gets the arm of its friction from the
+ * last normal forces (the arm moves them by about mu w / L of themselves),
+ * and two or more sticking contacts share their friction in proportion to
+ * their last normal forces (mbs_edc_resplit; the split of redundant rows
+ * does not move the normal forces: two passes).  With resp & 1, also the responses (a, lam) to a
+ * unit friction force (along the row W - hw tau V) of every S_FREE joint;
+ * with resp & 2, the responses to unit normal and tangential forces of
+ * every contact candidate (w->c.cand, normally open). */
+static int s_solve(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v, double *a,
+                   double *lam, int resp)
+{
+    struct mbs_ed_ws *w = d->ed;
+    int n = m->nvar, ne = m->neq, nk = w->nk;
+    const mbs_solver_spec *o = &m->spec->solver;
+    mbs_baumgarte_rhs(m, d, x, v, t, o->baumgarte_alpha, o->baumgarte_beta, d->w2);
+    mbs_force_eval(m, d, x, v, t, d->Q);
+    for (int f = 0; f < w->nf; f++)
+        w->vt[f] = mbs_fjoint_slide(m, &w->fj[f], x, v, w->W + (size_t)f * n, w->V + (size_t)f * n, &w->gamT[f]);
+    mbs_edc_eval(m, d, &w->c, x, v);
+    mbs_mat *K = &w->K;
+    double *rhs = w->sol;
+    for (int pass = 0;; pass++) {
+        s_assemble(m, d, rhs);
+        mbs_note_system(d, nk);
+        if (mbs_mat_factor(K) != 0) return MBS_ESINGULAR;
+        mbs_mat_solve(K, rhs);
+        mbs_edc_forces(&w->c, rhs);
+        int again = s_joint_forces(m, w, rhs);
+        again |= mbs_edc_resplit(&w->c);
+        if (!again || pass == 29) break;
+    }
+    memcpy(a, rhs, sizeof(double) * (size_t)n);
+    memcpy(lam, rhs + n, sizeof(double) * (size_t)ne);
     for (int p = 0; (resp & 2) && p < w->c.np; p++) {
         if (!w->c.cand[p] || !w->c.has[p]) continue;
         for (int r = 0; r < 2; r++) {
@@ -207,9 +275,10 @@ static int s_solve(const mbs_model *m, mbs_data *d, double t, const double *x, c
     if (!(resp & 1)) return 0;
     for (int f = 0; f < w->nf; f++) {
         if (w->mode[f] != S_FREE) continue;
-        double *r = w->resp + (size_t)f * nk;
+        double *r = w->resp + (size_t)f * nk, arm = w->fj[f].hw * w->tau[f];
+        const double *Wf = w->W + (size_t)f * n, *Vf = w->V + (size_t)f * n;
         memset(r, 0, sizeof(double) * (size_t)nk);
-        memcpy(r, w->W + (size_t)f * n, sizeof(double) * (size_t)n);
+        for (int i = 0; i < n; i++) r[i] = Wf[i] - (arm != 0 ? arm * Vf[i] : 0);
         mbs_mat_solve(K, r);
     }
     return 0;
@@ -223,7 +292,7 @@ static void s_events(const mbs_data *d, double *g)
     const struct mbs_ed_ws *w = d->ed;
     for (int f = 0; f < w->nf; f++) {
         const double *N = w->N + 2 * f;
-        if (w->mode[f] == S_STICK) g[3 * f] = w->fj[f].mu * (fabs(N[0]) + fabs(N[1])) - fabs(w->FT[f]);
+        if (w->mode[f] == S_STICK) g[3 * f] = w->fj[f].mus * (fabs(N[0]) + fabs(N[1])) - fabs(w->FT[f]);
         else g[3 * f] = w->sigma[f] * w->vt[f];
         g[3 * f + 1] = w->sg[2 * f] * N[0];
         g[3 * f + 2] = w->sg[2 * f + 1] * N[1];
@@ -241,7 +310,7 @@ static void s_arm(struct mbs_ed_ws *w, const double *g, int reset)
         for (int k = 0; k < 3; k++) {
             int i = 3 * f + k;
             if (reset) w->armed[i] = 0;
-            if (w->fj[f].mu > 0 && g[i] > 0) w->armed[i] = 1;
+            if (w->fj[f].mus > 0 && g[i] > 0) w->armed[i] = 1;
         }
     for (int i = 0; i < 2 * w->c.np; i++) {
         int a = 3 * w->nf + i, p = i / 2;
@@ -290,30 +359,40 @@ static double s_step(const mbs_model *m, mbs_data *d, double h, double rtol, dou
 
 /* ---- the mode LCP ------------------------------------------------------------------- */
 
-/* In-place inverse of the k x k row-major matrix A by Gauss-Jordan with
- * partial pivoting (k is the number of joints in the LCP: tiny).  T is k x k
- * scratch.  Returns 0 or -1 when singular. */
-static int s_inverse(int k, double *Am, double *T)
+/* R = (I + D Hb)^-1 (mc x mc, row-major in w->R) by the dense LU of w->Rm
+ * (nf x nf: the candidates' block, the identity beyond it).  0 or -1 when
+ * singular. */
+static int s_inverse_R(struct mbs_ed_ws *w, int mc)
 {
-    for (int i = 0; i < k * k; i++) T[i] = i % (k + 1) == 0 ? 1 : 0;
-    for (int c = 0; c < k; c++) {
-        int p = c;
-        for (int r = c + 1; r < k; r++) if (fabs(Am[r * k + c]) > fabs(Am[p * k + c])) p = r;
-        if (fabs(Am[p * k + c]) < 1e-14) return -1;
-        for (int j = 0; j < k; j++) {
-            double t = Am[c * k + j]; Am[c * k + j] = Am[p * k + j]; Am[p * k + j] = t;
-            t = T[c * k + j]; T[c * k + j] = T[p * k + j]; T[p * k + j] = t;
+    mbs_mat *A = &w->Rm;
+    mbs_mat_zero(A);
+    for (int i = 0; i < w->nf; i++)
+        for (int j = 0; j < w->nf; j++) {
+            double a = i < mc && j < mc ? w->R[i * mc + j] : (i == j);
+            if (a != 0) mbs_mat_add(A, i, j, a);
         }
-        double piv = Am[c * k + c];
-        for (int j = 0; j < k; j++) { Am[c * k + j] /= piv; T[c * k + j] /= piv; }
-        for (int r = 0; r < k; r++) {
-            if (r == c || Am[r * k + c] == 0) continue;
-            double fct = Am[r * k + c];
-            for (int j = 0; j < k; j++) { Am[r * k + j] -= fct * Am[c * k + j]; T[r * k + j] -= fct * T[c * k + j]; }
-        }
+    if (mbs_mat_factor(A) != 0) return -1;
+    double *col = w->lt + mc * mc;
+    for (int c = 0; c < mc; c++) {
+        for (int i = 0; i < w->nf; i++) col[i] = i == c;
+        mbs_mat_solve(A, col);
+        for (int i = 0; i < mc; i++) w->R[i * mc + c] = col[i];
     }
-    memcpy(Am, T, sizeof(double) * (size_t)(k * k));
     return 0;
+}
+
+/* The arm tau of candidate f's friction (joint_friction.h) for its assumed
+ * signs, or from the normal forces N (2) when its ends are on opposite
+ * walls (N = NULL: keep the last value).  Returns 1 when it moved. */
+static int s_cand_tau(struct mbs_ed_ws *w, int f, const double *N)
+{
+    if (w->fj[f].hw == 0) return 0;
+    double tau = w->tau[f];
+    if (w->sg[2 * f] == w->sg[2 * f + 1]) tau = w->sg[2 * f];
+    else if (N && fabs(N[0]) + fabs(N[1]) > 0) tau = (N[0] + N[1]) / (fabs(N[0]) + fabs(N[1]));
+    int moved = fabs(tau - w->tau[f]) > 1e-12;
+    w->tau[f] = tau;
+    return moved;
 }
 
 /* New modes of the joints marked in w->cand at the state (t, x, v): the
@@ -322,16 +401,22 @@ static int s_inverse(int k, double *Am, double *T)
  * of size 2 mc (Glocker-Pfeiffer) in
  *   z = (lamR, xi-),  w = (xi+, lamL)   (all >= 0, z^T w = 0):
  *   a_t = xi+ - xi-   (sliding acceleration, split by sign),
- *   F = lamR - mu Nbar,  lamL = 2 mu Nbar - lamR,
- * with Nbar = s_1 N_1 + s_2 N_2 = |N_1| + |N_2| for the current signs s_k.
- * The bilateral unknowns are eliminated through the KKT responses: a_t =
- * A0 + G F and Nbar = Nbar0 + Hb F, so F = R (lamR - D Nbar0) with
- * R = (I + D Hb)^-1 (D = diag mu) and
+ *   F = lamR - mu_s Nbar,  lamL = 2 mu_s Nbar - lamR,
+ * with Nbar = s_1 N_1 + s_2 N_2 = |N_1| + |N_2| for the current signs s_k
+ * and mu_s the static coefficients (the candidates are at rest in their
+ * guides: a joint sticks while the force it needs is within mu_s Nbar; one
+ * that slips then does so with the kinetic mu in s_solve).
+ * The bilateral unknowns are eliminated through the KKT responses (a unit
+ * friction force acting along W - hw tau V: at the wall contact points):
+ * a_t = A0 + G F and Nbar = Nbar0 + Hb F, so F = R (lamR - D Nbar0) with
+ * R = (I + D Hb)^-1 (D = diag mu_s) and
  *   xi+  = (A0 - G R D Nbar0) + G R lamR + xi-,
  *   lamL = 2 D (Nbar0 + Hb F0) + (2 D Hb R - I) lamR.
  * The normal-force signs (which wall carries each end) are the other half of
  * the HLCP: the LCP is solved for assumed signs, and a sign contradicted by
- * the resulting N_k is flipped and the LCP solved again (at most 4 rounds).
+ * the resulting N_k is flipped and the LCP solved again; a joint whose arm
+ * tau changed with its signs (or, ends on opposite walls, with its normal
+ * forces) gets new responses first (at most 8 rounds in all).
  * xi+ > 0: slip forward; xi- > 0: backward; both 0: stick.  Returns 0, or
  * MBS_ESINGULAR / MBS_EDIVERGE with the message in err. */
 static int s_mode_lcp(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v,
@@ -340,43 +425,50 @@ static int s_mode_lcp(const mbs_model *m, mbs_data *d, double t, const double *x
     struct mbs_ed_ws *w = d->ed;
     int n = m->nvar, nk = w->nk, mc = 0, idx[64];
     for (int f = 0; f < w->nf && mc < 64; f++)
-        if (w->cand[f] && w->fj[f].mu > 0) { idx[mc++] = f; w->mode[f] = S_FREE; }
+        if (w->cand[f] && w->fj[f].mus > 0) {
+            idx[mc++] = f;
+            s_cand_tau(w, f, w->N + 2 * f);
+        }
+    for (int i = 0; i < mc; i++) w->mode[idx[i]] = S_FREE;
     if (mc == 0) return 0;
     double ab = m->spec->solver.baumgarte_alpha;
-    if (s_solve(m, d, t, x, v, w->a1, w->lam1, 1) != 0) {
-        mbs_err_add(err, "", "t = %.9g: singular KKT matrix at an event", t);
-        return MBS_ESINGULAR;
-    }
-    /* affine maps a_t = A0 + G F, N = N0 + H F (H: 2 mc x mc) */
-    for (int i = 0; i < mc; i++) {
-        int f = idx[i];
-        const double *Wf = w->W + (size_t)f * n;
-        double at = w->gamT[f] + 2 * ab * w->vt[f];
-        for (int q = 0; q < n; q++) at += Wf[q] * w->a1[q];
-        w->A0[i] = at;
-        for (int e = 0; e < 2; e++) w->N0[2 * i + e] = -w->lam1[w->fj[f].eq[e]];
-        for (int j = 0; j < mc; j++) {
-            const double *r = w->resp + (size_t)idx[j] * nk;
-            double g = 0;
-            for (int q = 0; q < n; q++) g += Wf[q] * r[q];
-            w->G[i * mc + j] = g;
-            for (int e = 0; e < 2; e++) w->H[(2 * i + e) * mc + j] = -r[n + w->fj[f].eq[e]];
-        }
-    }
-    int L = 2 * mc, rc = MBS_LCP_SOLVED;
+    int L = 2 * mc, rc = MBS_LCP_SOLVED, fresh = 0;
     mbs_lcp_status st;
     double *M = w->lM, *q = w->lq, *Hb = w->Fz, *Nb0 = w->lt;
-    for (int round = 0; round < 4; round++) {
+    for (int round = 0; round < 8; round++) {
+        if (!fresh) {
+            /* affine maps a_t = A0 + G F, N = N0 + H F (H: 2 mc x mc) */
+            if (s_solve(m, d, t, x, v, w->a1, w->lam1, 1) != 0) {
+                mbs_err_add(err, "", "t = %.9g: singular KKT matrix at an event", t);
+                return MBS_ESINGULAR;
+            }
+            for (int i = 0; i < mc; i++) {
+                int f = idx[i];
+                const double *Wf = w->W + (size_t)f * n;
+                double at = w->gamT[f] + 2 * ab * w->vt[f];
+                for (int qq = 0; qq < n; qq++) at += Wf[qq] * w->a1[qq];
+                w->A0[i] = at;
+                for (int e = 0; e < 2; e++) w->N0[2 * i + e] = -w->lam1[w->fj[f].eq[e]];
+                for (int j = 0; j < mc; j++) {
+                    const double *r = w->resp + (size_t)idx[j] * nk;
+                    double g = 0;
+                    for (int qq = 0; qq < n; qq++) g += Wf[qq] * r[qq];
+                    w->G[i * mc + j] = g;
+                    for (int e = 0; e < 2; e++) w->H[(2 * i + e) * mc + j] = -r[n + w->fj[f].eq[e]];
+                }
+            }
+            fresh = 1;
+        }
         /* Hb, Nbar0 and R = (I + D Hb)^-1 for the assumed signs */
         for (int i = 0; i < mc; i++) {
             int f = idx[i], s1 = w->sg[2 * f], s2 = w->sg[2 * f + 1];
             Nb0[i] = s1 * w->N0[2 * i] + s2 * w->N0[2 * i + 1];
             for (int j = 0; j < mc; j++) {
                 Hb[i * mc + j] = s1 * w->H[(2 * i) * mc + j] + s2 * w->H[(2 * i + 1) * mc + j];
-                w->R[i * mc + j] = (i == j) + w->fj[f].mu * Hb[i * mc + j];
+                w->R[i * mc + j] = (i == j) + w->fj[f].mus * Hb[i * mc + j];
             }
         }
-        if (s_inverse(mc, w->R, w->lt + mc) != 0) {
+        if (s_inverse_R(w, mc) != 0) {
             mbs_err_add(err, "", "t = %.9g: joint '%s': the friction law has no unique solution "
                         "(I + mu Hb singular)", t, m->spec->joints[w->fj[idx[0]].joint].name);
             return MBS_ESINGULAR;
@@ -384,13 +476,13 @@ static int s_mode_lcp(const mbs_model *m, mbs_data *d, double t, const double *x
         /* F0 = -R D Nbar0 */
         for (int i = 0; i < mc; i++) {
             double f0 = 0;
-            for (int j = 0; j < mc; j++) f0 -= w->R[i * mc + j] * w->fj[idx[j]].mu * Nb0[j];
+            for (int j = 0; j < mc; j++) f0 -= w->R[i * mc + j] * w->fj[idx[j]].mus * Nb0[j];
             w->F0[i] = f0;
         }
         /* the LCP, M column-major: M[r + L c] */
         for (int r = 0; r < L * L; r++) M[r] = 0;
         for (int i = 0; i < mc; i++) {
-            double mu = w->fj[idx[i]].mu, q1 = w->A0[i], hf = 0;
+            double mu = w->fj[idx[i]].mus, q1 = w->A0[i], hf = 0;
             for (int j = 0; j < mc; j++) { q1 += w->G[i * mc + j] * w->F0[j]; hf += Hb[i * mc + j] * w->F0[j]; }
             q[i] = q1;
             q[mc + i] = 2 * mu * (Nb0[i] + hf);
@@ -405,12 +497,14 @@ static int s_mode_lcp(const mbs_model *m, mbs_data *d, double t, const double *x
         rc = mbs_lcp_lemke(L, M, q, w->lz, w->lw, NULL, w->lwork, &st);
         mbs_note_lcp(d, L, rc != MBS_LCP_SOLVED);
         if (rc != MBS_LCP_SOLVED) break;
-        /* the normal forces of the solution; flip contradicted signs */
-        int flipped = 0;
+        /* the normal forces of the solution; flip contradicted signs, then
+         * the arms of the friction for the new signs and forces */
+        int again = 0;
         double nscale = 1e-300;
         for (int k = 0; k < 2 * mc; k++) nscale = fmax(nscale, fabs(w->N0[k]));
         for (int i = 0; i < mc; i++) {
             int f = idx[i];
+            double Nf[2];
             for (int e = 0; e < 2; e++) {
                 double Nk = w->N0[2 * i + e];
                 for (int j = 0; j < mc; j++) {
@@ -418,10 +512,12 @@ static int s_mode_lcp(const mbs_model *m, mbs_data *d, double t, const double *x
                     for (int c = 0; c < mc; c++) Fj += w->R[j * mc + c] * w->lz[c];
                     Nk += w->H[(2 * i + e) * mc + j] * Fj;
                 }
-                if (w->sg[2 * f + e] * Nk < -1e-12 * nscale) { w->sg[2 * f + e] = -w->sg[2 * f + e]; flipped = 1; }
+                Nf[e] = Nk;
+                if (w->sg[2 * f + e] * Nk < -1e-12 * nscale) { w->sg[2 * f + e] = -w->sg[2 * f + e]; again = 1; }
             }
+            if (s_cand_tau(w, f, Nf)) { again = 1; fresh = 0; }
         }
-        if (!flipped) break;
+        if (!again) break;
     }
     if (rc != MBS_LCP_SOLVED) {
         mbs_err_add(err, "", "t = %.9g: joint '%s': the stick/slip LCP (%d unknowns) has no solution found by "
@@ -435,7 +531,10 @@ static int s_mode_lcp(const mbs_model *m, mbs_data *d, double t, const double *x
     for (int i = 0; i < mc; i++) {
         int f = idx[i];
         double xp = w->lw[i], xm = w->lz[mc + i];
-        if (fmax(xp, xm) <= 1e-9 * ascale) {
+        if (fmax(xp, xm) <= 1e-9 * ascale && w->fslip[f]) {
+            w->mode[f] = S_SLIP;
+            w->sigma[f] = w->fslip[f];
+        } else if (fmax(xp, xm) <= 1e-9 * ascale) {
             w->mode[f] = S_STICK;
         } else {
             w->mode[f] = S_SLIP;
@@ -448,7 +547,8 @@ static int s_mode_lcp(const mbs_model *m, mbs_data *d, double t, const double *x
 /* ---- checks ----------------------------------------------------------------------- */
 
 /* Complementarity error of the last solve (dimensionless): the friction
- * force beyond the cone mu sum |N_k| (slip: any difference from it),
+ * force beyond the cone mu sum |N_k| (mu_s while sticking; slip: any
+ * difference from mu sum |N_k|),
  * relative to the cone plus 1e-9 of the largest sum |N_k| seen (so that the
  * round-off of forces crossing zero does not count); sliding against the
  * slip direction, or sticking with v_t != 0, relative to the largest
@@ -460,7 +560,8 @@ static double s_compl_error(const mbs_model *m, mbs_data *d, const double *v)
     for (int i = 0; i < m->nvar; i++) vmax = fmax(vmax, fabs(v[i]));
     for (int f = 0; f < w->nf; f++) {
         const double *N = w->N + 2 * f;
-        double mu = w->fj[f].mu, nbar = fabs(N[0]) + fabs(N[1]), ft = fabs(w->FT[f]);
+        double nbar = fabs(N[0]) + fabs(N[1]), ft = fabs(w->FT[f]);
+        double mu = w->mode[f] == S_STICK ? w->fj[f].mus : w->fj[f].mu;
         if (nbar > w->nmax) w->nmax = nbar;
         double scale = mu * nbar + 1e-9 * w->nmax + 1e-300;
         err = fmax(err, fmax(0, ft - mu * nbar) / scale);
@@ -497,6 +598,13 @@ static int s_contact_event(const mbs_model *m, mbs_data *d, int start, double gt
         int gi = 3 * w->nf + 2 * p;
         int closing = c->state[p] == MBS_EDC_OPEN &&
                       (start ? c->pt[p].g <= gtol : w->armed[gi] && w->g1[gi] <= 0);
+        /* a sticking pair whose (group's) stick reserve fired slips in the
+         * direction its friction resists: just past the root the friction
+         * it needs exceeds its cone by round-off only, which the mode LCP's
+         * tolerance would take for sticking */
+        c->fslip[p] = 0;
+        if (!start && c->state[p] == MBS_EDC_STICK && w->armed[gi + 1] && w->g1[gi + 1] <= 0)
+            c->fslip[p] = mbs_edc_group_lt(c, p) > 0 ? -1 : 1;
         if (closing && c->vn[p] < 0) {
             impact = 1;
             if (c->vn[p] < -vzeno) d->met.impacts++;
@@ -527,8 +635,9 @@ static int s_contact_event(const mbs_model *m, mbs_data *d, int start, double gt
     for (int p = 0; p < c->np; p++) {
         if (!c->cand[p]) continue;
         double vt = mbs_edc_gdot(m, c, p, 1, d->v);
-        c->stickc[p] = c->mu[p] > 0 && fabs(vt) <= vtol;
-        if (!c->stickc[p]) c->sigma[p] = vt >= 0 ? 1 : -1;
+        c->stickc[p] = c->mu[p] > 0 && fabs(vt) <= vtol && !c->fslip[p];
+        if (c->fslip[p]) c->sigma[p] = c->fslip[p];
+        else if (!c->stickc[p]) c->sigma[p] = vt >= 0 ? 1 : -1;
     }
     if (s_solve(m, d, d->t, d->x, d->v, w->a1, w->lam1, 2) != 0) goto singular;
     (void)n;
@@ -548,11 +657,11 @@ static int s_initial_modes(const mbs_model *m, mbs_data *d, double vtol, mbs_err
     struct mbs_ed_ws *w = d->ed;
     int n = m->nvar, any = 0;
     for (int f = 0; f < w->nf; f++) {
-        w->vt[f] = mbs_fjoint_slide(m, &w->fj[f], d->x, d->v, w->W + (size_t)f * n, &w->gamT[f]);
+        w->vt[f] = mbs_fjoint_slide(m, &w->fj[f], d->x, d->v, w->W + (size_t)f * n, NULL, &w->gamT[f]);
         w->mode[f] = S_SLIP;
         w->sigma[f] = w->vt[f] >= 0 ? 1 : -1;
         w->sg[2 * f] = w->sg[2 * f + 1] = 1;
-        w->cand[f] = w->fj[f].mu > 0 && fabs(w->vt[f]) <= vtol;
+        w->cand[f] = w->fj[f].mus > 0 && fabs(w->vt[f]) <= vtol;
         any |= w->cand[f];
     }
     for (int pass = 0; pass < 2; pass++) {
@@ -742,11 +851,18 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp
             d->met.events++;
             for (int f = 0; f < w->nf; f++) {
                 w->cand[f] = w->mode[f] == S_STICK;
+                /* a sticking joint whose stick function fired slips in the
+                 * direction its friction resisted (just past the root the
+                 * force it needs exceeds mu_s Nbar by round-off only, which
+                 * the LCP's tolerance would take for sticking) */
+                w->fslip[f] = 0;
+                if (w->mode[f] == S_STICK && w->armed[3 * f] && w->g1[3 * f] <= 0) w->fslip[f] = w->FT[f] > 0 ? -1 : 1;
                 if (w->armed[3 * f] && w->g1[3 * f] <= 0) w->cand[f] = 1;
                 for (int k = 0; k < 2; k++)
                     if (w->armed[3 * f + 1 + k] && w->g1[3 * f + 1 + k] <= 0) w->sg[2 * f + k] = -w->sg[2 * f + k];
             }
             rc = s_mode_lcp(m, d, d->t, d->x, d->v, err);
+            memset(w->fslip, 0, sizeof(int) * (size_t)w->nf);
             /* the contacts (impacts, then modes); the joints' modes above
              * were chosen with the contacts in their previous modes */
             if (!rc) rc = s_contact_event(m, d, 0, 1e3 * atol, 1e3 * atol, 1e3 * atol, err);

@@ -25,14 +25,9 @@ static int s_accel(const mbs_model *m, mbs_data *d, double t, const double *x, c
 {
     (void)ctx;
     const mbs_solver_spec *o = &m->spec->solver;
-    int ne = m->neq;
     double alpha = mbs_alpha(m), ab = o->baumgarte_alpha, bb = o->baumgarte_beta;
-    mbs_cons_eval(m, x, t, d->phi, d->jac);
-    mbs_cons_phit(m, x, t, d->phit);
-    mbs_cons_gamma(m, x, v, t, d->gam);
-    mbs_cons_jv(m, d->jac, v, d->r1);
     double *c = d->w2;
-    for (int i = 0; i < ne; i++) c[i] = d->gam[i] + 2 * ab * (d->r1[i] + d->phit[i]) + bb * bb * d->phi[i];
+    mbs_baumgarte_rhs(m, d, x, v, t, ab, bb, c);
     mbs_force_eval(m, d, x, v, t, d->Q);
     if (mbs_spd_build(m, d, 1.0, alpha, 0, 0, x, v, t) != 0) return MBS_ESINGULAR;
     double qn = 0;

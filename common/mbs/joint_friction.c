@@ -8,6 +8,7 @@
  */
 #include "joint_friction.h"
 
+#include <math.h>
 #include <string.h>
 
 int mbs_fjoint_count(const mbs_model *m)
@@ -27,6 +28,19 @@ int mbs_fjoint_find(const mbs_model *m, mbs_fjoint *fj, mbs_errlist *err)
         mbs_fjoint *f = &fj[n++];
         f->joint = j;
         f->mu = J->friction;
+        f->mus = fmax(J->friction_static, J->friction);
+        f->hw = 0.5 * J->slider_width;
+        /* n_1 - n_0 for the guide's unit normal n (axis turned by +90 deg) */
+        double al = hypot(J->axis[0], J->axis[1]), nrm[3] = {0, 0, 0};
+        if (al > 0) { nrm[0] = -J->axis[1] / al; nrm[1] = J->axis[0] / al; }
+        mbs_avec n1 = mbs_body_avec(m, J->body[1], nrm, 0), n0 = mbs_body_avec(m, J->body[0], nrm, 0);
+        f->nrel = n1;
+        for (int t = 0; t < n0.nterm && f->nrel.nterm < 2; t++) {
+            f->nrel.t[f->nrel.nterm] = n0.t[t];
+            f->nrel.t[f->nrel.nterm].sign = -n0.t[t].sign;
+            f->nrel.nterm++;
+        }
+        for (int i = 0; i < 3; i++) f->nrel.c[i] -= n0.c[i];
         /* the two end equations, in the order they were generated */
         int k = 0;
         for (int i = 0; i < m->neq && k < 2; i++)
@@ -56,7 +70,7 @@ static void s_avec_row(const mbs_model *m, const mbs_avec *a, const double *w, d
 }
 
 double mbs_fjoint_slide(const mbs_model *m, const mbs_fjoint *f, const double *x, const double *v, double *W,
-                        double *gam)
+                        double *V, double *gam)
 {
     const mbs_jgeom *g = &m->jg[f->joint];
     double d[3] = {0}, ax[3] = {0}, dd[3] = {0}, axd[3] = {0};
@@ -73,5 +87,13 @@ double mbs_fjoint_slide(const mbs_model *m, const mbs_fjoint *f, const double *x
     for (int i = 0; i < m->nvar; i++) vt += W[i] * v[i];
     for (int i = 0; i < m->dim; i++) pq += dd[i] * axd[i];
     *gam = 2 * pq;
+    /* V = d/dq [ax . u], u = n_1 - n_0: ax^T u_q + u^T ax_q */
+    if (V && f->hw > 0) {
+        double u[3] = {0};
+        mbs_avec_eval(m, &f->nrel, x, 0, u);
+        memset(V, 0, sizeof(double) * (size_t)m->nvar);
+        s_avec_row(m, &f->nrel, ax, V);
+        s_avec_row(m, &g->ax, u, V);
+    }
     return vt;
 }

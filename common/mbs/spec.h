@@ -105,9 +105,13 @@ typedef struct {
     double clearance;     /* radial clearance c: guide half-width minus slider
                              half-width (m) > 0                               */
     double friction;      /* Coulomb coefficient mu >= 0 at the guide        */
+    double friction_static; /* friction model: static coefficient mu_s >= mu
+                             (the stick limit; the parser's default: mu)      */
     double restitution;   /* impact model: Newton coefficient in [0, 1]       */
     double slider_length; /* slider length along the axis (m) > 0             */
-    double slider_width;  /* slider width across the axis (m) > 0 (impact)     */
+    double slider_width;  /* slider width across the axis (m): impact > 0;
+                             friction >= 0, places the wall contact points
+                             of the friction (0: on the axis)               */
 } mbs_joint_spec;
 
 /* ---- drivers ------------------------------------------------------------- */

@@ -92,25 +92,113 @@ static void test_stick_slip(void)
     double xf = t_at(&r, "x", 2.5) + 0.1;
     CHECK_NEAR(xf, -(0.1 - 10 * 0.1 * G / 100), 1e-7);
     CHECK_NEAR(t_at(&r, "F_friction", 2.5), t_at(&r, "F_spring", 2.5), 1e-7);
-    /* normal forces m g / 2 at each end (slider weight on its centre);
-     * sliding friction mu m g against the motion at t = 0.5 (v > 0) */
-    CHECK_NEAR(t_at(&r, "N1", 0.5), 0.5 * G, 1e-9);
-    CHECK_NEAR(t_at(&r, "N2", 0.5), 0.5 * G, 1e-9);
+    /* sliding friction mu m g against the motion at t = 0.5 (v > 0); the
+     * normal forces carry the weight, m g / 2 each, shifted by the moment
+     * of the friction acting on the lower wall (w/2 = 0.025 m below the
+     * axis; the spring acts on the axis): N_1 + N_2 = m g and
+     * (L/2) (N_2 - N_1) + (w/2) F = 0, so N_2 - N_1 = -F w / L
+     * (= mu m g w / L = 0.49 N while sliding forward) */
+    const double w_L = 0.05 / 0.1;
     CHECK_NEAR(t_at(&r, "F_friction", 0.5), -0.1 * G, 1e-9);
+    CHECK_NEAR(t_at(&r, "N1", 0.5), 0.5 * G * (1 - 0.1 * w_L), 1e-9);
+    CHECK_NEAR(t_at(&r, "N2", 0.5), 0.5 * G * (1 + 0.1 * w_L), 1e-9);
+    /* at every sample, slipping or sticking: exact while slipping (the
+     * friction force is mu (N_1 + N_2)); sticking, the stick constraint's
+     * Baumgarte term at the interpolated sample states leaves ~1e-9 N */
+    double em = 0;
+    for (int i = 0; i < r.res.nsample; i++) {
+        const double *row = r.res.rows + (size_t)i * w;
+        double N1 = row[t_col(&r, "N1")], N2 = row[t_col(&r, "N2")], F = row[t_col(&r, "F_friction")];
+        em = fmax(em, fabs(N1 + N2 - G) + fabs(N2 - N1 + F * w_L));
+    }
+    printf("  stick-slip: friction moment: max |N_2 - N_1 + F w/L| + |N_1 + N_2 - m g| = %.3g N\n", em);
+    CHECK(em < 1e-8);
     CHECK(r.met.max_complementarity_error < 1e-8);
+    t_run_free(&r);
+}
+
+/* ---- the moment of the friction: ends on opposite walls ----------------------------- */
+
+/* A 1 kg slider (L = 0.1 m, w = 0.05 m, mu = 0.1) in a horizontal guide
+ * under its weight, a torque T = -2 N m that cocks it across the gap (end 1
+ * on the upper wall, N_1 < 0; end 2 on the lower, N_2 > 0) and a push
+ * P = 1 N along the axis, launched at v0 = 0.1 m/s.  Friction at end k
+ * acts at the wall point P_k - s_k (w/2) n; its moment about the slider is
+ * (w/2) sum s_k F_k.  Balances (D = N_2 - N_1 = |N_1| + |N_2|):
+ *   N_1 + N_2 = m g,   (L/2) D + T + (w/2) sum s_k F_k = 0.
+ * Slip (F_k = -mu |N_k|): sum s_k F_k = -mu (N_1 + N_2) = -mu m g, so
+ *   D = (-2 T + w mu m g) / L,  deceleration (mu D - P) / m, stop at
+ *   s = v0^2 / (2 (mu D - P) / m).
+ * Stick (F = -P shared in proportion to |N_k|): sum s_k F_k = -P m g / D,
+ *   (L/2) D^2 + T D - (w/2) P m g = 0 (the positive root).
+ * Without the moment both would be D = -2 T / L = 40 N: the moment changes
+ * D by 0.49 N (slip) and 0.12 N (stick). */
+static const char *COCKED =
+    "{\"dimension\": 2, \"gravity\": [0, -9.81], \"parameters\": {\"w\": 0.05},"
+    " \"bodies\": [{\"name\": \"s\", \"mass\": 1, \"inertia\": 0.001, \"com\": [0, 0], \"angle\": 0,"
+    "   \"velocity\": [0.1, 0]}],"
+    " \"joints\": [{\"name\": \"g\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"s\"], \"at\": [0, 0],"
+    "   \"axis\": [1, 0], \"clearance\": 0.001, \"friction\": 0.1, \"slider_length\": 0.1, \"slider_width\": \"$w\"}],"
+    " \"forces\": [{\"type\": \"torque\", \"body\": \"s\", \"value\": -2},"
+    "   {\"type\": \"force\", \"body\": \"s\", \"value\": [1, 0]}],"
+    " \"solver\": {\"integrator\": \"event_driven\", \"t_end\": 0.1, \"step\": 0.001, \"tolerance\": 1e-10,"
+    "   \"abs_tolerance\": 1e-12, \"baumgarte_alpha\": 10, \"baumgarte_beta\": 10},"
+    " \"outputs\": {\"interval\": 0.005, \"channels\": ["
+    "   {\"name\": \"s\", \"quantity\": \"joint_coordinate\", \"joint\": \"g\"},"
+    "   {\"name\": \"N1\", \"quantity\": \"normal_force\", \"joint\": \"g\", \"component\": \"x\"},"
+    "   {\"name\": \"N2\", \"quantity\": \"normal_force\", \"joint\": \"g\", \"component\": \"y\"},"
+    "   {\"name\": \"F\", \"quantity\": \"friction_force\", \"joint\": \"g\"}]}}";
+
+static void test_friction_moment(void)
+{
+    const double m = 1, L = 0.1, w = 0.05, mu = 0.1, T = -2, P = 1, v0 = 0.1;
+    const double Ds = (-2 * T + w * mu * m * G) / L, dec = (mu * Ds - P) / m;
+    const double Dk = (-T + sqrt(T * T + L * w * P * m * G)) / L;
+    t_run r;
+    t_run_text(COCKED, NULL, &r);
+    CHECK(r.rc == 0);
+    /* sliding (t = 0.02 s < v0 / dec = 0.0328 s): the normal forces and the
+     * friction are constant, s(t) a parabola: exact up to round-off and the
+     * Baumgarte terms (1e-12 relative) */
+    double t1 = 0.02;
+    CHECK_NEAR(t_at(&r, "N1", t1), 0.5 * (m * G - Ds), 1e-9);
+    CHECK_NEAR(t_at(&r, "N2", t1), 0.5 * (m * G + Ds), 1e-9);
+    CHECK_NEAR(t_at(&r, "F", t1), -mu * Ds, 1e-9);
+    CHECK_NEAR(t_at(&r, "s", t1), v0 * t1 - 0.5 * dec * t1 * t1, 1e-12);
+    /* stuck after one event at the stop, with the friction arm of the
+     * proportional split (a fixed point in the normal forces) */
+    double t2 = 0.1;
+    printf("  friction moment, ends on opposite walls: D slip %.9g (exact %.9g), stick %.9g (exact %.9g; "
+           "without the moment 40), events %ld, LCPs %ld\n", t_at(&r, "N2", t1) - t_at(&r, "N1", t1), Ds,
+           t_at(&r, "N2", t2) - t_at(&r, "N1", t2), Dk, r.met.events, r.met.lcp_solves);
+    CHECK(r.met.events == 1);
+    CHECK_NEAR(t_at(&r, "s", t2), 0.5 * v0 * v0 / dec, 1e-12);
+    CHECK_NEAR(t_at(&r, "F", t2), -P, 1e-9);
+    CHECK_NEAR(t_at(&r, "N1", t2), 0.5 * (m * G - Dk), 1e-9);
+    CHECK_NEAR(t_at(&r, "N2", t2), 0.5 * (m * G + Dk), 1e-9);
+    CHECK(r.met.max_complementarity_error < 1e-8);
+    t_run_free(&r);
+    /* a narrow slider (w = 0): the friction on the axis, D = -2 T / L */
+    const char *narrow[] = {"w=0", NULL};
+    t_run_text(COCKED, narrow, &r);
+    CHECK(r.rc == 0);
+    CHECK_NEAR(t_at(&r, "N2", t1) - t_at(&r, "N1", t1), -2 * T / L, 1e-9);
+    CHECK_NEAR(t_at(&r, "N2", t2) - t_at(&r, "N1", t2), -2 * T / L, 1e-9);
     t_run_free(&r);
 }
 
 /* ---- slider on an inclined guide ---------------------------------------------------- */
 
 /* A 2 kg slider on a guide at angle a (parameter, degrees) to the
- * horizontal, axis pointing up the slope, released at rest. */
+ * horizontal, axis pointing up the slope, launched at v0 along the axis
+ * (default at rest); friction mu, static friction mu + dmu. */
 static const char *INCLINE =
-    "{\"dimension\": 2, \"gravity\": [0, -9.81], \"parameters\": {\"a\": 30, \"mu\": 0.2},"
-    " \"bodies\": [{\"name\": \"s\", \"mass\": 2, \"inertia\": 0.01, \"com\": [0, 0], \"angle\": \"=$a*pi/180\"}],"
+    "{\"dimension\": 2, \"gravity\": [0, -9.81], \"parameters\": {\"a\": 30, \"mu\": 0.2, \"dmu\": 0, \"v0\": 0},"
+    " \"bodies\": [{\"name\": \"s\", \"mass\": 2, \"inertia\": 0.01, \"com\": [0, 0], \"angle\": \"=$a*pi/180\","
+    "   \"velocity\": [\"=$v0*cos($a*pi/180)\", \"=$v0*sin($a*pi/180)\"]}],"
     " \"joints\": [{\"name\": \"g\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"s\"], \"at\": [0, 0],"
     "   \"axis\": [\"=cos($a*pi/180)\", \"=sin($a*pi/180)\"], \"clearance\": 0.001, \"friction\": \"$mu\","
-    "   \"slider_length\": 0.2}],"
+    "   \"friction_static\": \"=$mu+$dmu\", \"slider_length\": 0.2}],"
     " \"solver\": {\"integrator\": \"event_driven\", \"t_end\": 1, \"step\": 0.01, \"tolerance\": 1e-10,"
     "   \"abs_tolerance\": 1e-12, \"baumgarte_alpha\": 10, \"baumgarte_beta\": 10},"
     " \"outputs\": {\"interval\": 0.05, \"channels\": ["
@@ -173,6 +261,149 @@ static void test_incline(void)
     }
 }
 
+/* Static above kinetic friction on the incline: mu = 0.4 < tan 30 deg =
+ * 0.577 < mu_s = 0.7.  At rest the slider sticks (it needs m g sin a, and
+ * mu_s m g cos a holds it); moving down the slope it keeps sliding,
+ * accelerating at g (sin a - mu cos a); moving up it stops after
+ * v0 / (g (sin a + mu cos a)) and sticks.  With mu_s = mu it slides from
+ * rest.  Quadratics are exact for DOPRI5 and the stop is located to 1e-12 s
+ * (a position error of 1e-12 v0): 1e-9 m and 1e-9 N leave the margin of
+ * the constraint stabilisation. */
+static void test_static_friction(void)
+{
+    const double m = 2, a = 30 * M_PI / 180, mu = 0.4, v0 = 0.5;
+    const double N = m * G * cos(a), adown = G * (sin(a) - mu * cos(a)), aup = G * (sin(a) + mu * cos(a));
+    /* at rest: sticks, no event */
+    const char *rest[] = {"mu=0.4", "dmu=0.3", NULL};
+    t_run r;
+    t_run_text(INCLINE, rest, &r);
+    CHECK(r.rc == 0);
+    CHECK(fabs(t_at(&r, "s", 1.0)) < 1e-12);
+    CHECK_NEAR(t_at(&r, "F", 1.0), m * G * sin(a), 1e-9);
+    CHECK(r.met.events == 0);
+    CHECK(r.met.max_complementarity_error < 1e-8);
+    t_run_free(&r);
+    /* the same coefficients, moving down: slides with mu throughout */
+    const char *down[] = {"mu=0.4", "dmu=0.3", "v0=-0.5", NULL};
+    t_run_text(INCLINE, down, &r);
+    CHECK(r.rc == 0);
+    double e = 0;
+    for (int i = 1; i <= 20; i++) {
+        double t = 0.05 * i;
+        e = fmax(e, fabs(t_at(&r, "s", t) - (-v0 * t - 0.5 * adown * t * t)));
+    }
+    printf("  static friction 0.7 > tan a > 0.4: at rest sticks; moving down slides, max |s - exact| = %.3g m",
+           e);
+    CHECK(e < 1e-9);
+    CHECK_NEAR(t_at(&r, "F", 0.5), mu * N, 1e-9);
+    CHECK(r.met.events == 0);
+    CHECK(r.met.max_complementarity_error < 1e-8);
+    t_run_free(&r);
+    /* moving up: stops at t1 and sticks there (one event) */
+    const char *up[] = {"mu=0.4", "dmu=0.3", "v0=0.5", NULL};
+    t_run_text(INCLINE, up, &r);
+    CHECK(r.rc == 0);
+    double t1 = v0 / aup, s1 = 0.5 * v0 * v0 / aup;
+    printf("; moving up stops at %.6f m (exact %.6f), events %ld\n", t_at(&r, "s", 1.0), s1, r.met.events);
+    CHECK_NEAR(t_at(&r, "s", 0.05), v0 * 0.05 - 0.5 * aup * 0.05 * 0.05, 1e-9);
+    CHECK(t1 < 0.1);
+    CHECK_NEAR(t_at(&r, "s", 1.0), s1, 1e-9);
+    CHECK_NEAR(t_at(&r, "F", 1.0), m * G * sin(a), 1e-9);
+    CHECK(r.met.events == 1);
+    CHECK(r.met.max_complementarity_error < 1e-8);
+    t_run_free(&r);
+    /* mu_s = mu: slides from rest */
+    const char *same[] = {"mu=0.4", NULL};
+    t_run_text(INCLINE, same, &r);
+    CHECK(r.rc == 0);
+    CHECK_NEAR(t_at(&r, "s", 1.0), -0.5 * adown, 1e-9);
+    t_run_free(&r);
+}
+
+/* Stick -> slip under a growing push: a 1 kg slider on a horizontal guide
+ * (mu = 0.2, mu_s = mu + dmu), pushed along its axis by P = c t (c = 10
+ * N/s).  It sticks until c t_s = mu_s m g, then slides with mu:
+ *   s(t) = c (t - t_s)^3 / 6 + (c t_s - mu m g) (t - t_s)^2 / 2.
+ * One event; at the located root the push exceeds the cone by round-off
+ * only, so the joint must be sent to slip, not re-stuck by the LCP's
+ * tolerance (it then stayed stuck with the friction outside its cone). */
+static const char *RAMP =
+    "{\"dimension\": 2, \"gravity\": [0, -9.81], \"parameters\": {\"dmu\": 0},"
+    " \"bodies\": [{\"name\": \"s\", \"mass\": 1, \"inertia\": 0.001, \"com\": [0, 0], \"angle\": 0}],"
+    " \"joints\": [{\"name\": \"g\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"s\"], \"at\": [0, 0],"
+    "   \"axis\": [1, 0], \"clearance\": 0.001, \"friction\": 0.2, \"friction_static\": \"=0.2+$dmu\","
+    "   \"slider_length\": 0.1, \"slider_width\": 0.05}],"
+    " \"forces\": [{\"type\": \"force\", \"body\": \"s\", \"value\": [\"=10*t\", 0]}],"
+    " \"solver\": {\"integrator\": \"event_driven\", \"t_end\": 0.5, \"step\": 0.001, \"tolerance\": 1e-10,"
+    "   \"abs_tolerance\": 1e-12, \"baumgarte_alpha\": 10, \"baumgarte_beta\": 10},"
+    " \"outputs\": {\"interval\": 0.01, \"channels\": ["
+    "   {\"name\": \"s\", \"quantity\": \"joint_coordinate\", \"joint\": \"g\"},"
+    "   {\"name\": \"F\", \"quantity\": \"friction_force\", \"joint\": \"g\"}]}}";
+
+static void test_ramp(void)
+{
+    const double c = 10, mu = 0.2;
+    for (int k = 0; k < 2; k++) {
+        double dmu = k ? 0.1 : 0, ts = (mu + dmu) * G / c, T = 0.5;
+        const char *sets[] = {k ? "dmu=0.1" : "dmu=0", NULL};
+        t_run r;
+        t_run_text(RAMP, sets, &r);
+        CHECK(r.rc == 0);
+        double se = c * pow(T - ts, 3) / 6 + (c * ts - mu * G) * (T - ts) * (T - ts) / 2;
+        printf("  push c t, mu_s %.1f: s(0.5) %.12f (exact %.12f), events %ld, complementarity %.2g\n", mu + dmu,
+               t_at(&r, "s", T), se, r.met.events, r.met.max_complementarity_error);
+        /* a cubic in each phase (exact for DOPRI5), the switch located to
+         * 1e-12 s: 1e-10 m */
+        CHECK_NEAR(t_at(&r, "s", T), se, 1e-10);
+        CHECK(fabs(t_at(&r, "s", ts - 0.01)) < 1e-12);
+        CHECK_NEAR(t_at(&r, "F", ts - 0.01), -c * (ts - 0.01), 1e-9);
+        CHECK_NEAR(t_at(&r, "F", T), -mu * G, 1e-9);
+        CHECK(r.met.events == 1);
+        CHECK(r.met.max_complementarity_error < 1e-8);
+        t_run_free(&r);
+    }
+}
+
+/* The parser's checks of friction_static. */
+static void test_static_friction_parse(void)
+{
+    static const struct { const char *keys, *integ, *ptr, *msg; } cases[] = {
+        {"\"friction\": 0.1, \"friction_static\": 0.05", "event_driven", "/joints/0/friction_static",
+         "'friction_static' (0.05) must be >= 'friction' (0.1)"},
+        {"\"friction\": 0.1, \"friction_static\": -1", "event_driven", "/joints/0/friction_static", "must be >= 0"},
+        {"\"clearance_model\": \"impact\", \"slider_width\": 0.05, \"friction_static\": 0.3", "moreau_jean",
+         "/joints/0/friction_static", "applies to clearance_model \"friction\" only"},
+        {"\"friction_static\": 0.3", "dopri5", "/joints/0/friction", "needs solver.integrator \"event_driven\""},
+        {"\"friction\": 0.1, \"friction_static\": 0.3, \"slider_width\": 0", "event_driven", NULL, NULL},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "{\"dimension\": 2, \"bodies\": [{\"name\": \"b\", \"mass\": 1, \"inertia\": 1, \"com\": [0, 0]}],"
+                 " \"joints\": [{\"name\": \"J\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"b\"],"
+                 " \"axis\": [1, 0], \"clearance\": 0.001, \"slider_length\": 0.1, %s}],"
+                 " \"solver\": {\"integrator\": \"%s\", \"t_end\": 1}}", cases[k].keys, cases[k].integ);
+        mbs_errlist err;
+        memset(&err, 0, sizeof err);
+        mbs_spec *s = mech_parse(text, strlen(text), NULL, 0, &err);
+        if (!cases[k].msg) {
+            CHECK(s != NULL && err.n == 0);
+            if (s) {
+                CHECK_NEAR(s->joints[0].friction_static, 0.3, 0);
+                CHECK_NEAR(s->joints[0].slider_width, 0, 0);
+            }
+        } else {
+            int found = 0;
+            for (int i = 0; i < err.n; i++)
+                found |= !strcmp(err.e[i].pointer, cases[k].ptr) && strstr(err.e[i].message, cases[k].msg);
+            if (!found) printf("  case %zu: expected %s: %s; got %d errors, first '%s' %s\n", k, cases[k].ptr,
+                               cases[k].msg, err.n, err.n ? err.e[0].pointer : "", err.n ? err.e[0].message : "");
+            CHECK(s == NULL && found);
+        }
+        mbs_spec_free(&s);
+    }
+}
+
 /* ---- the Flores slider-crank -------------------------------------------------------- */
 
 /* The Flores example with an ideal prismatic joint (clearance keys and the
@@ -182,7 +413,7 @@ static char *s_flores_ideal(void)
     char *text = t_slurp("examples/flores_slider_crank_friction.json", NULL);
     if (!text) return NULL;
     int ok = s_cut(text, ",\n     \"clearance_model\": \"friction\", \"clearance\": \"$c\", \"friction\": \"$mu\", "
-                         "\"slider_length\": \"=2*$a\"");
+                         "\"slider_length\": \"=2*$a\", \"slider_width\": \"=2*$b\"");
     ok &= s_cut(text, "      {\"name\": \"N1\", \"quantity\": \"normal_force\", \"joint\": \"guide\", \"component\": \"x\"},\n");
     ok &= s_cut(text, "      {\"name\": \"N2\", \"quantity\": \"normal_force\", \"joint\": \"guide\", \"component\": \"y\"},\n");
     ok &= s_cut(text, "      {\"name\": \"F_friction\", \"quantity\": \"friction_force\", \"joint\": \"guide\"},\n");
@@ -341,7 +572,11 @@ static void test_impact_expansion(void)
 int main(void)
 {
     test_stick_slip();
+    test_friction_moment();
     test_incline();
+    test_static_friction();
+    test_ramp();
+    test_static_friction_parse();
     test_flores();
     test_baumgarte();
     test_impact_expansion();
