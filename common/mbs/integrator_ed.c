@@ -61,6 +61,8 @@ struct mbs_ed_ws {
     double *V;           /* (nf n) moment rows of the wall contact points      */
     double *tau;         /* (nf) sum s_k |N_k| / sum |N_k|: the friction's arm
                             in half widths (joint_friction.h)                 */
+    double *dtau;        /* (nf) last change of tau in s_solve's passes       */
+    int unsettled;       /* joint + 1 whose arm did not settle in s_solve    */
     double *N, *FT;      /* (2 nf), (nf) forces of the last solve              */
     mbs_mat K;           /* dense nonsymmetric KKT matrix                      */
     mbs_mat Rm;          /* (nf x nf) I + D Hb of the mode LCP, dense LU        */
@@ -90,7 +92,7 @@ int mbs_ed_data_init(const mbs_model *m, mbs_data *d)
 #define ALLOC(p, cnt) do { (p) = calloc((size_t)(cnt), sizeof *(p)); ok &= (p) != NULL; } while (0)
     ALLOC(w->fj, f1); ALLOC(w->mode, f1); ALLOC(w->sigma, f1); ALLOC(w->sg, 2 * f1); ALLOC(w->armed, g1); ALLOC(w->crossed, g1);
     ALLOC(w->cand, f1); ALLOC(w->fslip, f1); ALLOC(w->g0, g1); ALLOC(w->g1, g1);
-    ALLOC(w->W, f1 * (n + 1)); ALLOC(w->V, f1 * (n + 1)); ALLOC(w->tau, f1); ALLOC(w->gamT, f1); ALLOC(w->vt, f1); ALLOC(w->N, 2 * f1); ALLOC(w->FT, f1);
+    ALLOC(w->W, f1 * (n + 1)); ALLOC(w->V, f1 * (n + 1)); ALLOC(w->tau, f1); ALLOC(w->dtau, f1); ALLOC(w->gamT, f1); ALLOC(w->vt, f1); ALLOC(w->N, 2 * f1); ALLOC(w->FT, f1);
     ALLOC(w->sol, w->nk + 1); ALLOC(w->resp, f1 * (w->nk + 1));
     ALLOC(w->x1, n + 1); ALLOC(w->v1, n + 1); ALLOC(w->a1, n + 1); ALLOC(w->lam1, ne + 1);
     ALLOC(w->lM, 16 * f1 * f1); ALLOC(w->lq, 4 * f1); ALLOC(w->lz, 4 * f1); ALLOC(w->lw, 4 * f1);
@@ -111,7 +113,7 @@ void mbs_ed_data_free(mbs_data *d)
     struct mbs_ed_ws *w = d->ed;
     if (!w) return;
     free(w->fj); free(w->mode); free(w->sigma); free(w->sg); free(w->armed); free(w->cand); free(w->fslip);
-    free(w->g0); free(w->g1); free(w->W); free(w->V); free(w->tau); free(w->gamT); free(w->vt); free(w->N); free(w->FT);
+    free(w->g0); free(w->g1); free(w->W); free(w->V); free(w->tau); free(w->dtau); free(w->gamT); free(w->vt); free(w->N); free(w->FT);
     free(w->sol); free(w->resp); free(w->x1); free(w->v1); free(w->a1); free(w->lam1);
     free(w->lM); free(w->lq); free(w->lz); free(w->lw); free(w->lt);
     free(w->G); free(w->H); free(w->R); free(w->F0); free(w->Fz); free(w->A0); free(w->N0);
@@ -128,6 +130,7 @@ void mbs_ed_reset(mbs_data *d)
     if (!d->ed) return;
     d->ed->ready = 0;
     d->ed->nmax = 0;
+    d->ed->unsettled = 0;
 }
 
 /* ---- the accelerations of a mode -------------------------------------------------- */
@@ -218,9 +221,16 @@ static int s_joint_forces(const mbs_model *m, struct mbs_ed_ws *w, const double 
         else w->FT[f] = 0;
         double nb = fabs(N[0]) + fabs(N[1]);
         if (!s_tau_free(w, f) || !(nb > 0)) continue;
-        double tau = (N[0] + N[1]) / nb;
-        if (fabs(tau - w->tau[f]) > 1e-14) again = 1;
-        w->tau[f] = tau;
+        /* the fixed point tau = T(tau) has T' < 0 (a larger arm on the
+         * loaded end moves load away from it), near -1 when the friction's
+         * own moment keeps the slider cocked: plain passes then oscillate.
+         * A change that undoes more than half of the previous one is halved
+         * (relaxation: contraction 1/2 or better for T' in [-1, 0]) */
+        double step = (N[0] + N[1]) / nb - w->tau[f];
+        if (step * w->dtau[f] < 0 && fabs(step) > 0.5 * fabs(w->dtau[f])) step *= 0.5;
+        if (fabs(step) > 1e-14) again = 1;
+        w->tau[f] += step;
+        w->dtau[f] = step;
     }
     return again;
 }
@@ -249,6 +259,7 @@ static int s_solve(const mbs_model *m, mbs_data *d, double t, const double *x, c
     mbs_edc_eval(m, d, &w->c, x, v);
     mbs_mat *K = &w->K;
     double *rhs = w->sol;
+    for (int f = 0; f < w->nf; f++) w->dtau[f] = 0;
     for (int pass = 0;; pass++) {
         s_assemble(m, d, rhs);
         mbs_note_system(d, nk);
@@ -257,7 +268,13 @@ static int s_solve(const mbs_model *m, mbs_data *d, double t, const double *x, c
         mbs_edc_forces(&w->c, rhs);
         int again = s_joint_forces(m, w, rhs);
         again |= mbs_edc_resplit(&w->c);
-        if (!again || pass == 29) break;
+        if (!again) break;
+        if (pass == 29) {
+            /* reported by the run at the next accepted step */
+            for (int f = 0; f < w->nf && !w->unsettled; f++)
+                if (fabs(w->dtau[f]) > 1e-14) w->unsettled = f + 1;
+            break;
+        }
     }
     memcpy(a, rhs, sizeof(double) * (size_t)n);
     memcpy(lam, rhs + n, sizeof(double) * (size_t)ne);
@@ -347,6 +364,7 @@ static double s_step(const mbs_model *m, mbs_data *d, double h, double rtol, dou
     struct mbs_ed_ws *w = d->ed;
     int n = m->nvar;
     double *kx[7], *kv[7];
+    w->unsettled = 0; /* judged on the solves of the step that is kept */
     mbs_dopri5_slots(d, n, kx, kv);
     memcpy(kx[0], d->v, sizeof(double) * (size_t)n);
     memcpy(kv[0], d->a, sizeof(double) * (size_t)n);
@@ -840,6 +858,13 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp
         memcpy(d->lam, w->lam1, sizeof(double) * (size_t)m->neq);
         d->t = d->t + hacc >= T * (1 - 1e-14) ? T : d->t + hacc;
         d->met.steps++;
+        if (w->unsettled) {
+            const mbs_joint_spec *J = &m->spec->joints[w->fj[w->unsettled - 1].joint];
+            mbs_err_add(err, "", "t = %.9g: the friction forces of clearance joint '%s' (ends on opposite walls) "
+                        "do not settle: the slider is at the edge of self-locking (friction x slider_width / "
+                        "slider_length near 1)", d->t, J->name);
+            return MBS_EDIVERGE;
+        }
         double ce = s_compl_error(m, d, d->v);
         if (w->c.np > 0) ce = fmax(ce, mbs_edc_check(m, &w->c, d->v, 1e3 * atol, &d->met.max_penetration));
         if (ce > d->met.max_complementarity_error) d->met.max_complementarity_error = ce;

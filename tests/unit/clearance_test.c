@@ -9,6 +9,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <string.h>
 
 static const double G = 9.81;
 
@@ -184,6 +185,49 @@ static void test_friction_moment(void)
     CHECK(r.rc == 0);
     CHECK_NEAR(t_at(&r, "N2", t1) - t_at(&r, "N1", t1), -2 * T / L, 1e-9);
     CHECK_NEAR(t_at(&r, "N2", t2) - t_at(&r, "N1", t2), -2 * T / L, 1e-9);
+    t_run_free(&r);
+}
+
+/* The same slider held cocked by a large push and a small torque, friction
+ * beyond the self-locking limit mu w / L = 1 (the drawer effect): it sticks,
+ * with D = N_2 - N_1 the positive root of (L/2) D^2 + T D - (w/2) P m g = 0.
+ * Here the friction's own moment carries most of the cocking, and the
+ * normal forces are a fixed point whose plain iteration contracts slowly
+ * (the relaxed passes settle it; 1e-9 N).  Pushed harder with more
+ * friction (T = -0.05, P = 77.5 N, mu = 4) the stick/slip LCP has no
+ * solution: the run fails with a message naming the joint. */
+static void test_self_locking(void)
+{
+    const double m = 1, L = 0.1, w = 0.05, T = -0.3, P = 57.1;
+    const double D = (-T + sqrt(T * T + L * w * P * m * G)) / L;
+    const char *jam[] = {"mu=3", "T=-0.3", "P=57.1", NULL}, *jam2[] = {"mu=4", "T=-0.05", "P=77.5", NULL};
+    static const char *DOC =
+        "{\"dimension\": 2, \"gravity\": [0, -9.81], \"parameters\": {\"mu\": 3, \"T\": -0.3, \"P\": 57.1},"
+        " \"bodies\": [{\"name\": \"s\", \"mass\": 1, \"inertia\": 0.001, \"com\": [0, 0], \"angle\": 0}],"
+        " \"joints\": [{\"name\": \"g\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"s\"], \"at\": [0, 0],"
+        "   \"axis\": [1, 0], \"clearance\": 0.001, \"friction\": \"$mu\", \"slider_length\": 0.1, \"slider_width\": 0.05}],"
+        " \"forces\": [{\"type\": \"torque\", \"body\": \"s\", \"value\": \"$T\"},"
+        "   {\"type\": \"force\", \"body\": \"s\", \"value\": [\"$P\", 0]}],"
+        " \"solver\": {\"integrator\": \"event_driven\", \"t_end\": 0.05, \"step\": 0.001, \"tolerance\": 1e-10,"
+        "   \"abs_tolerance\": 1e-12, \"baumgarte_alpha\": 10, \"baumgarte_beta\": 10},"
+        " \"outputs\": {\"interval\": 0.01, \"channels\": ["
+        "   {\"name\": \"s\", \"quantity\": \"joint_coordinate\", \"joint\": \"g\"},"
+        "   {\"name\": \"N1\", \"quantity\": \"normal_force\", \"joint\": \"g\", \"component\": \"x\"},"
+        "   {\"name\": \"N2\", \"quantity\": \"normal_force\", \"joint\": \"g\", \"component\": \"y\"},"
+        "   {\"name\": \"F\", \"quantity\": \"friction_force\", \"joint\": \"g\"}]}}";
+    t_run r;
+    t_run_text(DOC, jam, &r);
+    CHECK(r.rc == 0);
+    printf("  self-locking (mu w / L = 1.5): stuck, D = %.9g N (exact %.9g)\n", t_at(&r, "N2", 0.05) - t_at(&r, "N1", 0.05),
+           D);
+    CHECK(fabs(t_at(&r, "s", 0.05)) < 1e-12);
+    CHECK_NEAR(t_at(&r, "N1", 0.05), 0.5 * (m * G - D), 1e-9);
+    CHECK_NEAR(t_at(&r, "N2", 0.05), 0.5 * (m * G + D), 1e-9);
+    CHECK_NEAR(t_at(&r, "F", 0.05), -P, 1e-9);
+    t_run_free(&r);
+    t_run_text(DOC, jam2, &r);
+    CHECK(r.rc != 0);
+    CHECK(r.err.n >= 1 && strstr(r.err.e[0].message, "joint 'g'") != NULL);
     t_run_free(&r);
 }
 
@@ -573,6 +617,7 @@ int main(void)
 {
     test_stick_slip();
     test_friction_moment();
+    test_self_locking();
     test_incline();
     test_static_friction();
     test_ramp();
