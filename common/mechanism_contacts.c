@@ -384,8 +384,8 @@ static int s_parse_shapes(mech_ctx *c, s_state *st, json_t *root)
 
 static const char *const s_law_names[] = {"hertz", "hunt_crossley", "lankarani_nikravesh", "rigid", NULL};
 static const char *const s_contact_keys[] = {"shapes", "between", "law", "stiffness", "exponent",
-                                             "restitution", "friction", "slip_velocity",
-                                             "margin", NULL};
+                                             "restitution", "friction", "friction_static",
+                                             "slip_velocity", "margin", NULL};
 
 /* The law fields of a contact entry into `cs`.  Returns 0 or -1. */
 static int s_law(mech_ctx *c, json_t *obj, const char *ptr, mbs_contact_spec *cs)
@@ -433,6 +433,28 @@ static int s_law(mech_ctx *c, json_t *obj, const char *ptr, mbs_contact_spec *cs
         rc |= mech_num_key(c, obj, ptr, "slip_velocity", MECH_POS, 1e-4, &cs->slip_velocity) < 0;
     }
     rc |= mech_num_key(c, obj, ptr, "friction", MECH_NONNEG, 0, &cs->friction) < 0;
+    /* static friction: the stick limit of the event-driven rigid law (the
+     * compliant laws regularise Coulomb's law, Moreau-Jean's impulse law
+     * takes one coefficient) */
+    cs->friction_static = cs->friction;
+    mech_ptr_key(kp, ptr, "friction_static");
+    if (json_object_get(obj, "friction_static")) {
+        if (cs->law != MBS_LAW_RIGID) {
+            mech_err(c, kp, "'friction_static' applies to the 'rigid' law (the compliant laws regularise "
+                     "Coulomb friction with one coefficient)");
+            rc = -1;
+        } else if (c->spec->solver.integrator != MBS_INT_EVENT_DRIVEN) {
+            mech_err(c, kp, "'friction_static' needs solver.integrator \"event_driven\" (Moreau-Jean's "
+                     "impulse law takes one friction coefficient)");
+            rc = -1;
+        } else if (mech_num_key(c, obj, ptr, "friction_static", MECH_NONNEG, cs->friction, &cs->friction_static) < 0) {
+            rc = -1;
+        } else if (cs->friction_static < cs->friction) {
+            mech_err(c, kp, "'friction_static' (%g) must be >= 'friction' (%g): sticking holds at least as much "
+                     "as sliding", cs->friction_static, cs->friction);
+            rc = -1;
+        }
+    }
     rc |= mech_num_key(c, obj, ptr, "margin", MECH_NONNEG, 0, &cs->margin) < 0;
     cs->restitution = 1;
     mech_ptr_key(kp, ptr, "restitution");

@@ -36,7 +36,7 @@ int mbs_edc_init(const mbs_model *m, mbs_edc *c, int col0, int nk)
     ALLOC(c->pair, p1); ALLOC(c->state, p1); ALLOC(c->sigma, p1); ALLOC(c->insys, p1); ALLOC(c->has, p1);
     ALLOC(c->cand, p1); ALLOC(c->stickc, p1); ALLOC(c->pt, p1); ALLOC(c->dgv, 2 * p1);
     ALLOC(c->vn, p1); ALLOC(c->vt, p1); ALLOC(c->ln, p1); ALLOC(c->lt, p1); ALLOC(c->goff, p1); ALLOC(c->epst, p1);
-    ALLOC(c->mu, p1); ALLOC(c->e, p1); ALLOC(c->xe, m->nvar + 1); ALLOC(c->grp, p1); ALLOC(c->fslip, p1);
+    ALLOC(c->mu, p1); ALLOC(c->mus, p1); ALLOC(c->e, p1); ALLOC(c->xe, m->nvar + 1); ALLOC(c->grp, p1); ALLOC(c->fslip, p1);
     ALLOC(c->resp, (size_t)2 * p1 * (size_t)(nk + 1));
     c->lmax = 4 * p1;
     ALLOC(c->idx, p1); ALLOC(c->W, 4 * p1 * p1);
@@ -49,6 +49,7 @@ int mbs_edc_init(const mbs_model *m, mbs_edc *c, int col0, int nk)
         if (C->law != MBS_LAW_RIGID) continue;
         c->pair[p] = k;
         c->mu[p] = C->friction;
+        c->mus[p] = fmax(C->friction_static, C->friction);
         c->e[p] = C->restitution;
         c->sigma[p] = 1;
         p++;
@@ -84,7 +85,7 @@ void mbs_edc_free(mbs_edc *c)
 {
     free(c->pair); free(c->state); free(c->sigma); free(c->insys); free(c->has); free(c->cand); free(c->stickc);
     free(c->pt); free(c->dgv); free(c->vn); free(c->vt); free(c->ln); free(c->lt); free(c->goff); free(c->epst);
-    free(c->mu); free(c->e); free(c->xe); free(c->grp); free(c->fslip); free(c->resp); free(c->idx); free(c->W);
+    free(c->mu); free(c->mus); free(c->e); free(c->xe); free(c->grp); free(c->fslip); free(c->resp); free(c->idx); free(c->W);
     free(c->lM); free(c->lq); free(c->lz); free(c->lw); free(c->lwork);
     memset(c, 0, sizeof *c);
 }
@@ -201,11 +202,11 @@ int mbs_edc_resplit(mbs_edc *c)
     int ns = 0, again = 0;
     double lref = 0;
     for (int p = 0; p < c->np; p++)
-        if (c->has[p] && c->state[p] == MBS_EDC_STICK) { ns++; lref = fmax(lref, c->mu[p] * c->ln[p]); }
+        if (c->has[p] && c->state[p] == MBS_EDC_STICK) { ns++; lref = fmax(lref, c->mus[p] * c->ln[p]); }
     if (ns < 2 || !(lref > 0)) return 0;
     for (int p = 0; p < c->np; p++) {
         if (!c->has[p] || c->state[p] != MBS_EDC_STICK) continue;
-        double e = c->eps * lref / fmax(c->mu[p] * c->ln[p], 1e-6 * lref);
+        double e = c->eps * lref / fmax(c->mus[p] * c->ln[p], 1e-6 * lref);
         if (fabs(e - c->epst[p]) > 1e-9 * c->epst[p]) again = 1;
         c->epst[p] = e;
     }
@@ -227,7 +228,7 @@ static double s_reserve(const mbs_edc *c, int p)
 {
     double cap = 0;
     for (int q = 0; q < c->np; q++)
-        if (c->grp[q] == c->grp[p] && c->has[q] && c->state[q] == MBS_EDC_STICK) cap += c->mu[q] * c->ln[q];
+        if (c->grp[q] == c->grp[p] && c->has[q] && c->state[q] == MBS_EDC_STICK) cap += c->mus[q] * c->ln[q];
     return cap - fabs(mbs_edc_group_lt(c, p));
 }
 
@@ -269,6 +270,8 @@ double mbs_edc_check(const mbs_model *m, mbs_edc *c, const double *v, double vfl
             err = fmax(err, fmax(0, -(g - c->goff[p])) / L);
             continue;
         }
+        /* the friction bound: mu_s while sticking, mu while sliding */
+        if (c->state[p] == MBS_EDC_STICK) mu = c->mus[p];
         double scale = mu * ln + fs;
         err = fmax(err, fabs(g) / L);
         err = fmax(err, fmax(0, -ln) / (c->nmax + 1e-300) - 1e-9);

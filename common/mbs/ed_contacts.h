@@ -37,6 +37,7 @@ typedef struct {
     double *ln, *lt;     /* (np) normal and friction force of the last solve    */
     double *goff;        /* (np) offset of the gap event (the gap at opening)   */
     double *mu, *e;      /* (np) friction, restitution                          */
+    double *mus;         /* (np) static friction: the stick limit (>= mu)       */
     double *xe;          /* (n) scratch                                         */
     double *resp;        /* (2 np nk) KKT responses to unit contact forces      */
     double eps;          /* regularisation of the contact rows (redundancy)     */

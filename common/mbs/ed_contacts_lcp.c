@@ -137,7 +137,8 @@ int mbs_edc_mode_lcp(const mbs_model *m, mbs_data *d, mbs_edc *c, double t, cons
     for (int i = 0; i < mc; i++) {
         int p = c->idx[i];
         sidx[i] = c->stickc[p] && c->mu[p] > 0 ? ms++ : -1;
-        T[i] = sidx[i] >= 0 ? -c->mu[p] : -c->mu[p] * c->sigma[p];
+        /* a stick candidate's cone is mu_s wide; a sliding one's friction is mu */
+        T[i] = sidx[i] >= 0 ? -c->mus[p] : -c->mu[p] * c->sigma[p];
         for (int r = 0; r < 2; r++) {
             A0[2 * i + r] = mbs_edc_gdot(m, c, p, r, a0) + c->dgv[2 * p + r];
             ascale = fmax(ascale, fabs(A0[2 * i + r]));
@@ -161,9 +162,9 @@ int mbs_edc_mode_lcp(const mbs_model *m, mbs_data *d, mbs_edc *c, double t, cons
             if (r == 1) M[row + L * (mc + ms + sidx[i])] = 1;
         }
         if (sidx[i] >= 0) {
-            /* lamL = 2 mu lam_n - lamR */
+            /* lamL = 2 mu_s lam_n - lamR */
             int row = mc + ms + sidx[i];
-            M[row + L * i] = 2 * c->mu[c->idx[i]];
+            M[row + L * i] = 2 * c->mus[c->idx[i]];
             M[row + L * (mc + sidx[i])] = -1;
             q[row] = 0;
         }
@@ -177,7 +178,7 @@ int mbs_edc_mode_lcp(const mbs_model *m, mbs_data *d, mbs_edc *c, double t, cons
      * a stick candidate in that direction */
     double tol = 1e-9 * ascale, lref = 0;
     for (int i = 0; i < mc; i++)
-        if (sidx[i] >= 0) lref = fmax(lref, c->mu[c->idx[i]] * c->lz[i]);
+        if (sidx[i] >= 0) lref = fmax(lref, c->mus[c->idx[i]] * c->lz[i]);
     for (int i = 0; i < mc; i++) {
         int p = c->idx[i];
         if (c->lw[i] > tol) {
@@ -193,7 +194,7 @@ int mbs_edc_mode_lcp(const mbs_model *m, mbs_data *d, mbs_edc *c, double t, cons
              * cone capacities mu lam_n gives the split farthest inside the
              * cones (any split within them is a solution: the friction of
              * a sticking block is statically indeterminate) */
-            double cap = c->mu[p] * c->lz[i];
+            double cap = c->mus[p] * c->lz[i];
             c->state[p] = MBS_EDC_STICK;
             c->epst[p] = lref > 0 ? c->eps * lref / fmax(cap, 1e-6 * lref) : c->eps;
         }

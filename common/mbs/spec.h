@@ -192,6 +192,8 @@ typedef struct {
     double exponent;          /* e (1 linear, 1.5 Hertz sphere)                  */
     double restitution;       /* c_r in [0, 1] (Hunt-Crossley, L-N)            */
     double friction;          /* Coulomb coefficient mu >= 0                    */
+    double friction_static;   /* rigid law, event_driven: the stick limit
+                                 mu_s >= mu (parser default: mu)               */
     double slip_velocity;     /* regularisation of Coulomb friction (m/s) > 0   */
     double margin;            /* activation distance (m) >= 0                  */
 } mbs_contact_spec;
