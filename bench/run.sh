@@ -12,3 +12,4 @@ fi
 if [ "${1:-}" != "--target" ]; then bash bench/contact_scaling.sh; fi
 if [ "${1:-}" != "--target" ]; then bash bench/rigid_scaling.sh; fi
 if [ "${1:-}" != "--target" ]; then bash bench/contact_examples.sh $([ "${1:-}" = "--quick" ] && echo --quick); fi
+if [ "${1:-}" != "--target" ]; then bash bench/contact_unknowns.sh $([ "${1:-}" = "--quick" ] && echo --quick); fi

@@ -56,6 +56,7 @@ static const struct {
     {"assembly_tolerance", S_NUM, MECH_POS, 0, 0, O(assembly_tolerance), NULL, NULL},
     {"max_assembly_iterations", S_INT, 0, 1, 10000, O(max_assembly_iterations), NULL, NULL},
     {"contact_deactivation", S_BOOL, 0, 0, 0, O(contact_deactivation), NULL, NULL},
+    {"contact_force_unknowns", S_BOOL, 0, 0, 0, O(contact_force_unknowns), NULL, NULL},
     {"time_limit", S_NUM, MECH_NONNEG, 0, 0, O(time_limit), NULL, NULL},
     {"lcp_solver", S_ENUM, 0, 0, 0, O(lcp_solver), s_lcp_names, NULL},
     {"lcp_lemke_max", S_INT, 0, 1, 2000, O(lcp_lemke_max), NULL, NULL},
@@ -73,7 +74,7 @@ static const char *const s_opt_keys[] = {
     "analysis", "integrator", "t_end", "step", "max_step", "min_step", "tolerance",
     "abs_tolerance", "max_order", "max_newton", "penalty", "baumgarte_alpha",
     "baumgarte_beta", "assembly_tolerance", "max_assembly_iterations",
-    "contact_deactivation", "time_limit", "lcp_solver", "lcp_lemke_max", "lcp_tolerance",
+    "contact_deactivation", "contact_force_unknowns", "time_limit", "lcp_solver", "lcp_lemke_max", "lcp_tolerance",
     "lcp_max_iterations", "lcp_regularization", NULL};
 
 static int s_opt_index(const char *key)

@@ -740,6 +740,25 @@ static void s_rigid_integrator(mech_ctx *c, json_t *root)
                  c->spec->shapes[c->spec->contacts[rigid].shape[1]].name, mbs_integrator_name(in));
 }
 
+/* solver.contact_force_unknowns makes the compliant contacts' forces
+ * unknowns of the BDF Newton matrix: it needs that integrator and at least
+ * one compliant pair (checked once the integrator is settled). */
+static void s_force_unknowns(mech_ctx *c)
+{
+    const mbs_solver_spec *o = &c->spec->solver;
+    if (!o->contact_force_unknowns) return;
+    int compliant = 0;
+    for (int k = 0; k < c->spec->ncontact; k++) compliant += c->spec->contacts[k].law != MBS_LAW_RIGID;
+    if (o->integrator != MBS_INT_BDF)
+        mech_err(c, "/solver/contact_force_unknowns", "'contact_force_unknowns' needs solver.integrator \"bdf\" "
+                 "(the contact forces become unknowns of its Newton matrix), not '%s'",
+                 mbs_integrator_name(o->integrator));
+    else if (compliant == 0)
+        mech_err(c, "/solver/contact_force_unknowns", "'contact_force_unknowns' needs at least one contact with "
+                 "a compliant law (hertz, hunt_crossley, lankarani_nikravesh): the mechanism has %s",
+                 c->spec->ncontact ? "only rigid contacts" : "no contacts");
+}
+
 void mech_parse_contacts(mech_ctx *c, json_t *root)
 {
     s_state st;
@@ -753,6 +772,7 @@ void mech_parse_contacts(mech_ctx *c, json_t *root)
         s_contact(c, &st, json_array_get(arr, (size_t)i), ptr, (int)i);
     }
     s_rigid_integrator(c, root);
+    s_force_unknowns(c);
     mech_map_free(&st.names);
     free(st.ok);
     free(st.pkey);

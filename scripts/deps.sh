@@ -3,7 +3,7 @@
 # Idempotent: only missing packages are installed.  Needs root (or sudo).
 set -euo pipefail
 pkgs=(build-essential pkg-config clang libclang-rt-14-dev
-      libjansson-dev liblapacke-dev liblapack-dev libblas-dev
+      libjansson-dev liblapacke-dev liblapack-dev libblas-dev libsuitesparse-dev
       libzmq3-dev libmicrohttpd-dev libpq-dev postgresql
       docker-compose wrk curl ca-certificates python3)
 case "${1:-}" in

@@ -11,6 +11,8 @@ for t in linalg_test lcp_test contact_geom_test expr_test mechanism_test solver_
   echo "== $t (ASan/UBSan)"
   build/san/tests/$t || fail=1
 done
+echo "== contact_unknowns_test --quick (ASan/UBSan)"
+build/san/tests/contact_unknowns_test --quick || fail=1
 echo "== reference_test --quick (ASan/UBSan)"
 build/san/tests/reference_test --quick || fail=1
 echo "== mbs run under ASan/UBSan on every example (0.1 s of motion each)"

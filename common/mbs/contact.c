@@ -174,6 +174,27 @@ static double s_normal_force(const mbs_contact_spec *C, double d, double dd, dou
     return f > 0 ? f : 0; /* no adhesion */
 }
 
+void mbs_contact_point_law(const mbs_contact_spec *C, double g, double vn, const double *vt, int ntan, double vimp,
+                     double *f)
+{
+    for (int i = 0; i <= ntan; i++) f[i] = 0;
+    if (!(g < 0)) return;
+    double fn = s_normal_force(C, -g, -vn, vimp);
+    f[0] = fn;
+    if (!(C->friction > 0)) return;
+    /* regularised Coulomb: -mu fn vt / sqrt(|vt|^2 + vs^2), any orthonormal
+     * components of vt */
+    double vt2 = 0;
+    for (int i = 0; i < ntan; i++) vt2 += vt[i] * vt[i];
+    double s = sqrt(vt2 + C->slip_velocity * C->slip_velocity);
+    for (int i = 0; i < ntan; i++) f[1 + i] = -(C->friction * fn * vt[i] / s);
+}
+
+double mbs_contact_vimp(const mbs_data *d, int k, double dd)
+{
+    return d && d->c_vimp && d->c_on[k] ? d->c_vimp[k] : dd;
+}
+
 /* Add the generalized forces of pair k at (x, v) into Q (variables; or per
  * body in body coordinates, nbody x nb, with body_space) and report its
  * largest approach speed of penetrating points (*approach). */
@@ -200,16 +221,11 @@ static void s_pair_q(const mbs_model *m, const mbs_data *d, int k, const double 
         double vn = v3dot(rel, c->n), dd = -vn; /* approach speed */
         if (approach && dd > *approach) *approach = dd;
         if (!Q && !each) continue;
-        double vimp = d && d->c_vimp && d->c_on[k] ? d->c_vimp[k] : dd;
-        double fn = s_normal_force(C, -c->g, dd, vimp);
-        double F[3];
-        v3scale(fn, c->n, F);
-        if (C->friction > 0) {
-            double vt[3];
-            for (int a = 0; a < 3; a++) vt[a] = rel[a] - vn * c->n[a];
-            double s = sqrt(v3dot(vt, vt) + C->slip_velocity * C->slip_velocity);
-            for (int a = 0; a < 3; a++) F[a] -= C->friction * fn * vt[a] / s;
-        }
+        /* the law, with the tangential velocity in world components */
+        double vt[3], fl[4], F[3];
+        for (int a = 0; a < 3; a++) vt[a] = rel[a] - vn * c->n[a];
+        mbs_contact_point_law(C, c->g, vn, vt, 3, mbs_contact_vimp(d, k, dd), fl);
+        for (int a = 0; a < 3; a++) F[a] = fl[0] * c->n[a] + fl[1 + a];
         if (each) {
             mbs_cforce f = {k, {ba, bb}, {{0, 0, 0}, {0, 0, 0}}, {c->n[0], c->n[1], c->n[2]}, {F[0], F[1], F[2]}};
             if (ba >= 0) mbs_contact_material_point(m, ba, x, c->pa, f.c[0]);
@@ -359,8 +375,11 @@ void mbs_contact_step(const mbs_model *m, mbs_data *d, double h)
         d->c_on[k] = (char)touching;
         touching_pairs += touching;
     }
-    /* the active set for the next step */
-    if (m->spec->solver.contact_deactivation) {
+    /* the active set for the next step; the BDF with contact force
+     * unknowns also computes it without deactivation (then it only decides
+     * when the Newton matrix is refreshed, system_contacts.c) */
+    int deact = m->spec->solver.contact_deactivation;
+    if (deact || (m->spec->solver.contact_force_unknowns && m->spec->solver.integrator == MBS_INT_BDF)) {
         double vmax = 0, amax = 0, margin = 0;
         for (int i = 0; i < m->nvar; i++) { vmax = fmax(vmax, fabs(d->v[i])); amax = fmax(amax, fabs(d->a[i])); }
         for (int k = 0; k < nc; k++) margin = fmax(margin, m->spec->contacts[k].margin);
@@ -382,14 +401,14 @@ void mbs_contact_step(const mbs_model *m, mbs_data *d, double h)
          * it stopped touching, with zero force) */
         for (int i = 0; i < nnew; i++) {
             int k = d->c_active[i];
-            if (d->c_inset[k] == 0) d->met.contact_activations++;
+            if (d->c_inset[k] == 0 && deact) d->met.contact_activations++;
             d->c_inset[k] = 2;
         }
         for (int k = 0; k < nc; k++) {
-            if (d->c_inset[k] == 1) { d->met.contact_deactivations++; d->c_inset[k] = 0; }
+            if (d->c_inset[k] == 1) { d->met.contact_deactivations += deact; d->c_inset[k] = 0; }
             else if (d->c_inset[k] == 2) d->c_inset[k] = 1;
         }
-        d->c_nactive = nnew;
+        d->c_nactive = deact ? nnew : nc;
     } else {
         d->c_nactive = nc;
     }

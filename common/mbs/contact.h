@@ -24,6 +24,21 @@ void mbs_contact_material_point(const mbs_model *m, int b, const double *x, cons
 int mbs_contact_data_init(const mbs_model *m, mbs_data *d);
 void mbs_contact_data_free(mbs_data *d);
 
+/* The compliant law of contact C at one point (shared by the force-element
+ * path of this file and the force unknowns of system_contacts.c): gap g (< 0:
+ * penetration), normal relative velocity vn of B with respect to A along n
+ * (< 0: approaching), tangential relative velocity components vt[0..ntan)
+ * along orthonormal directions normal to n, impact speed vimp
+ * (mbs_contact_vimp).  f[0] receives the normal force on B along n (>= 0),
+ * f[1..ntan] the friction force components along the same directions; all
+ * zero when g >= 0. */
+void mbs_contact_point_law(const mbs_contact_spec *C, double g, double vn, const double *vt, int ntan, double vimp,
+                     double *f);
+
+/* The impact speed the law of pair k uses at approach speed dd: the one
+ * recorded when the pair started touching (d->c_vimp), else dd. */
+double mbs_contact_vimp(const mbs_data *d, int k, double dd);
+
 /* Add the contact forces at (x, v) to the generalized forces Q (variables):
  * every declared pair, or only the active set with deactivation. */
 void mbs_contact_forces(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double *Q);

@@ -78,6 +78,8 @@ struct mbs_data {
     struct mbs_ed_ws *ed;
     /* Moreau-Jean time stepping (integrator_mj.c), NULL for other integrators */
     struct mbs_mj_ws *mj;
+    /* BDF with contact force unknowns (system_contacts.c), NULL otherwise */
+    struct mbs_cu_ws *cu;
 
     /* metrics accumulated by the integrators */
     mbs_metrics met;

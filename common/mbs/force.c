@@ -291,6 +291,13 @@ void mbs_force_eval(const mbs_model *m, const mbs_data *d, const double *x, cons
     mbs_contact_forces(m, d, x, v, Q);
 }
 
+void mbs_force_eval_noncontact(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double t,
+                               double *Q)
+{
+    s_sink sk = {Q, 0};
+    s_all_forces(m, d, x, v, t, &sk);
+}
+
 void mbs_force_eval_body(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double t,
                          double *Qbody)
 {
@@ -304,6 +311,13 @@ void mbs_force_eval_body(const mbs_model *m, const mbs_data *d, const double *x,
  * Perturbs only the variables each element touches. */
 void mbs_force_jac(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,
                    double cC, void (*add)(void *ctx, int i, int j, double v), void *ctx)
+{
+    mbs_force_jac_noncontact(m, d, x, v, t, cK, cC, add, ctx);
+    mbs_contact_jac(m, d, x, v, t, cK, cC, add, ctx);
+}
+
+void mbs_force_jac_noncontact(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t,
+                              double cK, double cC, void (*add)(void *ctx, int i, int j, double v), void *ctx)
 {
     int nv = m->nvar;
     double *xp = d->fd_x, *vp = d->fd_v, *Q0 = d->fd_q0, *Q1 = d->fd_q1;
@@ -344,7 +358,6 @@ void mbs_force_jac(const mbs_model *m, mbs_data *d, const double *x, const doubl
             }
         }
     }
-    mbs_contact_jac(m, d, x, v, t, cK, cC, add, ctx);
 }
 
 /* ---- energies ------------------------------------------------------------------------ */

@@ -20,10 +20,17 @@
  * out: modified Newton).  The matrix is kept between iterations and steps
  * and refreshed when the convergence is slow or w0 moved by more than 25 %.
  * Local error from the predictor-corrector difference of q and v.
+ *
+ * With solver.contact_force_unknowns the compliant contacts' force
+ * components f are Newton unknowns too (ADAMS' form): F2 gets - G^T f in
+ * place of the contacts' part of Q, and F5 = f - law(q, v) is added, the
+ * whole matrix going to KLU (system_contacts.c).  f is predicted by the law
+ * at the predicted state and converges under the multipliers' test.
  */
 #include "integrators.h"
 #include "analysis.h"
 #include "system.h"
+#include "system_contacts.h"
 
 #include <math.h>
 #include <string.h>
@@ -102,7 +109,8 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
     double h = fmin(o->step > 0 ? o->step : 1e-3, hmax);
     /* work vectors */
     double *xpred = d->rk, *vpred = d->rk + n, *bv = d->rk + 2 * (size_t)n, *ba = d->rk + 3 * (size_t)n;
-    double *rhs = d->w1, *lam_s = d->rk + 4 * (size_t)n; /* lam_s: multipliers saved for a retry */
+    struct mbs_cu_ws *cu = d->cu; /* contact force unknowns (NULL: force elements) */
+    double *rhs = cu ? cu->rhs : d->w1, *lam_s = d->rk + 4 * (size_t)n; /* lam_s: multipliers saved for a retry */
     double *mu = lam_s + (ne > 0 ? ne : 1);               /* GGL multipliers of Phi_q v + Phi_t */
     double tau[MBS_BDF_HIST + 1], w[MBS_BDF_HIST + 1], we[MBS_BDF_HIST + 1];
     int k = 1, steps_at_order = 0, fails = 0;
@@ -113,6 +121,9 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
     while (d->t < T * (1 - 1e-14)) {
         if (d->t + h > T || d->t + 1.01 * h > T) h = T - d->t;
         double t1 = d->t + h;
+        /* contact force unknowns: the pairs in the system for this step (a
+         * new layout makes the factorised matrix stale) */
+        if (cu && mbs_cu_layout(m, d)) w0_fact = 0;
         int kk = k < d->nhist ? k : d->nhist; /* order limited by history     */
         if (kk < 1) kk = 1;
         /* predictor: extrapolate x, v through the last kk+1 points (or a
@@ -161,27 +172,43 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
                 memset(mu, 0, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
                 w0_fact = 0;
             }
+            /* contact forces predicted by the law at the predicted state */
+            if (cu) {
+                mbs_cu_eval(m, d, d->x, d->v);
+                mbs_cu_predict(d);
+            }
             for (int it = 0; it < maxit; it++) {
                 for (int i = 0; i < n; i++) d->a[i] = w0 * d->v[i] + ba[i];
                 mbs_cons_eval(m, d->x, t1, d->phi, d->jac);
+                if (cu) mbs_cu_eval(m, d, d->x, d->v);
                 if (w0_fact == 0 || fabs(w0 / w0_fact - 1) > 0.25) {
-                    if (mbs_ggl_build(m, d, w0, d->x, d->v, t1)) {
+                    int info = cu ? mbs_cu_build(m, d, w0, d->x, d->v, t1) : mbs_ggl_build(m, d, w0, d->x, d->v, t1);
+                    if (info == MBS_SPARSE_EFULL) {
+                        mbs_err_add(err, "", "t = %.6g: the Newton matrix with contact force unknowns has more "
+                                    "entries than its sink was sized for (internal error)", t1);
+                        return MBS_EINVAL;
+                    }
+                    if (info) {
                         w0_fact = 0;
                         break;
                     }
                     w0_fact = w0;
                     fresh = 1;
                 } else {
-                    mbs_note_system(d, m->nggl);
+                    mbs_note_system(d, m->nggl + (cu ? cu->nf : 0));
                 }
                 /* residuals, scaled as the matrix (see the file header) */
                 double *F1 = rhs, *F2 = rhs + n, *F3 = rhs + 2 * n, *F4 = rhs + 2 * n + ne;
                 for (int i = 0; i < n; i++) F1[i] = w0 * d->x[i] + bv[i] - d->v[i];
                 for (int i = 0; i < ne; i++) d->r2[i] = d->eq_on[i] ? -mu[i] : 0;
                 mbs_cons_jtl(m, d->jac, d->r2, F1);
-                mbs_force_eval(m, d, d->x, d->v, t1, d->Q);
+                /* with force unknowns the contacts enter as - G^T f (F2) and
+                 * F5 = f - law (unscaled: its matrix block is I) */
+                if (cu) mbs_force_eval_noncontact(m, d, d->x, d->v, t1, d->Q);
+                else mbs_force_eval(m, d, d->x, d->v, t1, d->Q);
                 mbs_mass_mul(m, d->a, F2);
                 for (int i = 0; i < n; i++) F2[i] -= d->Q[i];
+                if (cu) mbs_cu_residual(m, d, F2, rhs + m->nggl);
                 for (int i = 0; i < ne; i++) d->r2[i] = d->eq_on[i] ? d->lam[i] : 0;
                 mbs_cons_jtl(m, d->jac, d->r2, F2);
                 mbs_cons_phit(m, d->x, t1, d->phit);
@@ -191,7 +218,11 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
                     F3[i] = d->eq_on[i] ? -d->phi[i] : 0;
                     F4[i] = d->eq_on[i] ? -(F4[i] + d->phit[i]) : 0;
                 }
-                mbs_ggl_solve(m, d, rhs);
+                if (cu) {
+                    if (mbs_cu_solve(m, d, rhs)) break;
+                } else {
+                    mbs_ggl_solve(m, d, rhs);
+                }
                 d->met.newton_iterations++;
                 /* updates; convergence measured on q, v and the scaled
                  * multipliers (units of M v) */
@@ -209,6 +240,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
                     d->lam[i] += F3[i] * w0_fact;
                     mu[i] += F4[i] * w0_fact;
                 }
+                if (cu) dn = fmax(dn, mbs_cu_update(m, d, rhs + m->nggl, w0_fact, rtol, atol));
                 if (!isfinite(dn)) break;
                 double rate = it > 0 && prev > 0 ? dn / prev : 0;
                 prev = dn;

@@ -9,6 +9,7 @@
 #include "data.h"
 #include "integrators.h"
 #include "output.h"
+#include "system_contacts.h"
 #include "vec.h"
 
 #include <math.h>
@@ -373,6 +374,8 @@ mbs_data *mbs_data_new(const mbs_model *m)
     if (ok && mbs_contact_data_init(m, d)) ok = 0;
     if (ok && m->spec->solver.integrator == MBS_INT_EVENT_DRIVEN && mbs_ed_data_init(m, d)) ok = 0;
     if (ok && m->spec->solver.integrator == MBS_INT_MOREAU_JEAN && mbs_mj_ws_new(m, d)) ok = 0;
+    if (ok && m->spec->solver.integrator == MBS_INT_BDF && m->spec->solver.contact_force_unknowns &&
+        mbs_cu_ws_new(m, d)) ok = 0;
     if (!ok) { mbs_data_free(&d); return NULL; }
     for (int i = 0; i < ne; i++) d->eq_on[i] = 1;
     return d;
@@ -394,6 +397,7 @@ void mbs_data_free(mbs_data **pd)
     mbs_contact_data_free(d);
     mbs_ed_data_free(d);
     mbs_mj_ws_free(d);
+    mbs_cu_ws_free(d);
     mbs_mat_free(&d->spd);
     mbs_mat_free(&d->kkt);
     mbs_mat_free(&d->ggl);

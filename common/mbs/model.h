@@ -235,6 +235,13 @@ void mbs_force_eval(const mbs_model *m, const mbs_data *d, const double *x, cons
  * elements, added as add(ctx, i, j, cK K_ij + cC C_ij). */
 void mbs_force_jac(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,
                    double cC, void (*add)(void *ctx, int i, int j, double v), void *ctx);
+/* mbs_force_eval and mbs_force_jac without the compliant contacts: the BDF
+ * integrator with solver.contact_force_unknowns carries their forces as
+ * unknowns of its Newton matrix (system_contacts.c). */
+void mbs_force_eval_noncontact(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double t,
+                               double *Q);
+void mbs_force_jac_noncontact(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t,
+                              double cK, double cC, void (*add)(void *ctx, int i, int j, double v), void *ctx);
 /* The same forces per body in body coordinates (nbody x nb): what each
  * body receives, before variables shared by bodies are summed. */
 void mbs_force_eval_body(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double t,

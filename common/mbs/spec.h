@@ -240,6 +240,10 @@ typedef struct {
     int max_assembly_iterations;
     int contact_deactivation;/* 1: only contacts touching or predicted to touch
                                 within the step are in the system (seed 002) */
+    int contact_force_unknowns; /* BDF with compliant contacts: each pair's
+                                force components are unknowns of the Newton
+                                matrix (sparse LU by KLU; ADAMS' form, seed
+                                002's baseline); 0: force elements (default) */
     mbs_lcp_choice lcp_solver; /* rigid contacts: auto (Lemke up to
                                 lcp_lemke_max unknowns, PGS above), lemke, pgs */
     int lcp_lemke_max;       /* auto: largest LCP given to Lemke              */

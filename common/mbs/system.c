@@ -190,67 +190,107 @@ void mbs_kkt_solve(const mbs_model *m, mbs_data *d, double *rhs)
 
 /* ---- stabilised index-2 (GGL) BDF system ----------------------------------------------- */
 
+/* A block of the GGL matrix: entries (i, j) of a callback that speaks in
+ * variables or equations land at nodes (row_off + i, col_off + j). */
+typedef struct {
+    mbs_add_fn add;
+    void *ctx;
+    int row_off, col_off;
+    long *count;          /* counting mode (mbs_ggl_emit with bound)          */
+} s_gglblk;
+
+static void s_ggl_blk_add(void *ctx, int i, int j, double v)
+{
+    s_gglblk *s = ctx;
+    if (s->count) { (*s->count)++; return; }
+    s->add(s->ctx, s->row_off + i, s->col_off + j, v);
+}
+
+void mbs_ggl_emit(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t,
+                  int contacts, mbs_add_fn add, void *ctx, long *bound)
+{
+    int n = m->nvar, ne = m->neq;
+    /* counting mode: every entry below is one triplet */
+    long cnt = 0;
+#define ADD(i, j, val) do { if (bound) cnt++; else add(ctx, (i), (j), (val)); } while (0)
+    /* F1 = (w0 q + bq - v - Phi_q^T mu) / w0:  I, -I/w0, -Phi_q^T (mu' = mu/w0) */
+    for (int i = 0; i < n; i++) {
+        ADD(i, i, 1.0);
+        ADD(i, n + i, -1.0 / w0);
+    }
+    /* F2 = (M (w0 v + bv) + Phi_q^T lam - Q) / w0:  M + C/w0, (K + H)/w0, Phi_q^T */
+    for (int i = 0; i < n; i++)
+        for (int k = m->M_ptr[i]; k < m->M_ptr[i + 1]; k++) ADD(n + i, n + m->M_col[k], m->M_val[k]);
+    for (int r = 0; r < ne; r++) {
+        int pl = 2 * n + r, pm = 2 * n + ne + r;
+        if (!d->eq_on[r] && !bound) {
+            ADD(pl, pl, 1.0);
+            ADD(pm, pm, 1.0);
+            continue;
+        }
+        if (bound) cnt += 2;
+        const mbs_eq *e = &m->eq[r];
+        const double *row = d->jac + (e->cols - m->colpool);
+        for (int a = 0; a < e->nnz; a++) {
+            int c = e->cols[a];
+            ADD(c, pm, -row[a]);      /* F1: -Phi_q^T mu'     */
+            ADD(n + c, pl, row[a]);   /* F2: Phi_q^T lam'     */
+            ADD(pl, c, row[a]);       /* F3: Phi_q dq         */
+            ADD(pm, n + c, row[a]);   /* F4: Phi_q dv         */
+        }
+    }
+#undef ADD
+    /* force stiffness and damping (finite differences; the compliant
+     * contacts only when they are force elements); counting: at most every
+     * pair of an element's variables, for K and for C */
+    if (bound) {
+        for (int e = 0; e < m->nstate_el; e++) cnt += 2L * m->stel[e].nvar * m->stel[e].nvar;
+        if (contacts)
+            for (int k = 0; k < m->spec->ncontact; k++) cnt += 2L * m->cfel[k].nvar * m->cfel[k].nvar;
+    } else if (m->nstate_el > 0 || m->spec->ncontact > 0) {
+        s_gglblk kq = {add, ctx, n, 0, NULL}, kv = {add, ctx, n, n, NULL};
+        if (contacts) {
+            mbs_force_jac(m, d, x, v, t, 1.0 / w0, 0.0, s_ggl_blk_add, &kq);
+            mbs_force_jac(m, d, x, v, t, 0.0, 1.0 / w0, s_ggl_blk_add, &kv);
+        } else {
+            mbs_force_jac_noncontact(m, d, x, v, t, 1.0 / w0, 0.0, s_ggl_blk_add, &kq);
+            mbs_force_jac_noncontact(m, d, x, v, t, 0.0, 1.0 / w0, s_ggl_blk_add, &kv);
+        }
+    }
+    {
+        /* constraint Hessian (counting: every multiplier on) */
+        s_gglblk hq = {add, ctx, n, 0, bound ? &cnt : NULL};
+        double *l = d->r1;
+        for (int i = 0; i < ne; i++) l[i] = bound ? 1.0 : d->eq_on[i] ? d->lam[i] : 0;
+        mbs_cons_hess_add(m, x, t, l, 1.0 / w0, s_ggl_blk_add, &hq);
+        /* F4 = Phi_q v + Phi_t depends on q through Phi_q; the eq nodes of mu
+         * must be adjacent to the q nodes of the same equation (they are: the
+         * ordering links mu_r with q_i through F1) */
+        s_gglblk jq = {add, ctx, 2 * n + ne, 0, bound ? &cnt : NULL};
+        mbs_cons_jvq_add(m, x, v, t, 1.0, s_ggl_blk_add, &jq);
+    }
+    if (bound) *bound += cnt;
+}
+
+/* Banded sink of the GGL matrix: nodes through the model's ordering. */
 typedef struct {
     const mbs_model *m;
     mbs_mat *A;
-    int row_off, col_off; /* node offsets of the block being added          */
-} s_ggladd;
+} s_gglband;
 
-static void s_ggl_add(void *ctx, int i, int j, double v)
+static void s_ggl_band_add(void *ctx, int i, int j, double v)
 {
-    s_ggladd *s = ctx;
-    mbs_mat_add(s->A, s->m->giperm[s->row_off + i], s->m->giperm[s->col_off + j], v);
+    s_gglband *s = ctx;
+    mbs_mat_add(s->A, s->m->giperm[i], s->m->giperm[j], v);
 }
 
 int mbs_ggl_build(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t)
 {
     mbs_mat *A = &d->ggl;
-    int n = m->nvar, ne = m->neq;
-    const int *gi = m->giperm;
     double t0 = mbs_now();
     mbs_mat_zero(A);
-    /* F1 = (w0 q + bq - v - Phi_q^T mu) / w0:  I, -I/w0, -Phi_q^T (mu' = mu/w0) */
-    for (int i = 0; i < n; i++) {
-        mbs_mat_add(A, gi[i], gi[i], 1.0);
-        mbs_mat_add(A, gi[i], gi[n + i], -1.0 / w0);
-    }
-    /* F2 = (M (w0 v + bv) + Phi_q^T lam - Q) / w0:  M + C/w0, (K + H)/w0, Phi_q^T */
-    for (int i = 0; i < n; i++)
-        for (int k = m->M_ptr[i]; k < m->M_ptr[i + 1]; k++)
-            mbs_mat_add(A, gi[n + i], gi[n + m->M_col[k]], m->M_val[k]);
-    for (int r = 0; r < ne; r++) {
-        int pl = gi[2 * n + r], pm = gi[2 * n + ne + r];
-        if (!d->eq_on[r]) {
-            mbs_mat_add(A, pl, pl, 1.0);
-            mbs_mat_add(A, pm, pm, 1.0);
-            continue;
-        }
-        const mbs_eq *e = &m->eq[r];
-        const double *row = d->jac + (e->cols - m->colpool);
-        for (int a = 0; a < e->nnz; a++) {
-            int c = e->cols[a];
-            mbs_mat_add(A, gi[c], pm, -row[a]);      /* F1: -Phi_q^T mu'     */
-            mbs_mat_add(A, gi[n + c], pl, row[a]);   /* F2: Phi_q^T lam'     */
-            mbs_mat_add(A, pl, gi[c], row[a]);       /* F3: Phi_q dq         */
-            mbs_mat_add(A, pm, gi[n + c], row[a]);   /* F4: Phi_q dv         */
-        }
-    }
-    if (m->nstate_el > 0 || m->spec->ncontact > 0) {
-        s_ggladd kq = {m, A, n, 0}, kv = {m, A, n, n};
-        mbs_force_jac(m, d, x, v, t, 1.0 / w0, 0.0, s_ggl_add, &kq);
-        mbs_force_jac(m, d, x, v, t, 0.0, 1.0 / w0, s_ggl_add, &kv);
-    }
-    {
-        s_ggladd hq = {m, A, n, 0};
-        double *l = d->r1;
-        for (int i = 0; i < ne; i++) l[i] = d->eq_on[i] ? d->lam[i] : 0;
-        mbs_cons_hess_add(m, x, t, l, 1.0 / w0, s_ggl_add, &hq);
-        /* F4 = Phi_q v + Phi_t depends on q through Phi_q; the eq nodes of mu
-         * must be adjacent to the q nodes of the same equation (they are: the
-         * ordering links mu_r with q_i through F1) */
-        s_ggladd jq = {m, A, 2 * n + ne, 0};
-        mbs_cons_jvq_add(m, x, v, t, 1.0, s_ggl_add, &jq);
-    }
+    s_gglband ctx = {m, A};
+    mbs_ggl_emit(m, d, w0, x, v, t, 1, s_ggl_band_add, &ctx, NULL);
     d->met.jacobian_evaluations++;
     int info = mbs_mat_factor(A);
     d->met.factorizations++;

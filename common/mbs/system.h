@@ -41,6 +41,22 @@ int mbs_kkt_build(const mbs_model *m, mbs_data *d, double cM, double cK, double 
 /* Solve with the factored KKT matrix: rhs = [r_q (n); r_lam (ne)] in place. */
 void mbs_kkt_solve(const mbs_model *m, mbs_data *d, double *rhs);
 
+/* Where matrix entries go: add(ctx, row, column, value), repeated entries
+ * summed. */
+typedef void (*mbs_add_fn)(void *ctx, int i, int j, double v);
+
+/* Every entry of the stabilised index-2 (GGL) BDF matrix at (x, v, t) for
+ * the weight w0, handed to add(ctx, i, j, value) with i, j the nodes q_i = i,
+ * v_i = n + i, lam_r = 2n + r, mu_r = 2n + ne + r (model.h), d->jac current.
+ * contacts: 1 includes the compliant contacts' finite-difference stiffness
+ * and damping (contacts as force elements), 0 leaves them out (contacts with
+ * force unknowns, system_contacts.c).  The banded build and the sparse build
+ * share this emitter.  With bound != NULL nothing is emitted: *bound is
+ * increased by an upper bound of the number of entries (structural counts;
+ * every multiplier on), for sizing a sparse sink once. */
+void mbs_ggl_emit(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t,
+                  int contacts, mbs_add_fn add, void *ctx, long *bound);
+
 /* Build and factor the stabilised index-2 (GGL) BDF matrix at (x, v, t) for
  * the BDF weight w0 (unknowns q, v, lam/w0, mu/w0; see integrator_bdf.c),
  * with d->jac current.  0 or the LAPACK info. */
