@@ -38,23 +38,14 @@ for f in examples/roller_chain_drive.json examples/balls_in_box.json; do
     continue
   fi
   python3 - "$f" "$T" "${sets[@]}" <<'PY'
-import csv, json, sys
+import json, sys
+sys.path.insert(0, "bench")
+from output_diff import largest_difference
 f, T = sys.argv[1], sys.argv[2]
 on, off, fe = (json.load(open(T + "/%s.json" % k)) for k in ("on", "off", "fe"))
 doc = json.load(open(f))
 t_end = sys.argv[4].split("=")[1] if len(sys.argv) > 4 else doc["solver"]["t_end"]
-a = list(csv.reader(open(T + "/on.csv")))
-b = list(csv.reader(open(T + "/off.csv")))
-drel = 0.0
-if len(a) != len(b):
-    drel = float("inf")
-else:
-    for c in range(1, len(a[0])):
-        xs = [float(r[c]) for r in a[1:]]
-        ys = [float(r[c]) for r in b[1:]]
-        d = max(abs(x - y) for x, y in zip(xs, ys))
-        s = max(abs(x) for x in xs)
-        drel = max(drel, d / s if s > 0 else (0.0 if d == 0 else float("inf")))
+drel = largest_difference(T + "/on.csv", T + "/off.csv")[1]
 print("| %s | %d | %s | %.3f | %.3f | %.1f | %.1f / %.1f | %.1f / %.1f | %.3g | %.3f |" % (
     doc.get("name", f), int(off["max_active_contacts"]), t_end, on["wall_seconds"], off["wall_seconds"],
     off["wall_seconds"] / max(on["wall_seconds"], 1e-9), on["mean_system_dimension"], off["mean_system_dimension"],
