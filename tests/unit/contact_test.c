@@ -163,17 +163,23 @@ static void test_deactivation_agreement(void)
     t_run_free(&b);
 }
 
+/* A 1 kg bar of length 1 m pinned to ground at one end ("pin"), its other
+ * end a circle "tip" on a floor line "floor": the start of a document, to
+ * be followed by its contacts, solver and outputs. */
+#define PINNED_BAR                                                                                             \
+    "{\"dimension\": 2, \"gravity\": [0, -9.81],"                                                                 \
+    " \"bodies\": [{\"name\": \"bar\", \"mass\": 1, \"inertia\": \"=1/12\", \"com\": [0.5, 0.05]}],"              \
+    " \"joints\": [{\"name\": \"pin\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"bar\"], \"at\": [0, 0.05]}],"  \
+    " \"shapes\": [{\"name\": \"tip\", \"body\": \"bar\", \"type\": \"circle\", \"center\": [1, 0.05], \"radius\": 0.05}," \
+    "   {\"name\": \"floor\", \"body\": \"ground\", \"type\": \"line\", \"point\": [0, 0], \"normal\": [0, 1]}],"
+
 /* A bar pinned at one end and resting on a floor at the other: at rest the
  * pin carries half the weight, the contact the other half.  Checks that the
  * reaction recovery counts contact forces in the body balances. */
 static void test_reaction_with_contact(void)
 {
     const char *doc =
-        "{\"dimension\": 2, \"gravity\": [0, -9.81],"
-        " \"bodies\": [{\"name\": \"bar\", \"mass\": 1, \"inertia\": \"=1/12\", \"com\": [0.5, 0.05]}],"
-        " \"joints\": [{\"name\": \"pin\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"bar\"], \"at\": [0, 0.05]}],"
-        " \"shapes\": [{\"name\": \"tip\", \"body\": \"bar\", \"type\": \"circle\", \"center\": [1, 0.05], \"radius\": 0.05},"
-        "   {\"name\": \"floor\", \"body\": \"ground\", \"type\": \"line\", \"point\": [0, 0], \"normal\": [0, 1]}],"
+        PINNED_BAR
         " \"contacts\": [{\"shapes\": [\"tip\", \"floor\"], \"stiffness\": 1e6, \"exponent\": 1, \"restitution\": 0.2}],"
         " \"solver\": {\"t_end\": 1, \"integrator\": \"bdf\", \"tolerance\": 1e-8, \"max_step\": 0.005},"
         " \"outputs\": {\"interval\": 0.1, \"channels\": ["
@@ -200,11 +206,7 @@ static void test_reaction_with_contact(void)
 static void test_reaction_with_rigid_contact(void)
 {
     const char *doc =
-        "{\"dimension\": 2, \"gravity\": [0, -9.81],"
-        " \"bodies\": [{\"name\": \"bar\", \"mass\": 1, \"inertia\": \"=1/12\", \"com\": [0.5, 0.05]}],"
-        " \"joints\": [{\"name\": \"pin\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"bar\"], \"at\": [0, 0.05]}],"
-        " \"shapes\": [{\"name\": \"tip\", \"body\": \"bar\", \"type\": \"circle\", \"center\": [1, 0.05], \"radius\": 0.05},"
-        "   {\"name\": \"floor\", \"body\": \"ground\", \"type\": \"line\", \"point\": [0, 0], \"normal\": [0, 1]}],"
+        PINNED_BAR
         " \"contacts\": [{\"shapes\": [\"tip\", \"floor\"], \"law\": \"rigid\", \"restitution\": 0}],"
         " \"solver\": {\"t_end\": 0.5, \"step\": 0.001, \"max_step\": 0.01},"
         " \"outputs\": {\"interval\": 0.1, \"channels\": ["
