@@ -317,17 +317,9 @@ static void s_shape(mech_ctx *c, s_state *st, json_t *obj, const char *ptr, int 
         return;
     }
     char kp[MECH_PTR_MAX];
-    json_t *v = json_object_get(obj, "name");
-    mech_ptr_key(kp, ptr, "name");
-    if (!v) {
-        mech_err(c, ptr, "missing required key 'name'");
-    } else if (mech_name(c, v, kp, s->name, sizeof s->name) == 0) {
-        if (strcmp(s->name, "ground") == 0)
-            mech_err(c, kp, "'ground' is the name of the fixed body; choose another shape name");
-        else
-            mech_register(c, &st->names, json_string_value(v), i, kp, "shapes", "shape");
-    }
-    v = json_object_get(obj, "body");
+    mech_entry_name(c, obj, ptr, i, s->name, sizeof s->name, &st->names, "shapes", "shape",
+                    "'ground' is the name of the fixed body; choose another shape name");
+    json_t *v = json_object_get(obj, "body");
     mech_ptr_key(kp, ptr, "body");
     if (!v)
         mech_err(c, ptr, "missing required key 'body' (a body name or 'ground')");

@@ -172,6 +172,13 @@ mbs_joint_type mech_joint_type(mech_ctx *c, int j);
 int mech_register(mech_ctx *c, mech_map *m, const char *name, int idx, const char *ptr,
                   const char *section, const char *what);
 
+/* The required "name" of entry idx of a section (object obj at ptr) into
+ * out (size bytes): checked by mech_name and registered in m (duplicates
+ * reported as by mech_register).  With ground_msg, the name "ground" is
+ * refused with that message. */
+void mech_entry_name(mech_ctx *c, json_t *obj, const char *ptr, int idx, char *out, size_t size,
+                     mech_map *m, const char *section, const char *what, const char *ground_msg);
+
 /* ---- sections --------------------------------------------------------------------- */
 
 /* Function of time (object, number, "$p", "=expr").  Returns 0 or -1. */

@@ -166,6 +166,22 @@ int mech_register(mech_ctx *c, mech_map *m, const char *name, int idx, const cha
     return 0;
 }
 
+void mech_entry_name(mech_ctx *c, json_t *obj, const char *ptr, int idx, char *out, size_t size,
+                     mech_map *m, const char *section, const char *what, const char *ground_msg)
+{
+    char kp[MECH_PTR_MAX];
+    json_t *v = json_object_get(obj, "name");
+    mech_ptr_key(kp, ptr, "name");
+    if (!v)
+        mech_err(c, ptr, "missing required key 'name'");
+    else if (mech_name(c, v, kp, out, size) != 0)
+        return;
+    else if (ground_msg && strcmp(out, "ground") == 0)
+        mech_err(c, kp, "%s", ground_msg);
+    else
+        mech_register(c, m, json_string_value(v), idx, kp, section, what);
+}
+
 /* ---- bodies ----------------------------------------------------------------------- */
 
 static const char *const s_body_keys2[] = {"name", "mass", "inertia", "com", "angle",
@@ -251,16 +267,9 @@ static void s_body(mech_ctx *c, json_t *obj, const char *ptr, int i, mbs_body_sp
                     d2 ? "in a planar mechanism (dimension 2); the rotation is 'angle'"
                        : "in a spatial mechanism (dimension 3); the rotation is 'orientation'");
     char kp[MECH_PTR_MAX];
-    json_t *v = json_object_get(obj, "name");
-    mech_ptr_key(kp, ptr, "name");
-    if (!v) {
-        mech_err(c, ptr, "missing required key 'name'");
-    } else if (mech_name(c, v, kp, b->name, sizeof b->name) == 0) {
-        if (strcmp(b->name, "ground") == 0)
-            mech_err(c, kp, "'ground' is the fixed body and is never listed in \"bodies\"");
-        else
-            mech_register(c, &c->bodies, json_string_value(v), i, kp, "bodies", "body");
-    }
+    json_t *v;
+    mech_entry_name(c, obj, ptr, i, b->name, sizeof b->name, &c->bodies, "bodies", "body",
+                    "'ground' is the fixed body and is never listed in \"bodies\"");
     mech_num_key(c, obj, ptr, "mass", MECH_REQ | MECH_POS, 0, &b->mass);
 
     /* inertia: scalar in 2-D, tensor entries in 3-D */
@@ -534,12 +543,8 @@ static void s_joint(mech_ctx *c, json_t *obj, const char *ptr, int i, mbs_joint_
         return;
     }
     char kp[MECH_PTR_MAX], b[48];
-    json_t *v = json_object_get(obj, "name");
-    mech_ptr_key(kp, ptr, "name");
-    if (!v)
-        mech_err(c, ptr, "missing required key 'name'");
-    else if (mech_name(c, v, kp, j->name, sizeof j->name) == 0)
-        mech_register(c, &c->joints, json_string_value(v), i, kp, "joints", "joint");
+    json_t *v;
+    mech_entry_name(c, obj, ptr, i, j->name, sizeof j->name, &c->joints, "joints", "joint", NULL);
 
     /* type first: it decides which keys apply */
     int t = -1;
