@@ -202,13 +202,9 @@ int mbs_contact_circle_line(const mbs_circle *a, const mbs_line2 *b, double marg
 int mbs_contact_point_line(const mbs_point2 *a, const mbs_line2 *b, double margin,
                            mbs_contact_set *out)
 {
-    double x[3], p[3], nu[3];
-    s_begin(out);
-    s_lift(a->p, x);
-    s_lift(b->p, p);
-    s_normal2(b->n, nu);
-    s_halfspace(x, 0, p, nu, margin, out);
-    return out->n;
+    /* a point is a circle of radius 0 */
+    const mbs_circle c = {{a->p[0], a->p[1]}, 0};
+    return mbs_contact_circle_line(&c, b, margin, out);
 }
 
 int mbs_contact_point_segment(const mbs_point2 *a, const mbs_segment2 *b, double margin,
