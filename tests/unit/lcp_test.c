@@ -50,6 +50,18 @@ static double t_amax(int n, const double *a)
 }
 
 /* Lemke with a freshly allocated workspace; w may be NULL. */
+/* M = A A^T + diag I (n x n, column-major): symmetric positive definite
+ * for diag > 0. */
+static void t_gram(int n, const double *A, double diag, double *M)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double s = (i == j) ? diag : 0.0;
+            for (int k = 0; k < n; k++) s += A[i + n * k] * A[j + n * k];
+            M[i + n * j] = s;
+        }
+}
+
 static int t_lemke(int n, const double *M, const double *q, double *z, double *w,
                    const mbs_lcp_opts *opt, mbs_lcp_status *st)
 {
@@ -254,12 +266,7 @@ static void test_random_spd(void)
             double *zp = calloc((size_t)n, sizeof(double)), *w = malloc(sizeof(double) * (size_t)n);
             /* M = A A^T + 0.5 I, A uniform in [-1, 1]; q uniform in [-1, 1] */
             for (int k = 0; k < n * n; k++) A[k] = 2.0 * t_rand() - 1.0;
-            for (int i = 0; i < n; i++)
-                for (int j = 0; j < n; j++) {
-                    double s = (i == j) ? 0.5 : 0.0;
-                    for (int k = 0; k < n; k++) s += A[i + n * k] * A[j + n * k];
-                    M[i + n * j] = s;
-                }
+            t_gram(n, A, 0.5, M);
             for (int i = 0; i < n; i++) q[i] = 2.0 * t_rand() - 1.0;
             double qs = t_amax(n, q);
 
@@ -299,12 +306,7 @@ static void test_random_spd(void)
         int n = 20;
         double M[400], q[20], z1[20] = {0}, z2[20] = {0}, A[400];
         for (int k = 0; k < n * n; k++) A[k] = 2.0 * t_rand() - 1.0;
-        for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++) {
-                double s = (i == j) ? 1.0 : 0.0;
-                for (int k = 0; k < n; k++) s += A[i + n * k] * A[j + n * k];
-                M[i + n * j] = s;
-            }
+        t_gram(n, A, 1.0, M);
         for (int i = 0; i < n; i++) q[i] = 2.0 * t_rand() - 1.0;
         mbs_lcp_status s1, s2;
         mbs_lcp_opts o = {0};
@@ -363,12 +365,7 @@ static void test_pmatrix(void)
             for (int c = 0; c < 20; c++) {
                 double A[64], M[64], q[8], z[8], ze[8];
                 for (int k = 0; k < n * n; k++) A[k] = 2.0 * t_rand() - 1.0;
-                for (int i = 0; i < n; i++)
-                    for (int j = 0; j < n; j++) {
-                        double s = (i == j) ? 1.0 : 0.0;
-                        for (int k = 0; k < n; k++) s += A[i + n * k] * A[j + n * k];
-                        M[i + n * j] = s;
-                    }
+                t_gram(n, A, 1.0, M);
                 for (int i = 0; i < n; i++)
                     for (int j = i + 1; j < n; j++) {
                         double s = 6.0 * t_rand() - 3.0;
@@ -396,12 +393,7 @@ static void test_degenerate_random(void)
         for (int c = 0; c < 40; c++) {
             double A[64], M[64], q[8], z[8], ze[8];
             for (int k = 0; k < n * n; k++) A[k] = floor(3.0 * t_rand()) - 1.0;
-            for (int i = 0; i < n; i++)
-                for (int j = 0; j < n; j++) {
-                    double s = (i == j) ? 1.0 : 0.0;
-                    for (int k = 0; k < n; k++) s += A[i + n * k] * A[j + n * k];
-                    M[i + n * j] = s;
-                }
+            t_gram(n, A, 1.0, M);
             for (int i = 0; i < n; i++) q[i] = floor(3.0 * t_rand()) - 1.0;
             for (int i = 1; i < n; i++) nties += q[i] == q[0];
             if (t_enumerate(n, M, q, ze) != 1) bad++;
