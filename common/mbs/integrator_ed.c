@@ -720,6 +720,17 @@ static int s_prepare(const mbs_model *m, mbs_data *d, mbs_errlist *err)
     return 0;
 }
 
+/* The modes for a sample taken before the integrator started (a run that
+ * did not go through mbs_ed_start, e.g. statics): prepared quietly, the
+ * run reports its own errors.  0 or -1. */
+static int s_ready_for_sample(const mbs_model *m, mbs_data *d)
+{
+    if (d->ed->ready) return 0;
+    static _Thread_local mbs_errlist quiet;
+    memset(&quiet, 0, sizeof quiet);
+    return s_prepare(m, d, &quiet) != 0 ? -1 : 0;
+}
+
 int mbs_ed_start(const mbs_model *m, mbs_data *d, mbs_errlist *err)
 {
     struct mbs_ed_ws *w = d->ed;
@@ -732,12 +743,7 @@ int mbs_ed_forces_at(const mbs_model *m, mbs_data *d, int joint, double t, const
 {
     struct mbs_ed_ws *w = d->ed;
     if (!w || m->dim != 2) return -1;
-    if (!w->ready) {
-        /* the t = 0 sample comes before the integrator starts */
-        static _Thread_local mbs_errlist quiet;
-        memset(&quiet, 0, sizeof quiet);
-        if (s_prepare(m, d, &quiet) != 0) return -1;
-    }
+    if (s_ready_for_sample(m, d) != 0) return -1;
     for (int f = 0; f < w->nf; f++) {
         if (w->fj[f].joint != joint) continue;
         /* the mode of the step being sampled (events switch after it) */
@@ -756,12 +762,7 @@ void mbs_ed_point_forces(const mbs_model *m, mbs_data *d, double t, const double
 {
     struct mbs_ed_ws *w = d->ed;
     if (!w || m->dim != 2 || m->spec->solver.integrator != MBS_INT_EVENT_DRIVEN || w->c.np == 0) return;
-    if (!w->ready) {
-        /* the t = 0 sample comes before the integrator starts */
-        static _Thread_local mbs_errlist quiet;
-        memset(&quiet, 0, sizeof quiet);
-        if (s_prepare(m, d, &quiet) != 0) return;
-    }
+    if (s_ready_for_sample(m, d) != 0) return;
     /* the forces of the step's modes at the sampled state */
     if (s_solve(m, d, t, x, v, w->a1, w->lam1, 0) != 0) return;
     for (int p = 0; p < w->c.np; p++) {
