@@ -5,7 +5,6 @@
  */
 #include "mechanism_int.h"
 
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,14 +171,6 @@ static void s_element(mech_ctx *c, json_t *obj, const char *ptr, mbs_channel_spe
     ch->element = c->force_doc_to_spec[doc];
 }
 
-/* Whether declared contact k joins a shape matching pattern a to one
- * matching pattern b (in either order). */
-static int s_pair_matches(const mbs_spec *s, int k, const char *a, const char *b)
-{
-    const char *na = s->shapes[s->contacts[k].shape[0]].name, *nb = s->shapes[s->contacts[k].shape[1]].name;
-    return (fnmatch(a, na, 0) == 0 && fnmatch(b, nb, 0) == 0) || (fnmatch(a, nb, 0) == 0 && fnmatch(b, na, 0) == 0);
-}
-
 /* "shapes": [pattern_a, pattern_b] of a contact_force channel: glob patterns
  * over shape names that must select at least one declared contact pair. */
 static void s_contact_shapes(mech_ctx *c, json_t *obj, const char *ptr, mbs_channel_spec *ch)
@@ -210,7 +201,7 @@ static void s_contact_shapes(mech_ctx *c, json_t *obj, const char *ptr, mbs_chan
     }
     const mbs_spec *s = c->spec;
     int found = 0;
-    for (int k = 0; k < s->ncontact && !found; k++) found = s_pair_matches(s, k, ch->contact[0], ch->contact[1]);
+    for (int k = 0; k < s->ncontact && !found; k++) found = mbs_contact_pair_side(s, k, ch->contact[0], ch->contact[1]) != 0;
     if (!found)
         mech_err(c, kp, "no declared contact pair joins a shape matching '%s' to one matching '%s' "
                  "(pairs are declared in \"contacts\")", b[0], b[1]);

@@ -10,7 +10,6 @@
 #include "integrators.h"
 #include "vec.h"
 
-#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -28,13 +27,9 @@ signed char *mbs_contact_channel_mask(const mbs_model *m, const mbs_channel_spec
     const mbs_spec *s = m->spec;
     signed char *mask = calloc((size_t)(s->ncontact > 0 ? s->ncontact : 1), 1);
     if (!mask) return NULL;
-    for (int k = 0; k < s->ncontact; k++) {
-        const char *na = s->shapes[s->contacts[k].shape[0]].name, *nb = s->shapes[s->contacts[k].shape[1]].name;
-        /* the force is reported on the shapes matching the second pattern:
-         * on B for a pair declared in that order, on A (-F) for the reverse */
-        if (fnmatch(ch->contact[0], na, 0) == 0 && fnmatch(ch->contact[1], nb, 0) == 0) mask[k] = 1;
-        else if (fnmatch(ch->contact[0], nb, 0) == 0 && fnmatch(ch->contact[1], na, 0) == 0) mask[k] = -1;
-    }
+    /* the force is reported on the shapes matching the second pattern: on B
+     * for a pair declared in that order, on A (-F) for the reverse */
+    for (int k = 0; k < s->ncontact; k++) mask[k] = (signed char)mbs_contact_pair_side(s, k, ch->contact[0], ch->contact[1]);
     return mask;
 }
 

@@ -6,6 +6,7 @@
 #include "expr.h"
 #include "mbs.h"
 
+#include <fnmatch.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -294,4 +295,12 @@ const char *mbs_integrator_name(mbs_integrator i)
 {
     static const char *const names[] = {"trapezoidal_al", "bdf", "dopri5", "moreau_jean", "event_driven"};
     return (i >= 0 && i < MBS_INT_NTYPES) ? names[i] : "unknown";
+}
+
+int mbs_contact_pair_side(const mbs_spec *s, int k, const char *pa, const char *pb)
+{
+    const char *na = s->shapes[s->contacts[k].shape[0]].name, *nb = s->shapes[s->contacts[k].shape[1]].name;
+    if (fnmatch(pa, na, 0) == 0 && fnmatch(pb, nb, 0) == 0) return 1;
+    if (fnmatch(pa, nb, 0) == 0 && fnmatch(pb, na, 0) == 0) return -1;
+    return 0;
 }

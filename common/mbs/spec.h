@@ -343,4 +343,9 @@ int mbs_fn_prepare(mbs_fn *f);
 const char *mbs_joint_type_name(mbs_joint_type t);
 const char *mbs_integrator_name(mbs_integrator i);
 
+/* How declared contact k joins shapes named by the glob patterns pa, pb
+ * (fnmatch): +1 its shape A matches pa and B matches pb, -1 the other way
+ * round, 0 neither (the contact_force channel's selection). */
+int mbs_contact_pair_side(const mbs_spec *s, int k, const char *pa, const char *pb);
+
 #endif
