@@ -3,11 +3,12 @@
 # Idempotent: only missing packages are installed.  Needs root (or sudo).
 set -euo pipefail
 pkgs=(build-essential pkg-config clang libclang-rt-14-dev
-      libjansson-dev liblapacke-dev liblapack-dev libblas-dev libsuitesparse-dev
+      libjansson-dev liblapacke-dev liblapack-dev libblas-dev libopenblas0-serial libsuitesparse-dev
       libzmq3-dev libmicrohttpd-dev libpq-dev postgresql
       docker-compose wrk curl ca-certificates python3)
 case "${1:-}" in
   --browser) pkgs+=(chromium nodejs npm) ;;
+  --bench) pkgs+=(libsundials-dev) ;;
 esac
 missing=()
 for p in "${pkgs[@]}"; do

@@ -35,6 +35,7 @@ enum {
 };
 
 #define MBS_ERR_MAX 64
+#define MBS_WARN_MAX 4   /* accuracy warnings stored per run (mbs_metrics)     */
 
 typedef struct {
     char pointer[128];   /* JSON pointer of the offending value, "" if none   */
@@ -158,6 +159,17 @@ typedef struct {
     double max_penetration;     /* largest -gap of a rigid contact at a step (m) */
     double max_complementarity_error; /* largest |min(gap rate or gap, lam)|
                                    violation found by the per-step check        */
+    /* accuracy (DESIGN §2, accuracy contract) */
+    double tolerance;           /* relative tolerance the run was asked for     */
+    double abs_tolerance;       /* absolute tolerance used (derived from the
+                                   relative one and the length scale unless set) */
+    double error_estimate;      /* largest estimated local error of an accepted
+                                   step in units of the tolerance (weighted RMS
+                                   norm): <= 1 means every step met it; NaN
+                                   where the method has no estimate            */
+    int tolerance_met;          /* 1: no warning below; 0: see warning[]       */
+    int nwarning;               /* warnings raised (may exceed the stored 4)    */
+    char warning[MBS_WARN_MAX][200]; /* the first MBS_WARN_MAX, plain text    */
 } mbs_metrics;
 
 /* Progress callback: fraction done in [0,1]; return non-zero to cancel. */

@@ -207,8 +207,17 @@ int mbs_metrics_json(const mbs_metrics *x, char *buf, size_t size)
                     "\"events\": %ld, \"impacts\": %ld, \"zeno_closures\": %ld, ",
                     x->max_lcp_dimension, x->lcp_solves, x->lcp_failures, x->events, x->impacts, x->zeno_closures));
     APPEND(s_num(AT, REST, "max_penetration", x->max_penetration, 0));
-    APPEND(s_num(AT, REST, "max_complementarity_error", x->max_complementarity_error, 1));
-    APPEND(snprintf(AT, REST, "}"));
+    APPEND(s_num(AT, REST, "max_complementarity_error", x->max_complementarity_error, 0));
+    APPEND(s_num(AT, REST, "tolerance", x->tolerance, 0));
+    APPEND(s_num(AT, REST, "abs_tolerance", x->abs_tolerance, 0));
+    APPEND(s_num(AT, REST, "error_estimate", x->error_estimate, 0));
+    APPEND(snprintf(AT, REST, "\"tolerance_met\": %s, \"warning_count\": %d, \"warnings\": [",
+                    x->tolerance_met ? "true" : "false", x->nwarning));
+    for (int i = 0; i < x->nwarning && i < MBS_WARN_MAX; i++) {
+        /* warning texts are produced by the library and contain no quotes */
+        APPEND(snprintf(AT, REST, "%s\"%s\"", i ? ", " : "", x->warning[i]));
+    }
+    APPEND(snprintf(AT, REST, "]}"));
     return (int)len;
 }
 
