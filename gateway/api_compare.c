@@ -3,8 +3,9 @@
  *
  * For each model: the paired runs of its sweeps that differ only in the
  * solver option contact_deactivation (same sweep, same parameters, same other
- * options, both done).  Speed-up of a pair = wall(off) / wall(on); reported
- * as median, quartiles, min and max.  Mean system dimension both ways.  The
+ * options, both done; design jobs only: verification runs are not pairs).
+ * Speed-up of a pair = wall(off) / wall(on); reported as median, quartiles,
+ * min and max.  Mean system dimension both ways.  The
  * largest output difference |y_off - y_on| over all channels and samples of
  * the first max_pairs pairs (default 200), read from the stored samples.
  */
@@ -77,7 +78,7 @@ static json_t *s_model(gw_req *r, PGconn **db, const char *model, long max_pairs
         "JOIN jobs b ON b.sweep_id = a.sweep_id AND b.parameters = a.parameters "
         "  AND (b.solver_overrides - 'contact_deactivation') = (a.solver_overrides - 'contact_deactivation') "
         "JOIN metrics ma ON ma.job_id = a.id JOIN metrics mb ON mb.job_id = b.id "
-        "WHERE s.model_id = $1 AND a.status = 'done' AND b.status = 'done' "
+        "WHERE s.model_id = $1 AND a.status = 'done' AND b.status = 'done' AND a.kind = 'design' AND b.kind = 'design' "
         "  AND a.solver_overrides -> 'contact_deactivation' = 'false'::jsonb "
         "  AND b.solver_overrides -> 'contact_deactivation' = 'true'::jsonb "
         "ORDER BY a.id LIMIT 100000", 1, p);

@@ -1,6 +1,8 @@
 /*
- * api_jobs.c - GET /api/v1/sweeps/{id}/jobs, GET /api/v1/jobs/{id},
- * GET /api/v1/jobs/{id}/result (JSON or ?format=csv).
+ * api_jobs.c - GET /api/v1/sweeps/{id}/jobs (?kind=design, the default, or
+ * verify or all), GET /api/v1/jobs/{id} (with its accuracy metrics and, for
+ * a verified job or a verification job, the differences between the two
+ * runs), GET /api/v1/jobs/{id}/result (JSON or ?format=csv).
  */
 #include "gw.h"
 #include "svc/db.h"
@@ -16,8 +18,11 @@ int api_sweeps_jobs(gw_req *r)
 {
     long limit, offset;
     char l[24], o[24];
-    const char *status = gw_query(r, "status");
+    const char *status = gw_query(r, "status"), *kind = gw_query(r, "kind");
     if (!gw_is_uuid(r->param[0])) return gw_reply_error(r, 404, "not_found", "no such sweep", NULL);
+    if (!kind) kind = "design";
+    if (strcmp(kind, "design") && strcmp(kind, "verify") && strcmp(kind, "all"))
+        return gw_reply_error(r, 400, "bad_request", "kind must be design, verify or all", NULL);
     if (status) {
         int ok = 0;
         for (int i = 0; i < 5; i++) if (!strcmp(status, s_states[i])) ok = 1;
@@ -25,17 +30,17 @@ int api_sweeps_jobs(gw_req *r)
     }
     if (gw_query_int(r, "limit", 100, 1, 1000, &limit) || gw_query_int(r, "offset", 0, 0, 1L << 40, &offset)) return 0;
     snprintf(l, sizeof l, "%ld", limit); snprintf(o, sizeof o, "%ld", offset);
-    const char *p[] = { r->param[0], l, o, status };
+    const char *p[] = { r->param[0], l, o, status, kind };
     PGconn **db = gw_db();
     if (!db) return gw_reply_db_error(r, NULL);
     return gw_reply_row_json(r, db_exec(db,
         "SELECT json_build_object('items', coalesce((SELECT json_agg(t) FROM ("
-        "    SELECT id, idx, status, attempt, max_attempts, parameters, solver_overrides, "
+        "    SELECT id, idx, kind, verifies, status, attempt, max_attempts, parameters, solver_overrides, "
         "           started_at, finished_at, error FROM jobs "
-        "    WHERE sweep_id = $1::uuid AND ($4::text IS NULL OR status = $4) "
+        "    WHERE sweep_id = $1::uuid AND ($4::text IS NULL OR status = $4) AND ($5 = 'all' OR kind = $5) "
         "    ORDER BY idx LIMIT $2::int OFFSET $3::bigint) t), '[]'), "
         "  'limit', $2::int, 'offset', $3::bigint)::text "
-        "FROM sweeps WHERE id = $1::uuid", 4, p), 200, "sweep");
+        "FROM sweeps WHERE id = $1::uuid", 5, p), 200, "sweep");
 }
 
 int api_jobs_get(gw_req *r)
@@ -45,13 +50,20 @@ int api_jobs_get(gw_req *r)
     PGconn **db = gw_db();
     if (!db) return gw_reply_db_error(r, NULL);
     return gw_reply_row_json(r, db_exec(db,
-        "SELECT json_build_object('id', j.id, 'sweep_id', j.sweep_id, 'idx', j.idx, 'status', j.status, "
+        "SELECT json_build_object('id', j.id, 'sweep_id', j.sweep_id, 'idx', j.idx, 'kind', j.kind, "
+        "  'verifies', j.verifies, 'status', j.status, "
         "  'attempt', j.attempt, 'max_attempts', j.max_attempts, 'parameters', j.parameters, "
         "  'solver_overrides', j.solver_overrides, 'lease_owner', j.lease_owner, "
         "  'lease_expires', j.lease_expires, 'not_before', CASE WHEN j.not_before > '-infinity' THEN j.not_before END, "
         "  'started_at', j.started_at, 'finished_at', j.finished_at, 'error', j.error, "
         "  'responses', r.responses, 'worker', r.worker_id, "
-        "  'metrics', (SELECT to_jsonb(m) - 'job_id' FROM metrics m WHERE m.job_id = j.id))::text "
+        "  'metrics', (SELECT to_jsonb(m) - 'job_id' FROM metrics m WHERE m.job_id = j.id), "
+        "  'verification', (SELECT json_build_object('job_id', x.job_id, 'verify_job_id', x.verify_job_id, "
+        "        'responses', (SELECT coalesce(json_object_agg(vr.name, json_build_object('value', vr.value, "
+        "                        'reference', vr.reference, 'abs_diff', vr.abs_diff, 'rel_diff', vr.rel_diff)), '{}') "
+        "                      FROM verification_responses vr WHERE vr.job_id = x.job_id), "
+        "        'channels', x.channels, 'created_at', x.created_at) "
+        "      FROM verifications x WHERE x.job_id = j.id OR x.verify_job_id = j.id))::text "
         "FROM jobs j LEFT JOIN results r ON r.job_id = j.id WHERE j.id = $1::bigint", 1, p), 200, "job");
 }
 

@@ -4,7 +4,10 @@
  * Creation validates the whole specification first (keys, model, design,
  * responses, and the solver options through a parse of the model with the
  * first row of overrides), then stores the sweep and every one of its jobs
- * in one transaction (COPY), and only then wakes the dispatcher.
+ * in one transaction (COPY), and only then wakes the dispatcher.  With
+ * "verify": f the same transaction adds the verification jobs (kind
+ * 'verify', after the design jobs in idx and id, so they are claimed after
+ * them; see sweep_verify.c).
  */
 #include "gw.h"
 #include "mechanism.h"
@@ -13,12 +16,14 @@
 #include "svc/job.h"
 #include "svc/log.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
 int gw_store_model(gw_req *r, const json_t *mech, char id[17], int *created, json_t **report_out);
+json_t *gw_verify_plan(const json_t *spec, const json_t *defaults, const char *def, long n, long limit);
 
 static json_t *s_detail(const char *pointer, const char *message)
 {
@@ -83,7 +88,7 @@ static int s_emit_first(long idx, json_t *params, json_t *solver, void *user)
 static int s_check_top(gw_req *r, const json_t *spec)
 {
     static const char *keys[] = { "model", "name", "design", "parameters", "solver", "responses",
-                                  "priority", "max_attempts", "time_limit" };
+                                  "priority", "max_attempts", "time_limit", "verify" };
     const char *k; json_t *v;
     json_object_foreach((json_t *)spec, k, v) {
         int known = 0;
@@ -109,6 +114,17 @@ static int s_check_top(gw_req *r, const json_t *spec)
     v = json_object_get(spec, "time_limit");
     if (v && (!json_is_number(v) || json_number_value(v) <= 0 || json_number_value(v) > 86400))
         return s_invalid(r, "/time_limit", "time_limit must be a number of seconds in (0, 86400]"), -1;
+    /* verify: the fraction of design jobs re-run ten times more accurately
+       (jansson refuses NaN and overflowing literals at parse time) */
+    v = json_object_get(spec, "verify");
+    if (v && !json_is_number(v))
+        return gw_reply_error(r, 400, "invalid_sweep", "verify must be a number: the fraction of jobs to verify, "
+                              "0 < verify <= 1 (0: no verification)",
+                              s_detail("/verify", "must be a number in (0, 1], or 0 for none")), -1;
+    if (v && !(isfinite(json_number_value(v)) && json_number_value(v) >= 0 && json_number_value(v) <= 1))
+        return gw_reply_error(r, 400, "invalid_sweep", "verify must be a fraction of the jobs: 0 < verify <= 1 "
+                              "(0: no verification)",
+                              s_detail("/verify", "must be a number in (0, 1], or 0 for none")), -1;
     return 0;
 }
 
@@ -149,7 +165,7 @@ static int s_check_overrides(gw_req *r, const char *def, copy_buf *b, const json
 
 int api_sweeps_create(gw_req *r)
 {
-    json_t *spec = json_deep_copy(r->json), *defaults = NULL;
+    json_t *spec = json_deep_copy(r->json), *defaults = NULL, *plan = NULL;
     copy_buf b = { 0 };
     design_err de;
     char model_id[17], priotxt[32], sweep_id[40] = "";
@@ -201,6 +217,17 @@ int api_sweeps_create(gw_req *r)
     b.first_solvers = json_array();
     design_expand(spec, defaults, gw_cfg.job_limit, s_emit_first, &b, &de);
     if (s_check_overrides(r, def, &b, json_object_get(spec, "responses"))) goto done;
+    /* verification jobs: chosen and given their solver options before the transaction */
+    plan = gw_verify_plan(spec, defaults, def, n, gw_cfg.job_limit);
+    if (!plan) { gw_reply_error(r, 503, "unavailable", "out of memory", NULL); goto done; }
+    long nverify = (long)json_array_size(plan);
+    if (n + nverify > gw_cfg.job_limit) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "%ld design jobs and %ld verification jobs exceed the limit of %ld jobs per sweep",
+                 n, nverify, gw_cfg.job_limit);
+        gw_reply_error(r, 422, "too_many_jobs", msg, s_detail("/verify", msg));
+        goto done;
+    }
     /* one transaction: the sweep, then every job by COPY */
     json_t *pr = json_object_get(spec, "priority"), *ma = json_object_get(spec, "max_attempts");
     b.priority = pr ? (int)json_integer_value(pr) : 0;
@@ -209,15 +236,16 @@ int api_sweeps_create(gw_req *r)
     snprintf(priotxt, sizeof priotxt, "%d", b.priority);
     {
         json_t *nm = json_object_get(spec, "name");
-        char njobs[24];
+        char njobs[24], nver[24];
         snprintf(njobs, sizeof njobs, "%ld", n);
+        snprintf(nver, sizeof nver, "%ld", nverify);
         const char *ps[] = { model_id, nm ? json_string_value(nm) : "", spec_text,
                              json_string_value(json_object_get(json_object_get(spec, "design"), "kind"))
                                  ? json_string_value(json_object_get(json_object_get(spec, "design"), "kind")) : "grid",
-                             priotxt, njobs };
+                             priotxt, njobs, nver };
         if (db_cmd(db, "begin", "BEGIN", 0, NULL)) { gw_reply_db_error(r, NULL); goto done; }
-        res = db_exec(db, "INSERT INTO sweeps (model_id, name, spec, design, priority, njobs) "
-                          "VALUES ($1, $2, $3::jsonb, $4, $5::int, $6::int) RETURNING id", 6, ps);
+        res = db_exec(db, "INSERT INTO sweeps (model_id, name, spec, design, priority, njobs, nverify) "
+                          "VALUES ($1, $2, $3::jsonb, $4, $5::int, $6::int, $7::int) RETURNING id", 7, ps);
         if (!db_ok(res)) { gw_reply_db_error(r, res); goto rollback; }
         snprintf(sweep_id, sizeof sweep_id, "%s", PQgetvalue(res, 0, 0));
         PQclear(res); res = NULL;
@@ -235,22 +263,43 @@ int api_sweeps_create(gw_req *r)
     res = PQgetResult(*db);
     if (!db_ok(res)) { gw_reply_db_error(r, res); while ((res = PQgetResult(*db))) PQclear(res); goto rollback; }
     PQclear(res); res = NULL;
+    if (nverify > 0) {
+        /* each verification job copies its design job's row, with the tighter options */
+        char *pt = json_dumps(plan, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        const char *pv[] = { sweep_id, pt };
+        res = db_exec(db,
+            "INSERT INTO jobs (sweep_id, idx, priority, max_attempts, parameters, solver_overrides, kind, verifies) "
+            "SELECT j.sweep_id, x.vidx, j.priority, j.max_attempts, j.parameters, x.solver, 'verify', j.id "
+            "FROM jsonb_to_recordset($2::jsonb) AS x(idx integer, vidx integer, solver jsonb) "
+            "JOIN jobs j ON j.sweep_id = $1::uuid AND j.idx = x.idx ORDER BY x.vidx", 2, pv);
+        free(pt);
+        if (!db_ok(res)) { gw_reply_db_error(r, res); goto rollback; }
+        PQclear(res); res = NULL;
+    }
     if (db_cmd(db, "commit", "COMMIT", 0, NULL)) { gw_reply_db_error(r, NULL); goto done; }
-    log_info("sweep %s: %ld jobs stored", sweep_id, n);
+    log_info("sweep %s: %ld jobs stored (and %ld verification jobs)", sweep_id, n, nverify);
     gw_dispatch_kick();
-    gw_reply_json(r, 202, json_pack("{s:s,s:s,s:I,s:s}", "id", sweep_id, "model", model_id,
-                                    "jobs", (json_int_t)n, "status", "queued"));
+    gw_reply_json(r, 202, json_pack("{s:s,s:s,s:I,s:I,s:s}", "id", sweep_id, "model", model_id,
+                                    "jobs", (json_int_t)n, "verify_jobs", (json_int_t)nverify,
+                                    "status", "queued"));
     goto done;
 rollback:
     PQclear(res); res = NULL;
     db_cmd(db, "rollback", "ROLLBACK", 0, NULL);
 done:
     PQclear(res);
-    json_decref(spec); json_decref(defaults);
+    json_decref(spec); json_decref(defaults); json_decref(plan);
     json_decref(b.first_solvers); json_decref(b.first_params);
     free(b.buf); free(def); free(spec_text);
     return 0;
 }
+
+/* Jobs with an accuracy warning (tolerance not met, or any warning): the
+ * fragment counts the sweep's jobs of one kind through the partial index. */
+#define SQL_WARNED(sweep, kind) \
+    "(SELECT count(*) FROM jobs wj JOIN metrics wm ON wm.job_id = wj.id " \
+    " WHERE wj.sweep_id = " sweep " AND wj.kind = '" kind "' " \
+    "   AND (wm.tolerance_met = false OR wm.warning_count > 0))"
 
 int api_sweeps_list(gw_req *r)
 {
@@ -264,29 +313,55 @@ int api_sweeps_list(gw_req *r)
     if (!db) return gw_reply_db_error(r, NULL);
     return gw_reply_row_json(r, db_exec(db,
         "SELECT json_build_object('items', coalesce(json_agg(t), '[]'), 'limit', $1::int, 'offset', $2::bigint)::text "
-        "FROM (SELECT id, name, model_id, design, status, priority, njobs, created_at, started_at, finished_at "
+        "FROM (SELECT id, name, model_id, design, status, priority, njobs, "
+        "             " SQL_WARNED("sweeps.id", "design") " AS jobs_with_warnings, "
+        "             coalesce((spec->>'verify')::float8, 0) AS verify, nverify AS verify_jobs, "
+        "             (SELECT count(*) FROM verifications x WHERE x.sweep_id = sweeps.id) AS jobs_verified, "
+        "             created_at, started_at, finished_at "
         "      FROM sweeps WHERE ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR model_id = $4) "
         "      ORDER BY created_at DESC, id LIMIT $1::int OFFSET $2::bigint) t", 4, p), 200, "sweeps");
 }
 
+/* The summary of one sweep.  Progress (njobs, counts) counts the design
+ * jobs; the verification jobs have their own counts under "verification";
+ * the status becomes done when both kinds are finished, and the ETA is
+ * taken over both. */
 int api_sweeps_get(gw_req *r)
 {
     if (!gw_is_uuid(r->param[0])) return gw_reply_error(r, 404, "not_found", "no such sweep", NULL);
     const char *p[] = { r->param[0] };
     PGconn **db = gw_db();
     if (!db) return gw_reply_db_error(r, NULL);
-    /* live counts per state; ETA from the rate of finished jobs so far */
+    /* live counts per kind and state; ETA from the rate of finished jobs so far */
     return gw_reply_row_json(r, db_exec(db,
-        "WITH c AS (SELECT status, count(*) AS n FROM jobs WHERE sweep_id = $1::uuid GROUP BY status), "
-        "     k AS (SELECT coalesce(jsonb_object_agg(status, n), '{}') AS counts, "
-        "                  coalesce(sum(n) FILTER (WHERE status IN ('done','failed','cancelled')), 0) AS finished "
-        "           FROM c) "
+        "WITH c AS (SELECT kind, status, count(*) AS n FROM jobs WHERE sweep_id = $1::uuid GROUP BY kind, status), "
+        "     k AS (SELECT coalesce(jsonb_object_agg(status, n) FILTER (WHERE kind = 'design'), '{}') AS counts, "
+        "                  coalesce(jsonb_object_agg(status, n) FILTER (WHERE kind = 'verify'), '{}') AS vcounts, "
+        "                  coalesce(sum(n) FILTER (WHERE status IN ('done','failed','cancelled')), 0) AS finished, "
+        "                  coalesce(sum(n), 0) AS total "
+        "           FROM c), "
+        "     vr AS (SELECT DISTINCT ON (vr.name) vr.name, vr.job_id, vr.rel_diff, "
+        "                   max(vr.abs_diff) OVER (PARTITION BY vr.name) AS abs_diff "
+        "            FROM verifications x JOIN verification_responses vr ON vr.job_id = x.job_id "
+        "            WHERE x.sweep_id = $1::uuid ORDER BY vr.name, vr.rel_diff DESC NULLS LAST, vr.job_id), "
+        "     vc AS (SELECT e.key, max((e.value #>> '{}')::float8) AS d "
+        "            FROM verifications x, jsonb_each(x.channels) e WHERE x.sweep_id = $1::uuid GROUP BY e.key), "
+        "     z AS (SELECT '{\"queued\":0,\"running\":0,\"done\":0,\"failed\":0,\"cancelled\":0}'::jsonb AS counts) "
         "SELECT json_build_object('id', s.id, 'name', s.name, 'model_id', s.model_id, 'design', s.design, "
         "  'status', s.status, 'priority', s.priority, 'njobs', s.njobs, "
-        "  'counts', jsonb_build_object('queued', 0, 'running', 0, 'done', 0, 'failed', 0, 'cancelled', 0) || k.counts, "
+        "  'counts', z.counts || k.counts, "
+        "  'jobs_with_warnings', " SQL_WARNED("$1::uuid", "design") ", "
+        "  'verification', json_build_object("
+        "     'fraction', coalesce((s.spec->>'verify')::float8, 0), 'jobs', s.nverify, "
+        "     'counts', z.counts || k.vcounts, "
+        "     'verified', (SELECT count(*) FROM verifications x WHERE x.sweep_id = $1::uuid), "
+        "     'jobs_with_warnings', " SQL_WARNED("$1::uuid", "verify") ", "
+        "     'responses', (SELECT coalesce(json_object_agg(name, json_build_object('max_rel_diff', rel_diff, "
+        "                     'max_abs_diff', abs_diff, 'job_id', job_id)), '{}') FROM vr), "
+        "     'channels', (SELECT coalesce(json_object_agg(key, d), '{}') FROM vc)), "
         "  'created_at', s.created_at, 'started_at', s.started_at, 'finished_at', s.finished_at, "
         "  'eta', CASE WHEN s.status = 'running' AND k.finished > 0 AND s.started_at IS NOT NULL "
-        "              THEN now() + (now() - s.started_at) * ((s.njobs - k.finished)::float8 / k.finished) END, "
+        "              THEN now() + (now() - s.started_at) * ((k.total - k.finished)::float8 / k.finished) END, "
         "  'spec', s.spec)::text "
-        "FROM sweeps s, k WHERE s.id = $1::uuid", 1, p), 200, "sweep");
+        "FROM sweeps s, k, z WHERE s.id = $1::uuid", 1, p), 200, "sweep");
 }

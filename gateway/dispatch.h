@@ -66,8 +66,20 @@ int ds_expire(PGconn **db, double backoff);
 /* Of the given jobs, those no longer running with that attempt (cancelled,
  * re-queued...): their indexes in *gone (caller frees). */
 int ds_gone(PGconn **db, const long long *ids, const int *att, int n, int **gone, int *ngone);
-/* Mark finished sweeps done and record their counts. */
+/* Mark finished sweeps done and record their counts (of design jobs).  A
+ * sweep whose verification pairs are not all written yet is not finished. */
 int ds_finish_sweeps(PGconn **db);
+/* Write the differences of up to `limit` design/verification job pairs that
+ * are both done (dispatch_verify.c).  0, or -1 on a database error. */
+int ds_verify(PGconn **db, int limit);
+/* SQL: the verification pairs (v, d) whose jobs are both done, with their
+ * results rd, rv, and no verification row yet, in the sweeps selected by the
+ * condition `where` on v.sweep_id (a FROM ... WHERE fragment). */
+#define DS_SQL_UNVERIFIED(where) \
+    "FROM jobs v JOIN jobs d ON d.id = v.verifies " \
+    "JOIN results rd ON rd.job_id = d.id JOIN results rv ON rv.job_id = v.id " \
+    "WHERE " where " AND v.kind = 'verify' AND v.status = 'done' AND d.status = 'done' " \
+    "  AND NOT EXISTS (SELECT 1 FROM verifications x WHERE x.job_id = d.id) "
 /* Upsert the workers table. */
 int ds_workers_upsert(PGconn **db, ds_worker **w, int n, const char *gateway);
 /* Model definition text by id (cached by the caller).  NULL on error. */

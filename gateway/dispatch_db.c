@@ -240,9 +240,11 @@ int ds_finish_sweeps(PGconn **db)
         "  status = CASE WHEN s.status = 'cancelled' THEN 'cancelled' ELSE 'done' END, "
         "  finished_at = coalesce(s.finished_at, now()), "
         "  counts = (SELECT jsonb_object_agg(status, n) FROM "
-        "            (SELECT status, count(*) AS n FROM jobs WHERE sweep_id = s.id GROUP BY status) c) "
+        "            (SELECT status, count(*) AS n FROM jobs WHERE sweep_id = s.id AND kind = 'design' "
+        "             GROUP BY status) c) "
         "WHERE (s.status IN ('queued','running') OR (s.status = 'cancelled' AND s.counts IS NULL)) "
-        "  AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.sweep_id = s.id AND j.status IN ('queued','running'))",
+        "  AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.sweep_id = s.id AND j.status IN ('queued','running')) "
+        "  AND NOT EXISTS (SELECT 1 " DS_SQL_UNVERIFIED("v.sweep_id = s.id") ")",
         0, NULL);
 }
 

@@ -148,6 +148,20 @@ json_t *job_metrics_json(const mbs_metrics *m)
     json_object_set_new(o, "contact_method", json_string(m->contact_method ? m->contact_method : "none"));
     R(mean_lcp_dimension); I(max_lcp_dimension); I(lcp_solves); I(lcp_failures);
     I(events); I(impacts); I(zeno_closures); R(max_penetration); R(max_complementarity_error);
+    /* accuracy: error_estimate is null where the method has no estimate */
+    R(tolerance); R(abs_tolerance); R(error_estimate);
+    json_object_set_new(o, "tolerance_met", json_boolean(m->tolerance_met));
+    json_object_set_new(o, "warning_count", json_integer(m->nwarning));
+    json_t *w = json_array();
+    for (int i = 0; i < m->nwarning && i < MBS_WARN_MAX; i++) {
+        char text[sizeof m->warning[0] + 1];
+        /* bounded copy: a stored warning is NUL-terminated within its buffer */
+        memcpy(text, m->warning[i], sizeof m->warning[0]);
+        text[sizeof m->warning[0]] = 0;
+        json_t *t = json_string(text);   /* NULL if not UTF-8 */
+        json_array_append_new(w, t ? t : json_string("(warning text not UTF-8)"));
+    }
+    json_object_set_new(o, "warnings", w);
 #undef R
 #undef I
     return o;

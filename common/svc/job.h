@@ -36,7 +36,10 @@ int job_responses_check(const json_t *resp, const char *const *channels, int nch
 json_t *job_responses_eval(const json_t *resp, const char *const *channels, int nchannel,
                            const double *rows, int nsample);
 
-/* The solver metrics as {column: value}; NaN and infinities become null. */
+/* The solver metrics as {column: value}; NaN and infinities become null.
+ * Accuracy: tolerance, abs_tolerance, error_estimate (null without an
+ * estimate), tolerance_met (boolean), warning_count (all warnings raised)
+ * and warnings (array of the first MBS_WARN_MAX texts). */
 json_t *job_metrics_json(const mbs_metrics *m);
 
 #endif

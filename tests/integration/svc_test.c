@@ -2,13 +2,16 @@
  * svc_test.c - unit tests of common/svc: Sobol' points (unscrambled values
  * from the Joe-Kuo table, stratification of the scrambled ones), design
  * expansion (counts, order, reproducibility, limits, errors), the JSON depth
- * pre-scan, little-endian sample encoding and the response reductions.
+ * pre-scan, little-endian sample encoding, the response reductions, the
+ * metrics as JSON (accuracy fields included) and the verification helpers
+ * (how many jobs, which ones, their solver options, the differences).
  */
 #include "svc/design.h"
 #include "svc/jsonscan.h"
 #include "svc/job.h"
 #include "svc/msg.h"
 #include "svc/sobol.h"
+#include "svc/verify.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -148,11 +151,118 @@ static void test_misc(void)
     json_decref(r); json_decref(spec);
 }
 
+/* job_metrics_json: the accuracy fields and their JSON types. */
+static void test_metrics_json(void)
+{
+    mbs_metrics m;
+    memset(&m, 0, sizeof m);
+    m.integrator = "trapezoidal_al";
+    m.tolerance = 1e-6; m.abs_tolerance = 1e-8; m.error_estimate = NAN;
+    m.tolerance_met = 0; m.nwarning = MBS_WARN_MAX + 2;
+    for (int i = 0; i < MBS_WARN_MAX; i++) snprintf(m.warning[i], sizeof m.warning[i], "warning %d, with a comma", i);
+    json_t *o = job_metrics_json(&m);
+    CHECK(json_real_value(json_object_get(o, "tolerance")) == 1e-6);
+    CHECK(json_real_value(json_object_get(o, "abs_tolerance")) == 1e-8);
+    CHECK(json_is_null(json_object_get(o, "error_estimate")));          /* no estimate: null */
+    CHECK(json_is_false(json_object_get(o, "tolerance_met")));
+    CHECK(json_integer_value(json_object_get(o, "warning_count")) == MBS_WARN_MAX + 2); /* all raised */
+    json_t *w = json_object_get(o, "warnings");
+    CHECK(json_is_array(w) && json_array_size(w) == MBS_WARN_MAX);       /* the stored ones */
+    CHECK(!strcmp(json_string_value(json_array_get(w, 3)), "warning 3, with a comma"));
+    json_decref(o);
+    /* a run that met its tolerance: a number, true, no warnings; a text
+       filling its buffer without a terminator is cut, not overrun */
+    m.error_estimate = 0.25; m.tolerance_met = 1; m.nwarning = 0;
+    o = job_metrics_json(&m);
+    CHECK(json_real_value(json_object_get(o, "error_estimate")) == 0.25);
+    CHECK(json_is_true(json_object_get(o, "tolerance_met")));
+    CHECK(json_integer_value(json_object_get(o, "warning_count")) == 0);
+    CHECK(json_array_size(json_object_get(o, "warnings")) == 0);
+    json_decref(o);
+    m.nwarning = 1; memset(m.warning[0], 'x', sizeof m.warning[0]);
+    o = job_metrics_json(&m);
+    CHECK(strlen(json_string_value(json_array_get(json_object_get(o, "warnings"), 0))) == sizeof m.warning[0]);
+    json_decref(o);
+}
+
+static void test_verify(void)
+{
+    /* how many: ceil(f n), products that are integers up to rounding kept */
+    CHECK(verify_count(0.5, 4) == 2);
+    CHECK(verify_count(0.1, 30) == 3);      /* 0.1 * 30 = 3.0000000000000004 */
+    CHECK(verify_count(0.34, 3) == 2);
+    CHECK(verify_count(1e-9, 5) == 1);
+    CHECK(verify_count(1, 7) == 7);
+    CHECK(verify_count(0, 10) == 0);
+    /* which: reproducible, distinct, increasing, in range; another seed another choice */
+    long a[10], b[10], all[5];
+    CHECK(verify_pick(7, 100, 10, a) == 0 && verify_pick(7, 100, 10, b) == 0);
+    CHECK(!memcmp(a, b, sizeof a));
+    for (int i = 0; i < 10; i++) CHECK(a[i] >= 0 && a[i] < 100 && (i == 0 || a[i] > a[i - 1]));
+    CHECK(verify_pick(8, 100, 10, b) == 0 && memcmp(a, b, sizeof a));
+    CHECK(verify_pick(1, 5, 5, all) == 0);
+    for (int i = 0; i < 5; i++) CHECK(all[i] == i);
+    /* uniform: over many seeds each of 4 indices is chosen about half the time for k = 2 */
+    int hits[4] = { 0 };
+    for (int seed = 0; seed < 4000; seed++) { long p[2]; verify_pick((uint64_t)seed, 4, 2, p); hits[p[0]]++; hits[p[1]]++; }
+    for (int i = 0; i < 4; i++) CHECK(hits[i] > 1800 && hits[i] < 2200);
+    /* the verification run's solver options */
+    json_t *solver = json_loads("{\"contact_deactivation\":true}", 0, NULL), *o;
+    verify_solver_in in = { .integrator = "trapezoidal_al", .tolerance = 1e-6, .abs_tolerance = 0, .step = 0.05,
+                            .min_step = 1e-12, .abs_set = 0, .step_set = 1 };
+    CHECK(verify_fixed_step(&in));
+    o = verify_solver(solver, &in);
+    CHECK(json_is_true(json_object_get(o, "contact_deactivation")));       /* the job's own options kept */
+    CHECK(fabs(json_real_value(json_object_get(o, "tolerance")) - 1e-7) < 1e-22);
+    CHECK(!json_object_get(o, "abs_tolerance"));                            /* not set: derived by the solver */
+    CHECK(fabs(json_real_value(json_object_get(o, "step")) - 0.05 / sqrt(10)) < 1e-17);
+    CHECK(!json_object_get(o, "min_step"));
+    json_decref(o);
+    in.abs_set = 1; in.abs_tolerance = 1e-8; in.integrator = "moreau_jean"; in.min_step = 0.01;
+    o = verify_solver(solver, &in);
+    CHECK(fabs(json_real_value(json_object_get(o, "abs_tolerance")) - 1e-9) < 1e-24);
+    CHECK(fabs(json_real_value(json_object_get(o, "step")) - 0.005) < 1e-17);  /* first order: / 10 */
+    CHECK(fabs(json_real_value(json_object_get(o, "min_step")) - 0.005) < 1e-17);
+    json_decref(o);
+    in.integrator = "bdf";                                                  /* variable step: step untouched */
+    CHECK(!verify_fixed_step(&in));
+    o = verify_solver(solver, &in);
+    CHECK(!json_object_get(o, "step"));
+    json_decref(o);
+    in.integrator = "trapezoidal_al"; in.step_set = 0;                      /* default step: error-controlled */
+    CHECK(!verify_fixed_step(&in));
+    json_decref(solver);
+    /* response differences */
+    json_t *v = json_loads("{\"a\":1.5,\"b\":0,\"c\":2,\"d\":null,\"e\":3}", 0, NULL);
+    json_t *ref = json_loads("{\"a\":1.0,\"b\":0,\"c\":0,\"d\":1,\"e\":3}", 0, NULL);
+    json_t *d = verify_response_diff(v, ref);
+    CHECK(json_real_value(json_object_get(json_object_get(d, "a"), "abs_diff")) == 0.5);
+    CHECK(json_real_value(json_object_get(json_object_get(d, "a"), "rel_diff")) == 0.5);
+    CHECK(json_real_value(json_object_get(json_object_get(d, "b"), "rel_diff")) == 0);    /* equal zeros */
+    CHECK(json_is_null(json_object_get(json_object_get(d, "c"), "rel_diff")));           /* reference 0 */
+    CHECK(json_real_value(json_object_get(json_object_get(d, "c"), "abs_diff")) == 2);
+    CHECK(json_is_null(json_object_get(json_object_get(d, "d"), "abs_diff")));           /* missing value */
+    CHECK(json_real_value(json_object_get(json_object_get(d, "e"), "rel_diff")) == 0);
+    json_decref(v); json_decref(ref); json_decref(d);
+    /* channel differences: per channel; NULL when the blocks do not line up */
+    json_t *ch = json_loads("[\"x\",\"y\"]", 0, NULL), *ch2 = json_loads("[\"x\"]", 0, NULL);
+    double ra[] = { 0, 1, 2, 0.5, 1, 4 }, rb[] = { 0, 1, 2.5, 0.5, 0.75, 4 }, rc[] = { 0, 1, 2, 0.6, 1, 4 };
+    d = verify_channel_diff(ch, ra, 2, ch, rb, 2);
+    CHECK(d && json_real_value(json_object_get(d, "x")) == 0.25 && json_real_value(json_object_get(d, "y")) == 0.5);
+    json_decref(d);
+    CHECK(verify_channel_diff(ch, ra, 2, ch, rc, 2) == NULL);   /* other sample times */
+    CHECK(verify_channel_diff(ch, ra, 2, ch, rb, 1) == NULL);   /* other count */
+    CHECK(verify_channel_diff(ch, ra, 2, ch2, rb, 2) == NULL);  /* other channels */
+    json_decref(ch); json_decref(ch2);
+}
+
 int main(void)
 {
     test_sobol();
     test_design();
     test_misc();
+    test_metrics_json();
+    test_verify();
     if (s_fail) { fprintf(stderr, "svc_test: %d check(s) failed\n", s_fail); return 1; }
     printf("svc_test: all checks passed\n");
     return 0;
