@@ -8,7 +8,7 @@
 source "$(dirname "$0")/lib.sh"
 it_init accuracy
 start_gateway
-start_worker a1; start_worker a2
+start_worker a1; A1=$WK_PID; start_worker a2; A2=$WK_PID
 MID=$(post_model "$PENDULUM"); [ -n "$MID" ] || fail "no model id"
 
 # ---- bad verify values: 400 at /verify; 0 is "off" ------------------------------------
@@ -141,6 +141,28 @@ for r in rows:
             assert math.isclose(float(r["verify_%s_reldiff" % name]), ver["responses"][name]["rel_diff"], rel_tol=1e-12)
 PY
 ok "results.csv: 4 design rows with the accuracy columns; verify_<response>_reldiff on the 2 verified rows"
+
+# ---- verification jobs pause and cancel with their sweep --------------------------------
+# (one slow worker instead of the two: jobs are certainly still queued when paused)
+kill -TERM "$A1" "$A2"; wait "$A1" "$A2" 2>/dev/null
+start_worker slow --job-delay-ms 400 --slots 1
+SID=$(post_sweep '{"model":"'$MID'","parameters":{"L":{"min":0.9,"max":1.1,"levels":6}},"verify":1,
+  "responses":[{"name":"yfin","channel":"y","reduce":"final"}]}')
+wait_until 20 count_ge "$SID" done 1 || fail "no progress"
+api POST "/api/v1/sweeps/$SID/pause"; [ "$STATUS" = 200 ] || fail "pause: $STATUS $BODY"
+wait_until 10 count_eq "$SID" running 0 || fail "running jobs after pause"
+d1=$(count "$SID" done); sleep 1.2
+[ "$(count "$SID" done)" = "$d1" ] || fail "jobs ran while paused"
+vq=$(sql "SELECT count(*) FROM jobs WHERE sweep_id = '$SID' AND kind = 'verify' AND status = 'queued'")
+[ "$vq" -ge 1 ] || fail "no queued verification job left to hold"
+api POST "/api/v1/sweeps/$SID/cancel"; [ "$STATUS" = 200 ] || fail "cancel: $STATUS $BODY"
+[ "$(sql "SELECT count(*) FROM jobs WHERE sweep_id = '$SID' AND status IN ('queued','running')")" = 0 ] || fail "jobs left after cancel"
+[ "$(sql "SELECT count(*) FROM jobs WHERE sweep_id = '$SID' AND kind = 'verify' AND status = 'cancelled'")" -ge "$vq" ] \
+  || fail "verification jobs not cancelled"
+get "/api/v1/sweeps/$SID" > "$IT_TMP/cancelled.json"
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); v=s["verification"]; assert s["status"] == "cancelled" and v["jobs"] == 6 and v["counts"]["cancelled"] >= 1 and sum(s["counts"].values()) == 6, s' \
+  "$IT_TMP/cancelled.json" || fail "cancelled summary: $(cat "$IT_TMP/cancelled.json")"
+ok "pause held the $vq queued verification jobs with the design jobs; cancel cancelled them"
 
 # ---- a run that cannot meet its tolerance is counted ----------------------------------
 # The fixed-step trapezoidal rule at h = 0.05 on the pendulum with tolerance 1e-6: the solver
