@@ -15,6 +15,7 @@
 #include "svc/design.h"
 #include "svc/job.h"
 #include "svc/log.h"
+#include "svc/verify.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -217,10 +218,10 @@ int api_sweeps_create(gw_req *r)
     b.first_solvers = json_array();
     design_expand(spec, defaults, gw_cfg.job_limit, s_emit_first, &b, &de);
     if (s_check_overrides(r, def, &b, json_object_get(spec, "responses"))) goto done;
-    /* verification jobs: chosen and given their solver options before the transaction */
-    plan = gw_verify_plan(spec, defaults, def, n, gw_cfg.job_limit);
-    if (!plan) { gw_reply_error(r, 503, "unavailable", "out of memory", NULL); goto done; }
-    long nverify = (long)json_array_size(plan);
+    /* verification jobs: counted against the limit, then chosen and given
+       their solver options before the transaction */
+    json_t *vf = json_object_get(spec, "verify");
+    long nverify = verify_count(json_is_number(vf) ? json_number_value(vf) : 0, n);
     if (n + nverify > gw_cfg.job_limit) {
         char msg[200];
         snprintf(msg, sizeof msg, "%ld design jobs and %ld verification jobs exceed the limit of %ld jobs per sweep",
@@ -228,6 +229,9 @@ int api_sweeps_create(gw_req *r)
         gw_reply_error(r, 422, "too_many_jobs", msg, s_detail("/verify", msg));
         goto done;
     }
+    plan = gw_verify_plan(spec, defaults, def, n, gw_cfg.job_limit);
+    if (!plan) { gw_reply_error(r, 503, "unavailable", "out of memory", NULL); goto done; }
+    nverify = (long)json_array_size(plan);   /* fewer when a chosen job's model does not parse */
     /* one transaction: the sweep, then every job by COPY */
     json_t *pr = json_object_get(spec, "priority"), *ma = json_object_get(spec, "max_attempts");
     b.priority = pr ? (int)json_integer_value(pr) : 0;
