@@ -14,3 +14,9 @@ if [ "${1:-}" != "--target" ]; then bash bench/contact_scaling.sh; fi
 if [ "${1:-}" != "--target" ]; then bash bench/rigid_scaling.sh; fi
 if [ "${1:-}" != "--target" ]; then bash bench/contact_examples.sh $([ "${1:-}" = "--quick" ] && echo --quick); fi
 if [ "${1:-}" != "--target" ]; then bash bench/contact_unknowns.sh $([ "${1:-}" = "--quick" ] && echo --quick); fi
+# work-precision diagram (issue 9): error against tolerance and CPU time, every error-controlled integrator;
+# --quick: three tolerances, one run each, SVG under build/bench/ (the committed bench/work_precision.svg is the full run)
+if [ "${1:-}" != "--target" ]; then
+  if [ "${1:-}" = "--quick" ]; then wp_args=--quick; wp_svg=build/bench/work_precision.svg; else wp_args=; wp_svg=bench/work_precision.svg; fi
+  build/bench/work_precision $wp_args --csv build/bench/work_precision.csv && python3 bench/work_precision_plot.py build/bench/work_precision.csv "$wp_svg"
+fi
