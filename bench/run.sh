@@ -5,6 +5,8 @@ set -u
 cd "$(dirname "$0")/.."
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%Y-%m-%d)"
 build/bench/solver_bench "$@"
+# the same solver benchmarks under the reference BLAS and OpenBLAS serial (bench/README.md, BLAS)
+if [ "${1:-}" != "--quick" ]; then bash bench/blas.sh "$@"; fi
 if dpkg -s libmujoco-dev >/dev/null 2>&1; then make -s build/bench/mujoco_fourbar && build/bench/mujoco_fourbar; else echo "MuJoCo side-by-side skipped: libmujoco-dev not installed (apt-get install libmujoco-dev)"; fi
 if [ -f /usr/include/ida/ida.h ]; then make -s build/bench/ida_compare && build/bench/ida_compare $([ "${1:-}" = "--quick" ] && echo --quick); else echo "SUNDIALS IDA side-by-side skipped: libsundials-dev not installed (bash scripts/deps.sh --bench)"; fi
 if [ -f bench/service_bench.sh ] && [ "${1:-}" != "--target" ]; then

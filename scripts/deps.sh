@@ -2,6 +2,12 @@
 # Install the Debian packages the build, the tests and the service need.
 # Idempotent: only missing packages are installed.  Needs root (or sudo).
 set -euo pipefail
+# BLAS/LAPACK: libblas-dev/liblapack-dev bring the reference libraries (libblas3,
+# liblapack3) the build links against; libopenblas0-serial (single-threaded: one
+# job per core) is installed beside them and selected by Debian's alternatives.
+# tests/suite_variants.sh runs the solver tests with each of the two (chosen by
+# LD_LIBRARY_PATH); bench/blas.sh measures them (bench/README.md, BLAS).  The
+# Dockerfiles install the same.
 pkgs=(build-essential pkg-config clang libclang-rt-14-dev
       libjansson-dev liblapacke-dev liblapack-dev libblas-dev libopenblas0-serial libsuitesparse-dev
       libzmq3-dev libmicrohttpd-dev libpq-dev postgresql

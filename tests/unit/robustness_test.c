@@ -1,0 +1,326 @@
+/*
+ * robustness_test.c - issue 9 item 3: the mechanisms with singular passages
+ * and redundant constraints give the right answer whatever the last bits of
+ * their initial conditions and whatever BLAS/LAPACK or compiler flags built
+ * them.
+ *
+ * The N-four-bar (N = 2 and 40: singular positions twice per revolution),
+ * Bricard's mechanism (redundant constraints, degenerate kept set at
+ * theta1 = pi/2) and the stiff flyball governor, each with every integrator
+ * (trapezoidal_al with the example's own settings, bdf and dopri5 with the
+ * tight tolerances of reference_test), under initial conditions perturbed by
+ * 1e-12 relative with a fixed-seed generator (3 seeds): after parsing, every
+ * body's position (com), angle or orientation, velocity and angular velocity
+ * in the mbs_spec moves by 1e-12 * u * max(|value|, scale), u uniform in
+ * [-1, 1], scale = the mechanism's length L (max |com|, |joint point|, as the
+ * model's length_scale), 1 rad, 1 (quaternion components, renormalised), the
+ * velocity scale V (largest |v| or L |omega| of the input, else sqrt(g L)),
+ * V / L.  Natural coordinates take their points from the joints, so a
+ * perturbed com moves the mass distribution and the point velocities
+ * (v + omega x (x - com)); angles and orientations move the unit vectors.
+ *
+ * Each run is checked against tests/reference/<example>.json exactly as
+ * reference_test does (same end time, same tolerances, periods included).
+ * While tests/reference/iftomm_a05_flyball.json does not exist, the flyball
+ * runs are checked against each other (see s_check_flyball_pair).
+ *
+ * The first lines name the BLAS and LAPACK that the process really calls
+ * (the libraries that define dgemv_ and dgetrf_, from dladdr) and every
+ * BLAS/LAPACK file mapped (/proc/self/maps): tests/suite_variants.sh checks
+ * them against the variant it claims to run.
+ *
+ * Usage: robustness_test [--quick]   (--quick: seed 1 only)
+ */
+#include "check.h"
+#include "testutil.h"
+
+#include <dlfcn.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdint.h>
+#include <unistd.h>
+
+static const char *const EXAMPLES[] = {
+    "iftomm_a02_four_bar_n2", "iftomm_a02_four_bar_n40", "iftomm_a04_bricard", "iftomm_a05_flyball",
+};
+#define NSEED 3
+#define REL 1e-12
+
+/* ---- which BLAS / LAPACK this process calls ------------------------------------ */
+
+static void s_print_linalg(void)
+{
+    const char *sym[2][2] = {{"blas", "dgemv_"}, {"lapack", "dgetrf_"}};
+    for (int k = 0; k < 2; k++) {
+        void *p = dlsym(RTLD_DEFAULT, sym[k][1]);
+        Dl_info info;
+        char real[4096] = "?";
+        if (p && dladdr(p, &info) && info.dli_fname && !realpath(info.dli_fname, real))
+            snprintf(real, sizeof real, "%s", info.dli_fname);
+        printf("linalg: %s %s from %s\n", sym[k][0], sym[k][1], p ? real : "(not found)");
+        CHECK(p != NULL);
+    }
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[4096], seen[16][1024];
+    int nseen = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        char *path = strchr(line, '/');
+        if (!path) continue;
+        path[strcspn(path, "\n")] = 0;
+        const char *base = strrchr(path, '/') + 1;
+        if (!strstr(base, "blas") && !strstr(base, "lapack")) continue;
+        int dup = 0;
+        for (int i = 0; i < nseen; i++) dup |= !strcmp(seen[i], path);
+        if (dup || nseen == 16) continue;
+        snprintf(seen[nseen++], sizeof seen[0], "%s", path);
+        printf("linalg: mapped %s\n", path);
+    }
+    if (f) fclose(f);
+}
+
+/* ---- the perturbation ------------------------------------------------------------- */
+
+typedef struct { uint64_t s; } s_rng;
+
+/* splitmix64: a fixed sequence per seed, the same on every machine */
+static double s_uniform(s_rng *g)
+{
+    uint64_t z = (g->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (double)(z >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+}
+
+static void s_nudge(s_rng *g, double *x, double scale)
+{
+    *x += REL * s_uniform(g) * fmax(fabs(*x), scale);
+}
+
+static void s_perturb(mbs_spec *s, void *ctx)
+{
+    s_rng *g = ctx;
+    int dim = s->dim;
+    double L = 0, V = 0;
+    for (int b = 0; b < s->nbody; b++)
+        for (int a = 0; a < dim; a++) L = fmax(L, fabs(s->bodies[b].com[a]));
+    for (int j = 0; j < s->njoint; j++)
+        for (int a = 0; a < dim; a++) L = fmax(L, fabs(s->joints[j].at[a]));
+    if (L <= 0) L = 1;
+    for (int b = 0; b < s->nbody; b++) {
+        const mbs_body_spec *B = &s->bodies[b];
+        double v = 0, w = 0;
+        for (int a = 0; a < 3; a++) v += B->velocity[a] * B->velocity[a], w += B->angular_velocity[a] * B->angular_velocity[a];
+        V = fmax(V, fmax(sqrt(v), L * sqrt(w)));
+    }
+    if (V <= 0) {
+        double gn = sqrt(s->gravity[0] * s->gravity[0] + s->gravity[1] * s->gravity[1] + s->gravity[2] * s->gravity[2]);
+        V = gn > 0 ? sqrt(gn * L) : L;
+    }
+    for (int b = 0; b < s->nbody; b++) {
+        mbs_body_spec *B = &s->bodies[b];
+        for (int a = 0; a < dim; a++) s_nudge(g, &B->com[a], L);
+        if (dim == 2) {
+            s_nudge(g, &B->angle, 1.0);
+        } else {
+            double n = 0;
+            for (int a = 0; a < 4; a++) s_nudge(g, &B->quat[a], 1.0), n += B->quat[a] * B->quat[a];
+            for (int a = 0; a < 4; a++) B->quat[a] /= sqrt(n);
+        }
+        for (int a = 0; a < dim; a++) s_nudge(g, &B->velocity[a], V);
+        if (dim == 2) s_nudge(g, &B->angular_velocity[2], V / L);
+        else for (int a = 0; a < 3; a++) s_nudge(g, &B->angular_velocity[a], V / L);
+    }
+}
+
+/* One run of example `name` with integrator k, perturbed with `seed`
+ * (0: unperturbed), to t_end (<= 0: the example's own). */
+static void s_run(const char *name, int k, int seed, double t_end, const char *const *extra, t_run *r)
+{
+    char path[512], tset[64];
+    snprintf(path, sizeof path, "examples/%.200s.json", name);
+    const char *sets[12];
+    int ns = 0;
+    if (t_end > 0) {
+        snprintf(tset, sizeof tset, "solver.t_end=%.17g", t_end);
+        sets[ns++] = tset;
+    }
+    for (int q = 0; t_integ_sets(k)[q]; q++) sets[ns++] = t_integ_sets(k)[q];
+    for (int q = 0; extra && extra[q] && ns < 11; q++) sets[ns++] = extra[q];
+    sets[ns] = NULL;
+    char *text = t_slurp(path, NULL);
+    if (!text) { memset(r, 0, sizeof *r); r->rc = -99; fprintf(stderr, "cannot read %s\n", path); return; }
+    s_rng g = {0x5EED0000ull + (uint64_t)seed};
+    t_run_text_with(text, sets, seed ? s_perturb : NULL, &g, r);
+    free(text);
+}
+
+/* ---- against tests/reference/<example>.json (as reference_test) ------------------ */
+
+static void s_check_reference(const char *name, json_t *refs, int nseed)
+{
+    /* end time: the largest reference time (cap 100 s); periods: 20 s of motion
+     * and at least three periods (reference_test's rule without --quick) */
+    double cap = 100.0, tend = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(refs, i, e) {
+        json_t *t = json_object_get(e, "t");
+        if (json_is_number(t) && json_number_value(t) <= cap) tend = fmax(tend, json_number_value(t));
+        if (json_is_null(t)) tend = fmax(tend, fmax(fmin(cap, 20.0), 3.2 * json_number_value(json_object_get(e, "value"))));
+    }
+    if (!CHECK(tend > 0)) return;
+    for (int k = 0; k < 3; k++) {
+        const char *why = t_excluded(name, t_integ_name(k));
+        if (why) {
+            printf("  %-26s %-15s NOT CHECKED: %s\n", name, t_integ_name(k), why);
+            continue;
+        }
+        for (int seed = 1; seed <= nseed; seed++) {
+            t_run r;
+            s_run(name, k, seed, tend, NULL, &r);
+            if (!CHECK(r.rc == 0)) {
+                printf("  %-26s %-15s seed %d  run failed: %s\n", name, t_integ_name(k), seed,
+                       r.err.n ? r.err.e[r.err.n - 1].message : "(no message)");
+                t_run_free(&r);
+                continue;
+            }
+            double worst = 0;
+            int checked = 0;
+            json_array_foreach(refs, i, e) {
+                json_t *t = json_object_get(e, "t");
+                const char *ch = json_string_value(json_object_get(e, "channel"));
+                const char *qty = json_string_value(json_object_get(e, "quantity"));
+                double val = json_number_value(json_object_get(e, "value"));
+                double tol = json_number_value(json_object_get(e, "tolerance"));
+                double got;
+                if (json_is_null(t) && qty && !strcmp(qty, "period")) got = t_period(&r, ch);
+                else if (json_is_number(t) && json_number_value(t) <= tend) got = t_at(&r, ch, json_number_value(t));
+                else continue;
+                checked++;
+                double ratio = fabs(got - val) / tol;
+                if (!(ratio <= worst)) worst = ratio;
+                if (!CHECK(fabs(got - val) <= tol))
+                    printf("    %s %s seed %d: %s at t=%s: %.10g vs %.10g (tol %g)\n", name, t_integ_name(k), seed,
+                           ch, json_is_number(t) ? "" : "period", got, val, tol);
+            }
+            printf("  %-26s %-15s seed %d %2d values, worst error %.3f of tolerance, %ld steps, %.3f s\n", name,
+                   t_integ_name(k), seed, checked, worst, r.met.steps, r.met.wall_seconds);
+            t_run_free(&r);
+        }
+    }
+}
+
+/* ---- the flyball without a reference file: its runs against each other ----------- */
+
+/* Largest |a - b| / bound over every channel and sample of two runs on the same
+ * grid, bound = rel * (largest |value| of the channel in `ref`) + 1e-9 (the
+ * absolute floor keeps rounding-level channels, such as the constraint
+ * violation at 1e-14 .. 4e-12, from asking for zero).  Names the worst
+ * channel. */
+static double s_pair_ratio(const t_run *ref, const t_run *b, double rel, char *worst_ch, size_t len)
+{
+    if (ref->res.nsample != b->res.nsample || ref->res.nsample == 0) {
+        snprintf(worst_ch, len, "(sample grids differ: %d vs %d)", ref->res.nsample, b->res.nsample);
+        return INFINITY;
+    }
+    int w = 1 + ref->res.nchannel;
+    double worst = 0;
+    snprintf(worst_ch, len, "-");
+    for (int c = 1; c < w; c++) {
+        double scale = 0;
+        for (int i = 0; i < ref->res.nsample; i++) scale = fmax(scale, fabs(ref->res.rows[(size_t)i * w + c]));
+        double bound = rel * scale + 1e-9;
+        const char *nm = ref->spec->channels[c - 1].name;
+        double d = t_maxdiff(ref, b, nm) / bound;
+        if (!(d <= worst)) {
+            worst = d;
+            snprintf(worst_ch, len, "%s (%.3g vs bound %.3g)", nm, d * bound, bound);
+        }
+    }
+    return worst;
+}
+
+/* Without tests/reference/iftomm_a05_flyball.json: per seed, bdf and dopri5
+ * both at tolerance (and abs_tolerance) 1e-10 must agree on every output
+ * channel at every sample within 1e-4 of the channel's largest magnitude.
+ * Why 1e-4: the channel that limits the agreement is the spring force
+ * F = k e + c e' (k = 8e5 N/m, c = 4e4 N s/m), which turns a 1e-8 m/s
+ * velocity difference (what the proportionality contract of the issue,
+ * 100 x tol x L per unit time, allows at 1e-10) into 4e-4 N, 1e-5 of its
+ * 44 N scale.  Measured on the unperturbed example: bdf at 1e-10 against bdf
+ * at 1e-12 differs by 1.1e-5 of the scale on F (4.6e-8 on s, 2.6e-7 on the
+ * ball's x), dopri5 at 1e-10 by 8e-7; bdf against dopri5 under a perturbation
+ * 3.6e-6.  1e-4 leaves a margin of about 10 over the measured and stays 10
+ * times inside the benchmark level (1e-3, the IFToMM 'high precision' limit
+ * the other references use), the level at which a run that leaves the branch
+ * or passes a configuration wrongly shows.  The trapezoidal AL with the
+ * example's own settings is held to that benchmark level: 1e-3 of each
+ * channel's scale against the seed's bdf run. */
+static void s_check_flyball_pair(const char *name, int nseed)
+{
+    printf("  %-26s no tests/reference/%s.json yet: bdf and dopri5 at tolerance 1e-10 checked against each "
+           "other (every channel and sample within 1e-4 of the channel's scale), trapezoidal_al against bdf "
+           "(1e-3 of the scale)\n", name, name);
+    static const char *const tight[] = {"solver.tolerance=1e-10", "solver.abs_tolerance=1e-10", NULL};
+    for (int seed = 1; seed <= nseed; seed++) {
+        t_run r[3];
+        int ok[3];
+        for (int k = 0; k < 3; k++) {
+            ok[k] = 0;
+            memset(&r[k], 0, sizeof r[k]);
+            const char *why = t_excluded(name, t_integ_name(k));
+            if (why) {
+                if (seed == 1) printf("  %-26s %-15s NOT CHECKED: %s\n", name, t_integ_name(k), why);
+                continue;
+            }
+            s_run(name, k, seed, 0, k ? tight : NULL, &r[k]);
+            ok[k] = CHECK(r[k].rc == 0);
+            if (!ok[k])
+                printf("  %-26s %-15s seed %d  run failed: %s\n", name, t_integ_name(k), seed,
+                       r[k].err.n ? r[k].err.e[r[k].err.n - 1].message : "(no message)");
+        }
+        char ch[256];
+        if (ok[1] && ok[2]) {
+            double q = s_pair_ratio(&r[1], &r[2], 1e-4, ch, sizeof ch);
+            CHECK(q <= 1);
+            printf("  %-26s %-15s seed %d  against dopri5: worst %.3f of bound, %s; %ld / %ld steps, %.3f / %.3f s%s\n",
+                   name, "bdf", seed, q, ch, r[1].met.steps, r[2].met.steps, r[1].met.wall_seconds,
+                   r[2].met.wall_seconds, q <= 1 ? "" : "  FAILED");
+        }
+        if (ok[0] && ok[1]) {
+            double q = s_pair_ratio(&r[1], &r[0], 1e-3, ch, sizeof ch);
+            CHECK(q <= 1);
+            printf("  %-26s %-15s seed %d  against bdf: worst %.3f of bound, %s; %ld steps, %.3f s%s\n", name,
+                   "trapezoidal_al", seed, q, ch, r[0].met.steps, r[0].met.wall_seconds, q <= 1 ? "" : "  FAILED");
+        }
+        for (int k = 0; k < 3; k++) t_run_free(&r[k]);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    int nseed = quick ? 1 : NSEED;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    s_print_linalg();
+    printf("initial conditions perturbed by %g relative, seeds 1..%d\n", REL, nseed);
+    for (size_t x = 0; x < sizeof EXAMPLES / sizeof EXAMPLES[0]; x++) {
+        char refpath[512];
+        snprintf(refpath, sizeof refpath, "tests/reference/%s.json", EXAMPLES[x]);
+        if (access(refpath, R_OK) != 0 && !strcmp(EXAMPLES[x], "iftomm_a05_flyball")) {
+            s_check_flyball_pair(EXAMPLES[x], nseed);
+            continue;
+        }
+        json_error_t je;
+        json_t *refs = json_load_file(refpath, 0, &je);
+        if (!CHECK(refs != NULL && json_is_array(refs))) {
+            printf("  %-26s cannot read %s: %s\n", EXAMPLES[x], refpath, je.text);
+            json_decref(refs);
+            continue;
+        }
+        s_check_reference(EXAMPLES[x], refs, nseed);
+        json_decref(refs);
+    }
+    return CHECK_SUMMARY("robustness_test");
+}
