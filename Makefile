@@ -80,6 +80,12 @@ $(B)/fuzz_mechanism: tests/fuzz/fuzz_mechanism.c $(COMMON_SRC) $(MBS_SRC)
 	@mkdir -p $(B)
 	clang $(FUZZ_FLAGS) -o $@ $^ $(LDLIBS_COMMON)
 
+# Service programs (gateway, worker), make up/down, the variant builds and
+# the benchmark programs live in mk/*.mk so that the solver build above stays
+# readable.  Included before the test and bench rules: their prerequisite
+# lists (TEST_EXTRA, BENCH_EXTRA) are expanded when the rules are read.
+-include mk/*.mk
+
 # ---- tests -------------------------------------------------------------------------
 test: deps
 	@$(MAKE) --no-print-directory -j2 all $(UNIT_BINS) $(UNIT_SAN_BINS) $(S)/mbs $(B)/fuzz_mechanism $(TEST_EXTRA)
@@ -102,8 +108,5 @@ fuzz: $(B)/fuzz_mechanism
 clean:
 	rm -rf $(B)
 
-# Service programs (gateway, worker), make up/down and their suites live in
-# mk/*.mk so that the solver build above stays readable.
--include mk/*.mk
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

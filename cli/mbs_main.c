@@ -197,6 +197,10 @@ int main(int argc, char **argv)
     int rc = mbs_simulate(m, d, &res, &met, tty ? s_progress_cb : NULL, &prog, &el);
     if (prog.shown) fprintf(stderr, "\r%60s\r", "");
     if (rc) { s_print_errors(&el); code = s_exit_for(rc); }
+    /* the accuracy warnings of the run (also with --quiet: they say the
+     * answer may be wrong) */
+    for (int i = 0; i < met.nwarning && i < MBS_WARN_MAX; i++) fprintf(stderr, "warning: %s\n", met.warning[i]);
+    if (met.nwarning > MBS_WARN_MAX) fprintf(stderr, "warning: ... and %d more\n", met.nwarning - MBS_WARN_MAX);
     /* results (also the partial ones of a failed run) */
     FILE *f = out ? fopen(out, "w") : stdout;
     if (!f) {

@@ -506,6 +506,7 @@ static void s_parse_solver(mech_ctx *c, json_t *root, const int *opt_ov,
         return;
     }
     mech_check_keys(c, solver, "/solver", s_opt_keys, NULL, NULL);
+    c->integrator_named = json_object_get(solver, "integrator") != NULL;
     for (int k = 0; k < S_NOPTS; k++) {
         json_t *v = json_object_get(solver, s_opts[k].key);
         char *field = (char *)o + s_opts[k].offset;

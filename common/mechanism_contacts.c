@@ -431,6 +431,12 @@ static int s_law(mech_ctx *c, json_t *obj, const char *ptr, mbs_contact_spec *cs
     cs->friction_static = cs->friction;
     mech_ptr_key(kp, ptr, "friction_static");
     if (json_object_get(obj, "friction_static")) {
+        /* static friction selects the event-driven integrator when the
+         * document names none */
+        if (cs->law == MBS_LAW_RIGID && !c->integrator_named) {
+            c->spec->solver.integrator = MBS_INT_EVENT_DRIVEN;
+            c->integrator_named = 1;
+        }
         if (cs->law != MBS_LAW_RIGID) {
             mech_err(c, kp, "'friction_static' applies to the 'rigid' law (the compliant laws regularise "
                      "Coulomb friction with one coefficient)");
@@ -723,7 +729,7 @@ static void s_rigid_integrator(mech_ctx *c, json_t *root)
     if (rigid < 0) return;
     json_t *solver = json_object_get(root, "solver");
     mbs_integrator in = c->spec->solver.integrator;
-    if (!json_object_get(solver, "integrator"))
+    if (!json_object_get(solver, "integrator") && !c->integrator_named)
         c->spec->solver.integrator = MBS_INT_MOREAU_JEAN;
     else if (in != MBS_INT_MOREAU_JEAN && in != MBS_INT_EVENT_DRIVEN)
         mech_err(c, "/solver/integrator", "rigid contacts (the pair '%s' - '%s') need the 'moreau_jean' "

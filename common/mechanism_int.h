@@ -66,6 +66,9 @@ typedef struct {
     int *joint_driven;        /* per joint: driver index + 1, 0 if none         */
     int *joint_damped;        /* per joint: "forces" entry + 1 of joint_damping */
     int gravity_given;        /* top-level "gravity" present                    */
+    int integrator_named;     /* the document (or an override) names solver.integrator;
+                                 when not, a feature that needs a nonsmooth
+                                 integrator selects it                        */
 } mech_ctx;
 
 /* ---- errors and pointers ------------------------------------------------------ */

@@ -513,7 +513,13 @@ static void s_joint_clearance(mech_ctx *c, json_t *obj, const char *ptr, mbs_joi
      * its friction (0, the default: the friction acts on the axis) */
     mech_num_key(c, obj, ptr, "slider_width", impact ? MECH_REQ | MECH_POS : MECH_NONNEG, 0,
                  &j->slider_width);
-    /* which integrator handles the model */
+    /* which integrator handles the model: selected here when the document
+     * names none (the impact model: moreau_jean; friction: event_driven) */
+    if (!c->integrator_named) {
+        if (impact) c->spec->solver.integrator = MBS_INT_MOREAU_JEAN;
+        else if (j->friction > 0 || j->friction_static > 0) c->spec->solver.integrator = MBS_INT_EVENT_DRIVEN;
+        if (impact || j->friction > 0 || j->friction_static > 0) c->integrator_named = 1;
+    }
     mbs_integrator integ = c->spec->solver.integrator;
     mech_ptr_key(kp, ptr, "clearance_model");
     if (impact && integ != MBS_INT_MOREAU_JEAN)

@@ -120,6 +120,13 @@ static int s_assemble(const mbs_model *m, mbs_data *d, mbs_errlist *err)
 
 /* ---- redundancy, degrees of freedom ---------------------------------------------------- */
 
+int mbs_keeps_redundant(const mbs_model *m)
+{
+    const mbs_solver_spec *o = &m->spec->solver;
+    return o->analysis == MBS_ANALYSIS_DYNAMICS &&
+           (o->integrator == MBS_INT_TRAPEZOIDAL_AL || o->integrator == MBS_INT_DOPRI5);
+}
+
 static int s_redundancy(const mbs_model *m, mbs_data *d, mbs_errlist *err)
 {
     int n = m->nvar, ne = m->neq;
@@ -238,6 +245,15 @@ int mbs_initialize(const mbs_model *m, mbs_data *d, mbs_report *rep, mbs_errlist
     for (int i = 0; i < m->neq; i++) d->eq_on[i] = 1;
     int rc = s_assemble(m, d, err);
     if (!rc) rc = s_redundancy(m, d, err);
+    /* the augmented Lagrangian iterations (trapezoidal AL, DOPRI5's
+     * accelerations, the projections) tolerate redundant equations: they
+     * keep every one, so that no choice of a kept set made here can
+     * degenerate later in the motion (Bricard's kept set does at
+     * theta1 = pi/2); the others (BDF's and the event-driven KKT matrices)
+     * need an independent set, re-selected as the motion goes on
+     * (mbs_reselect_redundant) */
+    if (!rc && mbs_keeps_redundant(m))
+        for (int i = 0; i < m->neq; i++) d->eq_on[i] = 1;
     if (!rc) {
         rc = mbs_project_velocity(m, d, m->v0, 0);
         double mv = 0;

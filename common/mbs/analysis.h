@@ -9,6 +9,11 @@
 /* Penalty factor alpha of the augmented-Lagrangian solves (mass-scaled). */
 double mbs_alpha(const mbs_model *m);
 
+/* 1 when the run's method keeps redundant constraint equations (the
+ * augmented Lagrangian ones: dynamics with trapezoidal_al or dopri5), 0
+ * when it needs an independent set (d->eq_on). */
+int mbs_keeps_redundant(const mbs_model *m);
+
 /* The constraints at (x, v, t) into d (phi, jac, phit, gam, and Phi_q v in
  * d->r1), and the right-hand side of their Baumgarte-stabilised
  * acceleration equations Phi_q a = -c (integrator_rk.c, integrator_ed.c):

@@ -13,6 +13,15 @@
 
 typedef struct mbs_mj_ws mbs_mj_ws;
 
+/* Error weights of a run (accuracy.h): weight of a position x_i is
+ * atol_x + rtol |x_i|, of a velocity atol_v + rtol |v_i|. */
+typedef struct {
+    double rtol, atol_x, atol_v;
+    double L;             /* characteristic length (m)                        */
+    double vscale;        /* velocity scale L / t_end (m/s)                    */
+    int derived;          /* absolute tolerances derived from rtol (not set)   */
+} mbs_tol;
+
 struct mbs_data {
     const mbs_model *m;
     int n, ne;            /* nvar, neq                                         */
@@ -82,6 +91,7 @@ struct mbs_data {
     struct mbs_cu_ws *cu;
 
     /* metrics accumulated by the integrators */
+    mbs_tol tol;          /* error weights of the run (accuracy.h)            */
     mbs_metrics met;
     double sysdim_sum;
     long sysdim_count;

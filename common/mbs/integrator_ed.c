@@ -29,6 +29,7 @@
  * at a function's zero (slip reversal) does not fire at once.
  */
 #include "integrators.h"
+#include "accuracy.h"
 #include "analysis.h"
 #include "dopri5.h"
 #include "ed_contacts.h"
@@ -372,7 +373,7 @@ static double s_step(const mbs_model *m, mbs_data *d, double h, double rtol, dou
     if (mbs_dopri5_stages(m, d, d->t, d->x, d->v, h, kx, kv, xs, vs, s_stage, NULL) != 0) return -1;
     memcpy(w->a1, kv[6], sizeof(double) * (size_t)n);
     s_events(d, w->g1);
-    return mbs_dopri5_error(n, h, kx, kv, d->x, d->v, xs, vs, rtol, atol);
+    return mbs_dopri5_error(n, h, kx, kv, d->x, d->v, xs, vs, rtol, atol, atol);
 }
 
 /* ---- the mode LCP ------------------------------------------------------------------- */
@@ -822,6 +823,7 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp
             }
             continue;
         }
+        mbs_note_error(d, en);
         /* an armed event function turned negative: locate the first root
          * by Illinois iterations on the step size, re-taking the step, on
          * the smallest of the functions that crossed (so that functions

@@ -12,6 +12,7 @@
  * 4th-order error estimate (local error per unit step, mixed abs/rel).
  */
 #include "integrators.h"
+#include "accuracy.h"
 #include "analysis.h"
 #include "dopri5.h"
 #include "system.h"
@@ -48,7 +49,6 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_
     const mbs_solver_spec *o = &m->spec->solver;
     int n = m->nvar;
     double T = o->t_end;
-    double rtol = o->tolerance > 0 ? o->tolerance : 1e-6, atol = o->abs_tolerance > 0 ? o->abs_tolerance : 1e-8;
     double hmax = o->max_step > 0 ? o->max_step : smp->interval;
     double hmin = o->min_step > 0 ? o->min_step : 1e-12;
     double h = fmin(o->step > 0 ? o->step : 1e-3, hmax);
@@ -70,7 +70,7 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_
             return MBS_ESINGULAR;
         }
         /* xs, vs now hold the 5th-order solution (stage 7 = b weights) */
-        double en = mbs_dopri5_error(n, h, kx, kv, d->x, d->v, xs, vs, rtol, atol);
+        double en = mbs_dopri5_error(n, h, kx, kv, d->x, d->v, xs, vs, d->tol.rtol, d->tol.atol_x, d->tol.atol_v);
         double fac = en > 0 ? 0.9 * pow(en, -0.2) : 5.0;
         if (en <= 1.0) {
             memcpy(d->xp, d->x, sizeof(double) * (size_t)n);
@@ -82,6 +82,7 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_
             memcpy(d->a, kv[6], sizeof(double) * (size_t)n);
             d->t = d->t + h >= T * (1 - 1e-14) ? T : d->t + h;
             d->met.steps++;
+            mbs_note_error(d, en);
             if (d->rk_singular) d->met.singular_steps++;
             memcpy(kx[0], kx[6], sizeof(double) * (size_t)n);
             memcpy(kv[0], kv[6], sizeof(double) * (size_t)n);

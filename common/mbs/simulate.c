@@ -2,6 +2,7 @@
  * simulate.c - a whole run: initialisation, the selected analysis, sampling,
  * metrics; and the JSON writers of the report and the metrics.
  */
+#include "accuracy.h"
 #include "analysis.h"
 #include "contact.h"
 #include "integrators.h"
@@ -86,6 +87,25 @@ int mbs_step_done(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist
     return 0;
 }
 
+/* The accuracy figures at the end of a run: error-controlled integrators
+ * meet their tolerance when every accepted step's estimate was <= 1 (2 is
+ * allowed for the last-step and interpolation rounding); methods without
+ * an estimate report NaN. */
+static void s_accuracy(const mbs_model *m, mbs_data *d, int rc)
+{
+    const mbs_solver_spec *o = &m->spec->solver;
+    int controlled = o->analysis == MBS_ANALYSIS_DYNAMICS &&
+                     (o->integrator == MBS_INT_BDF || o->integrator == MBS_INT_DOPRI5 ||
+                      o->integrator == MBS_INT_TRAPEZOIDAL_AL || o->integrator == MBS_INT_EVENT_DRIVEN);
+    if (!controlled) {
+        d->met.error_estimate = NAN;
+        if (o->analysis == MBS_ANALYSIS_DYNAMICS)
+            mbs_warn(d, "%s has no error estimate: the accuracy of this run is not known", mbs_integrator_name(o->integrator));
+    }
+    if (rc == 0) mbs_accuracy_finish(m, d, 2.0);
+    else d->met.tolerance_met = 0;
+}
+
 /* The first sample, then the analysis or integrator of the solver spec. */
 static int s_integrate(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
 {
@@ -119,6 +139,7 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
     if (rc) mbs_err_add(err, "", "out of memory for the output samples");
     if (!rc) rc = mbs_initialize(m, d, NULL, err);
     if (!rc) {
+        mbs_tol_init(m, d);
         d->E0 = s_energy(m, d);
         run.ke_max = mbs_kinetic(m, d->v);
         memcpy(d->xp, d->x, sizeof(double) * (size_t)m->nvar);
@@ -156,6 +177,7 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
     if (d->met.lcp_solves > 0) d->met.mean_lcp_dimension /= (double)d->met.lcp_solves;
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0) d->met.peak_memory_bytes = ru.ru_maxrss * 1024L;
+    s_accuracy(m, d, rc);
     if (met) *met = d->met;
     mbs_sampler_free(&smp);
     s_cur = saved;

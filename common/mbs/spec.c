@@ -56,13 +56,13 @@ void mbs_solver_defaults(mbs_solver_spec *o)
 {
     memset(o, 0, sizeof *o);
     o->analysis = MBS_ANALYSIS_DYNAMICS;
-    o->integrator = MBS_INT_TRAPEZOIDAL_AL;
+    o->integrator = MBS_INT_BDF; /* error-controlled and stiff (docs/accuracy.md) */
     o->t_end = 0;
     o->step = 1e-3;
     o->max_step = 0;
     o->min_step = 1e-12;
     o->tolerance = 1e-6;
-    o->abs_tolerance = 1e-8;
+    o->abs_tolerance = 0; /* derived from tolerance (accuracy.h) */
     o->max_order = 5;
     o->max_newton = 25;
     o->penalty = 1e9;

@@ -53,7 +53,7 @@ static void test_cylindrical(void)
         "   \"angular_velocity\": [0, 0, 3]}],"
         " \"joints\": [{\"name\": \"C\", \"type\": \"cylindrical\", \"bodies\": [\"ground\", \"c\"], \"at\": [0, 0, 1],"
         "   \"axis\": [0, 0, 1]}],"
-        " \"solver\": {\"t_end\": 1, \"step\": 0.0005},"
+        " \"solver\": {\"integrator\": \"trapezoidal_al\", \"t_end\": 1, \"step\": 0.0005},"
         " \"outputs\": {\"interval\": 0.1, \"channels\": ["
         "   {\"name\": \"z\", \"quantity\": \"position\", \"body\": \"c\", \"component\": \"z\"},"
         "   {\"name\": \"x\", \"quantity\": \"position\", \"body\": \"c\", \"component\": \"x\"},"
@@ -82,7 +82,7 @@ static void test_prismatic_3d(void)
         " \"bodies\": [{\"name\": \"b\", \"mass\": 1, \"inertia\": [0.1, 0.1, 0.1], \"com\": [0, 0, 0]}],"
         " \"joints\": [{\"name\": \"P\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"b\"],"
         "   \"axis\": [\"=cos(pi/6)\", 0, \"=-sin(pi/6)\"]}],"
-        " \"solver\": {\"t_end\": 1, \"step\": 0.001},"
+        " \"solver\": {\"integrator\": \"trapezoidal_al\", \"t_end\": 1, \"step\": 0.001},"
         " \"outputs\": {\"interval\": 0.5, \"channels\": ["
         "   {\"name\": \"s\", \"quantity\": \"joint_coordinate\", \"joint\": \"P\"},"
         "   {\"name\": \"N\", \"quantity\": \"reaction_force\", \"joint\": \"P\", \"component\": \"magnitude\"}]}}";

@@ -306,7 +306,7 @@ static void test_spatial(void)
     CHECK_NEAR(s->channels[3].point[0], 2, 0);
     CHECK_STR(s->channels[9].name, "energy");
     CHECK(s->channels[9].quantity == MBS_Q_TOTAL_ENERGY);
-    CHECK(s->solver.integrator == MBS_INT_TRAPEZOIDAL_AL);
+    CHECK(s->solver.integrator == MBS_INT_BDF);
     CHECK(s->solver.max_assembly_iterations == 50);
     mbs_spec_free(&s);
 }

@@ -58,7 +58,7 @@ static const char *SMD =
     "   \"axis\": [1, 0]}],"
     " \"forces\": [{\"type\": \"spring_damper\", \"name\": \"s\", \"bodies\": [\"ground\", \"m\"],"
     "   \"points\": [[-1, 0], [0.1, 0]], \"stiffness\": \"$k\", \"damping\": \"$c\", \"free_length\": 1}],"
-    " \"solver\": {\"t_end\": 3, \"step\": 0.0005, \"tolerance\": 1e-10},"
+    " \"solver\": {\"integrator\": \"trapezoidal_al\", \"t_end\": 3, \"step\": 0.0005, \"tolerance\": 1e-10},"
     " \"outputs\": {\"interval\": 0.01, \"channels\": ["
     "   {\"name\": \"x\", \"quantity\": \"position\", \"body\": \"m\", \"component\": \"x\"},"
     "   {\"name\": \"F\", \"quantity\": \"element_force\", \"element\": \"s\"},"
@@ -97,7 +97,7 @@ static const char *PENDULUM =
     "{\"dimension\": 2, \"gravity\": [0, -9.81], \"parameters\": {\"th0\": 0.5},"
     " \"bodies\": [{\"name\": \"bob\", \"mass\": 1, \"inertia\": 0, \"com\": [\"=sin($th0)\", \"=-cos($th0)\"]}],"
     " \"joints\": [{\"name\": \"pin\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"bob\"], \"at\": [0, 0]}],"
-    " \"solver\": {\"t_end\": 2, \"step\": 0.002, \"tolerance\": 1e-12},"
+    " \"solver\": {\"integrator\": \"trapezoidal_al\", \"t_end\": 2, \"step\": 0.002, \"tolerance\": 1e-12},"
     " \"outputs\": {\"interval\": 0.001, \"channels\": ["
     "   {\"name\": \"th\", \"quantity\": \"joint_coordinate\", \"joint\": \"pin\"},"
     "   {\"name\": \"E\", \"quantity\": \"energy\"},"
@@ -332,6 +332,57 @@ static void test_kinematics_statics(void)
     t_run_free(&r);
 }
 
+/* The accuracy contract (issue 9): the default is the error-controlled
+ * BDF with the absolute tolerances derived from the relative one; every run
+ * reports an estimate, tolerance_met and warnings.  The flyball governor's
+ * stiff spring rings under the fixed-step trapezoidal rule (not L-stable):
+ * that run must say so; the default run meets its tolerance. */
+static void test_accuracy_report(void)
+{
+    t_run r;
+    /* a pendulum with only t_end */
+    const char *doc = "{\"dimension\": 2, \"gravity\": [0, -9.81],"
+                      " \"bodies\": [{\"name\": \"bob\", \"mass\": 1, \"inertia\": 0, \"com\": [1, 0]}],"
+                      " \"joints\": [{\"name\": \"pivot\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"bob\"], \"at\": [0, 0]}],"
+                      " \"solver\": {\"t_end\": 2}}";
+    t_run_text(doc, NULL, &r);
+    CHECK(r.rc == 0);
+    CHECK(r.met.tolerance > 0 && r.met.abs_tolerance > 0);
+    CHECK(r.met.error_estimate > 0 && r.met.error_estimate <= 2.0);
+    CHECK(r.met.tolerance_met == 1 && r.met.nwarning == 0);
+    char buf[4096];
+    int len = mbs_metrics_json(&r.met, buf, sizeof buf);
+    CHECK(len > 0 && (size_t)len < sizeof buf);
+    CHECK(strstr(buf, "\"tolerance_met\": true") && strstr(buf, "\"warnings\": []"));
+    t_run_free(&r);
+
+    const char *al[] = {"solver.t_end=1", "solver.integrator=trapezoidal_al", NULL};
+    t_run_file("examples/iftomm_a05_flyball.json", al, &r);
+    CHECK(r.rc == 0);
+    printf("  flyball, trapezoidal AL at h = 1e-3: error estimate %.3g x tolerance, %d warning(s)\n",
+           r.met.error_estimate, r.met.nwarning);
+    CHECK(r.met.error_estimate > 100 && r.met.tolerance_met == 0 && r.met.nwarning >= 1);
+    CHECK(strstr(r.met.warning[0], "estimated local error") != NULL);
+    len = mbs_metrics_json(&r.met, buf, sizeof buf);
+    CHECK(strstr(buf, "\"tolerance_met\": false") && strstr(buf, "\"warning_count\": 1"));
+    t_run_free(&r);
+
+    const char *bdf[] = {"solver.t_end=1", NULL};
+    t_run_file("examples/iftomm_a05_flyball.json", bdf, &r);
+    CHECK(r.rc == 0 && !strcmp(r.met.integrator, "bdf"));
+    CHECK(r.met.error_estimate <= 2.0 && r.met.tolerance_met == 1);
+    t_run_free(&r);
+
+    /* the velocity part of the fixed-step estimate: the same model at a
+     * step 30 times smaller is 30^2..30^3 times more accurate */
+    const char *al2[] = {"solver.t_end=1", "solver.integrator=trapezoidal_al", "solver.step=3.3333333333e-5", NULL};
+    t_run_file("examples/iftomm_a05_flyball.json", al2, &r);
+    CHECK(r.rc == 0);
+    printf("  flyball, trapezoidal AL at h = 3.3e-5: error estimate %.3g x tolerance\n", r.met.error_estimate);
+    CHECK(r.met.error_estimate < 10);
+    t_run_free(&r);
+}
+
 int main(void)
 {
     test_free_fall();
@@ -340,6 +391,7 @@ int main(void)
     test_four_bar();
     test_bricard();
     test_flyball();
+    test_accuracy_report();
     test_impossible();
     test_kinematics_statics();
     return CHECK_SUMMARY("solver_test");

@@ -211,6 +211,10 @@ static inline const char *t_excluded(const char *example, const char *integrator
          "index-1 + Baumgarte: the accelerations are undefined at the exact singular positions; measured: the "
          "run leaves the parallelogram branch (error 1300x the tolerance) and needs ~180 AL passes per stage"},
         {"iftomm_a02_four_bar_n40", "dopri5", "same as N = 2"},
+        {"iftomm_a05_flyball", "trapezoidal_al",
+         "the trapezoidal rule is not L-stable: the stiff spring's mode rings at the example's step (spring force "
+         "off by 3000x the bound); the run says so (error estimate 3.3e3 x tolerance, tolerance_met false, "
+         "checked in solver_test); the default BDF passes"},
     };
     for (size_t i = 0; i < sizeof list / sizeof list[0]; i++)
         if (!strcmp(list[i].example, example) && !strcmp(list[i].integrator, integrator)) return list[i].why;

@@ -1,0 +1,44 @@
+/*
+ * accuracy.h - the accuracy contract of a run (DESIGN §2): the error
+ * weights every error-controlled integrator uses, and the error estimate,
+ * tolerance_met flag and warnings every run reports in its metrics.
+ *
+ * Tolerances.  solver.tolerance (rtol) is the one knob: unless
+ * solver.abs_tolerance is set, the absolute tolerance of a position is
+ * rtol x L (L the model's characteristic length) and that of a velocity
+ * rtol x L / t_end (the speed that covers L in the run; a running maximum
+ * of |v| was tried and let impacts of compliant contacts through with 40
+ * times the velocity error).  So tightening rtol tightens everything, in the units of
+ * the mechanism (a fixed absolute 1e-8 used to cap the accuracy of runs
+ * asking for 1e-10 near 1e-7 m, and to waste steps on a 1 mm mechanism).
+ */
+#ifndef MBS_ACCURACY_H
+#define MBS_ACCURACY_H
+
+#include "data.h"
+
+/* Fill d->tol for a run of m (relative and absolute weights), reset the
+ * accuracy metrics (tolerance, abs_tolerance, error_estimate, warnings). */
+void mbs_tol_init(const mbs_model *m, mbs_data *d);
+
+/* Weights of position i / velocity i at magnitudes |x|, |v|. */
+static inline double mbs_wx(const mbs_data *d, double ax) { return d->tol.atol_x + d->tol.rtol * ax; }
+static inline double mbs_wv(const mbs_data *d, double av) { return d->tol.atol_v + d->tol.rtol * av; }
+
+/* Record the error estimate of an accepted step (units of the tolerance). */
+static inline void mbs_note_error(mbs_data *d, double en)
+{
+    if (!(en <= d->met.error_estimate)) d->met.error_estimate = en;
+}
+
+/* Add a warning to the run's metrics (printf-style; stored up to
+ * MBS_WARN_MAX, counted beyond).  Clears tolerance_met.  A warning with the
+ * same text as a stored one is counted once. */
+void mbs_warn(mbs_data *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* End of a run: sets tolerance_met from the error estimate and warnings;
+ * a run whose estimate exceeds `limit` (units of the tolerance) gets a
+ * warning saying by how much. */
+void mbs_accuracy_finish(const mbs_model *m, mbs_data *d, double limit);
+
+#endif
