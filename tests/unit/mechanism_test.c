@@ -436,8 +436,9 @@ static const s_bad s_bads[] = {
     /* contacts */
     {C2("{'shapes': ['c', 'floor'], 'stiffness': 1, 'friction': 0.3, 'friction_static': 0.5}"), NULL, NULL,
      "/contacts/0/friction_static", "'friction_static' applies to the 'rigid' law"},
-    {C2("{'shapes': ['c', 'floor'], 'law': 'rigid', 'friction': 0.3, 'friction_static': 0.5}"), NULL, NULL,
-     "/contacts/0/friction_static", "needs solver.integrator \"event_driven\""},
+    /* (with no integrator named, static friction selects event_driven) */
+    {C2("{'shapes': ['c', 'floor'], 'law': 'rigid', 'friction': 0.3, 'friction_static': 0.5}"), "solver.integrator",
+     "moreau_jean", "/contacts/0/friction_static", "needs solver.integrator \"event_driven\""},
     {C2("{'shapes': ['c', 'floor'], 'law': 'rigid', 'friction': 0.3, 'friction_static': 0.2}"), "solver.integrator",
      "event_driven", "/contacts/0/friction_static", "'friction_static' (0.2) must be >= 'friction' (0.3)"},
     {C2("{'shapes': ['c', 'floor'], 'law': 'rigid', 'friction': 0.3, 'friction_static': -1}"), "solver.integrator",
