@@ -198,7 +198,7 @@ static int wp_diagram(const char *csv, int quick)
     FILE *f = fopen(csv, "w");
     if (!f) { fprintf(stderr, "cannot write %s\n", csv); return 1; }
     fprintf(f, "mechanism,L,integrator,tolerance,status,error,error_over_tol_L,steps,rejected_steps,cpu_seconds,"
-               "t_end,nref\n");
+               "t_end,nref,message\n");
     printf("\n## Work-precision: error of the position channels at the reference times (m), against the "
            "tolerance and CPU time (median of %d runs)\n\n", rep);
     printf("| mechanism | L (m) | integrator | tolerance | error (m) | error / (tol L) | steps | CPU s | within 100 tol L |\n");
@@ -220,9 +220,11 @@ static int wp_diagram(const char *csv, int quick)
                 }
                 qsort(cpu, (size_t)nrun, sizeof cpu[0], wp_cmp);
                 double c = cpu[nrun / 2], lim = TP_FACTOR * tols[ti] * m.L;
-                const char *st = res.rc == 0 ? "ok" : res.rc == 5 ? "time_limit" : "failed";
-                fprintf(f, "%s,%g,%s,%g,%s,%.6e,%.6e,%ld,%ld,%.6e,%g,%d\n", m.name, m.L, TP_INTEG_NAME(k), tols[ti], st,
-                        res.err, res.err / (tols[ti] * m.L), res.steps, res.rejected, c, rf.tend, rf.n);
+                const char *st = res.rc == 0 ? "ok" : res.rc == MBS_ETIMEOUT ? "time_limit" : "failed";
+                for (char *q = res.msg; *q; q++)
+                    if (*q == '"' || *q == '\n') *q = '\'';
+                fprintf(f, "%s,%g,%s,%g,%s,%.6e,%.6e,%ld,%ld,%.6e,%g,%d,\"%s\"\n", m.name, m.L, TP_INTEG_NAME(k), tols[ti],
+                        st, res.err, res.err / (tols[ti] * m.L), res.steps, res.rejected, c, rf.tend, rf.n, res.msg);
                 if (res.rc)
                     printf("| %s | %g | %s | %.0e | %s (status %d): %.80s | | %ld | %.4f | no |\n", m.name, m.L,
                            TP_INTEG_NAME(k), tols[ti], st, res.rc, res.msg, res.steps, c);
