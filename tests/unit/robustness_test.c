@@ -206,25 +206,10 @@ static void s_check_reference(const char *name, json_t *refs, int nseed)
                 t_run_free(&r);
                 continue;
             }
-            double worst = 0;
-            int checked = 0;
-            json_array_foreach(refs, i, e) {
-                json_t *t = json_object_get(e, "t");
-                const char *ch = json_string_value(json_object_get(e, "channel"));
-                const char *qty = json_string_value(json_object_get(e, "quantity"));
-                double val = json_number_value(json_object_get(e, "value"));
-                double tol = json_number_value(json_object_get(e, "tolerance"));
-                double got;
-                if (json_is_null(t) && qty && !strcmp(qty, "period")) got = t_period(&r, ch);
-                else if (json_is_number(t) && json_number_value(t) <= tend) got = t_at(&r, ch, json_number_value(t));
-                else continue;
-                checked++;
-                double ratio = fabs(got - val) / tol;
-                if (!(ratio <= worst)) worst = ratio;
-                if (!CHECK(fabs(got - val) <= tol))
-                    printf("    %s %s seed %d: %s at t=%s: %.10g vs %.10g (tol %g)\n", name, t_integ_name(k), seed,
-                           ch, json_is_number(t) ? "" : "period", got, val, tol);
-            }
+            char label[128];
+            snprintf(label, sizeof label, "%.80s %s seed %d", name, t_integ_name(k), seed);
+            int checked;
+            double worst = t_check_refs(&r, refs, tend, label, &checked);
             printf("  %-26s %-15s seed %d %2d values, worst error %.3f of tolerance, %ld steps, %.3f s\n", name,
                    t_integ_name(k), seed, checked, worst, r.met.steps, r.met.wall_seconds);
             t_run_free(&r);

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
+#include "check.h"
 #include "mbs/mbs.h"
 #include "mechanism.h"
 
@@ -39,9 +42,11 @@ static inline char *t_slurp(const char *path, size_t *len)
 }
 
 /* Run a mechanism given as JSON text with "NAME=VALUE" overrides (NULL
- * terminated).  Returns 0 when the model parsed and built (the run's own
- * status is in r->rc). */
-static inline int t_run_text(const char *text, const char *const *sets, t_run *r)
+ * terminated), `hook(spec, ctx)` called after parsing and before
+ * the model is built (e.g. to perturb the initial conditions); hook may be
+ * NULL.  Returns as t_run_text. */
+static inline int t_run_text_with(const char *text, const char *const *sets, void (*hook)(mbs_spec *, void *),
+                                  void *ctx, t_run *r)
 {
     memset(r, 0, sizeof *r);
     mech_override ov[32] = {{0}};
@@ -62,17 +67,24 @@ static inline int t_run_text(const char *text, const char *const *sets, t_run *r
         r->rc = MBS_EINVAL;
         return -1;
     }
+    if (hook) hook(r->spec, ctx);
     mbs_model *m = mbs_model_new(r->spec, &r->rep, &r->err);
     if (!m) { r->rc = MBS_EINVAL; return -1; }
     mbs_data *d = mbs_data_new(m);
     r->rc = mbs_simulate(m, d, &r->res, &r->met, NULL, NULL, &r->err);
     mbs_initialize(m, d, &r->rep, &r->err); /* report after initialisation */
     for (int i = 0; r->rc && i < r->err.n; i++) fprintf(stderr, "  run: %s\n", r->err.e[i].message);
-    if (getenv("MBS_TEST_TIMES"))
-        fprintf(stderr, "  [%s: %.3f s, %ld steps]\n", r->spec->name, r->met.wall_seconds, r->met.steps);
     mbs_data_free(&d);
     mbs_model_free(&m);
     return 0;
+}
+
+/* Run a mechanism given as JSON text with "NAME=VALUE" overrides (NULL
+ * terminated).  Returns 0 when the model parsed and built (the run's own
+ * status is in r->rc). */
+static inline int t_run_text(const char *text, const char *const *sets, t_run *r)
+{
+    return t_run_text_with(text, sets, NULL, NULL, r);
 }
 
 static inline int t_run_file(const char *path, const char *const *sets, t_run *r)
@@ -145,43 +157,6 @@ static inline double t_maxdiff(const t_run *a, const t_run *b, const char *name)
 
 /* ---- shared by the reference and robustness tests ---------------------------- */
 
-/* Like t_run_text, with `hook(spec, ctx)` called after parsing and before
- * the model is built (e.g. to perturb the initial conditions); hook may be
- * NULL. */
-static inline int t_run_text_with(const char *text, const char *const *sets, void (*hook)(mbs_spec *, void *),
-                                  void *ctx, t_run *r)
-{
-    memset(r, 0, sizeof *r);
-    mech_override ov[32] = {{0}};
-    char buf[32][128];
-    int nov = 0;
-    for (int i = 0; sets && sets[i] && nov < 32; i++) {
-        snprintf(buf[nov], sizeof buf[nov], "%s", sets[i]);
-        char *eq = strchr(buf[nov], '=');
-        if (!eq) continue;
-        *eq = 0;
-        ov[nov].name = buf[nov];
-        ov[nov].value = eq + 1;
-        nov++;
-    }
-    r->spec = mech_parse(text, strlen(text), ov, nov, &r->err);
-    if (!r->spec) {
-        for (int i = 0; i < r->err.n; i++) fprintf(stderr, "  parse: %s: %s\n", r->err.e[i].pointer, r->err.e[i].message);
-        r->rc = MBS_EINVAL;
-        return -1;
-    }
-    if (hook) hook(r->spec, ctx);
-    mbs_model *m = mbs_model_new(r->spec, &r->rep, &r->err);
-    if (!m) { r->rc = MBS_EINVAL; return -1; }
-    mbs_data *d = mbs_data_new(m);
-    r->rc = mbs_simulate(m, d, &r->res, &r->met, NULL, NULL, &r->err);
-    mbs_initialize(m, d, &r->rep, &r->err);
-    for (int i = 0; r->rc && i < r->err.n; i++) fprintf(stderr, "  run: %s\n", r->err.e[i].message);
-    mbs_data_free(&d);
-    mbs_model_free(&m);
-    return 0;
-}
-
 /* Settings per integrator k = 0, 1, 2 (trapezoidal_al, bdf, dopri5) of the
  * reference checks: the example's own for AL; tight tolerances for the
  * error-controlled ones (their error must be well inside the reference
@@ -238,6 +213,37 @@ static inline double t_period(const t_run *r, const char *ch)
         }
     }
     return n >= 2 ? (last - first) / (n - 1) : NAN;
+}
+
+/* Check a run against reference entries (the array of a
+ * tests/reference/<example>.json file): values at times <= tend, and
+ * periods (entries with t null and quantity "period").  Each value outside
+ * its tolerance is a failed CHECK, printed with `label`.  Returns the worst
+ * |error| / tolerance; *checked receives the number of values compared. */
+static inline double t_check_refs(const t_run *r, json_t *refs, double tend, const char *label, int *checked)
+{
+    double worst = 0;
+    size_t i;
+    json_t *e;
+    *checked = 0;
+    json_array_foreach(refs, i, e) {
+        json_t *t = json_object_get(e, "t");
+        const char *ch = json_string_value(json_object_get(e, "channel"));
+        const char *qty = json_string_value(json_object_get(e, "quantity"));
+        double val = json_number_value(json_object_get(e, "value"));
+        double tol = json_number_value(json_object_get(e, "tolerance"));
+        double got;
+        if (json_is_null(t) && qty && !strcmp(qty, "period")) got = t_period(r, ch);
+        else if (json_is_number(t) && json_number_value(t) <= tend) got = t_at(r, ch, json_number_value(t));
+        else continue;
+        (*checked)++;
+        double ratio = fabs(got - val) / tol;
+        if (!(ratio <= worst)) worst = ratio;
+        if (!CHECK(fabs(got - val) <= tol))
+            printf("    %s: %s at t=%s: %.10g vs %.10g (tol %g)\n", label, ch, json_is_number(t) ? "" : "period", got,
+                   val, tol);
+    }
+    return worst;
 }
 
 #endif
