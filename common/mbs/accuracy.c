@@ -14,12 +14,11 @@ void mbs_tol_init(const mbs_model *m, mbs_data *d)
     const mbs_solver_spec *o = &m->spec->solver;
     mbs_tol *t = &d->tol;
     t->rtol = o->tolerance > 0 ? o->tolerance : 1e-6;
-    t->L = m->length_scale > 0 ? m->length_scale : 1.0;
-    t->derived = !(o->abs_tolerance > 0);
-    t->vscale = t->L / (o->t_end > 0 ? o->t_end : 1.0);
-    if (t->derived) {
-        t->atol_x = t->rtol * t->L;
-        t->atol_v = t->rtol * t->vscale;
+    if (!(o->abs_tolerance > 0)) {
+        /* derived: L the characteristic length, L / t_end its speed */
+        double L = m->length_scale > 0 ? m->length_scale : 1.0;
+        t->atol_x = t->rtol * L;
+        t->atol_v = t->rtol * L / (o->t_end > 0 ? o->t_end : 1.0);
     } else {
         t->atol_x = t->atol_v = o->abs_tolerance;
     }
@@ -46,11 +45,9 @@ void mbs_warn(mbs_data *d, const char *fmt, ...)
     d->met.nwarning++;
 }
 
-void mbs_accuracy_finish(const mbs_model *m, mbs_data *d, double limit)
+void mbs_accuracy_finish(mbs_data *d, double limit)
 {
-    (void)m;
     double e = d->met.error_estimate;
     if (isfinite(e) && e > limit)
         mbs_warn(d, "the estimated local error reached %.3g times the tolerance %.3g", e, d->tol.rtol);
-    if (d->met.nwarning > 0) d->met.tolerance_met = 0;
 }

@@ -36,9 +36,9 @@ static inline void mbs_note_error(mbs_data *d, double en)
  * same text as a stored one is counted once. */
 void mbs_warn(mbs_data *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* End of a run: sets tolerance_met from the error estimate and warnings;
- * a run whose estimate exceeds `limit` (units of the tolerance) gets a
- * warning saying by how much. */
-void mbs_accuracy_finish(const mbs_model *m, mbs_data *d, double limit);
+/* End of a run: a run whose estimate exceeds `limit` (units of the
+ * tolerance) gets a warning saying by how much (which clears
+ * tolerance_met, as every warning does). */
+void mbs_accuracy_finish(mbs_data *d, double limit);
 
 #endif

@@ -17,9 +17,6 @@ typedef struct mbs_mj_ws mbs_mj_ws;
  * atol_x + rtol |x_i|, of a velocity atol_v + rtol |v_i|. */
 typedef struct {
     double rtol, atol_x, atol_v;
-    double L;             /* characteristic length (m)                        */
-    double vscale;        /* velocity scale L / t_end (m/s)                    */
-    int derived;          /* absolute tolerances derived from rtol (not set)   */
 } mbs_tol;
 
 struct mbs_data {

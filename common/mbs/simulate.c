@@ -102,7 +102,7 @@ static void s_accuracy(const mbs_model *m, mbs_data *d, int rc)
         if (o->analysis == MBS_ANALYSIS_DYNAMICS)
             mbs_warn(d, "%s has no error estimate: the accuracy of this run is not known", mbs_integrator_name(o->integrator));
     }
-    if (rc == 0) mbs_accuracy_finish(m, d, 2.0);
+    if (rc == 0) mbs_accuracy_finish(d, 2.0);
     else d->met.tolerance_met = 0;
 }
 
