@@ -11,11 +11,27 @@
  * times the velocity error).  So tightening rtol tightens everything, in the units of
  * the mechanism (a fixed absolute 1e-8 used to cap the accuracy of runs
  * asking for 1e-10 near 1e-7 m, and to waste steps on a 1 mm mechanism).
+ *
+ * Global targets.  solver.tolerance and abs_tolerance are what the user
+ * wants of the ANSWER (tolerance proportionality, issue 9: global position
+ * error within 100 x tolerance x L).  Local errors add up over the steps
+ * (the phase error of an oscillation grows with every step), so the
+ * variable-step methods hold their local error to a fraction of the
+ * tolerance (mbs_local_tolerance_factor), as RADAU5 transforms its
+ * tolerance; d->tol holds the local weights, the metrics the user's.
  */
 #ifndef MBS_ACCURACY_H
 #define MBS_ACCURACY_H
 
 #include "data.h"
+
+/* The local error tolerance of `integrator` (mbs_integrator) as a fraction
+ * of the user's relative tolerance rtol: BDF 0.1 (rtol / 1e-3)^0.15 below
+ * 1e-3 (its global error grows faster than the tolerance shrinks: more
+ * steps, each adding its local error), DOPRI5 0.3, 1 for the others
+ * (fixed-step methods compare their estimate with the tolerance itself).
+ * Calibrated on tolerance_test's mechanisms (docs/accuracy.md). */
+double mbs_local_tolerance_factor(int integrator, double rtol);
 
 /* Fill d->tol for a run of m (relative and absolute weights), reset the
  * accuracy metrics (tolerance, abs_tolerance, error_estimate, warnings). */

@@ -59,6 +59,7 @@ struct mbs_data {
     int nhist;
     double th[MBS_BDF_HIST];
     double *qh[MBS_BDF_HIST], *vh[MBS_BDF_HIST];
+    double *lh[MBS_BDF_HIST]; /* multipliers of the past points (BDF's predictor) */
 
     /* output bookkeeping: continuous angles */
     double *jangle_ref;   /* (njoint) last accepted revolute angles           */

@@ -67,11 +67,14 @@ static void s_extrap(const double *tau, int k, double t, double *w)
 /* Push the accepted state to the front of the history. */
 static void s_push(mbs_data *d, int n)
 {
-    double *oq = d->qh[MBS_BDF_HIST - 1], *ov = d->vh[MBS_BDF_HIST - 1];
-    for (int h = MBS_BDF_HIST - 1; h > 0; h--) { d->qh[h] = d->qh[h - 1]; d->vh[h] = d->vh[h - 1]; d->th[h] = d->th[h - 1]; }
-    d->qh[0] = oq; d->vh[0] = ov;
+    double *oq = d->qh[MBS_BDF_HIST - 1], *ov = d->vh[MBS_BDF_HIST - 1], *ol = d->lh[MBS_BDF_HIST - 1];
+    for (int h = MBS_BDF_HIST - 1; h > 0; h--) {
+        d->qh[h] = d->qh[h - 1]; d->vh[h] = d->vh[h - 1]; d->lh[h] = d->lh[h - 1]; d->th[h] = d->th[h - 1];
+    }
+    d->qh[0] = oq; d->vh[0] = ov; d->lh[0] = ol;
     memcpy(d->qh[0], d->x, sizeof(double) * (size_t)n);
     memcpy(d->vh[0], d->v, sizeof(double) * (size_t)n);
+    if (d->ne > 0) memcpy(d->lh[0], d->lam, sizeof(double) * (size_t)d->ne);
     d->th[0] = d->t;
     if (d->nhist < MBS_BDF_HIST) d->nhist++;
 }
@@ -113,6 +116,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
     struct mbs_cu_ws *cu = d->cu; /* contact force unknowns (NULL: force elements) */
     double *rhs = cu ? cu->rhs : d->w1, *lam_s = d->rk + 4 * (size_t)n; /* lam_s: multipliers saved for a retry */
     double *mu = lam_s + (ne > 0 ? ne : 1);               /* GGL multipliers of Phi_q v + Phi_t */
+    double *lam_pred = mu + (ne > 0 ? ne : 1);            /* predicted multipliers              */
     double tau[MBS_BDF_HIST + 1], w[MBS_BDF_HIST + 1], we[MBS_BDF_HIST + 1];
     int k = 1, steps_at_order = 0, fails = 0;
     memcpy(d->ha, d->a, sizeof(double) * (size_t)n); /* acceleration of the last point */
@@ -145,6 +149,18 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
                 vpred[i] = sv;
             }
         }
+        /* multipliers extrapolated like q and v (at most linearly: they
+         * are one order less accurate, and jump where contacts or friction
+         * switch).  Starting Newton from the last step's values cost a first
+         * correction 1e4 times the tolerance and 5 iterations a step on a
+         * pendulum: the stale matrix spread it into q and v. */
+        if (np >= 2) {
+            double tau2[2] = {d->th[0], d->th[1]}, we2[2];
+            s_extrap(tau2, 1, t1, we2);
+            for (int i = 0; i < ne; i++) lam_pred[i] = we2[0] * d->lh[0][i] + we2[1] * d->lh[1][i];
+        } else {
+            memcpy(lam_pred, d->lam, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+        }
         /* corrector weights on t1, t_n, ..., t_{n+1-kk} */
         tau[0] = t1;
         for (int j = 1; j <= kk; j++) tau[j] = d->th[j - 1];
@@ -161,6 +177,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
         memcpy(d->x, xpred, sizeof(double) * (size_t)n);
         memcpy(d->v, vpred, sizeof(double) * (size_t)n);
         memcpy(lam_s, d->lam, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+        memcpy(d->lam, lam_pred, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
         memset(mu, 0, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
         int converged = 0, fresh = 0;
         double prev = 0, prev_qv = 0;
@@ -169,7 +186,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
                 if (fresh) break; /* fresh matrix did not help: cut the step */
                 memcpy(d->x, xpred, sizeof(double) * (size_t)n);
                 memcpy(d->v, vpred, sizeof(double) * (size_t)n);
-                memcpy(d->lam, lam_s, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+                memcpy(d->lam, lam_pred, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
                 memset(mu, 0, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
                 w0_fact = 0;
             }

@@ -161,10 +161,13 @@ typedef struct {
                                    violation found by the per-step check        */
     /* accuracy (DESIGN §2, accuracy contract) */
     double tolerance;           /* relative tolerance the run was asked for     */
-    double abs_tolerance;       /* absolute tolerance used (derived from the
-                                   relative one and the length scale unless set) */
+    double abs_tolerance;       /* absolute tolerance of positions asked for
+                                   (derived from the relative one and the length
+                                   scale unless set); both are targets for the
+                                   answer: variable-step methods hold each step
+                                   to a fraction of them (accuracy.h)          */
     double error_estimate;      /* largest estimated local error of an accepted
-                                   step in units of the tolerance (weighted RMS
+                                   step in units of the local tolerance (weighted RMS
                                    norm): <= 1 means every step met it; NaN
                                    where the method has no estimate            */
     int tolerance_met;          /* 1: no warning below; 0: see warning[]       */

@@ -364,7 +364,7 @@ mbs_data *mbs_data_new(const mbs_model *m)
     ALLOC(d->Q, nn); ALLOC(d->fd_x, nn); ALLOC(d->fd_v, nn); ALLOC(d->fd_q0, nn); ALLOC(d->fd_q1, nn);
     ALLOC(d->rk, 16 * nn + 4 * nq); ALLOC(d->hv, nn); ALLOC(d->ha, nn); ALLOC(d->w1, big); ALLOC(d->w2, big);
     ALLOC(d->r1, big); ALLOC(d->r2, big); ALLOC(d->r3, big); ALLOC(d->r4, big);
-    for (int h = 0; h < MBS_BDF_HIST; h++) { ALLOC(d->qh[h], nn); ALLOC(d->vh[h], nn); }
+    for (int h = 0; h < MBS_BDF_HIST; h++) { ALLOC(d->qh[h], nn); ALLOC(d->vh[h], nn); ALLOC(d->lh[h], nq); }
     ALLOC(d->jangle_ref, m->spec->njoint + 1);
 #undef ALLOC
     if (ok && mbs_mat_init(&d->spd, MBS_MAT_SPD, n, m->kd, m->kd)) ok = 0;
@@ -391,7 +391,7 @@ void mbs_data_free(mbs_data **pd)
     free(d->Q); free(d->fd_x); free(d->fd_v); free(d->fd_q0); free(d->fd_q1);
     free(d->rk); free(d->hv); free(d->ha); free(d->w1); free(d->w2);
     free(d->r1); free(d->r2); free(d->r3); free(d->r4);
-    for (int h = 0; h < MBS_BDF_HIST; h++) { free(d->qh[h]); free(d->vh[h]); }
+    for (int h = 0; h < MBS_BDF_HIST; h++) { free(d->qh[h]); free(d->vh[h]); free(d->lh[h]); }
     free(d->jangle_ref);
     mbs_reaction_ws_free(&d->rx);
     mbs_contact_data_free(d);
