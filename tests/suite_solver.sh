@@ -9,4 +9,7 @@ for t in linalg_test lcp_test contact_geom_test expr_test mechanism_test solver_
   echo "== $t"
   build/tests/$t || fail=1
 done
+# tolerance proportionality (issue 9): tolerances 1e-3, 1e-6, 1e-9
+echo "== tolerance_test --quick"
+build/tests/tolerance_test --quick || fail=1
 exit $fail

@@ -157,7 +157,7 @@ static void s_run(const char *name, int k, int seed, double t_end, const char *c
         snprintf(tset, sizeof tset, "solver.t_end=%.17g", t_end);
         sets[ns++] = tset;
     }
-    for (int q = 0; t_integ_sets(k)[q]; q++) sets[ns++] = t_integ_sets(k)[q];
+    for (int q = 0; t_integ_sets(k, name)[q]; q++) sets[ns++] = t_integ_sets(k, name)[q];
     for (int q = 0; extra && extra[q] && ns < 11; q++) sets[ns++] = extra[q];
     sets[ns] = NULL;
     char *text = t_slurp(path, NULL);

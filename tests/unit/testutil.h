@@ -157,22 +157,50 @@ static inline double t_maxdiff(const t_run *a, const t_run *b, const char *name)
 
 /* ---- shared by the reference and robustness tests ---------------------------- */
 
-/* Settings per integrator k = 0, 1, 2 (trapezoidal_al, bdf, dopri5) of the
- * reference checks: the example's own for AL; tight tolerances for the
- * error-controlled ones (their error must be well inside the reference
- * tolerances).  NULL-terminated "NAME=VALUE" lists. */
-static inline const char *const *t_integ_sets(int k)
+/* Settings per integrator k of the reference checks, for example `name`:
+ * 0 trapezoidal_al with the fixed step and tolerance that example needs
+ * (T_AL_SETTINGS: the examples themselves use the defaults); 1 bdf and 2
+ * dopri5 at tight tolerances (their error must be well inside the reference
+ * tolerances); 3 "default", the example as written (for most, only t_end:
+ * what a user gets without tuning).  NULL-terminated "NAME=VALUE" lists. */
+#define T_NINTEG 4
+static inline const char *const *t_integ_sets(int k, const char *name)
 {
-    static const char *const sets[3][4] = {
+    /* trapezoidal_al per example (the settings the examples named before
+     * the default became BDF, issue 9) */
+    static const struct { const char *example, *step, *tol; } al[] = {
+        {"double_pendulum", "solver.step=0.001", "solver.tolerance=1e-10"},
+        {"four_bar", "solver.step=0.001", "solver.tolerance=1e-10"},
+        {"iftomm_a01_pendulum", "solver.step=0.001", "solver.tolerance=1e-10"},
+        {"iftomm_a02_four_bar_n2", "solver.step=0.001", "solver.tolerance=1e-8"},
+        {"iftomm_a03_andrews", "solver.step=5e-6", "solver.tolerance=1e-12"},
+        {"iftomm_a04_bricard", "solver.step=0.001", "solver.tolerance=1e-10"},
+        {"iftomm_spatial_slider_crank", "solver.step=1e-4", "solver.tolerance=1e-10"},
+        {"pendulum", "solver.step=0.001", "solver.tolerance=1e-10"},
+        {"pendulum_small", "solver.step=0.001", "solver.tolerance=1e-10"},
+        {"slider_crank", "solver.step=0.001", "solver.tolerance=1e-10"},
+        {"spring_mass_damper", "solver.step=0.001", "solver.tolerance=1e-10"},
+    };
+    static const char *al_sets[sizeof al / sizeof al[0]][4];
+    static const char *const sets[T_NINTEG][4] = {
         {"solver.integrator=trapezoidal_al", NULL},
         {"solver.integrator=bdf", "solver.tolerance=1e-10", "solver.abs_tolerance=1e-10", NULL},
         {"solver.integrator=dopri5", "solver.tolerance=1e-9", "solver.abs_tolerance=1e-9", NULL},
+        {NULL},
     };
+    for (size_t i = 0; k == 0 && i < sizeof al / sizeof al[0]; i++)
+        if (!strcmp(al[i].example, name)) {
+            al_sets[i][0] = sets[0][0];
+            al_sets[i][1] = al[i].step;
+            al_sets[i][2] = al[i].tol;
+            al_sets[i][3] = NULL;
+            return al_sets[i];
+        }
     return sets[k];
 }
 static inline const char *t_integ_name(int k)
 {
-    static const char *const names[3] = {"trapezoidal_al", "bdf", "dopri5"};
+    static const char *const names[T_NINTEG] = {"trapezoidal_al", "bdf", "dopri5", "default"};
     return names[k];
 }
 
