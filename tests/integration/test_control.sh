@@ -3,13 +3,15 @@
 source "$(dirname "$0")/lib.sh"
 it_init control
 start_gateway
-start_worker c1 --job-delay-ms 300 --slots 1; C1=$WK_PID
-start_worker c2 --job-delay-ms 300 --slots 1; C2=$WK_PID
+# 1 s jobs: 12 jobs on 2 workers take 6 s, so the sweep is still running when
+# the (polling, possibly slow) test sees its first job done
+start_worker c1 --job-delay-ms 1000 --slots 1; C1=$WK_PID
+start_worker c2 --job-delay-ms 1000 --slots 1; C2=$WK_PID
 MID=$(post_model "$PENDULUM"); [ -n "$MID" ] || fail "no model id"
 
 # ---- pause: nothing new starts; resume: it finishes ----------------------------------
 SID=$(post_sweep '{"model":"'$MID'","design":{"kind":"grid"},"parameters":{"L":{"min":0.9,"max":1.1,"levels":12}}}')
-wait_until 10 count_ge "$SID" done 2 || fail "no progress"
+wait_until 10 count_ge "$SID" done 1 || fail "no progress"
 api POST "/api/v1/sweeps/$SID/pause"; [ "$STATUS" = 200 ] || fail "pause: $STATUS $BODY"
 wait_until 5 count_eq "$SID" running 0 || fail "running jobs after pause"
 d1=$(count "$SID" done); sleep 1.5; d2=$(count "$SID" done)
