@@ -186,7 +186,10 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
                 if (fresh) break; /* fresh matrix did not help: cut the step */
                 memcpy(d->x, xpred, sizeof(double) * (size_t)n);
                 memcpy(d->v, vpred, sizeof(double) * (size_t)n);
-                memcpy(d->lam, lam_pred, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+                /* the retry starts the multipliers from the last step's:
+                 * near a degenerate kept set (Bricard's) the extrapolated
+                 * ones can send Newton away */
+                memcpy(d->lam, lam_s, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
                 memset(mu, 0, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
                 w0_fact = 0;
             }

@@ -29,7 +29,7 @@
  * BLAS/LAPACK file mapped (/proc/self/maps): tests/suite_variants.sh checks
  * them against the variant it claims to run.
  *
- * Usage: robustness_test [--quick]   (--quick: seed 1 only)
+ * Usage: robustness_test [--quick] [EXAMPLE]   (--quick: seed 1 only; EXAMPLE: that one only)
  */
 #include "check.h"
 #include "testutil.h"
@@ -307,11 +307,13 @@ static void s_check_flyball_pair(const char *name, int nseed)
 int main(int argc, char **argv)
 {
     int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    const char *only = argc > 1 + quick ? argv[1 + quick] : NULL; /* one example (for a rerun) */
     int nseed = quick ? 1 : NSEED;
     setvbuf(stdout, NULL, _IOLBF, 0);
     s_print_linalg();
     printf("initial conditions perturbed by %g relative, seeds 1..%d\n", REL, nseed);
     for (size_t x = 0; x < sizeof EXAMPLES / sizeof EXAMPLES[0]; x++) {
+        if (only && strcmp(only, EXAMPLES[x])) continue;
         char refpath[512];
         snprintf(refpath, sizeof refpath, "tests/reference/%s.json", EXAMPLES[x]);
         if (access(refpath, R_OK) != 0 && !strcmp(EXAMPLES[x], "iftomm_a05_flyball")) {
