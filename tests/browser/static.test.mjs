@@ -46,7 +46,7 @@ test('index.html: HTML, not cached, CSP without inline script, hashed assets', a
 
 test('views deep-link to index.html; other names and traversal are 404', async () => {
   const index = (await rawGet('/')).body;
-  for (const p of ['/sweeps', `/sweeps/${env.big}`, `/sweeps/${env.big}?sort=response.r1&desc=1`]) {
+  for (const p of ['/sweeps', '/jobs/1', `/sweeps/${env.big}`, `/sweeps/${env.big}?sort=response.r1&desc=1`]) {
     const r = await rawGet(p);
     assert.equal(r.status, 200, p);
     assert.equal(r.body, index, p);

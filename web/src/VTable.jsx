@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { cellValue } from './data.js';
 import { fmtNum } from './format.js';
+import { Link } from './router.jsx';
 
 const ROW_H = 24;
 const HEIGHT = 432;
@@ -48,7 +49,9 @@ export function VTable({ store, rows, sort, onSort, filters, onFilter, invalid }
       <div role="row" class="vrow" aria-rowindex={r + 3} data-row={r} style={{ top: `${r * ROW_H}px`, gridTemplateColumns: template }}>
         {store.cols.map((c, j) => {
           const v = cellValue(store, j, i);
-          return <div role="gridcell" class={c.kind === 'num' ? 'num' : c.key === 'job.status' ? `st ${v}` : ''} title={v === null ? '' : String(v)}>{show(c, v)}</div>;
+          const cls = c.kind === 'num' ? 'num' : c.key === 'job.status' ? `st ${v}` : '';
+          if (c.key === 'job.job_id') return <div role="gridcell" class={cls} title={String(v)}><Link href={`/jobs/${v}`}>{v}</Link></div>;
+          return <div role="gridcell" class={cls} title={v === null ? '' : String(v)}>{show(c, v)}</div>;
         })}
       </div>,
     );
