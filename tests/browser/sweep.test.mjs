@@ -196,3 +196,43 @@ test('the small sweep: the unfiltered CSV equals the API results.csv', async () 
   assert.deepEqual(errors, []);
   await page.context().close();
 });
+
+// Pearson r over the rows where both values exist (as web/src/stats.js).
+function pearson(rows, kx, ky) {
+  const p = rows.filter((r) => typeof r[kx] === 'number' && typeof r[ky] === 'number');
+  const n = p.length, mx = p.reduce((s, r) => s + r[kx], 0) / n, my = p.reduce((s, r) => s + r[ky], 0) / n;
+  let sxx = 0, syy = 0, sxy = 0;
+  for (const r of p) { sxx += (r[kx] - mx) ** 2; syy += (r[ky] - my) ** 2; sxy += (r[kx] - mx) * (r[ky] - my); }
+  return { n, r: sxy / Math.sqrt(sxx * syy) };
+}
+
+test('scatter plot, correlations and main effects agree with the API data', async () => {
+  const page = await bulkPage();
+  await page.selectOption('#sx', 'parameter.c');
+  await page.selectOption('#sy', 'response.r2');
+  await page.selectOption('#sc', 'metric.steps');
+  await until(async () => new URL(page.url()).searchParams.get('sc') === 'metric.steps', 'scatter columns in the URL');
+  const want = pearson(data.rows, 'parameter.c', 'response.r2');
+  const got = await page.$$eval('#scatter-table td[data-v]', (tds) => tds.map((t) => Number(t.dataset.v)));
+  assert.equal(got[0], want.n);
+  assert.ok(Math.abs(got[1] - want.r) < 1e-9, `r ${got[1]} vs ${want.r}`);
+  assert.ok(want.r < -0.5, 'r2 = sin(6c) - ... falls with c overall');
+  // the correlation table: every response x parameter cell
+  for (const [resp, par] of [['response.r1', 'parameter.a'], ['response.r1', 'parameter.b'], ['response.r2', 'parameter.c']]) {
+    const v = Number(await page.getAttribute(`#correlations tr[data-key="${resp}"] td[data-param="${par}"]`, 'data-v'));
+    assert.ok(Math.abs(v - pearson(data.rows, par, resp).r) < 1e-9, `${resp} ~ ${par}`);
+  }
+  // main effect of b (10 levels) on r1: the mean at b = 3
+  const cells = await page.$$eval('table.main-effect[data-param="parameter.b"] tbody tr', (trs) =>
+    trs.map((tr) => [tr.children[0].textContent, Number(tr.children[2].dataset.v)]));
+  assert.equal(cells.length, 10);
+  const at3 = data.rows.filter((r) => r['parameter.b'] === 3 && typeof r['response.r1'] === 'number');
+  const mean3 = at3.reduce((s, r) => s + r['response.r1'], 0) / at3.length;
+  assert.equal(cells[2][0], '3');
+  assert.ok(Math.abs(cells[2][1] - mean3) < 1e-9);
+  // they follow the selection: filtered to b = 3, the correlation of r1 with b is undefined (one level)
+  await page.fill('input[data-filter="parameter.b"]', '3');
+  await until(async () => (await count(page)) === data.rows.filter((r) => r['parameter.b'] === 3).length, 'b = 3 only');
+  assert.equal(await page.getAttribute('#correlations tr[data-key="response.r1"] td[data-param="parameter.b"]', 'data-v'), 'NaN');
+  assert.deepEqual(sharedErrors, []);
+});

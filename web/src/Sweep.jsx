@@ -6,12 +6,14 @@
 //   &f=KEY:TEXT ...    column filters (data.js compileFilter)
 //   &b=KEY:LO:HI ...   brushes of the parallel coordinates
 //   &ax=KEY,KEY,...    the axes shown
+//   &sx=KEY&sy=KEY&sc=KEY  the scatter plot's x, y and colour columns
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { apiGet } from './api.js';
 import { Link, setQuery } from './router.jsx';
 import { makeStore, selectRows, toCsv, compileFilter, columnRange } from './data.js';
 import { VTable } from './VTable.jsx';
 import { Parcoords } from './Parcoords.jsx';
+import { Scatter, Effects } from './Scatter.jsx';
 import { fmtDate, fmtEta } from './format.js';
 
 const PAGE = 20000;
@@ -129,6 +131,16 @@ export function Sweep({ id, query }) {
     const ax = query.get('ax');
     return ax ? ax.split(',').filter((k) => store.byKey.has(k) && store.cols[store.byKey.get(k)].kind !== 'str') : defaultAxes(store);
   }, [store, query.get('ax')]);
+  const scatter = useMemo(() => {
+    if (!store) return {};
+    const ok = (k) => k && store.byKey.has(k) && store.cols[store.byKey.get(k)].kind !== 'str';
+    const firstOf = (g) => { const c = store.cols.find((x) => x.group === g && x.kind === 'num'); return c && c.key; };
+    return {
+      sx: ok(query.get('sx')) ? query.get('sx') : axes[0] || firstOf('parameter') || 'job.idx',
+      sy: ok(query.get('sy')) ? query.get('sy') : firstOf('response') || (store.byKey.has('metric.cpu_seconds') ? 'metric.cpu_seconds' : 'job.idx'),
+      sc: ok(query.get('sc')) ? query.get('sc') : null,
+    };
+  }, [store, axes, query.get('sx'), query.get('sy'), query.get('sc')]);
   const invalid = useMemo(() => new Set(store ? [...filters].filter(([k, t]) => t.trim() && !compileFilter(store, k, t)).map(([k]) => k) : []), [store, filters]);
   const rows = useMemo(() => (store ? selectRows(store, [...filters], [...brushes].map(([k, [lo, hi]]) => [k, lo, hi]), sort) : new Uint32Array(0)),
     [store, filters, brushes, sortKey, sort && sort.desc]);
@@ -192,6 +204,10 @@ export function Sweep({ id, query }) {
             </div>
             {axes.length > 0 ? <Parcoords store={store} axes={axes} rows={rows} brushes={brushes} onBrush={onBrush} />
               : <p>No numeric column varies: nothing to draw.</p>}
+          </section>
+          <section aria-label="Scatter plot and effects" class="scatter-effects">
+            <Scatter store={store} rows={rows} sx={scatter.sx} sy={scatter.sy} sc={scatter.sc} setAxes={(o) => setQuery(o)} />
+            <Effects store={store} rows={rows} />
           </section>
           <section aria-label="Jobs">
             <div class="controls">

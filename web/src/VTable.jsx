@@ -11,6 +11,7 @@ import { Link } from './router.jsx';
 const ROW_H = 24;
 const HEIGHT = 432;
 const OVERSCAN = 8;
+const HEAD_H = 52;   /* the two header rows, about */
 
 function width(c) {
   if (c.key === 'job.error' || c.key === 'job.warning') return 260;
@@ -57,7 +58,7 @@ export function VTable({ store, rows, sort, onSort, filters, onFilter, invalid }
     );
   }
   return (
-    <div class="vtable" ref={scroller} style={{ height: `${HEIGHT}px` }} onScroll={onScroll} onKeyDown={onKey}
+    <div class="vtable" ref={scroller} style={{ height: `${Math.min(HEIGHT, HEAD_H + rows.length * ROW_H + 2)}px` }} onScroll={onScroll} onKeyDown={onKey}
       tabIndex={0} role="grid" aria-label="Jobs" aria-rowcount={rows.length + 2} aria-colcount={store.cols.length} id="jobs-grid">
       <div class="vhead" style={{ width: `${total}px` }}>
         <div role="row" aria-rowindex={1} class="hrow" style={{ gridTemplateColumns: template }}>
