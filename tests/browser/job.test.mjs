@@ -74,6 +74,17 @@ test('overlaid jobs: the plots cover every job and channel with their sample ran
   // job 3 has another length L: its x range differs from job 1's
   const x1 = rows.find((q) => q.ch === 'x' && q.job === J1), x3 = rows.find((q) => q.ch === 'x' && q.job === J3);
   assert.notEqual(x1.max, x3.max);
+  // selected in the sweep's table (kept in the URL), plotted together
+  await page.goto(`${env.base}/sweeps/${env.small}`);
+  await page.check(`#jobs-grid input.sel[data-job="${J3}"]`);
+  await page.check(`#jobs-grid input.sel[data-job="${J1}"]`);
+  await until(async () => new URL(page.url()).searchParams.get('sel') === `${J3},${J1}`, 'selection in the URL');
+  await page.click('#plot-selected');
+  await page.waitForSelector('#plots-table tbody tr', { state: 'attached' });
+  assert.equal(new URL(page.url()).pathname, `/jobs/${J3}`);
+  assert.equal(new URL(page.url()).searchParams.get('with'), String(J1));
+  const jobs = await page.$$eval('#plots-table tbody tr', (trs) => [...new Set(trs.map((tr) => Number(tr.dataset.job)))]);
+  assert.deepEqual(jobs.sort((a, b) => a - b), [J1, J3].sort((a, b) => a - b));
   // from the sweep's table, a job id opens its view
   await page.goto(`${env.base}/sweeps/${env.small}`);
   await page.click(`#jobs-grid a[href="/jobs/${J2}"]`);

@@ -49,10 +49,11 @@ export function Scatter({ store, rows, sx, sy, sc, setAxes }) {
       g.fillRect(px(x) - sz / 2, py(y) - sz / 2, sz, sz);
     }
     g.globalAlpha = 1; g.fillStyle = '#222'; g.font = '11px system-ui, sans-serif';
-    g.textAlign = 'left'; g.fillText(fmtNum(x0), PAD, H - PAD + 14);
-    g.textAlign = 'right'; g.fillText(fmtNum(x1), W - 10, H - PAD + 14);
+    g.textAlign = 'left'; g.fillText(String(Number(x0.toPrecision(3))), PAD, H - PAD + 14);
+    g.textAlign = 'right'; g.fillText(String(Number(x1.toPrecision(3))), W - 10, H - PAD + 14);
     g.textAlign = 'center'; g.fillText(store.cols[jx].name, (W + PAD) / 2, H - 12);
-    g.textAlign = 'right'; g.fillText(fmtNum(y1), PAD - 4, 20); g.fillText(fmtNum(y0), PAD - 4, H - PAD);
+    const short = (v) => String(Number(v.toPrecision(3)));
+    g.textAlign = 'right'; g.fillText(short(y1), PAD - 4, 20); g.fillText(short(y0), PAD - 4, H - PAD);
     g.save(); g.translate(12, (H - PAD) / 2); g.rotate(-Math.PI / 2); g.textAlign = 'center'; g.fillText(store.cols[jy].name, 0, 0); g.restore();
   }, [store, rows, jx, jy, jc]);
 

@@ -7,6 +7,7 @@
 //   &b=KEY:LO:HI ...   brushes of the parallel coordinates
 //   &ax=KEY,KEY,...    the axes shown
 //   &sx=KEY&sy=KEY&sc=KEY  the scatter plot's x, y and colour columns
+//   &sel=ID,ID,...     jobs selected (at most 20), plotted together in the job view
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { apiGet } from './api.js';
 import { Link, setQuery } from './router.jsx';
@@ -163,6 +164,12 @@ export function Sweep({ id, query }) {
     const next = on ? [...axes, key] : axes.filter((k) => k !== key);
     setQuery({ ax: next.join(',') || null });
   };
+  const selected = useMemo(() => new Set((query.get('sel') || '').split(',').filter((x) => /^\d{1,18}$/.test(x))), [query.get('sel')]);
+  const onSelect = (jobId, on) => {
+    const next = new Set(selected);
+    if (on) { if (next.size < 20) next.add(jobId); } else next.delete(jobId);
+    setQuery({ sel: [...next].join(',') || null });
+  };
   const clearAll = () => setQuery({ f: null, b: null });
 
   if (error) return <main><h1>Sweep</h1><p class="error" role="alert">{error}</p><p><Link href="/">All sweeps</Link></p></main>;
@@ -215,8 +222,16 @@ export function Sweep({ id, query }) {
               <button type="button" id="csv" onClick={() => download(`sweep-${id.slice(0, 8)}-jobs.csv`, toCsv(store, rows))}>
                 CSV of these {rows.length} jobs</button>
               <a href={`/api/v1/sweeps/${id}/results.csv`} download>results.csv of all jobs (API)</a>
+              {selected.size > 0 && (
+                <>
+                  <Link id="plot-selected" href={`/jobs/${[...selected][0]}${selected.size > 1 ? `?with=${[...selected].slice(1).join(',')}` : ''}`}>
+                    Plot the {selected.size} selected jobs</Link>
+                  <button type="button" class="link" onClick={() => setQuery({ sel: null })}>clear the selection</button>
+                </>
+              )}
             </div>
-            <VTable store={store} rows={rows} sort={sort} onSort={onSort} filters={filters} onFilter={onFilter} invalid={invalid} />
+            <VTable store={store} rows={rows} sort={sort} onSort={onSort} filters={filters} onFilter={onFilter} invalid={invalid}
+              selected={selected} onSelect={onSelect} />
           </section>
         </>
       )}

@@ -15,6 +15,7 @@ const HEAD_H = 52;   /* the two header rows, about */
 
 function width(c) {
   if (c.key === 'job.error' || c.key === 'job.warning') return 260;
+  if (c.key === 'job.job_id') return 96;
   if (c.group === 'job') return c.name === 'status' ? 84 : 70;
   return 112;
 }
@@ -26,7 +27,7 @@ function show(c, v) {
   return v;
 }
 
-export function VTable({ store, rows, sort, onSort, filters, onFilter, invalid }) {
+export function VTable({ store, rows, sort, onSort, filters, onFilter, invalid, selected, onSelect }) {
   const scroller = useRef(null);
   const [top, setTop] = useState(0);
   const template = store.cols.map((c) => `${width(c)}px`).join(' ');
@@ -51,7 +52,15 @@ export function VTable({ store, rows, sort, onSort, filters, onFilter, invalid }
         {store.cols.map((c, j) => {
           const v = cellValue(store, j, i);
           const cls = c.kind === 'num' ? 'num' : c.key === 'job.status' ? `st ${v}` : '';
-          if (c.key === 'job.job_id') return <div role="gridcell" class={cls} title={String(v)}><Link href={`/jobs/${v}`}>{v}</Link></div>;
+          if (c.key === 'job.job_id') {
+            return (
+              <div role="gridcell" class={cls} title={String(v)}>
+                <input type="checkbox" class="sel" data-job={v} checked={selected.has(String(v))} aria-label={`Select job ${v}`}
+                  onChange={(e) => onSelect(String(v), e.currentTarget.checked)} />
+                <Link href={`/jobs/${v}`}>{v}</Link>
+              </div>
+            );
+          }
           return <div role="gridcell" class={cls} title={v === null ? '' : String(v)}>{show(c, v)}</div>;
         })}
       </div>,
