@@ -17,6 +17,10 @@ export const env = {
   big: process.env.BIG,
   bigJobs: Number(process.env.BIG_JOBS || 0),
   chromium: process.env.CHROMIUM || '/usr/bin/chromium',
+  mid: process.env.MID,
+  zmq: process.env.ZMQ,
+  worker: process.env.WORKER,
+  workerLog: process.env.WORKER_LOG,
 };
 for (const k of ['base', 'token', 'small', 'control', 'big']) if (!env[k]) throw new Error(`tests/browser: ${k} not set (run tests/browser/run.sh)`);
 
@@ -42,6 +46,17 @@ export async function api(p) {
   const r = await fetch(env.base + p);
   if (!r.ok) throw new Error(`${p}: HTTP ${r.status}`);
   return r.json();
+}
+
+export async function apiPost(p, body) {
+  const r = await fetch(env.base + p, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${env.token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const j = await r.json();
+  if (!r.ok) throw new Error(`${p}: HTTP ${r.status} ${JSON.stringify(j)}`);
+  return j;
 }
 
 export async function apiText(p) {

@@ -60,10 +60,11 @@ sql "INSERT INTO metrics (job_id, integrator, wall_seconds, cpu_seconds, steps, 
 sql "ANALYZE jobs; ANALYZE results; ANALYZE metrics" || fail "analyze"   # as autovacuum would after a bulk load
 ok "bulk sweep $BIG with $BIG_JOBS jobs"
 
-export BASE TOKEN SMALL CONTROL BIG BIG_JOBS CHROMIUM MID
+export BASE TOKEN SMALL CONTROL BIG BIG_JOBS CHROMIUM MID ZMQ
+export WORKER=$DEVBUILD/worker WORKER_LOG=$IT_TMP/worker-live.log
 export SHOTS=${SHOTS:-$IT_TMP/shots}
 if [ "${HOLD:-0}" = 1 ]; then
-  echo "BASE=$BASE TOKEN=$TOKEN SMALL=$SMALL CONTROL=$CONTROL BIG=$BIG MID=$MID BIG_JOBS=$BIG_JOBS"
+  echo "BASE=$BASE TOKEN=$TOKEN SMALL=$SMALL CONTROL=$CONTROL BIG=$BIG MID=$MID BIG_JOBS=$BIG_JOBS ZMQ=$ZMQ WORKER=$WORKER"
   while kill -0 "$GW_PID" 2>/dev/null; do sleep 1; done
   exit 0
 fi

@@ -18,6 +18,7 @@ import { Scatter, Effects } from './Scatter.jsx';
 import { fmtDate, fmtEta } from './format.js';
 
 const PAGE = 20000;
+const LIVE = 20000;
 const DEFAULT_METRIC_AXES = ['metric.cpu_seconds', 'metric.steps', 'metric.newton_iterations', 'metric.max_system_dimension'];
 
 // Every page of /table.  Design jobs are numbered 0..total-1, so after the
@@ -116,10 +117,19 @@ export function Sweep({ id, query }) {
     return () => ctl.abort();
   }, [id, reload]);
 
-  // while the sweep runs, its summary is polled (the table on demand)
+  // while the sweep runs, its summary is polled every 2 s; the jobs are read
+  // again when more have finished (sweeps of up to LIVE jobs; larger ones on
+  // demand, "Reload jobs"), and once more when it ends
   useEffect(() => {
     if (!sweep || !['queued', 'running'].includes(sweep.status)) return undefined;
-    const t = setTimeout(async () => { try { setSweep(await apiGet(`/api/v1/sweeps/${id}`)); } catch (_) { /* next time */ } }, 2000);
+    const t = setTimeout(async () => {
+      try {
+        const s = await apiGet(`/api/v1/sweeps/${id}`);
+        const fin = (x) => (x.counts.done || 0) + (x.counts.failed || 0) + (x.counts.cancelled || 0);
+        if (s.njobs <= LIVE && (fin(s) !== fin(sweep) || s.status !== sweep.status)) setReload((r) => r + 1);
+        setSweep(s);
+      } catch (_) { /* next time */ }
+    }, 2000);
     return () => clearTimeout(t);
   }, [sweep, id]);
 
@@ -231,6 +241,7 @@ export function Sweep({ id, query }) {
               )}
             </div>
             <VTable store={store} rows={rows} sort={sort} onSort={onSort} filters={filters} onFilter={onFilter} invalid={invalid}
+              resetKey={`${query.getAll('f').join('|')}#${query.getAll('b').join('|')}#${sortKey}#${query.get('desc')}`}
               selected={selected} onSelect={onSelect} />
           </section>
         </>

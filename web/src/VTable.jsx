@@ -27,13 +27,14 @@ function show(c, v) {
   return v;
 }
 
-export function VTable({ store, rows, sort, onSort, filters, onFilter, invalid, selected, onSelect }) {
+export function VTable({ store, rows, sort, onSort, filters, onFilter, invalid, selected, onSelect, resetKey }) {
   const scroller = useRef(null);
   const [top, setTop] = useState(0);
   const template = store.cols.map((c) => `${width(c)}px`).join(' ');
   const total = store.cols.reduce((s, c) => s + width(c), 0);
-  // back to the top when the selection changes under the view
-  useEffect(() => { if (scroller.current) { scroller.current.scrollTop = 0; setTop(0); } }, [rows]);
+  // back to the top when the filters, brushes or sort change (not when the
+  // same view is refreshed with more finished jobs)
+  useEffect(() => { if (scroller.current) { scroller.current.scrollTop = 0; setTop(0); } }, [resetKey]);
   const first = Math.max(0, Math.floor(top / ROW_H) - OVERSCAN);
   const last = Math.min(rows.length, Math.ceil((top + HEIGHT) / ROW_H) + OVERSCAN);
   const onScroll = (e) => setTop(e.currentTarget.scrollTop);
