@@ -46,11 +46,13 @@ static void s_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* Split a comma list into at most max items (pointers into buf). */
+/* Split a comma list into at most max items (pointers into buf); -1 when
+ * there are more.  strtok_r: handlers run on several threads. */
 static int s_split(char *buf, char **item, int max)
 {
     int n = 0;
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if (n == max) return -1;
         item[n++] = tok;
     }

@@ -113,3 +113,24 @@ test('table API: bad requests', async () => {
     assert.ok(j.error && j.error.code, p);
   }
 });
+
+test('API replies carry an ETag; If-None-Match gives 304 without a body', async () => {
+  const p = `/api/v1/sweeps/${env.small}`;
+  const a = await fetch(env.base + p);
+  const etag = a.headers.get('etag');
+  assert.match(etag, /^"[0-9a-f]{16}"$/);
+  const body = await a.text();
+  const b = await fetch(env.base + p, { headers: { 'If-None-Match': etag } });
+  assert.equal(b.status, 304);
+  assert.equal(await b.text(), '');
+  assert.equal(b.headers.get('etag'), etag);
+  const c = await fetch(env.base + p, { headers: { 'If-None-Match': '"0000000000000000"' } });
+  assert.equal(c.status, 200);
+  assert.equal(await c.text(), body);
+  // another resource has another tag; errors have none
+  const d = await fetch(`${env.base}/api/v1/sweeps/${env.big}`);
+  assert.notEqual(d.headers.get('etag'), etag);
+  const e = await fetch(`${env.base}/api/v1/sweeps/00000000-0000-0000-0000-000000000000`);
+  assert.equal(e.status, 404);
+  assert.equal(e.headers.get('etag'), null);
+});

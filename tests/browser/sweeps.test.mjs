@@ -41,6 +41,12 @@ test('the list shows every sweep as the API does', async () => {
   // the progress bar is labelled for assistive technology
   const label = await page.getAttribute(`tr[data-id="${env.small}"] progress`, 'aria-label');
   assert.equal(label, '8 of 8 jobs finished');
+  // polling: nothing runs, so the next polls are answered 304 (If-None-Match)
+  const polls = [];
+  page.on('response', (r) => { if (r.url().includes('/api/v1/sweeps?limit=')) polls.push(r.status()); });
+  await until(async () => polls.length >= 2, 'two more polls', 10000);
+  assert.ok(polls.every((s) => s === 304), `poll statuses ${polls}`);
+  assert.equal((await rowsShown(page)).length, items.length, 'the list stays after 304s');
   assert.deepEqual(errors, []);
   await page.context().close();
 });

@@ -9,7 +9,7 @@
 //   &sx=KEY&sy=KEY&sc=KEY  the scatter plot's x, y and colour columns
 //   &sel=ID,ID,...     jobs selected (at most 20), plotted together in the job view
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { apiGet } from './api.js';
+import { apiGet, apiPoll } from './api.js';
 import { Link, setQuery } from './router.jsx';
 import { makeStore, selectRows, toCsv, compileFilter, columnRange } from './data.js';
 import { VTable } from './VTable.jsx';
@@ -117,21 +117,30 @@ export function Sweep({ id, query }) {
     return () => ctl.abort();
   }, [id, reload]);
 
-  // while the sweep runs, its summary is polled every 2 s; the jobs are read
+  // while the sweep runs, its summary is polled every 2 s (If-None-Match:
+  // an unchanged summary costs no transfer and no render); the jobs are read
   // again when more have finished (sweeps of up to LIVE jobs; larger ones on
   // demand, "Reload jobs"), and once more when it ends
+  const live = !!sweep && ['queued', 'running'].includes(sweep.status);
   useEffect(() => {
-    if (!sweep || !['queued', 'running'].includes(sweep.status)) return undefined;
-    const t = setTimeout(async () => {
+    if (!live) return undefined;
+    let stop = false, timer = null, last = sweep;
+    const fin = (x) => (x.counts.done || 0) + (x.counts.failed || 0) + (x.counts.cancelled || 0);
+    const tick = async () => {
       try {
-        const s = await apiGet(`/api/v1/sweeps/${id}`);
-        const fin = (x) => (x.counts.done || 0) + (x.counts.failed || 0) + (x.counts.cancelled || 0);
-        if (s.njobs <= LIVE && (fin(s) !== fin(sweep) || s.status !== sweep.status)) setReload((r) => r + 1);
-        setSweep(s);
+        const s = await apiPoll(`/api/v1/sweeps/${id}`);
+        if (stop) return;
+        if (s !== last) {
+          if (s.njobs <= LIVE && (fin(s) !== fin(last) || s.status !== last.status)) setReload((r) => r + 1);
+          last = s;
+          setSweep(s);
+        }
       } catch (_) { /* next time */ }
-    }, 2000);
-    return () => clearTimeout(t);
-  }, [sweep, id]);
+      if (!stop && ['queued', 'running'].includes(last.status)) timer = setTimeout(tick, 2000);
+    };
+    timer = setTimeout(tick, 2000);
+    return () => { stop = true; clearTimeout(timer); };
+  }, [id, live]);
 
   const filters = useMemo(() => parseFilters(query), [query.toString()]);
   const brushes = useMemo(() => parseBrushes(query), [query.toString()]);

@@ -1,8 +1,8 @@
 // Sweeps.jsx - view 1: every sweep with its status and live progress
-// (polled every 2 s), jobs with accuracy warnings, sort and filter (in the
+// (polled every 2 s, with If-None-Match), jobs with accuracy warnings, sort and filter (in the
 // URL: ?q=&status=&sort=&dir=), pause / resume / cancel with the API token.
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { apiGet, apiPost } from './api.js';
+import { apiPoll, apiPost } from './api.js';
 import { Link, setQuery } from './router.jsx';
 import { fmtDate, fmtEta } from './format.js';
 import { ForgetToken } from './TokenDialog.jsx';
@@ -44,7 +44,7 @@ export function Sweeps({ query }) {
     const ctl = new AbortController();
     const load = async () => {
       try {
-        const d = await apiGet('/api/v1/sweeps?limit=1000', ctl.signal);
+        const d = await apiPoll('/api/v1/sweeps?limit=1000', ctl.signal);
         if (!stop) { setItems(d.items); setError(null); }
       } catch (e) { if (!stop && e.name !== 'AbortError') setError(e.message); }
       if (!stop) timer = setTimeout(load, POLL_MS);

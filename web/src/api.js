@@ -22,6 +22,23 @@ export async function apiGet(path, signal) {
   return r.json();
 }
 
+// For polling: the last reply of each path is kept with its ETag and sent
+// back as If-None-Match; on 304 the same object is returned (so a view that
+// stores it does not even re-render).
+const s_polled = new Map();
+export async function apiPoll(path, signal) {
+  const c = s_polled.get(path);
+  const headers = { Accept: 'application/json' };
+  if (c) headers['If-None-Match'] = c.etag;
+  const r = await fetch(path, { headers, signal, cache: 'no-store' });
+  if (r.status === 304 && c) return c.data;
+  if (!r.ok) throw await s_error(r);
+  const data = await r.json();
+  const etag = r.headers.get('ETag');
+  if (etag) s_polled.set(path, { etag, data });
+  return data;
+}
+
 export async function apiGetText(path, signal) {
   const r = await fetch(path, { signal });
   if (!r.ok) throw await s_error(r);
