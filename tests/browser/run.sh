@@ -7,6 +7,8 @@
 # PostgreSQL cluster or the suite's, every process killed on exit):
 #   - the pendulum model and a small sweep (2 x 4 grid, two responses) that
 #     the workers run to done;
+#   - paired sweeps (contact_deactivation [true, false]) of the pendulum and
+#     of examples/bouncing_ball.json, run to done;
 #   - the workers are stopped, then a "control" sweep that stays queued (the
 #     pause / resume / cancel test acts on it);
 #   - a "big" sweep of $BIG_JOBS jobs (default 100000) with results and
@@ -30,6 +32,16 @@ SMALL=$(post_sweep '{"model":"'$MID'","name":"small grid","design":{"kind":"grid
   "responses":[{"name":"xmin","channel":"x","reduce":"min"},{"name":"ymax","channel":"y","reduce":"max"}]}')
 wait_until 90 sweep_is "$SMALL" done || fail "small sweep: $(sweep_state "$SMALL")"
 ok "small sweep $SMALL done"
+# paired runs (contact_deactivation on and off) of two models, for the
+# comparison view: the pendulum, and the bouncing ball (real contacts)
+BALL=$(post_model "$ROOT/examples/bouncing_ball.json"); [ -n "$BALL" ] || fail "no ball model id"
+PAIRS=$(post_sweep '{"model":"'$MID'","name":"pairs","design":{"kind":"grid"},"parameters":{"L":{"values":[0.8,1.2]}},
+  "solver":{"contact_deactivation":[true,false]}}')
+BPAIRS=$(post_sweep '{"model":"'$BALL'","name":"ball pairs","design":{"kind":"grid"},"parameters":{"e":{"values":[0.7,0.9]}},
+  "solver":{"contact_deactivation":[true,false]}}')
+wait_until 120 sweep_is "$PAIRS" done || fail "pairs sweep: $(sweep_state "$PAIRS")"
+wait_until 120 sweep_is "$BPAIRS" done || fail "ball pairs sweep: $(sweep_state "$BPAIRS")"
+ok "paired sweeps $PAIRS $BPAIRS done"
 
 # no worker from here on: the control sweep stays queued
 kill -TERM "$W1" "$W2"; wait "$W1" "$W2" 2>/dev/null
@@ -60,7 +72,7 @@ sql "INSERT INTO metrics (job_id, integrator, wall_seconds, cpu_seconds, steps, 
 sql "ANALYZE jobs; ANALYZE results; ANALYZE metrics" || fail "analyze"   # as autovacuum would after a bulk load
 ok "bulk sweep $BIG with $BIG_JOBS jobs"
 
-export BASE TOKEN SMALL CONTROL BIG BIG_JOBS CHROMIUM MID ZMQ
+export BASE TOKEN SMALL CONTROL BIG BIG_JOBS CHROMIUM MID ZMQ BALL
 export WORKER=$DEVBUILD/worker WORKER_LOG=$IT_TMP/worker-live.log
 export SHOTS=${SHOTS:-$IT_TMP/shots}
 if [ "${HOLD:-0}" = 1 ]; then

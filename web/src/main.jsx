@@ -6,6 +6,7 @@ import { useLocation, Link } from './router.jsx';
 import { TokenDialog } from './TokenDialog.jsx';
 import { Sweeps } from './Sweeps.jsx';
 import { Sweep } from './Sweep.jsx';
+import { Compare } from './Compare.jsx';
 import './style.css';
 
 // The job view brings uPlot: a chunk of its own, loaded when first shown.
@@ -30,13 +31,14 @@ function App() {
   let m;
   if (path === '/' || path === '/sweeps' || path === '/sweeps/') view = <Sweeps query={query} />;
   else if ((m = path.match(/^\/sweeps\/([0-9a-fA-F-]{36})\/?$/))) view = <Sweep id={m[1].toLowerCase()} query={query} />;
+  else if (path === '/compare' || path === '/compare/') view = <Compare query={query} />;
   else if ((m = path.match(/^\/jobs\/(\d{1,18})\/?$/))) view = <LazyJob id={m[1]} query={query} />;
   else view = <NotFound path={path} />;
   return (
     <>
       <header class="top">
         <Link href="/" class="brand">mbsweep</Link>
-        <nav aria-label="Views"><Link href="/">Sweeps</Link></nav>
+        <nav aria-label="Views"><Link href="/">Sweeps</Link><Link href="/compare">Contact deactivation</Link></nav>
       </header>
       {view}
       <TokenDialog />
