@@ -34,6 +34,16 @@ test('the comparison equals the API, sorts, and its CSV holds the table', async 
     assert.equal(r.act_on, m.mean_active_contacts.deactivation_on);
     assert.equal(r.diff, m.max_output_difference ? m.max_output_difference.value : null);
   }
+  // every pair as a dot: the API's speed-ups, ascending, one per pair
+  const dots = await api(`/api/v1/compare/deactivation?${paired.map((m) => `model=${m.model}`).join('&')}&speedups=1`);
+  for (const m of dots.models) {
+    assert.equal(m.speedups.length, m.pairs);
+    assert.deepEqual(m.speedups, [...m.speedups].sort((a, b) => a - b));
+    assert.equal(m.speedups[0], m.speedup.min);
+    assert.equal(m.speedups.at(-1), m.speedup.max);
+  }
+  assert.equal(Number(await page.getAttribute('#compare-boxes', 'data-dots')), paired.reduce((n, m) => n + m.pairs, 0));
+  assert.equal((await fetch(`${env.base}/api/v1/compare/deactivation?model=${paired[0].model}&speedups=2`)).status, 400);
   // default order: median speed-up, largest first
   const med = rows.map((r) => r.median);
   assert.deepEqual(med, [...med].sort((a, b) => b - a));

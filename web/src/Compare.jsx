@@ -1,7 +1,8 @@
 // Compare.jsx - view 5: contact deactivation across models.  Every model
 // with paired runs (same sweep, same parameters, contact_deactivation on and
 // off; GET /api/v1/compare/deactivation) side by side: the speed-up as a box
-// (quartiles, median, whiskers to min and max) on a log axis, and a table
+// (quartiles, median, whiskers to min and max) with every pair as a dot, on
+// a log axis, and a table
 // with the speed-up, wall time, system dimension and active contacts both
 // ways and the largest output difference; sort, CSV.  State in the URL:
 // /compare?sort=KEY&desc=1&all=1 (all: models without pairs too).
@@ -61,11 +62,18 @@ function Boxes({ rows }) {
       g.fillStyle = 'rgba(31,95,191,0.35)'; g.fillRect(X(s.q1), y - 8, Math.max(1, X(s.q3) - X(s.q1)), 16);
       g.strokeRect(X(s.q1), y - 8, Math.max(1, X(s.q3) - X(s.q1)), 16);
       g.strokeStyle = '#1f5fbf'; g.lineWidth = 2; g.beginPath(); g.moveTo(X(s.median), y - 9); g.lineTo(X(s.median), y + 9); g.stroke(); g.lineWidth = 1;
+      // every pair as a dot, spread vertically by a fixed jitter
+      g.fillStyle = 'rgba(20,20,20,0.55)';
+      (m.speedups || []).forEach((v, i) => {
+        if (!(v > 0)) return;
+        g.beginPath(); g.arc(X(v), y + ((i * 7919) % 15) - 7, 2, 0, 2 * Math.PI); g.fill();
+      });
     });
     g.fillStyle = '#555'; g.textAlign = 'center';
     for (const t of [0.5, 1, 2, 5, 10, 20, 50, 100]) if (t >= lo && t <= hi) g.fillText(`${t}×`, X(t), H - 10);
   }, [rows]);
-  return <canvas ref={ref} id="compare-boxes" role="img" aria-label="Speed-up of contact deactivation per model: quartiles, median and range on a log axis; the table below has the numbers" />;
+  const dots = rows.reduce((n, m) => n + (m.speedups || []).filter((v) => v > 0).length, 0);
+  return <canvas ref={ref} id="compare-boxes" data-dots={dots} role="img" aria-label="Speed-up of contact deactivation per model: quartiles, median and range on a log axis; the table below has the numbers" />;
 }
 
 export function Compare({ query }) {
@@ -83,7 +91,7 @@ export function Compare({ query }) {
         const out = [];
         for (let i = 0; i < list.length && i < 1000; i += BATCH) {
           const q = list.slice(i, i + BATCH).map((m) => `model=${encodeURIComponent(m.id)}`).join('&');
-          const r = await apiGet(`/api/v1/compare/deactivation?${q}`, ctl.signal);
+          const r = await apiGet(`/api/v1/compare/deactivation?${q}&speedups=1`, ctl.signal);
           for (const m of r.models) out.push({ ...m, name: names.get(m.model) || m.model });
         }
         setModels(out);
