@@ -68,7 +68,7 @@ for k in ["L", "m", "solver.contact_deactivation", "response.xmax", "wall_second
     assert all(r[k] != "" for r in rows), k
 PY
 ok "results.csv"
-get "/api/v1/compare/deactivation?model=$MID" | jget 'd["models"][0]' > "$IT_TMP/cmp.json"
+get "/api/v1/compare/deactivation?model=$MID&speedups=1" | jget 'd["models"][0]' > "$IT_TMP/cmp.json"
 python3 - "$IT_TMP/cmp.json" <<'PY' || fail "compare: $(cat "$IT_TMP/cmp.json")"
 import json, sys
 c = json.load(open(sys.argv[1]))
@@ -76,6 +76,8 @@ assert c["pairs"] == 6, c
 assert c["speedup"]["min"] <= c["speedup"]["median"] <= c["speedup"]["max"]
 assert c["mean_system_dimension"]["deactivation_on"] > 0
 assert c["max_output_difference"]["pairs_compared"] == 6 and c["max_output_difference"]["value"] >= 0
+s = c["speedups"]
+assert len(s) == 6 and s == sorted(s) and s[0] == c["speedup"]["min"] and s[-1] == c["speedup"]["max"], s
 PY
 ok "compare/deactivation: 6 pairs"
 get /metrics | grep -q '^mbsweep_jobs{state="done"} 12' || fail "/metrics jobs"
