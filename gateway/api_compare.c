@@ -8,6 +8,7 @@
  * min and max.  Mean system dimension both ways.  The
  * largest output difference |y_off - y_on| over all channels and samples of
  * the first max_pairs pairs (default 200), read from the stored samples.
+ * ?speedups=1 adds every pair's speed-up, ascending.
  */
 #include "gw.h"
 #include "svc/db.h"
@@ -67,7 +68,7 @@ static double s_diff(PGresult *res, int a, int b, double *chmax, int nch)
 }
 
 /* One model's comparison, or NULL after a database error (reply set). */
-static json_t *s_model(gw_req *r, PGconn **db, const char *model, long max_pairs)
+static json_t *s_model(gw_req *r, PGconn **db, const char *model, long max_pairs, int speedups)
 {
     const char *p[] = { model };
     PGresult *res = db_exec(db,
@@ -96,6 +97,12 @@ static json_t *s_model(gw_req *r, PGconn **db, const char *model, long max_pairs
     }
     qsort(speed, (size_t)k, sizeof *speed, s_cmp);
     json_t *out = json_pack("{s:s,s:i}", "model", model, "pairs", n);
+    /* ?speedups=1: every pair's speed-up, ascending (the front end's dots) */
+    if (speedups) {
+        json_t *all = json_array();
+        for (int i = 0; i < k; i++) json_array_append_new(all, s_num(speed[i]));
+        json_object_set_new(out, "speedups", all);
+    }
     json_object_set_new(out, "speedup", k == 0 ? json_null() : json_pack("{s:o,s:o,s:o,s:o,s:o}",
         "median", s_num(s_quantile(speed, k, 0.5)), "q1", s_num(s_quantile(speed, k, 0.25)),
         "q3", s_num(s_quantile(speed, k, 0.75)), "min", s_num(speed[0]), "max", s_num(speed[k - 1])));
@@ -165,6 +172,9 @@ int api_compare_deactivation(gw_req *r)
     MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, s_collect, &q);
     if (q.n == 0) return gw_reply_error(r, 400, "bad_request", "give at least one model=ID", NULL);
     if (gw_query_int(r, "max_pairs", 200, 1, 2000, &max_pairs)) return 0;
+    const char *sp = gw_query(r, "speedups");
+    if (sp && strcmp(sp, "0") && strcmp(sp, "1")) return gw_reply_error(r, 400, "bad_request", "speedups must be 0 or 1", NULL);
+    int speedups = sp && !strcmp(sp, "1");
     PGconn **db = gw_db();
     if (!db) return gw_reply_db_error(r, NULL);
     json_t *models = json_array();
@@ -173,7 +183,7 @@ int api_compare_deactivation(gw_req *r)
             json_decref(models);
             return gw_reply_error(r, 404, "not_found", "no such model", json_pack("[{s:s,s:s}]", "pointer", "model", "message", q.v[i]));
         }
-        json_t *m = s_model(r, db, q.v[i], max_pairs);
+        json_t *m = s_model(r, db, q.v[i], max_pairs, speedups);
         if (!m) { json_decref(models); return 0; }
         json_array_append_new(models, m);
     }

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Metric columns, in the table's order. */
-static const char *s_metric_cols[] = {
+/* Metric columns, in the table's order (also /table?metrics=all, gw.h). */
+const char *const gw_metric_cols[] = {
     "integrator", "wall_seconds", "cpu_seconds", "steps", "rejected_steps", "newton_iterations",
     "jacobian_evaluations", "factorizations", "mean_system_dimension", "max_system_dimension",
     "coords_before", "coords_after", "constraints_before", "constraints_after",
@@ -26,7 +26,8 @@ static const char *s_metric_cols[] = {
     "max_penetration", "max_complementarity_error", "zeno_closures",
     "tolerance", "abs_tolerance", "error_estimate", "tolerance_met", "warning_count",
 };
-#define NMETRIC (sizeof s_metric_cols / sizeof s_metric_cols[0])
+#define NMETRIC (sizeof gw_metric_cols / sizeof gw_metric_cols[0])
+const int gw_nmetric_cols = (int)NMETRIC;
 
 /* Write a CSV field (quoted when needed). */
 static void s_field(FILE *f, const char *s)
@@ -117,7 +118,7 @@ int api_sweeps_results_csv(gw_req *r)
     json_array_foreach(pk, k, x) { fputc(',', f); s_field(f, json_string_value(x)); }
     json_array_foreach(sk, k, x) { fputs(",solver.", f); s_field(f, json_string_value(x)); }
     json_array_foreach(rk, k, x) { fputs(",response.", f); s_field(f, json_string_value(x)); }
-    for (size_t m = 0; m < NMETRIC; m++) fprintf(f, ",%s", s_metric_cols[m]);
+    for (size_t m = 0; m < NMETRIC; m++) fprintf(f, ",%s", gw_metric_cols[m]);
     fputs(",warning", f);
     if (verified) json_array_foreach(rk, k, x) { fputs(",", f); s_verify_col(f, json_string_value(x)); }
     fputc('\n', f);
@@ -127,7 +128,7 @@ int api_sweeps_results_csv(gw_req *r)
         json_array_foreach(pk, k, x) { fputc(',', f); s_value(f, json_object_get(rows[5 * i], json_string_value(x))); }
         json_array_foreach(sk, k, x) { fputc(',', f); s_value(f, json_object_get(rows[5 * i + 1], json_string_value(x))); }
         json_array_foreach(rk, k, x) { fputc(',', f); s_value(f, json_object_get(rows[5 * i + 2], json_string_value(x))); }
-        for (size_t m = 0; m < NMETRIC; m++) { fputc(',', f); s_value(f, json_object_get(rows[5 * i + 3], s_metric_cols[m])); }
+        for (size_t m = 0; m < NMETRIC; m++) { fputc(',', f); s_value(f, json_object_get(rows[5 * i + 3], gw_metric_cols[m])); }
         /* the first warning's text, always quoted */
         fputc(',', f);
         s_quoted(f, json_string_value(json_array_get(json_object_get(rows[5 * i + 3], "warnings"), 0)));

@@ -317,13 +317,25 @@ int api_sweeps_list(gw_req *r)
     if (!db) return gw_reply_db_error(r, NULL);
     return gw_reply_row_json(r, db_exec(db,
         "SELECT json_build_object('items', coalesce(json_agg(t), '[]'), 'limit', $1::int, 'offset', $2::bigint)::text "
-        "FROM (SELECT id, name, model_id, design, status, priority, njobs, "
+        "FROM (SELECT sweeps.id, sweeps.name, model_id, mo.name AS model_name, design, status, priority, njobs, "
         "             " SQL_WARNED("sweeps.id", "design") " AS jobs_with_warnings, "
+        "             z.counts || k.counts AS counts, "
+        "             CASE WHEN status = 'running' AND k.finished > 0 AND started_at IS NOT NULL "
+        "                  THEN now() + (now() - started_at) * ((k.total - k.finished)::float8 / k.finished) END AS eta, "
         "             coalesce((spec->>'verify')::float8, 0) AS verify, nverify AS verify_jobs, "
         "             (SELECT count(*) FROM verifications x WHERE x.sweep_id = sweeps.id) AS jobs_verified, "
-        "             created_at, started_at, finished_at "
-        "      FROM sweeps WHERE ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR model_id = $4) "
-        "      ORDER BY created_at DESC, id LIMIT $1::int OFFSET $2::bigint) t", 4, p), 200, "sweeps");
+        "             sweeps.created_at, started_at, finished_at "
+        "      FROM sweeps JOIN models mo ON mo.id = sweeps.model_id "
+        /* live design-job counts per state (index jobs_sweep_status_idx); the
+           ETA over both kinds, as GET /sweeps/{id} */
+        "      CROSS JOIN LATERAL (SELECT coalesce(jsonb_object_agg(c.status, c.n) FILTER (WHERE c.kind = 'design'), '{}') AS counts, "
+        "                                 coalesce(sum(c.n) FILTER (WHERE c.status IN ('done','failed','cancelled')), 0) AS finished, "
+        "                                 coalesce(sum(c.n), 0) AS total "
+        "                          FROM (SELECT kind, status, count(*) AS n FROM jobs "
+        "                                WHERE jobs.sweep_id = sweeps.id GROUP BY kind, status) c) k "
+        "      CROSS JOIN (SELECT '{\"queued\":0,\"running\":0,\"done\":0,\"failed\":0,\"cancelled\":0}'::jsonb AS counts) z "
+        "      WHERE ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR model_id = $4) "
+        "      ORDER BY sweeps.created_at DESC, sweeps.id LIMIT $1::int OFFSET $2::bigint) t", 4, p), 200, "sweeps");
 }
 
 /* The summary of one sweep.  Progress (njobs, counts) counts the design

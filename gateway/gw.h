@@ -125,6 +125,10 @@ int gw_is_uuid(const char *s);   /* 8-4-4-4-12 hex                          */
 int gw_is_model_id(const char *s); /* 16 lowercase hex                      */
 int gw_is_job_id(const char *s); /* 1..18 digits                            */
 
+/* The metric columns of results.csv, in order (api_results.c). */
+extern const char *const gw_metric_cols[];
+extern const int gw_nmetric_cols;
+
 /* Reply with the JSON text of the first column of a one-row result (built
  * by PostgreSQL's json functions); 404 with `what` when there is no row. */
 int gw_reply_row_json(gw_req *r, PGresult *res, int status, const char *what);

@@ -46,10 +46,14 @@ static char *s_read_line(const char *path)
     return strdup(buf);
 }
 
-/* gateway/www next to the executable's build directory, else ./gateway/www. */
+/* The built front end next to the executable (build/www for build/gateway
+ * and build/san/gateway; mk/web.mk), else gateway/www beside the build
+ * directory (the page describing the API), else ./gateway/www. */
 static const char *s_default_www(void)
 {
     static char path[PATH_MAX + 32];
+    static const char *rel[] = { "/www/index.html", "/../www/index.html", "/../gateway/www/index.html",
+                                 "/../../gateway/www/index.html" };
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     struct stat sb;
@@ -57,10 +61,10 @@ static const char *s_default_www(void)
         exe[n] = 0;
         char *slash = strrchr(exe, '/');
         if (slash) *slash = 0;
-        snprintf(path, sizeof path, "%s/../gateway/www", exe);
-        if (stat(path, &sb) == 0) return path;
-        snprintf(path, sizeof path, "%s/www", exe);
-        if (stat(path, &sb) == 0) return path;
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+            snprintf(path, sizeof path, "%s%s", exe, rel[i]);
+            if (stat(path, &sb) == 0) { *strrchr(path, '/') = 0; return path; }
+        }
     }
     return "gateway/www";
 }

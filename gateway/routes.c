@@ -16,6 +16,8 @@ int api_sweeps_pause(gw_req *r);
 int api_sweeps_resume(gw_req *r);
 int api_sweeps_jobs(gw_req *r);
 int api_sweeps_results_csv(gw_req *r);
+int api_sweeps_table(gw_req *r);
+int api_samples(gw_req *r);
 int api_jobs_get(gw_req *r);
 int api_jobs_result(gw_req *r);
 int api_compare_deactivation(gw_req *r);
@@ -35,8 +37,10 @@ const gw_route gw_routes[] = {
     { "POST", "/api/v1/sweeps/*/resume",         api_sweeps_resume,   1, 0, "sweeps_resume" },
     { "GET",  "/api/v1/sweeps/*/jobs",           api_sweeps_jobs,     0, 0, "sweeps_jobs" },
     { "GET",  "/api/v1/sweeps/*/results.csv",    api_sweeps_results_csv, 0, 0, "sweeps_results_csv" },
+    { "GET",  "/api/v1/sweeps/*/table",          api_sweeps_table,    0, 0, "sweeps_table" },
     { "GET",  "/api/v1/jobs/*",                  api_jobs_get,        0, 0, "jobs_get" },
     { "GET",  "/api/v1/jobs/*/result",           api_jobs_result,     0, 0, "jobs_result" },
+    { "GET",  "/api/v1/samples",                 api_samples,         0, 0, "samples" },
     { "GET",  "/api/v1/compare/deactivation",    api_compare_deactivation, 0, 0, "compare_deactivation" },
     { "GET",  "/api/v1/workers",                 api_workers_list,    0, 0, "workers_list" },
     { "GET",  "/healthz",                        api_healthz,         0, 0, "healthz" },

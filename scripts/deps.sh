@@ -12,8 +12,15 @@ pkgs=(build-essential pkg-config clang libclang-rt-14-dev
       libjansson-dev liblapacke-dev liblapack-dev libblas-dev libopenblas0-serial libsuitesparse-dev
       libzmq3-dev libmicrohttpd-dev libpq-dev postgresql
       docker-compose wrk curl ca-certificates python3)
+# Node.js and npm build the web front end (mk/web.mk: npm ci + Vite; nothing
+# of Node runs in the service).  Debian's packages, only where the commands
+# are missing: a Node.js from elsewhere (nodesource bundles npm) is kept.
+command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
+command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 case "${1:-}" in
-  --browser) pkgs+=(chromium nodejs npm) ;;
+  # the browser tests (tests/suite_web.sh): Debian's chromium, driven by
+  # playwright-core from npm (no browser download)
+  --browser) pkgs+=(chromium) ;;
   --bench) pkgs+=(libsundials-dev) ;;
 esac
 missing=()

@@ -22,7 +22,7 @@ if alive "$RUN/gateway.pid"; then
 fi
 
 bash scripts/deps.sh
-make -s build/gateway build/worker
+make -s build/gateway build/worker build/www/index.html
 mkdir -p "$RUN"; chmod 755 "$RUN"
 
 # database and token
@@ -91,6 +91,6 @@ PY
 fi
 
 echo
-echo "mbsweep is up: $URL   (API under $URL/api/v1/, health $URL/healthz)"
+echo "mbsweep is up: $URL   (the web front end; API under $URL/api/v1/, health $URL/healthz)"
 echo "API token: $TOKEN     (curl -H 'Authorization: Bearer $TOKEN' ...)"
 echo "workers: $(nproc), logs in run/, stop with: make down"

@@ -68,7 +68,7 @@ for k in ["L", "m", "solver.contact_deactivation", "response.xmax", "wall_second
     assert all(r[k] != "" for r in rows), k
 PY
 ok "results.csv"
-get "/api/v1/compare/deactivation?model=$MID" | jget 'd["models"][0]' > "$IT_TMP/cmp.json"
+get "/api/v1/compare/deactivation?model=$MID&speedups=1" | jget 'd["models"][0]' > "$IT_TMP/cmp.json"
 python3 - "$IT_TMP/cmp.json" <<'PY' || fail "compare: $(cat "$IT_TMP/cmp.json")"
 import json, sys
 c = json.load(open(sys.argv[1]))
@@ -76,9 +76,38 @@ assert c["pairs"] == 6, c
 assert c["speedup"]["min"] <= c["speedup"]["median"] <= c["speedup"]["max"]
 assert c["mean_system_dimension"]["deactivation_on"] > 0
 assert c["max_output_difference"]["pairs_compared"] == 6 and c["max_output_difference"]["value"] >= 0
+s = c["speedups"]
+assert len(s) == 6 and s == sorted(s) and s[0] == c["speedup"]["min"] and s[-1] == c["speedup"]["max"], s
 PY
 ok "compare/deactivation: 6 pairs"
 get /metrics | grep -q '^mbsweep_jobs{state="done"} 12' || fail "/metrics jobs"
+# the front end's table and decimated samples (this test also runs under ASan):
+# every job once with its responses; min/max buckets bracket every sample
+get "/api/v1/sweeps/$SID/table?limit=5" > "$IT_TMP/t1.json"
+get "/api/v1/sweeps/$SID/table?limit=5&after=$(jget 'd["next"]' < "$IT_TMP/t1.json")&metrics=all" > "$IT_TMP/t2.json"
+get "/api/v1/sweeps/$SID/table?limit=5&after=9" > "$IT_TMP/t3.json"
+ids=$(sql "SELECT string_agg(id::text, ',' ORDER BY idx) FROM jobs WHERE sweep_id = '$SID'")
+get "/api/v1/samples?jobs=$ids&points=7&channels=x,y,nope" > "$IT_TMP/s.json"
+get "/api/v1/jobs/$(echo "$ids" | cut -d, -f1)/result" > "$IT_TMP/r.json"
+python3 - "$IT_TMP" <<'PY' || fail "table / samples"
+import json, sys
+d = sys.argv[1]
+pages = [json.load(open(f"{d}/t{i}.json")) for i in (1, 2, 3)]
+rows = [r for p in pages for r in p["rows"]]
+cols = [c["group"] + "." + c["name"] for c in pages[0]["columns"]]
+assert [r[1] for r in rows] == list(range(12)), [r[1] for r in rows]
+assert pages[2]["next"] is None and pages[0]["total"] == 12
+for r in rows:
+    assert r[cols.index("response.xmax")] is not None and r[cols.index("job.status")] == "done"
+assert any(c["name"] == "peak_memory_bytes" for c in pages[1]["columns"])
+s = json.load(open(f"{d}/s.json")); raw = json.load(open(f"{d}/r.json"))
+assert len(s["jobs"]) == 12 and all(j["buckets"] == 7 and j["missing"] == ["nope"] for j in s["jobs"])
+j = s["jobs"][0]; x = raw["columns"].index("x"); n = len(raw["rows"])
+for b in range(7):
+    part = [row[x] for row in raw["rows"][b * n // 7:(b + 1) * n // 7]]
+    assert j["channels"]["x"]["min"][b] == min(part) and j["channels"]["x"]["max"][b] == max(part)
+PY
+ok "table pages and decimated samples"
 get /metrics | grep -q '^mbsweep_http_request_seconds_bucket{route="sweeps_get"' || fail "/metrics histogram"
 ok "/metrics"
 # a 10,000-job sweep is accepted (expanded and stored) quickly

@@ -1,0 +1,109 @@
+// helpers.mjs - shared by the browser tests (tests/browser/run.sh sets the
+// environment): Debian's chromium through playwright-core (no browser
+// download), the ids of the sweeps run.sh prepared, small CSV/JSON helpers.
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(path.join(here, '../../web/package.json'));
+const { chromium } = require('playwright-core');
+
+export const env = {
+  base: process.env.BASE,
+  token: process.env.TOKEN,
+  small: process.env.SMALL,
+  control: process.env.CONTROL,
+  big: process.env.BIG,
+  bigJobs: Number(process.env.BIG_JOBS || 0),
+  chromium: process.env.CHROMIUM || '/usr/bin/chromium',
+  mid: process.env.MID,
+  zmq: process.env.ZMQ,
+  worker: process.env.WORKER,
+  workerLog: process.env.WORKER_LOG,
+};
+for (const k of ['base', 'token', 'small', 'control', 'big']) if (!env[k]) throw new Error(`tests/browser: ${k} not set (run tests/browser/run.sh)`);
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: env.chromium, headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    timeout: 60000,
+  });
+}
+
+// A page that fails the test on any uncaught error or console error.
+export async function newPage(browser, errors) {
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
+  const page = await ctx.newPage();
+  page.setDefaultTimeout(30000);
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  return page;
+}
+
+export async function api(p) {
+  const r = await fetch(env.base + p);
+  if (!r.ok) throw new Error(`${p}: HTTP ${r.status}`);
+  return r.json();
+}
+
+export async function apiPost(p, body) {
+  const r = await fetch(env.base + p, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${env.token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const j = await r.json();
+  if (!r.ok) throw new Error(`${p}: HTTP ${r.status} ${JSON.stringify(j)}`);
+  return j;
+}
+
+export async function apiText(p) {
+  const r = await fetch(env.base + p);
+  if (!r.ok) throw new Error(`${p}: HTTP ${r.status}`);
+  return r.text();
+}
+
+// Every row of /table as objects keyed group.name (sequential pages, bounded).
+export async function tableRows(id) {
+  let after = -1, columns = null;
+  const rows = [];
+  for (let k = 0; k < 100; k++) {
+    const p = await api(`/api/v1/sweeps/${id}/table?limit=20000&after=${after}`);
+    columns = p.columns.map((c) => `${c.group}.${c.name}`);
+    for (const r of p.rows) rows.push(Object.fromEntries(columns.map((c, j) => [c, r[j]])));
+    if (p.next === null) break;
+    after = p.next;
+  }
+  return { columns, rows };
+}
+
+// RFC 4180 CSV -> array of arrays of strings.
+export function parseCsv(text) {
+  const out = [];
+  let row = [], f = '', q = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (q) {
+      if (ch === '"') { if (text[i + 1] === '"') { f += '"'; i++; } else q = false; } else f += ch;
+    } else if (ch === '"') q = true;
+    else if (ch === ',') { row.push(f); f = ''; }
+    else if (ch === '\n') { row.push(f); out.push(row); row = []; f = ''; }
+    else if (ch !== '\r') f += ch;
+  }
+  if (f !== '' || row.length) { row.push(f); out.push(row); }
+  return out;
+}
+
+// Poll fn() until it returns a truthy value (bounded in time), else throw.
+export async function until(fn, what, ms = 15000) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    last = await fn();
+    if (last) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
+}

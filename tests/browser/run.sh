@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# tests/browser/run.sh - the front end in a real browser: Debian's chromium,
+# driven by playwright-core from web/node_modules, run by `node --test`
+# against the real gateway (serving build/www), PostgreSQL and workers.
+#
+# Set-up (helpers of tests/integration/lib.sh: free ports, a private
+# PostgreSQL cluster or the suite's, every process killed on exit):
+#   - the pendulum model and a small sweep (2 x 4 grid, two responses) that
+#     the workers run to done;
+#   - paired sweeps (contact_deactivation [true, false]) of the pendulum and
+#     of examples/bouncing_ball.json, run to done;
+#   - the workers are stopped, then a "control" sweep that stays queued (the
+#     pause / resume / cancel test acts on it);
+#   - a "big" sweep of $BIG_JOBS jobs (default 100000) with results and
+#     metrics inserted in bulk by SQL (some failed, some with warnings).
+# Then every tests/browser/*.test.mjs, with the ids in the environment.
+# HOLD=1 keeps the service up afterwards for manual work (Ctrl-C stops it).
+source "$(dirname "$0")/../integration/lib.sh"
+BIG_JOBS=${BIG_JOBS:-100000}
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+[ -x "$CHROMIUM" ] || fail "no chromium at $CHROMIUM (scripts/deps.sh installs Debian's)"
+[ -f "$ROOT/build/www/index.html" ] || fail "build/www is not built (make web)"
+[ -d "$ROOT/web/node_modules/playwright-core" ] || fail "web/node_modules has no playwright-core (make web runs npm ci)"
+it_init web
+start_gateway --www "$ROOT/build/www"
+start_worker w1; W1=$WK_PID
+start_worker w2; W2=$WK_PID
+MID=$(post_model "$PENDULUM"); [ -n "$MID" ] || fail "no model id"
+
+SMALL=$(post_sweep '{"model":"'$MID'","name":"small grid","design":{"kind":"grid","seed":1},
+  "parameters":{"L":{"min":0.5,"max":2,"levels":4},"m":{"values":[1,3]}},
+  "responses":[{"name":"xmin","channel":"x","reduce":"min"},{"name":"ymax","channel":"y","reduce":"max"}]}')
+wait_until 90 sweep_is "$SMALL" done || fail "small sweep: $(sweep_state "$SMALL")"
+ok "small sweep $SMALL done"
+# paired runs (contact_deactivation on and off) of two models, for the
+# comparison view: the pendulum, and the bouncing ball (real contacts)
+BALL=$(post_model "$ROOT/examples/bouncing_ball.json"); [ -n "$BALL" ] || fail "no ball model id"
+PAIRS=$(post_sweep '{"model":"'$MID'","name":"pairs","design":{"kind":"grid"},"parameters":{"L":{"values":[0.8,1.2]}},
+  "solver":{"contact_deactivation":[true,false]}}')
+BPAIRS=$(post_sweep '{"model":"'$BALL'","name":"ball pairs","design":{"kind":"grid"},"parameters":{"e":{"values":[0.7,0.9]}},
+  "solver":{"contact_deactivation":[true,false]}}')
+wait_until 120 sweep_is "$PAIRS" done || fail "pairs sweep: $(sweep_state "$PAIRS")"
+wait_until 120 sweep_is "$BPAIRS" done || fail "ball pairs sweep: $(sweep_state "$BPAIRS")"
+ok "paired sweeps $PAIRS $BPAIRS done"
+
+# no worker from here on: the control sweep stays queued
+kill -TERM "$W1" "$W2"; wait "$W1" "$W2" 2>/dev/null
+CONTROL=$(post_sweep '{"model":"'$MID'","name":"control me","design":{"kind":"grid"},"parameters":{"L":{"min":0.9,"max":1.1,"levels":5}}}')
+
+# the big sweep, in bulk: 3 parameters, 2 responses, metrics; every 97th job
+# failed, every 13th with an accuracy warning
+BIG=$(sql "INSERT INTO sweeps (model_id, name, spec, design, status, njobs, started_at, finished_at)
+           VALUES ('$MID', 'bulk $BIG_JOBS', '{\"responses\":[{\"name\":\"r1\",\"channel\":\"x\",\"reduce\":\"max\"},{\"name\":\"r2\",\"channel\":\"y\",\"reduce\":\"min\"}]}',
+                   'random', 'done', $BIG_JOBS, now(), now()) RETURNING id" | head -1)
+[ -n "$BIG" ] || fail "bulk sweep"
+sql "INSERT INTO jobs (sweep_id, idx, parameters, status, attempt, error, started_at, finished_at)
+     SELECT '$BIG', i, jsonb_build_object('a', round((((i * 7919) % 10007) / 10007.0)::numeric, 6),
+                                           'b', (i % 10) + 1, 'c', round((((i * 104729) % 1009) / 1009.0)::numeric, 6)),
+            CASE WHEN i % 97 = 0 THEN 'failed' ELSE 'done' END, 1,
+            CASE WHEN i % 97 = 0 THEN 'solver failed: Newton did not converge at t = ' || (i % 7) END, now(), now()
+     FROM generate_series(0::bigint, $BIG_JOBS - 1) i" || fail "bulk jobs"
+sql "INSERT INTO results (job_id, channels, nsample, samples, responses)
+     SELECT id, '{x,y}', 0, '', jsonb_build_object('r1', (parameters->>'a')::float8 * (parameters->>'b')::float8,
+                                                    'r2', sin((parameters->>'c')::float8 * 6) - idx * 1e-6)
+     FROM jobs WHERE sweep_id = '$BIG' AND status = 'done'" || fail "bulk results"
+sql "INSERT INTO metrics (job_id, integrator, wall_seconds, cpu_seconds, steps, newton_iterations, max_system_dimension,
+                          tolerance_met, warning_count, warnings)
+     SELECT id, 'bdf', 0.01 + (idx % 100) * 1e-4, 0.01 + (idx % 100) * 1e-4, 100 + (idx % 50), 300 + (idx % 70), 4,
+            idx % 13 <> 0, (idx % 13 = 0)::int,
+            CASE WHEN idx % 13 = 0 THEN '[\"tolerance not met: error estimate 2.5\"]'::jsonb ELSE '[]'::jsonb END
+     FROM jobs WHERE sweep_id = '$BIG' AND status = 'done'" || fail "bulk metrics"
+sql "ANALYZE jobs; ANALYZE results; ANALYZE metrics" || fail "analyze"   # as autovacuum would after a bulk load
+ok "bulk sweep $BIG with $BIG_JOBS jobs"
+
+export BASE TOKEN SMALL CONTROL BIG BIG_JOBS CHROMIUM MID ZMQ BALL
+export WORKER=$DEVBUILD/worker WORKER_LOG=$IT_TMP/worker-live.log
+export SHOTS=${SHOTS:-$IT_TMP/shots}
+if [ "${HOLD:-0}" = 1 ]; then
+  echo "BASE=$BASE TOKEN=$TOKEN SMALL=$SMALL CONTROL=$CONTROL BIG=$BIG MID=$MID BIG_JOBS=$BIG_JOBS ZMQ=$ZMQ WORKER=$WORKER"
+  while kill -0 "$GW_PID" 2>/dev/null; do sleep 1; done
+  exit 0
+fi
+cd "$ROOT"
+for t in tests/browser/*.test.mjs; do
+  timeout 300 node --test "$t" || fail "browser test $t"
+done
+ok "browser tests"

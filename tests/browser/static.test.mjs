@@ -1,0 +1,136 @@
+// static.test.mjs - the gateway serving the built front end, and the paged
+// table API the sweep view reads (HTTP only, no browser).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { env, api, apiText, parseCsv, tableRows } from './helpers.mjs';
+
+// GET with the path sent exactly as written (no client normalisation of "..").
+function rawGet(p) {
+  const u = new URL(env.base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: u.hostname, port: u.port, path: p, method: 'GET' }, (res) => {
+      let body = '';
+      res.on('data', (c) => { body += c; });
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.setTimeout(10000, () => req.destroy(new Error('timeout')));
+    req.end();
+  });
+}
+
+test('index.html: HTML, not cached, CSP without inline script, hashed assets', async () => {
+  const r = await rawGet('/');
+  assert.equal(r.status, 200);
+  assert.match(r.headers['content-type'], /^text\/html; charset=utf-8/);
+  assert.equal(r.headers['cache-control'], 'no-store');
+  const csp = r.headers['content-security-policy'];
+  assert.ok(csp, 'CSP header');
+  assert.match(csp, /script-src 'self'(;|$)/);
+  assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+  assert.match(csp, /frame-ancestors 'none'/);
+  assert.equal(r.headers['x-content-type-options'], 'nosniff');
+  assert.doesNotMatch(r.body, /<script>(?!<\/script>)/, 'no inline script');
+  const assets = [...r.body.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]);
+  assert.ok(assets.some((a) => a.endsWith('.js')) && assets.some((a) => a.endsWith('.css')), `assets: ${assets}`);
+  for (const a of assets) {
+    assert.match(a, /^\/assets\/[A-Za-z0-9_-]+-[A-Za-z0-9_-]{8}\.(js|css)$/, `hashed name ${a}`);
+    const x = await rawGet(a);
+    assert.equal(x.status, 200, a);
+    assert.equal(x.headers['cache-control'], 'public, max-age=31536000, immutable');
+    assert.match(x.headers['content-type'], a.endsWith('.js') ? /^text\/javascript/ : /^text\/css/);
+    assert.ok(x.body.length > 100);
+  }
+});
+
+test('views deep-link to index.html; other names and traversal are 404', async () => {
+  const index = (await rawGet('/')).body;
+  for (const p of ['/sweeps', '/jobs/1', `/sweeps/${env.big}`, `/sweeps/${env.big}?sort=response.r1&desc=1`]) {
+    const r = await rawGet(p);
+    assert.equal(r.status, 200, p);
+    assert.equal(r.body, index, p);
+    assert.equal(r.headers['cache-control'], 'no-store');
+  }
+  for (const p of ['/nothing', '/sweeps/x.js', '/assets/nothing-12345678.js', '/../../etc/passwd',
+    '/%2e%2e/%2e%2e/etc/passwd', '/assets/..%2f..%2fgateway', '/assets//etc/passwd']) {
+    const r = await rawGet(p);
+    assert.equal(r.status, 404, `${p}: ${r.status}`);
+    assert.doesNotMatch(r.body, /root:/);
+  }
+});
+
+test('table API: pages cover every design job once, in idx order', async () => {
+  const first = await api(`/api/v1/sweeps/${env.big}/table?limit=20000`);
+  assert.equal(first.total, env.bigJobs);
+  assert.equal(first.rows.length, 20000);
+  assert.equal(first.next, 19999);
+  const cols = first.columns.map((c) => `${c.group}.${c.name}`);
+  for (const c of ['job.job_id', 'job.idx', 'job.status', 'job.error', 'parameter.a', 'parameter.b', 'parameter.c',
+    'response.r1', 'response.r2', 'metric.cpu_seconds', 'metric.steps', 'metric.tolerance_met', 'job.warning']) {
+    assert.ok(cols.includes(c), `column ${c}`);
+  }
+  const { rows } = await tableRows(env.big);
+  assert.equal(rows.length, env.bigJobs);
+  rows.forEach((r, i) => { if (r['job.idx'] !== i) assert.fail(`row ${i} has idx ${r['job.idx']}`); });
+  const failed = rows.filter((r) => r['job.status'] === 'failed');
+  assert.equal(failed.length, Math.floor((env.bigJobs - 1) / 97) + 1);
+  assert.ok(failed.every((r) => r['job.error'].startsWith('solver failed') && r['response.r1'] === null));
+  const warned = rows.filter((r) => r['metric.tolerance_met'] === false);
+  assert.ok(warned.length > 0 && warned.every((r) => /tolerance not met/.test(r['job.warning'])));
+  const last = await api(`/api/v1/sweeps/${env.big}/table?limit=20000&after=${env.bigJobs - 2}`);
+  assert.equal(last.rows.length, 1);
+  assert.equal(last.next, null);
+});
+
+test('table API: the small sweep agrees with results.csv', async () => {
+  const { rows } = await tableRows(env.small);
+  const csv = parseCsv(await apiText(`/api/v1/sweeps/${env.small}/results.csv`));
+  const head = csv[0];
+  assert.equal(rows.length, csv.length - 1);
+  assert.equal(rows.length, 8);
+  for (let i = 0; i < rows.length; i++) {
+    const c = Object.fromEntries(head.map((h, j) => [h, csv[i + 1][j]]));
+    const r = rows[i];
+    assert.equal(String(r['job.job_id']), c.job_id);
+    assert.equal(r['job.status'], c.status);
+    for (const [k, h] of [['parameter.L', 'L'], ['parameter.m', 'm'], ['response.xmin', 'response.xmin'],
+      ['response.ymax', 'response.ymax'], ['metric.steps', 'steps'], ['metric.cpu_seconds', 'cpu_seconds']]) {
+      assert.equal(r[k], Number(c[h]), `${k} of job ${c.job_id}`);
+    }
+  }
+  const all = await api(`/api/v1/sweeps/${env.small}/table?metrics=all`);
+  assert.ok(all.columns.some((c) => c.name === 'peak_memory_bytes' && c.group === 'metric'));
+});
+
+test('table API: bad requests', async () => {
+  for (const [p, s] of [[`/api/v1/sweeps/${env.big}/table?limit=0`, 400], [`/api/v1/sweeps/${env.big}/table?limit=20001`, 400],
+    [`/api/v1/sweeps/${env.big}/table?after=x`, 400], [`/api/v1/sweeps/${env.big}/table?metrics=some`, 400],
+    ['/api/v1/sweeps/00000000-0000-0000-0000-000000000000/table', 404], ['/api/v1/sweeps/nope/table', 404]]) {
+    const r = await fetch(env.base + p);
+    assert.equal(r.status, s, p);
+    const j = await r.json();
+    assert.ok(j.error && j.error.code, p);
+  }
+});
+
+test('API replies carry an ETag; If-None-Match gives 304 without a body', async () => {
+  const p = `/api/v1/sweeps/${env.small}`;
+  const a = await fetch(env.base + p);
+  const etag = a.headers.get('etag');
+  assert.match(etag, /^"[0-9a-f]{16}"$/);
+  const body = await a.text();
+  const b = await fetch(env.base + p, { headers: { 'If-None-Match': etag } });
+  assert.equal(b.status, 304);
+  assert.equal(await b.text(), '');
+  assert.equal(b.headers.get('etag'), etag);
+  const c = await fetch(env.base + p, { headers: { 'If-None-Match': '"0000000000000000"' } });
+  assert.equal(c.status, 200);
+  assert.equal(await c.text(), body);
+  // another resource has another tag; errors have none
+  const d = await fetch(`${env.base}/api/v1/sweeps/${env.big}`);
+  assert.notEqual(d.headers.get('etag'), etag);
+  const e = await fetch(`${env.base}/api/v1/sweeps/00000000-0000-0000-0000-000000000000`);
+  assert.equal(e.status, 404);
+  assert.equal(e.headers.get('etag'), null);
+});

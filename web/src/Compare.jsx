@@ -1,0 +1,153 @@
+// Compare.jsx - view 5: contact deactivation across models.  Every model
+// with paired runs (same sweep, same parameters, contact_deactivation on and
+// off; GET /api/v1/compare/deactivation) side by side: the speed-up as a box
+// (quartiles, median, whiskers to min and max) with every pair as a dot, on
+// a log axis, and a table
+// with the speed-up, wall time, system dimension and active contacts both
+// ways and the largest output difference; sort, CSV.  State in the URL:
+// /compare?sort=KEY&desc=1&all=1 (all: models without pairs too).
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { apiGet } from './api.js';
+import { setQuery } from './router.jsx';
+import { fmtNum } from './format.js';
+
+const BATCH = 20;   // models per request (the API's limit)
+
+const COLS = [
+  { key: 'name', label: 'Model', get: (m) => m.name, text: true },
+  { key: 'pairs', label: 'Pairs', get: (m) => m.pairs },
+  { key: 'median', label: 'Speed-up median', get: (m) => m.speedup && m.speedup.median },
+  { key: 'q1', label: 'q1', get: (m) => m.speedup && m.speedup.q1 },
+  { key: 'q3', label: 'q3', get: (m) => m.speedup && m.speedup.q3 },
+  { key: 'min', label: 'min', get: (m) => m.speedup && m.speedup.min },
+  { key: 'max', label: 'max', get: (m) => m.speedup && m.speedup.max },
+  { key: 'wall_on', label: 'Wall s on', get: (m) => m.mean_wall_seconds && m.mean_wall_seconds.deactivation_on },
+  { key: 'wall_off', label: 'Wall s off', get: (m) => m.mean_wall_seconds && m.mean_wall_seconds.deactivation_off },
+  { key: 'dim_on', label: 'System dim. on', get: (m) => m.mean_system_dimension && m.mean_system_dimension.deactivation_on },
+  { key: 'dim_off', label: 'System dim. off', get: (m) => m.mean_system_dimension && m.mean_system_dimension.deactivation_off },
+  { key: 'act_on', label: 'Active contacts on', get: (m) => m.mean_active_contacts && m.mean_active_contacts.deactivation_on },
+  { key: 'act_off', label: 'Active contacts off', get: (m) => m.mean_active_contacts && m.mean_active_contacts.deactivation_off },
+  { key: 'diff', label: 'Largest output difference', get: (m) => m.max_output_difference && m.max_output_difference.value },
+];
+
+function csv(rows) {
+  const f = (v) => (v === null || v === undefined ? '' : /[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
+  return [['model_id', ...COLS.map((c) => c.key)].join(','),
+    ...rows.map((m) => [m.model, ...COLS.map((c) => c.get(m))].map(f).join(','))].join('\n') + '\n';
+}
+
+function Boxes({ rows }) {
+  const ref = useRef(null);
+  const W = 760, ROW = 26, PADL = 180, PADR = 20, H = Math.max(60, rows.length * ROW + 40);
+  const vals = rows.flatMap((m) => [m.speedup.min, m.speedup.max]).filter((v) => v > 0);
+  const lo = Math.min(0.5, ...vals), hi = Math.max(2, ...vals);
+  const X = (v) => PADL + ((Math.log(v) - Math.log(lo)) / (Math.log(hi) - Math.log(lo))) * (W - PADL - PADR);
+  useEffect(() => {
+    const c = ref.current;
+    if (!c) return;
+    const dpr = window.devicePixelRatio || 1;
+    c.width = W * dpr; c.height = H * dpr; c.style.width = `${W}px`; c.style.height = `${H}px`;
+    const g = c.getContext('2d');
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, W, H);
+    g.font = '12px system-ui, sans-serif';
+    // speed-up 1: no gain
+    g.strokeStyle = '#c0392b'; g.setLineDash([4, 3]);
+    g.beginPath(); g.moveTo(X(1), 10); g.lineTo(X(1), H - 28); g.stroke(); g.setLineDash([]);
+    rows.forEach((m, k) => {
+      const y = 20 + k * ROW, s = m.speedup;
+      g.fillStyle = '#222'; g.textAlign = 'right'; g.fillText(m.name.length > 24 ? `${m.name.slice(0, 23)}…` : m.name, PADL - 8, y + 4);
+      g.strokeStyle = '#555';
+      g.beginPath(); g.moveTo(X(s.min), y); g.lineTo(X(s.max), y); g.stroke();
+      g.fillStyle = 'rgba(31,95,191,0.35)'; g.fillRect(X(s.q1), y - 8, Math.max(1, X(s.q3) - X(s.q1)), 16);
+      g.strokeRect(X(s.q1), y - 8, Math.max(1, X(s.q3) - X(s.q1)), 16);
+      g.strokeStyle = '#1f5fbf'; g.lineWidth = 2; g.beginPath(); g.moveTo(X(s.median), y - 9); g.lineTo(X(s.median), y + 9); g.stroke(); g.lineWidth = 1;
+      // every pair as a dot, spread vertically by a fixed jitter
+      g.fillStyle = 'rgba(20,20,20,0.55)';
+      (m.speedups || []).forEach((v, i) => {
+        if (!(v > 0)) return;
+        g.beginPath(); g.arc(X(v), y + ((i * 7919) % 15) - 7, 2, 0, 2 * Math.PI); g.fill();
+      });
+    });
+    g.fillStyle = '#555'; g.textAlign = 'center';
+    for (const t of [0.5, 1, 2, 5, 10, 20, 50, 100]) if (t >= lo && t <= hi) g.fillText(`${t}×`, X(t), H - 10);
+  }, [rows]);
+  const dots = rows.reduce((n, m) => n + (m.speedups || []).filter((v) => v > 0).length, 0);
+  return <canvas ref={ref} id="compare-boxes" data-dots={dots} role="img" aria-label="Speed-up of contact deactivation per model: quartiles, median and range on a log axis; the table below has the numbers" />;
+}
+
+export function Compare({ query }) {
+  const [models, setModels] = useState(null);
+  const [error, setError] = useState(null);
+  const sort = COLS.some((c) => c.key === query.get('sort')) ? query.get('sort') : 'median';
+  const desc = query.get('desc') === '1' || (!query.get('sort'));
+  const all = query.get('all') === '1';
+  useEffect(() => {
+    const ctl = new AbortController();
+    (async () => {
+      try {
+        const list = (await apiGet('/api/v1/models?limit=1000', ctl.signal)).items;
+        const names = new Map(list.map((m) => [m.id, m.name]));
+        const out = [];
+        for (let i = 0; i < list.length && i < 1000; i += BATCH) {
+          const q = list.slice(i, i + BATCH).map((m) => `model=${encodeURIComponent(m.id)}`).join('&');
+          const r = await apiGet(`/api/v1/compare/deactivation?${q}&speedups=1`, ctl.signal);
+          for (const m of r.models) out.push({ ...m, name: names.get(m.model) || m.model });
+        }
+        setModels(out);
+      } catch (e) { if (e.name !== 'AbortError') setError(e.message); }
+    })();
+    return () => ctl.abort();
+  }, []);
+  const rows = useMemo(() => {
+    if (!models) return [];
+    const col = COLS.find((c) => c.key === sort);
+    const r = models.filter((m) => all || m.pairs > 0);
+    const v = (m) => { const x = col.get(m); return x === null || x === undefined ? null : x; };
+    r.sort((a, b) => {
+      const x = v(a), y = v(b);
+      if (x === y) return a.name < b.name ? -1 : 1;
+      if (x === null) return 1;
+      if (y === null) return -1;
+      return (x < y ? -1 : 1) * (desc ? -1 : 1);
+    });
+    return r;
+  }, [models, sort, desc, all]);
+  const download = () => {
+    const url = URL.createObjectURL(new Blob([csv(rows)], { type: 'text/csv' }));
+    const a = document.createElement('a');
+    a.href = url; a.download = 'contact-deactivation.csv'; document.body.appendChild(a); a.click(); a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  };
+  if (error) return <main><h1>Contact deactivation</h1><p class="error" role="alert">{error}</p></main>;
+  if (!models) return <main><h1>Contact deactivation</h1><p>Loading…</p></main>;
+  const withPairs = rows.filter((m) => m.speedup);
+  return (
+    <main class="wide">
+      <h1>Contact deactivation across models</h1>
+      <p>Speed-up = wall time with deactivation off / on, over the pairs of done jobs of a sweep that differ only in
+        <code>contact_deactivation</code> (a sweep with <code>"solver": {'{'}"contact_deactivation": [true, false]{'}'}</code>).</p>
+      <div class="controls">
+        <label class="check"><input type="checkbox" id="compare-all" checked={all} onChange={(e) => setQuery({ all: e.currentTarget.checked ? 1 : null })} />
+          models without pairs too</label>
+        <p id="compare-count">{withPairs.length} models with pairs</p>
+        <button type="button" id="compare-csv" onClick={download}>CSV of this table</button>
+      </div>
+      {withPairs.length > 0 && <Boxes rows={withPairs} />}
+      <div class="scroll-x">
+        <table class="list" id="compare-table">
+          <thead><tr>{COLS.map((c) => (
+            <th scope="col" aria-sort={c.key === sort ? (desc ? 'descending' : 'ascending') : 'none'}>
+              <button type="button" class="sort" data-sort={c.key}
+                onClick={() => setQuery({ sort: c.key, desc: c.key === sort && !desc ? 1 : null })}>
+                {c.label}{c.key === sort ? (desc ? ' ▼' : ' ▲') : ''}</button></th>))}</tr></thead>
+          <tbody>{rows.map((m) => (
+            <tr data-model={m.model}>{COLS.map((c) => {
+              const v = c.get(m);
+              return c.text ? <td>{v}</td> : <td class="num" data-col={c.key} data-v={v === null || v === undefined ? '' : v}>{fmtNum(v)}</td>;
+            })}</tr>))}</tbody>
+        </table>
+      </div>
+    </main>
+  );
+}

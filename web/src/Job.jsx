@@ -1,0 +1,107 @@
+// Job.jsx - view 3: a job and its neighbours.  Channel plots against time
+// (decimated on the server, /api/v1/samples) with other jobs overlaid, and
+// the planar animation (the stored samples, /api/v1/jobs/{id}/result), one
+// time shared by both.  State in the URL:
+//   /jobs/<id>?with=ID,ID   jobs overlaid in the plots
+//   &ch=NAME,NAME           channels plotted (default: the first four)
+//   &t=SECONDS              the time shown (written when not playing)
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { apiGet } from './api.js';
+import { Link, setQuery } from './router.jsx';
+import { Plots } from './Plots.jsx';
+import { Anim } from './Anim.jsx';
+import { fmtNum } from './format.js';
+
+const POINTS = 1000;
+
+export function Job({ id, query }) {
+  const [job, setJob] = useState(null);
+  const [def, setDef] = useState(null);
+  const [result, setResult] = useState(null);
+  const [samples, setSamples] = useState(null);
+  const [error, setError] = useState(null);
+  const [t, setTstate] = useState(Number(query.get('t')) || 0);
+  const [playing, setPlaying] = useState(false);
+  const [speed, setSpeed] = useState(1);
+  const withIds = (query.get('with') || '').split(',').map((s) => s.trim()).filter((s) => /^\d{1,18}$/.test(s) && s !== id).slice(0, 19);
+  const chParam = query.get('ch');
+
+  useEffect(() => {
+    const ctl = new AbortController();
+    setError(null); setJob(null); setResult(null); setDef(null);
+    (async () => {
+      try {
+        const j = await apiGet(`/api/v1/jobs/${id}`, ctl.signal);
+        setJob(j);
+        const s = await apiGet(`/api/v1/sweeps/${j.sweep_id}`, ctl.signal);
+        const m = await apiGet(`/api/v1/models/${s.model_id}`, ctl.signal);
+        setDef(m.definition);
+        if (j.status === 'done') setResult(await apiGet(`/api/v1/jobs/${id}/result`, ctl.signal));
+      } catch (e) { if (e.name !== 'AbortError') setError(e.message); }
+    })();
+    return () => ctl.abort();
+  }, [id]);
+
+  const allChannels = result ? result.columns.slice(1) : [];
+  const channels = useMemo(() => {
+    const want = chParam ? chParam.split(',').filter((c) => allChannels.includes(c)) : allChannels.slice(0, 4);
+    return want;
+  }, [result, chParam]);
+
+  useEffect(() => {
+    if (!result || !channels.length) return undefined;
+    const ctl = new AbortController();
+    const ids = [id, ...withIds].join(',');
+    apiGet(`/api/v1/samples?jobs=${ids}&points=${POINTS}&channels=${channels.map(encodeURIComponent).join(',')}`, ctl.signal)
+      .then(setSamples).catch((e) => { if (e.name !== 'AbortError') setError(e.message); });
+    return () => ctl.abort();
+  }, [result, channels.join(','), withIds.join(',')]);
+
+  // the time goes to the URL when it stops moving
+  useEffect(() => {
+    if (playing) return undefined;
+    const h = setTimeout(() => setQuery({ t: t ? String(t) : null }), 150);
+    return () => clearTimeout(h);
+  }, [t, playing]);
+
+  if (error) return <main><h1>Job {id}</h1><p class="error" role="alert">{error}</p></main>;
+  if (!job) return <main><h1>Job {id}</h1><p>Loading…</p></main>;
+  const toggle = (c, on) => {
+    const next = on ? [...channels, c] : channels.filter((x) => x !== c);
+    setQuery({ ch: next.join(',') || null });
+  };
+  return (
+    <main class="wide">
+      <p class="crumbs"><Link href="/">Sweeps</Link> › <Link href={`/sweeps/${job.sweep_id}`}>sweep {job.sweep_id.slice(0, 8)}</Link> ›</p>
+      <h1>Job {job.id} <span class={`badge ${job.status}`} id="job-status">{job.status}</span></h1>
+      <dl class="summary">
+        {Object.entries(job.parameters || {}).map(([k, v]) => <div><dt>{k}</dt><dd>{fmtNum(v)}</dd></div>)}
+        {Object.entries(job.responses || {}).map(([k, v]) => <div><dt>{k}</dt><dd>{fmtNum(v)}</dd></div>)}
+        {job.metrics && <div><dt>CPU</dt><dd>{fmtNum(job.metrics.cpu_seconds)} s</dd></div>}
+        {job.metrics && <div><dt>steps</dt><dd>{job.metrics.steps}</dd></div>}
+      </dl>
+      {job.error && <p class="error">{job.error}</p>}
+      {job.status !== 'done' ? <p>No samples: the job is {job.status}.</p> : !result || !def ? <p>Loading samples…</p> : (
+        <div class="job-grid">
+          <section aria-label="Animation">
+            {def.dimension === 3 ? <p>The spatial animation (three.js) is not written yet.</p>
+              : <Anim def={def} params={job.parameters || {}} result={result} t={t} setT={setTstate}
+                playing={playing} setPlaying={setPlaying} speed={speed} setSpeed={setSpeed} />}
+          </section>
+          <section aria-label="Channels">
+            <div class="controls">
+              <details class="axes"><summary>Channels ({channels.length} of {allChannels.length})</summary>
+                <fieldset><legend>Channels plotted</legend>
+                  {allChannels.map((c) => <label class="check"><input type="checkbox" data-channel={c} checked={channels.includes(c)}
+                    onChange={(e) => toggle(c, e.currentTarget.checked)} />{c}</label>)}
+                </fieldset></details>
+              <label>Overlay jobs <input id="with" type="text" value={withIds.join(',')} placeholder="ids, comma-separated"
+                onChange={(e) => setQuery({ with: e.currentTarget.value.replace(/\s+/g, '') || null })} /></label>
+            </div>
+            {samples ? <Plots samples={samples} channels={channels} t={t} setT={(x) => { setPlaying(false); setTstate(x); }} /> : <p>Loading plots…</p>}
+          </section>
+        </div>
+      )}
+    </main>
+  );
+}

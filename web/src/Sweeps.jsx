@@ -1,0 +1,145 @@
+// Sweeps.jsx - view 1: every sweep with its status and live progress
+// (polled every 2 s, with If-None-Match), jobs with accuracy warnings, sort and filter (in the
+// URL: ?q=&status=&sort=&dir=), pause / resume / cancel with the API token.
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { apiPoll, apiPost } from './api.js';
+import { Link, setQuery } from './router.jsx';
+import { fmtDate, fmtEta } from './format.js';
+import { ForgetToken } from './TokenDialog.jsx';
+
+const POLL_MS = 2000;
+const STATUSES = ['queued', 'running', 'paused', 'done', 'cancelled'];
+
+const COLUMNS = [
+  { key: 'name', label: 'Name', get: (s) => s.name || '' },
+  { key: 'model', label: 'Model', get: (s) => s.model_name || s.model_id },
+  { key: 'design', label: 'Design', get: (s) => s.design },
+  { key: 'status', label: 'Status', get: (s) => s.status },
+  { key: 'progress', label: 'Progress', get: (s) => finished(s) / Math.max(1, s.njobs) },
+  { key: 'jobs', label: 'Jobs', get: (s) => s.njobs },
+  { key: 'failed', label: 'Failed', get: (s) => s.counts.failed || 0 },
+  { key: 'warnings', label: 'Accuracy warnings', get: (s) => s.jobs_with_warnings },
+  { key: 'eta', label: 'ETA', get: (s) => (s.eta ? new Date(s.eta).getTime() : Infinity) },
+  { key: 'created', label: 'Created', get: (s) => s.created_at },
+];
+
+function finished(s) { return (s.counts.done || 0) + (s.counts.failed || 0) + (s.counts.cancelled || 0); }
+
+function cmp(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
+
+export function Sweeps({ query }) {
+  const [items, setItems] = useState(null);
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(null);     // sweep id with a request under way
+  const [message, setMessage] = useState(null);
+  const [tick, setTick] = useState(0);
+  const q = query.get('q') || '';
+  const status = query.get('status') || '';
+  const sort = COLUMNS.some((c) => c.key === query.get('sort')) ? query.get('sort') : 'created';
+  const dir = query.get('dir') === 'asc' ? 'asc' : query.get('dir') === 'desc' ? 'desc' : (sort === 'created' ? 'desc' : 'asc');
+
+  // poll the list; stop when the view goes away
+  useEffect(() => {
+    let stop = false, timer = null;
+    const ctl = new AbortController();
+    const load = async () => {
+      try {
+        const d = await apiPoll('/api/v1/sweeps?limit=1000', ctl.signal);
+        if (!stop) { setItems(d.items); setError(null); }
+      } catch (e) { if (!stop && e.name !== 'AbortError') setError(e.message); }
+      if (!stop) timer = setTimeout(load, POLL_MS);
+    };
+    load();
+    return () => { stop = true; clearTimeout(timer); ctl.abort(); };
+  }, [tick]);
+
+  const rows = useMemo(() => {
+    if (!items) return [];
+    const ql = q.toLowerCase();
+    const col = COLUMNS.find((c) => c.key === sort);
+    const out = items.filter((s) => (!status || s.status === status) &&
+      (!ql || [s.name, s.model_name, s.model_id, s.id, s.design].some((x) => x && x.toLowerCase().includes(ql))));
+    out.sort((a, b) => cmp(col.get(a), col.get(b)) * (dir === 'asc' ? 1 : -1) || cmp(a.id, b.id));
+    return out;
+  }, [items, q, status, sort, dir]);
+
+  const act = async (s, what) => {
+    setBusy(s.id); setMessage(null);
+    try {
+      const r = await apiPost(`/api/v1/sweeps/${s.id}/${what}`);
+      setMessage(`Sweep ${s.name || s.id.slice(0, 8)}: ${r.status}.`);
+    } catch (e) { setMessage(`Could not ${what} ${s.name || s.id.slice(0, 8)}: ${e.message}`); }
+    setBusy(null);
+    setTick((t) => t + 1);
+  };
+
+  const header = (c) => {
+    const active = c.key === sort;
+    const next = active && dir === 'asc' ? 'desc' : 'asc';
+    return (
+      <th scope="col" aria-sort={active ? (dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
+        <button type="button" class="sort" data-sort={c.key} onClick={() => setQuery({ sort: c.key, dir: next })}>
+          {c.label}{active ? (dir === 'asc' ? ' ▲' : ' ▼') : ''}
+        </button>
+      </th>
+    );
+  };
+
+  return (
+    <main>
+      <h1>Sweeps</h1>
+      <div class="controls" role="search">
+        <label>Filter <input id="sweeps-q" type="search" value={q} placeholder="name, model, id"
+          onInput={(e) => setQuery({ q: e.currentTarget.value })} /></label>
+        <label>Status <select id="sweeps-status" value={status} onChange={(e) => setQuery({ status: e.currentTarget.value })}>
+          <option value="">any</option>
+          {STATUSES.map((s) => <option value={s}>{s}</option>)}
+        </select></label>
+        <ForgetToken />
+      </div>
+      {error && <p class="error" role="alert">Cannot read the sweeps: {error}</p>}
+      {message && <p class="message" role="status" id="sweeps-message">{message}</p>}
+      {!items ? <p>Loading…</p> : (
+        <>
+          <p id="sweeps-count" aria-live="polite">{rows.length} of {items.length} sweeps</p>
+          <div class="scroll-x">
+            <table class="list" id="sweeps-table">
+              <thead><tr>{COLUMNS.map(header)}<th scope="col">Actions</th></tr></thead>
+              <tbody>
+                {rows.map((s) => {
+                  const done = finished(s);
+                  return (
+                    <tr key={s.id} data-id={s.id} data-status={s.status}>
+                      <td><Link href={`/sweeps/${s.id}`}>{s.name || s.id.slice(0, 8)}</Link></td>
+                      <td title={s.model_id}>{s.model_name || s.model_id}</td>
+                      <td>{s.design}</td>
+                      <td><span class={`badge ${s.status}`}>{s.status}</span></td>
+                      <td class="progress">
+                        <progress max={s.njobs} value={done} aria-label={`${done} of ${s.njobs} jobs finished`} />
+                        <span class="num" data-col="finished">{done}</span>/{s.njobs}
+                        {(s.counts.running || 0) > 0 && <span class="muted"> ({s.counts.running} running)</span>}
+                      </td>
+                      <td class="num" data-col="jobs">{s.njobs}</td>
+                      <td class="num" data-col="failed">{s.counts.failed || 0}</td>
+                      <td class="num" data-col="warnings">{s.jobs_with_warnings}</td>
+                      <td data-col="eta">{s.status === 'running' ? fmtEta(s.eta) : ''}</td>
+                      <td>{fmtDate(s.created_at)}</td>
+                      <td class="actions">
+                        {(s.status === 'queued' || s.status === 'running') &&
+                          <button type="button" disabled={busy === s.id} onClick={() => act(s, 'pause')} aria-label={`Pause ${s.name || s.id}`}>Pause</button>}
+                        {s.status === 'paused' &&
+                          <button type="button" disabled={busy === s.id} onClick={() => act(s, 'resume')} aria-label={`Resume ${s.name || s.id}`}>Resume</button>}
+                        {(s.status === 'queued' || s.status === 'running' || s.status === 'paused') &&
+                          <button type="button" disabled={busy === s.id} onClick={() => act(s, 'cancel')} aria-label={`Cancel ${s.name || s.id}`}>Cancel</button>}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </main>
+  );
+}
