@@ -201,6 +201,27 @@ static int s_redundancy(const mbs_model *m, mbs_data *d, mbs_errlist *err)
     return 0;
 }
 
+double mbs_rank_margin(const mbs_model *m, const mbs_data *d)
+{
+    int n = m->nvar, ne = m->neq, r0 = ne - d->rep.redundant;
+    if (ne == 0 || r0 <= 0) return 1;
+    double *A = calloc((size_t)n * (size_t)ne, sizeof(double));
+    int *jp = calloc((size_t)ne, sizeof(int));
+    double *rd = malloc(sizeof(double) * (size_t)(ne < n ? ne : n) + sizeof(double));
+    double margin = 0;
+    if (A && jp && rd) {
+        for (int r = 0; r < ne; r++) {
+            const mbs_eq *e = &m->eq[r];
+            const double *row = d->jac + (e->cols - m->colpool);
+            for (int k = 0; k < e->nnz; k++) A[(size_t)r * n + e->cols[k]] = row[k];
+        }
+        int rank = mbs_qrcp_rank(n, ne, A, jp, rd, 1e-9);
+        if (rank >= 0 && r0 <= (ne < n ? ne : n) && rd[0] > 0) margin = rd[r0 - 1] / rd[0];
+    }
+    free(A); free(jp); free(rd);
+    return margin;
+}
+
 /* ---- velocities and accelerations ------------------------------------------------------ */
 
 int mbs_project_velocity(const mbs_model *m, mbs_data *d, const double *vin, double t)

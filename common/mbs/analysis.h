@@ -14,6 +14,13 @@ double mbs_alpha(const mbs_model *m);
  * when it needs an independent set (d->eq_on). */
 int mbs_keeps_redundant(const mbs_model *m);
 
+/* How close the constraint Jacobian in d->jac is to losing rank against
+ * the model's structural rank (neq minus the redundant equations found at
+ * assembly): |R_rr| / |R_11| of a QR factorisation with column pivoting of
+ * Phi_q^T, r that rank (1 without constraints; 0 on failure).  Dense: for
+ * occasional checks (a singular position), not for every step. */
+double mbs_rank_margin(const mbs_model *m, const mbs_data *d);
+
 /* The constraints at (x, v, t) into d (phi, jac, phit, gam, and Phi_q v in
  * d->r1), and the right-hand side of their Baumgarte-stabilised
  * acceleration equations Phi_q a = -c (integrator_rk.c, integrator_ed.c):

@@ -45,6 +45,11 @@ struct mbs_data {
     double *rk;           /* (16 n) Runge-Kutta stages and BDF predictor      */
     int rk_singular;      /* a stage of the current RK step met a singular
                              constraint Jacobian (counted warning)           */
+    int rk_worst;         /* the slowest multiplier iteration of the current
+                             RK step's stages (passes, 1000 = failed; 0: none
+                             slow); its stage's time and positions are kept in
+                             rk_worst_t and rk + 14 n (integrator_rk.c)      */
+    double rk_worst_t;
 
     /* generic scratch vectors */
     double *r1, *r2, *r3, *r4; /* (max(n, ne) + n + ne)                       */

@@ -21,6 +21,35 @@
  * and refreshed when the convergence is slow or w0 moved by more than 25 %.
  * Local error from the predictor-corrector difference of q and v.
  *
+ * Singular positions (the constraint Jacobian loses rank for an instant,
+ * e.g. the N-four-bar with its cranks horizontal; issue 9).  q and v stay
+ * smooth through them, but the multipliers have a pole (|lam| ~ F / sigma,
+ * sigma the vanishing singular value) and the degenerate components of the
+ * Newton solution are fixed only to rounding / sigma^2.  "Near a singular
+ * position" below means: the rank margin of the constraint Jacobian
+ * (mbs_rank_margin: QR with column pivoting against the structural rank) is
+ * below SING_RANK_MARGIN; it is computed only when one of the three
+ * situations arises, so regular mechanisms run as before.  Three rules make
+ * the passage independent of rounding:
+ *  - a step ending near a singular position whose converged multipliers
+ *    jumped by more than SING_LAM_JUMP (against the last accepted step's and
+ *    their running mean) is retaken with half the step, and the following
+ *    steps keep their end at least SING_MARGIN x h away from that time: a
+ *    point in the history whose velocities are fixed only by rounding made
+ *    every later step fail its error test until h fell below min_step;
+ *  - near a singular position, Newton iterates whose q, v increments have
+ *    stagnated at a fraction (NEWTON_NOISE) of the error weights are
+ *    accepted: that is the rounding floor of the degenerate components, and
+ *    asking for 1e-3 of the weights there could not succeed;
+ *  - near a singular position (at the last accepted point), a second
+ *    rejection in a row lowers the order by one, a third to 1 (DASSL's
+ *    rule; elsewhere the order still goes to 1 at the second): going
+ *    straight to BDF1 at the step of BDF5 made the error estimate explode
+ *    and the step collapse into the singular position.
+ * Without any one of the three, runs still failed under some rounding
+ * (measured: 1e-12 perturbed initial conditions, 30 seeds, reference BLAS
+ * and OpenBLAS; docs/accuracy.md).
+ *
  * With solver.contact_force_unknowns the compliant contacts' force
  * components f are Newton unknowns too (ADAMS' form): F2 gets - G^T f in
  * place of the contacts' part of Q, and F5 = f - law(q, v) is added, the
@@ -35,6 +64,21 @@
 
 #include <math.h>
 #include <string.h>
+
+/* Singular positions (see the header): a converged max |lam| more than
+ * SING_LAM_JUMP times the last accepted step's marks a step ending near a
+ * singular position; later steps end at least SING_MARGIN x h away from
+ * it; at most SING_RETRIES retakes per step.  NEWTON_NOISE: q, v increments
+ * (units of the error weights) below which a stagnating Newton iteration
+ * is at its rounding floor. */
+#define SING_LAM_JUMP 10.0
+#define SING_MARGIN 0.25
+#define SING_RETRIES 2
+#define NEWTON_NOISE 0.2
+/* rank margin (mbs_rank_margin) below which a point is near a singular
+ * position (measured at dopri5's slowest stages: the N-four-bar's passages
+ * 4.7e-4 .. 8.4e-3; Bricard's regular positions >= 0.137) */
+#define SING_RANK_MARGIN 3e-2
 
 /* Derivative weights at tau[0] of the Lagrange basis on nodes tau[0..k]. */
 static void s_weights(const double *tau, int k, double *w)
@@ -119,11 +163,27 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
     double *lam_pred = mu + (ne > 0 ? ne : 1);            /* predicted multipliers              */
     double tau[MBS_BDF_HIST + 1], w[MBS_BDF_HIST + 1], we[MBS_BDF_HIST + 1];
     int k = 1, steps_at_order = 0, fails = 0;
+    /* singular positions: max |lam| of the last accepted step with
+     * converged multipliers and its running mean (the floor of the jump test:
+     * a multiplier passing near zero, a pendulum's rod at the top, is no
+     * jump), the end time of the last step retaken for landing near one
+     * (-1: none), retakes of the current step */
+    double lam_ref = 0, lam_mean = 0, t_sing = -1;
+    int sing_retakes = 0;
+    for (int i = 0; i < ne; i++) lam_ref = fmax(lam_ref, fabs(d->lam[i]));
+    lam_mean = lam_ref;
     memcpy(d->ha, d->a, sizeof(double) * (size_t)n); /* acceleration of the last point */
     double w0_fact = 0; /* w0 of the factorised matrix (0: none)             */
     d->nhist = 0;
     s_push(d, n);
     while (d->t < T * (1 - 1e-14)) {
+        /* keep the step's end off a singular position found before: just
+         * past it by half the distance when that is a modest increase, else
+         * short of it */
+        if (t_sing > d->t && fabs(d->t + h - t_sing) < SING_MARGIN * h) {
+            double D = t_sing - d->t;
+            h = 1.5 * D <= 1.3 * h && 1.5 * D <= hmax ? 1.5 * D : 0.6 * D;
+        }
         if (d->t + h > T || d->t + 1.01 * h > T) h = T - d->t;
         double t1 = d->t + h;
         /* contact force unknowns: the pairs in the system for this step (a
@@ -179,7 +239,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
         memcpy(lam_s, d->lam, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
         memcpy(d->lam, lam_pred, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
         memset(mu, 0, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
-        int converged = 0, fresh = 0;
+        int converged = 0, fresh = 0, lam_conv = 0; /* lam_conv: the multipliers converged too */
         double prev = 0, prev_qv = 0;
         for (int attempt = 0; attempt < 2 && !converged; attempt++) {
             if (attempt == 1) {
@@ -267,9 +327,13 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
                 if (!isfinite(dn) || !isfinite(dl)) break;
                 double all = fmax(dn, dl);
                 double rate = it > 0 && prev > 0 ? all / prev : 0, rate_qv = it > 0 && prev_qv > 0 ? dn / prev_qv : 0;
+                double dn_prev = prev_qv;
                 prev = all;
                 prev_qv = dn;
-                if (all < 1e-3 || (it > 0 && rate < 0.9 && rate / (1 - rate) * all < 0.05)) { converged = 1; break; }
+                if (all < 1e-3 || (it > 0 && rate < 0.9 && rate / (1 - rate) * all < 0.05)) {
+                    converged = lam_conv = 1;
+                    break;
+                }
                 /* the step is decided on the positions and velocities: the
                  * multipliers are algebraic, and near a singular position
                  * they are undetermined along the Jacobian's left null space
@@ -282,7 +346,14 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
                  * singular positions depend on the last bits of the BLAS
                  * (issue 9) */
                 int qv_ok = !cu && (dn < 1e-3 || (it > 0 && rate_qv < 0.9 && rate_qv / (1 - rate_qv) * dn < 0.05));
-                if (qv_ok && it == maxit - 1) {
+                /* q and v at their rounding floor near a singular position
+                 * (the degenerate components are fixed only to rounding /
+                 * sigma^2 there): two increments in a row within
+                 * NEWTON_NOISE of the weights, no longer contracting, and
+                 * the Jacobian (at the iterate) near a rank loss */
+                int qv_floor = !cu && it > 0 && dn <= NEWTON_NOISE && dn_prev <= NEWTON_NOISE && rate_qv >= 0.5 &&
+                               mbs_rank_margin(m, d) < SING_RANK_MARGIN;
+                if ((qv_ok && it == maxit - 1) || qv_floor) {
                     converged = 1;
                     d->met.singular_steps++;
                     break;
@@ -307,13 +378,42 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
             }
             en = sqrt(acc / (2.0 * (n > 0 ? n : 1)));
         }
-        if (converged && en <= 1.0) {
+        /* a step ending near a singular position: its converged multipliers
+         * jumped (pole |lam| ~ F / sigma); retaken with half the step, and
+         * later steps keep off that time */
+        int sing_land = 0;
+        if (converged && lam_conv && !cu && sing_retakes < SING_RETRIES && lam_ref > 0) {
+            double lm = 0;
+            for (int i = 0; i < ne; i++) lm = fmax(lm, fabs(d->lam[i]));
+            /* and the Jacobian (at the last iterate) near a rank loss: a
+             * multiplier may jump for other reasons (a sudden load) */
+            sing_land = lm > SING_LAM_JUMP * fmax(lam_ref, lam_mean) && mbs_rank_margin(m, d) < SING_RANK_MARGIN;
+        }
+        if (sing_land) {
+            d->met.rejected_steps++;
+            sing_retakes++;
+            t_sing = t1;
+            memcpy(d->x, d->qh[0], sizeof(double) * (size_t)n);
+            memcpy(d->v, d->vh[0], sizeof(double) * (size_t)n);
+            memcpy(d->a, d->ha, sizeof(double) * (size_t)n);
+            memcpy(d->lam, lam_s, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+            h *= 0.5;
+            w0_fact = 0;
+        } else if (converged && en <= 1.0) {
             /* accept */
             memcpy(d->xp, d->qh[0], sizeof(double) * (size_t)n);
             memcpy(d->vp, d->vh[0], sizeof(double) * (size_t)n);
             d->tp = d->th[0];
             /* ap: acceleration of the previous point kept in d->ha */
             memcpy(d->ap, d->ha, sizeof(double) * (size_t)n);
+            sing_retakes = 0;
+            if (lam_conv) {
+                double lm = 0;
+                for (int i = 0; i < ne; i++) lm = fmax(lm, fabs(d->lam[i]));
+                /* mean over about the last 20 steps, a pole's values capped */
+                lam_mean += 0.05 * (fmin(lm, SING_LAM_JUMP * fmax(lam_mean, lam_ref)) - lam_mean);
+                lam_ref = lm;
+            }
             d->t = t1 >= T * (1 - 1e-14) ? T : t1;
             d->met.steps++;
             mbs_note_error(d, en);
@@ -351,7 +451,18 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
             memcpy(d->lam, lam_s, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
             if (!converged) h *= 0.25;
             else h *= fmax(0.2, 0.9 * pow(en, -1.0 / (kk + 1)));
-            if (fails >= 2) { k = 1; steps_at_order = 0; }
+            if (fails >= 2) {
+                /* back to order 1; near a singular position (rank margin of
+                 * the last accepted point) down by one, to 1 after a third
+                 * rejection */
+                int gentle = fails < 3 && kk > 1;
+                if (gentle) {
+                    mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
+                    gentle = mbs_rank_margin(m, d) < SING_RANK_MARGIN;
+                }
+                k = gentle ? kk - 1 : 1;
+                steps_at_order = 0;
+            }
             w0_fact = 0;
         }
         h = fmin(h, hmax);

@@ -10,6 +10,20 @@
  * iterations on the SPD matrix M + alpha Phi_q^T Phi_q (banded for chains),
  * which also tolerates redundant constraints.  Step size by the embedded
  * 4th-order error estimate (local error per unit step, mixed abs/rel).
+ *
+ * Singular positions.  Where the constraint Jacobian loses rank for an
+ * instant (the N-four-bar's cranks horizontal), the index-1 accelerations
+ * are not determined: the branches of the mechanism meet there and this
+ * form has nothing that keeps the motion on its own (measured: the
+ * N-four-bar at tolerance 1e-9 leaves its parallelogram branch at the
+ * fourth passage, the cranks locked horizontal, energy 35.8 -> 9.1 J).  An
+ * accepted step one of whose stages had a slow multiplier iteration gets a
+ * rank check at its slowest stage (QR with column pivoting of Phi_q^T,
+ * against the structural rank found at assembly, so that redundant
+ * constraints such as Bricard's do not count); a margin below
+ * RK_RANK_MARGIN puts a warning in the run's metrics (once, with the time):
+ * the run says that it passed a singular position that this method cannot
+ * resolve, instead of leaving the branch silently.
  */
 #include "integrators.h"
 #include "accuracy.h"
@@ -19,6 +33,14 @@
 
 #include <math.h>
 #include <string.h>
+
+/* Rank margin (R_rr / R_11 at the structural rank, mbs_rank_margin) below
+ * which the slowest stage of a step was at a singular position.  Measured
+ * (tolerance 1e-3 .. 1e-9): the N-four-bar's passages 4.7e-4 .. 8.4e-3 (N = 2
+ * and 40); Bricard's regular steps, whose multiplier iteration is slow
+ * because of its redundant constraint, 0.137 at the least. */
+#define RK_RANK_MARGIN 3e-2
+#define RK_CHECK_EVERY 8
 
 /* Acceleration of the index-1 + Baumgarte problem at (t, x, v) into a (an
  * mbs_accel_fn of dopri5.h; ctx unused). */
@@ -40,7 +62,17 @@ static int s_accel(const mbs_model *m, mbs_data *d, double t, const double *x, c
      * on a well-conditioned Jacobian) means Phi_q is nearly rank deficient:
      * the accelerations are barely determined; flagged for the step's
      * warning */
-    if (it < 0 || it > 10) d->rk_singular = 1;
+    if (it < 0 || it > 10) {
+        /* the slowest stage of the step: its positions are checked for a
+         * rank loss if the step is accepted */
+        int sev = it < 0 ? 1000 : it;
+        if (sev > d->rk_worst) {
+            d->rk_worst = sev;
+            d->rk_worst_t = t;
+            memcpy(d->rk + 14 * (size_t)m->nvar, x, sizeof(double) * (size_t)m->nvar);
+        }
+        d->rk_singular = 1;
+    }
     return 0;
 }
 
@@ -59,14 +91,16 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_
     /* FSAL: first stage is the current state */
     memcpy(kx[0], d->v, sizeof(double) * (size_t)n);
     memcpy(kv[0], d->a, sizeof(double) * (size_t)n);
-    int rejected_in_row = 0;
+    int rejected_in_row = 0, warned_singular = 0, skip_checks = 0;
     while (d->t < T * (1 - 1e-14)) {
         if (d->t + h > T) h = T - d->t;
         if (d->t + 1.01 * h > T) h = T - d->t;
         /* stages 2..7 */
         d->rk_singular = 0;
+        d->rk_worst = 0;
         if (mbs_dopri5_stages(m, d, d->t, d->x, d->v, h, kx, kv, xs, vs, s_accel, NULL) != 0) {
-            mbs_err_add(err, "", "t = %.6g: singular mass/constraint matrix", d->t);
+            mbs_err_add(err, "", "t = %.6g: singular mass/constraint matrix (at a singular position of the mechanism "
+                        "dopri5 on the index-1 form cannot continue; use bdf)", d->t);
             return MBS_ESINGULAR;
         }
         /* xs, vs now hold the 5th-order solution (stage 7 = b weights) */
@@ -84,6 +118,23 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_
             d->met.steps++;
             mbs_note_error(d, en);
             if (d->rk_singular) d->met.singular_steps++;
+            if (d->rk_singular && !warned_singular && skip_checks > 0) skip_checks--;
+            else if (d->rk_singular && !warned_singular) {
+                /* the slowest stage: how close to losing rank was Phi_q?  A
+                 * margin far above the threshold (slow iterations at regular
+                 * positions: redundant constraints) is checked again only
+                 * every RK_CHECK_EVERY slow steps (Bricard: +5 % CPU with a
+                 * check at each) */
+                mbs_cons_eval(m, d->rk + 14 * (size_t)n, d->rk_worst_t, d->phi, d->jac);
+                double margin = mbs_rank_margin(m, d);
+                if (margin > 4 * RK_RANK_MARGIN) skip_checks = RK_CHECK_EVERY - 1;
+                if (margin < RK_RANK_MARGIN) {
+                    warned_singular = 1;
+                    mbs_warn(d, "t = %.4g: passed a singular position (constraint Jacobian rank margin %.1e): dopri5 "
+                             "on the index-1 form cannot tell the branches apart there and may have left the "
+                             "mechanism's branch; use bdf", d->rk_worst_t, margin);
+                }
+            }
             memcpy(kx[0], kx[6], sizeof(double) * (size_t)n);
             memcpy(kv[0], kv[6], sizeof(double) * (size_t)n);
             int rc = mbs_step_done(m, d, smp, err);

@@ -21,6 +21,9 @@
  *
  * Each run is checked against tests/reference/<example>.json exactly as
  * reference_test does (same end time, same tolerances, periods included).
+ * A combination excluded from those checks (t_excluded: dopri5 on the
+ * N-four-bar) must say so instead: its run (seed 1, the first 5 s) fails
+ * or carries a warning.
  * While tests/reference/iftomm_a05_flyball.json does not exist, the flyball
  * runs are checked against each other (see s_check_flyball_pair).
  *
@@ -49,14 +52,15 @@ static const char *const EXAMPLES[] = {
 /* ---- which BLAS / LAPACK this process calls ------------------------------------ */
 
 /* Runs that fail today under some builds, with the reason (issue 9's note
- * says what is left).  Counted and printed, not passed. */
+ * says what is left).  Counted and printed, not passed.  None at present:
+ * the N-four-bar N = 40 with bdf, listed here until BDF kept off its singular
+ * positions (integrator_bdf.c), stopped for 5 seeds in 10 under the reference
+ * BLAS and 2 in 10 under OpenBLAS. */
 static int s_nknown;
 static const char *s_known_failure(const char *example, const char *integrator)
 {
-    if (!strcmp(example, "iftomm_a02_four_bar_n40") && !strcmp(integrator, "bdf"))
-        return "BDF's Newton on the GGL matrix at the 41-fold singular position (cranks horizontal) "
-               "depends on rounding: with 1e-12 perturbed initial conditions one seed in three stops "
-               "under the reference BLAS";
+    (void)example;
+    (void)integrator;
     return NULL;
 }
 
@@ -186,6 +190,20 @@ static void s_check_reference(const char *name, json_t *refs, int nseed)
         const char *why = t_excluded(name, t_integ_name(k));
         if (why) {
             printf("  %-26s %-15s NOT CHECKED: %s\n", name, t_integ_name(k), why);
+            /* but the run must say so (issue 9): fail, or carry a warning
+             * (tolerance_met false); seed 1, the first 5 s (CI budget: the
+             * N-four-bar N = 2 with dopri5 leaves its branch at 3.2 s and
+             * then needs some 7000 steps per second) */
+            t_run r;
+            double tsay = fmin(tend, 5.0);
+            s_run(name, k, 1, tsay, NULL, &r);
+            int says = r.rc != 0 || (r.met.nwarning > 0 && !r.met.tolerance_met);
+            CHECK(says);
+            printf("  %-26s %-15s seed 1, t <= %g s: %s: %s\n", name, t_integ_name(k), tsay,
+                   says ? "the run says so" : "SILENT (no error, no warning)",
+                   r.rc ? (r.err.n ? r.err.e[r.err.n - 1].message : "(no message)")
+                        : r.met.nwarning ? r.met.warning[0] : "-");
+            t_run_free(&r);
             continue;
         }
         for (int seed = 1; seed <= nseed; seed++) {

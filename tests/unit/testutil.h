@@ -212,7 +212,8 @@ static inline const char *t_excluded(const char *example, const char *integrator
     static const struct { const char *example, *integrator, *why; } list[] = {
         {"iftomm_a02_four_bar_n2", "dopri5",
          "index-1 + Baumgarte: the accelerations are undefined at the exact singular positions; measured: the "
-         "run leaves the parallelogram branch (error 1300x the tolerance) and needs ~180 AL passes per stage"},
+         "run leaves the parallelogram branch (error 1300x the tolerance) and needs ~180 AL passes per stage; the "
+         "run says so (a singular-position warning in its metrics, checked in robustness_test)"},
         {"iftomm_a02_four_bar_n40", "dopri5", "same as N = 2"},
         {"iftomm_a05_flyball", "trapezoidal_al",
          "the trapezoidal rule is not L-stable: the stiff spring's mode rings at the example's step (spring force "
