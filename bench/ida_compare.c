@@ -66,6 +66,7 @@
 #include "mbs/output.h"
 #include "mbs/system.h"
 #include "mechanism.h"
+#include "../tests/unit/testutil.h" /* t_slurp, t_sets_parse */
 
 #include <ida/ida.h>
 #include <nvector/nvector_serial.h>
@@ -102,20 +103,6 @@ static double s_cpu(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static char *s_slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
-    if (buf) buf[n] = 0;
-    fclose(f);
-    return buf;
-}
-
 /* ---- reference values ---------------------------------------------------------------------- */
 
 typedef struct {
@@ -143,20 +130,10 @@ static int s_level(mbs_quantity q)
 /* Parse a mechanism with overrides "NAME=VALUE" (NULL terminated). */
 static mbs_spec *s_parse(const char *text, const char *const *sets, mbs_errlist *err)
 {
-    mech_override ov[16];
-    char buf[16][128];
-    int nov = 0;
-    for (int i = 0; sets[i] && nov < 16; i++) {
-        snprintf(buf[nov], sizeof buf[nov], "%s", sets[i]);
-        char *eq = strchr(buf[nov], '=');
-        if (!eq) continue;
-        *eq = 0;
-        ov[nov].name = buf[nov];
-        ov[nov].value = eq + 1;
-        nov++;
-    }
+    t_sets ts;
+    t_sets_parse(&ts, sets);
     memset(err, 0, sizeof *err);
-    return mech_parse(text, strlen(text), ov, nov, err);
+    return mech_parse(text, strlen(text), ts.ov, ts.n, err);
 }
 
 static int s_load_case(const char *name, s_case *c)
@@ -165,7 +142,7 @@ static int s_load_case(const char *name, s_case *c)
     c->name = name;
     char path[512];
     snprintf(path, sizeof path, "examples/%.200s.json", name);
-    c->text = s_slurp(path);
+    c->text = t_slurp(path, NULL);
     if (!c->text) { fprintf(stderr, "ida_compare: cannot read %s (run from the repository root)\n", path); return -1; }
     mbs_errlist el;
     const char *none[] = {NULL};

@@ -202,18 +202,10 @@ static void s_parse_error(const char *path, const char *const *sets, const char 
     char *text = t_slurp(path, &len);
     CHECK(text != NULL);
     if (!text) return;
-    mech_override ov[4];
-    int n = 0;
-    char buf[4][96];
-    for (; sets[n]; n++) {
-        snprintf(buf[n], sizeof buf[n], "%s", sets[n]);
-        char *eq = strchr(buf[n], '=');
-        *eq = 0;
-        ov[n].name = buf[n];
-        ov[n].value = eq + 1;
-    }
+    t_sets ts;
+    t_sets_parse(&ts, sets);
     mbs_errlist err = {0};
-    mbs_spec *sp = mech_parse(text, len, ov, n, &err);
+    mbs_spec *sp = mech_parse(text, len, ts.ov, ts.n, &err);
     free(text);
     CHECK(sp == NULL);
     int found = 0;

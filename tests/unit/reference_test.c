@@ -26,15 +26,7 @@ static void s_check_example(const char *name, int quick)
     CHECK(refs != NULL && json_is_array(refs));
     if (!refs) return;
     /* end time: the largest reference time, capped */
-    double cap = quick ? 2.0 : 100.0, tend = 0;
-    size_t i;
-    json_t *e;
-    json_array_foreach(refs, i, e) {
-        json_t *t = json_object_get(e, "t");
-        if (json_is_number(t) && json_number_value(t) <= cap) tend = fmax(tend, json_number_value(t));
-        /* periods: 20 s of motion, at least three periods even when capped */
-        if (json_is_null(t)) tend = fmax(tend, fmax(fmin(cap, 20.0), 3.2 * json_number_value(json_object_get(e, "value"))));
-    }
+    double tend = t_ref_tend(refs, quick ? 2.0 : 100.0);
     if (tend <= 0) { json_decref(refs); return; }
     char tset[64];
     snprintf(tset, sizeof tset, "solver.t_end=%.17g", tend);

@@ -175,16 +175,8 @@ static void s_run(const char *name, int k, int seed, double t_end, const char *c
 
 static void s_check_reference(const char *name, json_t *refs, int nseed)
 {
-    /* end time: the largest reference time (cap 100 s); periods: 20 s of motion
-     * and at least three periods (reference_test's rule without --quick) */
-    double cap = 100.0, tend = 0;
-    size_t i;
-    json_t *e;
-    json_array_foreach(refs, i, e) {
-        json_t *t = json_object_get(e, "t");
-        if (json_is_number(t) && json_number_value(t) <= cap) tend = fmax(tend, json_number_value(t));
-        if (json_is_null(t)) tend = fmax(tend, fmax(fmin(cap, 20.0), 3.2 * json_number_value(json_object_get(e, "value"))));
-    }
+    /* end time: reference_test's rule without --quick (cap 100 s) */
+    double tend = t_ref_tend(refs, 100.0);
     if (!CHECK(tend > 0)) return;
     for (int k = 0; k < 3; k++) {
         const char *why = t_excluded(name, t_integ_name(k));

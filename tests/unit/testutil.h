@@ -41,6 +41,29 @@ static inline char *t_slurp(const char *path, size_t *len)
     return buf;
 }
 
+/* "NAME=VALUE" strings (NULL-terminated; entries without '=' are skipped, at
+ * most T_MAXSET kept) as parser overrides: ov[0..n) point into buf. */
+#define T_MAXSET 32
+typedef struct {
+    mech_override ov[T_MAXSET];
+    char buf[T_MAXSET][128];
+    int n;
+} t_sets;
+static inline int t_sets_parse(t_sets *s, const char *const *sets)
+{
+    memset(s, 0, sizeof *s);
+    for (int i = 0; sets && sets[i] && s->n < T_MAXSET; i++) {
+        snprintf(s->buf[s->n], sizeof s->buf[s->n], "%s", sets[i]);
+        char *eq = strchr(s->buf[s->n], '=');
+        if (!eq) continue;
+        *eq = 0;
+        s->ov[s->n].name = s->buf[s->n];
+        s->ov[s->n].value = eq + 1;
+        s->n++;
+    }
+    return s->n;
+}
+
 /* Run a mechanism given as JSON text with "NAME=VALUE" overrides (NULL
  * terminated), `hook(spec, ctx)` called after parsing and before
  * the model is built (e.g. to perturb the initial conditions); hook may be
@@ -49,19 +72,9 @@ static inline int t_run_text_with(const char *text, const char *const *sets, voi
                                   void *ctx, t_run *r)
 {
     memset(r, 0, sizeof *r);
-    mech_override ov[32] = {{0}};
-    char buf[32][128];
-    int nov = 0;
-    for (int i = 0; sets && sets[i] && nov < 32; i++) {
-        snprintf(buf[nov], sizeof buf[nov], "%s", sets[i]);
-        char *eq = strchr(buf[nov], '=');
-        if (!eq) continue;
-        *eq = 0;
-        ov[nov].name = buf[nov];
-        ov[nov].value = eq + 1;
-        nov++;
-    }
-    r->spec = mech_parse(text, strlen(text), ov, nov, &r->err);
+    t_sets ts;
+    t_sets_parse(&ts, sets);
+    r->spec = mech_parse(text, strlen(text), ts.ov, ts.n, &r->err);
     if (!r->spec) {
         for (int i = 0; i < r->err.n; i++) fprintf(stderr, "  parse: %s: %s\n", r->err.e[i].pointer, r->err.e[i].message);
         r->rc = MBS_EINVAL;
@@ -156,6 +169,22 @@ static inline double t_maxdiff(const t_run *a, const t_run *b, const char *name)
 }
 
 /* ---- shared by the reference and robustness tests ---------------------------- */
+
+/* End time of the reference checks of a tests/reference file: its largest
+ * reference time up to cap; a period entry (t null) asks for 20 s of motion
+ * (at most cap) and at least three periods even when capped.  0: none. */
+static inline double t_ref_tend(json_t *refs, double cap)
+{
+    double tend = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(refs, i, e) {
+        json_t *t = json_object_get(e, "t");
+        if (json_is_number(t) && json_number_value(t) <= cap) tend = fmax(tend, json_number_value(t));
+        if (json_is_null(t)) tend = fmax(tend, fmax(fmin(cap, 20.0), 3.2 * json_number_value(json_object_get(e, "value"))));
+    }
+    return tend;
+}
 
 /* Settings per integrator k of the reference checks, for example `name`:
  * 0 trapezoidal_al with the fixed step and tolerance that example needs
