@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "spec.h"
@@ -23,30 +24,113 @@ double mbs_local_tolerance_factor(int integrator, double rtol)
     return 1.0;
 }
 
+/* Grow a body's list of attachment points (at most 64 kept: the size is a
+ * max over pairs, and a body with more points is already measured). */
+typedef struct { int n; double p[64][3]; } s_pts;
+static void s_add(s_pts *P, const double x[3])
+{
+    if (P->n < 64) { memcpy(P->p[P->n], x, sizeof(double) * 3); P->n++; }
+}
+
+double mbs_tolerance_length(const mbs_model *m)
+{
+    const mbs_spec *s = m->spec;
+    double L = 0;
+    s_pts *P = malloc(sizeof *P);
+    if (!P) return m->length_scale > 0 ? m->length_scale : 1.0;
+    for (int b = 0; b < s->nbody; b++) {
+        /* the points body b is attached by: centre of mass, joint points,
+         * spring ends, point-force points; plus its shapes' sizes */
+        P->n = 0;
+        s_add(P, s->bodies[b].com);
+        for (int j = 0; j < s->njoint; j++) {
+            const mbs_joint_spec *J = &s->joints[j];
+            for (int k = 0; k < 2; k++)
+                if (J->body[k] == b) s_add(P, J->type == MBS_JOINT_DISTANCE ? J->points[k] : J->at);
+        }
+        for (int f = 0; f < s->nforce; f++) {
+            const mbs_force_spec *F = &s->forces[f];
+            if (F->type == MBS_FORCE_SPRING_DAMPER) {
+                for (int k = 0; k < 2; k++) if (F->body[k] == b) s_add(P, F->points[k]);
+            } else if (F->type == MBS_FORCE_POINT_FORCE && F->body[0] == b) {
+                s_add(P, F->at);
+            }
+        }
+        double size = 0;
+        for (int i = 0; i < P->n; i++)
+            for (int k = i + 1; k < P->n; k++) {
+                double dx = P->p[i][0] - P->p[k][0], dy = P->p[i][1] - P->p[k][1], dz = P->p[i][2] - P->p[k][2];
+                size = fmax(size, sqrt(dx * dx + dy * dy + dz * dz));
+            }
+        for (int h = 0; h < s->nshape; h++) {
+            const mbs_shape_spec *S = &s->shapes[h];
+            if (S->body != b) continue;
+            size = fmax(size, 2 * S->radius);
+            size = fmax(size, 2 * sqrt(S->half[0] * S->half[0] + S->half[1] * S->half[1] + S->half[2] * S->half[2]));
+        }
+        L = fmax(L, size);
+    }
+    free(P);
+    return L > 0 && isfinite(L) ? L : (m->length_scale > 0 ? m->length_scale : 1.0);
+}
+
+/* Per-variable weights: a coordinate of a point (the NCS origin, a vector
+ * slot holding a point) is a length, weighted absolutely by rtol L whatever
+ * its distance from the origin (the error of a position does not depend on
+ * where the global frame is: with rtol |x| a 40-link chain's far end was
+ * held 40 times looser than its first link); a coordinate of a free vector
+ * (unit length) is dimensionless, weighted by rtol (a link of length L
+ * turning by rtol moves its end by rtol L).  Velocities: the same scales
+ * over t_end, plus rtol |v|.  Variables of no body slot (force states) keep
+ * atol + rtol |x|. */
+static void s_var_weights(const mbs_model *m, mbs_tol *t, double rtol, double L, double T)
+{
+    int n = m->nvar, dim = m->dim;
+    for (int i = 0; i < n; i++) { t->ax[i] = t->atol_x; t->rx[i] = rtol; t->av[i] = t->atol_v; }
+    for (int b = 0; b < m->nbody; b++) {
+        const mbs_body *B = &m->body[b];
+        for (int sl = 0; sl < m->nb; sl++) {
+            int v = B->var[sl];
+            if (v < 0 || v >= n) continue;
+            int k = sl < dim ? -1 : (sl - dim) / dim;
+            if (k < 0 || B->vec_is_point[k]) {
+                t->ax[v] = rtol * L; t->rx[v] = 0; t->av[v] = rtol * L / T;
+            } else {
+                t->ax[v] = rtol; t->rx[v] = 0; t->av[v] = rtol / T;
+            }
+        }
+    }
+    t->per_var = 1;
+}
+
 void mbs_tol_init(const mbs_model *m, mbs_data *d)
 {
     const mbs_solver_spec *o = &m->spec->solver;
     mbs_tol *t = &d->tol;
     double rtol = o->tolerance > 0 ? o->tolerance : 1e-6, atol_x, atol_v;
-    if (!(o->abs_tolerance > 0)) {
+    double T = o->t_end > 0 ? o->t_end : 1.0, L = mbs_tolerance_length(m);
+    int derived = !(o->abs_tolerance > 0);
+    if (derived) {
         /* derived: L the characteristic length, L / t_end its speed */
-        double L = m->length_scale > 0 ? m->length_scale : 1.0;
         atol_x = rtol * L;
-        atol_v = rtol * L / (o->t_end > 0 ? o->t_end : 1.0);
+        atol_v = rtol * L / T;
     } else {
         atol_x = atol_v = o->abs_tolerance;
     }
     /* the user's tolerances are global targets; the step control holds
      * the local error to a fraction of them */
     double f = o->analysis == MBS_ANALYSIS_DYNAMICS ? mbs_local_tolerance_factor(o->integrator, rtol) : 1.0;
-    /* not below 1e-10 unless asked for: Newton's tests scale with the
-     * weights, and at 1e-11 BDF's iteration no longer converges through the
-     * N-four-bar's singular positions (measured: N = 2 stops at t = 5.1 at
-     * tolerance 1e-9 with the local 1.3e-11) */
-    if (f * rtol < 1e-10) f = fmin(1.0, 1e-10 / rtol);
+    /* not below 1e-13: rounding (the last digits of a coordinate of order
+     * L).  Near singular positions the BDF keeps its weights above the
+     * rounding noise of the degenerate components itself (integrator_bdf.c,
+     * NOISE_C); a floor of 1e-10 here used to stand for that, and left tol
+     * 1e-9 looser than calibrated. */
+    if (f * rtol < 1e-13) f = fmin(1.0, 1e-13 / rtol);
     t->rtol = f * rtol;
     t->atol_x = f * atol_x;
     t->atol_v = f * atol_v;
+    t->per_var = 0;
+    if (derived && t->ax && t->rx && t->av) s_var_weights(m, t, f * rtol, L, T);
     d->met.tolerance = rtol;
     d->met.abs_tolerance = atol_x;
     d->met.error_estimate = 0;

@@ -4,9 +4,10 @@
  * tolerance_met flag and warnings every run reports in its metrics.
  *
  * Tolerances.  solver.tolerance (rtol) is the one knob: unless
- * solver.abs_tolerance is set, the absolute tolerance of a position is
- * rtol x L (L the model's characteristic length) and that of a velocity
- * rtol x L / t_end (the speed that covers L in the run; a running maximum
+ * solver.abs_tolerance is set, a point's coordinate is held to rtol x L (L
+ * the size of the largest moving body, mbs_tolerance_length; no term in
+ * |x|: where the global origin lies does not matter), a unit vector's to
+ * rtol, and their rates to the same over t_end plus rtol |v| (the speed that covers L in the run; a running maximum
  * of |v| was tried and let impacts of compliant contacts through with 40
  * times the velocity error).  So tightening rtol tightens everything, in the units of
  * the mechanism (a fixed absolute 1e-8 used to cap the accuracy of runs
@@ -37,9 +38,23 @@ double mbs_local_tolerance_factor(int integrator, double rtol);
  * accuracy metrics (tolerance, abs_tolerance, error_estimate, warnings). */
 void mbs_tol_init(const mbs_model *m, mbs_data *d);
 
-/* Weights of position i / velocity i at magnitudes |x|, |v|. */
-static inline double mbs_wx(const mbs_data *d, double ax) { return d->tol.atol_x + d->tol.rtol * ax; }
-static inline double mbs_wv(const mbs_data *d, double av) { return d->tol.atol_v + d->tol.rtol * av; }
+/* The length that scales the derived absolute tolerance: the size of the
+ * largest moving body (largest distance between its centre of mass, joint
+ * points, spring and force points; its shapes' diameters); the extent of
+ * the geometry when no body has a size. */
+double mbs_tolerance_length(const mbs_model *m);
+
+/* Weights of position / velocity variable i at magnitudes |x|, |v|. */
+static inline double mbs_tol_wx(const mbs_tol *t, int i, double ax)
+{
+    return t->per_var ? t->ax[i] + t->rx[i] * ax : t->atol_x + t->rtol * ax;
+}
+static inline double mbs_tol_wv(const mbs_tol *t, int i, double av)
+{
+    return t->per_var ? t->av[i] + t->rtol * av : t->atol_v + t->rtol * av;
+}
+static inline double mbs_wx(const mbs_data *d, int i, double ax) { return mbs_tol_wx(&d->tol, i, ax); }
+static inline double mbs_wv(const mbs_data *d, int i, double av) { return mbs_tol_wv(&d->tol, i, av); }
 
 /* Record the error estimate of an accepted step (units of the tolerance). */
 static inline void mbs_note_error(mbs_data *d, double en)

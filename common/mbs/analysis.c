@@ -222,6 +222,33 @@ double mbs_rank_margin(const mbs_model *m, const mbs_data *d)
     return margin;
 }
 
+int mbs_reselect_redundant(const mbs_model *m, mbs_data *d)
+{
+    int n = m->nvar, ne = m->neq, r0 = ne - d->rep.redundant;
+    if (ne == 0 || d->rep.redundant <= 0 || r0 <= 0) return 0;
+    double *A = calloc((size_t)n * (size_t)ne, sizeof(double));
+    int *jp = calloc((size_t)ne, sizeof(int));
+    double *rd = malloc(sizeof(double) * (size_t)(ne < n ? ne : n) + sizeof(double));
+    int changed = 0;
+    if (A && jp && rd) {
+        for (int r = 0; r < ne; r++) {
+            const mbs_eq *e = &m->eq[r];
+            const double *row = d->jac + (e->cols - m->colpool);
+            for (int k = 0; k < e->nnz; k++) A[(size_t)r * n + e->cols[k]] = row[k];
+        }
+        if (mbs_qrcp_rank(n, ne, A, jp, rd, 1e-9) >= 0 && r0 <= (ne < n ? ne : n)) {
+            for (int c = 0; c < ne; c++) {
+                int on = c < r0, e = jp[c];
+                if (d->eq_on[e] != on) changed = 1;
+                d->eq_on[e] = (char)on;
+                if (!on) d->lam[e] = 0;
+            }
+        }
+    }
+    free(A); free(jp); free(rd);
+    return changed;
+}
+
 /* ---- velocities and accelerations ------------------------------------------------------ */
 
 int mbs_project_velocity(const mbs_model *m, mbs_data *d, const double *vin, double t)

@@ -21,6 +21,15 @@ int mbs_keeps_redundant(const mbs_model *m);
  * occasional checks (a singular position), not for every step. */
 double mbs_rank_margin(const mbs_model *m, const mbs_data *d);
 
+/* Choose the independent constraint equations again (d->eq_on) at the
+ * Jacobian in d->jac: the first neq - redundant columns of a QR with column
+ * pivoting of Phi_q^T, the best conditioned set there.  For the methods
+ * that need an independent set (BDF): a set chosen at assembly can
+ * degenerate later in the motion (Bricard's at theta1 = pi/2).  Returns 1
+ * when the set changed (multipliers of equations switched off are set to
+ * 0), 0 when not or on failure.  Dense, like mbs_rank_margin. */
+int mbs_reselect_redundant(const mbs_model *m, mbs_data *d);
+
 /* The constraints at (x, v, t) into d (phi, jac, phit, gam, and Phi_q v in
  * d->r1), and the right-hand side of their Baumgarte-stabilised
  * acceleration equations Phi_q a = -c (integrator_rk.c, integrator_ed.c):

@@ -14,9 +14,13 @@
 typedef struct mbs_mj_ws mbs_mj_ws;
 
 /* Error weights of a run (accuracy.h): weight of a position x_i is
- * atol_x + rtol |x_i|, of a velocity atol_v + rtol |v_i|. */
+ * ax[i] + rx[i] |x_i|, of a velocity av[i] + rtol |v_i| (per variable: a
+ * point's coordinate and a unit vector's are weighted in their own units);
+ * with ax == NULL, atol_x + rtol |x_i| and atol_v + rtol |v_i|. */
 typedef struct {
     double rtol, atol_x, atol_v;
+    double *ax, *rx, *av; /* (n), used when per_var is set                    */
+    int per_var;
 } mbs_tol;
 
 struct mbs_data {

@@ -4,6 +4,8 @@
 #include "dopri5.h"
 
 #include <math.h>
+
+#include "accuracy.h"
 #include <string.h>
 
 static const double C[7] = {0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1, 1};
@@ -42,15 +44,15 @@ int mbs_dopri5_stages(const mbs_model *m, mbs_data *d, double t, const double *x
 }
 
 double mbs_dopri5_error(int n, double h, double *kx[7], double *kv[7], const double *x, const double *v,
-                        const double *xs, const double *vs, double rtol, double atol_x, double atol_v)
+                        const double *xs, const double *vs, const mbs_tol *tol)
 {
     double e2 = 0;
     for (int i = 0; i < n; i++) {
         double ex = 0, ev = 0;
         for (int s = 0; s < 7; s++) { ex += E[s] * kx[s][i]; ev += E[s] * kv[s][i]; }
         ex *= h; ev *= h;
-        double wx = atol_x + rtol * fmax(fabs(x[i]), fabs(xs[i]));
-        double wv = atol_v + rtol * fmax(fabs(v[i]), fabs(vs[i]));
+        double wx = mbs_tol_wx(tol, i, fmax(fabs(x[i]), fabs(xs[i])));
+        double wv = mbs_tol_wv(tol, i, fmax(fabs(v[i]), fabs(vs[i])));
         e2 += (ex / wx) * (ex / wx) + (ev / wv) * (ev / wv);
     }
     double en = sqrt(e2 / (2.0 * (n > 0 ? n : 1)));

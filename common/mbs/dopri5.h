@@ -25,8 +25,8 @@ int mbs_dopri5_stages(const mbs_model *m, mbs_data *d, double t, const double *x
                       double *kx[7], double *kv[7], double *xs, double *vs, mbs_accel_fn accel, void *ctx);
 
 /* Scaled norm of the embedded error estimate (positions and velocities,
- * weights atol + rtol max(|start|, |end|)); 1e10 when not finite. */
+ * weights of tol (accuracy.h) at max(|start|, |end|)); 1e10 when not finite. */
 double mbs_dopri5_error(int n, double h, double *kx[7], double *kv[7], const double *x, const double *v,
-                        const double *xs, const double *vs, double rtol, double atol_x, double atol_v);
+                        const double *xs, const double *vs, const mbs_tol *tol);
 
 #endif

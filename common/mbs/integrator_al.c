@@ -175,8 +175,8 @@ int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
          * the run when it exceeds the tolerance */
         double acc = 0;
         for (int i = 0; i < n; i++) {
-            double ex = h * h / 12.0 * (d->a[i] - d->ap[i]) / mbs_wx(d, fabs(d->x[i]));
-            double ev = k > 1 ? h / 12.0 * (d->a[i] - 2 * d->ap[i] + am[i]) / mbs_wv(d, fabs(d->v[i])) : 0;
+            double ex = h * h / 12.0 * (d->a[i] - d->ap[i]) / mbs_wx(d, i, fabs(d->x[i]));
+            double ev = k > 1 ? h / 12.0 * (d->a[i] - 2 * d->ap[i] + am[i]) / mbs_wv(d, i, fabs(d->v[i])) : 0;
             acc += ex * ex + ev * ev;
         }
         mbs_note_error(d, sqrt(acc / (2.0 * (n > 0 ? n : 1))));

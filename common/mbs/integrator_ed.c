@@ -373,7 +373,8 @@ static double s_step(const mbs_model *m, mbs_data *d, double h, double rtol, dou
     if (mbs_dopri5_stages(m, d, d->t, d->x, d->v, h, kx, kv, xs, vs, s_stage, NULL) != 0) return -1;
     memcpy(w->a1, kv[6], sizeof(double) * (size_t)n);
     s_events(d, w->g1);
-    return mbs_dopri5_error(n, h, kx, kv, d->x, d->v, xs, vs, rtol, atol, atol);
+    mbs_tol tw = {.rtol = rtol, .atol_x = atol, .atol_v = atol};
+    return mbs_dopri5_error(n, h, kx, kv, d->x, d->v, xs, vs, &tw);
 }
 
 /* ---- the mode LCP ------------------------------------------------------------------- */

@@ -104,7 +104,7 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_
             return MBS_ESINGULAR;
         }
         /* xs, vs now hold the 5th-order solution (stage 7 = b weights) */
-        double en = mbs_dopri5_error(n, h, kx, kv, d->x, d->v, xs, vs, d->tol.rtol, d->tol.atol_x, d->tol.atol_v);
+        double en = mbs_dopri5_error(n, h, kx, kv, d->x, d->v, xs, vs, &d->tol);
         double fac = en > 0 ? 0.9 * pow(en, -0.2) : 5.0;
         if (en <= 1.0) {
             memcpy(d->xp, d->x, sizeof(double) * (size_t)n);

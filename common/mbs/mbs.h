@@ -143,6 +143,8 @@ typedef struct {
     long singular_steps;     /* steps taken through a (near-)singular
                                 configuration: the AL Newton iteration met its
                                 slow singular mode (a counted warning)       */
+    long reselections;       /* BDF: times the independent constraint set
+                                was chosen again after it degenerated      */
     /* contacts and nonsmooth joints */
     const char *contact_method; /* "none", "compliant", "moreau_jean_lemke",
                                    "moreau_jean_pgs", "event_driven_lemke"

@@ -366,6 +366,7 @@ mbs_data *mbs_data_new(const mbs_model *m)
     ALLOC(d->r1, big); ALLOC(d->r2, big); ALLOC(d->r3, big); ALLOC(d->r4, big);
     for (int h = 0; h < MBS_BDF_HIST; h++) { ALLOC(d->qh[h], nn); ALLOC(d->vh[h], nn); ALLOC(d->lh[h], nq); }
     ALLOC(d->jangle_ref, m->spec->njoint + 1);
+    ALLOC(d->tol.ax, nn); ALLOC(d->tol.rx, nn); ALLOC(d->tol.av, nn);
 #undef ALLOC
     if (ok && mbs_mat_init(&d->spd, MBS_MAT_SPD, n, m->kd, m->kd)) ok = 0;
     if (ok && mbs_mat_init(&d->kkt, MBS_MAT_GEN, m->nkkt, m->kkl, m->kku)) ok = 0;
@@ -393,6 +394,7 @@ void mbs_data_free(mbs_data **pd)
     free(d->r1); free(d->r2); free(d->r3); free(d->r4);
     for (int h = 0; h < MBS_BDF_HIST; h++) { free(d->qh[h]); free(d->vh[h]); free(d->lh[h]); }
     free(d->jangle_ref);
+    free(d->tol.ax); free(d->tol.rx); free(d->tol.av);
     mbs_reaction_ws_free(&d->rx);
     mbs_contact_data_free(d);
     mbs_ed_data_free(d);

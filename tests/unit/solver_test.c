@@ -383,6 +383,41 @@ static void test_accuracy_report(void)
     t_run_free(&r);
 }
 
+/* The derived absolute tolerance is in the mechanism's units and does not
+ * depend on where the global origin lies (docs/accuracy.md, One knob). */
+static void test_tolerance_scale(void)
+{
+    t_run r;
+    /* N = 2 four-bar: 1 m links, 2 m extent; the derived position
+     * tolerance is tolerance x 1 m */
+    const char *n2[] = {"solver.t_end=0.05", "solver.tolerance=1e-6", NULL};
+    t_run_file("examples/iftomm_a02_four_bar_n2.json", n2, &r);
+    CHECK(r.rc == 0);
+    printf("  N = 2 four-bar: derived abs_tolerance %.3g (tolerance 1e-6, links 1 m, extent 2 m)\n",
+           r.met.abs_tolerance);
+    CHECK(fabs(r.met.abs_tolerance / 1e-6 - 1) < 1e-9);
+    t_run_free(&r);
+    /* the same pendulum 1000 m away from the origin: the same steps (with
+     * weights in |x| it was held 1000 times looser) */
+    long steps[2];
+    for (int k = 0; k < 2; k++) {
+        char doc[600];
+        double x0 = k ? 1000 : 0;
+        snprintf(doc, sizeof doc,
+                 "{\"dimension\": 2, \"gravity\": [0, -9.81],"
+                 " \"bodies\": [{\"name\": \"bob\", \"mass\": 1, \"inertia\": 0.01, \"com\": [%g, 0]}],"
+                 " \"joints\": [{\"name\": \"pivot\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"bob\"],"
+                 " \"at\": [%g, 0]}], \"solver\": {\"t_end\": 2}}", x0 + 1, x0);
+        t_run_text(doc, NULL, &r);
+        CHECK(r.rc == 0);
+        CHECK(fabs(r.met.abs_tolerance / 1e-6 - 1) < 1e-9);
+        steps[k] = r.met.steps;
+        t_run_free(&r);
+    }
+    printf("  pendulum at the origin: %ld steps, 1000 m away: %ld steps\n", steps[0], steps[1]);
+    CHECK(labs(steps[1] - steps[0]) <= steps[0] / 50 + 2);
+}
+
 int main(void)
 {
     test_free_fall();
@@ -392,6 +427,7 @@ int main(void)
     test_bricard();
     test_flyball();
     test_accuracy_report();
+    test_tolerance_scale();
     test_impossible();
     test_kinematics_statics();
     return CHECK_SUMMARY("solver_test");

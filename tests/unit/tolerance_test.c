@@ -80,18 +80,10 @@ static const char *const TP_INTEG[] = {NULL, "bdf", "dopri5"};
  * listed case that passes is reported so the list can shrink. */
 __attribute__((unused)) static const char *tp_known_failure(const char *mech, const char *integ, double tol)
 {
-    int bdf = !integ || !strcmp(integ, "bdf");
-    /* N = 2 with BDF fails at 1e-5 and 1e-9 only (1.3 x the limit) */
-    int n2_ok = !strcmp(mech, "four_bar_n2") && bdf && !(fabs(tol / 1e-5 - 1) < 0.01 || fabs(tol / 1e-9 - 1) < 0.01);
-    if (!strncmp(mech, "four_bar_n", 10) && !n2_ok)
-        return bdf ? "BDF's ordinary global error on the N-four-bar (1.3-900 x tol L; the singular passages are "
-                     "on the right branch: a single crank with the same reduced ODE errs as much), and for N = 40 "
-                     "the derived absolute tolerance uses the mechanism's 40 m extent; open in issue 9"
-                   : "DOPRI5 on the index-1 form leaves the parallelogram branch at the singular positions "
-                     "(reference_test excludes it)";
-    if (bdf && tol < 1e-9 * 1.5 && (!strcmp(mech, "andrews") || !strcmp(mech, "a01_pendulum")))
-        return "local tolerance floored at 1e-10 (accuracy.c: below it BDF's Newton stops at the N-four-bar's "
-               "singular positions), so at tol 1e-9 the step control is 13 times looser than the calibration";
+    (void)tol;
+    if (!strncmp(mech, "four_bar_n", 10) && integ && !strcmp(integ, "dopri5"))
+        return "DOPRI5 on the index-1 form leaves the parallelogram branch at the singular positions and says so "
+               "(a warning in its metrics, robustness_test); reference_test excludes it";
     return NULL;
 }
 
@@ -269,9 +261,12 @@ int main(int argc, char **argv)
             for (int ti = 0; ti < ntol; ti++) {
                 double tol = tols[ti], lim = TP_FACTOR * tol * m->L;
                 tp_result res;
-                tp_run(m, TP_INTEG[k], tol, &rf, "solver.time_limit=120", &res);
-                int ok = res.rc == 0 && res.err <= lim;
                 const char *known = tp_known_failure(m->name, TP_INTEG[k], tol);
+                /* a known failure only has to show that it still fails: 20 s
+                 * (DOPRI5 off the N-four-bar's branch at 1e-9 wanders for
+                 * minutes) */
+                tp_run(m, TP_INTEG[k], tol, &rf, known ? "solver.time_limit=20" : "solver.time_limit=120", &res);
+                int ok = res.rc == 0 && res.err <= lim;
                 if (known && !ok) nknown++;
                 else if (ok) npass++;
                 else { CHECK(ok); nfail++; }
