@@ -95,11 +95,15 @@ static json_t *s_geometry_of(gw_req *r, const char *def, size_t len, json_t *par
     job_overrides_build(params, solver, &ov);
     mbs_spec *sp = mech_parse(def, len, ov.ov, ov.n, el);
     job_overrides_free(&ov);
-    free(el);
     if (!sp) {
-        gw_reply_error(r, 422, "invalid_mechanism", "the stored model does not parse with these parameters", NULL);
+        json_t *details = json_array();
+        for (int i = 0; i < el->n; i++)
+            json_array_append_new(details, json_pack("{s:s,s:s}", "pointer", el->e[i].pointer, "message", el->e[i].message));
+        free(el);
+        gw_reply_error(r, 422, "invalid_mechanism", "the stored model does not parse with these parameters", details);
         return NULL;
     }
+    free(el);
     json_t *g = s_geometry(sp);
     mbs_spec_free(&sp);
     return g;
