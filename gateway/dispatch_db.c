@@ -137,11 +137,12 @@ static json_t *s_poses(json_t *b, size_t bloblen, size_t *nsbytes)
     json_int_t np = json_integer_value(json_object_get(ps, "npose"));
     json_int_t nf = json_integer_value(json_object_get(ps, "nframe"));
     size_t nb = json_array_size(bodies);
-    if (!json_is_array(bodies) || nb == 0 || (np != 3 && np != 7) || nf < 1 || nf > 100000) return NULL;
-    for (size_t i = 0; i < nb; i++)
-        if (!json_is_string(json_array_get(bodies, i))) return NULL;
-    if (bloblen - *nsbytes != (size_t)nf * (1 + nb * (size_t)np) * 8) return NULL;
-    return ps;
+    int ok = json_is_array(bodies) && nb > 0 && (np == 3 || np == 7) && nf >= 1 && nf <= 100000;
+    for (size_t i = 0; ok && i < nb; i++) ok = json_is_string(json_array_get(bodies, i));
+    if (ok) ok = bloblen - *nsbytes == (size_t)nf * (1 + nb * (size_t)np) * 8;
+    if (!ok) log_warn("dispatch: job %lld: poses that do not match the payload, not stored",
+                      (long long)json_integer_value(json_object_get(b, "job")));
+    return ok ? ps : NULL;
 }
 
 /* A failure: retried after a doubling delay while attempts remain. */

@@ -39,6 +39,19 @@ export function PoseTable({ P, pose, caption }) {
   );
 }
 
+// The value, updated at most every `ms` milliseconds (0: at once).
+function useThrottled(value, ms) {
+  const [v, setV] = useState(value);
+  const last = useRef(0);
+  useEffect(() => {
+    if (!ms) { setV(value); last.current = performance.now(); return undefined; }
+    const wait = Math.max(0, last.current + ms - performance.now());
+    const h = setTimeout(() => { setV(value); last.current = performance.now(); }, wait);
+    return () => clearTimeout(h);
+  }, [value, ms]);
+  return ms ? v : value;
+}
+
 export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed }) {
   const L = useMemo(() => localGeometry(P.geometry), [P]);
   const times = P.times, t0 = times.length ? times[0] : 0, t1 = times.length ? times[times.length - 1] : 0;
@@ -64,6 +77,12 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed }) {
     return () => { me.on = false; cancelAnimationFrame(raf); };
   }, [playing, speed]);
 
+  // the table follows the time at most four times a second while playing
+  // (a hundred bodies' rows at every frame would cost more than the drawing),
+  // and exactly as soon as the time stops
+  const tableT = useThrottled(t, playing ? 250 : 0);
+  const tablePose = playing ? poseAt(P, Math.min(Math.max(tableT, t0), t1)) : pose;
+
   if (!pose) return <p id="no-poses">No body poses are stored for this job (run by an older worker): nothing to animate.</p>;
   const label = `t = ${fmtNum(pose.t)} s`;
   return (
@@ -79,7 +98,7 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed }) {
         <span id="time-shown" data-t={pose.t} data-frame={pose.f} data-u={pose.u}>{fmtNum(pose.t)} s</span>
       </div>
       <figcaption>
-        <PoseTable P={P} pose={pose} caption={`Poses at t = ${fmtNum(pose.t)} s (frame ${pose.f} of ${P.nframe}${pose.u ? ', interpolated' : ''})`} />
+        <PoseTable P={P} pose={tablePose} caption={`Poses at t = ${fmtNum(tablePose.t)} s (frame ${tablePose.f} of ${P.nframe}${tablePose.u ? ', interpolated' : ''})`} />
       </figcaption>
     </figure>
   );

@@ -20,8 +20,11 @@ export function Planar({ L, P, v, label, width = 560, height = 420 }) {
   useEffect(() => {
     const c = canvas.current;
     if (!c || !v) return;
+    // (re)sizing a canvas reallocates it: only when the size changes
     const dpr = window.devicePixelRatio || 1;
-    c.width = width * dpr; c.height = height * dpr; c.style.width = `${width}px`; c.style.height = `${height}px`;
+    if (c.width !== width * dpr || c.height !== height * dpr) {
+      c.width = width * dpr; c.height = height * dpr; c.style.width = `${width}px`; c.style.height = `${height}px`;
+    }
     const g = c.getContext('2d');
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     g.clearRect(0, 0, width, height);

@@ -16,9 +16,9 @@ const vec = (p) => new THREE.Vector3(p[0], p[1], p[2]);
 
 // Meshes of one shape in its body's coordinates.
 function shapeMesh(s, color, size) {
-  const mat = new THREE.MeshStandardMaterial({ color, roughness: 0.6, metalness: 0.1 });
+  const mat = new THREE.MeshLambertMaterial({ color });
   if (s.kind === 'sphere') {
-    const m = new THREE.Mesh(new THREE.SphereGeometry(s.radius, 20, 14), mat);
+    const m = new THREE.Mesh(new THREE.SphereGeometry(s.radius, 12, 8), mat);
     m.position.copy(vec(s.p));
     return m;
   }
@@ -48,7 +48,7 @@ function shapeMesh(s, color, size) {
 // Rods (thin cylinders) from the com (the origin of body coordinates) to
 // each point, and a small ball at each point.
 function skeleton(points, color, r) {
-  const g = new THREE.Group(), mat = new THREE.MeshStandardMaterial({ color, roughness: 0.5 });
+  const g = new THREE.Group(), mat = new THREE.MeshLambertMaterial({ color });
   const up = new THREE.Vector3(0, 1, 0);
   for (const p of points) {
     const b = vec(p), len = b.length();
@@ -75,7 +75,7 @@ export function Scene3D({ L, P, v, width = 560, height = 420 }) {
     const [lo, hi] = box;
     const centre = vec(lo.map((x, i) => (x + hi[i]) / 2));
     const size = Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2], 1e-6);
-    const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+    const renderer = new THREE.WebGLRenderer({ antialias: false, preserveDrawingBuffer: true });
     renderer.setPixelRatio(window.devicePixelRatio || 1);
     renderer.setSize(width, height);
     renderer.setClearColor(0xfcfcfd);
@@ -91,17 +91,18 @@ export function Scene3D({ L, P, v, width = 560, height = 420 }) {
     const ground = new THREE.Group();
     for (const s of L.ground.shapes) { const m = shapeMesh(s, 0x999999, size); if (m) ground.add(m); }
     for (const p of L.ground.points) {
-      const m = new THREE.Mesh(new THREE.SphereGeometry(size / 80, 12, 8), new THREE.MeshStandardMaterial({ color: 0x222222 }));
+      const m = new THREE.Mesh(new THREE.SphereGeometry(size / 80, 12, 8), new THREE.MeshLambertMaterial({ color: 0x222222 }));
       m.position.copy(vec(p));
       ground.add(m);
     }
     scene.add(ground);
     const groups = L.bodies.map((B, b) => {
       const g = new THREE.Group(), color = new THREE.Color(bodyColor(b));
-      g.add(skeleton(B.points, color, size / 250));
+      if (B.points.length) g.add(skeleton(B.points, color, size / 250));
       for (const s of B.shapes) { const m = shapeMesh(s, color, size); if (m) g.add(m); }
-      const dot = new THREE.Mesh(new THREE.SphereGeometry(size / 100, 12, 8), new THREE.MeshStandardMaterial({ color }));
-      g.add(dot);
+      // the centre of mass as a dot, unless shapes already show the body
+      // (fewer draw calls: 100 balls are 100, not 200)
+      if (!B.shapes.length || B.points.length) g.add(new THREE.Mesh(new THREE.SphereGeometry(size / 100, 12, 8), new THREE.MeshLambertMaterial({ color })));
       scene.add(g);
       return g;
     });
