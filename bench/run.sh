@@ -12,6 +12,10 @@ if [ -f /usr/include/ida/ida.h ]; then make -s build/bench/ida_compare && build/
 if [ -f bench/service_bench.sh ] && [ "${1:-}" != "--target" ]; then
   bash bench/service_bench.sh
 fi
+# the web front end's animation frame rate (bench/README.md, Web front end); needs Debian's chromium
+if [ "${1:-}" != "--target" ]; then
+  if [ -x /usr/bin/chromium ] && [ -f build/www/index.html ]; then bash bench/web_anim.sh; else echo "animation frame rate skipped: no /usr/bin/chromium or build/www"; fi
+fi
 if [ "${1:-}" != "--target" ]; then bash bench/contact_scaling.sh; fi
 if [ "${1:-}" != "--target" ]; then bash bench/rigid_scaling.sh; fi
 if [ "${1:-}" != "--target" ]; then bash bench/contact_examples.sh $([ "${1:-}" = "--quick" ] && echo --quick); fi

@@ -229,6 +229,17 @@ int api_sweeps_create(gw_req *r)
         gw_reply_error(r, 422, "too_many_jobs", msg, s_detail("/verify", msg));
         goto done;
     }
+    /* ?dry_run=1 (a form's job count): everything checked, nothing stored */
+    const char *dry = gw_query(r, "dry_run");
+    if (dry && strcmp(dry, "0") && strcmp(dry, "1")) {
+        gw_reply_error(r, 400, "bad_request", "dry_run must be 0 or 1", NULL);
+        goto done;
+    }
+    if (dry && !strcmp(dry, "1")) {
+        gw_reply_json(r, 200, json_pack("{s:s,s:I,s:I,s:b}", "model", model_id, "jobs", (json_int_t)n,
+                                        "verify_jobs", (json_int_t)nverify, "dry_run", 1));
+        goto done;
+    }
     plan = gw_verify_plan(spec, defaults, def, n, gw_cfg.job_limit);
     if (!plan) { gw_reply_error(r, 503, "unavailable", "out of memory", NULL); goto done; }
     nverify = (long)json_array_size(plan);   /* fewer when a chosen job's model does not parse */
@@ -363,7 +374,8 @@ int api_sweeps_get(gw_req *r)
         "     vc AS (SELECT e.key, max((e.value #>> '{}')::float8) AS d "
         "            FROM verifications x, jsonb_each(x.channels) e WHERE x.sweep_id = $1::uuid GROUP BY e.key), "
         "     z AS (SELECT '{\"queued\":0,\"running\":0,\"done\":0,\"failed\":0,\"cancelled\":0}'::jsonb AS counts) "
-        "SELECT json_build_object('id', s.id, 'name', s.name, 'model_id', s.model_id, 'design', s.design, "
+        "SELECT json_build_object('id', s.id, 'name', s.name, 'model_id', s.model_id, "
+        "  'model_name', (SELECT mo.name FROM models mo WHERE mo.id = s.model_id), 'design', s.design, "
         "  'status', s.status, 'priority', s.priority, 'njobs', s.njobs, "
         "  'counts', z.counts || k.counts, "
         "  'jobs_with_warnings', " SQL_WARNED("$1::uuid", "design") ", "

@@ -115,8 +115,35 @@ static const char *SQL_RESULT =
     "           ON CONFLICT (job_id) DO NOTHING), "
     "     s AS (INSERT INTO responses (job_id, name, value) "
     "           SELECT r.job_id, e.key, CASE WHEN jsonb_typeof(e.value) = 'number' THEN (e.value #>> '{}')::float8 END "
-    "           FROM r, jsonb_each($6::jsonb) e ON CONFLICT DO NOTHING) "
+    "           FROM r, jsonb_each($6::jsonb) e ON CONFLICT DO NOTHING), "
+    "     p AS (INSERT INTO poses (job_id, bodies, npose, nframe, frames) "
+    "           SELECT r.job_id, ARRAY(SELECT jsonb_array_elements_text($9::jsonb->'bodies')), "
+    "                  ($9::jsonb->>'npose')::int, ($9::jsonb->>'nframe')::int, $10::bytea "
+    "           FROM r WHERE $10::bytea IS NOT NULL ON CONFLICT (job_id) DO NOTHING) "
     "SELECT count(*) FROM r";
+
+/* The poses of a result (msg.h): their description when the payload holds
+ * exactly the samples and then the frames it announces, else NULL (no poses
+ * stored; the samples are kept).  *nsbytes: the samples' bytes. */
+static json_t *s_poses(json_t *b, size_t bloblen, size_t *nsbytes)
+{
+    json_t *ps = json_object_get(b, "poses");
+    size_t ncol = json_array_size(json_object_get(b, "channels")) + 1;
+    json_int_t ns = json_integer_value(json_object_get(b, "nsample"));
+    *nsbytes = ns > 0 ? (size_t)ns * ncol * 8 : 0;
+    if (*nsbytes > bloblen) *nsbytes = bloblen;
+    if (!json_is_object(ps)) return NULL;
+    json_t *bodies = json_object_get(ps, "bodies");
+    json_int_t np = json_integer_value(json_object_get(ps, "npose"));
+    json_int_t nf = json_integer_value(json_object_get(ps, "nframe"));
+    size_t nb = json_array_size(bodies);
+    int ok = json_is_array(bodies) && nb > 0 && (np == 3 || np == 7) && nf >= 1 && nf <= 100000;
+    for (size_t i = 0; ok && i < nb; i++) ok = json_is_string(json_array_get(bodies, i));
+    if (ok) ok = bloblen - *nsbytes == (size_t)nf * (1 + nb * (size_t)np) * 8;
+    if (!ok) log_warn("dispatch: job %lld: poses that do not match the payload, not stored",
+                      (long long)json_integer_value(json_object_get(b, "job")));
+    return ok ? ps : NULL;
+}
 
 /* A failure: retried after a doubling delay while attempts remain. */
 static const char *SQL_FAILED =
@@ -145,11 +172,16 @@ static PGresult *s_write_one(PGconn **db, ds_pending *p, double backoff)
     char *resp = json_dumps(json_object_get(b, "responses"), JSON_COMPACT);
     char *met = json_dumps(json_object_get(b, "metrics"), JSON_COMPACT);
     snprintf(nb, sizeof nb, "%d", (int)json_integer_value(json_object_get(b, "nsample")));
-    const char *prm[] = { ib, ab, ch ? ch : "[]", nb, p->m.blob ? p->m.blob : "", resp ? resp : "{}",
-                          met ? met : "{}", p->worker };
-    int len[8] = { 0, 0, 0, 0, (int)p->m.bloblen, 0, 0, 0 }, fmt[8] = { 0, 0, 0, 0, 1, 0, 0, 0 };
-    PGresult *r = db_execb(db, SQL_RESULT, 8, prm, len, fmt, 0);
-    free(ch); free(resp); free(met);
+    size_t nsbytes;
+    json_t *ps = s_poses(b, p->m.bloblen, &nsbytes);
+    char *pt = ps ? json_dumps(ps, JSON_COMPACT) : NULL;
+    const char *blob = p->m.blob ? p->m.blob : "";
+    const char *prm[] = { ib, ab, ch ? ch : "[]", nb, blob, resp ? resp : "{}",
+                          met ? met : "{}", p->worker, pt, pt ? blob + nsbytes : NULL };
+    int len[10] = { 0, 0, 0, 0, (int)nsbytes, 0, 0, 0, 0, pt ? (int)(p->m.bloblen - nsbytes) : 0 };
+    int fmt[10] = { 0, 0, 0, 0, 1, 0, 0, 0, 0, 1 };
+    PGresult *r = db_execb(db, SQL_RESULT, 10, prm, len, fmt, 0);
+    free(ch); free(resp); free(met); free(pt);
     return r;
 }
 

@@ -20,6 +20,8 @@ int api_sweeps_table(gw_req *r);
 int api_samples(gw_req *r);
 int api_jobs_get(gw_req *r);
 int api_jobs_result(gw_req *r);
+int api_jobs_poses(gw_req *r);
+int api_models_geometry(gw_req *r);
 int api_compare_deactivation(gw_req *r);
 int api_healthz(gw_req *r);
 int api_metrics(gw_req *r);
@@ -29,6 +31,7 @@ const gw_route gw_routes[] = {
     { "POST", "/api/v1/models",                  api_models_create,   1, 1, "models_create" },
     { "GET",  "/api/v1/models",                  api_models_list,     0, 0, "models_list" },
     { "GET",  "/api/v1/models/*",                api_models_get,      0, 0, "models_get" },
+    { "GET",  "/api/v1/models/*/geometry",       api_models_geometry, 0, 0, "models_geometry" },
     { "POST", "/api/v1/sweeps",                  api_sweeps_create,   1, 1, "sweeps_create" },
     { "GET",  "/api/v1/sweeps",                  api_sweeps_list,     0, 0, "sweeps_list" },
     { "GET",  "/api/v1/sweeps/*",                api_sweeps_get,      0, 0, "sweeps_get" },
@@ -40,6 +43,7 @@ const gw_route gw_routes[] = {
     { "GET",  "/api/v1/sweeps/*/table",          api_sweeps_table,    0, 0, "sweeps_table" },
     { "GET",  "/api/v1/jobs/*",                  api_jobs_get,        0, 0, "jobs_get" },
     { "GET",  "/api/v1/jobs/*/result",           api_jobs_result,     0, 0, "jobs_result" },
+    { "GET",  "/api/v1/jobs/*/poses",            api_jobs_poses,      0, 0, "jobs_poses" },
     { "GET",  "/api/v1/samples",                 api_samples,         0, 0, "samples" },
     { "GET",  "/api/v1/compare/deactivation",    api_compare_deactivation, 0, 0, "compare_deactivation" },
     { "GET",  "/api/v1/workers",                 api_workers_list,    0, 0, "workers_list" },

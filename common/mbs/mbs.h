@@ -113,14 +113,31 @@ int mbs_initialize(const mbs_model *m, mbs_data *d, mbs_report *rep, mbs_errlist
 
 /* ---- results and metrics ------------------------------------------------------ */
 
+/* Body poses are kept at a subset of the samples ("frames"): every
+ * `frame_every`-th sample and the last one, so that a frame's time is a
+ * sample's time, at most MBS_POSE_FRAMES_MAX frames and at most
+ * MBS_POSE_VALUES_MAX values in all (the size stays bounded for any model).
+ * A pose is, per body in spec order, 2-D: x y angle of the centre of mass
+ * and body frame (angle continuous over time); 3-D: x y z w qx qy qz
+ * (unit quaternion of the body frame, sign continuous over time).  Any body
+ * point p given globally at t = 0 is then at com(t) + R(t) R0^T (p - com0)
+ * with com0, R0 the body's input position and orientation. */
+#define MBS_POSE_FRAMES_MAX 256
+#define MBS_POSE_VALUES_MAX 65536
+
 typedef struct {
     int nchannel;           /* columns after time                              */
     int nsample;
     int cap;                /* allocated rows                                  */
     double *rows;           /* nsample x (1 + nchannel), row-major, [0] = t    */
+    int nbody;              /* bodies with a pose (0: no poses kept)           */
+    int npose;              /* values per body: 3 (2-D) or 7 (3-D)             */
+    int nframe, frame_cap;
+    int frame_every;        /* samples between two frames                      */
+    double *frames;         /* nframe x (1 + nbody npose), row-major, [0] = t  */
 } mbs_result;
 
-void mbs_result_free(mbs_result *r); /* frees rows, keeps the struct */
+void mbs_result_free(mbs_result *r); /* frees rows and frames, keeps the struct */
 
 typedef struct {
     const char *integrator;

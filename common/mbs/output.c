@@ -19,6 +19,40 @@
 
 /* ---- sampler set-up ------------------------------------------------------------------- */
 
+/* Frames of the body poses (see mbs_result in mbs.h): the stride over the
+ * samples that keeps within both bounds, the arrays, and each body's centre
+ * of mass (and x axis in 2-D) as affine vectors. */
+static int s_poses_init(mbs_sampler *s)
+{
+    const mbs_model *m = s->m;
+    mbs_result *res = s->res;
+    int nb = m->nbody, np = m->dim == 3 ? 7 : 3;
+    if (nb <= 0) return 0;
+    long per = 1 + (long)nb * np;
+    long fmax = MBS_POSE_VALUES_MAX / per;
+    if (fmax > MBS_POSE_FRAMES_MAX) fmax = MBS_POSE_FRAMES_MAX;
+    if (fmax < 3) return 0; /* too many bodies: no poses */
+    /* frames at 0, every, 2 every, ... (at most fmax - 1) and the last sample */
+    int every = 1;
+    if (s->nsample > fmax) every = (int)((s->nsample - 1 + fmax - 3) / (fmax - 2));
+    res->nbody = nb;
+    res->npose = np;
+    res->frame_every = every;
+    res->frame_cap = (s->nsample - 1) / every + 2;
+    res->frames = malloc(sizeof(double) * (size_t)res->frame_cap * (size_t)per);
+    s->body_com = calloc((size_t)nb, sizeof(mbs_avec));
+    s->body_ex = calloc((size_t)nb, sizeof(mbs_avec));
+    s->pose_prev = calloc((size_t)nb * (size_t)np, sizeof(double));
+    if (!res->frames || !s->body_com || !s->body_ex || !s->pose_prev) return MBS_ENOMEM;
+    for (int b = 0; b < nb; b++) {
+        const double *R = m->body[b].R0;
+        double ex[3] = {R[0], R[3], 0};
+        s->body_com[b] = mbs_body_avec(m, b, m->spec->bodies[b].com, 1);
+        s->body_ex[b] = mbs_body_avec(m, b, ex, 0);
+    }
+    return 0;
+}
+
 int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result *res, mbs_progress_fn progress,
                      void *user)
 {
@@ -81,6 +115,7 @@ int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result
         res->cap = s->nsample;
         res->rows = malloc(sizeof(double) * (size_t)res->cap * (size_t)(1 + nc));
         if (!res->rows) return MBS_ENOMEM;
+        return s_poses_init(s);
     }
     return 0;
 }
@@ -90,6 +125,7 @@ void mbs_sampler_free(mbs_sampler *s)
     free(s->prev); free(s->has_prev); free(s->pts); free(s->xs);
     for (int c = 0; s->cmask && c < s->m->spec->nchannel; c++) free(s->cmask[c]);
     free(s->cmask);
+    free(s->body_com); free(s->body_ex); free(s->pose_prev);
     memset(s, 0, sizeof *s);
 }
 
@@ -123,6 +159,56 @@ static void s_E(const mbs_model *m, int b, const double *x, int rate, double *E)
     double qb[MBS_NB_MAX];
     mbs_gather(m, b, x, rate, qb);
     mbs_ncs_matrix(m, b, qb, E);
+}
+
+/* Unit quaternion (w x y z) of body b's frame at x (3-D):
+ * R(t) = E(t) E0^-1 R0, orthonormalised through the quaternion. */
+static void s_body_quat(const mbs_model *m, int b, const double *x, double q[4])
+{
+    const mbs_body *bd = &m->body[b];
+    double E[9], T[9] = {0}, R[9] = {0};
+    s_E(m, b, x, 0, E);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++) T[3 * i + j] += E[3 * i + k] * bd->E0inv[3 * k + j];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++) R[3 * i + j] += T[3 * i + k] * bd->R0[3 * k + j];
+    mat_to_quat(R, q);
+    double nq = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int i = 0; i < 4; i++) q[i] /= nq;
+}
+
+/* One frame of body poses at state x into the result (see mbs.h): angles
+ * unwrapped and quaternion signs kept next to the previous frame, so that
+ * a viewer may interpolate between frames. */
+static void s_store_pose(mbs_sampler *s, double t, const double *x)
+{
+    const mbs_model *m = s->m;
+    mbs_result *res = s->res;
+    int np = res->npose;
+    double *row = res->frames + (size_t)res->nframe * (size_t)(1 + res->nbody * np);
+    row[0] = t;
+    for (int b = 0; b < res->nbody; b++) {
+        double *p = row + 1 + b * np, *prev = s->pose_prev + b * np, r[3] = {0, 0, 0};
+        mbs_avec_eval(m, &s->body_com[b], x, 0, r);
+        if (np == 3) {
+            double e[3] = {0, 0, 0};
+            mbs_avec_eval(m, &s->body_ex[b], x, 0, e);
+            double a = atan2(e[1], e[0]);
+            if (res->nframe > 0) a = prev[2] + remainder(a - prev[2], 2 * M_PI);
+            p[0] = r[0]; p[1] = r[1]; p[2] = a;
+        } else {
+            double q[4];
+            s_body_quat(m, b, x, q);
+            double dot = q[0] * prev[3] + q[1] * prev[4] + q[2] * prev[5] + q[3] * prev[6];
+            double sg = res->nframe > 0 && dot < 0 ? -1 : 1;
+            p[0] = r[0]; p[1] = r[1]; p[2] = r[2];
+            for (int i = 0; i < 4; i++) p[3 + i] = sg * q[i];
+        }
+        memcpy(prev, p, sizeof(double) * (size_t)np);
+    }
+    res->nframe++;
 }
 
 double mbs_channel_value(mbs_sampler *s, int c, double t, const double *x, const double *v, const double *a)
@@ -165,20 +251,10 @@ double mbs_channel_value(mbs_sampler *s, int c, double t, const double *x, const
         return s_comp(w, 3, ch->component);
     }
     case MBS_Q_ORIENTATION: {
-        /* R(t) = E(t) E0^-1 R0, orthonormalised through the quaternion */
-        const mbs_body *bd = &m->body[ch->body];
-        double E[9], T[9] = {0}, R[9] = {0}, q[4];
-        s_E(m, ch->body, x, 0, E);
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                for (int k = 0; k < 3; k++) T[3 * i + j] += E[3 * i + k] * bd->E0inv[3 * k + j];
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                for (int k = 0; k < 3; k++) R[3 * i + j] += T[3 * i + k] * bd->R0[3 * k + j];
-        mat_to_quat(R, q);
-        double nq = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+        double q[4];
+        s_body_quat(m, ch->body, x, q);
         int idx = ch->component == MBS_C_W ? 0 : 1 + (int)ch->component;
-        return q[idx] / nq;
+        return q[idx];
     }
     case MBS_Q_JOINT_COORDINATE: {
         double val = mbs_joint_coord(m, ch->joint, x, NULL, NULL);
@@ -226,6 +302,10 @@ static void s_store(mbs_sampler *s, double t, const double *x, const double *v, 
         double *row = res->rows + (size_t)res->nsample * (size_t)(1 + res->nchannel);
         row[0] = t;
         for (int c = 0; c < res->nchannel; c++) row[1 + c] = mbs_channel_value(s, c, t, x, v, a);
+        /* a frame at every frame_every-th sample and at the last one */
+        int k = s->next;
+        if (res->frames && res->nframe < res->frame_cap && (k % res->frame_every == 0 || k == s->nsample - 1))
+            s_store_pose(s, t, x);
         res->nsample++;
     } else if (!res) {
         for (int c = 0; c < s->m->spec->nchannel; c++) (void)mbs_channel_value(s, c, t, x, v, a);

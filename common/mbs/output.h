@@ -20,6 +20,9 @@ typedef struct {
     mbs_avec *pts;   /* (nchannel) point / axis of body channels             */
     double *xs;      /* (3 nvar) interpolated state                          */
     signed char **cmask; /* (nchannel) contact_force channels' pairs, or NULL */
+    mbs_avec *body_com;  /* (nbody) centre of mass of each body (poses)      */
+    mbs_avec *body_ex;   /* (nbody) body x axis, 2-D (poses)                 */
+    double *pose_prev;   /* (nbody x npose) previous frame, for continuity   */
 } mbs_sampler;
 
 int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result *res, mbs_progress_fn progress,

@@ -274,6 +274,7 @@ void mbs_result_free(mbs_result *r)
 {
     if (!r) return;
     free(r->rows);
-    r->rows = NULL;
-    r->nsample = r->cap = 0;
+    free(r->frames);
+    r->rows = r->frames = NULL;
+    r->nsample = r->cap = r->nframe = r->frame_cap = 0;
 }

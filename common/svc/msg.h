@@ -10,9 +10,12 @@
  *   worker -> gateway
  *     READY      {host, pid, slots, version, jobs: [[id, attempt], ...]}
  *     HEARTBEAT  {jobs: [[id, attempt], ...]}            (jobs in hand)
- *     RESULT     {job, attempt, channels, nsample, responses, metrics}
+ *     RESULT     {job, attempt, channels, nsample, responses, metrics,
+ *                 poses?: {bodies, npose, nframe}}
  *                + payload: samples, float64 little-endian, row-major,
- *                  nsample x (1 + nchannel), time first
+ *                  nsample x (1 + nchannel), time first; then, when
+ *                  `poses` is present, the body poses' frames, float64,
+ *                  nframe x (1 + nbodies x npose), time first (mbs.h)
  *     FAILED     {job, attempt, error, retry}
  *   gateway -> worker
  *     JOB        {job, attempt, model, parameters, solver, responses, time_limit}

@@ -1,6 +1,7 @@
 // job.test.mjs - view 3 in Chromium (a job of the small sweep, which the
-// workers ran): the animation's body positions at a scrubbed time equal the
-// job's stored samples; the time is in the URL and a deep link restores it;
+// workers ran, and the spatial slider-crank): the animation's body poses at
+// a scrubbed time equal the job's stored poses (and the samples of the
+// position channels); the time is in the URL and a deep link restores it;
 // overlaid jobs' plotted ranges equal their samples; play moves the time;
 // the decimated samples API against the raw result.
 import { test, after } from 'node:test';
@@ -15,45 +16,131 @@ const [J1, J2, J3] = ids;
 const raw = Object.fromEntries(await Promise.all(ids.slice(0, 3).map(async (id) => [id, await api(`/api/v1/jobs/${id}/result`)])));
 
 async function shown(page) {
-  return page.evaluate(() => ({
-    t: Number(document.querySelector('#time-shown').dataset.t),
-    k: Number(document.querySelector('#time-shown').dataset.sample),
-    bodies: [...document.querySelectorAll('#anim-table tbody tr')].map((tr) => ({
-      name: tr.dataset.body, x: Number(tr.children[1].dataset.v), y: Number(tr.children[2].dataset.v) })),
-  }));
+  return page.evaluate(() => {
+    const ts = document.querySelector('#time-shown');
+    return {
+      t: Number(ts.dataset.t), f: Number(ts.dataset.frame), u: Number(ts.dataset.u),
+      bodies: [...document.querySelectorAll('#anim-table tbody tr')].map((tr) => ({
+        name: tr.dataset.body, v: [...tr.querySelectorAll('td[data-v]')].map((td) => Number(td.dataset.v)) })),
+    };
+  });
 }
 
-test('the animation at a scrubbed time shows the stored samples', async () => {
+// The poses of frame f as the page shows them (bodies in order).
+const frameOf = (P, f) => P.bodies.map((name, b) => ({ name, v: P.frames[f].slice(b * P.npose, (b + 1) * P.npose) }));
+
+test('the animation at a scrubbed time shows the stored poses, equal to the samples', async () => {
   const errors = [];
   const page = await newPage(browser, errors);
+  const requests = [];
+  page.on('request', (q) => requests.push(q.url()));
   await page.goto(`${env.base}/jobs/${J1}`);
   await page.waitForSelector('#anim-table');
-  const r = raw[J1];
+  const r = raw[J1], P = await api(`/api/v1/jobs/${J1}/poses`);
   const cx = r.columns.indexOf('x'), cy = r.columns.indexOf('y');
   assert.ok(cx > 0 && cy > 0 && r.rows.length > 50);
-  for (const k of [0, 37, r.rows.length - 1]) {
-    await page.fill('#time', String(r.rows[k][0]));
-    await until(async () => (await shown(page)).k === k, `sample ${k} shown`);
+  assert.equal(P.npose, 3);
+  assert.deepEqual(P.bodies, ['bob']);
+  assert.ok(P.nframe >= 2 && P.nframe <= 256 && P.times.at(-1) === r.rows.at(-1)[0]);
+  for (const f of [0, 13, P.nframe - 1]) {
+    await page.fill('#time', String(P.times[f]));
+    await until(async () => { const s = await shown(page); return s.f === f && s.u === 0; }, `frame ${f} shown`);
     const s = await shown(page);
-    assert.equal(s.t, r.rows[k][0]);
-    assert.deepEqual(s.bodies, [{ name: 'bob', x: r.rows[k][cx], y: r.rows[k][cy] }]);
+    assert.equal(s.t, P.times[f]);
+    assert.deepEqual(s.bodies, frameOf(P, f));
+    // a frame is taken at a sample: the bob's centre of mass is channels x, y there
+    const row = r.rows.find((q) => q[0] === P.times[f]);
+    assert.ok(row, `a sample at t = ${P.times[f]}`);
+    assert.ok(Math.abs(s.bodies[0].v[0] - row[cx]) < 1e-12 && Math.abs(s.bodies[0].v[1] - row[cy]) < 1e-12);
   }
-  // the time is in the URL; a deep link restores it (the sample at or before t)
-  await until(async () => Number(new URL(page.url()).searchParams.get('t')) === r.rows.at(-1)[0], 't in the URL');
-  const t = (r.rows[20][0] + r.rows[21][0]) / 2;
+  // the time is in the URL; a deep link between two frames restores it, interpolated
+  await until(async () => Number(new URL(page.url()).searchParams.get('t')) === P.times.at(-1), 't in the URL');
+  const t = P.times[20] + 0.25 * (P.times[21] - P.times[20]);
   await page.goto(`${env.base}/jobs/${J1}?t=${t}`);
   await page.waitForSelector('#anim-table');
-  await until(async () => (await shown(page)).k === 20, 'sample 20 from the deep link');
-  assert.deepEqual((await shown(page)).bodies[0], { name: 'bob', x: r.rows[20][cx], y: r.rows[20][cy] });
+  await until(async () => (await shown(page)).f === 20, 'frame 20 from the deep link');
+  const s = await shown(page), u = (t - P.times[20]) / (P.times[21] - P.times[20]);
+  assert.ok(Math.abs(s.u - u) < 1e-9);
+  s.bodies[0].v.forEach((x, i) => assert.ok(Math.abs(x - (P.frames[20][i] + u * (P.frames[21][i] - P.frames[20][i]))) < 1e-12));
   // play moves the time forward, pause stops it
   await page.click('#play');
-  await until(async () => (await shown(page)).k > 25, 'time moving while playing', 10000);
+  await until(async () => (await shown(page)).f > 25, 'time moving while playing', 10000);
   await page.click('#play');
-  const k1 = (await shown(page)).k;
+  await until(async () => (await page.textContent('#play')) === 'Play', 'the button back to Play');
+  const f1 = (await shown(page)).t;
   await new Promise((res) => setTimeout(res, 400));
-  assert.equal((await shown(page)).k, k1, 'paused');
+  assert.equal((await shown(page)).t, f1, 'paused');
+  // a planar job never loads three.js (the Scene3D chunk)
+  assert.equal(requests.filter((u) => /Scene3D/.test(u)).length, 0);
   assert.deepEqual(errors, []);
   await page.context().close();
+});
+
+test('a spatial job: three.js drawn, scrubbed poses equal the stored ones, time linked with the plots', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  const sp = (await api(`/api/v1/sweeps/${env.spatial}/jobs`)).items[0];
+  assert.equal(sp.status, 'done');
+  const P = await api(`/api/v1/jobs/${sp.id}/poses`), r = await api(`/api/v1/jobs/${sp.id}/result`);
+  assert.equal(P.npose, 7);
+  assert.equal(P.geometry.dimension, 3);
+  await page.goto(`${env.base}/jobs/${sp.id}`);
+  await page.waitForSelector('.scene3d canvas');
+  for (const f of [0, Math.floor(P.nframe / 3), P.nframe - 1]) {
+    await page.fill('#time', String(P.times[f]));
+    await until(async () => { const s = await shown(page); return s.f === f && s.u === 0; }, `frame ${f} shown`);
+    assert.deepEqual((await shown(page)).bodies, frameOf(P, f));
+    // every quaternion is a unit one; the slider's com is channel x_slider
+    for (const b of (await shown(page)).bodies) assert.ok(Math.abs(Math.hypot(...b.v.slice(3)) - 1) < 1e-12);
+    const row = r.rows.find((q) => q[0] === P.times[f]);
+    const slider = P.bodies.indexOf('slider');
+    assert.ok(Math.abs(P.frames[f][7 * slider] - row[r.columns.indexOf('x_slider')]) < 1e-12);
+  }
+  // a click on a plot sets the animation's time (the cursor is shared)
+  // (the plots are redrawn once their width is known: click until one takes)
+  const T = P.times.at(-1);
+  await until(async () => {
+    const box = await page.locator('.plot .u-over').first().boundingBox().catch(() => null);
+    if (box) await page.mouse.click(box.x + box.width * 0.5, box.y + box.height / 2).catch(() => {});
+    const s = await shown(page);
+    return s.t > 0.2 * T && s.t < 0.8 * T;
+  }, 'time set from the plot');
+  // the WebGL canvas has drawn something (not only the clear colour)
+  const drawn = await page.evaluate(() => {
+    const c = document.querySelector('.scene3d canvas'), g = c.getContext('webgl2') || c.getContext('webgl');
+    const px = new Uint8Array(4 * c.width * c.height);
+    g.readPixels(0, 0, c.width, c.height, g.RGBA, g.UNSIGNED_BYTE, px);
+    let n = 0;
+    for (let i = 0; i < px.length; i += 4) if (Math.abs(px[i] - 252) + Math.abs(px[i + 1] - 252) + Math.abs(px[i + 2] - 253) > 30) n++;
+    return n;
+  });
+  assert.ok(drawn > 200, `${drawn} pixels drawn`);
+  assert.deepEqual(errors.filter((e) => !/GPU stall|GL Driver/.test(e)), []);
+  await page.context().close();
+});
+
+test('poses API: bad and unknown ids, a job without poses', async () => {
+  for (const [q, code] of [['abc', 404], ['0x1', 404], ['99999999999', 404]]) {
+    const res = await fetch(`${env.base}/api/v1/jobs/${q}/poses`);
+    assert.equal(res.status, code, q);
+    assert.ok((await res.json()).error.message);
+  }
+  // a queued job (the control sweep's): its geometry with its parameters, no frames
+  const q = (await api(`/api/v1/sweeps/${env.control}/jobs?limit=1`)).items[0];
+  const P = await api(`/api/v1/jobs/${q.id}/poses`);
+  assert.equal(P.nframe, 0);
+  assert.deepEqual(P.frames, []);
+  assert.deepEqual(P.geometry.bodies[0].com, [q.parameters.L, 0]);
+  // the model's geometry: its default parameters (L = 1)
+  const g = await api(`/api/v1/models/${env.mid}/geometry`);
+  assert.deepEqual(g.geometry.bodies, [{ name: 'bob', com: [1, 0], angle: 0 }]);
+  assert.deepEqual(g.geometry.joints, [{ name: 'pivot', type: 'revolute', bodies: [-1, 0], at: [0, 0] }]);
+  // the bulk sweep's jobs have parameters the model does not declare: 422 naming them
+  const big = (await api(`/api/v1/sweeps/${env.big}/jobs?limit=1`)).items[0];
+  const res = await fetch(`${env.base}/api/v1/jobs/${big.id}/poses`);
+  assert.equal(res.status, 422);
+  assert.ok((await res.json()).error.details.length > 0);
+  assert.equal((await fetch(`${env.base}/api/v1/models/0123456789abcdef/geometry`)).status, 404);
 });
 
 test('overlaid jobs: the plots cover every job and channel with their sample ranges', async () => {

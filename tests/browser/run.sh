@@ -9,6 +9,7 @@
 #     the workers run to done;
 #   - paired sweeps (contact_deactivation [true, false]) of the pendulum and
 #     of examples/bouncing_ball.json, run to done;
+#   - one job of examples/iftomm_spatial_slider_crank.json (the 3-D view);
 #   - the workers are stopped, then a "control" sweep that stays queued (the
 #     pause / resume / cancel test acts on it);
 #   - a "big" sweep of $BIG_JOBS jobs (default 100000) with results and
@@ -39,6 +40,10 @@ PAIRS=$(post_sweep '{"model":"'$MID'","name":"pairs","design":{"kind":"grid"},"p
   "solver":{"contact_deactivation":[true,false]}}')
 BPAIRS=$(post_sweep '{"model":"'$BALL'","name":"ball pairs","design":{"kind":"grid"},"parameters":{"e":{"values":[0.7,0.9]}},
   "solver":{"contact_deactivation":[true,false]}}')
+# a spatial mechanism, for the three.js animation (one job, 1 s of its run)
+SPMID=$(post_model "$ROOT/examples/iftomm_spatial_slider_crank.json"); [ -n "$SPMID" ] || fail "no spatial model id"
+SPATIAL=$(post_sweep '{"model":"'$SPMID'","name":"spatial","design":{"kind":"list","rows":[{}]},"solver":{"t_end":1}}')
+wait_until 120 sweep_is "$SPATIAL" done || fail "spatial sweep: $(sweep_state "$SPATIAL")"
 wait_until 120 sweep_is "$PAIRS" done || fail "pairs sweep: $(sweep_state "$PAIRS")"
 wait_until 120 sweep_is "$BPAIRS" done || fail "ball pairs sweep: $(sweep_state "$BPAIRS")"
 ok "paired sweeps $PAIRS $BPAIRS done"
@@ -72,11 +77,11 @@ sql "INSERT INTO metrics (job_id, integrator, wall_seconds, cpu_seconds, steps, 
 sql "ANALYZE jobs; ANALYZE results; ANALYZE metrics" || fail "analyze"   # as autovacuum would after a bulk load
 ok "bulk sweep $BIG with $BIG_JOBS jobs"
 
-export BASE TOKEN SMALL CONTROL BIG BIG_JOBS CHROMIUM MID ZMQ BALL
+export BASE TOKEN SMALL CONTROL BIG BIG_JOBS CHROMIUM MID ZMQ BALL SPATIAL
 export WORKER=$DEVBUILD/worker WORKER_LOG=$IT_TMP/worker-live.log
 export SHOTS=${SHOTS:-$IT_TMP/shots}
 if [ "${HOLD:-0}" = 1 ]; then
-  echo "BASE=$BASE TOKEN=$TOKEN SMALL=$SMALL CONTROL=$CONTROL BIG=$BIG MID=$MID BIG_JOBS=$BIG_JOBS ZMQ=$ZMQ WORKER=$WORKER"
+  echo "BASE=$BASE TOKEN=$TOKEN SMALL=$SMALL CONTROL=$CONTROL BIG=$BIG MID=$MID SPATIAL=$SPATIAL BIG_JOBS=$BIG_JOBS ZMQ=$ZMQ WORKER=$WORKER"
   while kill -0 "$GW_PID" 2>/dev/null; do sleep 1; done
   exit 0
 fi

@@ -108,6 +108,37 @@ for b in range(7):
     assert j["channels"]["x"]["min"][b] == min(part) and j["channels"]["x"]["max"][b] == max(part)
 PY
 ok "table pages and decimated samples"
+# body poses stored with every result (sql/006_poses.sql): frames at sample
+# times, the bob's com equal to its position channels; the geometry to draw
+first=$(echo "$ids" | cut -d, -f1)
+get "/api/v1/jobs/$first/poses" > "$IT_TMP/p.json"
+get "/api/v1/models/$MID/geometry" > "$IT_TMP/g.json"
+python3 - "$IT_TMP" <<'PY' || fail "poses"
+import json, sys
+d = sys.argv[1]
+p = json.load(open(f"{d}/p.json")); raw = json.load(open(f"{d}/r.json")); g = json.load(open(f"{d}/g.json"))
+assert p["bodies"] == ["bob"] and p["npose"] == 3 and 2 <= p["nframe"] <= 256, p["nframe"]
+assert len(p["times"]) == len(p["frames"]) == p["nframe"] and p["times"][-1] == raw["rows"][-1][0]
+at = {row[0]: row for row in raw["rows"]}
+x, y = raw["columns"].index("x"), raw["columns"].index("y")
+for t, f in zip(p["times"], p["frames"]):
+    assert abs(f[0] - at[t][x]) < 1e-12 and abs(f[1] - at[t][y]) < 1e-12, (t, f)
+assert p["geometry"]["dimension"] == 2 and g["geometry"]["joints"][0]["bodies"] == [-1, 0]
+PY
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/api/v1/jobs/abc/poses")" = 404 ] || fail "poses of a bad id"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/api/v1/jobs/999999999/poses")" = 404 ] || fail "poses of no job"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/api/v1/models/0123456789abcdef/geometry")" = 404 ] || fail "geometry of no model"
+ok "body poses and geometry"
+# a sweep counted, not stored (the web form's job count)
+n0=$(sql "SELECT count(*) FROM sweeps")
+api POST '/api/v1/sweeps?dry_run=1' '{"model":"'$MID'","design":{"kind":"grid"},"parameters":{"L":{"min":1,"max":2,"levels":3}},"solver":{"contact_deactivation":[true,false]}}'
+[ "$STATUS" = 200 ] && [ "$(echo "$BODY" | jget 'd["jobs"]')" = 6 ] || fail "dry run: $STATUS $BODY"
+api POST '/api/v1/sweeps?dry_run=2' '{"model":"'$MID'"}'
+[ "$STATUS" = 400 ] || fail "dry_run=2: $STATUS"
+api POST '/api/v1/sweeps?dry_run=1' '{"model":"'$MID'","parameters":{"L":{"min":2,"max":1,"levels":3}}}'
+[ "$STATUS" = 422 ] || fail "dry run of a bad sweep: $STATUS"
+[ "$(sql "SELECT count(*) FROM sweeps")" = "$n0" ] || fail "a dry run stored a sweep"
+ok "dry runs count without storing"
 get /metrics | grep -q '^mbsweep_http_request_seconds_bucket{route="sweeps_get"' || fail "/metrics histogram"
 ok "/metrics"
 # a 10,000-job sweep is accepted (expanded and stored) quickly

@@ -1,7 +1,8 @@
 // Job.jsx - view 3: a job and its neighbours.  Channel plots against time
 // (decimated on the server, /api/v1/samples) with other jobs overlaid, and
-// the planar animation (the stored samples, /api/v1/jobs/{id}/result), one
-// time shared by both.  State in the URL:
+// the animation from the stored body poses (/api/v1/jobs/{id}/poses; planar
+// on a canvas, spatial with three.js), one time shared by both.  State in
+// the URL:
 //   /jobs/<id>?with=ID,ID   jobs overlaid in the plots
 //   &ch=NAME,NAME           channels plotted (default: the first four)
 //   &t=SECONDS              the time shown (written when not playing)
@@ -16,7 +17,7 @@ const POINTS = 1000;
 
 export function Job({ id, query }) {
   const [job, setJob] = useState(null);
-  const [def, setDef] = useState(null);
+  const [poses, setPoses] = useState(null);
   const [result, setResult] = useState(null);
   const [samples, setSamples] = useState(null);
   const [error, setError] = useState(null);
@@ -28,15 +29,15 @@ export function Job({ id, query }) {
 
   useEffect(() => {
     const ctl = new AbortController();
-    setError(null); setJob(null); setResult(null); setDef(null);
+    setError(null); setJob(null); setResult(null); setPoses(null);
     (async () => {
       try {
         const j = await apiGet(`/api/v1/jobs/${id}`, ctl.signal);
         setJob(j);
-        const s = await apiGet(`/api/v1/sweeps/${j.sweep_id}`, ctl.signal);
-        const m = await apiGet(`/api/v1/models/${s.model_id}`, ctl.signal);
-        setDef(m.definition);
-        if (j.status === 'done') setResult(await apiGet(`/api/v1/jobs/${id}/result`, ctl.signal));
+        if (j.status === 'done') {
+          const [r, p] = await Promise.all([apiGet(`/api/v1/jobs/${id}/result`, ctl.signal), apiGet(`/api/v1/jobs/${id}/poses`, ctl.signal)]);
+          setResult(r); setPoses(p);
+        }
       } catch (e) { if (e.name !== 'AbortError') setError(e.message); }
     })();
     return () => ctl.abort();
@@ -81,12 +82,10 @@ export function Job({ id, query }) {
         {job.metrics && <div><dt>steps</dt><dd>{job.metrics.steps}</dd></div>}
       </dl>
       {job.error && <p class="error">{job.error}</p>}
-      {job.status !== 'done' ? <p>No samples: the job is {job.status}.</p> : !result || !def ? <p>Loading samples…</p> : (
+      {job.status !== 'done' ? <p>No samples: the job is {job.status}.</p> : !result || !poses ? <p>Loading samples…</p> : (
         <div class="job-grid">
           <section aria-label="Animation">
-            {def.dimension === 3 ? <p>The spatial animation (three.js) is not written yet.</p>
-              : <Anim def={def} params={job.parameters || {}} result={result} t={t} setT={setTstate}
-                playing={playing} setPlaying={setPlaying} speed={speed} setSpeed={setSpeed} />}
+            <Anim P={poses} t={t} setT={setTstate} playing={playing} setPlaying={setPlaying} speed={speed} setSpeed={setSpeed} />
           </section>
           <section aria-label="Channels">
             <div class="controls">

@@ -1,15 +1,24 @@
 // Plots.jsx - channel plots against time with uPlot (10 series of 10^5
 // points in about 0.2 s, docs/frontend.md): one plot per channel, every job
 // shown as a series (a decimated job as its min and max with the band
-// between), one cursor shared by all plots, the time shown drawn as a
-// vertical line; a click sets the time.  The table is the text alternative:
+// between), one cursor shared by all plots, the time shown as a vertical
+// line (an element over the plot, so that moving it redraws nothing); a click sets the time.  The table is the text alternative:
 // each channel's range per job over the whole run.
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useMemo, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { fmtNum } from './format.js';
 
 const COLORS = ['#1f5fbf', '#c0392b', '#27ae60', '#8e44ad', '#d35400', '#16a085', '#7f8c8d', '#2c3e50'];
+
+// Move plot u's time line to time t (hidden outside the x range).
+function s_place(u, t) {
+  const line = u.over.querySelector('.tline');
+  if (!line) return;
+  const x = u.valToPos(t, 'x');
+  line.style.display = Number.isFinite(x) && x >= 0 && x <= u.over.clientWidth ? 'block' : 'none';
+  line.style.transform = `translateX(${x}px)`;
+}
 
 function Plot({ name, jobs, t, setT, width }) {
   const el = useRef(null), plot = useRef(null), tref = useRef(t);
@@ -39,28 +48,38 @@ function Plot({ name, jobs, t, setT, width }) {
       series, bands,
       legend: { show: true, live: false },
       cursor: { sync: { key: 'mbsweep-time' } },
-      hooks: {
-        draw: [(u) => {
-          const x = u.valToPos(tref.current, 'x', true);
-          if (!Number.isFinite(x)) return;
-          const g = u.ctx;
-          g.save(); g.strokeStyle = '#c77800'; g.lineWidth = 2 * (window.devicePixelRatio || 1);
-          g.beginPath(); g.moveTo(x, u.bbox.top); g.lineTo(x, u.bbox.top + u.bbox.height); g.stroke(); g.restore();
-        }],
-      },
+      // the time line follows the scales (zoom, resize)
+      hooks: { draw: [(u) => s_place(u, tref.current)] },
     };
     const u = new uPlot(opts, data, el.current);
+    // the time shown: an element over the plot, moved at every time change
+    // (an animation playing moves it at every frame without redrawing the
+    // series)
+    const line = document.createElement('div');
+    line.className = 'tline';
+    u.over.appendChild(line);
     plot.current = u;
+    s_place(u, t);
     const click = () => { if (u.cursor.left >= 0) setT(u.posToVal(u.cursor.left, 'x')); };
     u.over.addEventListener('click', click);
     return () => { u.over.removeEventListener('click', click); u.destroy(); plot.current = null; };
   }, [jobs, name, width]);
-  useEffect(() => { if (plot.current) plot.current.redraw(false); }, [t]);
+  useEffect(() => { if (plot.current) s_place(plot.current, t); }, [t]);
   return <div class="plot" ref={el} data-channel={name} />;
 }
 
 export function Plots({ samples, channels, t, setT }) {
-  const jobs = samples.jobs.filter((j) => j.available);
+  const jobs = useMemo(() => samples.jobs.filter((j) => j.available), [samples]);
+  // the text alternative does not depend on the time: made once per data
+  const rows = useMemo(() => channels.flatMap((c) => jobs.filter((j) => j.channels[c]).map((j) => {
+    const lo = Math.min(...j.channels[c].min), hi = Math.max(...j.channels[c].max);
+    return (
+      <tr data-channel={c} data-job={j.job}>
+        <td>{c}</td><td>{j.job}</td><td class="num">{j.nsample}</td>
+        <td class="num" data-v={lo}>{fmtNum(lo)}</td><td class="num" data-v={hi}>{fmtNum(hi)}</td>
+      </tr>
+    );
+  })), [jobs, channels.join(',')]);
   const width = Math.min(900, Math.max(360, (typeof window !== 'undefined' ? window.innerWidth : 1000) - 640));
   return (
     <figure class="plots">
@@ -70,14 +89,7 @@ export function Plots({ samples, channels, t, setT }) {
           <summary>The plotted values as a table</summary>
           <table class="list small" id="plots-table">
             <thead><tr><th scope="col">Channel</th><th scope="col">Job</th><th scope="col">Samples</th><th scope="col">Min</th><th scope="col">Max</th></tr></thead>
-            <tbody>
-              {channels.flatMap((c) => jobs.filter((j) => j.channels[c]).map((j) => (
-                <tr data-channel={c} data-job={j.job}>
-                  <td>{c}</td><td>{j.job}</td><td class="num">{j.nsample}</td>
-                  <td class="num" data-v={Math.min(...j.channels[c].min)}>{fmtNum(Math.min(...j.channels[c].min))}</td>
-                  <td class="num" data-v={Math.max(...j.channels[c].max)}>{fmtNum(Math.max(...j.channels[c].max))}</td>
-                </tr>)))}
-            </tbody>
+            <tbody>{rows}</tbody>
           </table>
         </details>
       </figcaption>

@@ -206,7 +206,7 @@ export function Sweep({ id, query }) {
           <div><dt>Failed</dt><dd>{c.failed || 0}</dd></div>
           <div><dt>Accuracy warnings</dt><dd>{sweep.jobs_with_warnings}</dd></div>
           <div><dt>Design</dt><dd>{sweep.design}</dd></div>
-          <div><dt>Model</dt><dd><code>{sweep.model_id}</code></dd></div>
+          <div><dt>Model</dt><dd><Link href={`/models/${sweep.model_id}`} title={sweep.model_id} id="sweep-model">{sweep.model_name || sweep.model_id}</Link></dd></div>
           <div><dt>Created</dt><dd>{fmtDate(sweep.created_at)}</dd></div>
         </dl>
       )}

@@ -20,7 +20,7 @@ export function TokenDialog() {
     <dialog ref={ref} id="token-dialog" aria-labelledby="token-title" onCancel={(e) => { e.preventDefault(); finish(null); }}>
       <form onSubmit={submit}>
         <h2 id="token-title">API token</h2>
-        <p>Pausing, resuming and cancelling need the gateway's API token (<code>run/token</code> after <code>make up</code>).
+        <p>Changes (pausing, resuming, cancelling, uploading a model, counting and submitting a sweep) need the gateway's API token (<code>run/token</code> after <code>make up</code>).
           This browser keeps it until you forget it.</p>
         {req && req.reason && <p class="error" role="alert">{req.reason}</p>}
         <label for="token-input">Token</label>

@@ -6,14 +6,22 @@
 
 const TOKEN_KEY = 'mbsweep.token';
 
+// details: the error's [{pointer, message}] (validation errors), else [].
 export class ApiError extends Error {
-  constructor(status, message) { super(message); this.status = status; }
+  constructor(status, message, details = [], code = '') { super(message); this.status = status; this.details = details; this.code = code; }
 }
 
 async function s_error(r) {
-  let msg = `${r.status} ${r.statusText}`;
-  try { const j = await r.json(); if (j && j.error && j.error.message) msg = j.error.message; } catch (_) { /* not JSON */ }
-  return new ApiError(r.status, msg);
+  let msg = `${r.status} ${r.statusText}`, details = [], code = '';
+  try {
+    const j = await r.json();
+    if (j && j.error) {
+      if (j.error.message) msg = j.error.message;
+      if (Array.isArray(j.error.details)) details = j.error.details;
+      code = j.error.code || '';
+    }
+  } catch (_) { /* not JSON */ }
+  return new ApiError(r.status, msg, details, code);
 }
 
 export async function apiGet(path, signal) {

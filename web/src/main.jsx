@@ -7,19 +7,26 @@ import { TokenDialog } from './TokenDialog.jsx';
 import { Sweeps } from './Sweeps.jsx';
 import { Sweep } from './Sweep.jsx';
 import { Compare } from './Compare.jsx';
+import { Models } from './Models.jsx';
 import './style.css';
 
-// The job view brings uPlot: a chunk of its own, loaded when first shown.
-let s_job = null;
-function LazyJob(props) {
-  const [View, setView] = useState(() => s_job);
-  const [err, setErr] = useState(null);
-  useEffect(() => {
-    if (!View) import('./Job.jsx').then((m) => { s_job = m.Job; setView(() => m.Job); }).catch((e) => setErr(e.message));
-  }, []);
-  if (err) return <main><p class="error" role="alert">Cannot load the job view: {err}</p></main>;
-  return View ? <View {...props} /> : <main><p>Loading…</p></main>;
+// The job view (uPlot) and a model's page (the drawing, the sweep form) are
+// chunks of their own, loaded when first shown; three.js is loaded only by a
+// spatial drawing (Anim.jsx).
+function lazyView(load, what) {
+  let loaded = null;
+  return function Lazy(props) {
+    const [View, setView] = useState(() => loaded);
+    const [err, setErr] = useState(null);
+    useEffect(() => {
+      if (!View) load().then((V) => { loaded = V; setView(() => V); }).catch((e) => setErr(e.message));
+    }, []);
+    if (err) return <main><p class="error" role="alert">Cannot load the {what}: {err}</p></main>;
+    return View ? <View {...props} /> : <main><p>Loading…</p></main>;
+  };
 }
+const LazyJob = lazyView(() => import('./Job.jsx').then((m) => m.Job), 'job view');
+const LazyModel = lazyView(() => import('./Model.jsx').then((m) => m.Model), 'model view');
 
 function NotFound({ path }) {
   return <main><h1>Not found</h1><p>No view at <code>{path}</code>. <Link href="/">Sweeps</Link></p></main>;
@@ -33,12 +40,14 @@ function App() {
   else if ((m = path.match(/^\/sweeps\/([0-9a-fA-F-]{36})\/?$/))) view = <Sweep id={m[1].toLowerCase()} query={query} />;
   else if (path === '/compare' || path === '/compare/') view = <Compare query={query} />;
   else if ((m = path.match(/^\/jobs\/(\d{1,18})\/?$/))) view = <LazyJob id={m[1]} query={query} />;
+  else if (path === '/models' || path === '/models/') view = <Models query={query} />;
+  else if ((m = path.match(/^\/models\/([0-9a-f]{16})\/?$/))) view = <LazyModel id={m[1]} query={query} />;
   else view = <NotFound path={path} />;
   return (
     <>
       <header class="top">
         <Link href="/" class="brand">mbsweep</Link>
-        <nav aria-label="Views"><Link href="/">Sweeps</Link><Link href="/compare">Contact deactivation</Link></nav>
+        <nav aria-label="Views"><Link href="/">Sweeps</Link><Link href="/models">Models</Link><Link href="/compare">Contact deactivation</Link></nav>
       </header>
       {view}
       <TokenDialog />

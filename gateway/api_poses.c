@@ -1,0 +1,183 @@
+/*
+ * api_poses.c - what a viewer needs to draw and animate a mechanism:
+ *   GET /api/v1/jobs/{id}/poses      the job's geometry (the model with the
+ *                                    job's parameters) and its stored body
+ *                                    poses (table poses, sql/006_poses.sql)
+ *   GET /api/v1/models/{id}/geometry the model's geometry with its default
+ *                                    parameters (the mechanism at t = 0)
+ *
+ * Geometry is given as the mechanism format gives it: globally at t = 0
+ * (bodies' centres of mass and orientations, joint points, spring end
+ * points, contact shapes).  A viewer turns a point p of body b into body
+ * coordinates once, R0^T (p - com0), and places it at every frame with the
+ * body's pose: com(t) + R(t) R0^T (p - com0).  Drawing needs nothing more:
+ * the default skeleton joins each body's centre of mass to its joint and
+ * spring points; declared shapes are drawn as they are.
+ */
+#include "gw.h"
+#include "mechanism.h"
+#include "svc/db.h"
+#include "svc/job.h"
+#include "svc/msg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const s_joint_types[] = { "revolute", "prismatic", "spherical", "universal",
+                                             "cylindrical", "fixed", "distance" };
+static const char *const s_shape_kinds[] = { "point", "circle", "segment", "line", "sphere",
+                                             "plane", "box", "capsule" };
+
+/* A vector of the dimension's length. */
+static json_t *s_vec(const double *v, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++) json_array_append_new(a, json_real(v[i]));
+    return a;
+}
+
+/* The drawing geometry of a spec (see the file comment); new JSON. */
+static json_t *s_geometry(const mbs_spec *sp)
+{
+    int dim = sp->dim;
+    json_t *bodies = json_array(), *joints = json_array(), *springs = json_array(), *shapes = json_array();
+    for (int b = 0; b < sp->nbody; b++) {
+        const mbs_body_spec *bd = &sp->bodies[b];
+        json_t *o = json_pack("{s:s,s:o}", "name", bd->name, "com", s_vec(bd->com, dim));
+        if (dim == 3) json_object_set_new(o, "quat", s_vec(bd->quat, 4));
+        else json_object_set_new(o, "angle", json_real(bd->angle));
+        json_array_append_new(bodies, o);
+    }
+    for (int k = 0; k < sp->njoint; k++) {
+        const mbs_joint_spec *j = &sp->joints[k];
+        const char *type = (unsigned)j->type < sizeof s_joint_types / sizeof *s_joint_types ? s_joint_types[j->type] : "";
+        json_t *o = json_pack("{s:s,s:s,s:[i,i]}", "name", j->name, "type", type, "bodies", j->body[0], j->body[1]);
+        /* a distance joint is a rod between two points, the others have one point */
+        if (j->type == MBS_JOINT_DISTANCE)
+            json_object_set_new(o, "points", json_pack("[o,o]", s_vec(j->points[0], dim), s_vec(j->points[1], dim)));
+        else json_object_set_new(o, "at", s_vec(j->at, dim));
+        json_array_append_new(joints, o);
+    }
+    for (int k = 0; k < sp->nforce; k++) {
+        const mbs_force_spec *f = &sp->forces[k];
+        if (f->type != MBS_FORCE_SPRING_DAMPER) continue;
+        json_array_append_new(springs, json_pack("{s:s,s:[i,i],s:[o,o]}", "name", f->name, "bodies", f->body[0],
+                                                 f->body[1], "points", s_vec(f->points[0], dim),
+                                                 s_vec(f->points[1], dim)));
+    }
+    for (int k = 0; k < sp->nshape; k++) {
+        const mbs_shape_spec *s = &sp->shapes[k];
+        const char *kind = (unsigned)s->kind < sizeof s_shape_kinds / sizeof *s_shape_kinds ? s_shape_kinds[s->kind] : "";
+        json_t *o = json_pack("{s:s,s:i,s:s,s:o}", "name", s->name, "body", s->body, "kind", kind, "p", s_vec(s->p, dim));
+        /* only the fields the kind uses (mbs_shape_spec) */
+        if (s->kind == MBS_SHAPE_SPEC_SEGMENT || s->kind == MBS_SHAPE_SPEC_CAPSULE || s->kind == MBS_SHAPE_SPEC_LINE ||
+            s->kind == MBS_SHAPE_SPEC_PLANE)
+            json_object_set_new(o, "q", s_vec(s->q, dim));
+        if (s->kind == MBS_SHAPE_SPEC_CIRCLE || s->kind == MBS_SHAPE_SPEC_SPHERE || s->kind == MBS_SHAPE_SPEC_CAPSULE)
+            json_object_set_new(o, "radius", json_real(s->radius));
+        if (s->kind == MBS_SHAPE_SPEC_BOX) {
+            json_object_set_new(o, "half", s_vec(s->half, 3));
+            json_object_set_new(o, "quat", s_vec(s->quat, 4));
+        }
+        json_array_append_new(shapes, o);
+    }
+    return json_pack("{s:i,s:o,s:o,s:o,s:o}", "dimension", dim, "bodies", bodies, "joints", joints,
+                     "springs", springs, "shapes", shapes);
+}
+
+/* Parse a definition with overrides (JSON objects, may be NULL) into its
+ * geometry; NULL with the reply set when it does not parse. */
+static json_t *s_geometry_of(gw_req *r, const char *def, size_t len, json_t *params, json_t *solver)
+{
+    job_overrides ov;
+    mbs_errlist *el = calloc(1, sizeof *el);
+    if (!el) { gw_reply_error(r, 503, "unavailable", "out of memory", NULL); return NULL; }
+    job_overrides_build(params, solver, &ov);
+    mbs_spec *sp = mech_parse(def, len, ov.ov, ov.n, el);
+    job_overrides_free(&ov);
+    if (!sp) {
+        json_t *details = json_array();
+        for (int i = 0; i < el->n; i++)
+            json_array_append_new(details, json_pack("{s:s,s:s}", "pointer", el->e[i].pointer, "message", el->e[i].message));
+        free(el);
+        gw_reply_error(r, 422, "invalid_mechanism", "the stored model does not parse with these parameters", details);
+        return NULL;
+    }
+    free(el);
+    json_t *g = s_geometry(sp);
+    mbs_spec_free(&sp);
+    return g;
+}
+
+int api_models_geometry(gw_req *r)
+{
+    if (!gw_is_model_id(r->param[0])) return gw_reply_error(r, 404, "not_found", "no such model", NULL);
+    const char *p[] = { r->param[0] };
+    PGconn **db = gw_db();
+    if (!db) return gw_reply_db_error(r, NULL);
+    PGresult *res = db_exec(db, "SELECT definition::text FROM models WHERE id = $1", 1, p);
+    if (!db_ok(res)) { gw_reply_db_error(r, res); PQclear(res); return 0; }
+    if (PQntuples(res) == 0) { PQclear(res); return gw_reply_error(r, 404, "not_found", "no such model", NULL); }
+    json_t *g = s_geometry_of(r, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0), NULL, NULL);
+    PQclear(res);
+    if (!g) return 0;
+    return gw_reply_json(r, 200, json_pack("{s:s,s:o}", "model", r->param[0], "geometry", g));
+}
+
+/* The stored frames as {bodies, npose, nframe, times, frames} (frames: one
+ * flat array of nbody x npose values per frame); empty when the job has
+ * none (not done yet, or run by a worker that sends no poses). */
+static json_t *s_frames(PGresult *res)
+{
+    json_t *bodies = json_array(), *times = json_array(), *frames = json_array();
+    int npose = 0;
+    long nframe = 0;
+    if (!PQgetisnull(res, 0, 3)) {
+        json_t *b = json_loadb(PQgetvalue(res, 0, 3), (size_t)PQgetlength(res, 0, 3), 0, NULL);
+        if (json_is_array(b)) json_array_extend(bodies, b);
+        json_decref(b);
+        npose = atoi(PQgetvalue(res, 0, 4));
+        nframe = strtol(PQgetvalue(res, 0, 5), NULL, 10);
+        size_t per = 1 + json_array_size(bodies) * (size_t)npose;
+        /* a blob shorter than announced is served as no frames */
+        if (nframe < 0 || (size_t)PQgetlength(res, 0, 6) < (size_t)nframe * per * 8) nframe = 0;
+        double *v = malloc(sizeof(double) * ((size_t)nframe * per + 1));
+        if (!v) nframe = 0;
+        else msg_get_f64le(v, (const unsigned char *)PQgetvalue(res, 0, 6), (size_t)nframe * per);
+        for (long f = 0; f < nframe; f++) {
+            json_array_append_new(times, json_real(v[f * per]));
+            json_t *row = json_array();
+            for (size_t i = 1; i < per; i++) json_array_append_new(row, json_real(v[f * per + i]));
+            json_array_append_new(frames, row);
+        }
+        free(v);
+    }
+    return json_pack("{s:o,s:i,s:I,s:o,s:o}", "bodies", bodies, "npose", npose, "nframe", (json_int_t)nframe,
+                     "times", times, "frames", frames);
+}
+
+int api_jobs_poses(gw_req *r)
+{
+    if (!gw_is_job_id(r->param[0])) return gw_reply_error(r, 404, "not_found", "no such job", NULL);
+    const char *p[] = { r->param[0] };
+    PGconn **db = gw_db();
+    if (!db) return gw_reply_db_error(r, NULL);
+    /* binary result format: text columns as their bytes, the frames raw */
+    PGresult *res = db_execb(db,
+        "SELECT m.definition::text, j.parameters::text, j.solver_overrides::text, "
+        "       array_to_json(p.bodies)::text, p.npose::text, p.nframe::text, p.frames "
+        "FROM jobs j JOIN sweeps s ON s.id = j.sweep_id JOIN models m ON m.id = s.model_id "
+        "LEFT JOIN poses p ON p.job_id = j.id WHERE j.id = $1::bigint", 1, p, NULL, NULL, 1);
+    if (!db_ok(res)) { gw_reply_db_error(r, res); PQclear(res); return 0; }
+    if (PQntuples(res) == 0) { PQclear(res); return gw_reply_error(r, 404, "not_found", "no such job", NULL); }
+    json_t *params = json_loadb(PQgetvalue(res, 0, 1), (size_t)PQgetlength(res, 0, 1), 0, NULL);
+    json_t *solver = json_loadb(PQgetvalue(res, 0, 2), (size_t)PQgetlength(res, 0, 2), 0, NULL);
+    json_t *g = s_geometry_of(r, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0), params, solver);
+    json_decref(params); json_decref(solver);
+    if (!g) { PQclear(res); return 0; }
+    json_t *out = s_frames(res);
+    PQclear(res);
+    json_object_set_new(out, "job", json_integer(strtoll(r->param[0], NULL, 10)));
+    json_object_set_new(out, "geometry", g);
+    return gw_reply_json(r, 200, out);
+}

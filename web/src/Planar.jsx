@@ -1,0 +1,80 @@
+// Planar.jsx - a planar mechanism on a 2-D canvas at pose values v (pose.js):
+// each body as lines from its centre of mass to its joint and spring points
+// (the default skeleton) and its shapes (circles, segments, points); the
+// ground's joints as fixed supports, its shapes (lines across the view,
+// segments, circles); springs as thin zig-zags between their end points.
+// The view is fixed for the whole run (extents over every frame).
+import { useEffect, useMemo, useRef } from 'preact/hooks';
+import { extents, place, turn } from './pose.js';
+import { bodyColor } from './colors.js';
+
+export function Planar({ L, P, v, label, width = 560, height = 420 }) {
+  const canvas = useRef(null);
+  const view = useMemo(() => {
+    const [lo, hi] = extents(P, L);
+    const span = Math.max(hi[0] - lo[0], hi[1] - lo[1], 1e-9) * 1.15;
+    const s = Math.min(width, height) / span, cx = (lo[0] + hi[0]) / 2, cy = (lo[1] + hi[1]) / 2;
+    return { s, px: (x) => width / 2 + (x - cx) * s, py: (y) => height / 2 - (y - cy) * s };
+  }, [P, L, width, height]);
+
+  useEffect(() => {
+    const c = canvas.current;
+    if (!c || !v) return;
+    // (re)sizing a canvas reallocates it: only when the size changes
+    const dpr = window.devicePixelRatio || 1;
+    if (c.width !== width * dpr || c.height !== height * dpr) {
+      c.width = width * dpr; c.height = height * dpr; c.style.width = `${width}px`; c.style.height = `${height}px`;
+    }
+    const g = c.getContext('2d');
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, width, height);
+    const X = (p) => view.px(p[0]), Y = (p) => view.py(p[1]);
+    const line = (a, b) => { g.beginPath(); g.moveTo(X(a), Y(a)); g.lineTo(X(b), Y(b)); g.stroke(); };
+    // a shape of body b (ground: b = -1)
+    const shape = (b, s) => {
+      const p = place(2, v, b, s.p);
+      if (s.kind === 'circle') { g.beginPath(); g.arc(X(p), Y(p), Math.max(1, s.radius * view.s), 0, 2 * Math.PI); g.stroke(); }
+      else if (s.kind === 'segment') line(p, place(2, v, b, s.q));
+      else if (s.kind === 'point') { g.beginPath(); g.arc(X(p), Y(p), 2.5, 0, 2 * Math.PI); g.fill(); }
+      else if (s.kind === 'line') {
+        const n = turn(2, v, b, s.n), d = [-n[1], n[0]], far = 4 * Math.max(width, height) / view.s;
+        line([p[0] - far * d[0], p[1] - far * d[1]], [p[0] + far * d[0], p[1] + far * d[1]]);
+      }
+    };
+    // the ground: shapes, then fixed supports (triangles) at its joint points
+    g.strokeStyle = '#777'; g.fillStyle = '#777'; g.lineWidth = 1.5;
+    for (const s of L.ground.shapes) shape(-1, s);
+    g.fillStyle = '#222';
+    for (const p of L.ground.points) {
+      const x = X(p), y = Y(p);
+      g.beginPath(); g.moveTo(x, y); g.lineTo(x - 7, y + 10); g.lineTo(x + 7, y + 10); g.closePath(); g.fill();
+    }
+    // springs: a thin zig-zag
+    g.strokeStyle = '#a0522d'; g.lineWidth = 1;
+    for (const sp of L.springs) {
+      const [a, b] = sp.ends.map((e) => place(2, v, e.body, e.local));
+      const dx = b[0] - a[0], dy = b[1] - a[1], len = Math.hypot(dx, dy) || 1, nx = -dy / len, ny = dx / len, w = 5 / view.s;
+      g.beginPath(); g.moveTo(X(a), Y(a));
+      for (let k = 1; k < 12; k++) { const u = k / 12, sg = k % 2 ? 1 : -1; g.lineTo(X([a[0] + u * dx + sg * w * nx, 0]), Y([0, a[1] + u * dy + sg * w * ny])); }
+      g.lineTo(X(b), Y(b)); g.stroke();
+    }
+    // bodies: skeleton lines from the com, shapes, the com as a dot
+    L.bodies.forEach((B, b) => {
+      const col = bodyColor(b), c = place(2, v, b, [0, 0, 0]);
+      g.strokeStyle = col; g.fillStyle = col; g.lineWidth = 3;
+      for (const p of B.points) line(c, place(2, v, b, p));
+      g.lineWidth = 1.5;
+      for (const s of B.shapes) shape(b, s);
+      g.beginPath(); g.arc(X(c), Y(c), 4.5, 0, 2 * Math.PI); g.fill();
+    });
+    // joints: small open circles
+    g.strokeStyle = '#222'; g.fillStyle = '#fff'; g.lineWidth = 1.5;
+    for (const j of L.joints) {
+      const p = place(2, v, j.body, j.local);
+      g.beginPath(); g.arc(X(p), Y(p), 3.5, 0, 2 * Math.PI); g.fill(); g.stroke();
+    }
+    if (label) { g.fillStyle = '#222'; g.font = '12px system-ui, sans-serif'; g.fillText(label, 8, 16); }
+  }, [v, L, view, label]);
+
+  return <canvas ref={canvas} class="anim-canvas" role="img" aria-label="The mechanism (its positions are in the table below)" />;
+}
