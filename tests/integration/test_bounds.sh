@@ -4,7 +4,8 @@
 # ranges, 64-bit levels, response names in the CSV, %00 in paths, HEAD, too
 # many query parameters, bodies that expand to too many items, models too
 # large for the HTTP check, results.csv with many response columns; the
-# gateway's memory after the large requests.  Each answer is checked for
+# gateway's memory after the large requests; /healthz during concurrent
+# model checks.  Each answer is checked for
 # status, error code and JSON pointer; the service keeps answering.
 source "$(dirname "$0")/lib.sh"
 it_init bounds
@@ -118,6 +119,31 @@ code=$(curl -s -o "$IT_TMP/chain.out" -w '%{http_code}' --max-time 30 -H "Author
   || fail "1001-body model: $(head -c 300 "$IT_TMP/chain.out")"
 code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 "$BASE/healthz"); [ "$code" = 200 ] || fail "healthz: $code"
 ok "a model of 1001 bodies refused with 413 model_too_large"
+# four concurrent checks of 1000-body chains (distinct, so none is a stored
+# copy): each stored or 503 busy, and /healthz answers meanwhile
+for i in 1 2 3 4; do
+  python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["bodies"]=m["bodies"][:1000]; m["joints"]=m["joints"][:1000]; m["name"]="chain-%s" % sys.argv[2]; m["bodies"][0]["mass"]=1+int(sys.argv[2]); print(json.dumps(m))' \
+    "$IT_TMP/chain.json" $i > "$IT_TMP/chain$i.json"
+done
+cpids=()
+for i in 1 2 3 4; do
+  curl -s -o "$IT_TMP/ch$i.out" -w '%{http_code}' --max-time 120 -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+       --data-binary "@$IT_TMP/chain$i.json" "$BASE/api/v1/models" > "$IT_TMP/ch$i.code" & cpids+=($!)
+done
+for k in $(seq 1 10); do
+  code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 20 "$BASE/healthz")
+  [ "$code" = 200 ] || fail "healthz during model checks ($k): $code"
+  sleep 0.1
+done
+for p in "${cpids[@]}"; do wait "$p"; done
+stored=0
+for i in 1 2 3 4; do
+  c=$(cat "$IT_TMP/ch$i.code")
+  case $c in 201) stored=$((stored + 1)) ;; 503) [ "$(jget 'd["error"]["code"]' < "$IT_TMP/ch$i.out")" = busy ] || fail "503 code" ;;
+             *) fail "1000-body model $i: $c $(head -c 300 "$IT_TMP/ch$i.out")" ;; esac
+done
+[ $stored -ge 1 ] || fail "no 1000-body model stored"
+ok "four concurrent 1000-body checks: $stored stored, the others 503 busy; /healthz answered throughout"
 
 # 7. results.csv with 1000 response columns: linear, complete
 resp=$(python3 -c 'import json; print(json.dumps([{"name":"r%d"%i,"channel":"x","reduce":"max"} for i in range(1000)]))')
