@@ -16,6 +16,7 @@
 #include "svc/db.h"
 #include "svc/log.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,7 @@ static void s_stream_free(void *cls)
     for (int c = 0; c < 3; c++) json_decref(cs->cols[c]);
     free(cs->buf);
     free(cs);
+    malloc_trim(0);          /* the pages of the export's blocks go back to the system */
 }
 
 /* The header line. */
