@@ -11,8 +11,13 @@
 #include "mechanism.h"
 #include "svc/db.h"
 
+#include <malloc.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Checks of models with many bodies running now (GW_CHECK_SLOTS at most). */
+static atomic_int s_checks;
 
 /* mbs_errlist -> [{pointer, message}] */
 static json_t *s_details(const mbs_errlist *el)
@@ -66,8 +71,33 @@ int gw_store_model(gw_req *r, const json_t *mech, char id[17], int *created, jso
 int gw_store_model(gw_req *r, const json_t *mech, char id[17], int *created, json_t **report_out)
 {
     json_t *report, *details;
+    char ptr[160], msg[256];
+    /* the HTTP budget of a check: its cost grows faster than the number of
+       bodies (about 0.5 s and 50 MB at the limit), so larger models are
+       refused, and only GW_CHECK_SLOTS checks of more than 50 bodies run at
+       once, so that the pool threads stay free for other requests */
+    size_t nbody = json_array_size(json_object_get(mech, "bodies"));
+    if (nbody > GW_MAX_BODIES) {
+        snprintf(msg, sizeof msg, "the mechanism has %zu bodies; the service checks at most %d bodies per model "
+                 "(build/mbs check has no such limit)", nbody, GW_MAX_BODIES);
+        gw_reply_error(r, 413, "model_too_large", msg, json_pack("[{s:s,s:s}]", "pointer", "/bodies", "message", msg));
+        return -1;
+    }
+    if (gw_solver_ranges_ok(json_object_get(mech, "solver"), "/solver", ptr, sizeof ptr, msg, sizeof msg)) {
+        gw_reply_error(r, 422, "invalid_mechanism", msg, json_pack("[{s:s,s:s}]", "pointer", ptr, "message", msg));
+        return -1;
+    }
+    int heavy = nbody > 50;
+    if (heavy && atomic_fetch_add(&s_checks, 1) >= GW_CHECK_SLOTS) {
+        atomic_fetch_sub(&s_checks, 1);
+        gw_reply_error(r, 503, "busy", "another large model is being checked, try again shortly", NULL);
+        return -1;
+    }
     char *canon = json_dumps(mech, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
     mbs_spec *spec = gw_check_mechanism(canon, strlen(canon), NULL, 0, &report, &details);
+    if (heavy) atomic_fetch_sub(&s_checks, 1);
+    /* the check's matrices are freed: give their pages back to the system */
+    if (heavy) malloc_trim(0);
     if (!spec) {
         free(canon);
         gw_reply_error(r, 422, "invalid_mechanism", "the mechanism does not pass the solver's check", details);

@@ -112,6 +112,12 @@ static int s_check_top(gw_req *r, const json_t *spec)
     v = json_object_get(spec, "max_attempts");
     if (v && (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 20))
         return s_invalid(r, "/max_attempts", "max_attempts must be an integer in 1..20"), -1;
+    /* numeric solver options within their documented ranges */
+    {
+        char ptr[160], msg[200];
+        if (gw_solver_ranges_ok(json_object_get(spec, "solver"), "/solver", ptr, sizeof ptr, msg, sizeof msg))
+            return s_invalid(r, ptr, msg), -1;
+    }
     v = json_object_get(spec, "time_limit");
     if (v && (!json_is_number(v) || json_number_value(v) <= 0 || json_number_value(v) > 86400))
         return s_invalid(r, "/time_limit", "time_limit must be a number of seconds in (0, 86400]"), -1;

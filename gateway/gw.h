@@ -47,6 +47,26 @@ typedef struct {
 
 extern gw_config gw_cfg;
 
+/* ---- limits on what a request may expand to (docs/service.md, "Limits") ---- */
+
+#define GW_NUM_MAX 1e15              /* magnitude of any number in a body     */
+#define GW_MAX_JSON_VALUES 500000L   /* values of one JSON body (pre-scan)    */
+#define GW_MAX_JSON_CONTAINERS 120000L /* objects + arrays of one JSON body   */
+#define GW_MAX_QUERY_PARAMS 64       /* query parameters, 414 above           */
+#define GW_MAX_URI 4096              /* bytes of the request target, 414 above */
+#define GW_LARGE_BODY (1u << 20)     /* bodies above this share ...           */
+#define GW_LARGE_SLOTS 2             /* ... this many slots (503 when full)   */
+#define GW_MAX_BODIES 1000           /* bodies of a model checked over HTTP   */
+#define GW_CHECK_SLOTS 2             /* model checks running at once (503)    */
+
+/* Every number of v finite and |x| <= GW_NUM_MAX (the integer at
+ * /design/seed exempt).  ptr: the pointer of v on entry (a buffer of psz,
+ * "" for the root); on failure -1 with ptr the offending value's pointer. */
+int gw_json_numbers_ok(const json_t *v, char *ptr, size_t psz);
+/* The numeric solver options of `solver` ({option: value or [values]})
+ * within their documented ranges; -1 with ptr (under base) and msg set. */
+int gw_solver_ranges_ok(const json_t *solver, const char *base, char *ptr, size_t psz, char *msg, size_t msz);
+
 /* ---- requests ---------------------------------------------------------------- */
 
 #define GW_MAX_PARAMS 4
@@ -63,6 +83,11 @@ typedef struct gw_req {
     char *out; size_t out_len;   /* owned, malloc'd                          */
     const char *ctype;
     const char *allow;           /* Allow header for 405                      */
+    /* a streamed reply instead of out (results.csv): MHD calls reader until
+       it ends; free_cls releases cls (set by the handler with status, ctype) */
+    ssize_t (*reader)(void *cls, uint64_t pos, char *buf, size_t max);
+    void (*free_cls)(void *cls);
+    void *reader_cls;
 } gw_req;
 
 typedef int (*gw_handler)(gw_req *r);

@@ -13,6 +13,8 @@
 #include "svc/log.h"
 
 #include <arpa/inet.h>
+#include <malloc.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -29,7 +31,12 @@ typedef struct {
     const char *early_code, *early_msg;
     char *body; size_t len, cap;
     int too_large;
+    int bad_target;             /* 414 / 400 decided from the raw target      */
+    int large_slot;             /* holds one of the large-body slots          */
 } req_state;
+
+/* Requests with a body above GW_LARGE_BODY being parsed and handled now. */
+static atomic_int s_large;
 
 /* ---- statistics for /metrics --------------------------------------------------- */
 
@@ -182,13 +189,15 @@ static const gw_route *s_route(const char *method, const char *url, gw_req *r, c
         gw_req tmp = { 0 };
         if (!s_match(gw_routes[i].pattern, url, &tmp)) continue;
         for (int k = 0; k < tmp.nparam; k++) free(tmp.param[k]);
-        if (!strcmp(gw_routes[i].method, method)) {
+        /* HEAD is answered like GET (libmicrohttpd drops the body) */
+        if (!strcmp(gw_routes[i].method, method) || (!strcmp(method, "HEAD") && !strcmp(gw_routes[i].method, "GET"))) {
             s_match(gw_routes[i].pattern, url, r);
             return &gw_routes[i];
         }
         if (!strstr(allow, gw_routes[i].method)) {
             size_t l = strlen(allow);
-            snprintf(allow + l, asz - l, "%s%s", l ? ", " : "", gw_routes[i].method);
+            snprintf(allow + l, asz - l, "%s%s%s", l ? ", " : "", gw_routes[i].method,
+                     !strcmp(gw_routes[i].method, "GET") ? ", HEAD" : "");
         }
     }
     return NULL;
@@ -237,17 +246,23 @@ static enum MHD_Result s_send(req_state *st, struct MHD_Connection *c)
     struct MHD_Response *resp;
     struct timespec t1;
     char etag[24] = "";
-    if (!r->out) gw_reply_error(r, 500, "internal", "no reply", NULL);
+    if (!r->out && !r->reader) gw_reply_error(r, 500, "internal", "no reply", NULL);
     /* a successful GET carries an ETag; a request whose If-None-Match names
        it gets 304 without the body (cheap polling of progress: the front end
        keeps what it has; the reply is still computed, not its transfer) */
-    if (r->status == 200 && r->method && !strcmp(r->method, "GET")) {
+    if (r->status == 200 && !r->reader && r->method && (!strcmp(r->method, "GET") || !strcmp(r->method, "HEAD"))) {
         s_etag(r->out, r->out_len, etag);
         const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
         if (inm && strstr(inm, etag)) { r->status = 304; r->out_len = 0; }
     }
-    resp = MHD_create_response_from_buffer(r->out_len, r->out, MHD_RESPMEM_MUST_FREE);
-    r->out = NULL;
+    if (r->reader) {
+        /* a streamed reply: MHD pulls it block by block and frees its state */
+        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, r->reader, r->reader_cls, r->free_cls);
+        r->reader = NULL; r->reader_cls = NULL;
+    } else {
+        resp = MHD_create_response_from_buffer(r->out_len, r->out, MHD_RESPMEM_MUST_FREE);
+        r->out = NULL;
+    }
     s_headers(resp, r->status == 304 ? NULL : r->ctype);
     if (etag[0]) MHD_add_response_header(resp, "ETag", etag);
     if (r->allow) MHD_add_response_header(resp, "Allow", r->allow);
@@ -267,6 +282,15 @@ static void s_first(req_state *st, struct MHD_Connection *c, const char *url, co
     static __thread char allow[64];
     gw_req *r = &st->req;
     r->conn = c; r->method = method; r->url = url;
+    if (st->bad_target == 414) {
+        st->early = 414; st->early_code = "uri_too_long";
+        st->early_msg = "too many query parameters or too long a request target (at most 64 parameters, 4096 bytes)";
+        return;
+    }
+    if (st->bad_target == 400) {
+        st->early = 400; st->early_code = "bad_request"; st->early_msg = "the path contains an encoded NUL byte (%00)";
+        return;
+    }
     st->route = s_route(method, url, r, allow, sizeof allow);
     if (!st->route) {
         if (allow[0]) {
@@ -304,9 +328,28 @@ static void s_run(req_state *st)
     r->body = st->body ? st->body : ""; r->body_len = st->len;
     if (st->route->json_body) {
         json_error_t je;
+        jsonscan_counts jc;
+        char ptr[256] = "";
         if (jsonscan_depth(r->body, r->body_len, gw_cfg.max_depth) > gw_cfg.max_depth) {
             gw_reply_error(r, 400, "too_deep", "JSON nesting too deep", NULL);
             return;
+        }
+        /* what the body would expand to, counted before jansson allocates it */
+        if (jsonscan_count(r->body, r->body_len, GW_MAX_JSON_VALUES, GW_MAX_JSON_CONTAINERS, &jc)) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "the JSON body has too many items (at most %ld values, of which %ld objects or arrays)",
+                     GW_MAX_JSON_VALUES, GW_MAX_JSON_CONTAINERS);
+            gw_reply_error(r, 413, "too_many_items", msg, NULL);
+            return;
+        }
+        /* large bodies: a few at a time, so that their parse trees do not add up */
+        if (r->body_len > GW_LARGE_BODY) {
+            if (atomic_fetch_add(&s_large, 1) >= GW_LARGE_SLOTS) {
+                atomic_fetch_sub(&s_large, 1);
+                gw_reply_error(r, 503, "busy", "too many large requests at once, try again shortly", NULL);
+                return;
+            }
+            st->large_slot = 1;
         }
         r->json = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES, &je);
         if (!r->json) {
@@ -316,6 +359,14 @@ static void s_run(req_state *st)
             return;
         }
         if (!json_is_object(r->json)) { gw_reply_error(r, 400, "bad_json", "the body must be a JSON object", NULL); return; }
+        /* numbers that PostgreSQL's jsonb would give back in a form jansson refuses */
+        if (gw_json_numbers_ok(r->json, ptr, sizeof ptr)) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "numbers must be finite with magnitude at most %g", GW_NUM_MAX);
+            gw_reply_error(r, 422, "out_of_range", msg,
+                           json_pack("[{s:s,s:s}]", "pointer", ptr, "message", msg));
+            return;
+        }
     }
     st->route->fn(r);
 }
@@ -325,11 +376,13 @@ static enum MHD_Result s_access(void *cls, struct MHD_Connection *c, const char 
 {
     req_state *st = *con_cls;
     (void)cls; (void)version;
-    /* first call: headers only */
-    if (!st) {
-        st = calloc(1, sizeof *st);
-        clock_gettime(CLOCK_MONOTONIC, &st->t0);
-        *con_cls = st;
+    /* first call: headers only (the state comes from s_uri) */
+    if (!st || !st->req.conn) {
+        if (!st) {
+            st = calloc(1, sizeof *st);
+            clock_gettime(CLOCK_MONOTONIC, &st->t0);
+            *con_cls = st;
+        }
         s_first(st, c, url, method);
         if (st->early > 0) {
             gw_reply_error(&st->req, st->early, st->early_code, st->early_msg, NULL);
@@ -367,7 +420,41 @@ static enum MHD_Result s_access(void *cls, struct MHD_Connection *c, const char 
         return ok;
     }
     s_run(st);
+    /* after a large request: its parse tree is gone, give the pages back */
+    if (st->large_slot) {
+        json_decref(st->req.json); st->req.json = NULL;
+        free(st->body); st->body = NULL; st->len = st->cap = 0;
+        atomic_fetch_sub(&s_large, 1);
+        st->large_slot = 0;
+        malloc_trim(0);
+    }
     return s_send(st, c);
+}
+
+/* Called by libmicrohttpd with the raw request target before it parses the
+ * query string or decodes %XX; the return value becomes the request's state.
+ * A target with too many parameters (libmicrohttpd 0.9.75 keeps them in the
+ * connection's memory pool and, when that overflows, never answers) has its
+ * query cut here, so that nothing is stored, and gets 414; an encoded NUL in
+ * the path (which decoding would turn into an early end of the string) gets
+ * 400. */
+static void *s_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    req_state *st = calloc(1, sizeof *st);
+    (void)cls; (void)c;
+    if (!st) return NULL;
+    clock_gettime(CLOCK_MONOTONIC, &st->t0);
+    char *q = strchr(uri, '?');
+    size_t n = strlen(uri), params = 0;
+    for (const char *p = q; p && *p; p++) if (*p == '&' || *p == ';') params++;
+    if (q && q[1]) params++;
+    if (n > GW_MAX_URI || params > GW_MAX_QUERY_PARAMS) {
+        st->bad_target = 414;
+        if (q) q[1] = 0;        /* the target's buffer is the connection's own */
+    }
+    for (const char *p = uri; *p && p != q && !st->bad_target; p++)
+        if (p[0] == '%' && p[1] == '0' && p[2] == '0') st->bad_target = 400;
+    return st;
 }
 
 /* Free the request state when MHD is done with the connection's request. */
@@ -379,6 +466,8 @@ static void s_completed(void *cls, struct MHD_Connection *c, void **con_cls, enu
     for (int i = 0; i < st->req.nparam; i++) free(st->req.param[i]);
     json_decref(st->req.json);
     free(st->req.out);
+    if (st->req.reader_cls && st->req.free_cls) st->req.free_cls(st->req.reader_cls);
+    if (st->large_slot) atomic_fetch_sub(&s_large, 1);
     free(st->body);
     free(st);
     *con_cls = NULL;
@@ -410,6 +499,7 @@ struct MHD_Daemon *gw_http_start(void)
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)0,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
         MHD_OPTION_NOTIFY_COMPLETED, s_completed, NULL,
+        MHD_OPTION_URI_LOG_CALLBACK, s_uri, NULL,
         MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
         MHD_OPTION_END);
     if (!d) log_error("http: cannot listen on %s:%d", gw_cfg.bind_addr, gw_cfg.port);

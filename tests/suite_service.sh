@@ -30,10 +30,10 @@ for t in tests/integration/test_*.sh; do
     echo "FAIL $(basename "$t" .sh) ($((SECONDS - t0)) s)"; sed 's/^/  | /' "$TMP/$(basename "$t").log"; fail=1
   fi
 done
-# the same programs built with ASan + UBSan (errors abort): hostile input and
-# an end-to-end sweep once more
+# the same programs built with ASan + UBSan (errors abort): hostile input,
+# bounded work and an end-to-end sweep once more
 if make -s build/san/gateway build/san/worker; then
-  for t in tests/integration/test_hostile.sh tests/integration/test_sweep.sh; do
+  for t in tests/integration/test_hostile.sh tests/integration/test_bounds.sh tests/integration/test_sweep.sh; do
     t0=$SECONDS
     if MBSWEEP_TEST_BUILD=$ROOT/build/san ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
         timeout 300 bash "$t" > "$TMP/san-$(basename "$t").log" 2>&1; then

@@ -97,10 +97,14 @@ static int s_factors(ctx *c)
                 return s_fail(c, "/parameters", name, "needs values, or finite min and max");
             f->min = json_number_value(mn); f->max = json_number_value(mx);
             if (f->min > f->max) return s_fail(c, "/parameters", name, "min > max");
+            /* the width must be a finite number too: min + (max - min) u */
+            if (!isfinite(f->max - f->min))
+                return s_fail(c, "/parameters", name, "max - min overflows: the range is too wide");
             f->continuous = 1;
-            f->nlevel = lv ? (int)json_integer_value(lv) : 0;
-            if (lv && (!json_is_integer(lv) || f->nlevel < 1 || f->nlevel > 100000))
+            /* levels checked as a 64-bit integer before it is narrowed */
+            if (lv && (!json_is_integer(lv) || json_integer_value(lv) < 1 || json_integer_value(lv) > 100000))
                 return s_fail(c, "/parameters", name, "levels must be an integer in 1..100000");
+            f->nlevel = lv ? (int)json_integer_value(lv) : 0;
             if (f->nlevel > 0) {
                 f->level = malloc(sizeof(double) * f->nlevel);
                 for (int i = 0; i < f->nlevel; i++)

@@ -56,6 +56,11 @@ int job_responses_check(const json_t *resp, const char *const *channels, int nch
     size_t i; json_t *r;
     if (!resp) return 0;
     if (!json_is_array(resp)) { snprintf(pointer, psize, "/responses"); snprintf(msg, msize, "must be an array"); return -1; }
+    if (json_array_size(resp) > JOB_MAX_RESPONSES) {
+        snprintf(pointer, psize, "/responses");
+        snprintf(msg, msize, "at most %d responses per sweep", JOB_MAX_RESPONSES);
+        return -1;
+    }
     json_array_foreach(resp, i, r) {
         const char *k; json_t *v;
         snprintf(pointer, psize, "/responses/%zu", i);
@@ -68,6 +73,17 @@ int job_responses_check(const json_t *resp, const char *const *channels, int nch
         const char *ch = json_string_value(json_object_get(r, "channel"));
         const char *red = json_string_value(json_object_get(r, "reduce"));
         if (!name || !*name || strlen(name) > 63) { snprintf(msg, msize, "name must be a string of 1..63 characters"); return -1; }
+        /* names become CSV columns and JSON keys: no control characters, no repeats */
+        for (const char *p = name; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+                snprintf(pointer, psize, "/responses/%zu/name", i);
+                snprintf(msg, msize, "name must not contain control characters (newline, tab, ...)"); return -1;
+            }
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(name, json_string_value(json_object_get(json_array_get(resp, j), "name")))) {
+                snprintf(pointer, psize, "/responses/%zu/name", i);
+                snprintf(msg, msize, "response name \"%s\" is given twice", name); return -1;
+            }
         if (!ch) { snprintf(msg, msize, "channel must be a string"); return -1; }
         if (job_reduce_kind(red) < 0) {
             snprintf(msg, msize, "reduce must be one of max, min, final, mean, rms, argmax"); return -1;

@@ -25,7 +25,12 @@ void job_overrides_free(job_overrides *o);
  * (time of the maximum).  Returns -1 for an unknown name. */
 int job_reduce_kind(const char *name);
 
-/* Check a "responses" array: [{name, channel, reduce}].  With a channel list
+/* Responses of one sweep, at most (each is a CSV column and a stored key). */
+#define JOB_MAX_RESPONSES 1000
+
+/* Check a "responses" array: [{name, channel, reduce}] (at most
+ * JOB_MAX_RESPONSES, names of 1..63 characters without control characters,
+ * each name once).  With a channel list
  * (NULL: skip the check) the channel must exist.  Returns 0 or -1 with a
  * JSON pointer (relative, "/responses/i/...") and a message. */
 int job_responses_check(const json_t *resp, const char *const *channels, int nchannel,

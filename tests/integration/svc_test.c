@@ -127,6 +127,12 @@ static void test_misc(void)
     CHECK(jsonscan_depth("{\"a\":[[1]]}", 11, 10) == 3);
     CHECK(jsonscan_depth("{\"a\":\"[[[[[[\"}", 14, 3) == 1);
     CHECK(jsonscan_depth("[[[[[", 5, 3) == 4);
+    /* value and container counts (keys are values; strings hide brackets) */
+    jsonscan_counts jc;
+    const char *jt = "{\"a\":[1, 2.5e3,true,\"[{\"]}";
+    CHECK(jsonscan_count(jt, strlen(jt), 100, 100, &jc) == 0);
+    CHECK(jc.values == 7 && jc.containers == 2);
+    CHECK(jsonscan_count("[{},{},{}]", 10, 100, 3, &jc) == 1);
     /* little-endian round trip */
     double v[3] = { 1.5, -0.0, 1e-300 }, w[3]; unsigned char b[24];
     msg_put_f64le(b, v, 3);
