@@ -40,12 +40,13 @@ start_worker awake
 wait_until 30 sweep_is "$SID" done || fail "sweep after SIGSTOP: $(sweep_state "$SID")"
 all_one_result "$SID" 2 || fail "results after SIGSTOP"
 [ "$(sql "SELECT worker_id FROM results WHERE job_id = $JOB")" = awake ] || fail "hung job $JOB not re-run elsewhere"
-grep -q "job $JOB lease expired" "$IT_TMP/gateway.log" || fail "no lease expiry logged"
+# declared dead after --liveness silent heartbeats: re-queued then (else at lease expiry)
+grep -q "job $JOB \(lease expired\|re-queued\)" "$IT_TMP/gateway.log" || fail "no re-queue logged"
 # the sleeper wakes up late: its stale answer must change nothing
 kill -CONT "$SLEEPER"; sleep 2.5
 all_one_result "$SID" 2 || fail "a late answer changed the results"
 [ "$(sql "SELECT worker_id FROM results WHERE job_id = $JOB")" = awake ] || fail "late answer overwrote"
-ok "hung worker: lease expired, job $JOB re-run elsewhere; its late answer was fenced off"
+ok "hung worker: declared dead, job $JOB re-run elsewhere; its late answer was fenced off"
 kill -TERM "$SLEEPER" "$WK_PID"; wait "$SLEEPER" "$WK_PID" 2>/dev/null
 
 # ---- 3. gateway killed and restarted mid-sweep ---------------------------------------
