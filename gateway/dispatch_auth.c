@@ -60,14 +60,14 @@ static void s_load(void)
     char line[512], tok[64];
     while (fgets(line, sizeof line, f)) {
         const char *p = line + strspn(line, " \t");
-        if (*p == '#' || *p == '\n' || *p == 0) continue;
         if (!strncmp(p, "public ", 7)) p += 7 + strspn(p + 7, " \t");
-        /* one key of 40 Z85 characters, then anything */
-        if (sscanf(p, "%63s", tok) != 1 || strlen(tok) != 40 || n >= MAX_KEYS || !zmq_z85_decode(keys[n], tok)) {
-            bad++;
+        /* one key of 40 Z85 characters, then anything; Z85 has '#', so a
+           line is a comment only when it does not start with a key */
+        if (sscanf(p, "%63s", tok) == 1 && strlen(tok) == 40 && n < MAX_KEYS && zmq_z85_decode(keys[n], tok)) {
+            n++;
             continue;
         }
-        n++;
+        if (*p != '#' && *p != '\n' && *p != 0) bad++;
     }
     fclose(f);
     free(s_keys);

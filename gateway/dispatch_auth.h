@@ -10,8 +10,8 @@
  *
  * Allow-list file: one worker public key (40 Z85 characters) per line,
  * optionally after the word "public" (so a worker's key file's public line
- * can be appended as it is); anything after the key and lines starting with
- * '#' are ignored.  The file is read again when it changes (size or mtime),
+ * can be appended as it is); anything after the key, and lines that do not
+ * start with a key (comments: '#'), are ignored.  The file is read again when it changes (size or mtime),
  * so workers can be added or removed without restarting the gateway.
  */
 #ifndef GW_DISPATCH_AUTH_H

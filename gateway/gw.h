@@ -26,6 +26,7 @@ typedef struct {
     const char *db;              /* libpq conninfo                          */
     const char *token;           /* API token for writes                    */
     int no_auth;                 /* --no-auth: writes without a token       */
+    int token_reads;             /* reads need the token too (API but health) */
     const char *zmq_bind;        /* default tcp://127.0.0.1:5555            */
     const char *curve_secret_file; /* CurveZMQ server key file              */
     const char *curve_allow_file;  /* allow-list of worker public keys      */

@@ -4,7 +4,7 @@
  *
  *   gateway [--port N] [--bind ADDR] [--db CONNINFO] [--token T | --token-file F | --no-auth]
  *           [--zmq tcp://127.0.0.1:5555] [--curve-secret-file F --curve-allow F | --zmq-open-insecure]
- *           [--zmq-max-message BYTES] [--www DIR] [--threads N]
+ *           [--zmq-max-message BYTES] [--token-reads on|off|auto] [--www DIR] [--threads N]
  *           [--lease S] [--heartbeat-ms N] [--liveness N] [--max-attempts N] [--backoff S]
  *           [--job-limit N] [--job-time-limit S] [--max-body BYTES] [--no-dispatch]
  *           [--migrate-only] [--migrate-to N]
@@ -75,6 +75,12 @@ static const char *s_default_www(void)
     return "gateway/www";
 }
 
+/* Whether an HTTP bind address is loopback only (127.0.0.0/8, ::1, localhost). */
+static int s_loopback(const char *addr)
+{
+    return !strncmp(addr, "127.", 4) || !strcmp(addr, "::1") || !strcmp(addr, "localhost");
+}
+
 /* Write a key pair to file (mode 0600): "public Z85" and "secret Z85" lines. */
 static int s_write_pair(const char *file, char *pub)
 {
@@ -132,20 +138,20 @@ static void s_usage(void)
 {
     fprintf(stderr, "usage: gateway [--port N] [--bind ADDR] [--db CONNINFO] [--token T|--token-file F|--no-auth]\n"
                     "               [--zmq ENDPOINT] [--curve-secret-file F --curve-allow F | --zmq-open-insecure]\n"
-                    "               [--zmq-max-message BYTES] [--www DIR] [--threads N]\n"
+                    "               [--zmq-max-message BYTES] [--token-reads on|off|auto] [--www DIR] [--threads N]\n"
                     "               [--lease S] [--heartbeat-ms N] [--liveness N] [--max-attempts N] [--backoff S]\n"
                     "               [--job-limit N] [--job-time-limit S] [--max-body BYTES] [--no-dispatch]\n"
                     "               [--migrate-only] [--migrate-to N] | --curve-keygen FILE | --curve-keygen-dir DIR\n"
                     "environment: PORT MBSWEEP_BIND MBSWEEP_DB MBSWEEP_TOKEN MBSWEEP_TOKEN_FILE MBSWEEP_ZMQ_BIND\n"
                     "             MBSWEEP_CURVE_SECRET_FILE MBSWEEP_CURVE_ALLOW MBSWEEP_ZMQ_OPEN_INSECURE=1\n"
-                    "             MBSWEEP_WWW MBSWEEP_NO_AUTH=1\n");
+                    "             MBSWEEP_TOKEN_READS MBSWEEP_WWW MBSWEEP_NO_AUTH=1\n");
 }
 
 int main(int argc, char **argv)
 {
     enum { O_PORT = 256, O_BIND, O_DB, O_TOKEN, O_TOKEN_FILE, O_NO_AUTH, O_ZMQ, O_CURVE, O_WWW, O_THREADS,
            O_LEASE, O_HB, O_LIVE, O_ATT, O_BACKOFF, O_LIMIT, O_TLIM, O_BODY, O_NODISP, O_MIG, O_MIGTO, O_KEYGEN,
-           O_ALLOW, O_OPEN, O_MAXMSG, O_KEYDIR };
+           O_ALLOW, O_OPEN, O_MAXMSG, O_KEYDIR, O_READS };
     static const struct option opts[] = {
         { "port", 1, 0, O_PORT }, { "bind", 1, 0, O_BIND }, { "db", 1, 0, O_DB },
         { "token", 1, 0, O_TOKEN }, { "token-file", 1, 0, O_TOKEN_FILE }, { "no-auth", 0, 0, O_NO_AUTH },
@@ -156,8 +162,9 @@ int main(int argc, char **argv)
         { "no-dispatch", 0, 0, O_NODISP }, { "migrate-only", 0, 0, O_MIG }, { "migrate-to", 1, 0, O_MIGTO },
         { "curve-keygen", 1, 0, O_KEYGEN }, { "curve-allow", 1, 0, O_ALLOW }, { "zmq-open-insecure", 0, 0, O_OPEN },
         { "zmq-max-message", 1, 0, O_MAXMSG }, { "curve-keygen-dir", 1, 0, O_KEYDIR },
+        { "token-reads", 1, 0, O_READS },
         { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
-    const char *token_file = s_env("MBSWEEP_TOKEN_FILE", NULL);
+    const char *token_file = s_env("MBSWEEP_TOKEN_FILE", NULL), *reads = s_env("MBSWEEP_TOKEN_READS", "auto");
     int migrate_only = 0, migrate_to = 0, opt;
     char host[64];
 
@@ -203,6 +210,7 @@ int main(int argc, char **argv)
         case O_ALLOW: gw_cfg.curve_allow_file = optarg; break;
         case O_OPEN: gw_cfg.zmq_open = 1; break;
         case O_MAXMSG: gw_cfg.zmq_max_message = (size_t)atol(optarg); break;
+        case O_READS: reads = optarg; break;
         default: s_usage(); return opt == 'h' ? 0 : 2;
         }
     }
@@ -212,6 +220,11 @@ int main(int argc, char **argv)
         gw_cfg.heartbeat_ms < 50 || gw_cfg.liveness < 1 || gw_cfg.max_attempts < 1 || gw_cfg.job_limit < 1) {
         s_usage(); return 2;
     }
+    /* reads need the token: on, off, or (auto) when HTTP listens beyond loopback,
+       since models and results can be confidential */
+    if (!strcmp(reads, "auto")) gw_cfg.token_reads = !s_loopback(gw_cfg.bind_addr);
+    else if (!strcmp(reads, "on") || !strcmp(reads, "off")) gw_cfg.token_reads = !strcmp(reads, "on");
+    else { s_usage(); return 2; }
     if (!migrate_only && !gw_cfg.no_auth && (!gw_cfg.token || strlen(gw_cfg.token) < 8)) {
         log_error("no API token (8 characters or more): set MBSWEEP_TOKEN, --token, --token-file, "
                   "or disable with --no-auth for local use");
@@ -251,8 +264,9 @@ int main(int argc, char **argv)
     if (gw_cfg.dispatch && gw_dispatch_start()) return 1;
     struct MHD_Daemon *d = gw_http_start();
     if (!d) { gw_dispatch_stop(); return 1; }
-    log_info("listening on http://%s:%d/ (auth %s, %d HTTP threads)", gw_cfg.bind_addr, gw_cfg.port,
-             gw_cfg.no_auth ? "OFF" : "on", gw_cfg.threads);
+    log_info("listening on http://%s:%d/ (auth %s, %s, %d HTTP threads)", gw_cfg.bind_addr, gw_cfg.port,
+             gw_cfg.no_auth ? "OFF" : "on", gw_cfg.token_reads ? "reads need the token" : "reads open",
+             gw_cfg.threads);
     while (!s_stop) pause();
     log_info("stopping");
     MHD_stop_daemon(d);

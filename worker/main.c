@@ -291,7 +291,8 @@ static int s_keys(void)
         return -1;
     }
     char unused[41];
-    if (strlen(s_cfg.server_key) == 40 && !strchr(s_cfg.server_key, '/')) memcpy(s_cfg.server_pub, s_cfg.server_key, 41);
+    /* a file if there is one by that name (Z85 keys may contain '/') */
+    if (strlen(s_cfg.server_key) == 40 && access(s_cfg.server_key, R_OK) != 0) memcpy(s_cfg.server_pub, s_cfg.server_key, 41);
     else if (!(s_read_keys(s_cfg.server_key, s_cfg.server_pub, unused) & 1)) {
         fprintf(stderr, "worker: %s: not a key (40 Z85 characters) nor a file with one\n", s_cfg.server_key);
         return -1;
