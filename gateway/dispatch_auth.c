@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <zmq.h>
 
 #define MAX_KEYS 4096
@@ -23,6 +24,7 @@ static const char *s_file;
 static unsigned char (*s_keys)[32];  /* (s_nkeys x 32) binary public keys */
 static int s_nkeys;
 static struct stat s_seen;           /* the file as last loaded          */
+static time_t s_last_log;            /* of a refusal                     */
 
 long ds_auth_denied(void) { return atomic_load(&s_denied); }
 int ds_auth_keys(void) { return atomic_load(&s_nkeys_pub); }
@@ -111,8 +113,11 @@ static void s_answer(void *sock)
              s_allowed((const unsigned char *)frame[6]);
     char user[41] = "";
     if (nf == 7 && len[6] == 32) zmq_z85_encode(user, (const uint8_t *)frame[6], 32);
-    if (!ok) {
-        atomic_fetch_add(&s_denied, 1);
+    /* counted always, logged at most once a second (a refused worker
+       reconnects every few seconds, an attacker as often as it likes) */
+    if (!ok) atomic_fetch_add(&s_denied, 1);
+    if (!ok && time(NULL) != s_last_log) {
+        s_last_log = time(NULL);
         log_warn("dispatch: connection from %s refused: %s %s", nf > 3 ? frame[3] : "?",
                  nf > 5 && !strcmp(frame[5], "CURVE") ? "key not in the allow-list:" : "not CURVE", user);
     }

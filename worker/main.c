@@ -305,6 +305,8 @@ static int s_keys(void)
         zmq_curve_keypair(s_cfg.pub, s_cfg.sec);
         log_warn("no --curve-key-file: fresh key pair, public key %s (the gateway admits it only once it is "
                  "in its allow-list)", s_cfg.pub);
+    } else {
+        log_info("CurveZMQ: our public key %s (must be in the gateway's allow-list)", s_cfg.pub);
     }
     return 0;
 }
