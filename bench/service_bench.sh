@@ -153,6 +153,10 @@ cpu_json() {
 }
 
 # ---- gateway and workers ------------------------------------------------------------
+# CurveZMQ on, as deployed: keys made once, passed to every gateway and worker
+"$ROOT/build/gateway" --curve-keygen-dir "$TMP/keys" >/dev/null || die "cannot make the CurveZMQ keys"
+export MBSWEEP_CURVE_SECRET_FILE=$TMP/keys/server.key MBSWEEP_CURVE_ALLOW=$TMP/keys/workers.allow
+export MBSWEEP_SERVER_KEY=$TMP/keys/server.pub MBSWEEP_CURVE_KEY_FILE=$TMP/keys/worker.key
 GW_PID=""; BASE=""; ZMQ=""
 # start_gateway CONNINFO NAME: default options but port, ZeroMQ endpoint, token
 start_gateway() {

@@ -18,6 +18,7 @@ int api_healthz(gw_req *r)
                             "database", ok ? "ok" : "unavailable",
                             "workers", gw_dispatch_workers_alive());
     if (ok) json_object_set_new(out, "schema_version", json_integer(atoi(PQgetvalue(res, 0, 0))));
+    if (gw_cfg.dispatch) gw_dispatch_health(out);
     PQclear(res);
     return gw_reply_json(r, ok ? 200 : 503, out);
 }
@@ -54,6 +55,7 @@ int api_metrics(gw_req *r)
     PQclear(res);
     fprintf(f, "# HELP mbsweep_workers_alive Workers connected to this gateway.\n# TYPE mbsweep_workers_alive gauge\n"
                "mbsweep_workers_alive %d\n", gw_dispatch_workers_alive());
+    if (gw_cfg.dispatch) gw_dispatch_metrics(f);
     gw_stats_write(f);
     fclose(f);
     return gw_reply_text(r, 200, "text/plain; version=0.0.4; charset=utf-8", buf, len);

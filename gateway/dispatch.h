@@ -21,12 +21,14 @@ typedef struct {
     long long id;
     int attempt;
     double sent_at;       /* monotonic seconds                            */
+    double limit;         /* seconds it may stay in hand (time limit x slots) */
     int cancelling;       /* CANCEL sent, waiting for the worker to drop it */
 } ds_job;
 
 typedef struct {
     unsigned char ident[256]; size_t idlen;
     char name[160];       /* printable identity, the lease owner           */
+    char key[48];         /* its CurveZMQ public key (Z85, from ZAP), "" open */
     char host[64], version[32];
     int pid, slots;
     ds_job jobs[DS_MAX_SLOTS]; int njobs;
@@ -80,9 +82,35 @@ int ds_verify(PGconn **db, int limit);
     "JOIN results rd ON rd.job_id = d.id JOIN results rv ON rv.job_id = v.id " \
     "WHERE " where " AND v.kind = 'verify' AND v.status = 'done' AND d.status = 'done' " \
     "  AND NOT EXISTS (SELECT 1 FROM verifications x WHERE x.job_id = d.id) "
-/* Upsert the workers table. */
+/* Upsert the workers table (host, pid and version kept when not known). */
 int ds_workers_upsert(PGconn **db, ds_worker **w, int n, const char *gateway);
 /* Model definition text by id (cached by the caller).  NULL on error. */
 char *ds_model_text(PGconn **db, const char *id);
+
+/* ---- leases (dispatch_lease.c) ------------------------------------------------- */
+
+/* Put back the jobs (id, attempt) leased to `owner` now, as an expired lease
+ * would (queued with back-off, or failed after max_attempts), with `why`. */
+int ds_requeue(PGconn **db, const long long *ids, const int *att, int n, const char *owner,
+               double backoff, const char *why);
+/* Fail one job leased to `owner` (attempt fenced) at once, with `why`. */
+int ds_fail(PGconn **db, long long id, int attempt, const char *owner, const char *why);
+/* Of the jobs a worker says it holds, those leased to it in the database
+ * (running, same attempt, lease_owner = owner): *ok[i] = 1, and their time
+ * limits in *limit[i] (seconds; the sweep's or `def`).  0 or -1. */
+int ds_owned(PGconn **db, const char *owner, const long long *ids, const int *att, int n, double def,
+             int *ok, double *limit);
+/* May a new connection use the worker name `name` with key `key`?  Yes if
+ * no worker of that name is known, it had the same key, or it has been
+ * silent for more than `stale` seconds (its leases are gone).  1, 0, or -1
+ * on a database error. */
+int ds_name_free(PGconn **db, const char *name, const char *key, double stale);
+
+/* ---- incoming messages (dispatch_msg.c) ------------------------------------------ */
+
+/* Why a message from a worker is not well-formed for its command (NULL if it
+ * is): types and ranges of every field the dispatcher reads, and a RESULT's
+ * payload of exactly nsample x (1 + channels) doubles. */
+const char *ds_msg_invalid(const msg_t *m);
 
 #endif

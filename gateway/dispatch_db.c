@@ -102,11 +102,13 @@ int ds_unclaim(PGconn **db, long long id, int attempt)
         "started_at = NULL WHERE id = $1::bigint AND attempt = $2::int AND status = 'running'", 2, p);
 }
 
-/* The fenced result write: job done + result + metrics + responses, or nothing. */
+/* The fenced result write: job done + result + metrics + responses, or
+ * nothing; only by the worker that holds the lease ($8). */
 static const char *SQL_RESULT =
     "WITH j AS (UPDATE jobs SET status = 'done', finished_at = now(), lease_owner = NULL, "
     "                  lease_expires = NULL, error = NULL "
-    "           WHERE id = $1::bigint AND attempt = $2::int AND status = 'running' RETURNING id), "
+    "           WHERE id = $1::bigint AND attempt = $2::int AND status = 'running' AND lease_owner = $8 "
+    "           RETURNING id), "
     "     r AS (INSERT INTO results (job_id, channels, nsample, samples, responses, worker_id) "
     "           SELECT id, ARRAY(SELECT jsonb_array_elements_text($3::jsonb)), $4::int, $5::bytea, $6::jsonb, $8 "
     "           FROM j ON CONFLICT (job_id) DO NOTHING RETURNING job_id), "
@@ -145,7 +147,8 @@ static json_t *s_poses(json_t *b, size_t bloblen, size_t *nsbytes)
     return ok ? ps : NULL;
 }
 
-/* A failure: retried after a doubling delay while attempts remain. */
+/* A failure: retried after a doubling delay while attempts remain (when the
+ * worker says a retry may help: a deterministic failure fails at once). */
 static const char *SQL_FAILED =
     "UPDATE jobs SET "
     "  status = CASE WHEN $3::bool AND attempt < max_attempts THEN 'queued' ELSE 'failed' END, "
@@ -153,7 +156,7 @@ static const char *SQL_FAILED =
     "               THEN now() + $5::float8 * power(2, attempt - 1) * interval '1 second' ELSE not_before END, "
     "  finished_at = CASE WHEN $3::bool AND attempt < max_attempts THEN NULL ELSE now() END, "
     "  error = $4, lease_owner = NULL, lease_expires = NULL "
-    "WHERE id = $1::bigint AND attempt = $2::int AND status = 'running'";
+    "WHERE id = $1::bigint AND attempt = $2::int AND status = 'running' AND lease_owner = $6";
 
 static PGresult *s_write_one(PGconn **db, ds_pending *p, double backoff)
 {
@@ -165,8 +168,8 @@ static PGresult *s_write_one(PGconn **db, ds_pending *p, double backoff)
         const char *err = json_string_value(json_object_get(b, "error"));
         snprintf(bb, sizeof bb, "%.3f", backoff);
         const char *prm[] = { ib, ab, json_is_true(json_object_get(b, "retry")) ? "true" : "false",
-                              err ? err : "failed", bb };
-        return db_exec(db, SQL_FAILED, 5, prm);
+                              err ? err : "failed", bb, p->worker };
+        return db_exec(db, SQL_FAILED, 6, prm);
     }
     char *ch = json_dumps(json_object_get(b, "channels"), JSON_COMPACT);
     char *resp = json_dumps(json_object_get(b, "responses"), JSON_COMPACT);
@@ -285,19 +288,22 @@ int ds_workers_upsert(PGconn **db, ds_worker **w, int n, const char *gateway)
     if (n == 0) return 0;
     json_t *a = json_array();
     for (int i = 0; i < n; i++) {
-        json_array_append_new(a, json_pack("{s:s,s:s,s:i,s:s,s:I}", "id", w[i]->name, "host", w[i]->host,
-                                           "pid", w[i]->pid, "version", w[i]->version,
-                                           "done", (json_int_t)w[i]->done_delta));
+        json_t *o = json_pack("{s:s,s:s,s:i,s:s,s:I}", "id", w[i]->name, "host", w[i]->host,
+                              "pid", w[i]->pid, "version", w[i]->version, "done", (json_int_t)w[i]->done_delta);
+        if (w[i]->key[0]) json_object_set_new(o, "key", json_string(w[i]->key));
+        json_array_append_new(a, o);
     }
     char *txt = json_dumps(a, JSON_COMPACT);
     json_decref(a);
     const char *p[] = { txt, gateway };
     int rc = db_cmd(db, "workers",
-        "INSERT INTO workers AS w (id, host, pid, gateway, version, last_heartbeat, jobs_done) "
-        "SELECT x.id, x.host, x.pid, $2, x.version, now(), x.done "
-        "FROM jsonb_to_recordset($1::jsonb) AS x(id text, host text, pid int, version text, done bigint) "
-        "ON CONFLICT (id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, gateway = EXCLUDED.gateway, "
-        "  version = EXCLUDED.version, last_heartbeat = now(), jobs_done = w.jobs_done + EXCLUDED.jobs_done", 2, p);
+        "INSERT INTO workers AS w (id, host, pid, gateway, version, last_heartbeat, jobs_done, public_key) "
+        "SELECT x.id, x.host, nullif(x.pid, 0), $2, nullif(x.version, ''), now(), x.done, x.key "
+        "FROM jsonb_to_recordset($1::jsonb) AS x(id text, host text, pid int, version text, done bigint, key text) "
+        "ON CONFLICT (id) DO UPDATE SET host = coalesce(nullif(EXCLUDED.host, ''), w.host), "
+        "  pid = coalesce(EXCLUDED.pid, w.pid), gateway = EXCLUDED.gateway, "
+        "  version = coalesce(EXCLUDED.version, w.version), last_heartbeat = now(), "
+        "  jobs_done = w.jobs_done + EXCLUDED.jobs_done, public_key = EXCLUDED.public_key", 2, p);
     free(txt);
     if (rc == 0) for (int i = 0; i < n; i++) w[i]->done_delta = 0;
     return rc;

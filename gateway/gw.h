@@ -26,8 +26,12 @@ typedef struct {
     const char *db;              /* libpq conninfo                          */
     const char *token;           /* API token for writes                    */
     int no_auth;                 /* --no-auth: writes without a token       */
+    int token_reads;             /* reads need the token too (API but health) */
     const char *zmq_bind;        /* default tcp://127.0.0.1:5555            */
-    const char *curve_secret_file; /* CurveZMQ server key file, optional    */
+    const char *curve_secret_file; /* CurveZMQ server key file              */
+    const char *curve_allow_file;  /* allow-list of worker public keys      */
+    int zmq_open;                /* --zmq-open-insecure: no CurveZMQ        */
+    size_t zmq_max_message;      /* bytes per frame from a worker, 0 = any  */
     const char *www;             /* static files                            */
     int threads;                 /* HTTP thread pool size                   */
     int statement_timeout_ms;    /* per statement of an HTTP handler        */
@@ -140,8 +144,14 @@ int gw_dispatch_start(void);
 void gw_dispatch_stop(void);
 /* Ask the dispatcher to look for queued jobs now (new sweep, resume). */
 void gw_dispatch_kick(void);
-/* Workers currently connected to this gateway (alive by heartbeat). */
+/* Workers currently connected to this gateway (alive by heartbeat, after
+ * a READY; with CurveZMQ only allow-listed keys). */
 int gw_dispatch_workers_alive(void);
+/* Add "zmq": {security, refused_connections, allowed_keys, dropped: {reason:
+ * count}} to a /healthz object. */
+void gw_dispatch_health(json_t *out);
+/* The same counters as Prometheus text. */
+void gw_dispatch_metrics(FILE *f);
 
 #endif
 

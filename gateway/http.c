@@ -2,7 +2,8 @@
  * http.c - libmicrohttpd glue: request state, limits (size, depth, content
  * type, token), routing, security headers, request statistics.
  *
- * Order of checks for a request: route (404/405), token for writes (401),
+ * Order of checks for a request: route (404/405), token for writes, and for
+ * reads with --token-reads (401),
  * Content-Type for JSON bodies (415), size (413), depth (400), JSON (400),
  * then the handler (422 and the like).  The first four are decided on the
  * first callback, before any body is read.
@@ -303,7 +304,10 @@ static void s_first(req_state *st, struct MHD_Connection *c, const char *url, co
         }
         return;
     }
-    if (st->route->write && !s_token_ok(c)) {
+    /* writes need the token; reads too with --token-reads (health and
+       metrics excepted, for probes) */
+    if ((st->route->write || (gw_cfg.token_reads && strcmp(st->route->label, "healthz") &&
+                              strcmp(st->route->label, "metrics"))) && !s_token_ok(c)) {
         st->early = 401; st->early_code = "unauthorized"; st->early_msg = "a valid API token is required (Authorization: Bearer <token>)";
         return;
     }

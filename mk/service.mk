@@ -10,13 +10,13 @@ SQL_SRC  := $(sort $(wildcard sql/[0-9][0-9][0-9]_*.sql))
 PQ_INC   := $(shell pkg-config --cflags libpq 2>/dev/null || echo -I/usr/include/postgresql)
 LDLIBS_SVC := -lmicrohttpd -lzmq -lpq -lpthread $(LDLIBS_COMMON)
 
-.PHONY: service up down
+.PHONY: service up down keys
 
 service: $(B)/gateway $(B)/worker
 
 # built by `make test` before the suites start (they run in parallel)
 BENCH_EXTRA += $(B)/gateway $(B)/worker
-TEST_EXTRA += $(B)/gateway $(B)/worker $(S)/gateway $(S)/worker $(B)/tests/svc_test
+TEST_EXTRA += $(B)/gateway $(B)/worker $(S)/gateway $(S)/worker $(B)/tests/svc_test $(B)/tests/zmq_peer
 
 # libpq's header lives outside the default include path on Debian.
 $(B)/obj/common/svc/%.o $(B)/obj/gateway/%.o $(B)/obj/worker/%.o $(B)/obj/tests/integration/%.o: CFLAGS += $(PQ_INC) -pthread
@@ -58,6 +58,17 @@ $(S)/worker: $(call objs,$(S),$(WK_SRC)) $(S)/libsvc.a $(S)/libcommon.a $(S)/lib
 $(B)/tests/svc_test: $(B)/obj/tests/integration/svc_test.o $(B)/libsvc.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -ljansson -lzmq -lm
+
+# A hostile worker for tests/integration/test_zmq_security.sh.
+$(B)/tests/zmq_peer: $(B)/obj/tests/integration/zmq_peer.o $(B)/libsvc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ -ljansson -lzmq -lm
+
+# CurveZMQ keys of `make up` (run/keys: server.key, server.pub, worker.key,
+# workers.allow); existing files are kept.  KEYS=DIR for another place.
+keys: $(B)/gateway
+	@mkdir -p $${KEYS:-run/keys}
+	@$(B)/gateway --curve-keygen-dir $${KEYS:-run/keys}
 
 up:
 	@bash scripts/up.sh

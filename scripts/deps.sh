@@ -7,7 +7,8 @@ set -euo pipefail
 # job per core) is installed beside them and selected by Debian's alternatives.
 # tests/suite_variants.sh runs the solver tests with each of the two (chosen by
 # LD_LIBRARY_PATH); bench/blas.sh measures them (bench/README.md, BLAS).  The
-# Dockerfiles install the same.
+# Dockerfiles install the same.  CurveZMQ (the worker port) needs no extra
+# package: Debian's libzmq5 is built with libsodium (zmq_has("curve") is 1).
 pkgs=(build-essential pkg-config clang libclang-rt-14-dev
       libjansson-dev liblapacke-dev liblapack-dev libblas-dev libopenblas0-serial libsuitesparse-dev
       libzmq3-dev libmicrohttpd-dev libpq-dev postgresql

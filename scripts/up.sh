@@ -6,7 +6,9 @@
 # 8080, ZeroMQ on $ZMQ_PORT, default 5555) and one worker per core, loads
 # examples/*.json as models (saying which fail validation) with a
 # demonstration sweep, and prints the URL and the API token (run/token,
-# generated once).  Running it again while up only prints the address.
+# generated once).  The worker port uses CurveZMQ keys from run/keys
+# (`make keys`, generated once: server.key, server.pub, worker.key,
+# workers.allow).  Running it again while up only prints the address.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PORT=${PORT:-8080}; ZMQ_PORT=${ZMQ_PORT:-5555}
@@ -31,16 +33,21 @@ if [ ! -s "$RUN/token" ]; then
   (umask 077; head -c 32 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 32 > "$RUN/token")
 fi
 TOKEN=$(cat "$RUN/token")
+# CurveZMQ keys of the gateway and the workers (kept once made)
+KEYS=$RUN/keys
+build/gateway --curve-keygen-dir "$KEYS" >/dev/null
 
 # gateway, then one worker per core
 nohup build/gateway --db "$CI" --port "$PORT" --token-file "$RUN/token" \
-  --zmq "tcp://127.0.0.1:$ZMQ_PORT" >>"$RUN/gateway.log" 2>&1 &
+  --zmq "tcp://127.0.0.1:$ZMQ_PORT" --curve-secret-file "$KEYS/server.key" \
+  --curve-allow "$KEYS/workers.allow" >>"$RUN/gateway.log" 2>&1 &
 echo $! > "$RUN/gateway.pid"
 for _ in $(seq 1 100); do curl -sf -o /dev/null "$URL/healthz" && break; sleep 0.1; done
 curl -sf -o /dev/null "$URL/healthz" || { echo "up: the gateway did not start, see run/gateway.log" >&2; tail -5 "$RUN/gateway.log" >&2; exit 1; }
 : > "$RUN/workers.pid"
 for i in $(seq 1 "$(nproc)"); do
-  nohup build/worker --connect "tcp://127.0.0.1:$ZMQ_PORT" >>"$RUN/worker-$i.log" 2>&1 &
+  nohup build/worker --connect "tcp://127.0.0.1:$ZMQ_PORT" --curve-server-key "$KEYS/server.pub" \
+    --curve-key-file "$KEYS/worker.key" >>"$RUN/worker-$i.log" 2>&1 &
   echo $! >> "$RUN/workers.pid"
 done
 

@@ -10,7 +10,7 @@ set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 start=$SECONDS
-make -s build/gateway build/worker build/mbs build/tests/svc_test || { echo "suite_service: build failed" >&2; exit 1; }
+make -s build/gateway build/worker build/mbs build/tests/svc_test build/tests/zmq_peer || { echo "suite_service: build failed" >&2; exit 1; }
 build/tests/svc_test || exit 1
 
 TMP=$(mktemp -d /tmp/mbsweep-suite.XXXXXX); chmod 755 "$TMP"
@@ -31,9 +31,10 @@ for t in tests/integration/test_*.sh; do
   fi
 done
 # the same programs built with ASan + UBSan (errors abort): hostile input,
-# bounded work and an end-to-end sweep once more
+# bounded work, an end-to-end sweep once more, and the hostile worker messages
 if make -s build/san/gateway build/san/worker; then
-  for t in tests/integration/test_hostile.sh tests/integration/test_bounds.sh tests/integration/test_sweep.sh; do
+  for t in tests/integration/test_hostile.sh tests/integration/test_bounds.sh tests/integration/test_sweep.sh \
+      tests/integration/test_zmq_security.sh; do
     t0=$SECONDS
     if MBSWEEP_TEST_BUILD=$ROOT/build/san ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
         timeout 300 bash "$t" > "$TMP/san-$(basename "$t").log" 2>&1; then

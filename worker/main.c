@@ -2,14 +2,21 @@
  * main.c - build/worker: a stateless worker.
  *
  *   worker [--connect tcp://HOST:PORT] [--slots N] [--heartbeat-ms N] [--liveness N]
- *          [--curve-server-key Z85] [--curve-key-file F] [--id NAME] [--job-delay-ms N]
- *   environment: MBSWEEP_GATEWAY, MBSWEEP_SERVER_KEY, MBSWEEP_CURVE_KEY_FILE, MBSWEEP_SLOTS
+ *          [--curve-server-key Z85|FILE --curve-key-file F | --zmq-open-insecure]
+ *          [--id NAME] [--job-delay-ms N]
+ *   environment: MBSWEEP_GATEWAY, MBSWEEP_SERVER_KEY, MBSWEEP_CURVE_KEY_FILE, MBSWEEP_SLOTS,
+ *                MBSWEEP_ZMQ_OPEN_INSECURE=1
+ *
+ * CurveZMQ is required: the gateway's public key (40 Z85 characters, or a
+ * file with a "public Z85" line such as the gateway's server.pub) and the
+ * worker's own key pair (whose public key must be in the gateway's
+ * allow-list).  Only --zmq-open-insecure connects without.
  *
  * Protocol (svc/msg.h): on connect the worker sends READY with its free slots
  * and the jobs it holds; HEARTBEAT every interval with the jobs in hand; the
  * gateway sends JOB, PING, CANCEL.  When the gateway is silent for `liveness`
  * intervals the worker announces itself again (ZeroMQ reconnects the socket
- * by itself); after four such rounds it closes the socket, waits (doubling up
+ * by itself), and at once when the gateway sends WHO (it does not know us); after four such rounds it closes the socket, waits (doubling up
  * to 8 s) and opens a new one (Paranoid Pirate).  SIGTERM: running and
  * queued jobs are given back (FAILED, retry) and the worker exits.
  */
@@ -19,6 +26,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,7 +42,8 @@
 
 static struct {
     const char *connect, *server_key, *key_file;
-    int slots, heartbeat_ms, liveness, delay_ms;
+    int slots, heartbeat_ms, liveness, delay_ms, open;
+    char server_pub[41], pub[41], sec[41];   /* CurveZMQ keys, Z85 */
     char id[128], host[64];
 } s_cfg;
 
@@ -177,23 +186,12 @@ static void *s_open(void)
     zmq_setsockopt(sock, ZMQ_LINGER, &zero, sizeof zero);
     zmq_setsockopt(sock, ZMQ_RECONNECT_IVL, &ivl, sizeof ivl);
     zmq_setsockopt(sock, ZMQ_RECONNECT_IVL_MAX, &ivl_max, sizeof ivl_max);
-    if (s_cfg.server_key) {
-        char pub[41], sec[41];
-        int have = 0;
-        /* our key pair: from the key file, or a fresh one */
-        if (s_cfg.key_file) {
-            char line[256];
-            FILE *f = fopen(s_cfg.key_file, "r");
-            while (f && fgets(line, sizeof line, f)) {
-                if (!strncmp(line, "public ", 7) && sscanf(line + 7, "%40s", pub) == 1) have |= 1;
-                if (!strncmp(line, "secret ", 7) && sscanf(line + 7, "%40s", sec) == 1) have |= 2;
-            }
-            if (f) fclose(f);
-        }
-        if (have != 3) zmq_curve_keypair(pub, sec);
-        zmq_setsockopt(sock, ZMQ_CURVE_SERVERKEY, s_cfg.server_key, 40);
-        zmq_setsockopt(sock, ZMQ_CURVE_PUBLICKEY, pub, 40);
-        zmq_setsockopt(sock, ZMQ_CURVE_SECRETKEY, sec, 40);
+    int64_t maxmsg = 256 << 20;  /* a JOB carries a model: bounded all the same */
+    zmq_setsockopt(sock, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg);
+    if (!s_cfg.open) {
+        zmq_setsockopt(sock, ZMQ_CURVE_SERVERKEY, s_cfg.server_pub, 40);
+        zmq_setsockopt(sock, ZMQ_CURVE_PUBLICKEY, s_cfg.pub, 40);
+        zmq_setsockopt(sock, ZMQ_CURVE_SECRETKEY, s_cfg.sec, 40);
     }
     if (zmq_connect(sock, s_cfg.connect) != 0) log_error("cannot connect to %s: %s", s_cfg.connect, zmq_strerror(errno));
     s_send_ready(sock);
@@ -226,6 +224,7 @@ static void s_loop(void)
                 liveness = s_cfg.liveness; retry_ms = 500; silent_rounds = 0;
                 if (m.cmd == MSG_JOB) s_on_job(sock, &m);
                 else if (m.cmd == MSG_CANCEL) s_on_cancel(sock, &m);
+                else if (m.cmd == MSG_WHO) s_send_ready(sock);
                 msg_clear(&m);
             }
         } else if (rc == 0 && --liveness <= 0) {
@@ -266,12 +265,59 @@ static void s_loop(void)
     zmq_close(pipe);
 }
 
+/* "public Z85" / "secret Z85" lines of a key file; a bare key line counts
+ * as public.  Returns a bit set: 1 public found, 2 secret found. */
+static int s_read_keys(const char *file, char *pub, char *sec)
+{
+    char line[256], tok[64];
+    int have = 0;
+    FILE *f = fopen(file, "r");
+    while (f && fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "secret ", 7) && sscanf(line + 7, "%40s", sec) == 1 && strlen(sec) == 40) have |= 2;
+        else if (!strncmp(line, "public ", 7) && sscanf(line + 7, "%40s", pub) == 1 && strlen(pub) == 40) have |= 1;
+        else if (!(have & 1) && sscanf(line, "%63s", tok) == 1 && strlen(tok) == 40) { memcpy(pub, tok, 41); have |= 1; }
+    }
+    if (f) fclose(f);
+    return have;
+}
+
+/* The gateway's public key (Z85 text or a file) and our key pair (a file,
+ * else a fresh pair that the gateway's allow-list will not know).  0 or -1. */
+static int s_keys(void)
+{
+    if (!s_cfg.server_key) {
+        fprintf(stderr, "worker: no gateway key: give --curve-server-key (or MBSWEEP_SERVER_KEY) and "
+                        "--curve-key-file, or connect without CurveZMQ with --zmq-open-insecure\n");
+        return -1;
+    }
+    char unused[41];
+    /* a file if there is one by that name (Z85 keys may contain '/') */
+    if (strlen(s_cfg.server_key) == 40 && access(s_cfg.server_key, R_OK) != 0) memcpy(s_cfg.server_pub, s_cfg.server_key, 41);
+    else if (!(s_read_keys(s_cfg.server_key, s_cfg.server_pub, unused) & 1)) {
+        fprintf(stderr, "worker: %s: not a key (40 Z85 characters) nor a file with one\n", s_cfg.server_key);
+        return -1;
+    }
+    if (s_cfg.key_file && s_read_keys(s_cfg.key_file, s_cfg.pub, s_cfg.sec) != 3) {
+        fprintf(stderr, "worker: %s: no 'public' and 'secret' key lines\n", s_cfg.key_file);
+        return -1;
+    }
+    if (!s_cfg.key_file) {
+        zmq_curve_keypair(s_cfg.pub, s_cfg.sec);
+        log_warn("no --curve-key-file: fresh key pair, public key %s (the gateway admits it only once it is "
+                 "in its allow-list)", s_cfg.pub);
+    } else {
+        log_info("CurveZMQ: our public key %s (must be in the gateway's allow-list)", s_cfg.pub);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "connect", 1, 0, 'c' }, { "slots", 1, 0, 's' }, { "heartbeat-ms", 1, 0, 'b' },
         { "liveness", 1, 0, 'l' }, { "curve-server-key", 1, 0, 'k' }, { "curve-key-file", 1, 0, 'f' },
-        { "id", 1, 0, 'i' }, { "job-delay-ms", 1, 0, 'd' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
+        { "id", 1, 0, 'i' }, { "job-delay-ms", 1, 0, 'd' }, { "zmq-open-insecure", 0, 0, 'o' },
+        { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
     const char *e;
     int opt;
     unsigned rnd = 0;
@@ -281,6 +327,7 @@ int main(int argc, char **argv)
     s_cfg.key_file = (e = getenv("MBSWEEP_CURVE_KEY_FILE")) && *e ? e : NULL;
     s_cfg.slots = (e = getenv("MBSWEEP_SLOTS")) ? atoi(e) : 2;
     s_cfg.delay_ms = (e = getenv("MBSWEEP_JOB_DELAY_MS")) ? atoi(e) : 0;
+    s_cfg.open = (e = getenv("MBSWEEP_ZMQ_OPEN_INSECURE")) && !strcmp(e, "1");
     s_cfg.heartbeat_ms = 1000; s_cfg.liveness = 3;
     gethostname(s_cfg.host, sizeof s_cfg.host);
     s_cfg.host[sizeof s_cfg.host - 1] = 0;
@@ -296,9 +343,11 @@ int main(int argc, char **argv)
         case 'f': s_cfg.key_file = optarg; break;
         case 'i': snprintf(s_cfg.id, sizeof s_cfg.id, "%s", optarg); break;
         case 'd': s_cfg.delay_ms = atoi(optarg); break;
+        case 'o': s_cfg.open = 1; break;
         default:
             fprintf(stderr, "usage: worker [--connect tcp://HOST:PORT] [--slots N] [--heartbeat-ms N] [--liveness N]\n"
-                            "              [--curve-server-key Z85] [--curve-key-file F] [--id NAME] [--job-delay-ms N]\n");
+                            "              [--curve-server-key Z85|FILE --curve-key-file F | --zmq-open-insecure]\n"
+                            "              [--id NAME] [--job-delay-ms N]\n");
             return opt == 'h' ? 0 : 2;
         }
     }
@@ -306,10 +355,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "worker: slots must be 1..8, heartbeat-ms >= 50, liveness >= 1\n");
         return 2;
     }
-    if (s_cfg.server_key && strlen(s_cfg.server_key) != 40) {
-        fprintf(stderr, "worker: the server key must be 40 Z85 characters\n");
-        return 2;
-    }
+    if (!s_cfg.open && s_keys() != 0) return 2;
+    if (s_cfg.open) log_warn("ZeroMQ OPEN (--zmq-open-insecure): no encryption, no authentication");
     struct sigaction sa = { .sa_handler = s_on_signal };
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);

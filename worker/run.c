@@ -146,9 +146,10 @@ void wk_run(wk_job *j, int delay_ms, msg_t *out)
         char text[2048];
         s_errors(el, text, sizeof text);
         if (atomic_load(&j->cancel)) s_failed(out, j, 0, "cancelled");
+        /* the same job fails the same way again: no retry, but for memory */
         else if (pc.timed_out || rc == MBS_ETIMEOUT)
-            s_failed(out, j, 1, "time limit of %.3g s reached", j->time_limit);
-        else s_failed(out, j, 1, "solver: %s%s%s", mbs_strerror(rc), text[0] ? ": " : "", text);
+            s_failed(out, j, 0, "time limit of %.3g s reached", j->time_limit);
+        else s_failed(out, j, rc == MBS_ENOMEM, "solver: %s%s%s", mbs_strerror(rc), text[0] ? ": " : "", text);
         mbs_result_free(&res); free(el);
         return;
     }

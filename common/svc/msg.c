@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zmq.h>
@@ -43,7 +44,9 @@ static int s_more(void *sock)
     return more;
 }
 
-int msg_recv(void *sock, int router, msg_t *m, int flags)
+int msg_recv(void *sock, int router, msg_t *m, int flags) { return msg_recv_max(sock, router, m, flags, 0); }
+
+int msg_recv_max(void *sock, int router, msg_t *m, int flags, size_t max_frame)
 {
     zmq_msg_t f;
     memset(m, 0, sizeof *m);
@@ -57,6 +60,10 @@ int msg_recv(void *sock, int router, msg_t *m, int flags)
         zmq_msg_close(&f); zmq_msg_init(&f);
         zmq_msg_recv(&f, sock, 0);
     }
+    /* who sent it, as the ZAP handler named it (CurveZMQ): a property of
+       the frames from the peer (not of the ROUTER's identity frame) */
+    const char *user = zmq_msg_gets(&f, "User-Id");
+    if (user) snprintf(m->user, sizeof m->user, "%s", user);
     /* header: magic, version, command */
     const unsigned char *h = zmq_msg_data(&f);
     if (zmq_msg_size(&f) != 5 || memcmp(h, "MBS", 3) || h[3] != MSG_VERSION || !zmq_msg_more(&f)) {
@@ -66,6 +73,7 @@ int msg_recv(void *sock, int router, msg_t *m, int flags)
     zmq_msg_close(&f); zmq_msg_init(&f);
     /* JSON body */
     zmq_msg_recv(&f, sock, 0);
+    if (max_frame && zmq_msg_size(&f) > max_frame) { zmq_msg_close(&f); s_drain(sock); return -3; }
     m->body = json_loadb(zmq_msg_data(&f), zmq_msg_size(&f), 0, NULL);
     zmq_msg_close(&f);
     if (!json_is_object(m->body)) { s_drain(sock); msg_clear(m); return -2; }
@@ -73,6 +81,9 @@ int msg_recv(void *sock, int router, msg_t *m, int flags)
     if (s_more(sock)) {
         zmq_msg_init(&f);
         zmq_msg_recv(&f, sock, 0);
+        if (max_frame && zmq_msg_size(&f) > max_frame) {
+            zmq_msg_close(&f); s_drain(sock); msg_clear(m); return -3;
+        }
         m->bloblen = zmq_msg_size(&f);
         m->blob = malloc(m->bloblen + 1);
         memcpy(m->blob, zmq_msg_data(&f), m->bloblen);

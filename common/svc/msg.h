@@ -22,6 +22,11 @@
  *                + payload: the mechanism JSON text
  *     PING       {}
  *     CANCEL     {job, attempt}
+ *     WHO        {}     (the gateway does not know this peer: send READY)
+ *
+ * With CurveZMQ the gateway's ZAP handler admits only the public keys of its
+ * allow-list and names each connection by its key (the "User-Id" property
+ * of every message, copied into msg_t.user).
  */
 #ifndef SVC_MSG_H
 #define SVC_MSG_H
@@ -33,12 +38,13 @@
 
 enum {
     MSG_READY = 'R', MSG_HEARTBEAT = 'H', MSG_RESULT = 'D', MSG_FAILED = 'F',
-    MSG_JOB = 'J', MSG_PING = 'P', MSG_CANCEL = 'C'
+    MSG_JOB = 'J', MSG_PING = 'P', MSG_CANCEL = 'C', MSG_WHO = 'W'
 };
 
 typedef struct {
     unsigned char identity[256]; /* ROUTER only                          */
     size_t idlen;
+    char user[48];               /* ZAP user id (worker's public key, Z85), "" without */
     int cmd;
     json_t *body;                /* owned                                */
     void *blob;                  /* owned, NULL when absent              */
@@ -54,6 +60,10 @@ int msg_send(void *sock, const void *identity, size_t idlen, int cmd,
  * prefixes the identity.  Returns 0, -1 on error/EAGAIN (errno set), or -2
  * for a malformed message (already consumed and dropped). */
 int msg_recv(void *sock, int router, msg_t *m, int flags);
+
+/* The same, dropping a message with a frame longer than max_frame bytes
+ * (0: no limit): returns -3 for it (consumed, nothing allocated). */
+int msg_recv_max(void *sock, int router, msg_t *m, int flags, size_t max_frame);
 
 /* Free what msg_recv allocated. */
 void msg_clear(msg_t *m);

@@ -53,9 +53,20 @@ it_init() {
   DBNAME="it_${1}_$$"
   psql_admin -qc "CREATE DATABASE $DBNAME" >/dev/null || fail "create database"
   DB=${base/dbname=mbsweep/dbname=$DBNAME}
+  it_keys
   HTTP_PORT=$(free_port); ZMQ_PORT=$(free_port)
   BASE="http://127.0.0.1:$HTTP_PORT"
   ZMQ="tcp://127.0.0.1:$ZMQ_PORT"
+}
+
+# it_keys: CurveZMQ keys for this test (gateway --curve-keygen-dir), passed
+# to every gateway and worker started from here, and to those the tests
+# start themselves, through the environment.
+it_keys() {
+  KEYS=$IT_TMP/keys
+  "$DEVBUILD/gateway" --curve-keygen-dir "$KEYS" >/dev/null || fail "key generation"
+  export MBSWEEP_CURVE_SECRET_FILE=$KEYS/server.key MBSWEEP_CURVE_ALLOW=$KEYS/workers.allow
+  export MBSWEEP_SERVER_KEY=$KEYS/server.pub MBSWEEP_CURVE_KEY_FILE=$KEYS/worker.key
 }
 
 psql_admin() { psql "$(bash "$ROOT/scripts/pg.sh" conninfo "$IT_PG" | sed 's/dbname=mbsweep/dbname=postgres/')" -X "$@"; }

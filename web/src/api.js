@@ -1,8 +1,11 @@
 // api.js - the gateway's JSON API (same origin, /api/v1) and the API token.
 //
-// Reads need no token.  Writes (pause, resume, cancel, ...) need the API
-// token: the page asks for it once (askToken, shown by <TokenDialog>) and
-// keeps it in localStorage; a 401 forgets it and asks again, once.
+// Writes (pause, resume, cancel, ...) need the API token: the page asks for
+// it once (askToken, shown by <TokenDialog>) and keeps it in localStorage; a
+// 401 forgets it and asks again, once.  Reads need it when the gateway runs
+// with --token-reads (on by default beyond loopback): every read sends the
+// stored token, and a read answered 401 asks for it (one dialog for all the
+// reads waiting) and is sent again once.
 
 const TOKEN_KEY = 'mbsweep.token';
 
@@ -24,8 +27,28 @@ async function s_error(r) {
   return new ApiError(r.status, msg, details, code);
 }
 
+// A read with the stored token; on 401 the token is asked for (shared by
+// concurrent reads) and the read sent again once.
+let s_asking = null;
+async function s_read(path, init) {
+  for (let attempt = 0; ; attempt++) {
+    const tok = getToken();
+    const headers = { ...(init.headers || {}) };
+    if (tok) headers.Authorization = `Bearer ${tok}`;
+    const r = await fetch(path, { ...init, headers });
+    if (r.status !== 401 || attempt > 0) return r;
+    if (!s_asking) {
+      if (tok) setToken(null);
+      s_asking = askToken(tok ? 'The gateway refused this token.' : 'This gateway asks for the API token to read.')
+        .then((t) => { if (t) setToken(t); return t; })
+        .finally(() => { s_asking = null; });
+    }
+    if (!(await s_asking)) return r;
+  }
+}
+
 export async function apiGet(path, signal) {
-  const r = await fetch(path, { headers: { Accept: 'application/json' }, signal });
+  const r = await s_read(path, { headers: { Accept: 'application/json' }, signal });
   if (!r.ok) throw await s_error(r);
   return r.json();
 }
@@ -38,7 +61,7 @@ export async function apiPoll(path, signal) {
   const c = s_polled.get(path);
   const headers = { Accept: 'application/json' };
   if (c) headers['If-None-Match'] = c.etag;
-  const r = await fetch(path, { headers, signal, cache: 'no-store' });
+  const r = await s_read(path, { headers, signal, cache: 'no-store' });
   if (r.status === 304 && c) return c.data;
   if (!r.ok) throw await s_error(r);
   const data = await r.json();
@@ -48,7 +71,7 @@ export async function apiPoll(path, signal) {
 }
 
 export async function apiGetText(path, signal) {
-  const r = await fetch(path, { signal });
+  const r = await s_read(path, { signal });
   if (!r.ok) throw await s_error(r);
   return r.text();
 }
