@@ -18,7 +18,7 @@ double mbs_local_tolerance_factor(int integrator, double rtol)
      * error / (tol L) over Andrews, the spatial slider-crank, Bricard, the
      * flyball, the double pendulum and two pendulums at tol 1e-3 ... 1e-9
      * was 1140 (bdf) and 342 (dopri5) with factor 1; it is 45 and 69 with
-     * these factors, 89 with the N-four-bars (base 0.1: 107, N = 40 at
+     * these factors, 59 with the N-four-bars (base 0.1: 107, N = 40 at
      * 1e-4). */
     if (integrator == MBS_INT_BDF) return 0.08 * pow(fmin(rtol, 1e-3) / 1e-3, 0.15);
     if (integrator == MBS_INT_DOPRI5) return 0.3;
@@ -131,6 +131,7 @@ void mbs_tol_init(const mbs_model *m, mbs_data *d)
     t->atol_x = f * atol_x;
     t->atol_v = f * atol_v;
     t->per_var = 0;
+    t->L = L;
     if (derived && t->ax && t->rx && t->av) s_var_weights(m, t, f * rtol, L, T);
     d->met.tolerance = rtol;
     d->met.abs_tolerance = atol_x;

@@ -19,6 +19,7 @@ typedef struct mbs_mj_ws mbs_mj_ws;
  * with ax == NULL, atol_x + rtol |x_i| and atol_v + rtol |v_i|. */
 typedef struct {
     double rtol, atol_x, atol_v;
+    double L;             /* the length the weights are in (mbs_tolerance_length) */
     double *ax, *rx, *av; /* (n), used when per_var is set                    */
     int per_var;
 } mbs_tol;

@@ -352,7 +352,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
                 double dl = 0;
                 for (int i = 0; i < ne; i++) {
                     if (!d->eq_on[i]) continue;
-                    double wt = m->mass_scale * (d->tol.atol_x + rtol * m->length_scale) + rtol * fabs(d->lam[i] / w0_fact);
+                    double wt = m->mass_scale * (d->tol.atol_x + rtol * d->tol.L) + rtol * fabs(d->lam[i] / w0_fact);
                     dl = fmax(dl, fabs(F3[i]) / wt);
                     d->lam[i] += F3[i] * w0_fact;
                     mu[i] += F4[i] * w0_fact;
