@@ -9,7 +9,7 @@
 //   &sx=KEY&sy=KEY&sc=KEY  the scatter plot's x, y and colour columns
 //   &sel=ID,ID,...     jobs selected (at most 20), plotted together in the job view
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { apiGet, apiPoll } from './api.js';
+import { apiGet, apiGetText, apiPoll } from './api.js';
 import { Link, setQuery } from './router.jsx';
 import { makeStore, selectRows, toCsv, compileFilter, columnRange } from './data.js';
 import { VTable } from './VTable.jsx';
@@ -240,7 +240,12 @@ export function Sweep({ id, query }) {
               <p id="jobs-count" aria-live="polite"><strong>{rows.length}</strong> of {store.n} jobs</p>
               <button type="button" id="csv" onClick={() => download(`sweep-${id.slice(0, 8)}-jobs.csv`, toCsv(store, rows))}>
                 CSV of these {rows.length} jobs</button>
-              <a href={`/api/v1/sweeps/${id}/results.csv`} download>results.csv of all jobs (API)</a>
+              {/* fetched with the stored token (a gateway with --token-reads refuses a plain link) */}
+              <a href={`/api/v1/sweeps/${id}/results.csv`} download onClick={(e) => {
+                e.preventDefault();
+                apiGetText(`/api/v1/sweeps/${id}/results.csv`).then((t) => download(`sweep-${id.slice(0, 8)}-results.csv`, t))
+                  .catch((err) => window.alert(`results.csv: ${err.message}`));
+              }}>results.csv of all jobs (API)</a>
               {selected.size > 0 && (
                 <>
                   <Link id="plot-selected" href={`/jobs/${[...selected][0]}${selected.size > 1 ? `?with=${[...selected].slice(1).join(',')}` : ''}`}>
