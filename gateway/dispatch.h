@@ -82,6 +82,9 @@ int ds_verify(PGconn **db, int limit);
     "JOIN results rd ON rd.job_id = d.id JOIN results rv ON rv.job_id = v.id " \
     "WHERE " where " AND v.kind = 'verify' AND v.status = 'done' AND d.status = 'done' " \
     "  AND NOT EXISTS (SELECT 1 FROM verifications x WHERE x.job_id = d.id) "
+/* A PostgreSQL array literal of integers, {1,2,3}, from v (or, when v is
+ * NULL, iv); malloc'd (open_memstream). */
+char *ds_int_array(const long long *v, const int *iv, int n);
 /* Upsert the workers table (host, pid and version kept when not known). */
 int ds_workers_upsert(PGconn **db, ds_worker **w, int n, const char *gateway);
 /* Model definition text by id (cached by the caller).  NULL on error. */

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Build a PostgreSQL array literal of integers: {1,2,3}. */
-static char *s_int_array(const long long *v, const int *iv, int n)
+/* {1,2,3} (dispatch.h) */
+char *ds_int_array(const long long *v, const int *iv, int n)
 {
     char *buf = NULL; size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -219,7 +219,7 @@ int ds_extend(PGconn **db, const long long *ids, const int *att, int n, double l
 {
     char lb[32];
     if (n == 0) return 0;
-    char *ia = s_int_array(ids, NULL, n), *aa = s_int_array(NULL, att, n);
+    char *ia = ds_int_array(ids, NULL, n), *aa = ds_int_array(NULL, att, n);
     snprintf(lb, sizeof lb, "%.3f", lease);
     const char *p[] = { ia, aa, lb };
     int rc = db_cmd(db, "extend leases",
@@ -253,7 +253,7 @@ int ds_gone(PGconn **db, const long long *ids, const int *att, int n, int **gone
 {
     *gone = NULL; *ngone = 0;
     if (n == 0) return 0;
-    char *ia = s_int_array(ids, NULL, n), *aa = s_int_array(NULL, att, n);
+    char *ia = ds_int_array(ids, NULL, n), *aa = ds_int_array(NULL, att, n);
     const char *p[] = { ia, aa };
     PGresult *r = db_exec(db,
         "SELECT u.ord - 1 FROM unnest($1::bigint[], $2::int[]) WITH ORDINALITY AS u(id, att, ord) "

@@ -13,24 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* {1,2,3} */
-static char *s_array(const long long *v, const int *iv, int n)
-{
-    char *buf = NULL; size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    fputc('{', f);
-    for (int i = 0; i < n; i++) fprintf(f, "%s%lld", i ? "," : "", v ? v[i] : (long long)iv[i]);
-    fputc('}', f);
-    fclose(f);
-    return buf;
-}
-
 int ds_requeue(PGconn **db, const long long *ids, const int *att, int n, const char *owner,
                double backoff, const char *why)
 {
     char bb[32];
     if (n == 0) return 0;
-    char *ia = s_array(ids, NULL, n), *aa = s_array(NULL, att, n);
+    char *ia = ds_int_array(ids, NULL, n), *aa = ds_int_array(NULL, att, n);
     snprintf(bb, sizeof bb, "%.3f", backoff);
     const char *p[] = { ia, aa, owner, bb, why };
     PGresult *r = db_exec(db,
@@ -68,7 +56,7 @@ int ds_owned(PGconn **db, const char *owner, const long long *ids, const int *at
     char tb[32];
     memset(ok, 0, sizeof *ok * (size_t)n);
     if (n == 0) return 0;
-    char *ia = s_array(ids, NULL, n), *aa = s_array(NULL, att, n);
+    char *ia = ds_int_array(ids, NULL, n), *aa = ds_int_array(NULL, att, n);
     snprintf(tb, sizeof tb, "%.3f", def);
     const char *p[] = { ia, aa, owner, tb };
     PGresult *r = db_exec(db,

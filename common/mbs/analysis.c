@@ -127,23 +127,31 @@ int mbs_keeps_redundant(const mbs_model *m)
            (o->integrator == MBS_INT_TRAPEZOIDAL_AL || o->integrator == MBS_INT_DOPRI5);
 }
 
+/* Phi_q^T (from d->jac) as a dense n x neq column-major matrix, columns the
+ * equations, for the rank-revealing QR; NULL when out of memory. */
+static double *s_jac_dense(const mbs_model *m, const mbs_data *d)
+{
+    int n = m->nvar, ne = m->neq;
+    double *A = calloc((size_t)n * (size_t)ne, sizeof(double));
+    for (int r = 0; A && r < ne; r++) {
+        const mbs_eq *e = &m->eq[r];
+        const double *row = d->jac + (e->cols - m->colpool);
+        for (int k = 0; k < e->nnz; k++) A[(size_t)r * n + e->cols[k]] = row[k];
+    }
+    return A;
+}
+
 static int s_redundancy(const mbs_model *m, mbs_data *d, mbs_errlist *err)
 {
     int n = m->nvar, ne = m->neq;
     d->rep.dof = n;
     if (ne == 0) { d->rep.min_singular_ratio = 1; return 0; }
-    /* Phi_q^T as an n x ne column-major matrix: columns are equations */
-    double *A = calloc((size_t)n * (size_t)ne, sizeof(double));
+    mbs_cons_eval(m, d->x, 0.0, d->phi, d->jac);
+    double *A = s_jac_dense(m, d);
     double *A2 = calloc((size_t)n * (size_t)ne, sizeof(double));
     int *jp = malloc(sizeof(int) * (size_t)ne);
     double *rd = malloc(sizeof(double) * (size_t)(ne < n ? ne : n) + sizeof(double));
     if (!A || !A2 || !jp || !rd) { free(A); free(A2); free(jp); free(rd); return MBS_ENOMEM; }
-    mbs_cons_eval(m, d->x, 0.0, d->phi, d->jac);
-    for (int r = 0; r < ne; r++) {
-        const mbs_eq *e = &m->eq[r];
-        const double *row = d->jac + (e->cols - m->colpool);
-        for (int k = 0; k < e->nnz; k++) A[(size_t)r * n + e->cols[k]] = row[k];
-    }
     memcpy(A2, A, sizeof(double) * (size_t)n * (size_t)ne);
     int rank = mbs_qrcp_rank(n, ne, A, jp, rd, 1e-9);
     if (rank < 0) {
@@ -205,16 +213,11 @@ double mbs_rank_margin(const mbs_model *m, const mbs_data *d)
 {
     int n = m->nvar, ne = m->neq, r0 = ne - d->rep.redundant;
     if (ne == 0 || r0 <= 0) return 1;
-    double *A = calloc((size_t)n * (size_t)ne, sizeof(double));
+    double *A = s_jac_dense(m, d);
     int *jp = calloc((size_t)ne, sizeof(int));
     double *rd = malloc(sizeof(double) * (size_t)(ne < n ? ne : n) + sizeof(double));
     double margin = 0;
     if (A && jp && rd) {
-        for (int r = 0; r < ne; r++) {
-            const mbs_eq *e = &m->eq[r];
-            const double *row = d->jac + (e->cols - m->colpool);
-            for (int k = 0; k < e->nnz; k++) A[(size_t)r * n + e->cols[k]] = row[k];
-        }
         int rank = mbs_qrcp_rank(n, ne, A, jp, rd, 1e-9);
         if (rank >= 0 && r0 <= (ne < n ? ne : n) && rd[0] > 0) margin = rd[r0 - 1] / rd[0];
     }
@@ -226,23 +229,16 @@ int mbs_reselect_redundant(const mbs_model *m, mbs_data *d)
 {
     int n = m->nvar, ne = m->neq, r0 = ne - d->rep.redundant;
     if (ne == 0 || d->rep.redundant <= 0 || r0 <= 0) return 0;
-    double *A = calloc((size_t)n * (size_t)ne, sizeof(double));
+    double *A = s_jac_dense(m, d);
     int *jp = calloc((size_t)ne, sizeof(int));
     double *rd = malloc(sizeof(double) * (size_t)(ne < n ? ne : n) + sizeof(double));
     int changed = 0;
-    if (A && jp && rd) {
-        for (int r = 0; r < ne; r++) {
-            const mbs_eq *e = &m->eq[r];
-            const double *row = d->jac + (e->cols - m->colpool);
-            for (int k = 0; k < e->nnz; k++) A[(size_t)r * n + e->cols[k]] = row[k];
-        }
-        if (mbs_qrcp_rank(n, ne, A, jp, rd, 1e-9) >= 0 && r0 <= (ne < n ? ne : n)) {
-            for (int c = 0; c < ne; c++) {
-                int on = c < r0, e = jp[c];
-                if (d->eq_on[e] != on) changed = 1;
-                d->eq_on[e] = (char)on;
-                if (!on) d->lam[e] = 0;
-            }
+    if (A && jp && rd && mbs_qrcp_rank(n, ne, A, jp, rd, 1e-9) >= 0 && r0 <= (ne < n ? ne : n)) {
+        for (int c = 0; c < ne; c++) {
+            int on = c < r0, e = jp[c];
+            if (d->eq_on[e] != on) changed = 1;
+            d->eq_on[e] = (char)on;
+            if (!on) d->lam[e] = 0;
         }
     }
     free(A); free(jp); free(rd);

@@ -492,9 +492,8 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
             double g_new = !cu && rtol < NOISE_RTOL ? s_noise_gain(m, d, rtol) : 1.0;
             int noise = g_new > 1.5 * g_sing;
             g_sing = fmax(g_sing, g_new);
-            if (noise) { /* retake the same step with the noise-aware weights */ }
-            else if (!converged) h *= 0.25;
-            else h *= fmax(0.2, 0.9 * pow(en, -1.0 / (kk + 1)));
+            /* a noise rejection retakes the same step with the new weights */
+            if (!noise) h *= converged ? fmax(0.2, 0.9 * pow(en, -1.0 / (kk + 1))) : 0.25;
             if (fails >= 2) {
                 /* back to order 1; near a singular position (rank margin of
                  * the last accepted point) down by one, to 1 after a third
