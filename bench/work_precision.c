@@ -1,9 +1,10 @@
 /*
  * work_precision.c - the work-precision diagram of issue 9 (item 2).
  *
- *   work_precision [--quick] [--csv FILE]
+ *   work_precision [--quick] [--csv FILE] [--integrator NAME]
  *       every mechanism of tests/unit/tolerance_test.c x {default, bdf,
- *       dopri5} x tolerances 1e-3 ... 1e-10 (only solver.tolerance set, as in
+ *       dopri5, event_driven (planar ones)} (or only NAME) x tolerances
+ *       1e-3 ... 1e-10 (only solver.tolerance set, as in
  *       the test): largest error of the position channels at the reference
  *       times, steps, CPU seconds (median of 3 runs).  Writes the CSV
  *       (default build/bench/work_precision.csv) and prints a markdown table.
@@ -189,7 +190,9 @@ static int wp_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int wp_diagram(const char *csv, int quick)
+/* only: run this integrator only ("default" for the document's own), or
+ * every one when NULL */
+static int wp_diagram(const char *csv, int quick, const char *only)
 {
     const double tols_all[] = {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10};
     const double tols_quick[] = {1e-3, 1e-6, 1e-9};
@@ -209,7 +212,8 @@ static int wp_diagram(const char *csv, int quick)
         tp_refs rf;
         if (!tp_load_refs(&m, &rf)) { printf("| %s | no references | | | | | | | |\n", m.name); continue; }
         for (int k = 0; k < TP_NINTEG; k++)
-            for (int ti = 0; ti < ntol; ti++) {
+            for (int ti = 0; ti < ntol && tp_applies(&m, TP_INTEG[k]) && (!only || !strcmp(only, TP_INTEG_NAME(k)));
+                 ti++) {
                 tp_result res;
                 double cpu[3];
                 int nrun = 0;
@@ -244,11 +248,16 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     const char *csv = "build/bench/work_precision.csv";
     int quick = 0;
+    const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--refs") && i + 1 < argc) return wp_refs(argv[i + 1], i + 2 < argc ? argv[i + 2] : NULL);
         if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
-        else { fprintf(stderr, "usage: work_precision [--quick] [--csv FILE] | --refs DIR [EXAMPLE]\n"); return 2; }
+        else if (!strcmp(argv[i], "--integrator") && i + 1 < argc) only = argv[++i];
+        else {
+            fprintf(stderr, "usage: work_precision [--quick] [--csv FILE] [--integrator NAME] | --refs DIR [EXAMPLE]\n");
+            return 2;
+        }
     }
-    return wp_diagram(csv, quick);
+    return wp_diagram(csv, quick, only);
 }

@@ -16,8 +16,8 @@ import math
 import sys
 from xml.sax.saxutils import escape
 
-COLORS = {"default": "#1f77b4", "bdf": "#d95f02", "dopri5": "#1b9e77"}
-ORDER = ["default", "bdf", "dopri5"]
+COLORS = {"default": "#1f77b4", "bdf": "#d95f02", "dopri5": "#1b9e77", "event_driven": "#7570b3"}
+ORDER = ["default", "bdf", "dopri5", "event_driven"]
 PW, PH = 300, 220             # plot area of one panel
 ML, MR, MT, MB = 62, 14, 50, 44  # margins of one panel
 PAIR_GAP = 26
@@ -94,10 +94,15 @@ def table(rows):
     tols = sorted({float(r["tolerance"]) for r in rows}, reverse=True)
     print("| mechanism (L) | integrator | " + " | ".join("tol %g" % t for t in tols) + " |")
     print("|---|---|" + "---:|" * len(tols))
-    keys = []
+    keys, mechs = [], []
     for r in rows:
+        if r["mechanism"] not in mechs:
+            mechs.append(r["mechanism"])
         if (r["mechanism"], r["integrator"]) not in keys:
             keys.append((r["mechanism"], r["integrator"]))
+    # grouped by mechanism, integrators in legend order (the CSV may be
+    # several runs of work_precision --integrator concatenated)
+    keys.sort(key=lambda k: (mechs.index(k[0]), ORDER.index(k[1]) if k[1] in ORDER else len(ORDER)))
     for mech, integ in keys:
         cells = []
         L = None
@@ -143,7 +148,7 @@ def main():
            'solver derives it); "default" = no solver.integrator; CPU time = median of 3 runs; filled marker: error '
            '&lt;= 100 &#215; tol &#215; L, hollow: above; L = characteristic length</text>' % (W / 2)]
     # legend
-    lx = W / 2 - 300
+    lx = W / 2 - 65 * (len(ORDER) + 1)
     for i, name in enumerate(ORDER):
         x = lx + i * 130
         wide = name == "default"
@@ -151,7 +156,7 @@ def main():
                    % (x, x + 26, COLORS[name], 6 if wide else 2.4, 0.45 if wide else 1))
         out.append('<circle cx="%g" cy="62" r="%g" fill="%s"/>' % (x + 13, 5.5 if wide else 3.4, COLORS[name]))
         out.append('<text x="%g" y="66" font-size="12">%s</text>' % (x + 32, name))
-    x = lx + 3 * 130
+    x = lx + len(ORDER) * 130
     out.append('<line x1="%g" y1="62" x2="%g" y2="62" stroke="#000" stroke-width="1.2" stroke-dasharray="6,4"/>' % (x, x + 26))
     out.append('<text x="%g" y="66" font-size="12">100 &#215; tol &#215; L (the test\'s limit)</text>' % (x + 32))
     out.append('<text x="%d" y="84" font-size="11" text-anchor="middle" fill="#555">"default" is drawn as a wide pale '

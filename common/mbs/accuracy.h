@@ -29,7 +29,8 @@
 /* The local error tolerance of `integrator` (mbs_integrator) as a fraction
  * of the user's relative tolerance rtol: BDF 0.08 (rtol / 1e-3)^0.15 below
  * 1e-3 (its global error grows faster than the tolerance shrinks: more
- * steps, each adding its local error), DOPRI5 0.3, 1 for the others
+ * steps, each adding its local error), DOPRI5 and the event-driven
+ * integrator (DOPRI5 steps between events) 0.3, 1 for the others
  * (fixed-step methods compare their estimate with the tolerance itself).
  * Calibrated on tolerance_test's mechanisms (docs/accuracy.md). */
 double mbs_local_tolerance_factor(int integrator, double rtol);

@@ -360,7 +360,7 @@ static int s_stage(const mbs_model *m, mbs_data *d, double t, const double *x, c
 /* Step of size h from (d->t, d->x, d->v, d->a) into w->x1, v1, a1, lam1 and
  * the event functions w->g1 at the end.  Returns the scaled error norm, or
  * a negative value when a KKT matrix was singular. */
-static double s_step(const mbs_model *m, mbs_data *d, double h, double rtol, double atol)
+static double s_step(const mbs_model *m, mbs_data *d, double h)
 {
     struct mbs_ed_ws *w = d->ed;
     int n = m->nvar;
@@ -373,8 +373,47 @@ static double s_step(const mbs_model *m, mbs_data *d, double h, double rtol, dou
     if (mbs_dopri5_stages(m, d, d->t, d->x, d->v, h, kx, kv, xs, vs, s_stage, NULL) != 0) return -1;
     memcpy(w->a1, kv[6], sizeof(double) * (size_t)n);
     s_events(d, w->g1);
-    mbs_tol tw = {.rtol = rtol, .atol_x = atol, .atol_v = atol};
-    return mbs_dopri5_error(n, h, kx, kv, d->x, d->v, xs, vs, &tw);
+    /* the run's weights (accuracy.h): derived from the one tolerance in the
+     * mechanism's units unless solver.abs_tolerance is set */
+    return mbs_dopri5_error(n, h, kx, kv, d->x, d->v, xs, vs, &d->tol);
+}
+
+/* The thresholds of the contact and stick decisions (a gap that counts as
+ * touching at the start, an approach speed that counts as an impact, a
+ * sliding speed that counts as sticking): 1e3 x solver.abs_tolerance when
+ * set, else 10 x tolerance x L (L the tolerance length, accuracy.h), i.e.
+ * 1e-5 for the default tolerance on a 1 m mechanism, as before the
+ * tolerance was derived, and proportional to the tolerance and the
+ * mechanism's size. */
+static double s_event_threshold(const mbs_model *m, const mbs_data *d)
+{
+    const mbs_solver_spec *o = &m->spec->solver;
+    if (o->abs_tolerance > 0) return 1e3 * o->abs_tolerance;
+    return 10 * (o->tolerance > 0 ? o->tolerance : 1e-6) * d->tol.L;
+}
+
+/* Singular positions of the mechanism (issue 9).  Between events this
+ * integrator solves the index-1 form with the equations kept at assembly,
+ * like dopri5, and cannot tell the branches apart where the constraint
+ * Jacobian loses rank (the N-four-bar's passages).  The rank margin
+ * (analysis.h) at the current state is checked every ED_CHECK_EVERY
+ * accepted steps and after each rejected one; below ED_RANK_MARGIN (the
+ * threshold of integrator_rk.c, measured on the same passages) the run
+ * says so once in its metrics, and a step-size failure there says why. */
+#define ED_RANK_MARGIN 3e-2
+#define ED_CHECK_EVERY 1
+
+static double s_rank_margin(const mbs_model *m, mbs_data *d)
+{
+    mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
+    return mbs_rank_margin(m, d);
+}
+
+static void s_warn_singular(mbs_data *d, double margin, int *warned)
+{
+    *warned = 1;
+    mbs_warn(d, "t = %.4g: near a singular position (rank margin %.1e): event_driven (index-1 form) may have left "
+             "the branch there; without friction or rigid contacts use bdf", d->t, margin);
 }
 
 /* ---- the mode LCP ------------------------------------------------------------------- */
@@ -697,8 +736,7 @@ static int s_initial_modes(const mbs_model *m, mbs_data *d, double vtol, mbs_err
 static int s_prepare(const mbs_model *m, mbs_data *d, mbs_errlist *err)
 {
     struct mbs_ed_ws *w = d->ed;
-    const mbs_solver_spec *o = &m->spec->solver;
-    double atol = o->abs_tolerance > 0 ? o->abs_tolerance : 1e-8;
+    double ev = s_event_threshold(m, d);
     int rc = mbs_fjoint_find(m, w->fj, err);
     /* contacts start open; those touching at t = 0 go through the event
      * logic (impact when approaching, then the mode LCP) */
@@ -708,8 +746,8 @@ static int s_prepare(const mbs_model *m, mbs_data *d, mbs_errlist *err)
         w->c.cand[p] = 0;
     }
     w->c.nmax = 0;
-    if (!rc) rc = s_initial_modes(m, d, 1e3 * atol, err);
-    if (!rc) rc = s_contact_event(m, d, 1, 1e3 * atol, 1e3 * atol, 1e3 * atol, err);
+    if (!rc) rc = s_initial_modes(m, d, ev, err);
+    if (!rc) rc = s_contact_event(m, d, 1, ev, ev, ev, err);
     if (rc) return rc;
     if (s_solve(m, d, d->t, d->x, d->v, d->a, d->lam, 0) != 0) {
         mbs_err_add(err, "", "t = %.9g: singular KKT matrix", d->t);
@@ -800,16 +838,17 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp
     if (rc) return rc;
     int n = m->nvar;
     double T = o->t_end;
-    double rtol = o->tolerance > 0 ? o->tolerance : 1e-6, atol = o->abs_tolerance > 0 ? o->abs_tolerance : 1e-8;
+    double ev = s_event_threshold(m, d);
     double hmax = o->max_step > 0 ? o->max_step : smp->interval;
     double hmin = o->min_step > 0 ? o->min_step : 1e-12;
     double h = fmin(o->step > 0 ? o->step : 1e-3, hmax);
     /* event location: the bracket on the step size is closed to ttol */
     double ttol = 1e-12 * fmax(1.0, T);
+    int warned_singular = 0;
     memcpy(d->ap, d->a, sizeof(double) * (size_t)n);
     while (d->t < T * (1 - 1e-14)) {
         if (d->t + 1.01 * h > T) h = T - d->t;
-        double en = s_step(m, d, h, rtol, atol);
+        double en = s_step(m, d, h);
         if (en < 0) {
             mbs_err_add(err, "", "t = %.9g: singular KKT matrix (lock-up of the mechanism?)", d->t);
             return MBS_ESINGULAR;
@@ -818,8 +857,16 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp
         if (en > 1.0) {
             d->met.rejected_steps++;
             h *= fmax(0.1, fac);
+            double margin = warned_singular ? 1 : s_rank_margin(m, d);
+            if (margin < ED_RANK_MARGIN) s_warn_singular(d, margin, &warned_singular);
             if (h < hmin) {
-                mbs_err_add(err, "", "t = %.9g: step size %.3g below solver.min_step", d->t, h);
+                if (margin < ED_RANK_MARGIN)
+                    mbs_err_add(err, "", "t = %.9g: step size %.3g below solver.min_step at a singular position of "
+                                "the mechanism (constraint Jacobian rank margin %.1e): the event-driven integrator "
+                                "(index-1 form) cannot pass it; without frictional joints or rigid contacts use "
+                                "bdf", d->t, h, margin);
+                else
+                    mbs_err_add(err, "", "t = %.9g: step size %.3g below solver.min_step", d->t, h);
                 return MBS_EDIVERGE;
             }
             continue;
@@ -839,7 +886,7 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp
             for (int it = 0; it < 100 && hh - hl > ttol; it++) {
                 double hm = (hl * gh - hh * gl) / (gh - gl);
                 if (!(hm > hl && hm < hh)) hm = 0.5 * (hl + hh);
-                if (s_step(m, d, hm, rtol, atol) < 0) {
+                if (s_step(m, d, hm) < 0) {
                     mbs_err_add(err, "", "t = %.9g: singular KKT matrix while locating an event", d->t);
                     return MBS_ESINGULAR;
                 }
@@ -849,7 +896,7 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp
             }
             /* the run continues just past the event */
             hacc = hh;
-            if (s_step(m, d, hacc, rtol, atol) < 0) return MBS_ESINGULAR;
+            if (s_step(m, d, hacc) < 0) return MBS_ESINGULAR;
         }
         /* accept */
         memcpy(d->xp, d->x, sizeof(double) * (size_t)n);
@@ -862,6 +909,10 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp
         memcpy(d->lam, w->lam1, sizeof(double) * (size_t)m->neq);
         d->t = d->t + hacc >= T * (1 - 1e-14) ? T : d->t + hacc;
         d->met.steps++;
+        if (!warned_singular && d->met.steps % ED_CHECK_EVERY == 0) {
+            double margin = s_rank_margin(m, d);
+            if (margin < ED_RANK_MARGIN) s_warn_singular(d, margin, &warned_singular);
+        }
         if (w->unsettled) {
             const mbs_joint_spec *J = &m->spec->joints[w->fj[w->unsettled - 1].joint];
             mbs_err_add(err, "", "t = %.9g: the friction forces of clearance joint '%s' (ends on opposite walls) "
@@ -870,7 +921,11 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp
             return MBS_EDIVERGE;
         }
         double ce = s_compl_error(m, d, d->v);
-        if (w->c.np > 0) ce = fmax(ce, mbs_edc_check(m, &w->c, d->v, 1e3 * atol, &d->met.max_penetration));
+        /* sliding and sticking speeds are measured against the largest
+         * speed, at least the mechanism's speed scale L / t_end (not the
+         * stick threshold: a tighter tolerance must not inflate the error
+         * of a block stuck at round-off speeds) */
+        if (w->c.np > 0) ce = fmax(ce, mbs_edc_check(m, &w->c, d->v, d->tol.L / T, &d->met.max_penetration));
         if (ce > d->met.max_complementarity_error) d->met.max_complementarity_error = ce;
         rc = mbs_step_done(m, d, smp, err);
         if (rc) return rc;
@@ -894,7 +949,7 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp
             memset(w->fslip, 0, sizeof(int) * (size_t)w->nf);
             /* the contacts (impacts, then modes); the joints' modes above
              * were chosen with the contacts in their previous modes */
-            if (!rc) rc = s_contact_event(m, d, 0, 1e3 * atol, 1e3 * atol, 1e3 * atol, err);
+            if (!rc) rc = s_contact_event(m, d, 0, ev, ev, ev, err);
             if (rc) return rc;
             if (s_solve(m, d, d->t, d->x, d->v, d->a, d->lam, 0) != 0) return MBS_ESINGULAR;
             s_events(d, w->g0);
