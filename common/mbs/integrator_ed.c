@@ -857,8 +857,8 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp
         if (en > 1.0) {
             d->met.rejected_steps++;
             h *= fmax(0.1, fac);
-            double margin = warned_singular ? 1 : s_rank_margin(m, d);
-            if (margin < ED_RANK_MARGIN) s_warn_singular(d, margin, &warned_singular);
+            double margin = warned_singular && h >= hmin ? 1 : s_rank_margin(m, d);
+            if (margin < ED_RANK_MARGIN && !warned_singular) s_warn_singular(d, margin, &warned_singular);
             if (h < hmin) {
                 if (margin < ED_RANK_MARGIN)
                     mbs_err_add(err, "", "t = %.9g: step size %.3g below solver.min_step at a singular position of "
