@@ -125,11 +125,11 @@ static int s_check_top(gw_req *r, const json_t *spec)
        (jansson refuses NaN and overflowing literals at parse time) */
     v = json_object_get(spec, "verify");
     if (v && !json_is_number(v))
-        return gw_reply_error(r, 400, "invalid_sweep", "verify must be a number: the fraction of jobs to verify, "
+        return gw_reply_error(r, 422, "invalid_sweep", "verify must be a number: the fraction of jobs to verify, "
                               "0 < verify <= 1 (0: no verification)",
                               s_detail("/verify", "must be a number in (0, 1], or 0 for none")), -1;
     if (v && !(isfinite(json_number_value(v)) && json_number_value(v) >= 0 && json_number_value(v) <= 1))
-        return gw_reply_error(r, 400, "invalid_sweep", "verify must be a fraction of the jobs: 0 < verify <= 1 "
+        return gw_reply_error(r, 422, "invalid_sweep", "verify must be a fraction of the jobs: 0 < verify <= 1 "
                               "(0: no verification)",
                               s_detail("/verify", "must be a number in (0, 1], or 0 for none")), -1;
     return 0;

@@ -4,24 +4,27 @@
 # more accurately, stores the differences (small, and consistent with the
 # two runs' own answers), reports them in the summary and results.csv, and
 # keeps the verification jobs out of the design rows and progress; a job
-# that warns is counted in jobs_with_warnings; bad verify values give 400.
+# that warns is counted in jobs_with_warnings; bad verify values give 422
+# (as every other invalid sweep field), broken numbers 400 (malformed JSON).
 source "$(dirname "$0")/lib.sh"
 it_init accuracy
 start_gateway
 start_worker a1; A1=$WK_PID; start_worker a2; A2=$WK_PID
 MID=$(post_model "$PENDULUM"); [ -n "$MID" ] || fail "no model id"
 
-# ---- bad verify values: 400 at /verify; 0 is "off" ------------------------------------
+# ---- bad verify values: 422 at /verify (400: not JSON); 0 is "off" -------------------
 for v in -0.1 1.5 '"0.5"' true null '[0.5]' 1e400 1e-400x; do
   api POST /api/v1/sweeps '{"model":"'$MID'","parameters":{"L":{"values":[1,2]}},"verify":'"$v"'}'
-  [ "$STATUS" = 400 ] || fail "verify $v: $STATUS $BODY"
-  case $v in 1e400|1e-400x) continue;; esac   # refused by the JSON parser (overflow, syntax)
+  case $v in 1e400|1e-400x) [ "$STATUS" = 400 ] || fail "verify $v: $STATUS $BODY"
+                            continue;;   # refused by the JSON parser (overflow, syntax)
+  esac
+  [ "$STATUS" = 422 ] || fail "verify $v: $STATUS $BODY"
   [ "$(echo "$BODY" | jget 'd["error"]["details"][0]["pointer"]')" = /verify ] || fail "verify $v: pointer in $BODY"
 done
 api POST /api/v1/sweeps '{"model":"'$MID'","parameters":{"L":{"values":[1]}},"verify":0}'
 [ "$STATUS" = 202 ] && [ "$(echo "$BODY" | jget 'd["verify_jobs"]')" = 0 ] || fail "verify 0: $STATUS $BODY"
 api POST "/api/v1/sweeps/$(echo "$BODY" | jget 'd["id"]')/cancel"
-ok "verify -0.1, 1.5, \"0.5\", true, null, [0.5] and a broken number give 400 (pointer /verify); 0 is off"
+ok "verify -0.1, 1.5, \"0.5\", true, null, [0.5] give 422 (pointer /verify), broken numbers 400; 0 is off"
 
 # ---- a 4-point grid verified at 0.5 ---------------------------------------------------
 SPEC='{"model":"'$MID'","name":"verified","design":{"kind":"grid","seed":11},
