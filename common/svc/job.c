@@ -42,12 +42,47 @@ void job_overrides_free(job_overrides *o)
     memset(o, 0, sizeof *o);
 }
 
-static const char *s_kinds[] = { "max", "min", "final", "mean", "rms", "argmax" };
+static const char *s_kinds[] = { "max", "min", "final", "mean", "rms", "argmax",
+                                 "integral", "rise_time", "settling_time", "overshoot" };
+#define S_NKIND ((int)(sizeof s_kinds / sizeof s_kinds[0]))
+enum { K_MAX, K_MIN, K_FINAL, K_MEAN, K_RMS, K_ARGMAX, K_INTEGRAL, K_RISE, K_SETTLE, K_OVERSHOOT };
 
 int job_reduce_kind(const char *name)
 {
-    for (int i = 0; i < 6; i++) if (name && !strcmp(name, s_kinds[i])) return i;
+    for (int i = 0; i < S_NKIND; i++) if (name && !strcmp(name, s_kinds[i])) return i;
     return -1;
+}
+
+/* The optional keys of a step-response reduction: band (settling_time),
+ * limits (rise_time), target (the three step measures).  0, or -1 with the
+ * key's name in *key and a message. */
+static int s_step_options_check(const json_t *r, int kind, const char **key, char *msg, size_t msize)
+{
+    const json_t *band = json_object_get(r, "band"), *lim = json_object_get(r, "limits"),
+                 *target = json_object_get(r, "target");
+    if (band && kind != K_SETTLE) { *key = "band"; snprintf(msg, msize, "band is an option of settling_time only"); return -1; }
+    if (lim && kind != K_RISE) { *key = "limits"; snprintf(msg, msize, "limits is an option of rise_time only"); return -1; }
+    if (target && kind != K_RISE && kind != K_SETTLE && kind != K_OVERSHOOT) {
+        *key = "target";
+        snprintf(msg, msize, "target is an option of rise_time, settling_time and overshoot only");
+        return -1;
+    }
+    if (band && !(json_is_number(band) && json_number_value(band) > 0 && json_number_value(band) < 1)) {
+        *key = "band"; snprintf(msg, msize, "band must be a number in (0, 1): a fraction of the step"); return -1;
+    }
+    if (lim) {
+        double lo = json_number_value(json_array_get(lim, 0)), hi = json_number_value(json_array_get(lim, 1));
+        if (!json_is_array(lim) || json_array_size(lim) != 2 || !json_is_number(json_array_get(lim, 0)) ||
+            !json_is_number(json_array_get(lim, 1)) || !(lo >= 0 && lo < hi && hi <= 1)) {
+            *key = "limits";
+            snprintf(msg, msize, "limits must be [lower, upper] with 0 <= lower < upper <= 1 (fractions of the step)");
+            return -1;
+        }
+    }
+    if (target && !(json_is_number(target) && isfinite(json_number_value(target)))) {
+        *key = "target"; snprintf(msg, msize, "target must be a finite number"); return -1;
+    }
+    return 0;
 }
 
 int job_responses_check(const json_t *resp, const char *const *channels, int nchannel,
@@ -66,7 +101,8 @@ int job_responses_check(const json_t *resp, const char *const *channels, int nch
         snprintf(pointer, psize, "/responses/%zu", i);
         if (!json_is_object(r)) { snprintf(msg, msize, "must be an object"); return -1; }
         json_object_foreach(r, k, v)
-            if (strcmp(k, "name") && strcmp(k, "channel") && strcmp(k, "reduce")) {
+            if (strcmp(k, "name") && strcmp(k, "channel") && strcmp(k, "reduce") && strcmp(k, "band") &&
+                strcmp(k, "limits") && strcmp(k, "target")) {
                 snprintf(msg, msize, "unknown key \"%s\"", k); return -1;
             }
         const char *name = json_string_value(json_object_get(r, "name"));
@@ -85,8 +121,16 @@ int job_responses_check(const json_t *resp, const char *const *channels, int nch
                 snprintf(msg, msize, "response name \"%s\" is given twice", name); return -1;
             }
         if (!ch) { snprintf(msg, msize, "channel must be a string"); return -1; }
-        if (job_reduce_kind(red) < 0) {
-            snprintf(msg, msize, "reduce must be one of max, min, final, mean, rms, argmax"); return -1;
+        int kind = job_reduce_kind(red);
+        if (kind < 0) {
+            snprintf(msg, msize, "reduce must be one of max, min, final, mean, rms, argmax, integral, rise_time, "
+                     "settling_time, overshoot");
+            return -1;
+        }
+        const char *key = NULL;
+        if (s_step_options_check(r, kind, &key, msg, msize)) {
+            snprintf(pointer, psize, "/responses/%zu/%s", i, key);
+            return -1;
         }
         if (channels) {
             int found = 0;
@@ -96,6 +140,53 @@ int job_responses_check(const json_t *resp, const char *const *channels, int nch
         }
     }
     return 0;
+}
+
+/* The first time at which column col, followed from sample i0 on, reaches
+ * level (crossing it in direction dir = +1 upward, -1 downward), linear
+ * between samples; NAN when it never does. */
+static double s_first_reach(const double *rows, int nsample, int ncol, int col, int i0, double level, int dir)
+{
+    for (int i = i0; i < nsample; i++) {
+        double y = rows[i * ncol + col];
+        if (dir * (y - level) < 0) continue;
+        if (i == 0) return rows[0];
+        double y0 = rows[(i - 1) * ncol + col], t0 = rows[(i - 1) * ncol], t1 = rows[i * ncol];
+        return y == y0 ? t1 : t0 + (t1 - t0) * (level - y0) / (y - y0);
+    }
+    return NAN;
+}
+
+/* Step-response measures (MATLAB stepinfo's definitions) of column col:
+ * y0 the first sample, yf the target (NAN: the last sample). */
+static double s_step_measure(int kind, const double *rows, int nsample, int ncol, int col, double target,
+                             double band, double lo, double hi)
+{
+    double y0 = rows[col], yf = isfinite(target) ? target : rows[(nsample - 1) * ncol + col], step = yf - y0;
+    if (!(fabs(step) > 0)) return NAN; /* no step */
+    int dir = step > 0 ? 1 : -1;
+    if (kind == K_RISE) {
+        double tl = s_first_reach(rows, nsample, ncol, col, 0, y0 + lo * step, dir);
+        if (!isfinite(tl)) return NAN;
+        double th = s_first_reach(rows, nsample, ncol, col, 0, y0 + hi * step, dir);
+        return th - tl;
+    }
+    if (kind == K_OVERSHOOT) {
+        double ext = 0;
+        for (int i = 0; i < nsample; i++) ext = fmax(ext, dir * (rows[i * ncol + col] - yf));
+        return 100 * ext / fabs(step);
+    }
+    /* settling: the last sample outside the band; the time the signal
+     * re-entered it for good, interpolated on the band's edge it crossed */
+    double w = band * fabs(step);
+    int last = -1;
+    for (int i = 0; i < nsample; i++)
+        if (fabs(rows[i * ncol + col] - yf) > w) last = i;
+    if (last < 0) return 0;
+    if (last == nsample - 1) return NAN; /* not settled within the run */
+    double ya = rows[last * ncol + col], yb = rows[(last + 1) * ncol + col];
+    double edge = ya > yf ? yf + w : yf - w, ta = rows[last * ncol], tb = rows[(last + 1) * ncol];
+    return (ta + (tb - ta) * (edge - ya) / (yb - ya)) - rows[0];
 }
 
 /* One reduction of column `col` (1-based after time). */
@@ -122,6 +213,7 @@ static double s_reduce(int kind, const double *rows, int nsample, int ncol, int 
     case 3: return span > 0 ? sum / span : rows[col];
     case 4: return span > 0 ? sqrt(sum2 / span) : fabs(rows[col]);
     case 5: return tbest;
+    case K_INTEGRAL: return sum;
     }
     return NAN;
 }
@@ -137,7 +229,16 @@ json_t *job_responses_eval(const json_t *resp, const char *const *channels, int 
         int kind = job_reduce_kind(json_string_value(json_object_get(r, "reduce"))), col = -1;
         double v = NAN;
         for (int c = 0; c < nchannel && ch; c++) if (!strcmp(channels[c], ch)) col = c + 1;
-        if (name && col > 0 && kind >= 0) v = s_reduce(kind, rows, nsample, nchannel + 1, col);
+        if (name && col > 0 && nsample > 0 && (kind == K_RISE || kind == K_SETTLE || kind == K_OVERSHOOT)) {
+            const json_t *tg = json_object_get(r, "target"), *band = json_object_get(r, "band"),
+                         *lim = json_object_get(r, "limits");
+            v = s_step_measure(kind, rows, nsample, nchannel + 1, col, tg ? json_number_value(tg) : NAN,
+                               band ? json_number_value(band) : 0.02,
+                               lim ? json_number_value(json_array_get(lim, 0)) : 0.1,
+                               lim ? json_number_value(json_array_get(lim, 1)) : 0.9);
+        } else if (name && col > 0 && kind >= 0) {
+            v = s_reduce(kind, rows, nsample, nchannel + 1, col);
+        }
         if (name) json_object_set_new(out, name, isfinite(v) ? json_real(v) : json_null());
     }
     return out;

@@ -22,13 +22,21 @@ void job_overrides_build(const json_t *params, const json_t *solver, job_overrid
 void job_overrides_free(job_overrides *o);
 
 /* Reductions: max, min, final, mean (time-weighted trapezoid), rms, argmax
- * (time of the maximum).  Returns -1 for an unknown name. */
+ * (time of the maximum), integral (trapezoid); the step-response measures
+ * of control studies (MATLAB stepinfo's definitions, y0 the first sample,
+ * yf the response's "target" or the last sample): rise_time (from
+ * limits[0] to limits[1] of the way, default 10 % to 90 %), settling_time
+ * (from the start until |y - yf| stays within band x |yf - y0|, default
+ * 2 %), overshoot (percent of the step beyond yf).  Undefined values (no
+ * step, a level never reached, not settled) are null.  Returns -1 for an
+ * unknown name. */
 int job_reduce_kind(const char *name);
 
 /* Responses of one sweep, at most (each is a CSV column and a stored key). */
 #define JOB_MAX_RESPONSES 1000
 
-/* Check a "responses" array: [{name, channel, reduce}] (at most
+/* Check a "responses" array: [{name, channel, reduce, and for the step
+ * measures band, limits, target}] (at most
  * JOB_MAX_RESPONSES, names of 1..63 characters without control characters,
  * each name once).  With a channel list
  * (NULL: skip the check) the channel must exist.  Returns 0 or -1 with a

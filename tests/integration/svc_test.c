@@ -121,6 +121,8 @@ static void test_design(void)
     json_decref(c.rows);
 }
 
+static void test_step_measures(void);
+
 static void test_misc(void)
 {
     /* depth pre-scan ignores brackets inside strings */
@@ -155,6 +157,89 @@ static void test_misc(void)
     CHECK(fabs(json_real_value(json_object_get(r, "e")) - sqrt(2.25)) < 1e-15); /* (2 + 2.5) / 2 */
     CHECK(json_real_value(json_object_get(r, "f")) == 1);
     json_decref(r); json_decref(spec);
+    test_step_measures();
+}
+
+/* The control-study reductions against closed forms: integral of y = t;
+ * a first-order lag y = 1 - exp(-t / tau) (rise 10-90 %: tau ln 9,
+ * settling 2 %: tau ln 50, no overshoot); an underdamped second-order step
+ * (zeta = 0.5: overshoot 100 exp(-pi zeta / sqrt(1 - zeta^2)) = 16.303 %);
+ * a falling step; undefined cases give null; bad options name their key. */
+static void test_step_measures(void)
+{
+    enum { N = 20001 };
+    double *rows = malloc(sizeof(double) * 2 * N), tau = 0.5, zeta = 0.5, wn = 4;
+    const char *names[] = { "y" };
+    char ptr[64], msg[200];
+    /* first-order lag over 10 tau */
+    for (int i = 0; i < N; i++) { double t = 10 * tau * i / (N - 1); rows[2 * i] = t; rows[2 * i + 1] = 1 - exp(-t / tau); }
+    json_t *spec = json_loads("[{\"name\":\"tr\",\"channel\":\"y\",\"reduce\":\"rise_time\",\"target\":1},"
+                              "{\"name\":\"ts\",\"channel\":\"y\",\"reduce\":\"settling_time\",\"target\":1},"
+                              "{\"name\":\"ts5\",\"channel\":\"y\",\"reduce\":\"settling_time\",\"band\":0.05,\"target\":1},"
+                              "{\"name\":\"tr2\",\"channel\":\"y\",\"reduce\":\"rise_time\",\"limits\":[0,0.5],\"target\":1},"
+                              "{\"name\":\"os\",\"channel\":\"y\",\"reduce\":\"overshoot\",\"target\":1},"
+                              "{\"name\":\"i\",\"channel\":\"y\",\"reduce\":\"integral\"}]", 0, NULL);
+    CHECK(job_responses_check(spec, names, 1, ptr, sizeof ptr, msg, sizeof msg) == 0);
+    json_t *r = job_responses_eval(spec, names, 1, rows, N);
+    /* linear interpolation on a step of tau / 2000: errors of order 1e-8 */
+    CHECK(fabs(json_real_value(json_object_get(r, "tr")) - tau * log(9)) < 1e-6);
+    CHECK(fabs(json_real_value(json_object_get(r, "ts")) - tau * log(50)) < 1e-6);
+    CHECK(fabs(json_real_value(json_object_get(r, "ts5")) - tau * log(20)) < 1e-6);
+    CHECK(fabs(json_real_value(json_object_get(r, "tr2")) - tau * log(2)) < 1e-6);
+    CHECK(json_real_value(json_object_get(r, "os")) == 0);
+    printf("step measures, first-order lag tau = 0.5: rise %.9f (tau ln 9 = %.9f), settling %.9f (tau ln 50 = %.9f)\n",
+           json_real_value(json_object_get(r, "tr")), tau * log(9), json_real_value(json_object_get(r, "ts")),
+           tau * log(50));
+    /* integral: 10 tau - tau (1 - e^-10) */
+    CHECK(fabs(json_real_value(json_object_get(r, "i")) - (10 * tau - tau * (1 - exp(-10)))) < 1e-7);
+    json_decref(r);
+    /* underdamped second order over 5 s; its own last sample as yf */
+    double wd = wn * sqrt(1 - zeta * zeta);
+    for (int i = 0; i < N; i++) {
+        double t = 5.0 * i / (N - 1);
+        rows[2 * i] = t;
+        rows[2 * i + 1] = 1 - exp(-zeta * wn * t) * (cos(wd * t) + zeta / sqrt(1 - zeta * zeta) * sin(wd * t));
+    }
+    json_t *os = json_loads("[{\"name\":\"os\",\"channel\":\"y\",\"reduce\":\"overshoot\",\"target\":1}]", 0, NULL);
+    r = job_responses_eval(os, names, 1, rows, N);
+    CHECK(fabs(json_real_value(json_object_get(r, "os")) - 100 * exp(-M_PI * zeta / sqrt(1 - zeta * zeta))) < 1e-4);
+    json_decref(r);
+    /* the same step falling from 1 to 0: the same measures */
+    for (int i = 0; i < N; i++) rows[2 * i + 1] = 1 - rows[2 * i + 1];
+    json_t *fall = json_loads("[{\"name\":\"os\",\"channel\":\"y\",\"reduce\":\"overshoot\",\"target\":0},"
+                              "{\"name\":\"tr\",\"channel\":\"y\",\"reduce\":\"rise_time\",\"target\":0}]", 0, NULL);
+    r = job_responses_eval(fall, names, 1, rows, N);
+    CHECK(fabs(json_real_value(json_object_get(r, "os")) - 100 * exp(-M_PI * zeta / sqrt(1 - zeta * zeta))) < 1e-4);
+    CHECK(json_real_value(json_object_get(r, "tr")) > 0);
+    json_decref(r);
+    /* undefined: a flat signal (no step); a level never reached; never settled */
+    for (int i = 0; i < N; i++) rows[2 * i + 1] = 0.3;
+    r = job_responses_eval(spec, names, 1, rows, N);
+    CHECK(json_is_null(json_object_get(r, "os")) == 0); /* target 1 from 0.3: a step, no overshoot */
+    CHECK(json_is_null(json_object_get(r, "tr")));      /* never reaches 10 % of the way */
+    CHECK(json_is_null(json_object_get(r, "ts")));      /* never within 2 % of 1 */
+    json_decref(r);
+    json_t *flat = json_loads("[{\"name\":\"ts\",\"channel\":\"y\",\"reduce\":\"settling_time\"}]", 0, NULL);
+    r = job_responses_eval(flat, names, 1, rows, N);
+    CHECK(json_is_null(json_object_get(r, "ts")));      /* y0 = yf: no step */
+    json_decref(r);
+    /* option errors: pointer at the key */
+    const char *bad[][2] = {
+        { "[{\"name\":\"a\",\"channel\":\"y\",\"reduce\":\"rise_time\",\"band\":0.1}]", "/responses/0/band" },
+        { "[{\"name\":\"a\",\"channel\":\"y\",\"reduce\":\"rise_time\",\"limits\":[0.9,0.1]}]", "/responses/0/limits" },
+        { "[{\"name\":\"a\",\"channel\":\"y\",\"reduce\":\"rise_time\",\"limits\":[0.1]}]", "/responses/0/limits" },
+        { "[{\"name\":\"a\",\"channel\":\"y\",\"reduce\":\"settling_time\",\"band\":1.5}]", "/responses/0/band" },
+        { "[{\"name\":\"a\",\"channel\":\"y\",\"reduce\":\"max\",\"target\":1}]", "/responses/0/target" },
+        { "[{\"name\":\"a\",\"channel\":\"y\",\"reduce\":\"overshoot\",\"target\":\"x\"}]", "/responses/0/target" },
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        json_t *b = json_loads(bad[k][0], 0, NULL);
+        CHECK(b && job_responses_check(b, names, 1, ptr, sizeof ptr, msg, sizeof msg) == -1);
+        CHECK(!strcmp(ptr, bad[k][1]));
+        json_decref(b);
+    }
+    json_decref(spec); json_decref(os); json_decref(fall); json_decref(flat);
+    free(rows);
 }
 
 /* job_metrics_json: the accuracy fields and their JSON types. */

@@ -11,7 +11,9 @@ SID=$(post_sweep '{"model":"'$MID'","name":"e2e","design":{"kind":"grid","seed":
   "parameters":{"L":{"min":0.8,"max":1.2,"levels":3},"m":{"values":[1,2]}},
   "solver":{"contact_deactivation":[true,false]},
   "responses":[{"name":"xmax","channel":"x","reduce":"max"},{"name":"yfin","channel":"y","reduce":"final"},
-               {"name":"ymean","channel":"y","reduce":"mean"},{"name":"tmax","channel":"x","reduce":"argmax"}]}')
+               {"name":"ymean","channel":"y","reduce":"mean"},{"name":"tmax","channel":"x","reduce":"argmax"},
+               {"name":"xint","channel":"x","reduce":"integral"},
+               {"name":"xos","channel":"x","reduce":"overshoot","target":0.1}]}')
 [ -n "$SID" ] || fail "no sweep id"
 wait_until 60 sweep_is "$SID" done || fail "sweep not done: $(sweep_state "$SID")"
 state=$(sweep_state "$SID")
@@ -21,8 +23,8 @@ ok "12 jobs done"
 [ "$(sql "SELECT count(DISTINCT worker_id) FROM results")" = 2 ] || fail "not both workers ran jobs"
 [ "$(sql "SELECT count(*) FROM results")" = 12 ] || fail "result count"
 [ "$(sql "SELECT count(*) FROM metrics WHERE steps > 0 AND wall_seconds > 0")" = 12 ] || fail "metrics"
-[ "$(sql "SELECT count(*) FROM responses")" = 48 ] || fail "responses rows"
-ok "one result, metrics and 4 responses per job; both workers used"
+[ "$(sql "SELECT count(*) FROM responses")" = 72 ] || fail "responses rows"
+ok "one result, metrics and 6 responses per job; both workers used"
 
 # each job against the command line solver
 for id in $(sql "SELECT id FROM jobs ORDER BY idx"); do
@@ -49,6 +51,12 @@ assert math.isclose(resp["yfin"], rows[-1][iy], rel_tol=1e-8, abs_tol=1e-9)
 t = [r[0] for r in rows]; y = [r[iy] for r in rows]
 mean = sum(0.5*(t[i]-t[i-1])*(y[i]+y[i-1]) for i in range(1, len(t))) / (t[-1]-t[0])
 assert math.isclose(resp["ymean"], mean, rel_tol=1e-6, abs_tol=1e-8), (resp["ymean"], mean)
+x = [r[ix] for r in rows]
+xint = sum(0.5*(t[i]-t[i-1])*(x[i]+x[i-1]) for i in range(1, len(t)))
+assert math.isclose(resp["xint"], xint, rel_tol=1e-6, abs_tol=1e-8), (resp["xint"], xint)
+d = 1 if 0.1 > x[0] else -1   # overshoot beyond the target 0.1 in the step's direction, % of the step
+xos = 100 * max(0.0, max(d * (v - 0.1) for v in x)) / abs(0.1 - x[0])
+assert math.isclose(resp["xos"], xos, rel_tol=1e-6, abs_tol=1e-8), (resp["xos"], xos)
 # deterministic metrics equal the command line's
 m = json.load(open(sys.argv[3])); jm = job["metrics"]
 for k in ["steps", "rejected_steps", "newton_iterations", "factorizations", "coords_before", "coords_after",
