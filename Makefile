@@ -14,7 +14,7 @@ CSTD    := -std=c11 -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
 OPT     ?= -O2 -g
 CFLAGS  += $(CSTD) $(WARN) $(OPT) -Icommon -MMD -MP
-LDLIBS_MBS := -lklu -llapacke -llapack -lblas -lm
+LDLIBS_MBS := -lklu -lspqr -lcholmod -llapacke -llapack -lblas -lm
 LDLIBS_COMMON := -ljansson $(LDLIBS_MBS)
 
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined

@@ -34,7 +34,7 @@ j = [{"name": "j%d" % i, "type": "revolute", "bodies": ["ground" if i == 0 else 
 print(json.dumps({"name": "chain%d" % n, "dimension": 2, "bodies": b, "joints": j, "solver": {"t_end": 0.01}}))
 PY
 }
-chain 1001 > $T/chain1001.json; chain 1000 > $T/chain1000.json
+chain 10001 > $T/chain10001.json; chain 10000 > $T/chain10000.json
 codes="rows:$(post $T/rows.json /api/v1/sweeps)"
 pids=()
 for i in 1 2 3 4; do post $T/vals.json /api/v1/sweeps > $T/c$i & pids+=($!); done
@@ -44,10 +44,10 @@ codes="$codes vals:$(cat $T/c1 $T/c2 $T/c3 $T/c4 | tr -d '\n' | sed 's/.../& /g'
 codes="$codes string:$(post $T/str.json /api/v1/sweeps)"
 q=$(python3 -c "print('&'.join('a%d=1' % i for i in range(5000)))")
 codes="$codes query:$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 "$BASE/api/v1/sweeps?$q")"
-codes="$codes chain1001:$(post $T/chain1001.json /api/v1/models)"
+codes="$codes chain10001:$(post $T/chain10001.json /api/v1/models)"
 after=$(rss VmRSS)
 t0=$(date +%s.%N)
-codes="$codes chain1000:$(post $T/chain1000.json /api/v1/models)"
+codes="$codes chain10000:$(post $T/chain10000.json /api/v1/models)"
 tcheck=$(python3 -c "import sys; print('%.2f' % ($(date +%s.%N) - $t0))")
 final=$(rss VmRSS); peak=$(rss VmHWM)
 echo "| gateway | RSS idle (MB) | peak RSS (MB) | RSS after the large requests (MB) | after a 1000-body model check (MB) | 1000-body check over HTTP (s) | answers |"

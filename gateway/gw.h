@@ -60,7 +60,7 @@ extern gw_config gw_cfg;
 #define GW_MAX_URI 4096              /* bytes of the request target, 414 above */
 #define GW_LARGE_BODY (1u << 20)     /* bodies above this share ...           */
 #define GW_LARGE_SLOTS 2             /* ... this many slots (503 when full)   */
-#define GW_MAX_BODIES 1000           /* bodies of a model checked over HTTP   */
+#define GW_MAX_BODIES 10000          /* bodies of a model checked over HTTP   */
 #define GW_CHECK_SLOTS 2             /* model checks running at once (503)    */
 
 /* Every number of v finite and |x| <= GW_NUM_MAX (the integer at

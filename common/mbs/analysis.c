@@ -6,6 +6,7 @@
  * static equilibrium.
  */
 #include "analysis.h"
+#include "sparse_qr.h"
 #include "system.h"
 #include "vec.h"
 
@@ -141,12 +142,87 @@ static double *s_jac_dense(const mbs_model *m, const mbs_data *d)
     return A;
 }
 
+/* Above this many entries of the dense Phi_q^T (32 MB; the largest example,
+ * 100 balls, has 7.2e5) the redundancy analysis is sparse (sparse_qr.h):
+ * a 3000-body chain took 13 s and 315 MB dense. */
+#define DENSE_RANK_MAX 4e6
+
+/* Which joints to list as redundant: those owning an equation marked in
+ * seen[] (a rigid-body equation stands for the joints of its body whose
+ * equations were eliminated into that body's coordinates). */
+static void s_list_redundant(const mbs_model *m, mbs_data *d, const char *seen)
+{
+    int ne = m->neq;
+    size_t len = 0;
+    for (int j = 0; j < m->spec->njoint && seen; j++) {
+        int inv = 0;
+        const mbs_joint_spec *J = &m->spec->joints[j];
+        for (int r = 0; r < ne && !inv; r++)
+            inv = seen[r] && (m->eq[r].joint == j ||
+                              (m->eq[r].joint == -1 && (m->eq[r].body == J->body[0] || m->eq[r].body == J->body[1])));
+        if (!inv) continue;
+        int w = snprintf(d->rep.redundant_joints + len, sizeof d->rep.redundant_joints - len, "%s%s",
+                         len ? ", " : "", m->spec->joints[j].name);
+        if (w < 0 || (size_t)w >= sizeof d->rep.redundant_joints - len) break;
+        len += (size_t)w;
+    }
+}
+
+/* The redundancy analysis of a large model by sparse QR: the same outputs
+ * as the dense one below (dof, redundant equations switched off, joints
+ * listed, conditioning figure), in memory linear in the Jacobian's size. */
+static int s_redundancy_sparse(const mbs_model *m, mbs_data *d, mbs_errlist *err)
+{
+    int n = m->nvar, ne = m->neq;
+    long nnz = 0;
+    for (int r = 0; r < ne; r++) nnz += m->eq[r].nnz;
+    int *cp = malloc(sizeof(int) * ((size_t)ne + 1)), *ri = malloc(sizeof(int) * (size_t)(nnz > 0 ? nnz : 1));
+    double *v = malloc(sizeof(double) * (size_t)(nnz > 0 ? nnz : 1));
+    char *live = calloc((size_t)ne, 1), *seen = calloc((size_t)ne, 1);
+    if (!cp || !ri || !v || !live || !seen) {
+        free(cp); free(ri); free(v); free(live); free(seen);
+        return MBS_ENOMEM;
+    }
+    long q = 0;
+    for (int r = 0; r < ne; r++) {
+        const mbs_eq *e = &m->eq[r];
+        const double *row = d->jac + (e->cols - m->colpool);
+        cp[r] = (int)q;
+        for (int k = 0; k < e->nnz; k++) { ri[q] = e->cols[k]; v[q] = row[k]; q++; }
+    }
+    cp[ne] = (int)q;
+    double ratio = 0;
+    int rank = mbs_sparse_qr_rank(n, ne, cp, ri, v, 1e-9, live, &ratio, seen, 1e-8);
+    free(cp); free(ri); free(v);
+    if (rank < 0) {
+        free(live); free(seen);
+        mbs_err_add(err, "", "sparse rank analysis of the constraint Jacobian failed (non-finite entries or out of "
+                    "memory)");
+        return MBS_ESINGULAR;
+    }
+    d->rep.min_singular_ratio = ratio;
+    if (ratio < 1e-6 && rank > 0) {
+        d->rep.singular_warning = 1;
+        if (d->rep.warnings < 4)
+            snprintf(d->rep.warning[d->rep.warnings++], sizeof d->rep.warning[0],
+                     "initial configuration close to singular (min/max |R_kk| = %.2g, sparse QR)", ratio);
+    }
+    d->rep.dof = n - rank;
+    d->rep.redundant = ne - rank;
+    d->rep.redundant_joints[0] = 0;
+    for (int r = 0; r < ne; r++) if (!live[r]) d->eq_on[r] = 0;
+    if (ne > rank) s_list_redundant(m, d, seen);
+    free(live); free(seen);
+    return 0;
+}
+
 static int s_redundancy(const mbs_model *m, mbs_data *d, mbs_errlist *err)
 {
     int n = m->nvar, ne = m->neq;
     d->rep.dof = n;
     if (ne == 0) { d->rep.min_singular_ratio = 1; return 0; }
     mbs_cons_eval(m, d->x, 0.0, d->phi, d->jac);
+    if ((double)n * ne > DENSE_RANK_MAX) return s_redundancy_sparse(m, d, err);
     double *A = s_jac_dense(m, d);
     double *A2 = calloc((size_t)n * (size_t)ne, sizeof(double));
     int *jp = malloc(sizeof(int) * (size_t)ne);
@@ -187,21 +263,7 @@ static int s_redundancy(const mbs_model *m, mbs_data *d, mbs_errlist *err)
                 for (int q = 0; q < rank; q++) if (fabs(y[q]) > 1e-8) seen[jp[q]] = 1;
         }
         /* list joint names once each */
-        size_t len = 0;
-        for (int j = 0; j < m->spec->njoint && seen; j++) {
-            int inv = 0;
-            /* a rigid-body equation stands for the joints of its body whose
-             * equations were eliminated into that body's coordinates */
-            const mbs_joint_spec *J = &m->spec->joints[j];
-            for (int r = 0; r < ne && !inv; r++)
-                inv = seen[r] && (m->eq[r].joint == j ||
-                                  (m->eq[r].joint == -1 && (m->eq[r].body == J->body[0] || m->eq[r].body == J->body[1])));
-            if (!inv) continue;
-            int w = snprintf(d->rep.redundant_joints + len, sizeof d->rep.redundant_joints - len, "%s%s",
-                             len ? ", " : "", m->spec->joints[j].name);
-            if (w < 0 || (size_t)w >= sizeof d->rep.redundant_joints - len) break;
-            len += (size_t)w;
-        }
+        s_list_redundant(m, d, seen);
         free(seen); free(B); free(y);
     }
     free(A); free(A2); free(jp); free(rd);
@@ -212,7 +274,7 @@ static int s_redundancy(const mbs_model *m, mbs_data *d, mbs_errlist *err)
 double mbs_rank_margin(const mbs_model *m, const mbs_data *d)
 {
     int n = m->nvar, ne = m->neq, r0 = ne - d->rep.redundant;
-    if (ne == 0 || r0 <= 0) return 1;
+    if (ne == 0 || r0 <= 0 || (double)n * ne > DENSE_RANK_MAX) return 1;
     double *A = s_jac_dense(m, d);
     int *jp = calloc((size_t)ne, sizeof(int));
     double *rd = malloc(sizeof(double) * (size_t)(ne < n ? ne : n) + sizeof(double));
@@ -228,7 +290,7 @@ double mbs_rank_margin(const mbs_model *m, const mbs_data *d)
 int mbs_reselect_redundant(const mbs_model *m, mbs_data *d)
 {
     int n = m->nvar, ne = m->neq, r0 = ne - d->rep.redundant;
-    if (ne == 0 || d->rep.redundant <= 0 || r0 <= 0) return 0;
+    if (ne == 0 || d->rep.redundant <= 0 || r0 <= 0 || (double)n * ne > DENSE_RANK_MAX) return 0;
     double *A = s_jac_dense(m, d);
     int *jp = calloc((size_t)ne, sizeof(int));
     double *rd = malloc(sizeof(double) * (size_t)(ne < n ? ne : n) + sizeof(double));

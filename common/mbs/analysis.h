@@ -18,7 +18,9 @@ int mbs_keeps_redundant(const mbs_model *m);
  * the model's structural rank (neq minus the redundant equations found at
  * assembly): |R_rr| / |R_11| of a QR factorisation with column pivoting of
  * Phi_q^T, r that rank (1 without constraints; 0 on failure).  Dense: for
- * occasional checks (a singular position), not for every step. */
+ * occasional checks (a singular position), not for every step; 1 (not
+ * measured) for a model whose dense Phi_q^T would exceed 4e6 entries,
+ * whose redundancy analysis at assembly is sparse (sparse_qr.h). */
 double mbs_rank_margin(const mbs_model *m, const mbs_data *d);
 
 /* Choose the independent constraint equations again (d->eq_on) at the
@@ -27,7 +29,8 @@ double mbs_rank_margin(const mbs_model *m, const mbs_data *d);
  * that need an independent set (BDF): a set chosen at assembly can
  * degenerate later in the motion (Bricard's at theta1 = pi/2).  Returns 1
  * when the set changed (multipliers of equations switched off are set to
- * 0), 0 when not or on failure.  Dense, like mbs_rank_margin. */
+ * 0), 0 when not or on failure.  Dense, like mbs_rank_margin (never for
+ * a model above its size limit: 0). */
 int mbs_reselect_redundant(const mbs_model *m, mbs_data *d);
 
 /* The constraints at (x, v, t) into d (phi, jac, phit, gam, and Phi_q v in

@@ -107,22 +107,22 @@ ok "bodies expanding to too many items refused (413 too_many_items); RSS idle ${
 # 6. models too large for the HTTP check: 413 with a pointer; the service answers
 python3 - > "$IT_TMP/chain.json" <<'PY'
 import json
-n = 1001
+n = 10001
 b = [{"name": "b%d" % i, "mass": 1, "inertia": 0.01, "com": [i + 0.5, 0], "angle": 0} for i in range(n)]
 j = [{"name": "j%d" % i, "type": "revolute", "bodies": ["ground" if i == 0 else "b%d" % (i - 1), "b%d" % i], "at": [i, 0]} for i in range(n)]
 print(json.dumps({"name": "chain", "dimension": 2, "bodies": b, "joints": j, "solver": {"t_end": 0.01}}))
 PY
 code=$(curl -s -o "$IT_TMP/chain.out" -w '%{http_code}' --max-time 30 -H "Authorization: Bearer $TOKEN" \
        -H 'Content-Type: application/json' --data-binary "@$IT_TMP/chain.json" "$BASE/api/v1/models")
-[ "$code" = 413 ] || fail "1001-body model: $code $(head -c 300 "$IT_TMP/chain.out")"
+[ "$code" = 413 ] || fail "10001-body model: $code $(head -c 300 "$IT_TMP/chain.out")"
 [ "$(jget 'd["error"]["code"]+" "+d["error"]["details"][0]["pointer"]' < "$IT_TMP/chain.out")" = "model_too_large /bodies" ] \
-  || fail "1001-body model: $(head -c 300 "$IT_TMP/chain.out")"
+  || fail "10001-body model: $(head -c 300 "$IT_TMP/chain.out")"
 code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 "$BASE/healthz"); [ "$code" = 200 ] || fail "healthz: $code"
-ok "a model of 1001 bodies refused with 413 model_too_large"
-# four concurrent checks of 1000-body chains (distinct, so none is a stored
+ok "a model of 10001 bodies refused with 413 model_too_large"
+# four concurrent checks of 10000-body chains (distinct, so none is a stored
 # copy): each stored or 503 busy, and /healthz answers meanwhile
 for i in 1 2 3 4; do
-  python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["bodies"]=m["bodies"][:1000]; m["joints"]=m["joints"][:1000]; m["name"]="chain-%s" % sys.argv[2]; m["bodies"][0]["mass"]=1+int(sys.argv[2]); print(json.dumps(m))' \
+  python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["bodies"]=m["bodies"][:10000]; m["joints"]=m["joints"][:10000]; m["name"]="chain-%s" % sys.argv[2]; m["bodies"][0]["mass"]=1+int(sys.argv[2]); print(json.dumps(m))' \
     "$IT_TMP/chain.json" $i > "$IT_TMP/chain$i.json"
 done
 cpids=()
@@ -140,10 +140,10 @@ stored=0
 for i in 1 2 3 4; do
   c=$(cat "$IT_TMP/ch$i.code")
   case $c in 201) stored=$((stored + 1)) ;; 503) [ "$(jget 'd["error"]["code"]' < "$IT_TMP/ch$i.out")" = busy ] || fail "503 code" ;;
-             *) fail "1000-body model $i: $c $(head -c 300 "$IT_TMP/ch$i.out")" ;; esac
+             *) fail "10000-body model $i: $c $(head -c 300 "$IT_TMP/ch$i.out")" ;; esac
 done
-[ $stored -ge 1 ] || fail "no 1000-body model stored"
-ok "four concurrent 1000-body checks: $stored stored, the others 503 busy; /healthz answered throughout"
+[ $stored -ge 1 ] || fail "no 10000-body model stored"
+ok "four concurrent 10000-body checks (sparse rank analysis): $stored stored, the others 503 busy; /healthz answered throughout"
 
 # 7. results.csv with 1000 response columns: linear, complete
 resp=$(python3 -c 'import json; print(json.dumps([{"name":"r%d"%i,"channel":"x","reduce":"max"} for i in range(1000)]))')

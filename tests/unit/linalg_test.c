@@ -2,13 +2,17 @@
  * linalg_test.c - the linear-system layer (common/mbs/linalg.c): small dense
  * Cholesky / LU (own code), dense LAPACK and banded LAPACK paths give the
  * same solutions; reverse Cuthill-McKee keeps a shuffled chain banded; the
- * rank-revealing QR finds the rank of a matrix with a dependent column.
+ * rank-revealing QR finds the rank of a matrix with a dependent column;
+ * the sparse one (sparse_qr.h) finds the same rank, the dependent columns
+ * and the columns they combine from on a large banded matrix.
  */
 #include "check.h"
 #include "mbs/linalg.h"
+#include "mbs/sparse_qr.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static unsigned s_seed = 12345;
 static double s_rand(void)
@@ -151,10 +155,76 @@ static void test_rank(void)
     CHECK(mbs_qrcp_rank(3, 3, I, jp, rd, 1e-10) == 3);
 }
 
+/* A chain-like n x nc matrix (column c couples rows c .. c + 2, random
+ * entries) with three dependent columns: d1 = 2 c3 - c7, d2 = c100 (a copy,
+ * far apart), d3 = 0.5 (c40 + c41 + c42), the last three columns (the
+ * COLAMD ordering decides which member of each combination is dropped).
+ * The sparse QR must find rank nc - 3, mark one member of each combination
+ * dependent and all its members involved; the dense QR with column
+ * pivoting agrees on the rank. */
+static void test_sparse_rank(void)
+{
+    enum { NR = 600, NC = 400 };
+    static double D[NR * NC];
+    int *cp = malloc(sizeof(int) * (NC + 1)), *ri = malloc(sizeof(int) * NC * 12);
+    double *v = malloc(sizeof(double) * NC * 12);
+    int base[NC], q = 0;
+    /* columns 0 .. NC-4 independent; NC-3 .. NC-1 the dependent ones */
+    for (int c = 0; c < NC; c++) base[c] = c < NC - 3 ? c : -1;
+    for (int c = 0; c < NC; c++) {
+        double col[NR] = {0};
+        if (base[c] >= 0) {
+            for (int k = 0; k < 3; k++) col[c + k] = s_rand() + (k == 0 ? 2 : 0);
+        }
+        memcpy(D + (size_t)c * NR, col, sizeof col);
+    }
+    double *d1 = D + (size_t)(NC - 3) * NR, *d2 = D + (size_t)(NC - 2) * NR, *d3 = D + (size_t)(NC - 1) * NR;
+    for (int r = 0; r < NR; r++) {
+        d1[r] = 2 * D[3 * NR + r] - D[7 * NR + r];
+        d2[r] = D[100 * NR + r];
+        d3[r] = 0.5 * (D[40 * NR + r] + D[41 * NR + r] + D[42 * NR + r]);
+    }
+    for (int c = 0; c < NC; c++) {
+        cp[c] = q;
+        for (int r = 0; r < NR; r++)
+            if (D[(size_t)c * NR + r] != 0) { ri[q] = r; v[q] = D[(size_t)c * NR + r]; q++; }
+    }
+    cp[NC] = q;
+    char live[NC], combo[NC];
+    memset(combo, 0, sizeof combo);
+    double ratio = 0;
+    int rank = mbs_sparse_qr_rank(NR, NC, cp, ri, v, 1e-9, live, &ratio, combo, 1e-8);
+    CHECK(rank == NC - 3);
+    int ndead = 0;
+    for (int c = 0; c < NC; c++) ndead += !live[c];
+    CHECK(ndead == 3);
+    /* each dependency lost one member; every member of the three
+     * combinations is marked as involved, nothing else */
+    int groups[3][4] = {{3, 7, NC - 3, -1}, {100, NC - 2, -1, -1}, {40, 41, 42, NC - 1}};
+    for (int g = 0; g < 3; g++) {
+        int dead = 0;
+        for (int k = 0; k < 4 && groups[g][k] >= 0; k++) { dead += !live[groups[g][k]]; CHECK(combo[groups[g][k]]); }
+        CHECK(dead == 1);
+    }
+    int marked = 0;
+    for (int c = 0; c < NC; c++) marked += combo[c];
+    CHECK(marked == 3 + 2 + 4);
+    CHECK(ratio > 0 && ratio <= 1);
+    /* the dense QR with column pivoting: the same rank */
+    int *jp = malloc(sizeof(int) * NC);
+    double *rd = malloc(sizeof(double) * NC);
+    CHECK(mbs_qrcp_rank(NR, NC, D, jp, rd, 1e-9) == NC - 3);
+    /* a non-finite entry is refused */
+    v[5] = NAN;
+    CHECK(mbs_sparse_qr_rank(NR, NC, cp, ri, v, 1e-9, live, NULL, NULL, 0) == -1);
+    free(cp); free(ri); free(v); free(jp); free(rd);
+}
+
 int main(void)
 {
     test_solvers();
     test_rcm();
     test_rank();
+    test_sparse_rank();
     return CHECK_SUMMARY("linalg_test");
 }
