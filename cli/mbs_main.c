@@ -111,6 +111,12 @@ static void s_print_report(const mbs_spec *sp, const mbs_report *r, const char *
            r->assembly_iterations, r->assembly_max_move);
     printf("velocities     projected, largest change %.3g\n", r->velocity_correction);
     printf("half-bandwidth %d\n", r->bandwidth);
+    /* the same mechanism in relative coordinates (issue 12; not solved in
+     * them yet): the spanning tree's joint coordinates, the equations of
+     * its chords and of the drivers */
+    printf("relative       %d joint coordinates, %d constraints (%d chords, longest loop %d joints; %d drivers), "
+           "%d floating roots\n", r->rel_coords, r->rel_constraints, r->rel_chords, r->rel_longest_loop, sp->ndriver,
+           r->rel_roots);
     for (int i = 0; i < r->warnings; i++) printf("warning        %s\n", r->warning[i]);
 }
 

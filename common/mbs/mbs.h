@@ -80,6 +80,11 @@ typedef struct {
     double min_singular_ratio;  /* smallest/largest singular value of Phi_q     */
     int singular_warning;     /* 1: configuration near singular                */
     int bandwidth;            /* half-bandwidth of the ordered system matrix   */
+    /* the same mechanism in relative (joint) coordinates (sysgraph.h): joint
+     * coordinates of the spanning tree and floating roots, constraint
+     * equations of the chords (circuit equations) and drivers, the chords,
+     * the longest fundamental loop (joints), the floating roots */
+    int rel_coords, rel_constraints, rel_chords, rel_longest_loop, rel_roots;
     int warnings;
     char warning[4][256];
 } mbs_report;

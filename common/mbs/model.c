@@ -9,6 +9,7 @@
 #include "data.h"
 #include "integrators.h"
 #include "output.h"
+#include "sysgraph.h"
 #include "system_contacts.h"
 #include "vec.h"
 
@@ -335,6 +336,18 @@ mbs_model *mbs_model_new(const mbs_spec *spec, mbs_report *rep, mbs_errlist *err
         return NULL;
     }
     m->report0.bandwidth = m->kd;
+    /* the relative formulation's sizes, for the check report (issue 12) */
+    mbs_sysgraph g;
+    if (mbs_sysgraph_build(spec, &g) == 0) {
+        int lmax = 0;
+        for (int c = 0; c < g.nchord; c++) lmax = g.loop[c] > lmax ? g.loop[c] : lmax;
+        m->report0.rel_coords = g.ncoord;
+        m->report0.rel_constraints = g.nconstraint + spec->ndriver;
+        m->report0.rel_chords = g.nchord;
+        m->report0.rel_longest_loop = lmax;
+        m->report0.rel_roots = g.nroot;
+        mbs_sysgraph_free(&g);
+    }
     if (rep) *rep = m->report0;
     return m;
 }

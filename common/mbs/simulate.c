@@ -261,6 +261,9 @@ int mbs_report_json(const mbs_report *r, char *buf, size_t size)
     APPEND(s_num(AT, REST, "assembly_max_move", r->assembly_max_move, 0));
     APPEND(s_num(AT, REST, "velocity_correction", r->velocity_correction, 0));
     APPEND(s_num(AT, REST, "min_singular_ratio", r->min_singular_ratio, 0));
+    APPEND(snprintf(AT, REST, "\"relative_coordinates\": %d, \"relative_constraints\": %d, \"relative_chords\": %d, "
+                    "\"relative_longest_loop\": %d, \"relative_floating_roots\": %d, ", r->rel_coords,
+                    r->rel_constraints, r->rel_chords, r->rel_longest_loop, r->rel_roots));
     APPEND(snprintf(AT, REST, "\"half_bandwidth\": %d, \"warnings\": [", r->bandwidth));
     for (int i = 0; i < r->warnings; i++) {
         /* warning texts are produced by the library and contain no quotes */
