@@ -178,6 +178,67 @@ static void s_on_cancel(void *sock, msg_t *m)
 
 /* ---- connection ---------------------------------------------------------------------- */
 
+/* The handshake's outcome, watched through a ZeroMQ socket monitor: a
+ * gateway that refuses this worker's CurveZMQ key (its ZAP handler answers
+ * 400) sends an ERROR the worker would otherwise never see: it would wait in
+ * silence.  Said once per connection, then at most every 30 s. */
+static void *s_mon;          /* PAIR socket reading the monitor's events   */
+static int s_mon_seq;        /* a fresh inproc endpoint per DEALER socket  */
+static double s_mon_said;    /* when the refusal was last logged           */
+
+static void s_monitor(void *sock)
+{
+    char ep[64];
+    snprintf(ep, sizeof ep, "inproc://monitor-%d", ++s_mon_seq);
+    if (s_mon) zmq_close(s_mon);
+    s_mon = NULL;
+    if (zmq_socket_monitor(sock, ep, ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                                         ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_SUCCEEDED) != 0)
+        return;
+    s_mon = zmq_socket(s_ctx, ZMQ_PAIR);
+    if (s_mon && zmq_connect(s_mon, ep) != 0) { zmq_close(s_mon); s_mon = NULL; }
+}
+
+/* Read the monitor's pending events (two frames each: 16-bit event and
+ * 32-bit value, then the endpoint). */
+static void s_monitor_read(void)
+{
+    for (;;) {
+        zmq_msg_t f;
+        zmq_msg_init(&f);
+        if (zmq_msg_recv(&f, s_mon, ZMQ_DONTWAIT) < 0) { zmq_msg_close(&f); return; }
+        uint16_t ev = 0;
+        uint32_t val = 0;
+        if (zmq_msg_size(&f) >= 6) {
+            memcpy(&ev, zmq_msg_data(&f), 2);
+            memcpy(&val, (char *)zmq_msg_data(&f) + 2, 4);
+        }
+        int more = zmq_msg_more(&f);
+        zmq_msg_close(&f);
+        while (more) { /* the endpoint frame */
+            zmq_msg_init(&f);
+            if (zmq_msg_recv(&f, s_mon, 0) < 0) { zmq_msg_close(&f); break; }
+            more = zmq_msg_more(&f);
+            zmq_msg_close(&f);
+        }
+        double now = s_now();
+        if (ev == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
+            if (s_mon_said > 0) log_info("handshake with the gateway succeeded");
+            s_mon_said = 0;
+        } else if (s_mon_said == 0 || now - s_mon_said > 30) {
+            s_mon_said = now;
+            if (ev == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+                log_error("the gateway refused this worker (ZAP status %u): its public key %s is not in the "
+                          "gateway's allow-list (add it to the workers.allow file the gateway reads, e.g. with "
+                          "make keys); retrying", val, s_cfg.open ? "(none: open)" : s_cfg.pub);
+            else
+                log_error("handshake with the gateway failed (%s, code %u): check MBSWEEP_SERVER_KEY (the "
+                          "gateway's public key) and that both sides use CurveZMQ (or both --zmq-open-insecure); "
+                          "retrying", ev == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL ? "protocol" : "no detail", val);
+        }
+    }
+}
+
 static void *s_open(void)
 {
     void *sock = zmq_socket(s_ctx, ZMQ_DEALER);
@@ -193,6 +254,7 @@ static void *s_open(void)
         zmq_setsockopt(sock, ZMQ_CURVE_PUBLICKEY, s_cfg.pub, 40);
         zmq_setsockopt(sock, ZMQ_CURVE_SECRETKEY, s_cfg.sec, 40);
     }
+    s_monitor(sock);
     if (zmq_connect(sock, s_cfg.connect) != 0) log_error("cannot connect to %s: %s", s_cfg.connect, zmq_strerror(errno));
     s_send_ready(sock);
     return sock;
@@ -209,9 +271,14 @@ static void s_loop(void)
     double hb = s_cfg.heartbeat_ms / 1000.0, next_hb = s_now() + hb;
     log_info("worker %s connecting to %s (%d slots)", s_cfg.id, s_cfg.connect, s_cfg.slots);
     while (!s_stop) {
-        zmq_pollitem_t items[2] = { { sock, 0, ZMQ_POLLIN, 0 }, { pipe, 0, ZMQ_POLLIN, 0 } };
-        int rc = zmq_poll(items, 2, s_cfg.heartbeat_ms);
+        zmq_pollitem_t items[3] = { { sock, 0, ZMQ_POLLIN, 0 }, { pipe, 0, ZMQ_POLLIN, 0 }, { s_mon, 0, ZMQ_POLLIN, 0 } };
+        int rc = zmq_poll(items, s_mon ? 3 : 2, s_cfg.heartbeat_ms);
         if (rc < 0 && errno == EINTR) continue;
+        if (s_mon && (items[2].revents & ZMQ_POLLIN)) {
+            s_monitor_read();
+            /* only a monitor event: neither traffic nor a silent round */
+            if (rc == 1 && !(items[0].revents | items[1].revents)) rc = -2;
+        }
         /* finished jobs: forward to the gateway */
         if (items[1].revents & ZMQ_POLLIN) {
             msg_t m;
@@ -263,6 +330,7 @@ static void s_loop(void)
     zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof linger);
     zmq_close(sock);
     zmq_close(pipe);
+    if (s_mon) zmq_close(s_mon);
 }
 
 /* "public Z85" / "secret Z85" lines of a key file; a bare key line counts

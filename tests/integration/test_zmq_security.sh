@@ -46,6 +46,24 @@ grep -qx 'jobs 0' "$IT_TMP/stranger.out" || fail "peer with an unknown key: $(ca
 [ "$(count "$SID" queued)" = 3 ] || fail "jobs left the queue: $(sweep_state "$SID")"
 [ "$(zmq_count "['refused_connections']")" -ge 1 ] || fail "refused connection not counted"
 ok "peer without a key and peer with an unknown key: 0 jobs, 0 workers, $(zmq_count "['refused_connections']") refused"
+# a real worker whose key is not in the allow-list, and one with a wrong
+# gateway key: each says why in its log (the refusal would otherwise be
+# silence), takes nothing, keeps retrying
+"$DEVBUILD/gateway" --curve-keygen "$IT_TMP/unlisted.key" >/dev/null
+"$DEVBUILD/gateway" --curve-keygen "$IT_TMP/notserver.key" >/dev/null
+grep '^public ' "$IT_TMP/notserver.key" | sed 's/^public //' > "$IT_TMP/notserver.pub"
+MBSWEEP_CURVE_KEY_FILE=$IT_TMP/unlisted.key start_worker unlisted; UNL=$WK_PID
+MBSWEEP_SERVER_KEY=$IT_TMP/notserver.pub start_worker wrongserver; WRS=$WK_PID
+wait_until 15 grep -q "refused this worker" "$IT_TMP/worker-unlisted.log" \
+  || fail "unlisted worker: no refusal in its log: $(tail -3 "$IT_TMP/worker-unlisted.log")"
+grep -q "$(grep '^public ' "$IT_TMP/unlisted.key" | sed 's/^public //')" "$IT_TMP/worker-unlisted.log" \
+  || fail "the refusal does not name the worker's key"
+sleep 1
+kill -0 "$UNL" && kill -0 "$WRS" || fail "a refused worker stopped"
+[ "$(count "$SID" queued)" = 3 ] || fail "a refused worker got jobs: $(sweep_state "$SID")"
+wrs=$(grep -c "handshake with the gateway failed\|refused this worker" "$IT_TMP/worker-wrongserver.log")
+kill "$UNL" "$WRS"; wait "$UNL" "$WRS" 2>/dev/null
+ok "a worker with an unlisted key logs the refusal with its key and retries; wrong gateway key: $wrs handshake message(s)"
 
 # ---- 2. an allowed key without the lease cannot write; nor take a worker's id -----------
 start_worker real --slots 1 --job-delay-ms 6000; REAL=$WK_PID
