@@ -80,8 +80,13 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed }) {
   // the table follows the time at most four times a second while playing
   // (a hundred bodies' rows at every frame would cost more than the drawing),
   // and exactly as soon as the time stops
+  // (the table is made once per time it shows: not diffed at every frame)
   const tableT = useThrottled(t, playing ? 250 : 0);
-  const tablePose = playing ? poseAt(P, Math.min(Math.max(tableT, t0), t1)) : pose;
+  const tk = Math.min(Math.max(playing ? tableT : t, t0), t1);
+  const table = useMemo(() => {
+    const tp = poseAt(P, tk);
+    return tp && <PoseTable P={P} pose={tp} caption={`Poses at t = ${fmtNum(tp.t)} s (frame ${tp.f} of ${P.nframe}${tp.u ? ', interpolated' : ''})`} />;
+  }, [P, tk]);
 
   if (!pose) return <p id="no-poses">No body poses are stored for this job (run by an older worker): nothing to animate.</p>;
   const label = `t = ${fmtNum(pose.t)} s`;
@@ -98,7 +103,7 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed }) {
         <span id="time-shown" data-t={pose.t} data-frame={pose.f} data-u={pose.u}>{fmtNum(pose.t)} s</span>
       </div>
       <figcaption>
-        <PoseTable P={P} pose={tablePose} caption={`Poses at t = ${fmtNum(tablePose.t)} s (frame ${tablePose.f} of ${P.nframe}${tablePose.u ? ', interpolated' : ''})`} />
+        {table}
       </figcaption>
     </figure>
   );

@@ -65,14 +65,10 @@ export function Job({ id, query }) {
     return () => clearTimeout(h);
   }, [t, playing]);
 
-  if (error) return <main><h1>Job {id}</h1><p class="error" role="alert">{error}</p></main>;
-  if (!job) return <main><h1>Job {id}</h1><p>Loading…</p></main>;
-  const toggle = (c, on) => {
-    const next = on ? [...channels, c] : channels.filter((x) => x !== c);
-    setQuery({ ch: next.join(',') || null });
-  };
-  return (
-    <main class="wide">
+  // the parts that do not depend on the time are made once (the same vnode
+  // is not diffed again): an animation re-renders this view at every frame
+  const head = useMemo(() => job && (
+    <>
       <p class="crumbs"><Link href="/">Sweeps</Link> › <Link href={`/sweeps/${job.sweep_id}`}>sweep {job.sweep_id.slice(0, 8)}</Link> ›</p>
       <h1>Job {job.id} <span class={`badge ${job.status}`} id="job-status">{job.status}</span></h1>
       <dl class="summary">
@@ -82,21 +78,38 @@ export function Job({ id, query }) {
         {job.metrics && <div><dt>steps</dt><dd>{job.metrics.steps}</dd></div>}
       </dl>
       {job.error && <p class="error">{job.error}</p>}
+    </>
+  ), [job]);
+  const chooser = useMemo(() => {
+    const toggle = (c, on) => {
+      const next = on ? [...channels, c] : channels.filter((x) => x !== c);
+      setQuery({ ch: next.join(',') || null });
+    };
+    return (
+      <div class="controls">
+        <details class="axes"><summary>Channels ({channels.length} of {allChannels.length})</summary>
+          <fieldset><legend>Channels plotted</legend>
+            {allChannels.map((c) => <label class="check"><input type="checkbox" data-channel={c} checked={channels.includes(c)}
+              onChange={(e) => toggle(c, e.currentTarget.checked)} />{c}</label>)}
+          </fieldset></details>
+        <label>Overlay jobs <input id="with" type="text" value={withIds.join(',')} placeholder="ids, comma-separated"
+          onChange={(e) => setQuery({ with: e.currentTarget.value.replace(/\s+/g, '') || null })} /></label>
+      </div>
+    );
+  }, [result, channels.join(','), withIds.join(',')]);
+
+  if (error) return <main><h1>Job {id}</h1><p class="error" role="alert">{error}</p></main>;
+  if (!job) return <main><h1>Job {id}</h1><p>Loading…</p></main>;
+  return (
+    <main class="wide">
+      {head}
       {job.status !== 'done' ? <p>No samples: the job is {job.status}.</p> : !result || !poses ? <p>Loading samples…</p> : (
         <div class="job-grid">
           <section aria-label="Animation">
             <Anim P={poses} t={t} setT={setTstate} playing={playing} setPlaying={setPlaying} speed={speed} setSpeed={setSpeed} />
           </section>
           <section aria-label="Channels">
-            <div class="controls">
-              <details class="axes"><summary>Channels ({channels.length} of {allChannels.length})</summary>
-                <fieldset><legend>Channels plotted</legend>
-                  {allChannels.map((c) => <label class="check"><input type="checkbox" data-channel={c} checked={channels.includes(c)}
-                    onChange={(e) => toggle(c, e.currentTarget.checked)} />{c}</label>)}
-                </fieldset></details>
-              <label>Overlay jobs <input id="with" type="text" value={withIds.join(',')} placeholder="ids, comma-separated"
-                onChange={(e) => setQuery({ with: e.currentTarget.value.replace(/\s+/g, '') || null })} /></label>
-            </div>
+            {chooser}
             {samples ? <Plots samples={samples} channels={channels} t={t} setT={(x) => { setPlaying(false); setTstate(x); }} /> : <p>Loading plots…</p>}
           </section>
         </div>

@@ -58,21 +58,39 @@ export function Planar({ L, P, v, label, width = 560, height = 420 }) {
       for (let k = 1; k < 12; k++) { const u = k / 12, sg = k % 2 ? 1 : -1; g.lineTo(X([a[0] + u * dx + sg * w * nx, 0]), Y([0, a[1] + u * dy + sg * w * ny])); }
       g.lineTo(X(b), Y(b)); g.stroke();
     }
-    // bodies: skeleton lines from the com, shapes, the com as a dot
+    // bodies: skeleton lines from the com, shapes, the com as a dot; one
+    // path per body and pen (a stroke per line cost more than the drawing)
     L.bodies.forEach((B, b) => {
-      const col = bodyColor(b), c = place(2, v, b, [0, 0, 0]);
-      g.strokeStyle = col; g.fillStyle = col; g.lineWidth = 3;
-      for (const p of B.points) line(c, place(2, v, b, p));
+      const col = bodyColor(b), k = 3 * b, cx = v[k], cy = v[k + 1], ca = Math.cos(v[k + 2]), sa = Math.sin(v[k + 2]);
+      const PX = (l) => view.px(cx + ca * l[0] - sa * l[1]), PY = (l) => view.py(cy + sa * l[0] + ca * l[1]);
+      const x0 = view.px(cx), y0 = view.py(cy);
+      g.strokeStyle = col; g.fillStyle = col;
+      if (B.points.length) {
+        g.lineWidth = 3; g.beginPath();
+        for (const p of B.points) { g.moveTo(x0, y0); g.lineTo(PX(p), PY(p)); }
+        g.stroke();
+      }
       g.lineWidth = 1.5;
-      for (const s of B.shapes) shape(b, s);
-      g.beginPath(); g.arc(X(c), Y(c), 4.5, 0, 2 * Math.PI); g.fill();
+      let open = false;
+      for (const sh of B.shapes) {
+        if (sh.kind === 'circle' || sh.kind === 'segment') {
+          if (!open) { g.beginPath(); open = true; }
+          const x = PX(sh.p), y = PY(sh.p);
+          if (sh.kind === 'circle') { const r = Math.max(1, sh.radius * view.s); g.moveTo(x + r, y); g.arc(x, y, r, 0, 2 * Math.PI); }
+          else { g.moveTo(x, y); g.lineTo(PX(sh.q), PY(sh.q)); }
+        } else shape(b, sh);
+      }
+      if (open) g.stroke();
+      g.beginPath(); g.arc(x0, y0, 4.5, 0, 2 * Math.PI); g.fill();
     });
-    // joints: small open circles
+    // joints: small open circles, one path
     g.strokeStyle = '#222'; g.fillStyle = '#fff'; g.lineWidth = 1.5;
+    g.beginPath();
     for (const j of L.joints) {
-      const p = place(2, v, j.body, j.local);
-      g.beginPath(); g.arc(X(p), Y(p), 3.5, 0, 2 * Math.PI); g.fill(); g.stroke();
+      const p = place(2, v, j.body, j.local), x = X(p), y = Y(p);
+      g.moveTo(x + 3.5, y); g.arc(x, y, 3.5, 0, 2 * Math.PI);
     }
+    g.fill(); g.stroke();
     if (label) { g.fillStyle = '#222'; g.font = '12px system-ui, sans-serif'; g.fillText(label, 8, 16); }
   }, [v, L, view, label]);
 

@@ -15,8 +15,10 @@ const COLORS = ['#1f5fbf', '#c0392b', '#27ae60', '#8e44ad', '#d35400', '#16a085'
 function s_place(u, t) {
   const line = u.over.querySelector('.tline');
   if (!line) return;
-  const x = u.valToPos(t, 'x');
-  line.style.display = Number.isFinite(x) && x >= 0 && x <= u.over.clientWidth ? 'block' : 'none';
+  // the plotting area's width from uPlot (reading clientWidth here would
+  // force a layout per plot at every frame of an animation)
+  const x = u.valToPos(t, 'x'), w = u.bbox.width / (window.devicePixelRatio || 1);
+  line.style.display = Number.isFinite(x) && x >= 0 && x <= w ? 'block' : 'none';
   line.style.transform = `translateX(${x}px)`;
 }
 
