@@ -38,6 +38,49 @@ export function makeStore(columns, pages) {
   return { cols, data, n, byKey };
 }
 
+// Build the store from /columns parts ({columns, n, values} each, in idx
+// order): a column's values are an array, {all: V} (every row V), {seq:
+// [FIRST, STEP]} (row i: FIRST + STEP i) or {dict: [V...], codes: [K...]}
+// (api/openapi.yaml).  Numbers go straight
+// into a Float64Array (missing: NaN), booleans 1 / 0 / NaN, text as strings.
+export function makeStoreFromColumns(columns, parts) {
+  const n = parts.reduce((s, p) => s + p.n, 0);
+  const at = (v, i) => (Array.isArray(v) ? v[i] : 'all' in v ? v.all : v.seq ? v.seq[0] + v.seq[1] * i : v.dict[v.codes[i]]);
+  const cols = columns.map((c, j) => {
+    let kind = null;
+    const see = (v) => {
+      if (v === null || v === undefined) return;
+      const k = typeof v === 'number' ? 'num' : typeof v === 'boolean' ? 'bool' : 'str';
+      if (kind === null) kind = k; else if (kind !== k) kind = 'str';
+    };
+    for (const p of parts) {
+      const v = p.values[j];
+      if (Array.isArray(v)) { for (let i = 0; i < v.length && kind !== 'str'; i++) see(v[i]); }
+      else if ('all' in v) see(v.all);
+      else if (v.seq) see(v.seq[0]);
+      else v.dict.forEach(see);
+    }
+    kind = kind || (c.group === 'job' && (c.name === 'error' || c.name === 'warning' || c.name === 'status') ? 'str' : 'num');
+    return { key: `${c.group}.${c.name}`, name: c.name, group: c.group, kind, label: c.name, csv: csvName(c), index: j };
+  });
+  const data = cols.map((c, j) => {
+    const out = c.kind === 'str' ? new Array(n) : new Float64Array(n);
+    let o = 0;
+    for (const p of parts) {
+      const v = p.values[j];
+      for (let i = 0; i < p.n; i++, o++) {
+        const x = at(v, i);
+        if (c.kind === 'str') out[o] = x === null || x === undefined ? null : String(x);
+        else if (c.kind === 'bool') out[o] = x === true ? 1 : x === false ? 0 : NaN;
+        else out[o] = typeof x === 'number' ? x : NaN;
+      }
+    }
+    return out;
+  });
+  const byKey = new Map(cols.map((c, j) => [c.key, j]));
+  return { cols, data, n, byKey };
+}
+
 export function cellValue(store, j, i) {
   const c = store.cols[j], v = store.data[j][i];
   if (c.kind === 'str') return v;
