@@ -58,6 +58,20 @@ export function Job({ id, query }) {
     return () => ctl.abort();
   }, [result, channels.join(','), withIds.join(',')]);
 
+  // the min/max envelope of the whole sweep (env=1), over this job's time range
+  const wantEnv = query.get('env') === '1';
+  const [envelope, setEnvelope] = useState(null);
+  useEffect(() => {
+    setEnvelope(null);
+    if (!wantEnv || !job || !result || !channels.length || !result.rows.length) return undefined;
+    const ctl = new AbortController();
+    const t0 = result.rows[0][0], t1 = result.rows[result.rows.length - 1][0];
+    const range = t1 > t0 ? `&t0=${t0}&t1=${t1}` : '';
+    apiGet(`/api/v1/sweeps/${job.sweep_id}/envelope?points=500${range}&channels=${channels.slice(0, 8).map(encodeURIComponent).join(',')}`, ctl.signal)
+      .then(setEnvelope).catch((e) => { if (e.name !== 'AbortError') setError(e.message); });
+    return () => ctl.abort();
+  }, [wantEnv, job, result, channels.join(',')]);
+
   // the time goes to the URL when it stops moving
   useEffect(() => {
     if (playing) return undefined;
@@ -94,9 +108,11 @@ export function Job({ id, query }) {
           </fieldset></details>
         <label>Overlay jobs <input id="with" type="text" value={withIds.join(',')} placeholder="ids, comma-separated"
           onChange={(e) => setQuery({ with: e.currentTarget.value.replace(/\s+/g, '') || null })} /></label>
+        <label class="check"><input type="checkbox" id="envelope" checked={wantEnv}
+          onChange={(e) => setQuery({ env: e.currentTarget.checked ? '1' : null })} />min/max of the whole sweep</label>
       </div>
     );
-  }, [result, channels.join(','), withIds.join(',')]);
+  }, [result, channels.join(','), withIds.join(','), wantEnv]);
 
   if (error) return <main><h1>Job {id}</h1><p class="error" role="alert">{error}</p></main>;
   if (!job) return <main><h1>Job {id}</h1><p>Loading…</p></main>;
@@ -110,7 +126,7 @@ export function Job({ id, query }) {
           </section>
           <section aria-label="Channels">
             {chooser}
-            {samples ? <Plots samples={samples} channels={channels} t={t} setT={(x) => { setPlaying(false); setTstate(x); }} /> : <p>Loading plots…</p>}
+            {samples ? <Plots samples={samples} envelope={wantEnv ? envelope : null} channels={channels} t={t} setT={(x) => { setPlaying(false); setTstate(x); }} /> : <p>Loading plots…</p>}
           </section>
         </div>
       )}
