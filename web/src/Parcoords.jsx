@@ -82,6 +82,8 @@ export function Parcoords({ store, axes, rows, brushes, onBrush }) {
   const [drag, setDrag] = useState(null);   // {key, y0, y1}
   useLayoutEffect(() => {
     const el = wrap.current;
+    // the width at once (a frame sooner than the observer's first call)
+    setW(Math.max(320, Math.floor(el.clientWidth)));
     const ro = new ResizeObserver(() => setW(Math.max(320, Math.floor(el.clientWidth))));
     ro.observe(el);
     return () => ro.disconnect();
