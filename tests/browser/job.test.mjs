@@ -264,3 +264,38 @@ test('the min/max envelope of the whole sweep: the API against every job\'s samp
   assert.deepEqual(errors, []);
   await page.context().close();
 });
+
+test('several jobs in one animated scene, side by side or overlaid, coloured by a channel', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await page.goto(`${env.base}/jobs/${J1}?with=${J2},${J3}&ch=x&scene=side&colour=x`);
+  await page.waitForSelector('#scene-jobs tbody tr[data-job="' + J3 + '"]');
+  assert.equal(await page.getAttribute('canvas.anim-canvas', 'data-members'), '3');
+  const P = await api(`/api/v1/jobs/${J1}/poses`);
+  const f = 30;
+  await page.fill('#time', String(P.times[f]));
+  await until(async () => (await page.$eval('#time-shown', (e) => Number(e.dataset.frame))) === f, `frame ${f}`);
+  // each job's colour channel (x, the bob's x) at the time shown, from its own samples
+  const vals = await page.$$eval('#scene-jobs tbody tr', (trs) => trs.map((tr) => [tr.dataset.job, Number(tr.querySelector('td[data-v]').dataset.v)]));
+  assert.deepEqual(vals.map((v) => v[0]), [J1, J2, J3].map(String));
+  for (const [j, v] of vals) {
+    const r = raw[j], row = r.rows.filter((q) => q[0] <= P.times[f]).at(-1);
+    assert.equal(v, row[r.columns.indexOf('x')], `x of job ${j} at t`);
+  }
+  // the colours differ where the values do, and follow the ramp's ends
+  const colors = await page.$$eval('#scene-jobs .swatch', (s) => s.map((e) => e.dataset.color));
+  assert.equal(colors.length, 3);
+  assert.ok(colors.every((c) => /^rgb\(/.test(c)));
+  // overlaid: the same three jobs in one place; the URL keeps both choices
+  await page.selectOption('#scene', 'over');
+  await until(async () => new URL(page.url()).searchParams.get('scene') === 'over', 'scene=over in the URL');
+  await until(async () => /overlaid/.test(await page.textContent('#scene-jobs caption')), 'overlaid');
+  assert.equal(new URL(page.url()).searchParams.get('colour'), 'x');
+  // back to this job alone, coloured per body: no scene table
+  await page.selectOption('#scene', '');
+  await page.selectOption('#colour', '');
+  await until(async () => (await page.$('#scene-jobs')) === null, 'no scene table');
+  assert.equal(await page.getAttribute('canvas.anim-canvas', 'data-members'), '1');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});

@@ -72,6 +72,40 @@ export function Job({ id, query }) {
     return () => ctl.abort();
   }, [wantEnv, job, result, channels.join(',')]);
 
+  // other jobs in the animated scene (scene=side|over: the first three
+  // overlaid jobs), colours by a channel (colour=NAME)
+  const scene = ['side', 'over'].includes(query.get('scene')) ? query.get('scene') : null;
+  const colour = query.get('colour');
+  const sceneIds = scene ? withIds.slice(0, 3) : [];
+  const [others, setOthers] = useState([]);
+  useEffect(() => {
+    setOthers([]);
+    if (!sceneIds.length) return undefined;
+    const ctl = new AbortController();
+    Promise.all(sceneIds.map((w) => apiGet(`/api/v1/jobs/${w}/poses`, ctl.signal).then((P) => ({ id: w, P }))))
+      .then((o) => setOthers(o.filter((x) => x.P.nframe > 0)))
+      .catch((e) => { if (e.name !== 'AbortError') setError(e.message); });
+    return () => ctl.abort();
+  }, [sceneIds.join(',')]);
+  const [colorData, setColorData] = useState(null);
+  useEffect(() => {
+    setColorData(null);
+    if (!colour || !result || !allChannels.includes(colour)) return undefined;
+    const ctl = new AbortController();
+    const ids = [id, ...sceneIds];
+    apiGet(`/api/v1/samples?jobs=${ids.join(',')}&points=1000&channels=${encodeURIComponent(colour)}`, ctl.signal).then((s) => {
+      // each job's series (a decimated bucket by its largest value), the range over all
+      const series = ids.map((j) => {
+        const x = s.jobs.find((q) => String(q.job) === String(j));
+        return x && x.available && x.channels[colour] ? { t: x.t, v: x.channels[colour].max } : null;
+      });
+      let lo = Infinity, hi = -Infinity;
+      for (const sr of series) if (sr) for (const v of sr.v) if (v !== null && Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+      setColorData({ channel: colour, lo, hi, series });
+    }).catch((e) => { if (e.name !== 'AbortError') setError(e.message); });
+    return () => ctl.abort();
+  }, [colour, result, sceneIds.join(',')]);
+
   // the time goes to the URL when it stops moving
   useEffect(() => {
     if (playing) return undefined;
@@ -110,9 +144,15 @@ export function Job({ id, query }) {
           onChange={(e) => setQuery({ with: e.currentTarget.value.replace(/\s+/g, '') || null })} /></label>
         <label class="check"><input type="checkbox" id="envelope" checked={wantEnv}
           onChange={(e) => setQuery({ env: e.currentTarget.checked ? '1' : null })} />min/max of the whole sweep</label>
+        <label>Animate the overlaid jobs <select id="scene" value={scene || ''} onChange={(e) => setQuery({ scene: e.currentTarget.value || null })}>
+          <option value="">no (this job only)</option><option value="side">side by side</option><option value="over">overlaid</option>
+        </select></label>
+        <label>Colour by <select id="colour" value={colour || ''} onChange={(e) => setQuery({ colour: e.currentTarget.value || null })}>
+          <option value="">body</option>{allChannels.map((c) => <option value={c}>{c}</option>)}
+        </select></label>
       </div>
     );
-  }, [result, channels.join(','), withIds.join(','), wantEnv]);
+  }, [result, channels.join(','), withIds.join(','), wantEnv, scene, colour]);
 
   if (error) return <main><h1>Job {id}</h1><p class="error" role="alert">{error}</p></main>;
   if (!job) return <main><h1>Job {id}</h1><p>Loading…</p></main>;
@@ -122,7 +162,7 @@ export function Job({ id, query }) {
       {job.status !== 'done' ? <p>No samples: the job is {job.status}.</p> : !result || !poses ? <p>Loading samples…</p> : (
         <div class="job-grid">
           <section aria-label="Animation">
-            <Anim P={poses} t={t} setT={setTstate} playing={playing} setPlaying={setPlaying} speed={speed} setSpeed={setSpeed} />
+            <Anim P={poses} id={id} others={others} overlay={scene === 'over'} color={colorData} t={t} setT={setTstate} playing={playing} setPlaying={setPlaying} speed={speed} setSpeed={setSpeed} />
           </section>
           <section aria-label="Channels">
             {chooser}
