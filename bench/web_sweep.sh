@@ -13,16 +13,17 @@
 source "$(dirname "$0")/../tests/integration/lib.sh"
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 [ -x "$CHROMIUM" ] || fail "no chromium at $CHROMIUM (bash scripts/deps.sh --browser)"
-[ -f "$ROOT/build/www/index.html" ] || fail "build/www is not built (make web)"
-echo "bundle (gzip -9 of each file of build/www/assets):"
+WWW=${WWW:-$ROOT/build/www}   # another bundle for a comparison (e.g. an older commit's, built elsewhere)
+[ -f "$WWW/index.html" ] || fail "$WWW is not built (make web)"
+echo "bundle (gzip -9 of each file of $WWW/assets):"
 total=0
-for f in "$ROOT"/build/www/assets/*; do
+for f in "$WWW"/assets/*; do
   raw=$(stat -c %s "$f"); gz=$(gzip -9 -c "$f" | wc -c); total=$((total + gz))
   printf '  %-28s %8d B  %7d B gzip\n' "$(basename "$f")" "$raw" "$gz"
 done
 echo "  all assets: $total B gzip"
 it_init websweep
-start_gateway --www "$ROOT/build/www"
+start_gateway --www "$WWW"
 MID=$(post_model "$PENDULUM"); [ -n "$MID" ] || fail "no model id"
 bulk() {   # bulk N: a done sweep of N jobs; prints its id
   local n=$1 id
