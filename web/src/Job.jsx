@@ -6,6 +6,9 @@
 //   /jobs/<id>?with=ID,ID   jobs overlaid in the plots
 //   &ch=NAME,NAME           channels plotted (default: the first four)
 //   &t=SECONDS              the time shown (written when not playing)
+//   &env=1                  the whole sweep's min/max envelope behind the plots
+//   &scene=side|over        the first three overlaid jobs animated with this one
+//   &colour=NAME            each job's mechanism coloured by a channel's value
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { apiGet } from './api.js';
 import { Link, setQuery } from './router.jsx';
