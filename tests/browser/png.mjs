@@ -39,14 +39,27 @@ export function decodePng(buf) {
   return { w, h, px };
 }
 
-// The share of pixels whose largest channel difference exceeds `level`
-// (0..255); images of different sizes differ entirely (1).
-export function diffShare(a, b, level) {
+const s_dist = (p, i, q, j) => Math.max(Math.abs(p[i] - q[j]), Math.abs(p[i + 1] - q[j + 1]), Math.abs(p[i + 2] - q[j + 2]));
+
+// Pixels whose largest channel difference exceeds `level` (0..255), as a
+// share of the drawing's "ink": the pixels of either image that differ from
+// the background (the first image's most common colour) by more than level.
+// A drawing is mostly background, so a share of all pixels would let a moved
+// body pass (a pendulum shifted by 3 px: 0.7 % of all pixels, 60 % of its
+// ink).  Pixels inside one of `masks` ([x0, y0, x1, y1], pixels; where text
+// is drawn, whose fonts differ between machines) are left out.  Images of
+// different sizes differ entirely (1).
+export function diffShare(a, b, level, masks = []) {
   if (a.w !== b.w || a.h !== b.h) return 1;
-  let n = 0;
+  const count = new Map();
+  for (let i = 0; i < a.px.length; i += 4 * 7) { const k = (a.px[i] << 16) | (a.px[i + 1] << 8) | a.px[i + 2]; count.set(k, (count.get(k) || 0) + 1); }
+  const bgk = [...count].sort((x, y) => y[1] - x[1])[0][0], bg = [bgk >> 16, (bgk >> 8) & 255, bgk & 255];
+  let n = 0, ink = 0;
   for (let i = 0; i < a.px.length; i += 4) {
-    const d = Math.max(Math.abs(a.px[i] - b.px[i]), Math.abs(a.px[i + 1] - b.px[i + 1]), Math.abs(a.px[i + 2] - b.px[i + 2]));
-    if (d > level) n++;
+    const x = (i / 4) % a.w, y = Math.floor(i / 4 / a.w);
+    if (masks.some((m) => x >= m[0] && x < m[2] && y >= m[1] && y < m[3])) continue;
+    if (s_dist(a.px, i, bg, 0) > level || s_dist(b.px, i, bg, 0) > level) ink++;
+    if (s_dist(a.px, i, b.px, i) > level) n++;
   }
-  return n / (a.w * a.h);
+  return ink ? n / ink : 0;
 }
