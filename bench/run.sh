@@ -14,7 +14,7 @@ if [ -f bench/service_bench.sh ] && [ "${1:-}" != "--target" ]; then
 fi
 # the web front end's animation frame rate (bench/README.md, Web front end); needs Debian's chromium
 if [ "${1:-}" != "--target" ]; then
-  if [ -x /usr/bin/chromium ] && [ -f build/www/index.html ]; then bash bench/web_anim.sh; else echo "animation frame rate skipped: no /usr/bin/chromium or build/www"; fi
+  if [ -x /usr/bin/chromium ] && [ -f build/www/index.html ]; then bash bench/web_anim.sh; bash bench/web_sweep.sh; else echo "web front end figures skipped: no /usr/bin/chromium or build/www"; fi
 fi
 if [ "${1:-}" != "--target" ]; then bash bench/contact_scaling.sh; fi
 if [ "${1:-}" != "--target" ]; then bash bench/rigid_scaling.sh; fi

@@ -9,9 +9,10 @@
 source "$(dirname "$0")/../tests/integration/lib.sh"
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 [ -x "$CHROMIUM" ] || fail "no chromium at $CHROMIUM (bash scripts/deps.sh --browser)"
-[ -f "$ROOT/build/www/index.html" ] || fail "build/www is not built (make web)"
+WWW=${WWW:-$ROOT/build/www}   # another bundle for a comparison (e.g. an older commit's, built elsewhere)
+[ -f "$WWW/index.html" ] || fail "$WWW is not built (make web)"
 it_init webbench
-start_gateway --www "$ROOT/build/www"
+start_gateway --www "$WWW"
 start_worker w1
 jobs=()
 for spec in "balls_in_box_100:0.2" "roller_chain_drive:" "iftomm_a02_four_bar_n40:"; do

@@ -17,6 +17,8 @@ int api_sweeps_resume(gw_req *r);
 int api_sweeps_jobs(gw_req *r);
 int api_sweeps_results_csv(gw_req *r);
 int api_sweeps_table(gw_req *r);
+int api_sweeps_columns(gw_req *r);
+int api_sweeps_envelope(gw_req *r);
 int api_samples(gw_req *r);
 int api_jobs_get(gw_req *r);
 int api_jobs_result(gw_req *r);
@@ -41,6 +43,8 @@ const gw_route gw_routes[] = {
     { "GET",  "/api/v1/sweeps/*/jobs",           api_sweeps_jobs,     0, 0, "sweeps_jobs" },
     { "GET",  "/api/v1/sweeps/*/results.csv",    api_sweeps_results_csv, 0, 0, "sweeps_results_csv" },
     { "GET",  "/api/v1/sweeps/*/table",          api_sweeps_table,    0, 0, "sweeps_table" },
+    { "GET",  "/api/v1/sweeps/*/columns",        api_sweeps_columns,  0, 0, "sweeps_columns" },
+    { "GET",  "/api/v1/sweeps/*/envelope",       api_sweeps_envelope, 0, 0, "sweeps_envelope" },
     { "GET",  "/api/v1/jobs/*",                  api_jobs_get,        0, 0, "jobs_get" },
     { "GET",  "/api/v1/jobs/*/result",           api_jobs_result,     0, 0, "jobs_result" },
     { "GET",  "/api/v1/jobs/*/poses",            api_jobs_poses,      0, 0, "jobs_poses" },

@@ -6,7 +6,7 @@
 // canvas or the WebGL scene) is counted for SECONDS seconds.
 // usage: BASE=http://... node bench/web/anim_fps.mjs NAME:JOB_ID ...
 // prints one markdown row per job: name, bodies, dimension, stored frames,
-// frames drawn per s alone and with the job's default plots.
+// frames drawn per s alone and with the job's default plots (medians of ROUNDS).
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { chromium } = createRequire(path.join(here, '../../web/package.json'))('playwright-core');
 const SECONDS = Number(process.env.SECONDS_FPS || 4);
+const ROUNDS = Number(process.env.ROUNDS || 3);   // each figure: the median of ROUNDS measurements
 const base = process.env.BASE;
 if (!base) throw new Error('BASE not set');
 
@@ -27,6 +28,8 @@ try {
     // the animation alone (no channel plotted), then with the default plots,
     // whose time cursor is redrawn at every frame too
     for (const q of ['?ch=none', '']) {
+      const got = [];
+      for (let round = 0; round < ROUNDS; round++) {
       const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
       await page.goto(`${base}/jobs/${id}${q}`);
       await page.waitForSelector(P.geometry.dimension === 3 ? '.scene3d canvas' : 'canvas.anim-canvas');
@@ -51,6 +54,10 @@ try {
         }, sec * 1000);
       }), SECONDS));
       await page.close();
+      got.push(rates.pop());
+      }
+      got.sort((a, b) => a - b);
+      rates.push(got[Math.floor(got.length / 2)]);
     }
     console.log(`| ${name} | ${P.bodies.length} | ${P.geometry.dimension}-D | ${P.nframe} | ${rates.map((r) => r.toFixed(1)).join(' | ')} |`);
   }

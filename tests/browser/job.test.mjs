@@ -212,3 +212,90 @@ test('samples API: min/max buckets equal the raw samples; bad requests', async (
     assert.equal(res.status, 400, q);
   }
 });
+
+test('the min/max envelope of the whole sweep: the API against every job\'s samples, drawn behind the job', async () => {
+  // the API: 20 buckets over [0, 1] from every done job's raw samples
+  const rows = table.rows.filter((r) => r[2] === 'done');
+  const results = await Promise.all(rows.map((r) => api(`/api/v1/jobs/${r[0]}/result`)));
+  const N = 20, t0 = 0, t1 = results[0].rows.at(-1)[0];
+  const e = await api(`/api/v1/sweeps/${env.small}/envelope?channels=x,y,nope&points=${N}&t0=${t0}&t1=${t1}`);
+  assert.equal(e.jobs_done, rows.length);
+  assert.equal(e.jobs_used, rows.length);
+  assert.equal(e.stride, 1);
+  assert.equal(e.truncated, false);
+  assert.deepEqual(e.missing, ['nope']);
+  assert.equal(e.t.length, N);
+  for (const ch of ['x', 'y']) {
+    const lo = new Array(N).fill(Infinity), hi = new Array(N).fill(-Infinity);
+    for (const r of results) {
+      const c = r.columns.indexOf(ch);
+      for (const row of r.rows) {
+        if (!(row[0] >= t0 && row[0] <= t1)) continue;
+        const b = Math.min(N - 1, Math.floor((row[0] - t0) * (N / (t1 - t0))));
+        lo[b] = Math.min(lo[b], row[c]); hi[b] = Math.max(hi[b], row[c]);
+      }
+    }
+    assert.deepEqual(e.channels[ch].min, lo.map((v) => (Number.isFinite(v) ? v : null)), `${ch} min`);
+    assert.deepEqual(e.channels[ch].max, hi.map((v) => (Number.isFinite(v) ? v : null)), `${ch} max`);
+  }
+  // bounded: max_jobs 3 of 8 reads the jobs whose idx is a multiple of 3
+  const few = await api(`/api/v1/sweeps/${env.small}/envelope?channels=x&max_jobs=3`);
+  assert.equal(few.stride, 3);
+  assert.equal(few.jobs_used, 3);
+  for (const [p, st] of [['channels=', 400], ['channels=x&points=1', 400], ['channels=x&t0=1&t1=0', 400], ['channels=x&t0=abc', 400],
+    ['channels=a,b,c,d,e,f,g,h,i', 400], ['channels=x&max_jobs=0', 400]]) {
+    const r = await fetch(`${env.base}/api/v1/sweeps/${env.small}/envelope?${p}`);
+    assert.equal(r.status, st, p);
+  }
+  assert.equal((await fetch(`${env.base}/api/v1/sweeps/00000000-0000-0000-0000-000000000000/envelope?channels=x`)).status, 404);
+  // the page: the envelope's series and its row in the text alternative (over the job's own time range)
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await page.goto(`${env.base}/jobs/${J2}?ch=x`);
+  await page.waitForSelector('.plot canvas');
+  await page.check('#envelope');
+  await until(async () => new URL(page.url()).searchParams.get('env') === '1', 'env=1 in the URL');
+  await page.waitForSelector('#plots-table tr.envelope[data-channel="x"]', { state: 'attached' });
+  const got = await page.$$eval('#plots-table tr.envelope[data-channel="x"] td[data-v]', (tds) => tds.map((td) => Number(td.dataset.v)));
+  const full = await api(`/api/v1/sweeps/${env.small}/envelope?channels=x&points=500&t0=${raw[J2].rows[0][0]}&t1=${raw[J2].rows.at(-1)[0]}`);
+  const fin = (a) => a.filter((v) => v !== null);
+  assert.deepEqual(got, [Math.min(...fin(full.channels.x.min)), Math.max(...fin(full.channels.x.max))]);
+  assert.ok(await page.$('.plot .u-legend :text("sweep min")'), 'the envelope in the legend');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('several jobs in one animated scene, side by side or overlaid, coloured by a channel', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await page.goto(`${env.base}/jobs/${J1}?with=${J2},${J3}&ch=x&scene=side&colour=x`);
+  await page.waitForSelector('#scene-jobs tbody tr[data-job="' + J3 + '"]');
+  assert.equal(await page.getAttribute('canvas.anim-canvas', 'data-members'), '3');
+  const P = await api(`/api/v1/jobs/${J1}/poses`);
+  const f = 30;
+  await page.fill('#time', String(P.times[f]));
+  await until(async () => (await page.$eval('#time-shown', (e) => Number(e.dataset.frame))) === f, `frame ${f}`);
+  // each job's colour channel (x, the bob's x) at the time shown, from its own samples
+  const vals = await page.$$eval('#scene-jobs tbody tr', (trs) => trs.map((tr) => [tr.dataset.job, Number(tr.querySelector('td[data-v]').dataset.v)]));
+  assert.deepEqual(vals.map((v) => v[0]), [J1, J2, J3].map(String));
+  for (const [j, v] of vals) {
+    const r = raw[j], row = r.rows.filter((q) => q[0] <= P.times[f]).at(-1);
+    assert.equal(v, row[r.columns.indexOf('x')], `x of job ${j} at t`);
+  }
+  // the colours differ where the values do, and follow the ramp's ends
+  const colors = await page.$$eval('#scene-jobs .swatch', (s) => s.map((e) => e.dataset.color));
+  assert.equal(colors.length, 3);
+  assert.ok(colors.every((c) => /^rgb\(/.test(c)));
+  // overlaid: the same three jobs in one place; the URL keeps both choices
+  await page.selectOption('#scene', 'over');
+  await until(async () => new URL(page.url()).searchParams.get('scene') === 'over', 'scene=over in the URL');
+  await until(async () => /overlaid/.test(await page.textContent('#scene-jobs caption')), 'overlaid');
+  assert.equal(new URL(page.url()).searchParams.get('colour'), 'x');
+  // back to this job alone, coloured per body: no scene table
+  await page.selectOption('#scene', '');
+  await page.selectOption('#colour', '');
+  await until(async () => (await page.$('#scene-jobs')) === null, 'no scene table');
+  assert.equal(await page.getAttribute('canvas.anim-canvas', 'data-members'), '1');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});

@@ -114,6 +114,63 @@ test('table API: bad requests', async () => {
   }
 });
 
+// /columns decoded (arrays, {all}, {seq}, {dict, codes}) into rows keyed group.name.
+function decodeColumns(parts) {
+  const rows = [];
+  for (const p of parts) {
+    const keys = p.columns.map((c) => `${c.group}.${c.name}`);
+    for (let i = 0; i < p.n; i++) {
+      rows.push(Object.fromEntries(keys.map((k, j) => {
+        const v = p.values[j];
+        return [k, Array.isArray(v) ? v[i] : 'all' in v ? v.all : v.seq ? v.seq[0] + v.seq[1] * i : v.dict[v.codes[i]]];
+      })));
+    }
+  }
+  return rows;
+}
+
+test('columns API: the same jobs and values as /table, by column, in one request or in parts', async () => {
+  for (const id of [env.big, env.small]) {
+    const { columns, rows } = await tableRows(id);
+    const one = await api(`/api/v1/sweeps/${id}/columns`);
+    assert.deepEqual(one.columns.map((c) => `${c.group}.${c.name}`), columns);
+    assert.equal(one.n, rows.length);
+    assert.equal(one.total, rows.length);
+    assert.equal(one.next, null);
+    assert.equal(one.values.length, columns.length);
+    assert.deepEqual(decodeColumns([one]), rows);
+    // the compact forms are used where they fit
+    const form = (k) => { const v = one.values[columns.indexOf(k)]; return Array.isArray(v) ? 'array' : Object.keys(v).sort().join(','); };
+    assert.equal(form('job.idx'), 'seq');
+    assert.equal(form('job.status'), id === env.big ? 'codes,dict' : 'all');   // the small sweep: all done
+    assert.equal(form('parameter.' + (id === env.big ? 'a' : 'L')), 'array');
+    if (id === env.big) assert.equal(form('metric.energy_drift'), 'all');
+  }
+  // in parts: the first k jobs, then the rest (what the sweep view asks for)
+  const k = Math.floor(env.bigJobs / 3);
+  const a = await api(`/api/v1/sweeps/${env.big}/columns?after=-1&limit=${k}`);
+  const b = await api(`/api/v1/sweeps/${env.big}/columns?after=${k - 1}`);
+  assert.equal(a.n, k);
+  assert.equal(a.next, k - 1);
+  assert.equal(b.n, env.bigJobs - k);
+  assert.equal(b.next, null);
+  const parts = decodeColumns([a, b]);
+  assert.equal(parts.length, env.bigJobs);
+  parts.forEach((r, i) => { if (r['job.idx'] !== i) assert.fail(`row ${i} has idx ${r['job.idx']}`); });
+  const { rows } = await tableRows(env.big);
+  assert.deepEqual(parts[k], rows[k]);
+  assert.deepEqual(parts.at(-1), rows.at(-1));
+  const all = await api(`/api/v1/sweeps/${env.small}/columns?metrics=all`);
+  assert.ok(all.columns.some((c) => c.name === 'peak_memory_bytes' && c.group === 'metric'));
+  for (const [p, st] of [[`/api/v1/sweeps/${env.big}/columns?limit=0`, 400], [`/api/v1/sweeps/${env.big}/columns?limit=200001`, 400],
+    [`/api/v1/sweeps/${env.big}/columns?after=x`, 400], [`/api/v1/sweeps/${env.big}/columns?metrics=some`, 400],
+    ['/api/v1/sweeps/00000000-0000-0000-0000-000000000000/columns', 404], ['/api/v1/sweeps/nope/columns', 404]]) {
+    const r = await fetch(env.base + p);
+    assert.equal(r.status, st, p);
+    assert.ok((await r.json()).error, p);
+  }
+});
+
 test('API replies carry an ETag; If-None-Match gives 304 without a body', async () => {
   const p = `/api/v1/sweeps/${env.small}`;
   const a = await fetch(env.base + p);

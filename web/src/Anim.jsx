@@ -7,13 +7,14 @@
 // table under it is the text alternative: every body's pose at the time
 // shown, from the same values the drawing uses.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { localGeometry, poseAt } from './pose.js';
+import { localGeometry, poseAt, frameAt } from './pose.js';
+import { jobColor, ramp } from './colors.js';
 import { Planar } from './Planar.jsx';
 import { fmtNum } from './format.js';
 
 // three.js is loaded once, on the first spatial drawing.
 let s_scene3d = null;
-export function MechanismView({ L, P, v, label }) {
+export function MechanismView({ L, P, v, label, members = [], overlay = false, tint = null }) {
   const [Scene, setScene] = useState(() => s_scene3d);
   const [err, setErr] = useState(null);
   useEffect(() => {
@@ -21,9 +22,9 @@ export function MechanismView({ L, P, v, label }) {
       import('./Scene3D.jsx').then((m) => { s_scene3d = m.Scene3D; setScene(() => m.Scene3D); }).catch((e) => setErr(e.message));
     }
   }, [L.dim]);
-  if (L.dim === 2) return <Planar L={L} P={P} v={v} label={label} />;
+  if (L.dim === 2) return <Planar L={L} P={P} v={v} label={label} members={members} overlay={overlay} tint={tint} />;
   if (err) return <p class="error" role="alert">Cannot load the 3-D view: {err}</p>;
-  return Scene ? <Scene L={L} P={P} v={v} /> : <p>Loading the 3-D view…</p>;
+  return Scene ? <Scene L={L} P={P} v={v} members={members} overlay={overlay} tint={tint} /> : <p>Loading the 3-D view…</p>;
 }
 
 // The pose table: per body x y (z) and the angle or quaternion at the time shown.
@@ -52,8 +53,21 @@ function useThrottled(value, ms) {
   return ms ? v : value;
 }
 
-export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed }) {
+// The value of a channel series {t, v} at time t: the last sample at or before t.
+function valueAt(sr, t) {
+  if (!sr || !sr.t.length) return null;
+  const x = sr.v[frameAt(sr.t, t)];
+  return x === null || x === undefined || !Number.isFinite(x) ? null : x;
+}
+
+// others: [{id, P}] jobs drawn in the same scene (overlay: on top of this
+// one, else side by side), each at the same time (held at its last frame
+// when its run is shorter); color: {channel, lo, hi, series: [{t, v}] per
+// job, this one first} colours each job by the channel's value at the time
+// shown (lo -> blue, hi -> red).
+export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = null, others = [], overlay = false, color = null }) {
   const L = useMemo(() => localGeometry(P.geometry), [P]);
+  const oL = useMemo(() => others.map((o) => localGeometry(o.P.geometry)), [others]);
   const times = P.times, t0 = times.length ? times[0] : 0, t1 = times.length ? times[times.length - 1] : 0;
   const pose = poseAt(P, Math.min(Math.max(t, t0), t1));
 
@@ -80,14 +94,39 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed }) {
   // the table follows the time at most four times a second while playing
   // (a hundred bodies' rows at every frame would cost more than the drawing),
   // and exactly as soon as the time stops
+  // (the table is made once per time it shows: not diffed at every frame)
   const tableT = useThrottled(t, playing ? 250 : 0);
-  const tablePose = playing ? poseAt(P, Math.min(Math.max(tableT, t0), t1)) : pose;
+  const tk = Math.min(Math.max(playing ? tableT : t, t0), t1);
+  const table = useMemo(() => {
+    const tp = poseAt(P, tk);
+    return tp && <PoseTable P={P} pose={tp} caption={`Poses at t = ${fmtNum(tp.t)} s (frame ${tp.f} of ${P.nframe}${tp.u ? ', interpolated' : ''})`} />;
+  }, [P, tk]);
 
   if (!pose) return <p id="no-poses">No body poses are stored for this job (run by an older worker): nothing to animate.</p>;
   const label = `t = ${fmtNum(pose.t)} s`;
+  // the other jobs at the same time, each within its own run
+  const members = others.map((o, k) => {
+    const ts = o.P.times, v = ts.length ? poseAt(o.P, Math.min(Math.max(t, ts[0]), ts[ts.length - 1])).v : null;
+    return { L: oL[k], P: o.P, v };
+  }).filter((m) => m.v && m.L.dim === L.dim);
+  const values = color ? [P, ...members.map((m) => m.P)].map((_, k) => valueAt(color.series[k], pose.t)) : null;
+  const tint = values ? values.map((x) => (x === null ? null : color.hi > color.lo ? (x - color.lo) / (color.hi - color.lo) : 0.5)) : null;
+  const ids = [id, ...others.map((o) => o.id)];
   return (
     <figure class="anim">
-      <MechanismView L={L} P={P} v={pose.v} label={label} />
+      <MechanismView L={L} P={P} v={pose.v} label={label} members={members} overlay={overlay} tint={tint} />
+      {(members.length > 0 || color) && (
+        <table class="list small" id="scene-jobs">
+          <caption>Jobs in the scene{members.length ? (overlay ? ', overlaid' : ', side by side') : ''}{color ? `, coloured by ${color.channel} (${fmtNum(color.lo)} blue … ${fmtNum(color.hi)} red)` : ''}</caption>
+          <thead><tr><th scope="col">Job</th><th scope="col">Colour</th>{color && <th scope="col">{color.channel} at t</th>}</tr></thead>
+          <tbody>{ids.slice(0, 1 + members.length).map((j, k) => (
+            <tr data-job={j}><td>{j}</td>
+              <td><span class="swatch" data-color={tint && tint[k] !== null ? ramp(tint[k]) : members.length ? jobColor(k) : 'per body'}
+                ref={(el) => { if (el) el.style.background = tint && tint[k] !== null ? ramp(tint[k]) : members.length ? jobColor(k) : 'transparent'; }} /></td>
+              {color && <td class="num" data-v={values[k]}>{fmtNum(values[k])}</td>}</tr>
+          ))}</tbody>
+        </table>
+      )}
       <div class="controls">
         <button type="button" id="play" onClick={() => (playing ? stop() : setPlaying(true))}>{playing ? 'Pause' : 'Play'}</button>
         <label>Speed <select id="speed" value={String(speed)} onChange={(e) => setSpeed(Number(e.currentTarget.value))}>
@@ -98,7 +137,7 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed }) {
         <span id="time-shown" data-t={pose.t} data-frame={pose.f} data-u={pose.u}>{fmtNum(pose.t)} s</span>
       </div>
       <figcaption>
-        <PoseTable P={P} pose={tablePose} caption={`Poses at t = ${fmtNum(tablePose.t)} s (frame ${tablePose.f} of ${P.nframe}${tablePose.u ? ', interpolated' : ''})`} />
+        {table}
       </figcaption>
     </figure>
   );

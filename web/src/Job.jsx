@@ -6,6 +6,9 @@
 //   /jobs/<id>?with=ID,ID   jobs overlaid in the plots
 //   &ch=NAME,NAME           channels plotted (default: the first four)
 //   &t=SECONDS              the time shown (written when not playing)
+//   &env=1                  the whole sweep's min/max envelope behind the plots
+//   &scene=side|over        the first three overlaid jobs animated with this one
+//   &colour=NAME            each job's mechanism coloured by a channel's value
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { apiGet } from './api.js';
 import { Link, setQuery } from './router.jsx';
@@ -58,6 +61,54 @@ export function Job({ id, query }) {
     return () => ctl.abort();
   }, [result, channels.join(','), withIds.join(',')]);
 
+  // the min/max envelope of the whole sweep (env=1), over this job's time range
+  const wantEnv = query.get('env') === '1';
+  const [envelope, setEnvelope] = useState(null);
+  useEffect(() => {
+    setEnvelope(null);
+    if (!wantEnv || !job || !result || !channels.length || !result.rows.length) return undefined;
+    const ctl = new AbortController();
+    const t0 = result.rows[0][0], t1 = result.rows[result.rows.length - 1][0];
+    const range = t1 > t0 ? `&t0=${t0}&t1=${t1}` : '';
+    apiGet(`/api/v1/sweeps/${job.sweep_id}/envelope?points=500${range}&channels=${channels.slice(0, 8).map(encodeURIComponent).join(',')}`, ctl.signal)
+      .then(setEnvelope).catch((e) => { if (e.name !== 'AbortError') setError(e.message); });
+    return () => ctl.abort();
+  }, [wantEnv, job, result, channels.join(',')]);
+
+  // other jobs in the animated scene (scene=side|over: the first three
+  // overlaid jobs), colours by a channel (colour=NAME)
+  const scene = ['side', 'over'].includes(query.get('scene')) ? query.get('scene') : null;
+  const colour = query.get('colour');
+  const sceneIds = scene ? withIds.slice(0, 3) : [];
+  const [others, setOthers] = useState([]);
+  useEffect(() => {
+    setOthers([]);
+    if (!sceneIds.length) return undefined;
+    const ctl = new AbortController();
+    Promise.all(sceneIds.map((w) => apiGet(`/api/v1/jobs/${w}/poses`, ctl.signal).then((P) => ({ id: w, P }))))
+      .then((o) => setOthers(o.filter((x) => x.P.nframe > 0)))
+      .catch((e) => { if (e.name !== 'AbortError') setError(e.message); });
+    return () => ctl.abort();
+  }, [sceneIds.join(',')]);
+  const [colorData, setColorData] = useState(null);
+  useEffect(() => {
+    setColorData(null);
+    if (!colour || !result || !allChannels.includes(colour)) return undefined;
+    const ctl = new AbortController();
+    const ids = [id, ...sceneIds];
+    apiGet(`/api/v1/samples?jobs=${ids.join(',')}&points=1000&channels=${encodeURIComponent(colour)}`, ctl.signal).then((s) => {
+      // each job's series (a decimated bucket by its largest value), the range over all
+      const series = ids.map((j) => {
+        const x = s.jobs.find((q) => String(q.job) === String(j));
+        return x && x.available && x.channels[colour] ? { t: x.t, v: x.channels[colour].max } : null;
+      });
+      let lo = Infinity, hi = -Infinity;
+      for (const sr of series) if (sr) for (const v of sr.v) if (v !== null && Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+      setColorData({ channel: colour, lo, hi, series });
+    }).catch((e) => { if (e.name !== 'AbortError') setError(e.message); });
+    return () => ctl.abort();
+  }, [colour, result, sceneIds.join(',')]);
+
   // the time goes to the URL when it stops moving
   useEffect(() => {
     if (playing) return undefined;
@@ -65,14 +116,10 @@ export function Job({ id, query }) {
     return () => clearTimeout(h);
   }, [t, playing]);
 
-  if (error) return <main><h1>Job {id}</h1><p class="error" role="alert">{error}</p></main>;
-  if (!job) return <main><h1>Job {id}</h1><p>Loading…</p></main>;
-  const toggle = (c, on) => {
-    const next = on ? [...channels, c] : channels.filter((x) => x !== c);
-    setQuery({ ch: next.join(',') || null });
-  };
-  return (
-    <main class="wide">
+  // the parts that do not depend on the time are made once (the same vnode
+  // is not diffed again): an animation re-renders this view at every frame
+  const head = useMemo(() => job && (
+    <>
       <p class="crumbs"><Link href="/">Sweeps</Link> › <Link href={`/sweeps/${job.sweep_id}`}>sweep {job.sweep_id.slice(0, 8)}</Link> ›</p>
       <h1>Job {job.id} <span class={`badge ${job.status}`} id="job-status">{job.status}</span></h1>
       <dl class="summary">
@@ -82,22 +129,47 @@ export function Job({ id, query }) {
         {job.metrics && <div><dt>steps</dt><dd>{job.metrics.steps}</dd></div>}
       </dl>
       {job.error && <p class="error">{job.error}</p>}
+    </>
+  ), [job]);
+  const chooser = useMemo(() => {
+    const toggle = (c, on) => {
+      const next = on ? [...channels, c] : channels.filter((x) => x !== c);
+      setQuery({ ch: next.join(',') || null });
+    };
+    return (
+      <div class="controls">
+        <details class="axes"><summary>Channels ({channels.length} of {allChannels.length})</summary>
+          <fieldset><legend>Channels plotted</legend>
+            {allChannels.map((c) => <label class="check"><input type="checkbox" data-channel={c} checked={channels.includes(c)}
+              onChange={(e) => toggle(c, e.currentTarget.checked)} />{c}</label>)}
+          </fieldset></details>
+        <label>Overlay jobs <input id="with" type="text" value={withIds.join(',')} placeholder="ids, comma-separated"
+          onChange={(e) => setQuery({ with: e.currentTarget.value.replace(/\s+/g, '') || null })} /></label>
+        <label class="check"><input type="checkbox" id="envelope" checked={wantEnv}
+          onChange={(e) => setQuery({ env: e.currentTarget.checked ? '1' : null })} />min/max of the whole sweep</label>
+        <label>Animate the overlaid jobs <select id="scene" value={scene || ''} onChange={(e) => setQuery({ scene: e.currentTarget.value || null })}>
+          <option value="">no (this job only)</option><option value="side">side by side</option><option value="over">overlaid</option>
+        </select></label>
+        <label>Colour by <select id="colour" value={colour || ''} onChange={(e) => setQuery({ colour: e.currentTarget.value || null })}>
+          <option value="">body</option>{allChannels.map((c) => <option value={c}>{c}</option>)}
+        </select></label>
+      </div>
+    );
+  }, [result, channels.join(','), withIds.join(','), wantEnv, scene, colour]);
+
+  if (error) return <main><h1>Job {id}</h1><p class="error" role="alert">{error}</p></main>;
+  if (!job) return <main><h1>Job {id}</h1><p>Loading…</p></main>;
+  return (
+    <main class="wide">
+      {head}
       {job.status !== 'done' ? <p>No samples: the job is {job.status}.</p> : !result || !poses ? <p>Loading samples…</p> : (
         <div class="job-grid">
           <section aria-label="Animation">
-            <Anim P={poses} t={t} setT={setTstate} playing={playing} setPlaying={setPlaying} speed={speed} setSpeed={setSpeed} />
+            <Anim P={poses} id={id} others={others} overlay={scene === 'over'} color={colorData} t={t} setT={setTstate} playing={playing} setPlaying={setPlaying} speed={speed} setSpeed={setSpeed} />
           </section>
           <section aria-label="Channels">
-            <div class="controls">
-              <details class="axes"><summary>Channels ({channels.length} of {allChannels.length})</summary>
-                <fieldset><legend>Channels plotted</legend>
-                  {allChannels.map((c) => <label class="check"><input type="checkbox" data-channel={c} checked={channels.includes(c)}
-                    onChange={(e) => toggle(c, e.currentTarget.checked)} />{c}</label>)}
-                </fieldset></details>
-              <label>Overlay jobs <input id="with" type="text" value={withIds.join(',')} placeholder="ids, comma-separated"
-                onChange={(e) => setQuery({ with: e.currentTarget.value.replace(/\s+/g, '') || null })} /></label>
-            </div>
-            {samples ? <Plots samples={samples} channels={channels} t={t} setT={(x) => { setPlaying(false); setTstate(x); }} /> : <p>Loading plots…</p>}
+            {chooser}
+            {samples ? <Plots samples={samples} envelope={wantEnv ? envelope : null} channels={channels} t={t} setT={(x) => { setPlaying(false); setTstate(x); }} /> : <p>Loading plots…</p>}
           </section>
         </div>
       )}

@@ -10,6 +10,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { columnRange } from './data.js';
 import { fmtNum } from './format.js';
+import { density, addPolylines, paint } from './raster.js';
 
 const H = 300, PAD_T = 28, PAD_B = 22, PAD_X = 48;
 const GRAB = 16;   // px either side of an axis where a drag starts a brush
@@ -32,25 +33,36 @@ export function layout(store, axes, w) {
   });
 }
 
-function drawLines(ctx, store, ax, rows, count) {
+// Up to this many jobs the lines are canvas paths (antialiased, each line
+// visible); more are drawn as a density (raster.js): 10^5 paths took seconds.
+const PATHS_MAX = 3000;
+
+function drawLines(ctx, store, ax, rows, count, rgb) {
   const cols = ax.map((a) => store.data[a.j]);
-  const CHUNK = 2000;
-  for (let s = 0; s < count; s += CHUNK) {
-    ctx.beginPath();
-    const e = Math.min(count, s + CHUNK);
-    for (let r = s; r < e; r++) {
-      const i = rows ? rows[r] : r;
-      let pen = false;
-      for (let a = 0; a < ax.length; a++) {
-        const v = cols[a][i];
-        if (Number.isNaN(v)) { pen = false; continue; }
-        const y = ax[a].y(v);
-        if (pen) ctx.lineTo(ax[a].x, y); else ctx.moveTo(ax[a].x, y);
-        pen = true;
-      }
-    }
-    ctx.stroke();
+  if (count > PATHS_MAX) {
+    // a density at half the canvas's resolution (drawn scaled up)
+    const sc = 0.5 * (window.devicePixelRatio || 1);   // CSS pixels -> density pixels
+    const d = density(Math.ceil(ctx.canvas.width * 0.5), Math.ceil(ctx.canvas.height * 0.5));
+    const xs = ax.map((a) => a.x * sc), k = ax.map((a) => ((a.bot - a.top) / (a.hi - a.lo)) * sc);
+    const bots = ax.map((a) => a.bot * sc), los = ax.map((a) => a.lo);
+    addPolylines(d, xs, count, rows ? (a, r) => bots[a] - (cols[a][rows[r]] - los[a]) * k[a] : (a, r) => bots[a] - (cols[a][r] - los[a]) * k[a]);
+    paint(ctx, d, rgb);
+    return;
   }
+  ctx.strokeStyle = `rgba(${rgb.join(',')},${alphaFor(count)})`;
+  ctx.beginPath();
+  for (let r = 0; r < count; r++) {
+    const i = rows ? rows[r] : r;
+    let pen = false;
+    for (let a = 0; a < ax.length; a++) {
+      const v = cols[a][i];
+      if (Number.isNaN(v)) { pen = false; continue; }
+      const y = ax[a].y(v);
+      if (pen) ctx.lineTo(ax[a].x, y); else ctx.moveTo(ax[a].x, y);
+      pen = true;
+    }
+  }
+  ctx.stroke();
 }
 
 function alphaFor(n) { return Math.max(0.01, Math.min(0.6, 5 / Math.sqrt(n + 1))); }
@@ -70,30 +82,32 @@ export function Parcoords({ store, axes, rows, brushes, onBrush }) {
   const [drag, setDrag] = useState(null);   // {key, y0, y1}
   useLayoutEffect(() => {
     const el = wrap.current;
+    // the width at once (a frame sooner than the observer's first call)
+    setW(Math.max(320, Math.floor(el.clientWidth)));
     const ro = new ResizeObserver(() => setW(Math.max(320, Math.floor(el.clientWidth))));
     ro.observe(el);
     return () => ro.disconnect();
   }, []);
   const ax = w ? layout(store, axes, w) : [];
 
-  // background: every job in grey, the axes and their labels
+  // background: every job in grey, only once some are filtered out (with all
+  // of them selected the foreground covers it)
+  const some = rows.length < store.n;
   useEffect(() => {
     if (!w || !back.current) return;
     const ctx = setup(back.current, w);
     ctx.clearRect(0, 0, w, H);
-    ctx.strokeStyle = `rgba(120,120,120,${alphaFor(store.n) * 0.5})`;
     ctx.lineWidth = 1;
-    drawLines(ctx, store, ax, null, store.n);
-  }, [store, axes.join('|'), w]);
+    if (some) drawLines(ctx, store, ax, null, store.n, [170, 170, 170]);
+  }, [store, axes.join('|'), w, some]);
 
   // foreground: the selected jobs, brushes, axes on top
   useEffect(() => {
     if (!w || !front.current) return;
     const ctx = setup(front.current, w);
     ctx.clearRect(0, 0, w, H);
-    ctx.strokeStyle = `rgba(31,95,191,${alphaFor(rows.length)})`;
     ctx.lineWidth = 1;
-    drawLines(ctx, store, ax, rows, rows.length);
+    drawLines(ctx, store, ax, rows, rows.length, [31, 95, 191]);
     ctx.font = '11px system-ui, sans-serif';
     ctx.textAlign = 'center';
     for (const a of ax) {

@@ -6,20 +6,29 @@
 // The view is fixed for the whole run (extents over every frame).
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { extents, place, turn } from './pose.js';
-import { bodyColor } from './colors.js';
+import { bodyColor as bodyColorOf, jobColor, ramp } from './colors.js';
 
-export function Planar({ L, P, v, label, width = 560, height = 420 }) {
+// members: other jobs drawn in the same view ({L, P, v}), side by side
+// (shifted along x by the first job's width) or overlaid; then every job has
+// one colour (colors.js jobColor), or the ramp's colour of tint[k] (a
+// channel's value scaled to [0, 1]) where given.
+export function Planar({ L, P, v, label, members: more = [], overlay = false, tint = null, width = 560, height = 420 }) {
   const canvas = useRef(null);
+  const nm = 1 + more.length;
   const view = useMemo(() => {
     const [lo, hi] = extents(P, L);
-    const span = Math.max(hi[0] - lo[0], hi[1] - lo[1], 1e-9) * 1.15;
-    const s = Math.min(width, height) / span, cx = (lo[0] + hi[0]) / 2, cy = (lo[1] + hi[1]) / 2;
-    return { s, px: (x) => width / 2 + (x - cx) * s, py: (y) => height / 2 - (y - cy) * s };
-  }, [P, L, width, height]);
+    const shift = overlay ? 0 : (hi[0] - lo[0]) * 1.25 + 1e-9;
+    hi[0] += shift * (nm - 1);
+    const span = Math.max((hi[0] - lo[0]) * (height / width), hi[1] - lo[1], 1e-9) * 1.15;
+    const s = height / span, cx = (lo[0] + hi[0]) / 2, cy = (lo[1] + hi[1]) / 2;
+    return { s, shift, px: (x) => width / 2 + (x - cx) * s, py: (y) => height / 2 - (y - cy) * s };
+  }, [P, L, width, height, nm, overlay]);
+  const all = [{ L, v }, ...more];
+  const tkey = tint ? tint.join(',') : '';
 
   useEffect(() => {
     const c = canvas.current;
-    if (!c || !v) return;
+    if (!c || all.some((m) => !m.v)) return;
     // (re)sizing a canvas reallocates it: only when the size changes
     const dpr = window.devicePixelRatio || 1;
     if (c.width !== width * dpr || c.height !== height * dpr) {
@@ -28,7 +37,13 @@ export function Planar({ L, P, v, label, width = 560, height = 420 }) {
     const g = c.getContext('2d');
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     g.clearRect(0, 0, width, height);
-    const X = (p) => view.px(p[0]), Y = (p) => view.py(p[1]);
+    all.forEach(({ L, v }, k) => {
+    const dx = view.shift * k;
+    if (k > 0 && overlay) g.globalAlpha = 0.8;
+    const one = nm > 1 || (tint && tint[k] !== null && tint[k] !== undefined)
+      ? (tint && tint[k] !== null && tint[k] !== undefined ? ramp(tint[k]) : jobColor(k)) : null;
+    const bodyColor = (b) => one || bodyColorOf(b);
+    const X = (p) => view.px(p[0] + dx), Y = (p) => view.py(p[1]);
     const line = (a, b) => { g.beginPath(); g.moveTo(X(a), Y(a)); g.lineTo(X(b), Y(b)); g.stroke(); };
     // a shape of body b (ground: b = -1)
     const shape = (b, s) => {
@@ -58,23 +73,43 @@ export function Planar({ L, P, v, label, width = 560, height = 420 }) {
       for (let k = 1; k < 12; k++) { const u = k / 12, sg = k % 2 ? 1 : -1; g.lineTo(X([a[0] + u * dx + sg * w * nx, 0]), Y([0, a[1] + u * dy + sg * w * ny])); }
       g.lineTo(X(b), Y(b)); g.stroke();
     }
-    // bodies: skeleton lines from the com, shapes, the com as a dot
+    // bodies: skeleton lines from the com, shapes, the com as a dot; one
+    // path per body and pen (a stroke per line cost more than the drawing)
     L.bodies.forEach((B, b) => {
-      const col = bodyColor(b), c = place(2, v, b, [0, 0, 0]);
-      g.strokeStyle = col; g.fillStyle = col; g.lineWidth = 3;
-      for (const p of B.points) line(c, place(2, v, b, p));
+      const col = bodyColor(b), k = 3 * b, cx = v[k], cy = v[k + 1], ca = Math.cos(v[k + 2]), sa = Math.sin(v[k + 2]);
+      const PX = (l) => view.px(cx + ca * l[0] - sa * l[1] + dx), PY = (l) => view.py(cy + sa * l[0] + ca * l[1]);
+      const x0 = view.px(cx + dx), y0 = view.py(cy);
+      g.strokeStyle = col; g.fillStyle = col;
+      if (B.points.length) {
+        g.lineWidth = 3; g.beginPath();
+        for (const p of B.points) { g.moveTo(x0, y0); g.lineTo(PX(p), PY(p)); }
+        g.stroke();
+      }
       g.lineWidth = 1.5;
-      for (const s of B.shapes) shape(b, s);
-      g.beginPath(); g.arc(X(c), Y(c), 4.5, 0, 2 * Math.PI); g.fill();
+      let open = false;
+      for (const sh of B.shapes) {
+        if (sh.kind === 'circle' || sh.kind === 'segment') {
+          if (!open) { g.beginPath(); open = true; }
+          const x = PX(sh.p), y = PY(sh.p);
+          if (sh.kind === 'circle') { const r = Math.max(1, sh.radius * view.s); g.moveTo(x + r, y); g.arc(x, y, r, 0, 2 * Math.PI); }
+          else { g.moveTo(x, y); g.lineTo(PX(sh.q), PY(sh.q)); }
+        } else shape(b, sh);
+      }
+      if (open) g.stroke();
+      g.beginPath(); g.arc(x0, y0, 4.5, 0, 2 * Math.PI); g.fill();
     });
-    // joints: small open circles
+    // joints: small open circles, one path
     g.strokeStyle = '#222'; g.fillStyle = '#fff'; g.lineWidth = 1.5;
+    g.beginPath();
     for (const j of L.joints) {
-      const p = place(2, v, j.body, j.local);
-      g.beginPath(); g.arc(X(p), Y(p), 3.5, 0, 2 * Math.PI); g.fill(); g.stroke();
+      const p = place(2, v, j.body, j.local), x = X(p), y = Y(p);
+      g.moveTo(x + 3.5, y); g.arc(x, y, 3.5, 0, 2 * Math.PI);
     }
+    g.fill(); g.stroke();
+    g.globalAlpha = 1;
+    });
     if (label) { g.fillStyle = '#222'; g.font = '12px system-ui, sans-serif'; g.fillText(label, 8, 16); }
-  }, [v, L, view, label]);
+  }, [...all.map((m) => m.v), L, view, label, tkey]);
 
-  return <canvas ref={canvas} class="anim-canvas" role="img" aria-label="The mechanism (its positions are in the table below)" />;
+  return <canvas ref={canvas} class="anim-canvas" data-members={nm} role="img" aria-label={nm > 1 ? `${nm} jobs' mechanisms ${overlay ? 'overlaid' : 'side by side'} (the first job's positions are in the table below)` : 'The mechanism (its positions are in the table below)'} />;
 }

@@ -15,16 +15,26 @@ const COLORS = ['#1f5fbf', '#c0392b', '#27ae60', '#8e44ad', '#d35400', '#16a085'
 function s_place(u, t) {
   const line = u.over.querySelector('.tline');
   if (!line) return;
-  const x = u.valToPos(t, 'x');
-  line.style.display = Number.isFinite(x) && x >= 0 && x <= u.over.clientWidth ? 'block' : 'none';
+  // the plotting area's width from uPlot (reading clientWidth here would
+  // force a layout per plot at every frame of an animation)
+  const x = u.valToPos(t, 'x'), w = u.bbox.width / (window.devicePixelRatio || 1);
+  line.style.display = Number.isFinite(x) && x >= 0 && x <= w ? 'block' : 'none';
   line.style.transform = `translateX(${x}px)`;
 }
 
-function Plot({ name, jobs, t, setT, width }) {
+function Plot({ name, jobs, envelope, t, setT, width }) {
   const el = useRef(null), plot = useRef(null), tref = useRef(t);
   tref.current = t;
   useEffect(() => {
     const tables = [], series = [{ label: 't (s)' }], bands = [];
+    // the whole sweep's min/max behind the jobs, a grey band
+    const e = envelope && envelope.channels[name];
+    if (e) {
+      tables.push([envelope.t, e.min, e.max]);
+      series.push({ label: `sweep min (${envelope.jobs_used} jobs)`, stroke: '#b8b8b8', width: 1, spanGaps: true });
+      series.push({ label: 'sweep max', stroke: '#b8b8b8', width: 1, spanGaps: true });
+      bands.push({ series: [2, 1], fill: '#c8c8c855' });
+    }
     jobs.forEach((j, n) => {
       const c = j.channels && j.channels[name];
       if (!c) return;
@@ -63,12 +73,12 @@ function Plot({ name, jobs, t, setT, width }) {
     const click = () => { if (u.cursor.left >= 0) setT(u.posToVal(u.cursor.left, 'x')); };
     u.over.addEventListener('click', click);
     return () => { u.over.removeEventListener('click', click); u.destroy(); plot.current = null; };
-  }, [jobs, name, width]);
+  }, [jobs, envelope, name, width]);
   useEffect(() => { if (plot.current) s_place(plot.current, t); }, [t]);
   return <div class="plot" ref={el} data-channel={name} />;
 }
 
-export function Plots({ samples, channels, t, setT }) {
+export function Plots({ samples, envelope = null, channels, t, setT }) {
   const jobs = useMemo(() => samples.jobs.filter((j) => j.available), [samples]);
   // the text alternative does not depend on the time: made once per data
   const rows = useMemo(() => channels.flatMap((c) => jobs.filter((j) => j.channels[c]).map((j) => {
@@ -79,11 +89,20 @@ export function Plots({ samples, channels, t, setT }) {
         <td class="num" data-v={lo}>{fmtNum(lo)}</td><td class="num" data-v={hi}>{fmtNum(hi)}</td>
       </tr>
     );
-  })), [jobs, channels.join(',')]);
+  })).concat(envelope ? channels.filter((c) => envelope.channels[c]).map((c) => {
+    const e = envelope.channels[c], fin = (a) => a.filter((x) => x !== null);
+    const lo = Math.min(...fin(e.min)), hi = Math.max(...fin(e.max));
+    return (
+      <tr data-channel={c} data-job="sweep" class="envelope">
+        <td>{c}</td><td>whole sweep ({envelope.jobs_used} of {envelope.jobs_done} jobs)</td><td class="num">{envelope.points} buckets</td>
+        <td class="num" data-v={lo}>{fmtNum(lo)}</td><td class="num" data-v={hi}>{fmtNum(hi)}</td>
+      </tr>
+    );
+  }) : []), [jobs, envelope, channels.join(',')]);
   const width = Math.min(900, Math.max(360, (typeof window !== 'undefined' ? window.innerWidth : 1000) - 640));
   return (
     <figure class="plots">
-      {channels.map((c) => <Plot key={c} name={c} jobs={jobs} t={t} setT={setT} width={width} />)}
+      {channels.map((c) => <Plot key={c} name={c} jobs={jobs} envelope={envelope} t={t} setT={setT} width={width} />)}
       <figcaption>
         <details>
           <summary>The plotted values as a table</summary>

@@ -1,80 +1,179 @@
 // Scene3D.jsx - a spatial mechanism with three.js (loaded as a chunk of its
-// own, only when a spatial job or model is shown).  Each body is a group
-// placed at every time by its pose (centre of mass, quaternion); in it, in
-// body coordinates (pose.js): the skeleton (lines from the com to the joint
-// and spring points) and the declared shapes (spheres, boxes, capsules).
-// The ground holds its shapes (planes as a grid) and its joint points.  The
-// camera looks at the extents of the whole run; dragging orbits it.  The
-// scene is drawn only when the time or the camera changes.
+// own, only when a spatial job or model is shown).  Every solid of every body
+// (declared spheres, boxes, capsules; the skeleton's rods from the com to
+// the joint and spring points, balls at those points, the com as a dot) is
+// an instance of one of a few unit meshes: one THREE.InstancedMesh per kind
+// (a unit sphere, box or cylinder scaled by the instance's matrix; capsules
+// per radius and length), so 100 balls are one draw call, not 100 (software
+// WebGL, as in headless Chromium without a GPU, pays for every draw call).
+// At every time the instance matrices are written in place (body pose x the
+// part's fixed matrix in body coordinates, no allocation per frame).  The
+// ground's shapes (planes as grids) and joint points are plain meshes.
+//
+// Several jobs may be drawn in one scene (`members`, the job first): each
+// its own set of instances, side by side (shifted along x by the extent of
+// the first) or overlaid.  Colours: per body, or per member when several are
+// shown; `tint` (optional, per member a number in [0, 1] or null) colours a
+// member's bodies by a channel's value at the time shown (colors.js ramp).
+// The camera looks at the extents of the whole run; dragging orbits it.  The
+// scene is drawn only when the time, the tint or the camera changes.
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
-import { extents, bodyCom } from './pose.js';
-import { bodyColor } from './colors.js';
+import { extents } from './pose.js';
+import { bodyColor, jobColor, ramp } from './colors.js';
 
 const vec = (p) => new THREE.Vector3(p[0], p[1], p[2]);
+const UP = new THREE.Vector3(0, 1, 0);
 
-// Meshes of one shape in its body's coordinates.
-function shapeMesh(s, color, size) {
+// A plain mesh of a ground shape (global coordinates).
+function groundMesh(s, color, size) {
   const mat = new THREE.MeshLambertMaterial({ color });
-  if (s.kind === 'sphere') {
-    const m = new THREE.Mesh(new THREE.SphereGeometry(s.radius, 12, 8), mat);
-    m.position.copy(vec(s.p));
-    return m;
-  }
-  if (s.kind === 'box') {
-    const m = new THREE.Mesh(new THREE.BoxGeometry(2 * s.half[0], 2 * s.half[1], 2 * s.half[2]), mat);
-    const R = s.R, M = new THREE.Matrix4().set(R[0], R[1], R[2], s.p[0], R[3], R[4], R[5], s.p[1], R[6], R[7], R[8], s.p[2], 0, 0, 0, 1);
-    M.decompose(m.position, m.quaternion, m.scale);
-    return m;
-  }
-  if (s.kind === 'capsule') {
-    const a = vec(s.p), b = vec(s.q), len = a.distanceTo(b);
-    const m = new THREE.Mesh(new THREE.CapsuleGeometry(s.radius, len, 6, 16), mat);
-    m.position.copy(a.clone().add(b).multiplyScalar(0.5));
-    if (len > 0) m.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0), b.clone().sub(a).normalize());
-    return m;
-  }
   if (s.kind === 'plane') {
     // a grid across the view, its normal along n
     const g = new THREE.GridHelper(size * 2, 20, 0x999999, 0xcccccc);
     g.position.copy(vec(s.p));
-    g.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0), vec(s.n).normalize());
+    g.quaternion.setFromUnitVectors(UP, vec(s.n).normalize());
     return g;
+  }
+  const M = partMatrix(s);
+  if (!M) return null;
+  const geom = s.kind === 'sphere' ? new THREE.SphereGeometry(1, 16, 12) : s.kind === 'box' ? new THREE.BoxGeometry(1, 1, 1)
+    : new THREE.CapsuleGeometry(s.radius, M.len, 6, 16);
+  const m = new THREE.Mesh(geom, mat);
+  M.m.decompose(m.position, m.quaternion, m.scale);
+  return m;
+}
+
+// The fixed matrix of a shape in its body's coordinates, for its unit mesh:
+// {kind, m, len}.  kind: 'sphere' | 'box' | 'cap:<radius>:<length>'.
+function partMatrix(s) {
+  const m = new THREE.Matrix4();
+  if (s.kind === 'sphere') {
+    m.makeScale(s.radius, s.radius, s.radius).setPosition(vec(s.p));
+    return { kind: 'sphere', m };
+  }
+  if (s.kind === 'box') {
+    const R = s.R;
+    m.set(R[0], R[1], R[2], s.p[0], R[3], R[4], R[5], s.p[1], R[6], R[7], R[8], s.p[2], 0, 0, 0, 1);
+    m.multiply(new THREE.Matrix4().makeScale(2 * s.half[0], 2 * s.half[1], 2 * s.half[2]));
+    return { kind: 'box', m };
+  }
+  if (s.kind === 'capsule') {
+    const a = vec(s.p), b = vec(s.q), len = a.distanceTo(b);
+    const q = new THREE.Quaternion();
+    if (len > 0) q.setFromUnitVectors(UP, b.clone().sub(a).normalize());
+    m.compose(a.clone().add(b).multiplyScalar(0.5), q, new THREE.Vector3(1, 1, 1));
+    return { kind: `cap:${s.radius}:${len}`, m, len, radius: s.radius };
   }
   return null;
 }
 
-// Rods (thin cylinders) from the com (the origin of body coordinates) to
-// each point, and a small ball at each point.
-function skeleton(points, color, r) {
-  const g = new THREE.Group(), mat = new THREE.MeshLambertMaterial({ color });
-  const up = new THREE.Vector3(0, 1, 0);
-  for (const p of points) {
-    const b = vec(p), len = b.length();
-    const ball = new THREE.Mesh(new THREE.SphereGeometry(1.6 * r, 10, 8), mat);
-    ball.position.copy(b);
-    g.add(ball);
-    if (len <= 0) continue;
-    const rod = new THREE.Mesh(new THREE.CylinderGeometry(r, r, len, 8), mat);
-    rod.position.copy(b.clone().multiplyScalar(0.5));
-    rod.quaternion.setFromUnitVectors(up, b.clone().normalize());
-    g.add(rod);
-  }
-  return g;
+// The parts of one member's bodies: [{kind, body, m (Float64Array 16), color}]
+// and the capsule sizes by kind.
+function bodyParts(L, size, colorOf) {
+  const parts = [], caps = new Map(), r = size / 250;
+  L.bodies.forEach((B, b) => {
+    const color = colorOf(b);
+    const add = (kind, m) => parts.push({ kind, body: b, m: Float64Array.from(m.elements), color });
+    for (const p of B.points) {
+      const pb = vec(p), len = pb.length();
+      add('sphere', new THREE.Matrix4().makeScale(1.6 * r, 1.6 * r, 1.6 * r).setPosition(pb));
+      if (len <= 0) continue;
+      const q = new THREE.Quaternion().setFromUnitVectors(UP, pb.clone().normalize());
+      add('cyl', new THREE.Matrix4().compose(pb.clone().multiplyScalar(0.5), q, new THREE.Vector3(r, len, r)));
+    }
+    for (const s of B.shapes) {
+      const M = partMatrix(s);
+      if (!M) continue;
+      if (M.kind.startsWith('cap:')) caps.set(M.kind, [M.radius, M.len]);
+      add(M.kind, M.m);
+    }
+    // the centre of mass as a dot, unless shapes alone show the body
+    if (!B.shapes.length || B.points.length) add('sphere', new THREE.Matrix4().makeScale(size / 100, size / 100, size / 100));
+  });
+  return { parts, caps };
 }
 
-export function Scene3D({ L, P, v, width = 560, height = 420 }) {
+// The bodies' material: lit per vertex, not per pixel (the fragment shader
+// only writes a colour).  Software WebGL (SwiftShader, headless Chromium
+// without a GPU) spends most of a frame shading pixels: three.js's Lambert
+// material, lit per pixel, drew the 100-ball box at 17 frames per second
+// where this one draws 30 and more.  The lights are those of the scene (a
+// hemisphere light along +y and a directional light from (1, 2, 3)).
+function bodyMaterial() {
+  return new THREE.ShaderMaterial({
+    vertexShader: `
+      varying vec3 vCol;
+      void main() {
+        mat4 m = modelMatrix;
+        #ifdef USE_INSTANCING
+          m = m * instanceMatrix;
+        #endif
+        vec3 n = normalize(mat3(m) * normal);
+        float light = 0.42 + 0.28 * (0.5 * n.y + 0.5) + 0.42 * max(dot(n, normalize(vec3(1.0, 2.0, 3.0))), 0.0);
+        vec3 c = vec3(1.0);
+        #ifdef USE_INSTANCING_COLOR
+          c = instanceColor;
+        #endif
+        vCol = c * light;
+        gl_Position = projectionMatrix * viewMatrix * m * vec4(position, 1.0);
+      }`,
+    fragmentShader: `
+      varying vec3 vCol;
+      void main() {
+        gl_FragColor = vec4(vCol, 1.0);
+        #include <colorspace_fragment>
+      }`,
+  });
+}
+
+function unitGeometry(kind, caps) {
+  if (kind === 'sphere') return new THREE.SphereGeometry(1, 12, 8);
+  if (kind === 'box') return new THREE.BoxGeometry(1, 1, 1);
+  if (kind === 'cyl') return new THREE.CylinderGeometry(1, 1, 1, 8);
+  const [radius, len] = caps.get(kind);
+  return new THREE.CapsuleGeometry(radius, len, 6, 16);
+}
+
+// Body matrices (column-major 4x4, 16 per body) of pose values v into out.
+export function bodyMatrices(v, nb, out) {
+  for (let b = 0; b < nb; b++) {
+    const k = 7 * b, o = 16 * b;
+    const x = v[k], y = v[k + 1], z = v[k + 2], w = v[k + 3], qx = v[k + 4], qy = v[k + 5], qz = v[k + 6];
+    out[o] = 1 - 2 * (qy * qy + qz * qz); out[o + 1] = 2 * (qx * qy + w * qz); out[o + 2] = 2 * (qx * qz - w * qy); out[o + 3] = 0;
+    out[o + 4] = 2 * (qx * qy - w * qz); out[o + 5] = 1 - 2 * (qx * qx + qz * qz); out[o + 6] = 2 * (qy * qz + w * qx); out[o + 7] = 0;
+    out[o + 8] = 2 * (qx * qz + w * qy); out[o + 9] = 2 * (qy * qz - w * qx); out[o + 10] = 1 - 2 * (qx * qx + qy * qy); out[o + 11] = 0;
+    out[o + 12] = x; out[o + 13] = y; out[o + 14] = z; out[o + 15] = 1;
+  }
+  return out;
+}
+
+// dst[d..d+16] = A[a..] x B[b..] (affine, column-major).
+function mulAffine(A, a, B, b, dst, d) {
+  for (let c = 0; c < 4; c++) {
+    const b0 = B[b + 4 * c], b1 = B[b + 4 * c + 1], b2 = B[b + 4 * c + 2], b3 = B[b + 4 * c + 3];
+    for (let r = 0; r < 3; r++) dst[d + 4 * c + r] = A[a + r] * b0 + A[a + 4 + r] * b1 + A[a + 8 + r] * b2 + A[a + 12 + r] * b3;
+    dst[d + 4 * c + 3] = b3;
+  }
+}
+
+export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = null, width = 560, height = 420 }) {
   const host = useRef(null);
   const ctx = useRef(null);
   const box = useMemo(() => extents(P, L), [P, L]);
+  const members = [{ L, P, v }, ...more];
+  const shape = members.map((m) => m.P.bodies.length).join(',') + (overlay ? 'o' : 's');
 
-  // build the scene once per geometry
+  // build the scene once per geometry and set of members
   useEffect(() => {
     const el = host.current;
     const [lo, hi] = box;
-    const centre = vec(lo.map((x, i) => (x + hi[i]) / 2));
     const size = Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2], 1e-6);
+    const shift = overlay ? 0 : (hi[0] - lo[0]) * 1.25 + size * 0.1;
+    const n = members.length;
+    const centre = vec(lo.map((x, i) => (x + hi[i]) / 2 + (i === 0 ? (shift * (n - 1)) / 2 : 0)));
+    const span = size + shift * (n - 1);
     const renderer = new THREE.WebGLRenderer({ antialias: false, preserveDrawingBuffer: true });
     renderer.setPixelRatio(window.devicePixelRatio || 1);
     renderer.setSize(width, height);
@@ -85,53 +184,96 @@ export function Scene3D({ L, P, v, width = 560, height = 420 }) {
     const sun = new THREE.DirectionalLight(0xffffff, 1.5);
     sun.position.set(1, 2, 3);
     scene.add(sun);
-    const camera = new THREE.PerspectiveCamera(40, width / height, size / 100, size * 100);
-    camera.position.copy(centre).add(new THREE.Vector3(1.2, 0.9, 1.6).multiplyScalar(size));
+    const camera = new THREE.PerspectiveCamera(40, width / height, span / 100, span * 100);
+    camera.position.copy(centre).add(new THREE.Vector3(1.2, 0.9, 1.6).multiplyScalar(span));
     camera.lookAt(centre);
-    const ground = new THREE.Group();
-    for (const s of L.ground.shapes) { const m = shapeMesh(s, 0x999999, size); if (m) ground.add(m); }
-    for (const p of L.ground.points) {
-      const m = new THREE.Mesh(new THREE.SphereGeometry(size / 80, 12, 8), new THREE.MeshLambertMaterial({ color: 0x222222 }));
-      m.position.copy(vec(p));
-      ground.add(m);
+    for (let k = 0; k < n; k++) {
+      const ground = new THREE.Group();
+      ground.position.x = shift * k;
+      for (const s of members[k].L.ground.shapes) { const m = groundMesh(s, 0x999999, size); if (m) ground.add(m); }
+      for (const p of members[k].L.ground.points) {
+        const m = new THREE.Mesh(new THREE.SphereGeometry(size / 80, 12, 8), new THREE.MeshLambertMaterial({ color: 0x222222 }));
+        m.position.copy(vec(p));
+        ground.add(m);
+      }
+      scene.add(ground);
+      if (overlay) break;   // one ground for overlaid members
     }
-    scene.add(ground);
-    const groups = L.bodies.map((B, b) => {
-      const g = new THREE.Group(), color = new THREE.Color(bodyColor(b));
-      if (B.points.length) g.add(skeleton(B.points, color, size / 250));
-      for (const s of B.shapes) { const m = shapeMesh(s, color, size); if (m) g.add(m); }
-      // the centre of mass as a dot, unless shapes already show the body
-      // (fewer draw calls: 100 balls are 100, not 200)
-      if (!B.shapes.length || B.points.length) g.add(new THREE.Mesh(new THREE.SphereGeometry(size / 100, 12, 8), new THREE.MeshLambertMaterial({ color })));
-      scene.add(g);
-      return g;
+    // the parts of every member, grouped by unit mesh
+    const groups = new Map(), caps = new Map();
+    members.forEach((mb, k) => {
+      const colorOf = n > 1 ? () => jobColor(k) : bodyColor;
+      const bp = bodyParts(mb.L, size, colorOf);
+      for (const [key, val] of bp.caps) caps.set(key, val);
+      for (const p of bp.parts) {
+        if (!groups.has(p.kind)) groups.set(p.kind, []);
+        groups.get(p.kind).push({ ...p, member: k });
+      }
     });
+    const sets = [];
+    const col = new THREE.Color();
+    for (const [kind, parts] of groups) {
+      const mesh = new THREE.InstancedMesh(unitGeometry(kind, caps), bodyMaterial(), parts.length);
+      mesh.frustumCulled = false;   // the instances move: no bounds computed once
+      mesh.instanceMatrix.setUsage(THREE.DynamicDrawUsage);
+      const member = new Int32Array(parts.length), body = new Int32Array(parts.length), local = new Float64Array(16 * parts.length);
+      const base = new Array(parts.length);
+      parts.forEach((p, i) => {
+        member[i] = p.member; body[i] = p.body; local.set(p.m, 16 * i);
+        base[i] = p.color;
+        mesh.setColorAt(i, col.set(p.color));
+      });
+      scene.add(mesh);
+      sets.push({ mesh, member, body, local, base });
+    }
+    const mats = members.map((m) => new Float64Array(16 * m.P.bodies.length));
     const controls = new OrbitControls(camera, renderer.domElement);
     controls.target.copy(centre);
     const draw = () => renderer.render(scene, camera);
     controls.addEventListener('change', draw);
     controls.update();
-    ctx.current = { renderer, scene, camera, groups, draw };
+    ctx.current = { renderer, scene, camera, sets, mats, shift, draw, tint: null };
     return () => {
       controls.dispose();
-      scene.traverse((o) => { if (o.geometry) o.geometry.dispose(); if (o.material) o.material.dispose(); });
+      scene.traverse((o) => { if (o.geometry) o.geometry.dispose(); if (o.material) o.material.dispose(); if (o.dispose && o.isInstancedMesh) o.dispose(); });
       renderer.dispose();
       el.removeChild(renderer.domElement);
       ctx.current = null;
     };
-  }, [L, box]);
+  }, [L, box, shape]);
 
-  // place every body at the poses v and draw
+  // place every instance at the poses of the time shown and draw
+  const vs = members.map((m) => m.v);
+  const tkey = tint ? tint.map((x) => (x === null || x === undefined ? '' : x.toFixed(3))).join(',') : '';
   useEffect(() => {
     const c = ctx.current;
-    if (!c || !v) return;
-    c.groups.forEach((g, b) => {
-      g.position.copy(vec(bodyCom(3, v, b)));
-      const k = 7 * b + 3;
-      g.quaternion.set(v[k + 1], v[k + 2], v[k + 3], v[k]);
-    });
+    if (!c || vs.some((x) => !x)) return;
+    vs.forEach((x, k) => bodyMatrices(x, c.mats[k].length / 16, c.mats[k]));
+    for (const s of c.sets) {
+      const arr = s.mesh.instanceMatrix.array, n = s.member.length;
+      const tmp = s.tmp || (s.tmp = new Float64Array(16));
+      for (let i = 0; i < n; i++) {
+        const k = s.member[i];
+        mulAffine(c.mats[k], 16 * s.body[i], s.local, 16 * i, tmp, 0);
+        tmp[12] += c.shift * k;
+        for (let e = 0; e < 16; e++) arr[16 * i + e] = tmp[e];
+      }
+      s.mesh.instanceMatrix.needsUpdate = true;
+    }
+    if (tkey !== c.tint) {
+      // colours by a channel: the member's bodies take the ramp's colour
+      const col = new THREE.Color();
+      for (const s of c.sets) {
+        for (let i = 0; i < s.member.length; i++) {
+          const x = tint && tint[s.member[i]];
+          s.mesh.setColorAt(i, col.set(x === null || x === undefined ? s.base[i] : ramp(x)));
+        }
+        if (s.mesh.instanceColor) s.mesh.instanceColor.needsUpdate = true;
+      }
+      c.tint = tkey;
+    }
     c.draw();
-  }, [v, L, box]);
+  }, [...vs, tkey, L, box, shape]);
 
   return <div ref={host} class="anim-canvas scene3d" role="img" aria-label="The mechanism in 3-D (its positions are in the table below); drag to turn the view" />;
 }

@@ -11,54 +11,34 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { apiGet, apiGetText, apiPoll } from './api.js';
 import { Link, setQuery } from './router.jsx';
-import { makeStore, selectRows, toCsv, compileFilter, columnRange } from './data.js';
+import { makeStoreFromColumns, selectRows, toCsv, compileFilter, columnRange } from './data.js';
 import { VTable } from './VTable.jsx';
 import { Parcoords } from './Parcoords.jsx';
 import { Scatter, Effects } from './Scatter.jsx';
 import { fmtDate, fmtEta } from './format.js';
 
-const PAGE = 20000;
 const LIVE = 20000;
+const CHUNK = 50000;
 const DEFAULT_METRIC_AXES = ['metric.cpu_seconds', 'metric.steps', 'metric.newton_iterations', 'metric.max_system_dimension'];
 
-// Every page of /table.  Design jobs are numbered 0..total-1, so after the
-// first page the others are asked for at once, two at a time (the gateway
-// has two cores' worth of database); rows are kept in idx order without
-// duplicates, and should numbering have gaps the last page's "next" is
-// followed until the end (bounded by the page count).
+// Every job of the sweep from /columns (one array per column, api/openapi.yaml).
+// Two requests at once: the first CHUNK design jobs and the rest (design jobs
+// are numbered 0..total-1), so the gateway's two cores' worth of database
+// each run half of a large sweep; a small sweep's second answer is empty.
+// Should numbering have gaps, "next" is followed (bounded).
 async function loadTable(id, signal, onProgress) {
-  const url = (after) => `/api/v1/sweeps/${id}/table?limit=${PAGE}&after=${after}`;
-  const first = await apiGet(url(-1), signal);
-  const pages = [first];
-  let loaded = first.rows.length;
-  onProgress(loaded, first.total);
-  if (first.next !== null) {
-    const starts = [];
-    for (let a = first.next; a < first.total - 1 && starts.length < 1000; a += PAGE) starts.push(a);
-    const got = new Array(starts.length);
-    let k = 0;
-    const fetcher = async () => {
-      while (k < starts.length) {
-        const my = k++;
-        got[my] = await apiGet(url(starts[my]), signal);
-        loaded += got[my].rows.length;
-        onProgress(loaded, first.total);
-      }
-    };
-    await Promise.all([fetcher(), fetcher()]);
-    pages.push(...got);
-    for (let n = 0, next = got.length ? got[got.length - 1].next : first.next; next !== null && n < 1000; n++) {
-      const p = await apiGet(url(next), signal);
-      pages.push(p);
-      next = p.next;
-    }
+  const url = (after, limit) => `/api/v1/sweeps/${id}/columns?after=${after}&limit=${limit}`;
+  const parts = await Promise.all([apiGet(url(-1, CHUNK), signal), apiGet(url(CHUNK - 1, 200000), signal)]);
+  // the first part ends before idx CHUNK - 1 (all of a small sweep), or,
+  // numbering having gaps, after it: then the pages follow from it instead
+  if (parts[0].next !== CHUNK - 1) parts.pop();
+  for (let n = 0, next = parts.at(-1).next; next !== null && n < 1000; n++) {
+    const p = await apiGet(url(next, 200000), signal);
+    parts.push(p);
+    next = p.next;
   }
-  // in idx order, each row once
-  let last = -Infinity;
-  for (const p of pages) {
-    p.rows = p.rows.filter((r) => (r[1] > last ? ((last = r[1]), true) : false));
-  }
-  return makeStore(first.columns, pages);
+  onProgress(parts.reduce((s, p) => s + p.n, 0), parts[0].total);
+  return makeStoreFromColumns(parts[0].columns, parts);
 }
 
 function parseFilters(query) {

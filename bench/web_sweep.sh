@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# bench/web_sweep.sh - issue 10's load figures of the web front end: the
+# bundle's size (gzip -9 of each file of build/www) and the time until the
+# sweep view is interactive (its job count shown, every job loaded, the
+# plots drawn by the following frame) in headless Chromium for sweeps of 10^4
+# and 10^5 jobs (target: under 2 s for 10^5).  Starts PostgreSQL and the
+# gateway (serving build/www) on free ports (tests/integration/lib.sh,
+# stopped on exit); the jobs, their results and metrics are inserted in bulk
+# by SQL as tests/browser/run.sh does (3 parameters, 2 responses, every 97th
+# job failed, every 13th with a warning).  bench/web/sweep_tti.mjs opens each
+# view ROUNDS times (default 3) in a fresh page and prints the median.
+# Needs build/gateway and build/www.
+source "$(dirname "$0")/../tests/integration/lib.sh"
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+[ -x "$CHROMIUM" ] || fail "no chromium at $CHROMIUM (bash scripts/deps.sh --browser)"
+WWW=${WWW:-$ROOT/build/www}   # another bundle for a comparison (e.g. an older commit's, built elsewhere)
+[ -f "$WWW/index.html" ] || fail "$WWW is not built (make web)"
+echo "bundle (gzip -9 of each file of $WWW/assets):"
+total=0
+for f in "$WWW"/assets/*; do
+  raw=$(stat -c %s "$f"); gz=$(gzip -9 -c "$f" | wc -c); total=$((total + gz))
+  printf '  %-28s %8d B  %7d B gzip\n' "$(basename "$f")" "$raw" "$gz"
+done
+echo "  all assets: $total B gzip"
+it_init websweep
+start_gateway --www "$WWW"
+MID=$(post_model "$PENDULUM"); [ -n "$MID" ] || fail "no model id"
+bulk() {   # bulk N: a done sweep of N jobs; prints its id
+  local n=$1 id
+  id=$(sql "INSERT INTO sweeps (model_id, name, spec, design, status, njobs, started_at, finished_at)
+           VALUES ('$MID', 'bulk $n', '{\"responses\":[{\"name\":\"r1\",\"channel\":\"x\",\"reduce\":\"max\"},{\"name\":\"r2\",\"channel\":\"y\",\"reduce\":\"min\"}]}',
+                   'random', 'done', $n, now(), now()) RETURNING id" | head -1)
+  sql "INSERT INTO jobs (sweep_id, idx, parameters, status, attempt, error, started_at, finished_at)
+       SELECT '$id', i, jsonb_build_object('a', round((((i * 7919) % 10007) / 10007.0)::numeric, 6),
+                                           'b', (i % 10) + 1, 'c', round((((i * 104729) % 1009) / 1009.0)::numeric, 6)),
+              CASE WHEN i % 97 = 0 THEN 'failed' ELSE 'done' END, 1,
+              CASE WHEN i % 97 = 0 THEN 'solver failed: Newton did not converge at t = ' || (i % 7) END, now(), now()
+       FROM generate_series(0::bigint, $n - 1) i" || fail "bulk jobs"
+  sql "INSERT INTO results (job_id, channels, nsample, samples, responses)
+       SELECT id, '{x,y}', 0, '', jsonb_build_object('r1', (parameters->>'a')::float8 * (parameters->>'b')::float8,
+                                                      'r2', sin((parameters->>'c')::float8 * 6) - idx * 1e-6)
+       FROM jobs WHERE sweep_id = '$id' AND status = 'done'" || fail "bulk results"
+  sql "INSERT INTO metrics (job_id, integrator, wall_seconds, cpu_seconds, steps, newton_iterations, max_system_dimension,
+                            tolerance_met, warning_count, warnings)
+       SELECT id, 'bdf', 0.01 + (idx % 100) * 1e-4, 0.01 + (idx % 100) * 1e-4, 100 + (idx % 50), 300 + (idx % 70), 4,
+              idx % 13 <> 0, (idx % 13 = 0)::int,
+              CASE WHEN idx % 13 = 0 THEN '[\"tolerance not met: error estimate 2.5\"]'::jsonb ELSE '[]'::jsonb END
+       FROM jobs WHERE sweep_id = '$id' AND status = 'done'" || fail "bulk metrics"
+  echo "$id"
+}
+S4=$(bulk 10000); S5=$(bulk 100000)
+sql "ANALYZE jobs; ANALYZE results; ANALYZE metrics" >/dev/null || fail "analyze"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "| jobs | interactive after (median of ${ROUNDS:-3}), ms | each run, ms |"
+echo "|---|---|---|"
+BASE=$BASE CHROMIUM=$CHROMIUM node "$ROOT/bench/web/sweep_tti.mjs" "10000:$S4" "100000:$S5" || fail "sweep_tti"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "${HOLD:-0}" = 1 ]; then
+  echo "BASE=$BASE S4=$S4 S5=$S5" >&2
+  while kill -0 "$GW_PID" 2>/dev/null; do sleep 1; done
+fi
