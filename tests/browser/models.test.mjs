@@ -52,6 +52,10 @@ test('every example: its model page draws it at t = 0 and shows its check report
     assert.equal(report['Degrees of freedom'], String(m.check_report.degrees_of_freedom), f);
     assert.equal(report['Coordinates after elimination'], String(m.check_report.coordinates_after_elimination), f);
     assert.equal(report['Constraints before elimination'], String(m.check_report.constraints_before_elimination), f);
+    // the relative formulation's sizes (issue 12), as the API has them
+    assert.equal(report['Relative formulation: joint coordinates'], String(m.check_report.relative_coordinates), f);
+    assert.equal(report['Relative formulation: chords (longest loop, joints)'],
+      `${m.check_report.relative_chords} (${m.check_report.relative_longest_loop})`, f);
     // the pose table at t = 0: each body's com where the geometry puts it
     const rows = await page.$$eval('#anim-table tbody tr', (trs) => trs.map((tr) => ({ name: tr.dataset.body,
       v: [...tr.querySelectorAll('td[data-v]')].map((td) => Number(td.dataset.v)) })));

@@ -24,6 +24,15 @@ function reportRows(r) {
     ['Redundant constraints', r.redundant_constraints],
     ['Redundant joints', r.redundant_joints || 'none'],
     ['Assembly: largest move', r.assembly_max_move], ['Initial velocity correction', r.velocity_correction],
+    // the same mechanism in relative (joint) coordinates; absent in the
+    // reports of models stored before they were computed
+    ...(r.relative_coordinates === undefined ? [] : [
+      ['Relative formulation: joint coordinates', r.relative_coordinates],
+      ['Relative formulation: constraints (chords, drivers)', r.relative_constraints],
+      ['Relative formulation: chords (longest loop, joints)',
+        `${r.relative_chords} (${r.relative_longest_loop})`],
+      ['Relative formulation: floating roots', r.relative_floating_roots],
+    ]),
     ['Warnings', (r.warnings || []).join('; ') || 'none'],
   ];
 }

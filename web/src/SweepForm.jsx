@@ -12,7 +12,9 @@ import { navigate } from './router.jsx';
 import { ErrorList } from './Models.jsx';
 
 const KINDS = ['grid', 'random', 'lhs', 'sobol', 'oat'];
-const REDUCE = ['max', 'min', 'final', 'mean', 'rms', 'argmax'];
+// the reductions of api/sweep.schema.json (the step measures take their
+// defaults here: band 2 %, limits 10-90 %, the last sample as final value)
+const REDUCE = ['max', 'min', 'final', 'mean', 'rms', 'argmax', 'integral', 'rise_time', 'settling_time', 'overshoot'];
 
 // "1, 2.5, 3" -> [1, 2.5, 3], or null when a value is not a number.
 function numbers(text) {
