@@ -56,7 +56,7 @@ MBSWEEP_CURVE_KEY_FILE=$IT_TMP/unlisted.key start_worker unlisted; UNL=$WK_PID
 MBSWEEP_SERVER_KEY=$IT_TMP/notserver.pub start_worker wrongserver; WRS=$WK_PID
 wait_until 15 grep -q "refused this worker" "$IT_TMP/worker-unlisted.log" \
   || fail "unlisted worker: no refusal in its log: $(tail -3 "$IT_TMP/worker-unlisted.log")"
-grep -q "$(grep '^public ' "$IT_TMP/unlisted.key" | sed 's/^public //')" "$IT_TMP/worker-unlisted.log" \
+grep -qF -- "$(grep '^public ' "$IT_TMP/unlisted.key" | sed 's/^public //')" "$IT_TMP/worker-unlisted.log" \
   || fail "the refusal does not name the worker's key"
 sleep 1
 kill -0 "$UNL" && kill -0 "$WRS" || fail "a refused worker stopped"
