@@ -38,24 +38,33 @@ typedef struct {
     const char *chan[4];
     double t[8];
     const char *existing, *kind; /* check only: the stored values compared */
+    double keep;                 /* agreement kept / L (0: 1e-9)              */
 } wp_refspec;
 
 static const wp_refspec WP_REFS[] = {
     {"examples/iftomm_a05_flyball.json", "iftomm_a05_flyball", 1.0, {"s", "ballR_x", "ballR_z"},
-     {0.1, 0.25, 0.5, 1, 2, 5, 10}, NULL, NULL},
-    {"examples/double_pendulum.json", "double_pendulum", 1.0, {"x_tip", "y_tip"}, {0.5, 1, 2, 3, 5}, NULL, NULL},
+     {0.1, 0.25, 0.5, 1, 2, 5, 10}, NULL, NULL, 0},
+    {"examples/double_pendulum.json", "double_pendulum", 1.0, {"x_tip", "y_tip"}, {0.5, 1, 2, 3, 5}, NULL, NULL, 0},
     {"examples/iftomm_a04_bricard.json", "iftomm_a04_bricard", 1.0, {"xP3", "yP3", "zP3"}, {0.5, 1, 2, 5, 10},
-     NULL, NULL},
+     NULL, NULL, 0},
     {"examples/iftomm_spatial_slider_crank.json", "iftomm_spatial_slider_crank", 0.3, {"x_slider"},
-     {0.1, 0.2, 0.5, 1}, NULL, NULL},
-    {"examples/pendulum.json", NULL, 1.0, {"x", "y"}, {1, 2.5, 10}, "tests/reference/pendulum.json", "analytic"},
+     {0.1, 0.2, 0.5, 1}, NULL, NULL, 0},
+    /* the kink of the contact force at each onset (stiffness x depth^1.5)
+     * limits how far both integrators converge: 4e-9 m apart at 1e-13, 4 %
+     * of the 1e-9 criterion (1e-7 m) */
+    {"examples/bouncing_ball.json", "bouncing_ball", 1.05, {"z"}, {0.3, 0.6, 1, 1.5, 2, 3}, NULL, NULL, 5e-9},
+    {"examples/pendulum.json", NULL, 1.0, {"x", "y"}, {1, 2.5, 10}, "tests/reference/pendulum.json", "analytic", 0},
     {"examples/iftomm_a01_pendulum.json", NULL, 1.0, {"xP1", "yP1"}, {1, 10}, "tests/reference/iftomm_a01_pendulum.json",
-     "analytic"},
+     "analytic", 0},
     {"examples/iftomm_a03_andrews.json", NULL, 0.04, {"xF", "yF"}, {0.03}, "tests/reference/iftomm_a03_andrews.json",
-     "published"},
+     "published", 0},
 };
 
 static const char *const WP_SOURCE[] = {
+    "bouncing_ball",
+    "high-accuracy solution computed by this solver (Hunt-Crossley contact has no closed-form trajectory): the "
+    "example integrated by bdf and by dopri5, each at solver.tolerance = solver.abs_tolerance = 1e-12 and 1e-13 "
+    "(build/bench/work_precision --refs); value = mean of the two 1e-13 runs",
     "iftomm_a05_flyball",
     "high-accuracy solution computed by this solver (no published s(t) exists, docs/benchmarks.md): the example "
     "integrated by bdf and by dopri5, each at solver.tolerance = solver.abs_tolerance = 1e-12 and 1e-13 "
@@ -141,7 +150,8 @@ static int wp_refs(const char *dir, const char *only)
                 }
                 /* agreement: the two integrators at 1e-13; spread: all four runs */
                 double two = fabs(v[1] - v[3]);
-                int keep = two <= 1e-9 * rs->L && agree <= 1e-8 * rs->L;
+                double kept = rs->keep > 0 ? rs->keep : 1e-9;
+                int keep = two <= kept * rs->L && agree <= fmax(1e-8, kept) * rs->L;
                 printf("%.2e %s\n", two, keep ? "yes" : "NO");
                 if (!keep) continue;
                 char why[300], note[400];

@@ -26,6 +26,12 @@
 
 #include "data.h"
 
+/* The largest factor by which a variable-step integrator grows its step
+ * from one accepted step to the next (DOPRI5 and the event-driven one 5,
+ * the BDF 2): the contact broad phase inflates its boxes by the travel over
+ * the next step, which may be this much longer than the last. */
+#define MBS_STEP_GROWTH_MAX 5.0
+
 /* The local error tolerance of `integrator` (mbs_integrator) as a fraction
  * of the user's relative tolerance rtol: BDF 0.08 (rtol / 1e-3)^0.15 below
  * 1e-3 (its global error grows faster than the tolerance shrinks: more
@@ -41,8 +47,10 @@ void mbs_tol_init(const mbs_model *m, mbs_data *d);
 
 /* The length that scales the derived absolute tolerance: the size of the
  * largest moving body (largest distance between its centre of mass, joint
- * points, spring and force points; its shapes' diameters); the extent of
- * the geometry when no body has a size. */
+ * points, spring and force points; its shapes' diameters; for a free body,
+ * held by no joint and no spring, also its gap to each ground shape: how
+ * far it travels before it meets them); the extent of the geometry when no
+ * body has a size. */
 double mbs_tolerance_length(const mbs_model *m);
 
 /* Weights of position / velocity variable i at magnitudes |x|, |v|. */

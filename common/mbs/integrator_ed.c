@@ -964,7 +964,7 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp
                 mbs_edc_events(&w->c, w->g0 + 3 * w->nf);
             }
             s_arm(w, w->g0, 0);
-            h *= fmin(5.0, fmax(0.2, fac));
+            h *= fmin(MBS_STEP_GROWTH_MAX, fmax(0.2, fac));
         }
         h = fmin(h, hmax);
         /* with rigid contacts a step at most doubles the last accepted one:

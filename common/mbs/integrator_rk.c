@@ -184,7 +184,7 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_
             memcpy(kv[0], kv[6], sizeof(double) * (size_t)n);
             int rc = mbs_step_done(m, d, smp, err);
             if (rc) return rc;
-            h *= fmin(5.0, fmax(0.2, fac));
+            h *= fmin(MBS_STEP_GROWTH_MAX, fmax(0.2, fac));
             if (rejected_in_row) h = fmin(h, h / fmax(fac, 1.0) * 1.0);
             rejected_in_row = 0;
         } else {

@@ -63,6 +63,8 @@ static const tp_mech TP_MECH[] = {
      "tests/reference/high_accuracy/iftomm_a05_flyball.json", "computed", {"s", "ballR_x", "ballR_z"}, 0, NULL},
     {"double_pendulum", "examples/double_pendulum.json", 1.0, "each rod 1 m",
      "tests/reference/high_accuracy/double_pendulum.json", "computed", {"x_tip", "y_tip"}, 0, NULL},
+    {"bouncing_ball", "examples/bouncing_ball.json", 1.05, "dropped from 1.05 m (its gap to the floor, accuracy.c)",
+     "tests/reference/high_accuracy/bouncing_ball.json", "computed", {"z"}, 0, NULL},
     {"pendulum", "examples/pendulum.json", 1.0, "rod 1 m", "tests/reference/pendulum.json", "analytic",
      {"x", "y"}, 0, NULL},
     {"a01_pendulum", "examples/iftomm_a01_pendulum.json", 1.0, "rod 1 m", "tests/reference/iftomm_a01_pendulum.json",
@@ -83,13 +85,15 @@ static const char *const TP_INTEG[] = {NULL, "bdf", "dopri5", "event_driven"};
  * listed case that passes is reported so the list can shrink. */
 __attribute__((unused)) static const char *tp_known_failure(const char *mech, const char *integ, double tol)
 {
-    (void)tol;
     if (!strncmp(mech, "four_bar_n", 10) && integ && !strcmp(integ, "dopri5"))
         return "DOPRI5 on the index-1 form leaves the parallelogram branch at the singular positions and says so "
                "(a warning in its metrics, robustness_test); reference_test excludes it";
     if (!strncmp(mech, "four_bar_n", 10) && integ && !strcmp(integ, "event_driven"))
         return "the event-driven integrator takes DOPRI5 steps on the index-1 form (dense KKT, no redundancy "
                "re-selection): it cannot follow the branch through the singular positions either";
+    if (!strcmp(mech, "bouncing_ball") && integ && !strcmp(integ, "dopri5") && tol >= 1e-8 * 0.9999 && tol <= 1e-8 * 1.0001)
+        return "DOPRI5 through the kinks of the compliant contact force (stiffness x depth^1.5 at every onset): "
+               "113 x tol L at 1e-8 (87 at 1e-7; the BDF: at most 89); onsets are not located as events";
     return NULL;
 }
 
