@@ -93,7 +93,7 @@ __attribute__((unused)) static const char *tp_known_failure(const char *mech, co
                "re-selection): it cannot follow the branch through the singular positions either";
     if (!strcmp(mech, "bouncing_ball") && integ && !strcmp(integ, "dopri5") && tol >= 1e-8 * 0.9999 && tol <= 1e-8 * 1.0001)
         return "DOPRI5 through the kinks of the compliant contact force (stiffness x depth^1.5 at every onset): "
-               "113 x tol L at 1e-8 (87 at 1e-7; the BDF: at most 89); onsets are not located as events";
+               "113 x tol L at 1e-8 (87 at 1e-7; the BDF: at most 20); onsets are not located as events";
     return NULL;
 }
 
