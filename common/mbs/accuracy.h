@@ -33,7 +33,7 @@
 #define MBS_STEP_GROWTH_MAX 5.0
 
 /* The local error tolerance of `integrator` (mbs_integrator) as a fraction
- * of the user's relative tolerance rtol: BDF 0.08 (rtol / 1e-3)^0.15 below
+ * of the user's relative tolerance rtol: BDF 0.06 (rtol / 1e-3)^0.15 below
  * 1e-3 (its global error grows faster than the tolerance shrinks: more
  * steps, each adding its local error), DOPRI5 and the event-driven
  * integrator (DOPRI5 steps between events) 0.3, 1 for the others
