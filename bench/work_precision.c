@@ -222,7 +222,7 @@ static int wp_diagram(const char *csv, int quick, const char *only)
         tp_refs rf;
         if (!tp_load_refs(&m, &rf)) { printf("| %s | no references | | | | | | | |\n", m.name); continue; }
         for (int k = 0; k < TP_NINTEG; k++)
-            for (int ti = 0; ti < ntol && tp_applies(&m, TP_INTEG[k]) && (!only || !strcmp(only, TP_INTEG_NAME(k)));
+            for (int ti = 0; ti < ntol && !tp_skipped(&m, TP_INTEG[k]) && (!only || !strcmp(only, TP_INTEG_NAME(k)));
                  ti++) {
                 tp_result res;
                 double cpu[3];

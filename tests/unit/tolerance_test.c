@@ -55,8 +55,10 @@ static const tp_mech TP_MECH[] = {
     {"four_bar_n2", "examples/iftomm_a02_four_bar_n2.json", 1.0, "every link 1 m",
      "tests/reference/iftomm_a02_four_bar_n2.json", "analytic", {"xB0", "yB0"}, 0, NULL},
     {"four_bar_n40", "examples/iftomm_a02_four_bar_n40.json", 1.0, "every link 1 m",
-     "tests/reference/iftomm_a02_four_bar_n40.json", "analytic", {"xB0", "yB0"}, 5,
-     "CI budget: t <= 5 s (reference times 1, 2.5, 5 s; 10, 15, 20 s are in `make bench`'s work-precision diagram)"},
+     "tests/reference/iftomm_a02_four_bar_n40.json", "analytic", {"xB0", "yB0"}, 10,
+     "t <= 10 s here (reference times 1, 2.5, 5, 10 s); four_bar_n40_20s below runs the IFToMM horizon, 20 s"},
+    {"four_bar_n40_20s", "examples/iftomm_a02_four_bar_n40.json", 1.0, "every link 1 m",
+     "tests/reference/iftomm_a02_four_bar_n40.json", "analytic", {"xB0", "yB0"}, 0, NULL},
     {"bricard", "examples/iftomm_a04_bricard.json", 1.0, "every rod 1 m",
      "tests/reference/high_accuracy/iftomm_a04_bricard.json", "computed", {"xP3", "yP3", "zP3"}, 0, NULL},
     {"flyball", "examples/iftomm_a05_flyball.json", 1.0, "shaft and rods 1 m",
@@ -75,7 +77,7 @@ static const tp_mech TP_MECH[] = {
 
 /* NULL = the default integrator (no solver.integrator in the document);
  * event_driven (DOPRI5 steps between events) runs the planar mechanisms
- * only (tp_applies) */
+ * only (tp_skipped) */
 static const char *const TP_INTEG[] = {NULL, "bdf", "dopri5", "event_driven"};
 #define TP_NINTEG 4
 #define TP_INTEG_NAME(k) (TP_INTEG[k] ? TP_INTEG[k] : "default")
@@ -91,22 +93,35 @@ __attribute__((unused)) static const char *tp_known_failure(const char *mech, co
     if (!strncmp(mech, "four_bar_n", 10) && integ && !strcmp(integ, "event_driven"))
         return "the event-driven integrator takes DOPRI5 steps on the index-1 form (dense KKT, no redundancy "
                "re-selection): it cannot follow the branch through the singular positions either";
+    /* the BDF's largest ratio (at t = 15 s), measured 2026-11-25, 1e-3 ... 1e-9: OpenBLAS 71, 43, 208, 228,
+     * 83, 270, 566; reference BLAS 39, 52, 327, 152, 102, 23, 447 (which tolerances pass is luck: every one
+     * from 1e-5 down is listed); t <= 10 s: at most 61 under both */
+    if (!strcmp(mech, "four_bar_n40_20s") && (!integ || !strcmp(integ, "bdf")) && tol <= 1e-5 * 1.0001)
+        return "the N = 40 four-bar over the IFToMM horizon (20 s): the lag of the motion grows with every passage "
+               "over the top (slowest there, where the timing is most sensitive to the energy), and the singular "
+               "passages add error that N = 2 (same motion, within the limit to 20 s) does not have: up to 5.7 x "
+               "the limit at t = 15 s; within it up to 10 s (four_bar_n40)";
     if (!strcmp(mech, "bouncing_ball") && integ && !strcmp(integ, "dopri5") && tol >= 1e-8 * 0.9999 && tol <= 1e-8 * 1.0001)
         return "DOPRI5 through the kinks of the compliant contact force (stiffness x depth^1.5 at every onset): "
                "113 x tol L at 1e-8 (87 at 1e-7; the BDF: at most 20); onsets are not located as events";
     return NULL;
 }
 
-/* Whether integrator integ applies to mechanism m: the event-driven one is
- * planar only (it refuses spatial models with a clear error). */
-__attribute__((unused)) static int tp_applies(const tp_mech *m, const char *integ)
+/* Why integrator integ is not run on mechanism m (NULL: it is): the
+ * event-driven one is planar only (it refuses spatial models with a clear
+ * error). */
+__attribute__((unused)) static const char *tp_skipped(const tp_mech *m, const char *integ)
 {
-    if (!integ || strcmp(integ, "event_driven")) return 1;
+    /* the index-1 methods fail the N = 40 four-bar within 10 s already
+     * (four_bar_n40's known failures): 20 more seconds add nothing */
+    if (!strcmp(m->name, "four_bar_n40_20s") && integ && (!strcmp(integ, "dopri5") || !strcmp(integ, "event_driven")))
+        return "index-1 form: a known failure within 10 s already (four_bar_n40)";
+    if (!integ || strcmp(integ, "event_driven")) return NULL;
     json_error_t je;
     json_t *doc = json_load_file(m->example, 0, &je);
     int planar = doc && json_integer_value(json_object_get(doc, "dimension")) == 2;
     json_decref(doc);
-    return planar;
+    return planar ? NULL : "planar only, this mechanism is spatial";
 }
 
 typedef struct {
@@ -280,8 +295,9 @@ int main(int argc, char **argv)
         printf("  %-10s %8s %12s %12s %8s %9s  %s\n", "integrator", "tol", "error (m)", "err/(tol L)", "steps",
                "CPU s", "result");
         for (int k = 0; k < TP_NINTEG; k++) {
-            if (!tp_applies(m, TP_INTEG[k])) {
-                printf("  %-10s SKIPPED: planar only, this mechanism is spatial (not counted)\n", TP_INTEG_NAME(k));
+            const char *skip = tp_skipped(m, TP_INTEG[k]);
+            if (skip) {
+                printf("  %-10s SKIPPED: %s (not counted)\n", TP_INTEG_NAME(k), skip);
                 continue;
             }
             for (int ti = 0; ti < ntol; ti++) {
@@ -319,7 +335,7 @@ int main(int argc, char **argv)
     }
     if (quick) printf("\n--quick: tolerances 1e-3, 1e-6, 1e-9 only (1e-4, 1e-5, 1e-7, 1e-8 skipped)\n");
     printf("\n%d cases pass, %d FAIL, %d KNOWN FAILURES (not counted as passed)\n", npass, nfail, nknown);
-    if (nfixed) printf("%d listed known failures now pass: shorten tp_known_failure\n", nfixed);
+    if (nfixed) printf("%d listed known failures now pass (shorten tp_known_failure if they always do)\n", nfixed);
     for (int i = 0; i < nfl; i++) printf("%s%s\n", strncmp(failures[i], "KNOWN ", 6) ? "FAIL " : "", failures[i]);
     return CHECK_SUMMARY("tolerance_test");
 }
