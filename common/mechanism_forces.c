@@ -11,23 +11,110 @@
 
 /* ---- forces ------------------------------------------------------------------------------- */
 
-enum { F_SPRING, F_ROTSPRING, F_FORCE, F_TORQUE, F_JOINT_DAMPING, F_GRAVITY, F_NTYPES };
+/* Spec-level types first (they become spec->forces entries), then the
+ * entries that only set something elsewhere (joint_damping, gravity). */
+enum { F_SPRING, F_ROTSPRING, F_FORCE, F_TORQUE, F_DCMOTOR, F_JOINT_DAMPING, F_GRAVITY, F_NTYPES };
 
 static const char *const s_ftype_names[] = {"spring_damper", "rotational_spring_damper",
-                                            "force", "torque", "joint_damping", "gravity",
-                                            NULL};
-static const char *const s_fkeys[F_NTYPES][9] = {
+                                            "force", "torque", "dc_motor", "joint_damping",
+                                            "gravity", NULL};
+static const char *const s_fkeys[F_NTYPES][18] = {
     {"type", "name", "bodies", "points", "stiffness", "damping", "free_length", "preload", NULL},
     {"type", "name", "joint", "stiffness", "damping", "free_angle", NULL},
     {"type", "name", "body", "at", "value", "frame", NULL},
     {"type", "name", "body", "value", "frame", NULL},
+    {"type", "name", "joint", "voltage", "resistance", "inductance", "torque_constant",
+     "back_emf_constant", "rotor_inertia", "viscous_friction", "coulomb_friction", "coulomb_speed",
+     "gear_ratio", "lead", "efficiency", "voltage_limit", "current_limit", NULL},
     {"type", "name", "joint", "coefficient", NULL},
     {"type", "name", "value", NULL},
 };
 static const char *const s_force_all[] = {"type", "name", "bodies", "points", "stiffness",
                                           "damping", "free_length", "preload", "joint",
                                           "free_angle", "body", "at", "value", "frame",
-                                          "coefficient", NULL};
+                                          "coefficient", "voltage", "resistance", "inductance",
+                                          "torque_constant", "back_emf_constant", "rotor_inertia",
+                                          "viscous_friction", "coulomb_friction", "coulomb_speed",
+                                          "gear_ratio", "lead", "efficiency", "voltage_limit",
+                                          "current_limit", NULL};
+#define S_FTYPES_LIST "spring_damper, rotational_spring_damper, force, torque, dc_motor, joint_damping or gravity"
+
+/* A dc_motor entry (issue 13, dcmotor.h): on a revolute joint through a
+ * gear (gear_ratio: motor speed / joint speed), on a prismatic joint
+ * through a lead (m of travel per motor radian); supply voltage a function
+ * of time.  The current is algebraic (inductance 0): an inductance, and
+ * the rotor's inertia, need the motor's own states in the equations of
+ * motion, which are not there yet, and are refused rather than ignored. */
+static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec *f)
+{
+    char kp[MECH_PTR_MAX];
+    mbs_dcmotor *mo = &f->motor;
+    f->type = MBS_FORCE_DC_MOTOR;
+    f->body[0] = f->body[1] = MBS_GROUND;
+    int j = f->joint = mech_joint_ref(c, obj, ptr, "joint");
+    int jt = j >= 0 ? mech_joint_type(c, j) : MBS_JOINT_NTYPES;
+    if (j >= 0 && jt != MBS_JOINT_REVOLUTE && jt != MBS_JOINT_PRISMATIC && jt != MBS_JOINT_NTYPES) {
+        mech_ptr_key(kp, ptr, "joint");
+        mech_err(c, kp, "a dc_motor drives a revolute or prismatic joint; '%s' is %s", c->spec->joints[j].name,
+                 mbs_joint_type_name(jt));
+    }
+    if (j >= 0) {
+        f->body[0] = c->spec->joints[j].body[0];
+        f->body[1] = c->spec->joints[j].body[1];
+    }
+    json_t *v = json_object_get(obj, "voltage");
+    mech_ptr_key(kp, ptr, "voltage");
+    if (!v)
+        mech_err(c, ptr, "missing required key 'voltage' (the supply voltage in V: a number, expression or "
+                 "function of time)");
+    else
+        mech_fn(c, v, kp, &f->value[0]);
+    for (int k = 0; k < 3; k++)
+        if (!f->value[k].c && !f->value[k].expr) mech_fn_constant(c, &f->value[k], 0, ptr);
+    mech_num_key(c, obj, ptr, "resistance", MECH_REQ | MECH_POS, 0, &mo->R);
+    mech_num_key(c, obj, ptr, "torque_constant", MECH_REQ | MECH_POS, 0, &mo->kt);
+    mech_num_key(c, obj, ptr, "back_emf_constant", MECH_REQ | MECH_POS, 0, &mo->ke);
+    if (mech_num_key(c, obj, ptr, "inductance", MECH_NONNEG, 0, &mo->L) == 1 && mo->L > 0) {
+        mech_ptr_key(kp, ptr, "inductance");
+        mech_err(c, kp, "an inductance > 0 makes the motor's current a state of the equations of motion, "
+                 "which is not supported yet; give 0 (the current follows the voltage at once: "
+                 "exact when L / R is short against the mechanical time constant)");
+    }
+    if (mech_num_key(c, obj, ptr, "rotor_inertia", MECH_NONNEG, 0, &mo->J) == 1 && mo->J > 0) {
+        mech_ptr_key(kp, ptr, "rotor_inertia");
+        mech_err(c, kp, "a rotor inertia is not supported yet: add rotor_inertia x gear_ratio^2 (or "
+                 "rotor_inertia / lead^2 on a prismatic joint) to the inertia of the body the motor "
+                 "drives, about the joint's axis, and give 0 here");
+    }
+    mech_num_key(c, obj, ptr, "viscous_friction", MECH_NONNEG, 0, &mo->b);
+    mech_num_key(c, obj, ptr, "coulomb_friction", MECH_NONNEG, 0, &mo->tc);
+    mech_num_key(c, obj, ptr, "coulomb_speed", MECH_POS, 0.1, &mo->w_eps);
+    mech_num_key(c, obj, ptr, "efficiency", MECH_POS, 1, &mo->eta);
+    if (mo->eta > 1) {
+        mech_ptr_key(kp, ptr, "efficiency");
+        mech_err(c, kp, "efficiency must be in (0, 1], got %g", mo->eta);
+    }
+    mech_num_key(c, obj, ptr, "voltage_limit", MECH_POS, INFINITY, &mo->v_max);
+    mech_num_key(c, obj, ptr, "current_limit", MECH_POS, INFINITY, &mo->i_max);
+    /* the transmission: a gear on a revolute joint, a lead on a prismatic one */
+    int has_gear = json_object_get(obj, "gear_ratio") != NULL, has_lead = json_object_get(obj, "lead") != NULL;
+    double gear = 1, lead = 0;
+    mech_num_key(c, obj, ptr, "gear_ratio", MECH_POS, 1, &gear);
+    if (jt == MBS_JOINT_PRISMATIC) {
+        if (has_gear) {
+            mech_ptr_key(kp, ptr, "gear_ratio");
+            mech_err(c, kp, "on a prismatic joint the transmission is 'lead' (m of travel per motor radian), "
+                     "not gear_ratio");
+        }
+        if (mech_num_key(c, obj, ptr, "lead", MECH_REQ | MECH_POS, 0, &lead) == 1) mo->ratio = 1 / lead;
+    } else {
+        if (has_lead) {
+            mech_ptr_key(kp, ptr, "lead");
+            mech_err(c, kp, "'lead' applies to a motor on a prismatic joint; on a revolute joint use gear_ratio");
+        }
+        mo->ratio = gear;
+    }
+}
 
 /* The type index of a force entry, or -1. */
 static int s_force_type(json_t *obj)
@@ -103,15 +190,13 @@ static void s_force(mech_ctx *c, json_t *obj, const char *ptr, int i, int *gravi
     json_t *v = json_object_get(obj, "type");
     mech_ptr_key(kp, ptr, "type");
     if (!v) {
-        mech_err(c, ptr, "missing required key 'type' (spring_damper, "
-                 "rotational_spring_damper, force, torque, joint_damping or gravity)");
+        mech_err(c, ptr, "missing required key 'type' (" S_FTYPES_LIST ")");
     } else if (t < 0) {
         const char *s = json_string_value(v);
         const char *sug = s ? mech_suggest(s, s_ftype_names) : NULL;
         mech_clip(b, sizeof b, s ? s : "", 40);
         if (s)
-            mech_err(c, kp, "unknown force type '%s'%s%s%s (expected spring_damper, "
-                     "rotational_spring_damper, force, torque, joint_damping or gravity)", b,
+            mech_err(c, kp, "unknown force type '%s'%s%s%s (expected " S_FTYPES_LIST ")", b,
                      sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
         else
             mech_err(c, kp, "expected a force type (a string), got %s", mech_type_name(v));
@@ -191,6 +276,9 @@ static void s_force(mech_ctx *c, json_t *obj, const char *ptr, int i, int *gravi
         }
         s_force_value(c, obj, ptr, t == F_TORQUE, f);
         s_frame(c, obj, ptr, &f->body_frame);
+        break;
+    case F_DCMOTOR:
+        s_dc_motor(c, obj, ptr, f);
         break;
     case F_JOINT_DAMPING: {
         double coef = 0;

@@ -18,8 +18,15 @@ enum {
     R_VEC,      /* required: x, y, (z in 3-D), magnitude                    */
     R_VEC3_OPT, /* 3-D: required x, y, z, magnitude; 2-D: optional "z"     */
     R_QUAT,     /* required: w, x, y, z                                    */
-    R_VEC_NORMAL /* R_VEC or "normal"                                       */
+    R_VEC_NORMAL, /* R_VEC or "normal"                                      */
+    R_MOTOR     /* required: current, voltage, speed, torque, power_in,
+                   copper_loss, friction_loss, gear_loss or power_out       */
 };
+
+/* The components of a motor channel, in mbs_component order from
+ * MBS_C_CURRENT. */
+static const char *const s_motor_components[] = {"current", "voltage", "speed", "torque", "power_in",
+                                                 "copper_loss", "friction_loss", "gear_loss", "power_out", NULL};
 
 static const struct {
     const char *name;
@@ -45,6 +52,7 @@ static const struct {
     {"normal_force", MBS_Q_NORMAL_FORCE, C_JOINT | C_COMPONENT, R_VEC, 2},
     {"friction_force", MBS_Q_FRICTION_FORCE, C_JOINT, R_NONE, 2},
     {"contact_force", MBS_Q_CONTACT_FORCE, C_SHAPES | C_COMPONENT, R_VEC_NORMAL, 0},
+    {"motor", MBS_Q_MOTOR, C_ELEMENT | C_COMPONENT, R_MOTOR, 0},
 };
 #define S_NQ ((int)(sizeof s_quantities / sizeof s_quantities[0]))
 
@@ -52,7 +60,7 @@ static const char *const s_qnames[] = {
     "position", "velocity", "acceleration", "angle", "angular_velocity", "orientation",
     "joint_coordinate", "reaction_force", "reaction_torque", "element_force",
     "kinetic_energy", "potential_energy", "energy", "constraint_violation", "normal_force",
-    "friction_force", "contact_force", NULL};
+    "friction_force", "contact_force", "motor", NULL};
 static const char *const s_channel_all[] = {"name", "quantity", "body", "point", "joint",
                                             "element", "shapes", "component", NULL};
 static const char *const s_output_keys[] = {"interval", "channels", NULL};
@@ -70,6 +78,26 @@ static void s_component(mech_ctx *c, json_t *obj, const char *ptr, int q, mbs_ch
         return;
     if (rule == R_VEC3_OPT && d2)
         ch->component = MBS_C_Z; /* the planar scalar */
+
+    if (rule == R_MOTOR) {
+        const char *s = json_string_value(v);
+        const char *expect_m = "\"current\", \"voltage\", \"speed\", \"torque\", \"power_in\", "
+                               "\"copper_loss\", \"friction_loss\", \"gear_loss\" or \"power_out\"";
+        if (!v) {
+            mech_err(c, ptr, "missing required key 'component' (%s) for quantity 'motor'", expect_m);
+            return;
+        }
+        for (int k = 0; s && s_motor_components[k]; k++)
+            if (strcmp(s, s_motor_components[k]) == 0) {
+                ch->component = (mbs_component)(MBS_C_CURRENT + k);
+                return;
+            }
+        char b[48];
+        if (s) snprintf(b, sizeof b, "'%.30s'", s);
+        else snprintf(b, sizeof b, "%s", mech_type_name(v));
+        mech_err(c, kp, "component %s does not exist for quantity 'motor'; expected %s", b, expect_m);
+        return;
+    }
 
     /* the components this quantity offers in this dimension */
     const char *expect;
@@ -169,6 +197,8 @@ static void s_element(mech_ctx *c, json_t *obj, const char *ptr, mbs_channel_spe
         return;
     }
     ch->element = c->force_doc_to_spec[doc];
+    if (ch->quantity == MBS_Q_MOTOR && c->spec->forces && c->spec->forces[ch->element].type != MBS_FORCE_DC_MOTOR)
+        mech_err(c, kp, "quantity 'motor' needs a dc_motor element; /forces/%d is not one", doc);
 }
 
 /* "shapes": [pattern_a, pattern_b] of a contact_force channel: glob patterns
@@ -255,7 +285,7 @@ static void s_channel(mech_ctx *c, json_t *obj, const char *ptr, int i, mech_map
                          "acceleration, angle, angular_velocity, orientation, "
                          "joint_coordinate, reaction_force, reaction_torque, element_force, "
                          "kinetic_energy, potential_energy, energy, constraint_violation, "
-                         "normal_force, friction_force or contact_force)", b);
+                         "normal_force, friction_force, contact_force or motor)", b);
         } else if (s_quantities[q].dim && s_quantities[q].dim != c->dim) {
             mech_err(c, kp, "quantity '%s' exists only in %s mechanisms; use '%s'",
                      s_quantities[q].name, c->dim == 2 ? "spatial" : "planar",

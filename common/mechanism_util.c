@@ -258,9 +258,16 @@ int mech_check_keys(mech_ctx *c, json_t *obj, const char *ptr, const char *const
             char list[200];
             size_t len = 0;
             list[0] = '\0';
-            for (const char *const *a = allowed; *a && len + 2 < sizeof list; a++)
+            for (const char *const *a = allowed; *a; a++) {
+                /* a list too long for the message ends with "..." rather
+                 * than a cut name */
+                if (len + strlen(*a) + 2 + 5 >= sizeof list) {
+                    snprintf(list + len, sizeof list - len, ", ...");
+                    break;
+                }
                 len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
                                         a == allowed ? "" : ", ", *a);
+            }
             mech_err(c, kp, "unknown key '%s' (expected one of: %s)", kb, list);
         }
     }

@@ -165,7 +165,10 @@ static void s_joint_load(const mbs_model *m, int j, const double *x, double f, c
     const mbs_joint_spec *J = &m->spec->joints[j];
     const mbs_jgeom *g = &m->jg[j];
     if (J->type == MBS_JOINT_PRISMATIC) {
-        double ax[3], F[3];
+        /* zeroed: in 2-D mbs_avec_eval writes only x and y, and a third
+         * component left from the stack went into |ax| (a motor's force on
+         * a prismatic joint came out 4 % short) */
+        double ax[3] = {0, 0, 0}, F[3];
         mbs_avec_eval(m, &g->ax, x, 0, ax);
         double n = v3norm(ax);
         if (n == 0) return;
@@ -178,7 +181,7 @@ static void s_joint_load(const mbs_model *m, int j, const double *x, double f, c
     if (m->dim == 2) {
         tau[2] = f;
     } else {
-        double ax[3];
+        double ax[3] = {0, 0, 0};
         mbs_avec_eval(m, &g->ax, x, 0, ax);
         double n = v3norm(ax);
         if (n == 0) return;
@@ -219,6 +222,17 @@ static double s_spring(const mbs_model *m, int e, const double *x, const double 
     return F->stiffness * (L - L0) + F->damping * Ld + F->preload;
 }
 
+/* ---- DC motors ------------------------------------------------------------------------ */
+
+void mbs_force_motor(const mbs_model *m, int e, const double *x, const double *v, double t, mbs_dcmotor_state *st)
+{
+    const mbs_force_spec *F = &m->spec->forces[e];
+    double rate = 0;
+    mbs_joint_coord(m, F->joint, x, v, v ? &rate : NULL);
+    double V = mbs_fn_eval(&F->value[0], t, NULL, NULL);
+    mbs_dcmotor_eval(&F->motor, V, 0, rate, st);
+}
+
 /* ---- generalized forces ------------------------------------------------------------- */
 
 static void s_element_q(const mbs_model *m, const mbs_data *d, int e, const double *x, const double *v,
@@ -240,6 +254,12 @@ static void s_element_q(const mbs_model *m, const mbs_data *d, int e, const doub
         double rate;
         double th = s_joint_angle_cont(m, d, F->joint, x, v, &rate);
         s_joint_load(m, F->joint, x, -F->stiffness * (th - F->free_angle) - F->damping * rate, Q);
+        break;
+    }
+    case MBS_FORCE_DC_MOTOR: {
+        mbs_dcmotor_state st;
+        mbs_force_motor(m, e, x, v, t, &st);
+        s_joint_load(m, F->joint, x, st.torque, Q);
         break;
     }
     case MBS_FORCE_POINT_FORCE: {
@@ -415,6 +435,11 @@ double mbs_element_force(const mbs_model *m, int e, const double *x, const doubl
     case MBS_FORCE_ROTATIONAL_SPRING_DAMPER: {
         double rate, th = mbs_joint_coord(m, F->joint, x, v, &rate);
         return -F->stiffness * (th - F->free_angle) - F->damping * rate;
+    }
+    case MBS_FORCE_DC_MOTOR: {
+        mbs_dcmotor_state st;
+        mbs_force_motor(m, e, x, v, t, &st);
+        return st.torque;
     }
     case MBS_FORCE_POINT_FORCE:
     case MBS_FORCE_TORQUE: {

@@ -184,6 +184,15 @@ static int s_forces(mbs_model *m)
             if (F->damping != 0) m->conservative = 0;
             break;
         }
+        case MBS_FORCE_DC_MOTOR: { /* a torque law of the joint's rate (and t) */
+            const mbs_joint_spec *J = &s->joints[F->joint];
+            mbs_fel_add_body(m, fel, J->body[0]);
+            mbs_fel_add_body(m, fel, J->body[1]);
+            fel->has_rate = 1;
+            m->nstate_el++;
+            m->conservative = 0;
+            break;
+        }
         case MBS_FORCE_POINT_FORCE:
             m->fpts[2 * e] = mbs_body_avec(m, F->body[0], F->at, 1);
             if (F->body_frame) { mbs_fel_add_body(m, fel, F->body[0]); m->nstate_el++; }

@@ -246,6 +246,10 @@ void mbs_force_jac_noncontact(const mbs_model *m, mbs_data *d, const double *x, 
  * body receives, before variables shared by bodies are summed. */
 void mbs_force_eval_body(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double t,
                          double *Qbody);
+/* The state of dc_motor element e at (x, v, t): its current, torque on the
+ * joint, power flows (dcmotor.h); the joint's rate taken as 0 when v is
+ * NULL. */
+void mbs_force_motor(const mbs_model *m, int e, const double *x, const double *v, double t, mbs_dcmotor_state *st);
 /* Potential energy (gravity + springs) at x. */
 double mbs_potential(const mbs_model *m, const double *x, double t);
 /* Kinetic energy 0.5 v^T M v. */

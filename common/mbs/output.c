@@ -266,6 +266,26 @@ double mbs_channel_value(mbs_sampler *s, int c, double t, const double *x, const
         return mbs_reaction(m, d, ch->joint, ch->quantity == MBS_Q_REACTION_TORQUE, ch->component, t, x, v, a);
     case MBS_Q_ELEMENT_FORCE:
         return mbs_element_force(m, ch->element, x, v, t, ch->component);
+    case MBS_Q_MOTOR: {
+        mbs_dcmotor_state st;
+        mbs_force_motor(m, ch->element, x, v, t, &st);
+        switch (ch->component) {
+        case MBS_C_CURRENT: return st.i;
+        case MBS_C_VOLTAGE: return st.v;
+        case MBS_C_SPEED: {
+            double rate = 0;
+            mbs_joint_coord(m, m->spec->forces[ch->element].joint, x, v, v ? &rate : NULL);
+            return m->spec->forces[ch->element].motor.ratio * rate;
+        }
+        case MBS_C_TORQUE: return st.torque;
+        case MBS_C_POWER_IN: return st.p_in;
+        case MBS_C_COPPER_LOSS: return st.p_copper;
+        case MBS_C_FRICTION_LOSS: return st.p_friction;
+        case MBS_C_GEAR_LOSS: return st.p_gear;
+        case MBS_C_POWER_OUT: return st.p_out;
+        default: return NAN;
+        }
+    }
     case MBS_Q_NORMAL_FORCE:
     case MBS_Q_FRICTION_FORCE: {
         double N[2], FT;

@@ -16,6 +16,8 @@
 
 #include <stddef.h>
 
+#include "dcmotor.h"
+
 #define MBS_GROUND (-1)
 #define MBS_NAME_MAX 64
 
@@ -129,6 +131,9 @@ typedef enum {
     MBS_FORCE_ROTATIONAL_SPRING_DAMPER, /* on a revolute joint                 */
     MBS_FORCE_POINT_FORCE,       /* force at a body point                       */
     MBS_FORCE_TORQUE,            /* torque on a body                            */
+    MBS_FORCE_DC_MOTOR,          /* permanent-magnet DC motor on a revolute or
+                                    prismatic joint (issue 13): supply voltage
+                                    value[0](t), algebraic current (L = 0)   */
     MBS_FORCE_NTYPES
 } mbs_force_type;
 
@@ -148,6 +153,7 @@ typedef struct {
     mbs_fn value[3];              /* force: components; torque: 2-D value[0],
                                      3-D value[0..2]                          */
     int body_frame;               /* 1: components in body axes, 0: global     */
+    mbs_dcmotor motor;            /* dc_motor: its parameters (dcmotor.h)       */
 } mbs_force_spec;
 
 /* ---- contact shapes and contacts (compliant contact laws) ---------------- */
@@ -275,6 +281,9 @@ typedef enum {
                                end at -L/2), end 2 (y), |N_1| + |N_2| (magnitude) */
     MBS_Q_FRICTION_FORCE,   /* the same joint: friction force on the slider
                                along the guide's axis                         */
+    MBS_Q_MOTOR,            /* a dc_motor element: current, voltage, motor
+                               speed, torque on the joint, power flows
+                               (components MBS_C_CURRENT ...)              */
     MBS_Q_CONTACT_FORCE,    /* resultant force of the declared contact pairs
                                between shapes matching contact[0] and shapes
                                matching contact[1], on the latter (x, y, z,
@@ -286,6 +295,11 @@ typedef enum {
 typedef enum {
     MBS_C_X = 0, MBS_C_Y, MBS_C_Z, MBS_C_MAGNITUDE, MBS_C_W,
     MBS_C_NORMAL, /* contact_force: sum of the normal components           */
+    /* motor: current (A), applied voltage (V), motor speed (rad/s), torque
+     * on the joint (N m, or N through a lead), electrical input power,
+     * copper, friction and gear losses, mechanical output power (W) */
+    MBS_C_CURRENT, MBS_C_VOLTAGE, MBS_C_SPEED, MBS_C_TORQUE, MBS_C_POWER_IN, MBS_C_COPPER_LOSS,
+    MBS_C_FRICTION_LOSS, MBS_C_GEAR_LOSS, MBS_C_POWER_OUT,
     MBS_C_NONE /* scalar quantities */
 } mbs_component;
 

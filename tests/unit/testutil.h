@@ -198,6 +198,7 @@ static inline const char *const *t_integ_sets(int k, const char *name)
     /* trapezoidal_al per example (the settings the examples named before
      * the default became BDF, issue 9) */
     static const struct { const char *example, *step, *tol; } al[] = {
+        {"dc_motor_flywheel", "solver.step=1e-5", "solver.tolerance=1e-8"}, /* 240 rad/s */
         {"double_pendulum", "solver.step=0.001", "solver.tolerance=1e-10"},
         {"four_bar", "solver.step=0.001", "solver.tolerance=1e-10"},
         {"iftomm_a01_pendulum", "solver.step=0.001", "solver.tolerance=1e-10"},

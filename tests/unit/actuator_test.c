@@ -1,0 +1,228 @@
+/*
+ * actuator_test.c - the dc_motor force element (issue 13) against closed
+ * forms: a motor spinning up a flywheel (first order: omega_ss (1 - exp(-t /
+ * tau))), the same through a lead on a prismatic joint, the current limit
+ * (torque kt i_max until the back-EMF takes over), the energy balance
+ * (electrical input = kinetic energy + copper and friction losses), and the
+ * parser's errors for bad motor definitions.
+ *
+ * Tolerances: the runs are error-controlled; a speed is held to 100 x tol x
+ * the steady speed (the accuracy contract, docs/accuracy.md); the current
+ * is an algebraic function of the speed (1e-9 of its steady value); the
+ * energy balance is integrated by Simpson's rule over 1000 intervals of a
+ * smooth exponential (quadrature error below 1e-9 relative) and holds to
+ * 1e-6 of the input at tolerance 1e-8.
+ */
+#include "check.h"
+#include "testutil.h"
+
+#include <math.h>
+
+static const char *const FLYWHEEL = "examples/dc_motor_flywheel.json";
+
+/* The example's parameters (examples/dc_motor_flywheel.json). */
+static const double V = 12, R = 1, KT = 0.05, J = 1e-3, B = 1e-5;
+
+/* Spin-up of the flywheel with each error-controlled integrator: the speed
+ * against omega_ss (1 - exp(-t / tau)), the current against (V - ke w) / R. */
+static void test_flywheel_spinup(void)
+{
+    double k = KT * KT + B * R, wss = KT * V / k, tau = J * R / k;
+    const char *integ[] = {NULL, "solver.integrator=dopri5", "solver.integrator=bdf"};
+    const double tols[] = {1e-6, 1e-8};
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 2; b++) {
+            char tol[64];
+            snprintf(tol, sizeof tol, "solver.tolerance=%g", tols[b]);
+            const char *sets[] = {tol, integ[a], NULL};
+            t_run r;
+            t_run_file(FLYWHEEL, sets, &r);
+            CHECK(r.rc == 0);
+            if (r.rc) { t_run_free(&r); continue; }
+            double worst = 0, worst_i = 0;
+            for (double t = 0.1; t <= 2.0 + 1e-9; t += 0.1) {
+                double w = t_at(&r, "omega", t), ex = wss * (1 - exp(-t / tau));
+                worst = fmax(worst, fabs(w - ex));
+                worst_i = fmax(worst_i, fabs(t_at(&r, "i", t) - (V - KT * w) / R));
+                CHECK_NEAR(t_at(&r, "speed", t), w, 1e-9 * wss);
+            }
+            printf("  flywheel %-24s tol %g: speed error %.2e rad/s (%.3g x tol x omega_ss), current %.1e A\n",
+                   integ[a] ? integ[a] : "default", tols[b], worst, worst / (tols[b] * wss), worst_i);
+            CHECK(worst <= 100 * tols[b] * wss);
+            CHECK(worst_i <= 1e-9 * V / R);
+            t_run_free(&r);
+        }
+}
+
+/* Simpson's rule over the samples of channel `ch` (an even number of equal
+ * intervals from t = 0). */
+static double s_simpson(const t_run *r, const char *ch)
+{
+    int c = t_col(r, ch), n = r->res.nsample - 1;
+    if (c < 0 || n < 2) return NAN;
+    if (n % 2) n--;
+    const int w = 1 + r->res.nchannel;
+    double h = r->res.rows[(size_t)w] - r->res.rows[0], s = 0;
+    for (int i = 0; i <= n; i++) {
+        double f = r->res.rows[(size_t)i * w + c];
+        s += (i == 0 || i == n) ? f : (i % 2 ? 4 * f : 2 * f);
+    }
+    return s * h / 3;
+}
+
+/* Electrical input = kinetic energy gained + copper loss + friction loss
+ * (no gear loss at efficiency 1, nothing stored magnetically at L = 0). */
+static void test_energy_balance(void)
+{
+    const char *sets[] = {"solver.tolerance=1e-8", NULL};
+    /* samples every 2 ms (outputs.interval is not an override) */
+    char *text = t_slurp(FLYWHEEL, NULL), *at = text ? strstr(text, "\"interval\": 0.01") : NULL;
+    CHECK(at != NULL);
+    if (!at) { free(text); return; }
+    char doc[8192];
+    snprintf(doc, sizeof doc, "%.*s\"interval\": 0.002%s", (int)(at - text), text, at + strlen("\"interval\": 0.01"));
+    free(text);
+    t_run r;
+    t_run_text(doc, sets, &r);
+    CHECK(r.rc == 0);
+    if (r.rc) { t_run_free(&r); return; }
+    int n = r.res.nsample - 1;
+    if (n % 2) n--;
+    double T_end = r.res.rows[(size_t)n * (1 + r.res.nchannel) + t_col(&r, "T")];
+    double T_0 = r.res.rows[(size_t)t_col(&r, "T")];
+    double in = s_simpson(&r, "P_in"), cu = s_simpson(&r, "P_copper"), fr = s_simpson(&r, "P_friction");
+    double bal = in - (T_end - T_0) - cu - fr;
+    printf("  energy: input %.9g J = kinetic %.9g + copper %.9g + friction %.9g; imbalance %.2e J\n", in,
+           T_end - T_0, cu, fr, bal);
+    CHECK(fabs(bal) <= 1e-6 * in);
+    /* the mechanical output is the kinetic energy gained plus the friction
+     * of the load (none here): P_out integrates to T */
+    CHECK_NEAR(s_simpson(&r, "P_out"), T_end - T_0, 1e-6 * in);
+    t_run_free(&r);
+}
+
+/* The current limit: i = i_max while (V - ke w) / R exceeds it, so J w' =
+ * kt i_max - b w: w = (kt i_max / b)(1 - exp(-b t / J)) until w reaches
+ * (V - R i_max) / ke. */
+static void test_current_limit(void)
+{
+    const char *sets[] = {"solver.tolerance=1e-8", NULL};
+    char *text = t_slurp(FLYWHEEL, NULL);
+    CHECK(text != NULL);
+    if (!text) return;
+    /* add the limit to the motor entry */
+    const char *key = "\"viscous_friction\": \"$b\"";
+    char *at = strstr(text, key);
+    CHECK(at != NULL);
+    if (!at) { free(text); return; }
+    size_t pre = (size_t)(at - text) + strlen(key);
+    char doc[8192];
+    snprintf(doc, sizeof doc, "%.*s, \"current_limit\": 5%s", (int)pre, text, text + pre);
+    free(text);
+    t_run r;
+    t_run_text(doc, sets, &r);
+    CHECK(r.rc == 0);
+    if (r.rc) { t_run_free(&r); return; }
+    double imax = 5, wlim = (V - R * imax) / KT; /* 140 rad/s */
+    for (double t = 0.05; t <= 0.25; t += 0.05) {
+        double w = KT * imax / B * (1 - exp(-B * t / J));
+        CHECK(w < wlim);
+        CHECK_NEAR(t_at(&r, "omega", t), w, 100 * 1e-8 * wlim);
+        CHECK_NEAR(t_at(&r, "i", t), imax, 1e-12);
+    }
+    /* and later the current falls below the limit */
+    CHECK(t_at(&r, "i", 1.5) < imax);
+    t_run_free(&r);
+}
+
+/* A slider on a prismatic joint driven through a lead (m per motor rad):
+ * m v' = (kt (V - ke v / lead) / R - b v / lead) / lead, i.e. the same first
+ * order with v_ss = lead kt V / (kt ke + b R), tau = m R lead^2 / (kt ke + b R). */
+static void test_prismatic_lead(void)
+{
+    double lead = 0.002, mass = 50, k = KT * KT + B * R, vss = lead * KT * V / k, tau = mass * R * lead * lead / k;
+    char doc[4096];
+    snprintf(doc, sizeof doc,
+             "{\"dimension\": 2, \"gravity\": [0, -9.81],"
+             " \"bodies\": [{\"name\": \"table\", \"mass\": %g, \"inertia\": 1, \"com\": [0, 0]}],"
+             " \"joints\": [{\"name\": \"rail\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"table\"],"
+             "   \"at\": [0, 0], \"axis\": [1, 0]}],"
+             " \"forces\": [{\"name\": \"m\", \"type\": \"dc_motor\", \"joint\": \"rail\", \"voltage\": %g,"
+             "   \"resistance\": %g, \"torque_constant\": %g, \"back_emf_constant\": %g, \"viscous_friction\": %g,"
+             "   \"lead\": %g}],"
+             " \"solver\": {\"t_end\": 0.1, \"tolerance\": 1e-8},"
+             " \"outputs\": {\"interval\": 0.001, \"channels\": ["
+             "   {\"name\": \"v\", \"quantity\": \"velocity\", \"body\": \"table\", \"component\": \"x\"},"
+             "   {\"name\": \"F\", \"quantity\": \"motor\", \"element\": \"m\", \"component\": \"torque\"},"
+             "   {\"name\": \"wm\", \"quantity\": \"motor\", \"element\": \"m\", \"component\": \"speed\"}]}}",
+             mass, V, R, KT, KT, B, lead);
+    t_run r;
+    t_run_text(doc, NULL, &r);
+    CHECK(r.rc == 0);
+    if (r.rc) { t_run_free(&r); return; }
+    printf("  prismatic lead: v_ss %.6g m/s, tau %.4g s\n", vss, tau);
+    for (double t = 0.01; t <= 0.1 + 1e-9; t += 0.01) {
+        double v = vss * (1 - exp(-t / tau));
+        CHECK_NEAR(t_at(&r, "v", t), v, 100 * 1e-8 * vss);
+        CHECK_NEAR(t_at(&r, "wm", t), t_at(&r, "v", t) / lead, 1e-9 * vss / lead);
+        double i = (V - KT * v / lead) / R;
+        CHECK_NEAR(t_at(&r, "F", t), (KT * i - B * v / lead) / lead, 1e-6 * KT * V / R / lead);
+    }
+    t_run_free(&r);
+}
+
+/* Bad motor definitions: each a clear error at the right JSON pointer. */
+static void test_parser_errors(void)
+{
+    static const struct { const char *motor_extra, *joint, *channel, *ptr, *msg; } cases[] = {
+        {", \"inductance\": 0.01", "revolute", NULL, "/forces/0/inductance", "not supported yet"},
+        {", \"rotor_inertia\": 1e-5", "revolute", NULL, "/forces/0/rotor_inertia", "gear_ratio^2"},
+        {", \"lead\": 0.01", "revolute", NULL, "/forces/0/lead", "prismatic"},
+        {", \"gear_ratio\": 10", "prismatic", NULL, "/forces/0/gear_ratio", "lead"},
+        {"", "prismatic", NULL, "/forces/0", "'lead'"},
+        {", \"efficiency\": 1.5", "revolute", NULL, "/forces/0/efficiency", "(0, 1]"},
+        {", \"resistence\": 1", "revolute", NULL, "/forces/0/resistence", "did you mean 'resistance'"},
+        {"", "revolute", "{\"name\": \"c\", \"quantity\": \"motor\", \"element\": \"m\", \"component\": \"amps\"}",
+         "/outputs/channels/0/component", "current"},
+        {"", "revolute", "{\"name\": \"c\", \"quantity\": \"motor\", \"element\": \"k\", \"component\": \"current\"}",
+         "/outputs/channels/0/element", "dc_motor"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char doc[4096];
+        snprintf(doc, sizeof doc,
+                 "{\"dimension\": 2,"
+                 " \"bodies\": [{\"name\": \"w\", \"mass\": 1, \"inertia\": 1e-3, \"com\": [0, 0]}],"
+                 " \"joints\": [{\"name\": \"j\", \"type\": \"%s\", \"bodies\": [\"ground\", \"w\"], \"at\": [0, 0]%s}],"
+                 " \"forces\": [{\"name\": \"m\", \"type\": \"dc_motor\", \"joint\": \"j\", \"voltage\": 12,"
+                 "   \"resistance\": 1, \"torque_constant\": 0.05, \"back_emf_constant\": 0.05%s},"
+                 "   {\"name\": \"k\", \"type\": \"torque\", \"body\": \"w\", \"value\": 0}],"
+                 " \"solver\": {\"t_end\": 1}%s%s%s}",
+                 cases[i].joint, strcmp(cases[i].joint, "prismatic") ? "" : ", \"axis\": [1, 0]",
+                 cases[i].motor_extra, cases[i].channel ? ", \"outputs\": {\"interval\": 0.1, \"channels\": [" : "",
+                 cases[i].channel ? cases[i].channel : "", cases[i].channel ? "]}" : "");
+        mbs_errlist el;
+        memset(&el, 0, sizeof el);
+        mbs_spec *s = mech_parse(doc, strlen(doc), NULL, 0, &el);
+        CHECK(s == NULL);
+        int found = 0;
+        for (int e = 0; e < el.n; e++)
+            found |= !strcmp(el.e[e].pointer, cases[i].ptr) && strstr(el.e[e].message, cases[i].msg) != NULL;
+        if (!found) {
+            fprintf(stderr, "  case %zu: expected '%s' at %s, got:\n", i, cases[i].msg, cases[i].ptr);
+            for (int e = 0; e < el.n; e++) fprintf(stderr, "    %s: %s\n", el.e[e].pointer, el.e[e].message);
+        }
+        CHECK(found);
+        mbs_spec_free(&s);
+    }
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    test_flywheel_spinup();
+    test_energy_balance();
+    test_current_limit();
+    test_prismatic_lead();
+    test_parser_errors();
+    return CHECK_SUMMARY("actuator_test");
+}
