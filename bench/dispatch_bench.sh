@@ -89,6 +89,12 @@ log "starting PostgreSQL in $PGDIR"
 bash "$ROOT/scripts/pg.sh" start "$PGDIR" >"$TMP/pg-start.log" 2>&1 || die "PostgreSQL did not start"
 DB=$(bash "$ROOT/scripts/pg.sh" conninfo "$PGDIR")
 PG_VERSION=$(psql "$DB" -XAtc "SHOW server_version" | cut -d' ' -f1)
+if [ "${DISPATCH_PG_STATS:-0}" = 1 ]; then
+  # where PostgreSQL's time goes (one restart to load the library)
+  psql "$DB" -Xqc "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'" >/dev/null
+  bash "$ROOT/scripts/pg.sh" restart "$PGDIR" >>"$TMP/pg-start.log" 2>&1 || die "PostgreSQL did not restart"
+  psql "$DB" -Xqc "CREATE EXTENSION pg_stat_statements" >/dev/null || die "no pg_stat_statements"
+fi
 sql() { psql "$DB" -XAtq -c "$1"; }
 
 # CurveZMQ on, as deployed (the gateway refuses workers without keys)
@@ -203,4 +209,15 @@ echo "echo workers: build/worker --echo (benchmark tool: empty result at once, n
 echo
 cat "$T"
 echo
+if [ "${DISPATCH_PG_STATS:-0}" = 1 ]; then
+  echo "PostgreSQL's time by statement over the whole run (pg_stat_statements, top 12):"
+  echo
+  echo "| total (s) | calls | rows | ms per call | statement |"
+  echo "|---:|---:|---:|---:|---|"
+  sql "SELECT '| ' || round((total_exec_time + total_plan_time)::numeric / 1000, 2) || ' | ' || calls || ' | ' || rows
+              || ' | ' || round(((total_exec_time + total_plan_time) / calls)::numeric, 3) || ' | '
+              || left(regexp_replace(query, '\s+', ' ', 'g'), 90) || ' |'
+       FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 12"
+  echo
+fi
 log "done in $((SECONDS - T_START)) s"

@@ -311,7 +311,7 @@ static json_t *s_job_body(const ds_claimed *c, char *why, size_t size)
 /* Claim jobs for every free slot and send them. */
 static void s_dispatch(void)
 {
-    char *owners[DS_MAX_WORKERS * DS_MAX_SLOTS];
+    static char *owners[DS_MAX_WORKERS * DS_MAX_SLOTS];
     int n = 0, sent = 0;
     /* one owner entry per free slot, round-robin over the workers */
     for (int round = 0; round < DS_MAX_SLOTS; round++)
@@ -369,7 +369,9 @@ static void s_overdue(double t)
 static void s_tick(void)
 {
     double t = s_now(), hb = gw_cfg.heartbeat_ms / 1000.0;
-    long long ids[DS_MAX_WORKERS * DS_MAX_SLOTS]; int att[DS_MAX_WORKERS * DS_MAX_SLOTS], n = 0;
+    static long long ids[DS_MAX_WORKERS * DS_MAX_SLOTS];
+    static int att[DS_MAX_WORKERS * DS_MAX_SLOTS];
+    int n = 0;
     /* silent workers are declared dead (their jobs re-queued); the others pinged */
     for (int i = s_nw - 1; i >= 0; i--)
         if (t - s_w[i]->last_seen > gw_cfg.liveness * hb) s_drop_worker(i, "stopped answering");

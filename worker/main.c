@@ -44,7 +44,7 @@
 #include <zmq.h>
 
 #define WK_VERSION "mbsweep-worker/1"
-#define MAX_QUEUE 16
+#define MAX_QUEUE 64   /* jobs in hand at most: the gateway's DS_MAX_SLOTS */
 
 static struct {
     const char *connect, *server_key, *key_file;
@@ -171,7 +171,7 @@ static void s_on_job(void *sock, msg_t *m)
     if (!j->solver) j->solver = json_object();
     if (!j->responses) j->responses = json_array();
     pthread_mutex_lock(&s_lock);
-    int full = s_nqueue >= MAX_QUEUE;
+    int full = s_nqueue + (s_current != NULL) >= MAX_QUEUE;
     if (!full) { s_queue[s_nqueue++] = j; pthread_cond_signal(&s_cond); }
     pthread_mutex_unlock(&s_lock);
     if (full) { s_give_back(sock, j, "worker queue full", 1); wk_job_free(j); }
@@ -440,8 +440,8 @@ int main(int argc, char **argv)
             return opt == 'h' ? 0 : 2;
         }
     }
-    if (s_cfg.slots < 1 || s_cfg.slots > 8 || s_cfg.heartbeat_ms < 50 || s_cfg.liveness < 1) {
-        fprintf(stderr, "worker: slots must be 1..8, heartbeat-ms >= 50, liveness >= 1\n");
+    if (s_cfg.slots < 1 || s_cfg.slots > MAX_QUEUE || s_cfg.heartbeat_ms < 50 || s_cfg.liveness < 1) {
+        fprintf(stderr, "worker: slots must be 1..%d, heartbeat-ms >= 50, liveness >= 1\n", MAX_QUEUE);
         return 2;
     }
     if (!s_cfg.open && s_keys() != 0) return 2;
