@@ -21,7 +21,10 @@
 # GATEWAY and WORKER (binaries to measure, default build/gateway and
 # build/worker: GATEWAY=/path/to/old/gateway measures another commit's
 # dispatcher with the same echo workers), DISPATCH_LABEL (first column),
-# KEEP_TMP (1 = keep the temporary directory and its logs).
+# DISPATCH_POLL (0.1: seconds between two GET /api/v1/sweeps/{id} of the
+# client; each costs PostgreSQL about 30 ms on a 20,000-job sweep, so polling
+# every 25 ms as bench/service_bench.sh does would take half a core from what
+# is measured), KEEP_TMP (1 = keep the temporary directory and its logs).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
@@ -31,6 +34,7 @@ SLOTS=${DISPATCH_SLOTS:-8}
 REAL_SLOTS=${DISPATCH_REAL_SLOTS:-}
 REPEAT=${DISPATCH_REPEAT:-2}
 REAL=${DISPATCH_REAL:-1}
+POLL=${DISPATCH_POLL:-0.1}
 GATEWAY=${GATEWAY:-$ROOT/build/gateway}
 WORKER=${WORKER:-$ROOT/build/worker}
 LABEL=${DISPATCH_LABEL:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo this)}
@@ -94,6 +98,12 @@ if [ "${DISPATCH_PG_STATS:-0}" = 1 ]; then
   psql "$DB" -Xqc "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'" >/dev/null
   bash "$ROOT/scripts/pg.sh" restart "$PGDIR" >>"$TMP/pg-start.log" 2>&1 || die "PostgreSQL did not restart"
   psql "$DB" -Xqc "CREATE EXTENSION pg_stat_statements" >/dev/null || die "no pg_stat_statements"
+  # slow statements' plans in the server log (for a closer look with KEEP_TMP=1)
+  if [ -n "${DISPATCH_EXPLAIN_MS:-}" ]; then
+    psql "$DB" -Xq -c "LOAD 'auto_explain'" -c "ALTER SYSTEM SET session_preload_libraries = 'auto_explain'" \
+      -c "ALTER SYSTEM SET auto_explain.log_min_duration = '${DISPATCH_EXPLAIN_MS}ms'" \
+      -c "ALTER SYSTEM SET auto_explain.log_analyze = on" -c "SELECT pg_reload_conf()" >/dev/null
+  fi
 fi
 sql() { psql "$DB" -XAtq -c "$1"; }
 
@@ -161,7 +171,7 @@ sweep() {
          "parameters":{"L":{"min":0.5,"max":2,"levels":'$JOBS'}},"solver":{"t_end":0.01},
          "responses":[{"name":"ymin","channel":"y","reduce":"min"}]}'
   mark a
-  out=$($CLIENT "$BASE" "$TOKEN" sweep "$spec" --wait 300) || die "the sweep ($kind) did not finish"
+  out=$($CLIENT "$BASE" "$TOKEN" sweep "$spec" --wait 300 --poll "$POLL") || die "the sweep ($kind) did not finish"
   mark b
   sid=$(jget "$out" id)
   nres=$(sql "SELECT count(*) FROM results r JOIN jobs j ON j.id = r.job_id WHERE j.sweep_id = '$sid'")
@@ -205,7 +215,7 @@ echo "### Dispatch capacity (bench/dispatch_bench.sh)"
 echo
 echo "machine: $(nproc) cores, $CPUNAME, $(date -u '+%Y-%m-%d %H:%M') UTC; PostgreSQL $PG_VERSION (fsync on);"
 echo "one gateway ($GATEWAY, default options), sweeps of $JOBS pendulum jobs (t_end 0.01 s), POST -> every job done;"
-echo "echo workers: build/worker --echo (benchmark tool: empty result at once, nothing solved)"
+echo "echo workers: build/worker --echo (benchmark tool: empty result at once, nothing solved); status polled every $POLL s"
 echo
 cat "$T"
 echo

@@ -39,23 +39,38 @@ static char *s_text_array(char **v, int n)
     return buf;
 }
 
+/* The claim.  top: the first 2n queued jobs in priority order, taken per
+ * runnable sweep from its own queue index (jobs_sweep_queue_idx) and merged,
+ * so that a claim reads about n index entries per sweep, however many jobs
+ * wait or sit in paused sweeps; cand: of those, the first n not locked by
+ * another gateway, locked (twice as many candidates as needed, so that a
+ * second gateway claiming at the same moment still finds some); upd: each
+ * becomes running with its owner ($2, one per job in order) and a lease.
+ * cand finds its rows by primary key: "(status = 'queued') IS TRUE" keeps
+ * the planner off the partial index jobs_queue_idx, whose dead entries (the
+ * jobs claimed since the last vacuum) it would otherwise walk each time. */
 static db_stmt s_claim = { "ds_claim",
-        "WITH cand AS (SELECT j.id FROM jobs j WHERE j.status = 'queued' AND j.not_before <= now() "
-        "                AND EXISTS (SELECT 1 FROM sweeps s WHERE s.id = j.sweep_id AND s.status IN ('queued','running')) "
-        "              ORDER BY j.priority DESC, j.id LIMIT $1::int FOR UPDATE OF j SKIP LOCKED), "
-        "     num AS (SELECT id, row_number() OVER (ORDER BY id) AS rn FROM cand), "
-        "     upd AS (UPDATE jobs j SET status = 'running', attempt = j.attempt + 1, "
-        "                    lease_owner = ($2::text[])[num.rn], "
-        "                    lease_expires = now() + $3::float8 * interval '1 second', "
-        "                    started_at = now(), finished_at = NULL "
-        "             FROM num WHERE j.id = num.id "
-        "             RETURNING j.id, j.attempt, j.lease_owner, j.sweep_id, j.parameters, j.solver_overrides), "
-        "     st AS (UPDATE sweeps SET status = 'running', started_at = coalesce(started_at, now()) "
-        "            WHERE id IN (SELECT sweep_id FROM upd) AND status = 'queued') "
-        "SELECT upd.id, upd.attempt, upd.lease_owner, s.model_id, upd.parameters::text, "
-        "       upd.solver_overrides::text, coalesce(s.spec->'responses', '[]')::text, "
-        "       coalesce((s.spec->>'time_limit')::float8, $4::float8) "
-        "FROM upd JOIN sweeps s ON s.id = upd.sweep_id ORDER BY upd.id", 0 };
+    "WITH top AS (SELECT q.id FROM sweeps s CROSS JOIN LATERAL "
+    "               (SELECT j.id, j.priority FROM jobs j "
+    "                WHERE j.sweep_id = s.id AND j.status = 'queued' AND j.not_before <= now() "
+    "                ORDER BY j.priority DESC, j.id LIMIT 2 * $1::int) q "
+    "             WHERE s.status IN ('queued','running') "
+    "             ORDER BY q.priority DESC, q.id LIMIT 2 * $1::int), "
+    "     cand AS (SELECT j.id FROM jobs j WHERE j.id IN (SELECT id FROM top) AND (j.status = 'queued') IS TRUE "
+    "              ORDER BY j.priority DESC, j.id LIMIT $1::int FOR UPDATE OF j SKIP LOCKED), "
+    "     num AS (SELECT id, row_number() OVER (ORDER BY id) AS rn FROM cand), "
+    "     upd AS (UPDATE jobs j SET status = 'running', attempt = j.attempt + 1, "
+    "                    lease_owner = ($2::text[])[num.rn], "
+    "                    lease_expires = now() + $3::float8 * interval '1 second', "
+    "                    started_at = now(), finished_at = NULL "
+    "             FROM num WHERE j.id = num.id "
+    "             RETURNING j.id, j.attempt, j.lease_owner, j.sweep_id, j.parameters, j.solver_overrides), "
+    "     st AS (UPDATE sweeps SET status = 'running', started_at = coalesce(started_at, now()) "
+    "            WHERE id IN (SELECT sweep_id FROM upd) AND status = 'queued') "
+    "SELECT upd.id, upd.attempt, upd.lease_owner, s.model_id, upd.parameters::text, "
+    "       upd.solver_overrides::text, coalesce(s.spec->'responses', '[]')::text, "
+    "       coalesce((s.spec->>'time_limit')::float8, $4::float8) "
+    "FROM upd JOIN sweeps s ON s.id = upd.sweep_id ORDER BY upd.id", 0 };
 
 int ds_claim(PGconn **db, char **owners, int n, double lease, double time_limit,
              ds_claimed **out, int *nout)
@@ -112,9 +127,18 @@ int ds_unclaim(PGconn **db, long long id, int attempt)
 
 /* The fenced result write of a batch: per row, job done + result + metrics
  * + responses (+ poses), or nothing; a row counts only if the job is still
- * running with that attempt and leased to the worker that sent it.  $1: the
+ * running with that attempt and leased to the worker that sent it (ok: a
+ * running job has no result yet, a job that is done never runs again, so
+ * the rows of ok are exactly the results stored; ON CONFLICT guards all the
+ * same).  The metrics record is built once per row in FROM: "(f(x)).*" in
+ * the select list would call f once per column of metrics.  $1: the
  * rows as a JSON array (id, att, owner, ch, ns, resp, met, ps); $2 and $3:
- * each row's samples and pose frames (bytea[], binary, in the same order). */
+ * each row's samples and pose frames (bytea[], binary, in the same order);
+ * $4: the job ids again, as an array, so that the jobs are found by primary
+ * key.  "(status = 'running') IS TRUE" is status = 'running' that the planner
+ * cannot match with the partial index jobs_lease_idx: with stale statistics
+ * it would rather walk that index, whose dead entries (every job that ran
+ * since the last vacuum) make each write cost as much as the whole sweep. */
 static db_stmt s_results = { "ds_results",
     "WITH u AS (SELECT * FROM ROWS FROM ( "
     "             jsonb_to_recordset($1::jsonb) AS (id bigint, att int, owner text, ch jsonb, ns int, "
@@ -123,24 +147,24 @@ static db_stmt s_results = { "ds_results",
     "           AS u(id, att, owner, ch, ns, resp, met, ps, smp, fr)), "
     "     j AS (UPDATE jobs SET status = 'done', finished_at = now(), lease_owner = NULL, "
     "                  lease_expires = NULL, error = NULL "
-    "           FROM u WHERE jobs.id = u.id AND jobs.attempt = u.att AND jobs.status = 'running' "
+    "           FROM u WHERE jobs.id = ANY($4::bigint[]) AND jobs.id = u.id AND jobs.attempt = u.att "
+    "             AND (jobs.status = 'running') IS TRUE "
     "             AND jobs.lease_owner = u.owner "
     "           RETURNING jobs.id, jobs.attempt), "
     "     ok AS (SELECT u.* FROM u JOIN j ON j.id = u.id AND j.attempt = u.att), "
     "     r AS (INSERT INTO results (job_id, channels, nsample, samples, responses, worker_id) "
     "           SELECT id, ARRAY(SELECT jsonb_array_elements_text(ch)), ns, coalesce(smp, ''::bytea), resp, owner "
     "           FROM ok ON CONFLICT (job_id) DO NOTHING RETURNING job_id), "
-    "     w AS (SELECT ok.* FROM ok JOIN r ON r.job_id = ok.id), "
-    "     m AS (INSERT INTO metrics SELECT (jsonb_populate_record(NULL::metrics, "
-    "                  w.met || jsonb_build_object('job_id', w.id))).* FROM w "
+    "     m AS (INSERT INTO metrics SELECT x.* FROM ok, "
+    "             jsonb_populate_record(NULL::metrics, ok.met || jsonb_build_object('job_id', ok.id)) x "
     "           ON CONFLICT (job_id) DO NOTHING), "
     "     s AS (INSERT INTO responses (job_id, name, value) "
-    "           SELECT w.id, e.key, CASE WHEN jsonb_typeof(e.value) = 'number' THEN (e.value #>> '{}')::float8 END "
-    "           FROM w, jsonb_each(w.resp) e ON CONFLICT DO NOTHING), "
+    "           SELECT ok.id, e.key, CASE WHEN jsonb_typeof(e.value) = 'number' THEN (e.value #>> '{}')::float8 END "
+    "           FROM ok, jsonb_each(ok.resp) e ON CONFLICT DO NOTHING), "
     "     p AS (INSERT INTO poses (job_id, bodies, npose, nframe, frames) "
-    "           SELECT w.id, ARRAY(SELECT jsonb_array_elements_text(w.ps->'bodies')), "
-    "                  (w.ps->>'npose')::int, (w.ps->>'nframe')::int, w.fr "
-    "           FROM w WHERE w.fr IS NOT NULL ON CONFLICT (job_id) DO NOTHING) "
+    "           SELECT ok.id, ARRAY(SELECT jsonb_array_elements_text(ok.ps->'bodies')), "
+    "                  (ok.ps->>'npose')::int, (ok.ps->>'nframe')::int, ok.fr "
+    "           FROM ok WHERE ok.fr IS NOT NULL ON CONFLICT (job_id) DO NOTHING) "
     "SELECT count(*) FROM r", 0 };
 
 /* The poses of a result (msg.h): their description when the payload holds
@@ -197,6 +221,7 @@ static char *s_bytea_array(const void *const *v, const size_t *len, int n, int *
 static int s_write_results(PGconn **db, ds_pending *p, int n)
 {
     json_t *rows = json_array();
+    long long *ids = calloc((size_t)n + 1, sizeof *ids);
     const void **smp = calloc((size_t)n + 1, sizeof *smp), **fr = calloc((size_t)n + 1, sizeof *fr);
     size_t *slen = calloc((size_t)n + 1, sizeof *slen), *flen = calloc((size_t)n + 1, sizeof *flen);
     int k = 0, rc = 0;
@@ -211,6 +236,7 @@ static int s_write_results(PGconn **db, ds_pending *p, int n)
             "met", json_object_get(b, "metrics"), "ps", ps);
         if (!row) continue;   /* not a valid RESULT (dispatch_msg.c lets none through) */
         json_array_append_new(rows, row);
+        ids[k] = json_integer_value(json_object_get(b, "job"));
         /* the payload: samples first, then the frames when the poses hold */
         smp[k] = p[i].m.blob ? p[i].m.blob : ""; slen[k] = nsbytes;
         fr[k] = ps ? (const char *)p[i].m.blob + nsbytes : NULL; flen[k] = ps ? p[i].m.bloblen - nsbytes : 0;
@@ -220,22 +246,24 @@ static int s_write_results(PGconn **db, ds_pending *p, int n)
         int ssize, fsize;
         char *txt = json_dumps(rows, JSON_COMPACT);
         char *sa = s_bytea_array(smp, slen, k, &ssize), *fa = s_bytea_array(fr, flen, k, &fsize);
-        const char *prm[] = { txt, sa, fa };
-        int len[3] = { 0, ssize, fsize }, fmt[3] = { 0, 1, 1 };
-        PGresult *r = db_execp(db, &s_results, 3, prm, len, fmt, 0);
+        char *ia = ds_int_array(ids, NULL, k);
+        const char *prm[] = { txt, sa, fa, ia };
+        int len[4] = { 0, ssize, fsize, 0 }, fmt[4] = { 0, 1, 1, 0 };
+        PGresult *r = db_execp(db, &s_results, 4, prm, len, fmt, 0);
         if (!db_ok(r)) { log_warn("dispatch: write results: %s", PQresultErrorMessage(r)); rc = -1; }
         PQclear(r);
-        free(txt); free(sa); free(fa);
+        free(txt); free(sa); free(fa); free(ia);
     }
     json_decref(rows);
-    free(smp); free(fr); free(slen); free(flen);
+    free(ids); free(smp); free(fr); free(slen); free(flen);
     return rc;
 }
 
 /* The failures of a batch: each retried after a doubling delay while
  * attempts remain (when the worker says a retry may help: a deterministic
  * failure fails at once); fenced as results are.  $1: rows (id, att, retry,
- * error, owner) as a JSON array; $2: the back-off (s). */
+ * error, owner) as a JSON array; $2: the back-off (s); $3: the job ids (as
+ * for results). */
 static db_stmt s_failures = { "ds_failures",
     "UPDATE jobs SET "
     "  status = CASE WHEN u.retry AND jobs.attempt < jobs.max_attempts THEN 'queued' ELSE 'failed' END, "
@@ -244,13 +272,15 @@ static db_stmt s_failures = { "ds_failures",
     "  finished_at = CASE WHEN u.retry AND jobs.attempt < jobs.max_attempts THEN NULL ELSE now() END, "
     "  error = u.error, lease_owner = NULL, lease_expires = NULL "
     "FROM jsonb_to_recordset($1::jsonb) AS u(id bigint, att int, retry bool, error text, owner text) "
-    "WHERE jobs.id = u.id AND jobs.attempt = u.att AND jobs.status = 'running' AND jobs.lease_owner = u.owner", 0 };
+    "WHERE jobs.id = ANY($3::bigint[]) AND jobs.id = u.id AND jobs.attempt = u.att "
+    "  AND (jobs.status = 'running') IS TRUE AND jobs.lease_owner = u.owner", 0 };
 
 /* Write the FAILEDs among p[0..n) in one statement.  0, or -1 (logged). */
 static int s_write_failures(PGconn **db, ds_pending *p, int n, double backoff)
 {
     json_t *rows = json_array();
-    int rc = 0;
+    long long *ids = calloc((size_t)n + 1, sizeof *ids);
+    int rc = 0, k = 0;
     for (int i = 0; i < n; i++) {
         if (!p[i].failed) continue;
         json_t *b = p[i].m.body;
@@ -258,16 +288,19 @@ static int s_write_failures(PGconn **db, ds_pending *p, int n, double backoff)
         json_t *row = json_pack("{s:O,s:O,s:b,s:s,s:s}", "id", json_object_get(b, "job"),
             "att", json_object_get(b, "attempt"), "retry", json_is_true(json_object_get(b, "retry")),
             "error", err ? err : "failed", "owner", p[i].worker);
-        if (row) json_array_append_new(rows, row);
+        if (!row) continue;
+        json_array_append_new(rows, row);
+        ids[k++] = json_integer_value(json_object_get(b, "job"));
     }
-    if (json_array_size(rows)) {
-        char bb[32], *txt = json_dumps(rows, JSON_COMPACT);
+    if (k) {
+        char bb[32], *txt = json_dumps(rows, JSON_COMPACT), *ia = ds_int_array(ids, NULL, k);
         snprintf(bb, sizeof bb, "%.3f", backoff);
-        const char *prm[] = { txt, bb };
-        rc = db_cmdp(db, "write failures", &s_failures, 2, prm);
-        free(txt);
+        const char *prm[] = { txt, bb, ia };
+        rc = db_cmdp(db, "write failures", &s_failures, 3, prm);
+        free(txt); free(ia);
     }
     json_decref(rows);
+    free(ids);
     return rc;
 }
 
