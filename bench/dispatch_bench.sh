@@ -16,8 +16,9 @@
 #
 # Knobs (environment): DISPATCH_JOBS (20000), DISPATCH_ECHO ("1 2 4": echo
 # workers, added one group after the other), DISPATCH_SLOTS (slots of each echo
-# worker, 8), DISPATCH_REAL_SLOTS (slots of each real worker, the worker's
-# default), DISPATCH_REPEAT (2), DISPATCH_REAL (1; 0 = no end-to-end row),
+# worker, 64), DISPATCH_REAL_SLOTS ("2 32": slots of each of the two real
+# workers, one configuration after the other), DISPATCH_REPEAT (2),
+# DISPATCH_REAL (1; 0 = no end-to-end row),
 # GATEWAY and WORKER (binaries to measure, default build/gateway and
 # build/worker: GATEWAY=/path/to/old/gateway measures another commit's
 # dispatcher with the same echo workers), DISPATCH_LABEL (first column),
@@ -29,9 +30,9 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 JOBS=${DISPATCH_JOBS:-20000}
-ECHO_STEPS=${DISPATCH_ECHO:-"1 2 4"}
-SLOTS=${DISPATCH_SLOTS:-8}
-REAL_SLOTS=${DISPATCH_REAL_SLOTS:-}
+ECHO_STEPS=${DISPATCH_ECHO-"1 2 4"}
+SLOTS=${DISPATCH_SLOTS:-64}
+REAL_SLOTS=${DISPATCH_REAL_SLOTS:-"2 32"}
 REPEAT=${DISPATCH_REPEAT:-2}
 REAL=${DISPATCH_REAL:-1}
 POLL=${DISPATCH_POLL:-0.1}
@@ -204,9 +205,11 @@ stop_workers
 
 # ---- 2. end to end with two real workers ---------------------------------------------------
 if [ "$REAL" = 1 ]; then
-  if [ -n "$REAL_SLOTS" ]; then start_workers 2 --slots "$REAL_SLOTS"; desc="2 real (--slots $REAL_SLOTS)"
-  else start_workers 2; desc="2 real (default slots)"; fi
-  for _ in $(seq 1 "$REPEAT"); do sweep "$desc"; done
+  for sl in $REAL_SLOTS; do
+    start_workers 2 --slots "$sl"
+    for _ in $(seq 1 "$REPEAT"); do sweep "2 real (--slots $sl)"; done
+    stop_workers
+  done
 fi
 
 CPUNAME=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
