@@ -311,6 +311,7 @@ static json_t *s_job_body(const ds_claimed *c, char *why, size_t size)
 /* Claim jobs for every free slot and send them. */
 static void s_dispatch(void)
 {
+    /* static: 512 KB with 64 slots per worker, too much for a thread's stack */
     static char *owners[DS_MAX_WORKERS * DS_MAX_SLOTS];
     int n = 0, sent = 0;
     /* one owner entry per free slot, round-robin over the workers */
@@ -369,6 +370,7 @@ static void s_overdue(double t)
 static void s_tick(void)
 {
     double t = s_now(), hb = gw_cfg.heartbeat_ms / 1000.0;
+    /* every job in hand of every worker (static: 768 KB, see s_dispatch) */
     static long long ids[DS_MAX_WORKERS * DS_MAX_SLOTS];
     static int att[DS_MAX_WORKERS * DS_MAX_SLOTS];
     int n = 0;
