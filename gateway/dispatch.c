@@ -2,8 +2,8 @@
  * dispatch.c - the dispatcher thread: a ZeroMQ ROUTER that workers (DEALER)
  * connect to, a loop that
  *   1. receives READY / HEARTBEAT / RESULT / FAILED from workers,
- *   2. writes results and failures (one transaction per batch),
- *   3. claims queued jobs for the free slots of live workers and sends them,
+ *   2. claims queued jobs for the free slots of live workers and sends them,
+ *   3. writes results and failures (one transaction per batch),
  *   4. every heartbeat interval: pings workers, forgets silent ones (after
  *      `liveness` missed intervals), extends the leases of live workers'
  *      jobs, re-queues expired leases, tells workers to drop jobs that are no
@@ -455,17 +455,20 @@ static void *s_main(void *arg)
             msg_clear(&m);
         }
         double t = s_now();
-        /* 2. results and failures, batched; kept while the database is away */
+        /* 2. new work for free slots: at once when kicked, else every 250 ms.
+           Before the write of the results that freed the slots: the worker
+           waits for its next job, nobody waits for the write (a result in
+           memory is as safe as before: the job's lease still holds it) */
+        if (atomic_exchange(&s_kick, 0) || t >= next_claim) {
+            s_dispatch();
+            next_claim = t + 0.25;
+        }
+        /* 3. results and failures, batched; kept while the database is away */
         if (s_npend && t >= next_write) {
             if (ds_write(&s_db, s_pend, s_npend, gw_cfg.backoff_seconds) == 0) {
                 for (int i = 0; i < s_npend; i++) msg_clear(&s_pend[i].m);
                 s_npend = 0;
             } else next_write = t + 0.5;
-        }
-        /* 3. new work for free slots: at once when kicked, else every 250 ms */
-        if (atomic_exchange(&s_kick, 0) || t >= next_claim) {
-            s_dispatch();
-            next_claim = t + 0.25;
         }
         /* 4. heartbeats, leases, cancellations, sweeps */
         if (t >= next_tick) {
