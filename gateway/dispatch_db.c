@@ -316,12 +316,21 @@ static int s_write_batches(PGconn **db, ds_pending *p, int n, double backoff)
 
 int ds_write(PGconn **db, ds_pending *p, int n, double backoff)
 {
+    int nfailed = 0;
     if (n == 0) return 0;
-    /* the whole batch in one transaction (one commit for many results) */
-    if (db_cmd(db, "begin", "BEGIN", 0, NULL)) return -1;
-    if (s_write_batches(db, p, n, backoff) == 0 && db_cmd(db, "commit", "COMMIT", 0, NULL) == 0) return 0;
-    if (PQstatus(*db) != CONNECTION_OK) return -1; /* keep them for later */
-    db_cmd(db, "rollback", "ROLLBACK", 0, NULL);
+    for (int i = 0; i < n; i++) nfailed += p[i].failed;
+    if (n <= WRITE_BATCH && (nfailed == 0 || nfailed == n)) {
+        /* one statement (the usual case): atomic by itself, no BEGIN and
+           COMMIT round trips */
+        if (s_write_batches(db, p, n, backoff) == 0) return 0;
+        if (PQstatus(*db) != CONNECTION_OK) return -1; /* keep them for later */
+    } else {
+        /* the whole batch in one transaction (one commit for many results) */
+        if (db_cmd(db, "begin", "BEGIN", 0, NULL)) return -1;
+        if (s_write_batches(db, p, n, backoff) == 0 && db_cmd(db, "commit", "COMMIT", 0, NULL) == 0) return 0;
+        if (PQstatus(*db) != CONNECTION_OK) return -1; /* keep them for later */
+        db_cmd(db, "rollback", "ROLLBACK", 0, NULL);
+    }
     /* a bad row spoilt the batch: write one by one, dropping what fails */
     for (int i = 0; i < n; i++) {
         if (s_write_batches(db, &p[i], 1, backoff) == 0) continue;
