@@ -110,8 +110,8 @@ void ds_claimed_free(ds_claimed *c, int n)
 }
 
 static db_stmt s_unclaim = { "ds_unclaim",
-        "UPDATE jobs SET status = 'queued', attempt = attempt - 1, lease_owner = NULL, lease_expires = NULL, "
-        "started_at = NULL WHERE id = $1::bigint AND attempt = $2::int AND status = 'running'", 0 };
+    "UPDATE jobs SET status = 'queued', attempt = attempt - 1, lease_owner = NULL, lease_expires = NULL, "
+    "started_at = NULL WHERE id = $1::bigint AND attempt = $2::int AND status = 'running'", 0 };
 
 int ds_unclaim(PGconn **db, long long id, int attempt)
 {
@@ -341,10 +341,11 @@ int ds_write(PGconn **db, ds_pending *p, int n, double backoff)
     return 0;
 }
 
+/* The heartbeat's lease extension; jobs by primary key (see s_results). */
 static db_stmt s_extend = { "ds_extend",
-        "UPDATE jobs j SET lease_expires = now() + $3::float8 * interval '1 second' "
-        "FROM unnest($1::bigint[], $2::int[]) AS u(id, att) "
-        "WHERE j.id = u.id AND j.attempt = u.att AND j.status = 'running'", 0 };
+    "UPDATE jobs j SET lease_expires = now() + $3::float8 * interval '1 second' "
+    "FROM unnest($1::bigint[], $2::int[]) AS u(id, att) "
+    "WHERE j.id = u.id AND j.attempt = u.att AND (j.status = 'running') IS TRUE", 0 };
 
 int ds_extend(PGconn **db, const long long *ids, const int *att, int n, double lease)
 {
@@ -359,12 +360,12 @@ int ds_extend(PGconn **db, const long long *ids, const int *att, int n, double l
 }
 
 static db_stmt s_expire = { "ds_expire",
-        "UPDATE jobs SET status = CASE WHEN attempt >= max_attempts THEN 'failed' ELSE 'queued' END, "
-        "  error = 'lease expired: worker ' || coalesce(lease_owner, '?') || ' stopped answering', "
-        "  finished_at = CASE WHEN attempt >= max_attempts THEN now() END, "
-        "  not_before = now() + $1::float8 * power(2, attempt - 1) * interval '1 second', "
-        "  lease_owner = NULL, lease_expires = NULL "
-        "WHERE status = 'running' AND lease_expires < now() RETURNING id, status", 0 };
+    "UPDATE jobs SET status = CASE WHEN attempt >= max_attempts THEN 'failed' ELSE 'queued' END, "
+    "  error = 'lease expired: worker ' || coalesce(lease_owner, '?') || ' stopped answering', "
+    "  finished_at = CASE WHEN attempt >= max_attempts THEN now() END, "
+    "  not_before = now() + $1::float8 * power(2, attempt - 1) * interval '1 second', "
+    "  lease_owner = NULL, lease_expires = NULL "
+    "WHERE status = 'running' AND lease_expires < now() RETURNING id, status", 0 };
 
 int ds_expire(PGconn **db, double backoff)
 {
@@ -380,9 +381,9 @@ int ds_expire(PGconn **db, double backoff)
 }
 
 static db_stmt s_gone = { "ds_gone",
-        "SELECT u.ord - 1 FROM unnest($1::bigint[], $2::int[]) WITH ORDINALITY AS u(id, att, ord) "
-        "LEFT JOIN jobs j ON j.id = u.id "
-        "WHERE j.id IS NULL OR j.status <> 'running' OR j.attempt <> u.att", 0 };
+    "SELECT u.ord - 1 FROM unnest($1::bigint[], $2::int[]) WITH ORDINALITY AS u(id, att, ord) "
+    "LEFT JOIN jobs j ON j.id = u.id "
+    "WHERE j.id IS NULL OR j.status <> 'running' OR j.attempt <> u.att", 0 };
 
 int ds_gone(PGconn **db, const long long *ids, const int *att, int n, int **gone, int *ngone)
 {
@@ -401,15 +402,15 @@ int ds_gone(PGconn **db, const long long *ids, const int *att, int n, int **gone
 }
 
 static db_stmt s_finish = { "ds_finish_sweeps",
-        "UPDATE sweeps s SET "
-        "  status = CASE WHEN s.status = 'cancelled' THEN 'cancelled' ELSE 'done' END, "
-        "  finished_at = coalesce(s.finished_at, now()), "
-        "  counts = (SELECT jsonb_object_agg(status, n) FROM "
-        "            (SELECT status, count(*) AS n FROM jobs WHERE sweep_id = s.id AND kind = 'design' "
-        "             GROUP BY status) c) "
-        "WHERE (s.status IN ('queued','running') OR (s.status = 'cancelled' AND s.counts IS NULL)) "
-        "  AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.sweep_id = s.id AND j.status IN ('queued','running')) "
-        "  AND NOT EXISTS (SELECT 1 " DS_SQL_UNVERIFIED("v.sweep_id = s.id") ")", 0 };
+    "UPDATE sweeps s SET "
+    "  status = CASE WHEN s.status = 'cancelled' THEN 'cancelled' ELSE 'done' END, "
+    "  finished_at = coalesce(s.finished_at, now()), "
+    "  counts = (SELECT jsonb_object_agg(status, n) FROM "
+    "            (SELECT status, count(*) AS n FROM jobs WHERE sweep_id = s.id AND kind = 'design' "
+    "             GROUP BY status) c) "
+    "WHERE (s.status IN ('queued','running') OR (s.status = 'cancelled' AND s.counts IS NULL)) "
+    "  AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.sweep_id = s.id AND j.status IN ('queued','running')) "
+    "  AND NOT EXISTS (SELECT 1 " DS_SQL_UNVERIFIED("v.sweep_id = s.id") ")", 0 };
 
 int ds_finish_sweeps(PGconn **db)
 {
