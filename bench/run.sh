@@ -11,6 +11,8 @@ if dpkg -s libmujoco-dev >/dev/null 2>&1; then make -s build/bench/mujoco_fourba
 if [ -f /usr/include/ida/ida.h ]; then make -s build/bench/ida_compare && build/bench/ida_compare $([ "${1:-}" = "--quick" ] && echo --quick); else echo "SUNDIALS IDA side-by-side skipped: libsundials-dev not installed (bash scripts/deps.sh --bench)"; fi
 if [ -f bench/service_bench.sh ] && [ "${1:-}" != "--target" ]; then
   bash bench/service_bench.sh
+  # dispatch capacity of one gateway with echo workers (benchmark tool), and end to end (issue 11)
+  bash bench/dispatch_bench.sh
 fi
 # the web front end's animation frame rate (bench/README.md, Web front end); needs Debian's chromium
 if [ "${1:-}" != "--target" ]; then

@@ -2,8 +2,8 @@
  * dispatch.c - the dispatcher thread: a ZeroMQ ROUTER that workers (DEALER)
  * connect to, a loop that
  *   1. receives READY / HEARTBEAT / RESULT / FAILED from workers,
- *   2. writes results and failures (one transaction per batch),
- *   3. claims queued jobs for the free slots of live workers and sends them,
+ *   2. claims queued jobs for the free slots of live workers and sends them,
+ *   3. writes results and failures (one transaction per batch),
  *   4. every heartbeat interval: pings workers, forgets silent ones (after
  *      `liveness` missed intervals), extends the leases of live workers'
  *      jobs, re-queues expired leases, tells workers to drop jobs that are no
@@ -311,7 +311,8 @@ static json_t *s_job_body(const ds_claimed *c, char *why, size_t size)
 /* Claim jobs for every free slot and send them. */
 static void s_dispatch(void)
 {
-    char *owners[DS_MAX_WORKERS * DS_MAX_SLOTS];
+    /* static: 512 KB with 64 slots per worker, too much for a thread's stack */
+    static char *owners[DS_MAX_WORKERS * DS_MAX_SLOTS];
     int n = 0, sent = 0;
     /* one owner entry per free slot, round-robin over the workers */
     for (int round = 0; round < DS_MAX_SLOTS; round++)
@@ -369,7 +370,10 @@ static void s_overdue(double t)
 static void s_tick(void)
 {
     double t = s_now(), hb = gw_cfg.heartbeat_ms / 1000.0;
-    long long ids[DS_MAX_WORKERS * DS_MAX_SLOTS]; int att[DS_MAX_WORKERS * DS_MAX_SLOTS], n = 0;
+    /* every job in hand of every worker (static: 768 KB, see s_dispatch) */
+    static long long ids[DS_MAX_WORKERS * DS_MAX_SLOTS];
+    static int att[DS_MAX_WORKERS * DS_MAX_SLOTS];
+    int n = 0;
     /* silent workers are declared dead (their jobs re-queued); the others pinged */
     for (int i = s_nw - 1; i >= 0; i--)
         if (t - s_w[i]->last_seen > gw_cfg.liveness * hb) s_drop_worker(i, "stopped answering");
@@ -451,17 +455,20 @@ static void *s_main(void *arg)
             msg_clear(&m);
         }
         double t = s_now();
-        /* 2. results and failures, batched; kept while the database is away */
+        /* 2. new work for free slots: at once when kicked, else every 250 ms.
+           Before the write of the results that freed the slots: the worker
+           waits for its next job, nobody waits for the write (a result in
+           memory is as safe as before: the job's lease still holds it) */
+        if (atomic_exchange(&s_kick, 0) || t >= next_claim) {
+            s_dispatch();
+            next_claim = t + 0.25;
+        }
+        /* 3. results and failures, batched; kept while the database is away */
         if (s_npend && t >= next_write) {
             if (ds_write(&s_db, s_pend, s_npend, gw_cfg.backoff_seconds) == 0) {
                 for (int i = 0; i < s_npend; i++) msg_clear(&s_pend[i].m);
                 s_npend = 0;
             } else next_write = t + 0.5;
-        }
-        /* 3. new work for free slots: at once when kicked, else every 250 ms */
-        if (atomic_exchange(&s_kick, 0) || t >= next_claim) {
-            s_dispatch();
-            next_claim = t + 0.25;
         }
         /* 4. heartbeats, leases, cancellations, sweeps */
         if (t >= next_tick) {

@@ -15,7 +15,10 @@
 #include "svc/msg.h"
 
 #define DS_MAX_WORKERS 1024
-#define DS_MAX_SLOTS   8
+/* Jobs one worker may hold (its credit window): as many as the jobs a
+ * READY or HEARTBEAT may list (dispatch_msg.c), so that a worker can
+ * always name every job it holds. */
+#define DS_MAX_SLOTS   64
 
 typedef struct {
     long long id;

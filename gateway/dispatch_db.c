@@ -39,6 +39,39 @@ static char *s_text_array(char **v, int n)
     return buf;
 }
 
+/* The claim.  top: the first 2n queued jobs in priority order, taken per
+ * runnable sweep from its own queue index (jobs_sweep_queue_idx) and merged,
+ * so that a claim reads about n index entries per sweep, however many jobs
+ * wait or sit in paused sweeps; cand: of those, the first n not locked by
+ * another gateway, locked (twice as many candidates as needed, so that a
+ * second gateway claiming at the same moment still finds some); upd: each
+ * becomes running with its owner ($2, one per job in order) and a lease.
+ * cand finds its rows by primary key: "(status = 'queued') IS TRUE" keeps
+ * the planner off the partial index jobs_queue_idx, whose dead entries (the
+ * jobs claimed since the last vacuum) it would otherwise walk each time. */
+static db_stmt s_claim = { "ds_claim",
+    "WITH top AS (SELECT q.id FROM sweeps s CROSS JOIN LATERAL "
+    "               (SELECT j.id, j.priority FROM jobs j "
+    "                WHERE j.sweep_id = s.id AND j.status = 'queued' AND j.not_before <= now() "
+    "                ORDER BY j.priority DESC, j.id LIMIT 2 * $1::int) q "
+    "             WHERE s.status IN ('queued','running') "
+    "             ORDER BY q.priority DESC, q.id LIMIT 2 * $1::int), "
+    "     cand AS (SELECT j.id FROM jobs j WHERE j.id IN (SELECT id FROM top) AND (j.status = 'queued') IS TRUE "
+    "              ORDER BY j.priority DESC, j.id LIMIT $1::int FOR UPDATE OF j SKIP LOCKED), "
+    "     num AS (SELECT id, row_number() OVER (ORDER BY id) AS rn FROM cand), "
+    "     upd AS (UPDATE jobs j SET status = 'running', attempt = j.attempt + 1, "
+    "                    lease_owner = ($2::text[])[num.rn], "
+    "                    lease_expires = now() + $3::float8 * interval '1 second', "
+    "                    started_at = now(), finished_at = NULL "
+    "             FROM num WHERE j.id = num.id "
+    "             RETURNING j.id, j.attempt, j.lease_owner, j.sweep_id, j.parameters, j.solver_overrides), "
+    "     st AS (UPDATE sweeps SET status = 'running', started_at = coalesce(started_at, now()) "
+    "            WHERE id IN (SELECT sweep_id FROM upd) AND status = 'queued') "
+    "SELECT upd.id, upd.attempt, upd.lease_owner, s.model_id, upd.parameters::text, "
+    "       upd.solver_overrides::text, coalesce(s.spec->'responses', '[]')::text, "
+    "       coalesce((s.spec->>'time_limit')::float8, $4::float8) "
+    "FROM upd JOIN sweeps s ON s.id = upd.sweep_id ORDER BY upd.id", 0 };
+
 int ds_claim(PGconn **db, char **owners, int n, double lease, double time_limit,
              ds_claimed **out, int *nout)
 {
@@ -49,23 +82,7 @@ int ds_claim(PGconn **db, char **owners, int n, double lease, double time_limit,
     snprintf(tb, sizeof tb, "%.3f", time_limit);
     const char *p[] = { nb, arr, lb, tb };
     /* lock candidates in priority order, skipping rows another gateway holds */
-    PGresult *r = db_exec(db,
-        "WITH cand AS (SELECT j.id FROM jobs j WHERE j.status = 'queued' AND j.not_before <= now() "
-        "                AND EXISTS (SELECT 1 FROM sweeps s WHERE s.id = j.sweep_id AND s.status IN ('queued','running')) "
-        "              ORDER BY j.priority DESC, j.id LIMIT $1::int FOR UPDATE OF j SKIP LOCKED), "
-        "     num AS (SELECT id, row_number() OVER (ORDER BY id) AS rn FROM cand), "
-        "     upd AS (UPDATE jobs j SET status = 'running', attempt = j.attempt + 1, "
-        "                    lease_owner = ($2::text[])[num.rn], "
-        "                    lease_expires = now() + $3::float8 * interval '1 second', "
-        "                    started_at = now(), finished_at = NULL "
-        "             FROM num WHERE j.id = num.id "
-        "             RETURNING j.id, j.attempt, j.lease_owner, j.sweep_id, j.parameters, j.solver_overrides), "
-        "     st AS (UPDATE sweeps SET status = 'running', started_at = coalesce(started_at, now()) "
-        "            WHERE id IN (SELECT sweep_id FROM upd) AND status = 'queued') "
-        "SELECT upd.id, upd.attempt, upd.lease_owner, s.model_id, upd.parameters::text, "
-        "       upd.solver_overrides::text, coalesce(s.spec->'responses', '[]')::text, "
-        "       coalesce((s.spec->>'time_limit')::float8, $4::float8) "
-        "FROM upd JOIN sweeps s ON s.id = upd.sweep_id ORDER BY upd.id", 4, p);
+    PGresult *r = db_execp(db, &s_claim, 4, p, NULL, NULL, 0);
     free(arr);
     *out = NULL; *nout = 0;
     if (!db_ok(r)) { log_warn("dispatch: claim: %s", PQresultErrorMessage(r)); PQclear(r); return -1; }
@@ -92,37 +109,63 @@ void ds_claimed_free(ds_claimed *c, int n)
     free(c);
 }
 
+static db_stmt s_unclaim = { "ds_unclaim",
+    "UPDATE jobs SET status = 'queued', attempt = attempt - 1, lease_owner = NULL, lease_expires = NULL, "
+    "started_at = NULL WHERE id = $1::bigint AND attempt = $2::int AND status = 'running'", 0 };
+
 int ds_unclaim(PGconn **db, long long id, int attempt)
 {
     char ib[24], ab[16];
     snprintf(ib, sizeof ib, "%lld", id); snprintf(ab, sizeof ab, "%d", attempt);
     const char *p[] = { ib, ab };
-    return db_cmd(db, "unclaim",
-        "UPDATE jobs SET status = 'queued', attempt = attempt - 1, lease_owner = NULL, lease_expires = NULL, "
-        "started_at = NULL WHERE id = $1::bigint AND attempt = $2::int AND status = 'running'", 2, p);
+    return db_cmdp(db, "unclaim", &s_unclaim, 2, p);
 }
 
-/* The fenced result write: job done + result + metrics + responses, or
- * nothing; only by the worker that holds the lease ($8). */
-static const char *SQL_RESULT =
-    "WITH j AS (UPDATE jobs SET status = 'done', finished_at = now(), lease_owner = NULL, "
+/* Results and failures go in batches of at most this many rows per
+ * statement (all the batches of one ds_write in one transaction). */
+#define WRITE_BATCH 1000
+
+/* The fenced result write of a batch: per row, job done + result + metrics
+ * + responses (+ poses), or nothing; a row counts only if the job is still
+ * running with that attempt and leased to the worker that sent it (ok: a
+ * running job has no result yet, a job that is done never runs again, so
+ * the rows of ok are exactly the results stored; ON CONFLICT guards all the
+ * same).  The metrics record is built once per row in FROM: "(f(x)).*" in
+ * the select list would call f once per column of metrics.  $1: the
+ * rows as a JSON array (id, att, owner, ch, ns, resp, met, ps); $2 and $3:
+ * each row's samples and pose frames (bytea[], binary, in the same order);
+ * $4: the job ids again, as an array, so that the jobs are found by primary
+ * key.  "(status = 'running') IS TRUE" is status = 'running' that the planner
+ * cannot match with the partial index jobs_lease_idx: with stale statistics
+ * it would rather walk that index, whose dead entries (every job that ran
+ * since the last vacuum) make each write cost as much as the whole sweep. */
+static db_stmt s_results = { "ds_results",
+    "WITH u AS (SELECT * FROM ROWS FROM ( "
+    "             jsonb_to_recordset($1::jsonb) AS (id bigint, att int, owner text, ch jsonb, ns int, "
+    "                                               resp jsonb, met jsonb, ps jsonb), "
+    "             unnest($2::bytea[]), unnest($3::bytea[])) "
+    "           AS u(id, att, owner, ch, ns, resp, met, ps, smp, fr)), "
+    "     j AS (UPDATE jobs SET status = 'done', finished_at = now(), lease_owner = NULL, "
     "                  lease_expires = NULL, error = NULL "
-    "           WHERE id = $1::bigint AND attempt = $2::int AND status = 'running' AND lease_owner = $8 "
-    "           RETURNING id), "
+    "           FROM u WHERE jobs.id = ANY($4::bigint[]) AND jobs.id = u.id AND jobs.attempt = u.att "
+    "             AND (jobs.status = 'running') IS TRUE "
+    "             AND jobs.lease_owner = u.owner "
+    "           RETURNING jobs.id, jobs.attempt), "
+    "     ok AS (SELECT u.* FROM u JOIN j ON j.id = u.id AND j.attempt = u.att), "
     "     r AS (INSERT INTO results (job_id, channels, nsample, samples, responses, worker_id) "
-    "           SELECT id, ARRAY(SELECT jsonb_array_elements_text($3::jsonb)), $4::int, $5::bytea, $6::jsonb, $8 "
-    "           FROM j ON CONFLICT (job_id) DO NOTHING RETURNING job_id), "
-    "     m AS (INSERT INTO metrics SELECT (jsonb_populate_record(NULL::metrics, "
-    "                  $7::jsonb || jsonb_build_object('job_id', r.job_id))).* FROM r "
+    "           SELECT id, ARRAY(SELECT jsonb_array_elements_text(ch)), ns, coalesce(smp, ''::bytea), resp, owner "
+    "           FROM ok ON CONFLICT (job_id) DO NOTHING RETURNING job_id), "
+    "     m AS (INSERT INTO metrics SELECT x.* FROM ok, "
+    "             jsonb_populate_record(NULL::metrics, ok.met || jsonb_build_object('job_id', ok.id)) x "
     "           ON CONFLICT (job_id) DO NOTHING), "
     "     s AS (INSERT INTO responses (job_id, name, value) "
-    "           SELECT r.job_id, e.key, CASE WHEN jsonb_typeof(e.value) = 'number' THEN (e.value #>> '{}')::float8 END "
-    "           FROM r, jsonb_each($6::jsonb) e ON CONFLICT DO NOTHING), "
+    "           SELECT ok.id, e.key, CASE WHEN jsonb_typeof(e.value) = 'number' THEN (e.value #>> '{}')::float8 END "
+    "           FROM ok, jsonb_each(ok.resp) e ON CONFLICT DO NOTHING), "
     "     p AS (INSERT INTO poses (job_id, bodies, npose, nframe, frames) "
-    "           SELECT r.job_id, ARRAY(SELECT jsonb_array_elements_text($9::jsonb->'bodies')), "
-    "                  ($9::jsonb->>'npose')::int, ($9::jsonb->>'nframe')::int, $10::bytea "
-    "           FROM r WHERE $10::bytea IS NOT NULL ON CONFLICT (job_id) DO NOTHING) "
-    "SELECT count(*) FROM r";
+    "           SELECT ok.id, ARRAY(SELECT jsonb_array_elements_text(ok.ps->'bodies')), "
+    "                  (ok.ps->>'npose')::int, (ok.ps->>'nframe')::int, ok.fr "
+    "           FROM ok WHERE ok.fr IS NOT NULL ON CONFLICT (job_id) DO NOTHING) "
+    "SELECT count(*) FROM r", 0 };
 
 /* The poses of a result (msg.h): their description when the payload holds
  * exactly the samples and then the frames it announces, else NULL (no poses
@@ -147,73 +190,162 @@ static json_t *s_poses(json_t *b, size_t bloblen, size_t *nsbytes)
     return ok ? ps : NULL;
 }
 
-/* A failure: retried after a doubling delay while attempts remain (when the
- * worker says a retry may help: a deterministic failure fails at once). */
-static const char *SQL_FAILED =
-    "UPDATE jobs SET "
-    "  status = CASE WHEN $3::bool AND attempt < max_attempts THEN 'queued' ELSE 'failed' END, "
-    "  not_before = CASE WHEN $3::bool AND attempt < max_attempts "
-    "               THEN now() + $5::float8 * power(2, attempt - 1) * interval '1 second' ELSE not_before END, "
-    "  finished_at = CASE WHEN $3::bool AND attempt < max_attempts THEN NULL ELSE now() END, "
-    "  error = $4, lease_owner = NULL, lease_expires = NULL "
-    "WHERE id = $1::bigint AND attempt = $2::int AND status = 'running' AND lease_owner = $6";
-
-static PGresult *s_write_one(PGconn **db, ds_pending *p, double backoff)
+/* Append a big-endian 32-bit integer. */
+static void s_put32(FILE *f, long v)
 {
-    json_t *b = p->m.body;
-    char ib[24], ab[16], nb[16], bb[32];
-    snprintf(ib, sizeof ib, "%lld", (long long)json_integer_value(json_object_get(b, "job")));
-    snprintf(ab, sizeof ab, "%d", (int)json_integer_value(json_object_get(b, "attempt")));
-    if (p->failed) {
-        const char *err = json_string_value(json_object_get(b, "error"));
-        snprintf(bb, sizeof bb, "%.3f", backoff);
-        const char *prm[] = { ib, ab, json_is_true(json_object_get(b, "retry")) ? "true" : "false",
-                              err ? err : "failed", bb, p->worker };
-        return db_exec(db, SQL_FAILED, 6, prm);
+    unsigned char b[4] = { (unsigned char)(v >> 24), (unsigned char)(v >> 16), (unsigned char)(v >> 8), (unsigned char)v };
+    fwrite(b, 1, 4, f);
+}
+
+/* A bytea[] parameter in PostgreSQL's binary array format (array_recv):
+ * one dimension of n elements, each its length and bytes, or -1 for NULL
+ * (v[i] == NULL).  malloc'd, its size in *size. */
+static char *s_bytea_array(const void *const *v, const size_t *len, int n, int *size)
+{
+    char *buf = NULL; size_t blen = 0;
+    int nulls = 0;
+    for (int i = 0; i < n; i++) nulls |= v[i] == NULL;
+    FILE *f = open_memstream(&buf, &blen);
+    /* ndim, has-nulls flag, element type (bytea, oid 17), then size and lower bound */
+    s_put32(f, 1); s_put32(f, nulls); s_put32(f, 17); s_put32(f, n); s_put32(f, 1);
+    for (int i = 0; i < n; i++) {
+        s_put32(f, v[i] ? (long)len[i] : -1);
+        if (v[i] && len[i]) fwrite(v[i], 1, len[i], f);
     }
-    char *ch = json_dumps(json_object_get(b, "channels"), JSON_COMPACT);
-    char *resp = json_dumps(json_object_get(b, "responses"), JSON_COMPACT);
-    char *met = json_dumps(json_object_get(b, "metrics"), JSON_COMPACT);
-    snprintf(nb, sizeof nb, "%d", (int)json_integer_value(json_object_get(b, "nsample")));
-    size_t nsbytes;
-    json_t *ps = s_poses(b, p->m.bloblen, &nsbytes);
-    char *pt = ps ? json_dumps(ps, JSON_COMPACT) : NULL;
-    const char *blob = p->m.blob ? p->m.blob : "";
-    const char *prm[] = { ib, ab, ch ? ch : "[]", nb, blob, resp ? resp : "{}",
-                          met ? met : "{}", p->worker, pt, pt ? blob + nsbytes : NULL };
-    int len[10] = { 0, 0, 0, 0, (int)nsbytes, 0, 0, 0, 0, pt ? (int)(p->m.bloblen - nsbytes) : 0 };
-    int fmt[10] = { 0, 0, 0, 0, 1, 0, 0, 0, 0, 1 };
-    PGresult *r = db_execb(db, SQL_RESULT, 10, prm, len, fmt, 0);
-    free(ch); free(resp); free(met); free(pt);
-    return r;
+    fclose(f);
+    *size = (int)blen;
+    return buf;
+}
+
+/* Write the RESULTs among p[0..n) in one statement.  0, or -1 (logged). */
+static int s_write_results(PGconn **db, ds_pending *p, int n)
+{
+    json_t *rows = json_array();
+    long long *ids = calloc((size_t)n + 1, sizeof *ids);
+    const void **smp = calloc((size_t)n + 1, sizeof *smp), **fr = calloc((size_t)n + 1, sizeof *fr);
+    size_t *slen = calloc((size_t)n + 1, sizeof *slen), *flen = calloc((size_t)n + 1, sizeof *flen);
+    int k = 0, rc = 0;
+    for (int i = 0; i < n; i++) {
+        if (p[i].failed) continue;
+        json_t *b = p[i].m.body;
+        size_t nsbytes;
+        json_t *ps = s_poses(b, p[i].m.bloblen, &nsbytes);
+        json_t *row = json_pack("{s:O,s:O,s:s,s:O,s:O,s:O,s:O,s:O?}", "id", json_object_get(b, "job"),
+            "att", json_object_get(b, "attempt"), "owner", p[i].worker, "ch", json_object_get(b, "channels"),
+            "ns", json_object_get(b, "nsample"), "resp", json_object_get(b, "responses"),
+            "met", json_object_get(b, "metrics"), "ps", ps);
+        if (!row) continue;   /* not a valid RESULT (dispatch_msg.c lets none through) */
+        json_array_append_new(rows, row);
+        ids[k] = json_integer_value(json_object_get(b, "job"));
+        /* the payload: samples first, then the frames when the poses hold */
+        smp[k] = p[i].m.blob ? p[i].m.blob : ""; slen[k] = nsbytes;
+        fr[k] = ps ? (const char *)p[i].m.blob + nsbytes : NULL; flen[k] = ps ? p[i].m.bloblen - nsbytes : 0;
+        k++;
+    }
+    if (k) {
+        int ssize, fsize;
+        char *txt = json_dumps(rows, JSON_COMPACT);
+        char *sa = s_bytea_array(smp, slen, k, &ssize), *fa = s_bytea_array(fr, flen, k, &fsize);
+        char *ia = ds_int_array(ids, NULL, k);
+        const char *prm[] = { txt, sa, fa, ia };
+        int len[4] = { 0, ssize, fsize, 0 }, fmt[4] = { 0, 1, 1, 0 };
+        PGresult *r = db_execp(db, &s_results, 4, prm, len, fmt, 0);
+        if (!db_ok(r)) { log_warn("dispatch: write results: %s", PQresultErrorMessage(r)); rc = -1; }
+        PQclear(r);
+        free(txt); free(sa); free(fa); free(ia);
+    }
+    json_decref(rows);
+    free(ids); free(smp); free(fr); free(slen); free(flen);
+    return rc;
+}
+
+/* The failures of a batch: each retried after a doubling delay while
+ * attempts remain (when the worker says a retry may help: a deterministic
+ * failure fails at once); fenced as results are.  $1: rows (id, att, retry,
+ * error, owner) as a JSON array; $2: the back-off (s); $3: the job ids (as
+ * for results). */
+static db_stmt s_failures = { "ds_failures",
+    "UPDATE jobs SET "
+    "  status = CASE WHEN u.retry AND jobs.attempt < jobs.max_attempts THEN 'queued' ELSE 'failed' END, "
+    "  not_before = CASE WHEN u.retry AND jobs.attempt < jobs.max_attempts "
+    "               THEN now() + $2::float8 * power(2, jobs.attempt - 1) * interval '1 second' ELSE jobs.not_before END, "
+    "  finished_at = CASE WHEN u.retry AND jobs.attempt < jobs.max_attempts THEN NULL ELSE now() END, "
+    "  error = u.error, lease_owner = NULL, lease_expires = NULL "
+    "FROM jsonb_to_recordset($1::jsonb) AS u(id bigint, att int, retry bool, error text, owner text) "
+    "WHERE jobs.id = ANY($3::bigint[]) AND jobs.id = u.id AND jobs.attempt = u.att "
+    "  AND (jobs.status = 'running') IS TRUE AND jobs.lease_owner = u.owner", 0 };
+
+/* Write the FAILEDs among p[0..n) in one statement.  0, or -1 (logged). */
+static int s_write_failures(PGconn **db, ds_pending *p, int n, double backoff)
+{
+    json_t *rows = json_array();
+    long long *ids = calloc((size_t)n + 1, sizeof *ids);
+    int rc = 0, k = 0;
+    for (int i = 0; i < n; i++) {
+        if (!p[i].failed) continue;
+        json_t *b = p[i].m.body;
+        const char *err = json_string_value(json_object_get(b, "error"));
+        json_t *row = json_pack("{s:O,s:O,s:b,s:s,s:s}", "id", json_object_get(b, "job"),
+            "att", json_object_get(b, "attempt"), "retry", json_is_true(json_object_get(b, "retry")),
+            "error", err ? err : "failed", "owner", p[i].worker);
+        if (!row) continue;
+        json_array_append_new(rows, row);
+        ids[k++] = json_integer_value(json_object_get(b, "job"));
+    }
+    if (k) {
+        char bb[32], *txt = json_dumps(rows, JSON_COMPACT), *ia = ds_int_array(ids, NULL, k);
+        snprintf(bb, sizeof bb, "%.3f", backoff);
+        const char *prm[] = { txt, bb, ia };
+        rc = db_cmdp(db, "write failures", &s_failures, 3, prm);
+        free(txt); free(ia);
+    }
+    json_decref(rows);
+    free(ids);
+    return rc;
+}
+
+/* One statement of each kind per WRITE_BATCH messages of p[0..n). */
+static int s_write_batches(PGconn **db, ds_pending *p, int n, double backoff)
+{
+    for (int i = 0; i < n; i += WRITE_BATCH) {
+        int m = n - i < WRITE_BATCH ? n - i : WRITE_BATCH;
+        if (s_write_results(db, p + i, m) || s_write_failures(db, p + i, m, backoff)) return -1;
+    }
+    return 0;
 }
 
 int ds_write(PGconn **db, ds_pending *p, int n, double backoff)
 {
-    int ok = 1;
+    int nfailed = 0;
     if (n == 0) return 0;
-    /* the whole batch in one transaction (one commit for many results) */
-    if (db_cmd(db, "begin", "BEGIN", 0, NULL)) return -1;
-    for (int i = 0; i < n && ok; i++) {
-        PGresult *r = s_write_one(db, &p[i], backoff);
-        if (!db_ok(r)) { log_warn("dispatch: write: %s", PQresultErrorMessage(r)); ok = 0; }
-        PQclear(r);
+    for (int i = 0; i < n; i++) nfailed += p[i].failed;
+    if (n <= WRITE_BATCH && (nfailed == 0 || nfailed == n)) {
+        /* one statement (the usual case): atomic by itself, no BEGIN and
+           COMMIT round trips */
+        if (s_write_batches(db, p, n, backoff) == 0) return 0;
+        if (PQstatus(*db) != CONNECTION_OK) return -1; /* keep them for later */
+    } else {
+        /* the whole batch in one transaction (one commit for many results) */
+        if (db_cmd(db, "begin", "BEGIN", 0, NULL)) return -1;
+        if (s_write_batches(db, p, n, backoff) == 0 && db_cmd(db, "commit", "COMMIT", 0, NULL) == 0) return 0;
+        if (PQstatus(*db) != CONNECTION_OK) return -1; /* keep them for later */
+        db_cmd(db, "rollback", "ROLLBACK", 0, NULL);
     }
-    if (ok && db_cmd(db, "commit", "COMMIT", 0, NULL) == 0) return 0;
-    if (PQstatus(*db) != CONNECTION_OK) return -1; /* keep them for later */
-    db_cmd(db, "rollback", "ROLLBACK", 0, NULL);
     /* a bad row spoilt the batch: write one by one, dropping what fails */
     for (int i = 0; i < n; i++) {
-        PGresult *r = s_write_one(db, &p[i], backoff);
-        if (!db_ok(r)) {
-            if (PQstatus(*db) != CONNECTION_OK) { PQclear(r); return -1; }
-            log_error("dispatch: dropping a message of job %lld: %s",
-                      (long long)json_integer_value(json_object_get(p[i].m.body, "job")), PQresultErrorMessage(r));
-        }
-        PQclear(r);
+        if (s_write_batches(db, &p[i], 1, backoff) == 0) continue;
+        if (PQstatus(*db) != CONNECTION_OK) return -1;
+        log_error("dispatch: dropping a message of job %lld",
+                  (long long)json_integer_value(json_object_get(p[i].m.body, "job")));
     }
     return 0;
 }
+
+/* The heartbeat's lease extension; jobs by primary key (see s_results). */
+static db_stmt s_extend = { "ds_extend",
+    "UPDATE jobs j SET lease_expires = now() + $3::float8 * interval '1 second' "
+    "FROM unnest($1::bigint[], $2::int[]) AS u(id, att) "
+    "WHERE j.id = u.id AND j.attempt = u.att AND (j.status = 'running') IS TRUE", 0 };
 
 int ds_extend(PGconn **db, const long long *ids, const int *att, int n, double lease)
 {
@@ -222,26 +354,25 @@ int ds_extend(PGconn **db, const long long *ids, const int *att, int n, double l
     char *ia = ds_int_array(ids, NULL, n), *aa = ds_int_array(NULL, att, n);
     snprintf(lb, sizeof lb, "%.3f", lease);
     const char *p[] = { ia, aa, lb };
-    int rc = db_cmd(db, "extend leases",
-        "UPDATE jobs j SET lease_expires = now() + $3::float8 * interval '1 second' "
-        "FROM unnest($1::bigint[], $2::int[]) AS u(id, att) "
-        "WHERE j.id = u.id AND j.attempt = u.att AND j.status = 'running'", 3, p);
+    int rc = db_cmdp(db, "extend leases", &s_extend, 3, p);
     free(ia); free(aa);
     return rc;
 }
+
+static db_stmt s_expire = { "ds_expire",
+    "UPDATE jobs SET status = CASE WHEN attempt >= max_attempts THEN 'failed' ELSE 'queued' END, "
+    "  error = 'lease expired: worker ' || coalesce(lease_owner, '?') || ' stopped answering', "
+    "  finished_at = CASE WHEN attempt >= max_attempts THEN now() END, "
+    "  not_before = now() + $1::float8 * power(2, attempt - 1) * interval '1 second', "
+    "  lease_owner = NULL, lease_expires = NULL "
+    "WHERE status = 'running' AND lease_expires < now() RETURNING id, status", 0 };
 
 int ds_expire(PGconn **db, double backoff)
 {
     char bb[32];
     snprintf(bb, sizeof bb, "%.3f", backoff);
     const char *p[] = { bb };
-    PGresult *r = db_exec(db,
-        "UPDATE jobs SET status = CASE WHEN attempt >= max_attempts THEN 'failed' ELSE 'queued' END, "
-        "  error = 'lease expired: worker ' || coalesce(lease_owner, '?') || ' stopped answering', "
-        "  finished_at = CASE WHEN attempt >= max_attempts THEN now() END, "
-        "  not_before = now() + $1::float8 * power(2, attempt - 1) * interval '1 second', "
-        "  lease_owner = NULL, lease_expires = NULL "
-        "WHERE status = 'running' AND lease_expires < now() RETURNING id, status", 1, p);
+    PGresult *r = db_execp(db, &s_expire, 1, p, NULL, NULL, 0);
     if (!db_ok(r)) { log_warn("dispatch: expire: %s", PQresultErrorMessage(r)); PQclear(r); return -1; }
     for (int i = 0; i < PQntuples(r); i++)
         log_warn("dispatch: job %s lease expired -> %s", PQgetvalue(r, i, 0), PQgetvalue(r, i, 1));
@@ -249,16 +380,18 @@ int ds_expire(PGconn **db, double backoff)
     return 0;
 }
 
+static db_stmt s_gone = { "ds_gone",
+    "SELECT u.ord - 1 FROM unnest($1::bigint[], $2::int[]) WITH ORDINALITY AS u(id, att, ord) "
+    "LEFT JOIN jobs j ON j.id = u.id "
+    "WHERE j.id IS NULL OR j.status <> 'running' OR j.attempt <> u.att", 0 };
+
 int ds_gone(PGconn **db, const long long *ids, const int *att, int n, int **gone, int *ngone)
 {
     *gone = NULL; *ngone = 0;
     if (n == 0) return 0;
     char *ia = ds_int_array(ids, NULL, n), *aa = ds_int_array(NULL, att, n);
     const char *p[] = { ia, aa };
-    PGresult *r = db_exec(db,
-        "SELECT u.ord - 1 FROM unnest($1::bigint[], $2::int[]) WITH ORDINALITY AS u(id, att, ord) "
-        "LEFT JOIN jobs j ON j.id = u.id "
-        "WHERE j.id IS NULL OR j.status <> 'running' OR j.attempt <> u.att", 2, p);
+    PGresult *r = db_execp(db, &s_gone, 2, p, NULL, NULL, 0);
     free(ia); free(aa);
     if (!db_ok(r)) { log_warn("dispatch: check jobs: %s", PQresultErrorMessage(r)); PQclear(r); return -1; }
     *ngone = PQntuples(r);
@@ -268,19 +401,20 @@ int ds_gone(PGconn **db, const long long *ids, const int *att, int n, int **gone
     return 0;
 }
 
+static db_stmt s_finish = { "ds_finish_sweeps",
+    "UPDATE sweeps s SET "
+    "  status = CASE WHEN s.status = 'cancelled' THEN 'cancelled' ELSE 'done' END, "
+    "  finished_at = coalesce(s.finished_at, now()), "
+    "  counts = (SELECT jsonb_object_agg(status, n) FROM "
+    "            (SELECT status, count(*) AS n FROM jobs WHERE sweep_id = s.id AND kind = 'design' "
+    "             GROUP BY status) c) "
+    "WHERE (s.status IN ('queued','running') OR (s.status = 'cancelled' AND s.counts IS NULL)) "
+    "  AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.sweep_id = s.id AND j.status IN ('queued','running')) "
+    "  AND NOT EXISTS (SELECT 1 " DS_SQL_UNVERIFIED("v.sweep_id = s.id") ")", 0 };
+
 int ds_finish_sweeps(PGconn **db)
 {
-    return db_cmd(db, "finish sweeps",
-        "UPDATE sweeps s SET "
-        "  status = CASE WHEN s.status = 'cancelled' THEN 'cancelled' ELSE 'done' END, "
-        "  finished_at = coalesce(s.finished_at, now()), "
-        "  counts = (SELECT jsonb_object_agg(status, n) FROM "
-        "            (SELECT status, count(*) AS n FROM jobs WHERE sweep_id = s.id AND kind = 'design' "
-        "             GROUP BY status) c) "
-        "WHERE (s.status IN ('queued','running') OR (s.status = 'cancelled' AND s.counts IS NULL)) "
-        "  AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.sweep_id = s.id AND j.status IN ('queued','running')) "
-        "  AND NOT EXISTS (SELECT 1 " DS_SQL_UNVERIFIED("v.sweep_id = s.id") ")",
-        0, NULL);
+    return db_cmdp(db, "finish sweeps", &s_finish, 0, NULL);
 }
 
 int ds_workers_upsert(PGconn **db, ds_worker **w, int n, const char *gateway)

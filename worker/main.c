@@ -3,7 +3,7 @@
  *
  *   worker [--connect tcp://HOST:PORT] [--slots N] [--heartbeat-ms N] [--liveness N]
  *          [--curve-server-key Z85|FILE --curve-key-file F | --zmq-open-insecure]
- *          [--id NAME] [--job-delay-ms N]
+ *          [--id NAME] [--job-delay-ms N] [--echo]
  *   environment: MBSWEEP_GATEWAY, MBSWEEP_SERVER_KEY, MBSWEEP_CURVE_KEY_FILE, MBSWEEP_SLOTS,
  *                MBSWEEP_ZMQ_OPEN_INSECURE=1
  *
@@ -19,6 +19,12 @@
  * by itself), and at once when the gateway sends WHO (it does not know us); after four such rounds it closes the socket, waits (doubling up
  * to 8 s) and opens a new one (Paranoid Pirate).  SIGTERM: running and
  * queued jobs are given back (FAILED, retry) and the worker exits.
+ *
+ * --echo is a BENCHMARK TOOL, not a worker: it answers every job at once
+ * with an empty RESULT (no channel, no sample, no response, no metric)
+ * without solving, so that bench/dispatch_bench.sh measures what the
+ * gateway and PostgreSQL can dispatch.  It speaks the real protocol with
+ * the real CurveZMQ keys; never point it at a gateway whose results matter.
  */
 #include "wk.h"
 #include "svc/log.h"
@@ -38,11 +44,12 @@
 #include <zmq.h>
 
 #define WK_VERSION "mbsweep-worker/1"
-#define MAX_QUEUE 16
+#define MAX_QUEUE 64   /* jobs in hand at most: the gateway's DS_MAX_SLOTS */
 
 static struct {
     const char *connect, *server_key, *key_file;
     int slots, heartbeat_ms, liveness, delay_ms, open;
+    int echo;                                 /* benchmark tool: answer without solving */
     char server_pub[41], pub[41], sec[41];   /* CurveZMQ keys, Z85 */
     char id[128], host[64];
 } s_cfg;
@@ -136,9 +143,21 @@ static void s_give_back(void *sock, wk_job *j, const char *why, int retry)
 
 /* ---- messages from the gateway ------------------------------------------------------- */
 
+/* --echo (benchmark tool): the smallest valid RESULT for a JOB, sent at
+ * once from the network thread: nothing is solved, nothing held. */
+static void s_echo(void *sock, const msg_t *m)
+{
+    json_t *b = json_pack("{s:O,s:O,s:[],s:i,s:{},s:{}}", "job", json_object_get(m->body, "job"),
+                          "attempt", json_object_get(m->body, "attempt"), "channels", "nsample", 0,
+                          "responses", "metrics");
+    if (b) msg_send(sock, NULL, 0, MSG_RESULT, b, NULL, 0);
+    json_decref(b);
+}
+
 static void s_on_job(void *sock, msg_t *m)
 {
     json_t *b = m->body;
+    if (s_cfg.echo) { s_echo(sock, m); return; }
     wk_job *j = calloc(1, sizeof *j);
     j->id = json_integer_value(json_object_get(b, "job"));
     j->attempt = (int)json_integer_value(json_object_get(b, "attempt"));
@@ -152,7 +171,7 @@ static void s_on_job(void *sock, msg_t *m)
     if (!j->solver) j->solver = json_object();
     if (!j->responses) j->responses = json_array();
     pthread_mutex_lock(&s_lock);
-    int full = s_nqueue >= MAX_QUEUE;
+    int full = s_nqueue + (s_current != NULL) >= MAX_QUEUE;
     if (!full) { s_queue[s_nqueue++] = j; pthread_cond_signal(&s_cond); }
     pthread_mutex_unlock(&s_lock);
     if (full) { s_give_back(sock, j, "worker queue full", 1); wk_job_free(j); }
@@ -385,7 +404,7 @@ int main(int argc, char **argv)
         { "connect", 1, 0, 'c' }, { "slots", 1, 0, 's' }, { "heartbeat-ms", 1, 0, 'b' },
         { "liveness", 1, 0, 'l' }, { "curve-server-key", 1, 0, 'k' }, { "curve-key-file", 1, 0, 'f' },
         { "id", 1, 0, 'i' }, { "job-delay-ms", 1, 0, 'd' }, { "zmq-open-insecure", 0, 0, 'o' },
-        { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
+        { "echo", 0, 0, 'e' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
     const char *e;
     int opt;
     unsigned rnd = 0;
@@ -412,19 +431,23 @@ int main(int argc, char **argv)
         case 'i': snprintf(s_cfg.id, sizeof s_cfg.id, "%s", optarg); break;
         case 'd': s_cfg.delay_ms = atoi(optarg); break;
         case 'o': s_cfg.open = 1; break;
+        case 'e': s_cfg.echo = 1; break;
         default:
             fprintf(stderr, "usage: worker [--connect tcp://HOST:PORT] [--slots N] [--heartbeat-ms N] [--liveness N]\n"
                             "              [--curve-server-key Z85|FILE --curve-key-file F | --zmq-open-insecure]\n"
-                            "              [--id NAME] [--job-delay-ms N]\n");
+                            "              [--id NAME] [--job-delay-ms N]\n"
+                            "              [--echo]   benchmark tool: answers every job at once without solving\n");
             return opt == 'h' ? 0 : 2;
         }
     }
-    if (s_cfg.slots < 1 || s_cfg.slots > 8 || s_cfg.heartbeat_ms < 50 || s_cfg.liveness < 1) {
-        fprintf(stderr, "worker: slots must be 1..8, heartbeat-ms >= 50, liveness >= 1\n");
+    if (s_cfg.slots < 1 || s_cfg.slots > MAX_QUEUE || s_cfg.heartbeat_ms < 50 || s_cfg.liveness < 1) {
+        fprintf(stderr, "worker: slots must be 1..%d, heartbeat-ms >= 50, liveness >= 1\n", MAX_QUEUE);
         return 2;
     }
     if (!s_cfg.open && s_keys() != 0) return 2;
     if (s_cfg.open) log_warn("ZeroMQ OPEN (--zmq-open-insecure): no encryption, no authentication");
+    if (s_cfg.echo) log_warn("--echo: BENCHMARK TOOL, every job is answered at once with an empty result, "
+                             "nothing is solved");
     struct sigaction sa = { .sa_handler = s_on_signal };
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);

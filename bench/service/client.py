@@ -2,10 +2,10 @@
 """bench/service/client.py - the HTTP side of bench/service_bench.sh (standard library only).
 
   client.py BASE TOKEN model FILE                  store a mechanism, print its id
-  client.py BASE TOKEN sweep SPEC_JSON [--wait S]  POST /api/v1/sweeps, print one JSON line:
+  client.py BASE TOKEN sweep SPEC_JSON [--wait S [--poll P]]  POST /api/v1/sweeps, print one JSON line:
         {"id", "jobs", "post_s", "done_s"}  post_s: the POST's latency (request sent -> 202 read);
         done_s (--wait): from just before the POST until GET /api/v1/sweeps/{id} reports every
-        job done (polled every 25 ms, at most S seconds)
+        job done (polled every P seconds, 0.025 unless given, at most S seconds)
   client.py BASE TOKEN cancel SWEEP_ID             POST /api/v1/sweeps/{id}/cancel
   client.py BASE TOKEN workers N S                 wait (at most S seconds) until /healthz reports N workers
 
@@ -66,6 +66,7 @@ def main(argv):
         elif cmd == "sweep":
             spec = args[0].encode()
             wait = float(args[2]) if len(args) >= 3 and args[1] == "--wait" else None
+            poll = float(args[4]) if len(args) >= 5 and args[3] == "--poll" else POLL
             # connect first: post_s is the request itself, not the TCP handshake
             api.request("GET", "/healthz")
             t0 = time.perf_counter()
@@ -90,7 +91,7 @@ def main(argv):
                         die("sweep %s: jobs failed or cancelled: %s" % (body["id"], c))
                     if t - t0 > wait:
                         die("sweep %s not done after %.0f s: %s" % (body["id"], wait, c))
-                    time.sleep(POLL)
+                    time.sleep(poll)
             print(json.dumps(out))
         elif cmd == "cancel":
             status, data = api.request("POST", "/api/v1/sweeps/%s/cancel" % args[0])

@@ -46,6 +46,47 @@ PGresult *db_execb(PGconn **c, const char *sql, int n, const char *const *params
     return r;
 }
 
+/* Prepare s on *c unless its backend has it already.  0 or -1 (the error
+ * result in *err, owned by the caller). */
+static int s_prepare(PGconn *c, db_stmt *s, PGresult **err)
+{
+    if (s->pid && s->pid == PQbackendPID(c)) return 0;
+    PGresult *r = PQprepare(c, s->name, s->sql, 0, NULL);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) { *err = r; return -1; }
+    PQclear(r);
+    s->pid = PQbackendPID(c);
+    return 0;
+}
+
+PGresult *db_execp(PGconn **c, db_stmt *s, int n, const char *const *params,
+                   const int *lengths, const int *formats, int result_format)
+{
+    PGresult *r = NULL;
+    int idle = PQtransactionStatus(*c) == PQTRANS_IDLE;
+    if (s_prepare(*c, s, &r) == 0)
+        r = PQexecPrepared(*c, s->name, n, params, lengths, formats, result_format);
+    /* a new backend that happens to have the old one's pid: prepare again */
+    const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    if (idle && state && !strcmp(state, "26000")) {
+        PQclear(r);
+        s->pid = 0;
+        if (s_prepare(*c, s, &r) != 0) return r;
+        r = PQexecPrepared(*c, s->name, n, params, lengths, formats, result_format);
+    }
+    if (!db_ok(r) && PQstatus(*c) == CONNECTION_BAD) {
+        /* as db_execb: reconnect, and retry only a statement outside a transaction */
+        PQclear(r);
+        log_warn("db: connection lost, reconnecting");
+        PQreset(*c);
+        if (idle && PQstatus(*c) == CONNECTION_OK) {
+            if (s_prepare(*c, s, &r) != 0) return r;
+            return PQexecPrepared(*c, s->name, n, params, lengths, formats, result_format);
+        }
+        return PQmakeEmptyPGresult(*c, PGRES_FATAL_ERROR);
+    }
+    return r;
+}
+
 PGresult *db_exec(PGconn **c, const char *sql, int n, const char *const *params)
 {
     return db_execb(c, sql, n, params, NULL, NULL, 0);
@@ -54,6 +95,15 @@ PGresult *db_exec(PGconn **c, const char *sql, int n, const char *const *params)
 int db_cmd(PGconn **c, const char *what, const char *sql, int n, const char *const *params)
 {
     PGresult *r = db_exec(c, sql, n, params);
+    int ok = db_ok(r);
+    if (!ok) log_warn("db: %s: %s", what, PQresultErrorMessage(r));
+    PQclear(r);
+    return ok ? 0 : -1;
+}
+
+int db_cmdp(PGconn **c, const char *what, db_stmt *s, int n, const char *const *params)
+{
+    PGresult *r = db_execp(c, s, n, params, NULL, NULL, 0);
     int ok = db_ok(r);
     if (!ok) log_warn("db: %s: %s", what, PQresultErrorMessage(r));
     PQclear(r);

@@ -36,6 +36,27 @@ PGresult *db_exec(PGconn **c, const char *sql, int n, const char *const *params)
 PGresult *db_execb(PGconn **c, const char *sql, int n, const char *const *params,
                    const int *lengths, const int *formats, int result_format);
 
+/* A statement prepared once per connection (PQprepare) and then executed by
+ * name (PQexecPrepared): no parse, and after a few runs no planning either.
+ * Declare one per statement, static, with its name and SQL; parameter types
+ * come from the casts in the SQL.  `pid` is the server process it was
+ * prepared on: after a reconnection (a new process) it is prepared again.
+ * Not shared between threads (one connection's statements). */
+typedef struct {
+    const char *name;
+    const char *sql;
+    int pid;              /* backend it is prepared on, 0 = not yet       */
+} db_stmt;
+
+/* db_execb for a prepared statement: prepares it first when this
+ * connection's backend has not got it (first use, after a reconnection).
+ * Same reconnection rule as db_execb.  Never returns NULL. */
+PGresult *db_execp(PGconn **c, db_stmt *s, int n, const char *const *params,
+                   const int *lengths, const int *formats, int result_format);
+
+/* db_cmd for a prepared statement (db_execp): 0 or -1 (logged with `what`). */
+int db_cmdp(PGconn **c, const char *what, db_stmt *s, int n, const char *const *params);
+
 /* 1 if the result is COMMAND_OK or TUPLES_OK. */
 int db_ok(const PGresult *r);
 

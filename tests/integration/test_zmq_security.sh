@@ -153,3 +153,24 @@ start_gateway --zmq-max-message 200000 --lease 4
 row_ok() { [ "$(sql "SELECT host <> '' AND pid = $KEEPER AND version = 'mbsweep-worker/1' AND gateway LIKE '%:$GW_PID' FROM workers WHERE id = 'keeper'")" = t ]; }
 wait_until 20 row_ok || fail "workers row after restart: $(sql "SELECT host, pid, version, gateway FROM workers WHERE id = 'keeper'")"
 ok "after a gateway restart /api/v1/workers still has keeper's host, pid and version"
+
+# ---- 9. a result the database refuses spoils only itself (batched writes) ------------------------
+# the peer answers 8 jobs back to back (one write batch), the first with a metric
+# that cannot be stored: the batch is rolled back and written row by row, the
+# bad row dropped (its job re-run later), the 7 others stored once
+kill -TERM "$KEEPER"; wait "$KEEPER" 2>/dev/null
+wait_until 10 bash -c "[ \"\$(curl -s $BASE/healthz | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"workers\"])')\" = 0 ]" || fail "keeper still counted"
+SID=$(post_sweep '{"model":"'$MID'","design":{"kind":"grid"},"parameters":{"L":{"min":0.5,"max":2,"levels":8}}}')
+"$PEER" "$ZMQ" "${WKEY[@]}" --id poisoner poison 10 >"$IT_TMP/poison.out" || fail "poison peer: $(cat "$IT_TMP/poison.out")"
+PJ=$(sed -n 's/^poisoned //p' "$IT_TMP/poison.out"); NA=$(sed -n 's/^answered //p' "$IT_TMP/poison.out")
+[ -n "$PJ" ] && [ "$NA" -ge 2 ] || fail "poison peer: $(cat "$IT_TMP/poison.out")"
+good() { sql "SELECT count(*) FROM results r JOIN jobs j ON j.id = r.job_id WHERE j.sweep_id = '$SID' AND r.worker_id = 'poisoner'"; }
+wait_until 10 bash -c "[ \"\$(psql '$DB' -X -tAq -c \"SELECT count(*) FROM results r JOIN jobs j ON j.id = r.job_id WHERE j.sweep_id = '$SID' AND r.worker_id = 'poisoner'\")\" = $((NA - 1)) ]" \
+  || fail "the good results of the batch: $(good) stored, expected $((NA - 1))"
+[ "$(sql "SELECT count(*) FROM results WHERE job_id = $PJ")" = 0 ] || fail "the refused result was stored"
+grep -q "dropping a message of job $PJ" "$IT_TMP/gateway.log" || fail "no log line for the dropped result of job $PJ"
+start_worker keeper2
+wait_until 30 sweep_is "$SID" done || fail "sweep after the poison: $(sweep_state "$SID")"
+r=$(sql "SELECT count(*) || ' ' || count(DISTINCT r.job_id) FROM results r JOIN jobs j ON j.id = r.job_id WHERE j.sweep_id = '$SID'")
+[ "$r" = "8 8" ] || fail "results of the poisoned sweep: $r (count, distinct jobs), expected 8 8"
+ok "a result the database refuses ($PJ) is dropped alone: $((NA - 1)) others of its batch stored, the job re-run, 8 results for 8 jobs"

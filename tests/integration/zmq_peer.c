@@ -11,6 +11,11 @@
  *     hold SECONDS        READY with 1 slot; keeps the first JOB, never answers,
  *                         sends HEARTBEATs listing it; prints "job ID ATTEMPT"
  *                         and, if it came, "cancel ID"
+ *     poison SECONDS      READY with 8 slots; collects JOBs for SECONDS (or
+ *                         until 8 came), then answers them all at once with
+ *                         empty RESULTs, the first with a metric the database
+ *                         cannot store ("steps": "many"); prints "poisoned ID"
+ *                         and "answered N"
  * Without --server-key it connects without CurveZMQ.  Every wait is bounded.
  */
 #include "svc/msg.h"
@@ -152,6 +157,33 @@ int main(int argc, char **argv)
         }
         if (cancelled) printf("cancel %lld\n", cancelled);
         rc = job ? 0 : 1;
+    } else if (!strcmp(action, "poison") && a + 1 < argc) {
+        /* jobs in hand: collected first, then answered back to back so that
+           the gateway writes them in one batch */
+        long long ids[8]; int att[8], n = 0;
+        double end = s_now() + atof(argv[a + 1]);
+        s_ready(sock, 8, NULL);
+        while (n < 8 && s_now() < end) {
+            zmq_pollitem_t it = { sock, 0, ZMQ_POLLIN, 0 };
+            if (zmq_poll(&it, 1, 100) <= 0) continue;
+            msg_t m;
+            if (msg_recv(sock, 0, &m, ZMQ_DONTWAIT) == 0 && m.cmd == MSG_JOB) {
+                ids[n] = json_integer_value(json_object_get(m.body, "job"));
+                att[n++] = (int)json_integer_value(json_object_get(m.body, "attempt"));
+            }
+            msg_clear(&m);
+        }
+        for (int k = 0; k < n; k++) {
+            json_t *r = json_pack("{s:I,s:i,s:[],s:i,s:{},s:{}}", "job", (json_int_t)ids[k], "attempt", att[k],
+                                  "channels", "nsample", 0, "responses", "metrics");
+            if (k == 0) json_object_set_new(json_object_get(r, "metrics"), "steps", json_string("many"));
+            msg_send(sock, NULL, 0, MSG_RESULT, r, NULL, 0);
+            json_decref(r);
+        }
+        if (n) printf("poisoned %lld\n", ids[0]);
+        printf("answered %d\n", n);
+        s_listen(sock, 1.0, NULL, NULL, NULL);
+        rc = n ? 0 : 1;
     } else {
         fprintf(stderr, "zmq_peer: unknown action %s\n", action);
         rc = 2;
