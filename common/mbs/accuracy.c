@@ -18,11 +18,12 @@ double mbs_local_tolerance_factor(int integrator, double rtol)
     /* calibration (docs/accuracy.md, tolerance_test): the largest global
      * error / (tol L) over Andrews, the spatial slider-crank, Bricard, the
      * flyball, the double pendulum and two pendulums at tol 1e-3 ... 1e-9
-     * was 1140 (bdf) and 342 (dopri5) with factor 1; it is 42 and 69 with
-     * these factors, 69 with the N-four-bars (N = 40 up to 5 s) and 20 with
-     * the bouncing ball, under the reference BLAS and OpenBLAS alike.  Base
-     * 0.08 left N = 40 at 1.2 x the limit at 1e-9 on OpenBLAS: its errors at
-     * tight tolerances come from the singular passages (integrator_bdf.c). */
+     * was 1140 (bdf) and 342 (dopri5) with factor 1; it is 38 and 69 with
+     * these factors, 45 with the N-four-bars (N = 40 up to 10 s) and 20
+     * with the bouncing ball, under the reference BLAS and OpenBLAS alike.
+     * Base 0.08 left N = 40 at 1.2 x the limit at 1e-9 on OpenBLAS: its
+     * errors at tight tolerances come from the singular passages
+     * (integrator_bdf.c). */
     if (integrator == MBS_INT_BDF) return 0.06 * pow(fmin(rtol, 1e-3) / 1e-3, 0.15);
     /* the event-driven integrator takes the same DOPRI5 steps between
      * events (Andrews at 1e-6 was 1.5 x the limit with factor 1) */
