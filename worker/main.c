@@ -170,12 +170,17 @@ static void s_on_job(void *sock, msg_t *m)
     if (!j->params) j->params = json_object();
     if (!j->solver) j->solver = json_object();
     if (!j->responses) j->responses = json_array();
+    /* once queued, the job belongs to the compute thread, which may run
+     * and free it before this thread reads it again (a job that fails at
+     * once: ASan caught the log line below reading a freed job) */
+    long long id = j->id;
+    int attempt = j->attempt;
     pthread_mutex_lock(&s_lock);
     int full = s_nqueue + (s_current != NULL) >= MAX_QUEUE;
     if (!full) { s_queue[s_nqueue++] = j; pthread_cond_signal(&s_cond); }
     pthread_mutex_unlock(&s_lock);
     if (full) { s_give_back(sock, j, "worker queue full", 1); wk_job_free(j); }
-    else log_debug("job %lld attempt %d queued", j->id, j->attempt);
+    else log_debug("job %lld attempt %d queued", id, attempt);
 }
 
 static void s_on_cancel(void *sock, msg_t *m)
