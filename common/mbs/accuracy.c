@@ -86,15 +86,16 @@ double mbs_tolerance_length(const mbs_model *m)
          * spring ends, point-force points; plus its shapes' sizes */
         P->n = 0;
         s_add(P, s->bodies[b].com);
+        int jointed = 0; /* held by a joint or a spring */
         for (int j = 0; j < s->njoint; j++) {
             const mbs_joint_spec *J = &s->joints[j];
             for (int k = 0; k < 2; k++)
-                if (J->body[k] == b) s_add(P, J->type == MBS_JOINT_DISTANCE ? J->points[k] : J->at);
+                if (J->body[k] == b) { s_add(P, J->type == MBS_JOINT_DISTANCE ? J->points[k] : J->at); jointed = 1; }
         }
         for (int f = 0; f < s->nforce; f++) {
             const mbs_force_spec *F = &s->forces[f];
             if (F->type == MBS_FORCE_SPRING_DAMPER) {
-                for (int k = 0; k < 2; k++) if (F->body[k] == b) s_add(P, F->points[k]);
+                for (int k = 0; k < 2; k++) if (F->body[k] == b) { s_add(P, F->points[k]); jointed = 1; }
             } else if (F->type == MBS_FORCE_POINT_FORCE && F->body[0] == b) {
                 s_add(P, F->at);
             }
@@ -103,10 +104,6 @@ double mbs_tolerance_length(const mbs_model *m)
          * point forces and contacts) travels towards the ground's shapes:
          * its gap to each is a length of its motion (a 0.1 m ball dropped
          * from 1 m was held to rtol x 0.1 m and came back 280 x tol L off) */
-        int jointed = 0;
-        for (int j = 0; j < s->njoint; j++) jointed |= s->joints[j].body[0] == b || s->joints[j].body[1] == b;
-        for (int f = 0; f < s->nforce; f++)
-            jointed |= s->forces[f].type == MBS_FORCE_SPRING_DAMPER && (s->forces[f].body[0] == b || s->forces[f].body[1] == b);
         for (int h = 0; h < s->nshape && !jointed; h++) {
             if (s->shapes[h].body != MBS_GROUND) continue;
             double g[3];
