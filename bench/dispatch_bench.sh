@@ -43,10 +43,6 @@ CLIENT="python3 $ROOT/bench/service/client.py"
 CPU="python3 $ROOT/bench/service/cpu.py"
 T_START=$SECONDS
 
-PIDS=()
-TMP=""
-PGDIR=""
-
 log() { echo "[dispatch_bench $(date +%H:%M:%S)] $*" >&2; }
 die() {
   log "FAILED: $*"
@@ -54,31 +50,7 @@ die() {
   for f in "$TMP"/*.log; do [ -s "$f" ] && { echo "----- $f (last 10 lines)" >&2; tail -n 10 "$f" >&2; }; done
   exit 1
 }
-
-cleanup() {
-  local p alive
-  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-  for _ in $(seq 1 50); do
-    alive=0
-    for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
-    [ $alive = 0 ] && break
-    sleep 0.1
-  done
-  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  [ -n "$PGDIR" ] && bash "$ROOT/scripts/pg.sh" stop "$PGDIR" >/dev/null 2>&1
-  if [ -n "$TMP" ]; then
-    if [ "${KEEP_TMP:-0}" = 1 ]; then log "logs kept in $TMP"; else rm -rf "$TMP"; fi
-  fi
-  return 0
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-jget() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
+. "$ROOT/bench/service/lib.sh"
 
 # ---- build, PostgreSQL, keys, gateway ---------------------------------------------------
 log "building build/gateway and build/worker (if out of date)"
@@ -108,10 +80,7 @@ if [ "${DISPATCH_PG_STATS:-0}" = 1 ]; then
 fi
 sql() { psql "$DB" -XAtq -c "$1"; }
 
-# CurveZMQ on, as deployed (the gateway refuses workers without keys)
-"$ROOT/build/gateway" --curve-keygen-dir "$TMP/keys" >/dev/null || die "cannot make the CurveZMQ keys"
-export MBSWEEP_CURVE_SECRET_FILE=$TMP/keys/server.key MBSWEEP_CURVE_ALLOW=$TMP/keys/workers.allow
-export MBSWEEP_SERVER_KEY=$TMP/keys/server.pub MBSWEEP_CURVE_KEY_FILE=$TMP/keys/worker.key
+bench_curve_keys
 port=$(free_port); zport=$(free_port)
 BASE="http://127.0.0.1:$port"; ZMQ="tcp://127.0.0.1:$zport"
 "$GATEWAY" --db "$DB" --port "$port" --zmq "$ZMQ" --token "$TOKEN" >"$TMP/gateway.log" 2>&1 &
@@ -125,18 +94,7 @@ done
 MID=$($CLIENT "$BASE" "$TOKEN" model "$PEND") || die "cannot store the pendulum model"
 
 # ---- CPU accounting (bench/service/cpu.py; as in bench/service_bench.sh) -----------------
-HZ=$(getconf CLK_TCK)
-mark() {
-  times >"$TMP/times.$1"
-  $CPU snap "$TMP/snap.$1" $$ "$(head -1 "$PGDIR/data/postmaster.pid" 2>/dev/null || echo 0)"
-}
-reaped_ticks() {
-  tail -1 "$1" | awk -v hz="$HZ" '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); t += a[1] * 60 + a[2] }
-                                   printf "%d\n", t * hz }'
-}
-cpu_json() {
-  $CPU diff "$TMP/snap.$1" "$TMP/snap.$2" $(( $(reaped_ticks "$TMP/times.$2") - $(reaped_ticks "$TMP/times.$1") ))
-}
+# mark / cpu_json: bench/service/lib.sh
 
 # ---- workers ----------------------------------------------------------------------------
 WK_PIDS=()

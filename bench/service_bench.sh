@@ -40,10 +40,6 @@ CLIENT="python3 $ROOT/bench/service/client.py"
 CPU="python3 $ROOT/bench/service/cpu.py"
 T_START=$SECONDS
 
-PIDS=()
-TMP=""
-PGDIR=""
-
 log() { echo "[service_bench $(date +%H:%M:%S)] $*" >&2; }
 
 dump_logs() {
@@ -55,26 +51,7 @@ dump_logs() {
 }
 
 die() { log "FAILED: $*"; dump_logs; exit 1; }
-
-cleanup() {
-  local p alive
-  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-  for _ in $(seq 1 50); do
-    alive=0
-    for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
-    [ $alive = 0 ] && break
-    sleep 0.1
-  done
-  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  [ -n "$PGDIR" ] && bash "$ROOT/scripts/pg.sh" stop "$PGDIR" >/dev/null 2>&1
-  if [ -n "$TMP" ]; then
-    if [ "${KEEP_TMP:-0}" = 1 ]; then log "logs kept in $TMP"; else rm -rf "$TMP"; fi
-  fi
-  return 0
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+. "$ROOT/bench/service/lib.sh"
 
 # kill_pid PID: stop one process we started (TERM, then KILL after 5 s)
 kill_pid() {
@@ -84,10 +61,6 @@ kill_pid() {
   kill -KILL "$p" 2>/dev/null
   wait "$p" 2>/dev/null
   return 0
-}
-
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
 # ---- prerequisites ------------------------------------------------------------------
@@ -135,28 +108,10 @@ psql "$DB_MAIN" -Xq -c "ALTER SYSTEM SET log_min_duration_statement = 100" -c "S
   || die "cannot set log_min_duration_statement"
 pg_slow() { grep -c 'LOG:  duration:' "$PGDIR/postgres.log" 2>/dev/null || true; }
 
-# ---- CPU accounting around a measurement ------------------------------------------------
-# mark NAME: snapshot; cpu_json A B: {"busy_pct", "other_pct", "by_prog"} between two
-# snapshots.  Ours = this script's process tree + the PostgreSQL cluster; children
-# that exited in between are counted through bash's `times`.
-HZ=$(getconf CLK_TCK)
-mark() {
-  times >"$TMP/times.$1"
-  $CPU snap "$TMP/snap.$1" $$ "$(head -1 "$PGDIR/data/postmaster.pid" 2>/dev/null || echo 0)"
-}
-reaped_ticks() {
-  tail -1 "$1" | awk -v hz="$HZ" '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); t += a[1] * 60 + a[2] }
-                                   printf "%d\n", t * hz }'
-}
-cpu_json() {
-  $CPU diff "$TMP/snap.$1" "$TMP/snap.$2" $(( $(reaped_ticks "$TMP/times.$2") - $(reaped_ticks "$TMP/times.$1") ))
-}
+# mark / cpu_json around a measurement: bench/service/lib.sh
 
 # ---- gateway and workers ------------------------------------------------------------
-# CurveZMQ on, as deployed: keys made once, passed to every gateway and worker
-"$ROOT/build/gateway" --curve-keygen-dir "$TMP/keys" >/dev/null || die "cannot make the CurveZMQ keys"
-export MBSWEEP_CURVE_SECRET_FILE=$TMP/keys/server.key MBSWEEP_CURVE_ALLOW=$TMP/keys/workers.allow
-export MBSWEEP_SERVER_KEY=$TMP/keys/server.pub MBSWEEP_CURVE_KEY_FILE=$TMP/keys/worker.key
+bench_curve_keys
 GW_PID=""; BASE=""; ZMQ=""
 # start_gateway CONNINFO NAME: default options but port, ZeroMQ endpoint, token
 start_gateway() {
@@ -188,7 +143,6 @@ gw_hist() {
     index($0, "mbsweep_http_request_seconds_bucket{route=\"" r "\",le=\"+Inf\"}") == 1 { c = $2 }
     END { print a + 0, b + 0, c + 0 }'
 }
-jget() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 
 # ======================================================================================
 # 2. POST /sweeps of a 10,000-job sweep.  On its own database (mbsweep_accept) with a
