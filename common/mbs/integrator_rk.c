@@ -32,6 +32,7 @@
 #include "integrators.h"
 #include "accuracy.h"
 #include "analysis.h"
+#include "contact.h"
 #include "dopri5.h"
 #include "system.h"
 
@@ -56,6 +57,12 @@
  * 1e-9 stays 5e-11 m (OpenBLAS) and 5e-11 .. 9e-11 m (reference BLAS),
  * where the choice made at assembly alone gives 1.1e-8 m. */
 #define RK_RESELECT_MOVE 0.05
+/* A step in whose last RK_ONSET_PAST a compliant contact starts or ends is
+ * accepted; one with an earlier switch is retaken to end half that fraction
+ * past it (the gap's interpolant locates the switch only to the step's
+ * accuracy, and a step ending just short of it would see it again at its
+ * very start). */
+#define RK_ONSET_PAST 1e-3
 
 /* Acceleration of the index-1 + Baumgarte problem at (t, x, v) into a (an
  * mbs_accel_fn of dopri5.h; ctx unused). */
@@ -124,6 +131,17 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_
         /* xs, vs now hold the 5th-order solution (stage 7 = b weights) */
         double en = mbs_dopri5_error(n, h, kx, kv, d->x, d->v, xs, vs, &d->tol);
         double fac = en > 0 ? 0.9 * pow(en, -0.2) : 5.0;
+        /* a compliant contact starting or ending within the step: the step
+         * is taken again to end just past the switch, so that no step spans
+         * the kink of the force law */
+        if (en <= 1.0 && m->spec->ncontact > 0) {
+            double s = mbs_contact_switch(m, d, d->x, d->v, xs, vs, h);
+            if (s < 1 - RK_ONSET_PAST && s * h > 2 * hmin) {
+                h *= s * (1 + 0.5 * RK_ONSET_PAST);
+                d->met.events++;
+                continue;
+            }
+        }
         if (en <= 1.0) {
             /* the last stage (FSAL, c = 1) evaluated Phi and Phi_q at the
              * 5th-order solution, the state about to be accepted */
