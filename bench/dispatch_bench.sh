@@ -16,7 +16,7 @@
 #
 # Knobs (environment): DISPATCH_JOBS (20000), DISPATCH_ECHO ("1 2 4": echo
 # workers, added one group after the other), DISPATCH_SLOTS (slots of each echo
-# worker, 64), DISPATCH_REAL_SLOTS ("2 32": slots of each of the two real
+# worker, 64), DISPATCH_REAL_SLOTS ("2 32 auto": slots of each of the two real
 # workers, one configuration after the other), DISPATCH_REPEAT (2),
 # DISPATCH_REAL (1; 0 = no end-to-end row),
 # GATEWAY and WORKER (binaries to measure, default build/gateway and
@@ -32,7 +32,7 @@ ROOT=$PWD
 JOBS=${DISPATCH_JOBS:-20000}
 ECHO_STEPS=${DISPATCH_ECHO-"1 2 4"}
 SLOTS=${DISPATCH_SLOTS:-64}
-REAL_SLOTS=${DISPATCH_REAL_SLOTS:-"2 32"}
+REAL_SLOTS=${DISPATCH_REAL_SLOTS:-"2 32 auto"}
 REPEAT=${DISPATCH_REPEAT:-2}
 REAL=${DISPATCH_REAL:-1}
 POLL=${DISPATCH_POLL:-0.1}

@@ -67,7 +67,7 @@ int api_workers_list(gw_req *r)
     if (!db) return gw_reply_db_error(r, NULL);
     return gw_reply_row_json(r, db_exec(db,
         "SELECT json_build_object('items', coalesce(json_agg(t), '[]'))::text FROM ("
-        "  SELECT id, host, pid, gateway, version, first_seen, last_heartbeat, jobs_done, "
+        "  SELECT id, host, pid, gateway, version, first_seen, last_heartbeat, jobs_done, slots, "
         "         last_heartbeat > now() - interval '30 seconds' AS alive "
         "  FROM workers ORDER BY last_heartbeat DESC LIMIT 1000) t", 0, NULL), 200, "workers");
 }

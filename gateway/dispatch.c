@@ -189,6 +189,17 @@ static void s_queue_pending(msg_t *m, ds_worker *w, int failed)
     memset(m, 0, sizeof *m);
 }
 
+/* The credit a worker asks for in READY (required) or HEARTBEAT (optional:
+ * a worker adapting it to its job durations), at most DS_MAX_SLOTS; a
+ * lowered credit takes effect as the jobs in hand finish. */
+static void s_set_slots(ds_worker *w, const json_t *b)
+{
+    const json_t *s = json_object_get(b, "slots");
+    if (json_is_integer(s)) w->slots = (int)json_integer_value(s);
+    else if (w->slots < 1) w->slots = 1;
+    if (w->slots > DS_MAX_SLOTS) w->slots = DS_MAX_SLOTS;
+}
+
 /* READY: a new worker (if its name is not another key's), or a known one
  * announcing itself again. */
 static ds_worker *s_ready(msg_t *m, ds_worker *w)
@@ -201,9 +212,7 @@ static ds_worker *s_ready(msg_t *m, ds_worker *w)
         if (fr != 1) { if (fr == 0) s_drop(DROP_IMPOSTOR, name, "name held by another key"); return NULL; }
         if (!(w = s_add(m))) return NULL;
     }
-    json_t *s = json_object_get(b, "slots");
-    w->slots = json_is_integer(s) ? (int)json_integer_value(s) : 1;
-    if (w->slots > DS_MAX_SLOTS) w->slots = DS_MAX_SLOTS;
+    s_set_slots(w, b);
     snprintf(w->host, sizeof w->host, "%s", json_string_value(json_object_get(b, "host")) ?: "");
     snprintf(w->version, sizeof w->version, "%s", json_string_value(json_object_get(b, "version")) ?: "");
     w->pid = (int)json_integer_value(json_object_get(b, "pid"));
@@ -240,9 +249,13 @@ static void s_handle(msg_t *m)
         s_reconcile(w, json_object_get(m->body, "jobs"));
         gw_dispatch_kick();
         break;
-    case MSG_HEARTBEAT:
+    case MSG_HEARTBEAT: {
+        int before = w->slots;
+        s_set_slots(w, m->body);
         s_reconcile(w, json_object_get(m->body, "jobs"));
+        if (w->slots > before) gw_dispatch_kick(); /* more credit: fill it now */
         break;
+    }
     case MSG_RESULT:
     case MSG_FAILED: {
         /* only the holder of this attempt's lease may answer for it */

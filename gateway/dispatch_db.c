@@ -422,8 +422,9 @@ int ds_workers_upsert(PGconn **db, ds_worker **w, int n, const char *gateway)
     if (n == 0) return 0;
     json_t *a = json_array();
     for (int i = 0; i < n; i++) {
-        json_t *o = json_pack("{s:s,s:s,s:i,s:s,s:I}", "id", w[i]->name, "host", w[i]->host,
-                              "pid", w[i]->pid, "version", w[i]->version, "done", (json_int_t)w[i]->done_delta);
+        json_t *o = json_pack("{s:s,s:s,s:i,s:s,s:I,s:i}", "id", w[i]->name, "host", w[i]->host,
+                              "pid", w[i]->pid, "version", w[i]->version, "done", (json_int_t)w[i]->done_delta,
+                              "slots", w[i]->slots);
         if (w[i]->key[0]) json_object_set_new(o, "key", json_string(w[i]->key));
         json_array_append_new(a, o);
     }
@@ -431,13 +432,14 @@ int ds_workers_upsert(PGconn **db, ds_worker **w, int n, const char *gateway)
     json_decref(a);
     const char *p[] = { txt, gateway };
     int rc = db_cmd(db, "workers",
-        "INSERT INTO workers AS w (id, host, pid, gateway, version, last_heartbeat, jobs_done, public_key) "
-        "SELECT x.id, x.host, nullif(x.pid, 0), $2, nullif(x.version, ''), now(), x.done, x.key "
-        "FROM jsonb_to_recordset($1::jsonb) AS x(id text, host text, pid int, version text, done bigint, key text) "
+        "INSERT INTO workers AS w (id, host, pid, gateway, version, last_heartbeat, jobs_done, public_key, slots) "
+        "SELECT x.id, x.host, nullif(x.pid, 0), $2, nullif(x.version, ''), now(), x.done, x.key, x.slots "
+        "FROM jsonb_to_recordset($1::jsonb) AS x(id text, host text, pid int, version text, done bigint, key text, "
+        "                                        slots int) "
         "ON CONFLICT (id) DO UPDATE SET host = coalesce(nullif(EXCLUDED.host, ''), w.host), "
         "  pid = coalesce(EXCLUDED.pid, w.pid), gateway = EXCLUDED.gateway, "
         "  version = coalesce(EXCLUDED.version, w.version), last_heartbeat = now(), "
-        "  jobs_done = w.jobs_done + EXCLUDED.jobs_done, public_key = EXCLUDED.public_key", 2, p);
+        "  jobs_done = w.jobs_done + EXCLUDED.jobs_done, public_key = EXCLUDED.public_key, slots = EXCLUDED.slots", 2, p);
     free(txt);
     if (rc == 0) for (int i = 0; i < n; i++) w[i]->done_delta = 0;
     return rc;

@@ -52,6 +52,7 @@ const char *ds_msg_invalid(const msg_t *m)
         if (!s_jobs(json_object_get(b, "jobs"))) return "READY: jobs";
         return NULL;
     case MSG_HEARTBEAT:
+        if (json_object_get(b, "slots") && !s_int(b, "slots", 1, 1000)) return "HEARTBEAT: slots";
         return s_jobs(json_object_get(b, "jobs")) ? NULL : "HEARTBEAT: jobs";
     case MSG_FAILED:
         if (!s_int(b, "job", 1, 1LL << 62) || !s_int(b, "attempt", 1, 1000000)) return "FAILED: job or attempt";

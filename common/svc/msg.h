@@ -9,7 +9,8 @@
  *
  *   worker -> gateway
  *     READY      {host, pid, slots, version, jobs: [[id, attempt], ...]}
- *     HEARTBEAT  {jobs: [[id, attempt], ...]}            (jobs in hand)
+ *     HEARTBEAT  {jobs: [[id, attempt], ...], slots?}    (jobs in hand; the credit
+ *                wanted now, when the worker adapts it: worker/main.c)
  *     RESULT     {job, attempt, channels, nsample, responses, metrics,
  *                 poses?: {bodies, npose, nframe}}
  *                + payload: samples, float64 little-endian, row-major,

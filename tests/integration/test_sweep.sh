@@ -66,6 +66,16 @@ PY
 done
 ok "samples, responses and metrics of all 12 jobs match build/mbs run"
 
+# the workers' credit follows their job durations (worker/main.c, --slots auto, the default): on
+# millisecond jobs both ask for more than the 2 they start with, at most 32; a fixed --slots stays
+credit() { get /api/v1/workers | jget "[w.get('slots') for w in d['items'] if w['id'] == '$1'][0]"; }
+credit_grew() { local a b; a=$(credit w1); b=$(credit w2); [ "$a" -gt 2 ] && [ "$a" -le 32 ] && [ "$b" -gt 2 ] && [ "$b" -le 32 ]; }
+wait_until 10 credit_grew || fail "credit of the automatic workers: w1 $(credit w1), w2 $(credit w2)"
+start_worker fixed --slots 3
+fixed_is_3() { [ "$(credit fixed 2>/dev/null)" = 3 ]; }
+wait_until 10 fixed_is_3 || fail "fixed worker's credit: $(credit fixed)"
+ok "credit from the job durations: w1 $(credit w1), w2 $(credit w2) (from 2); --slots 3 stays 3"
+
 # sweep CSV: header + 12 rows, with parameters, responses and metrics
 get "/api/v1/sweeps/$SID/results.csv" > "$IT_TMP/sweep.csv"
 python3 - "$IT_TMP/sweep.csv" <<'PY' || fail "results.csv"
