@@ -62,6 +62,7 @@ if [ ! -f "$RUN/examples-loaded" ]; then
     if [ "$code" = 201 ] || [ "$code" = 200 ]; then
       id=$(printf '%s' "$body" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
       echo "loaded $f as model $id"
+      echo "$(basename "$f" .json) $id" >> "$RUN/models.txt"
       [ -n "$first" ] || first="$id $f"
       # the demonstration sweep prefers the bouncing ball: quick jobs that
       # show the contact-deactivation comparison
@@ -94,6 +95,18 @@ PY
           --data "$sweep" "$URL/api/v1/sweeps")
     echo "demonstration sweep: $out"
   fi
+  # the example sweeps (examples/sweeps/*.json: "model" names an example,
+  # replaced by its id here)
+  for f in examples/sweeps/*.json; do
+    [ -f "$f" ] || continue
+    name=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["model"])' "$f")
+    mid=$(awk -v n="$name" '$1 == n { print $2; exit }' "$RUN/models.txt" 2>/dev/null)
+    if [ -z "$mid" ]; then echo "skipped $f (example $name not loaded)"; continue; fi
+    spec=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["model"]=sys.argv[2]; print(json.dumps(d))' "$f" "$mid")
+    out=$(curl -s -X POST -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+          --data "$spec" "$URL/api/v1/sweeps")
+    echo "example sweep $f: $out"
+  done
   touch "$RUN/examples-loaded"
 fi
 

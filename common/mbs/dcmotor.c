@@ -52,22 +52,33 @@ void mbs_dcmotor_eval(const mbs_dcmotor *m, double V, double i, double wj, mbs_d
         dfr += m->tc * (1 - th * th) / m->w_eps;
     }
     double tm = m->kt * i - fr;
-    s->torque = m->eta * N * tm;
-    /* d torque: through i (state when L > 0, algebraic otherwise) and wj */
+    /* the gear loses in both directions of the power flow: driving the
+     * load, the joint gets eta of the motor's shaft power P = tm w_m; back-
+     * driven (P < 0), the motor gets eta of the joint's, i.e. the joint
+     * torque is N tm / eta.  Factor e = eta^sigma, sigma = tanh(P / p_eps)
+     * (the same regularisation as the Coulomb friction: p_eps the back-EMF
+     * damping's power at w_eps), so the loss P (1 - e) is never negative */
+    double p_eps = m->kt * m->ke * m->w_eps * m->w_eps / m->R;
+    double P = tm * wm, sg = tanh(P / p_eps), e = pow(m->eta, sg);
+    double de_dP = m->eta < 1 ? e * log(m->eta) * (1 - sg * sg) / p_eps : 0;
+    s->torque = e * N * tm;
+    /* d torque = N (e dtm + tm de_dP dP), dP = w_m dtm + tm dw_m: through i
+     * (state when L > 0, algebraic otherwise) and wj */
+    double g = e + tm * de_dP * wm; /* N g: d torque / d tm at fixed w_m */
     if (m->L > 0) {
-        s->dT_di = m->eta * N * m->kt;
-        s->dT_dw = -m->eta * N * dfr * N;
+        s->dT_di = N * g * m->kt;
+        s->dT_dw = N * (g * (-dfr * N) + tm * de_dP * tm * N);
         s->dT_dV = 0;
     } else {
         s->dT_di = 0;
-        s->dT_dw = m->eta * N * (m->kt * di_dw - dfr * N);
-        s->dT_dV = m->eta * N * m->kt * di_dV;
+        s->dT_dw = N * (g * (m->kt * di_dw - dfr * N) + tm * de_dP * tm * N);
+        s->dT_dV = N * g * m->kt * di_dV;
     }
     /* power flows: input = copper + magnetic rate + friction + gear + output */
     s->p_in = V * i;
     s->p_copper = m->R * i * i;
     s->p_friction = fr * wm;
     s->p_out = s->torque * wj;
-    s->p_gear = (1 - m->eta) * tm * wm;
+    s->p_gear = (1 - e) * tm * wm;
     s->e_magnetic = 0.5 * m->L * i * i;
 }

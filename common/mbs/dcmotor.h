@@ -7,12 +7,16 @@
  * the current to +-i_max (L = 0: i clipped; L > 0: the drive holds the
  * voltage that keeps |i| at i_max, so di/dt does not push it further).
  * Mechanical, through a gear of ratio N (w_m = N w_joint) and efficiency
- * eta: the torque on the joint is eta N (kt i - b w_m - tc sgn(w_m)), the
- * Coulomb friction regularised over the motor speed w_eps (|w_m| << w_eps:
- * viscous-like; the run's error control sees a smooth law); the rotor's
+ * eta: the torque on the joint is eta N tm, tm = kt i - b w_m - tc sgn(w_m),
+ * while the motor drives the load (tm w_m > 0), N tm / eta while the load
+ * drives the motor (the gear loses in both directions; the switch is
+ * regularised over the power kt ke w_eps^2 / R), the Coulomb friction
+ * regularised over the motor speed w_eps (|w_m| << w_eps: viscous-like; the
+ * run's error control sees a smooth law); the rotor's
  * inertia reflected to the joint is J N^2 (the caller adds it to the
  * joint's inertia).  On a prismatic joint a lead (m per motor radian)
- * takes the place of 1 / N: w_m = v / lead, force = eta (kt i - ...) / lead.
+ * takes the place of 1 / N: w_m = v / lead, force = eta (kt i - ...) / lead
+ * (driving).
  *
  * Everything the run needs to put the motor in its equations: the current's
  * rate, the joint torque, their partial derivatives (the Newton matrix's

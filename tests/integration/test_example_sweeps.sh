@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Every sweep of examples/sweeps/ runs through the service: its "model" names
+# an example (examples/<model>.json), which is stored first and its id put
+# in its place (as scripts/up.sh does); the sweep runs to done on two workers
+# with no failed job and a value for every response of every job.
+source "$(dirname "$0")/lib.sh"
+it_init example_sweeps
+start_gateway
+start_worker w1; start_worker w2
+n=0
+for f in "$ROOT"/examples/sweeps/*.json; do
+  name=$(jget 'd["model"]' < "$f")
+  [ -f "$ROOT/examples/$name.json" ] || fail "$(basename "$f"): no examples/$name.json"
+  MID=$(post_model "$ROOT/examples/$name.json"); [ -n "$MID" ] || fail "no model id for $name"
+  spec=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["model"]=sys.argv[2]; print(json.dumps(d))' "$f" "$MID")
+  SID=$(post_sweep "$spec"); [ -n "$SID" ] || fail "no sweep id for $(basename "$f")"
+  wait_until 120 sweep_is "$SID" done || fail "$(basename "$f") not done: $(sweep_state "$SID")"
+  njobs=$(get "/api/v1/sweeps/$SID" | jget 'd["counts"]["done"]')
+  [ "$(sweep_state "$SID")" = "done $njobs 0 0 0 0" ] || fail "$(basename "$f"): $(sweep_state "$SID")"
+  nresp=$(jget 'len(d["responses"])' < "$f")
+  nnull=$(sql "SELECT count(*) FROM responses r JOIN jobs j ON j.id = r.job_id WHERE j.sweep_id = '$SID' AND r.value IS NULL")
+  nval=$(sql "SELECT count(*) FROM responses r JOIN jobs j ON j.id = r.job_id WHERE j.sweep_id = '$SID'")
+  [ "$nnull" = 0 ] && [ "$nval" = $((njobs * nresp)) ] || fail "$(basename "$f"): $nval responses ($nnull null) for $njobs jobs x $nresp"
+  ok "$(basename "$f"): $njobs jobs of $name done, $nval responses, none null"
+  n=$((n + 1))
+done
+[ "$n" -ge 1 ] || fail "no sweep in examples/sweeps"
