@@ -21,8 +21,9 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 
 B := build
 
-MBS_SRC    := $(wildcard common/mbs/*.c)
-COMMON_SRC := $(wildcard common/*.c)
+# the solver: one folder per layer (common/mbs/README.md), the parser in common/mechanism
+MBS_SRC    := $(wildcard common/mbs/*/*.c common/mbs/*/*/*.c)
+COMMON_SRC := $(wildcard common/mechanism/*.c)
 CLI_SRC    := $(wildcard cli/*.c)
 TEST_SRC   := $(wildcard tests/unit/*_test.c)
 

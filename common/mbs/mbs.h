@@ -19,7 +19,7 @@
 #define MBS_H
 
 #include <stddef.h>
-#include "spec.h"
+#include "mbs/model/spec.h"
 
 /* ---- errors ---------------------------------------------------------------- */
 
