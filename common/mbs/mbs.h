@@ -4,7 +4,8 @@
  * The split follows MuJoCo: an mbs_model is built once from an mbs_spec and
  * is read-only afterwards (one model can serve many runs); an mbs_data holds
  * everything that changes during a run.  All work arrays are sized when the
- * data is created; nothing is allocated inside a time step.
+ * data is created, an integrator's own workspace when its run starts;
+ * nothing is allocated inside a time step.
  *
  * Errors are values: functions return 0 on success and a negative MBS_E*
  * code on failure, with messages appended to a caller's mbs_errlist.  The
@@ -19,20 +20,13 @@
 #define MBS_H
 
 #include <stddef.h>
+#include "mbs/linalg/status.h"
 #include "mbs/model/spec.h"
 
 /* ---- errors ---------------------------------------------------------------- */
 
-enum {
-    MBS_OK = 0,
-    MBS_EINVAL = -1,     /* invalid input (spec, option, name)               */
-    MBS_EASSEMBLY = -2,  /* initial configuration cannot be assembled          */
-    MBS_ESINGULAR = -3,  /* singular system (e.g. massless body, lock-up)      */
-    MBS_EDIVERGE = -4,   /* integrator could not continue (step too small)     */
-    MBS_ETIMEOUT = -5,   /* time limit reached                                 */
-    MBS_ENOMEM = -6,
-    MBS_ECANCEL = -7     /* cancelled by the progress callback                 */
-};
+/* The return codes MBS_OK, MBS_E* are in mbs/linalg/status.h (the lowest
+ * layer returns them too). */
 
 #define MBS_ERR_MAX 64
 #define MBS_WARN_MAX 4   /* accuracy warnings stored per run (mbs_metrics)     */

@@ -9,6 +9,8 @@
 #include "mbs/linalg/sparse_qr.h"
 #include "mbs/analysis/system.h"
 #include "mbs/linalg/vec.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/dynamics/force.h"
 
 #include <math.h>
 #include <stdio.h>

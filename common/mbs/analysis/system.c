@@ -2,17 +2,12 @@
  * system.c - see system.h.
  */
 #include "mbs/analysis/system.h"
+#include "mbs/model/clock.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/dynamics/force.h"
 
 #include <math.h>
 #include <string.h>
-#include <time.h>
-
-double mbs_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 double mbs_phi_norm(const mbs_data *d)
 {

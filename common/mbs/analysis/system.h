@@ -68,7 +68,5 @@ void mbs_ggl_solve(const mbs_model *m, mbs_data *d, double *rhs);
 /* Infinity norm of the active constraint residuals in d->phi. */
 double mbs_phi_norm(const mbs_data *d);
 
-/* Monotonic wall clock in seconds. */
-double mbs_now(void);
 
 #endif

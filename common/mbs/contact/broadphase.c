@@ -3,7 +3,7 @@
  * (see broadphase.h).
  */
 #include "mbs/contact/broadphase.h"
-#include "mbs/mbs.h" /* MBS_EINVAL, MBS_ENOMEM */
+#include "mbs/linalg/status.h" /* MBS_EINVAL, MBS_ENOMEM */
 
 #include <limits.h>
 #include <math.h>

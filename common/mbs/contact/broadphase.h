@@ -31,7 +31,7 @@
 
 #include "mbs/contact/contact_geom.h" /* mbs_aabb */
 
-typedef struct {
+typedef struct mbs_broadphase {
     int dim;        /* 2 or 3                                                  */
     int nbox;       /* number of boxes (shapes)                                */
     int npair;      /* number of declared pairs                                */

@@ -21,7 +21,8 @@
  */
 #include "mbs/contact/contact.h"
 #include "mbs/model/accuracy.h"
-#include "mbs/analysis/system.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/model/clock.h"
 #include "mbs/linalg/vec.h"
 
 #include <math.h>

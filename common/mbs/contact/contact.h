@@ -51,37 +51,19 @@ void mbs_contact_forces_body(const mbs_model *m, const mbs_data *d, const double
 /* The force of one contact point: F (world) acts on body[1] at its
  * material point c[1] and -F on body[0] at c[0] (NCS coordinates; body -1
  * is the ground); n is the unit normal from A to B. */
-typedef struct {
+typedef struct mbs_cforce {
     int pair;
     int body[2];
     double c[2][3];
     double n[3];
     double F[3];
 } mbs_cforce;
-typedef void (*mbs_cforce_fn)(void *ctx, const mbs_cforce *f);
+/* mbs_cforce_fn, the receiver of such forces, is declared in data.h */
 
 /* Every point force of the compliant pairs in the system at (x, v) (all
  * declared pairs without deactivation), handed to fn. */
 void mbs_contact_compliant_each(const mbs_model *m, const mbs_data *d, const double *x, const double *v,
                                 mbs_cforce_fn fn, void *ctx);
-
-/* Every point force of every contact at the sampled state (t, x, v):
- * compliant pairs from their law, rigid ones from the integrator that
- * solves them (mbs_mj_point_forces, mbs_ed_point_forces).  For the output
- * sampler only (between steps).  rigid_only: skip the compliant pairs. */
-void mbs_contact_forces_each(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v,
-                             int rigid_only, mbs_cforce_fn fn, void *ctx);
-
-/* The contact_force channel ch's pairs (contact_output.c): per declared
- * pair +1 (reported on B), -1 (reported on A: the pair is declared the
- * other way round) or 0.  NULL without memory; free() it. */
-signed char *mbs_contact_channel_mask(const mbs_model *m, const mbs_channel_spec *ch);
-
-/* The value of a contact_force channel at the sampled state: component x,
- * y, z or magnitude of the resultant force on the second pattern's shapes,
- * or (normal) the sum of the pairs' normal components. */
-double mbs_contact_channel(const mbs_model *m, mbs_data *d, const signed char *mask, mbs_component comp, double t,
-                           const double *x, const double *v);
 
 /* Finite-difference stiffness/damping of the pairs in the system, handed to
  * add(ctx, i, j, cK K_ij + cC C_ij) like mbs_force_jac. */

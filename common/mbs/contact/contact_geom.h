@@ -99,7 +99,7 @@ typedef struct {
 
 /* Axis-aligned bounding box; planar shapes have lo[2] = hi[2] = 0.  Bounds
  * may be infinite (lines, planes), never NaN for finite shapes. */
-typedef struct { double lo[3], hi[3]; } mbs_aabb;
+typedef struct mbs_aabb { double lo[3], hi[3]; } mbs_aabb;
 
 /* ---- planar pairs ------------------------------------------------------------------ */
 

@@ -12,6 +12,7 @@
  */
 #include "mbs/contact/contact_rigid.h"
 #include "mbs/linalg/vec.h"
+#include "mbs/formulation/natural/natural.h"
 
 #include <math.h>
 #include <string.h>

@@ -8,8 +8,9 @@
  * is represented by generalized forces on the NCS vectors whose virtual work
  * under any rigid motion is tau . omega (see s_torque_q).
  */
+#include "mbs/dynamics/force.h"
 #include "mbs/contact/contact.h"
-#include "mbs/model/data.h"
+#include "mbs/formulation/natural/natural.h"
 #include "mbs/linalg/vec.h"
 
 #include <math.h>

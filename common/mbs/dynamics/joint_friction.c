@@ -7,6 +7,7 @@
  * integrator_ed.c.
  */
 #include "mbs/dynamics/joint_friction.h"
+#include "mbs/formulation/natural/natural.h"
 
 #include <math.h>
 #include <string.h>

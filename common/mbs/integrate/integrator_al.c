@@ -19,6 +19,8 @@
 #include "mbs/model/accuracy.h"
 #include "mbs/analysis/analysis.h"
 #include "mbs/analysis/system.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/dynamics/force.h"
 
 #include <math.h>
 #include <string.h>
@@ -44,7 +46,7 @@ static void s_pmul(const mbs_model *m, mbs_data *d, double h, const double *z, d
     for (int i = 0; i < n; i++) y[i] -= 0.5 * h * (Q1[i] - Q0[i]) / eps;
 }
 
-int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
+int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err)
 {
     const mbs_solver_spec *o = &m->spec->solver;
     int n = m->nvar, ne = m->neq;
@@ -181,7 +183,7 @@ int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
         }
         mbs_note_error(d, sqrt(acc / (2.0 * (n > 0 ? n : 1))));
         memcpy(am, d->ap, sizeof(double) * (size_t)n);
-        int rc = mbs_step_done(m, d, smp, err);
+        int rc = mbs_step_done(m, d, run, err);
         if (rc) return rc;
     }
     return 0;

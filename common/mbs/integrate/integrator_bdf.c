@@ -73,8 +73,11 @@
 #include "mbs/analysis/analysis.h"
 #include "mbs/analysis/system.h"
 #include "mbs/integrate/system_contacts.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/dynamics/force.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Singular positions (see the header): a converged max |lam| more than
@@ -186,13 +189,43 @@ static double s_noise_gain(const mbs_model *m, mbs_data *d, double rtol)
     return fmax(1.0, NOISE_C * 2.2e-16 / (r * r * rtol));
 }
 
-int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
+/* ---- workspace ------------------------------------------------------------------------ */
+
+int mbs_bdf_ws_new(const mbs_model *m, mbs_data *d)
+{
+    int nn = m->nvar > 0 ? m->nvar : 1, nq = m->neq > 0 ? m->neq : 1, ok = 1;
+    /* the past points: positions, velocities, multipliers */
+    for (int h = 0; h < MBS_BDF_HIST; h++) {
+        d->qh[h] = calloc((size_t)nn, sizeof(double));
+        d->vh[h] = calloc((size_t)nn, sizeof(double));
+        d->lh[h] = calloc((size_t)nq, sizeof(double));
+        ok &= d->qh[h] && d->vh[h] && d->lh[h];
+    }
+    /* the stabilised index-2 matrix, and the contact force unknowns */
+    if (ok && mbs_mat_init(&d->ggl, MBS_MAT_GEN, m->nggl, m->gkl, m->gku)) ok = 0;
+    if (ok && m->spec->solver.contact_force_unknowns && mbs_cu_ws_new(m, d)) ok = 0;
+    return ok ? 0 : -1;
+}
+
+void mbs_bdf_ws_free(mbs_data *d)
+{
+    for (int h = 0; h < MBS_BDF_HIST; h++) {
+        free(d->qh[h]); free(d->vh[h]); free(d->lh[h]);
+        d->qh[h] = d->vh[h] = d->lh[h] = NULL;
+    }
+    mbs_mat_free(&d->ggl);
+    mbs_cu_ws_free(d);
+}
+
+/* ---- the integrator --------------------------------------------------------------------- */
+
+int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err)
 {
     const mbs_solver_spec *o = &m->spec->solver;
     int n = m->nvar, ne = m->neq;
     double T = o->t_end;
     double rtol = d->tol.rtol;
-    double hmax = o->max_step > 0 ? o->max_step : smp->interval;
+    double hmax = o->max_step > 0 ? o->max_step : run->interval;
     double hmin = o->min_step > 0 ? o->min_step : 1e-12;
     int kmax = o->max_order >= 1 && o->max_order <= 5 ? o->max_order : 5;
     int maxit = o->max_newton > 0 ? (o->max_newton < 6 ? o->max_newton : 6) : 4;
@@ -499,7 +532,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
             s_push(d, n);
             memcpy(d->ha, d->a, sizeof(double) * (size_t)n);
             fails = 0;
-            int rc = mbs_step_done(m, d, smp, err);
+            int rc = mbs_step_done(m, d, run, err);
             if (rc) return rc;
             /* step: grow only by a clear margin (keeps the matrix fresh) */
             double fac = 0.9 * rk;

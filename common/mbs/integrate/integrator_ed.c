@@ -36,6 +36,8 @@
 #include "mbs/dynamics/joint_friction.h"
 #include "mbs/linalg/lcp.h"
 #include "mbs/analysis/system.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/dynamics/force.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -818,7 +820,7 @@ void mbs_ed_point_forces(const mbs_model *m, mbs_data *d, double t, const double
     }
 }
 
-int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
+int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err)
 {
     const mbs_solver_spec *o = &m->spec->solver;
     struct mbs_ed_ws *w = d->ed;
@@ -839,7 +841,7 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp
     int n = m->nvar;
     double T = o->t_end;
     double ev = s_event_threshold(m, d);
-    double hmax = o->max_step > 0 ? o->max_step : smp->interval;
+    double hmax = o->max_step > 0 ? o->max_step : run->interval;
     double hmin = o->min_step > 0 ? o->min_step : 1e-12;
     double h = fmin(o->step > 0 ? o->step : 1e-3, hmax);
     /* event location: the bracket on the step size is closed to ttol */
@@ -927,7 +929,7 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_sampler *smp
          * of a block stuck at round-off speeds) */
         if (w->c.np > 0) ce = fmax(ce, mbs_edc_check(m, &w->c, d->v, d->tol.L / T, &d->met.max_penetration));
         if (ce > d->met.max_complementarity_error) d->met.max_complementarity_error = ce;
-        rc = mbs_step_done(m, d, smp, err);
+        rc = mbs_step_done(m, d, run, err);
         if (rc) return rc;
         if (event) {
             /* flip the normal-force signs that crossed; the joints whose

@@ -52,6 +52,9 @@
 #include "mbs/contact/contact_rigid.h"
 #include "mbs/linalg/lcp.h"
 #include "mbs/analysis/system.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/dynamics/force.h"
+#include "mbs/model/clock.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -737,7 +740,7 @@ static void s_project(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double t, d
     }
 }
 
-int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
+int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err)
 {
     const mbs_solver_spec *o = &m->spec->solver;
     mbs_mj_ws *w = d->mj;
@@ -845,7 +848,7 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_sampler *smp,
         for (int i = 0; i < n; i++) d->a[i] = (d->v[i] - v0[i]) / h;
         d->t = t1;
         d->met.steps++;
-        int rc = mbs_step_done(m, d, smp, err);
+        int rc = mbs_step_done(m, d, run, err);
         if (rc) return rc;
     }
     int lemke = w->nlemke > w->npgs || (w->nlemke == w->npgs && o->lcp_solver != MBS_LCP_PGS);
@@ -853,7 +856,8 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_sampler *smp,
     return 0;
 }
 
-void mbs_mj_point_forces(const mbs_model *m, const mbs_data *d, mbs_cforce_fn fn, void *ctx)
+void mbs_mj_point_forces(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v,
+                         mbs_cforce_fn fn, void *ctx)
 {
     const mbs_mj_ws *w = d->mj;
     if (!w || m->spec->solver.integrator != MBS_INT_MOREAU_JEAN || !(w->h_last > 0)) return;

@@ -34,6 +34,8 @@
 #include "mbs/analysis/analysis.h"
 #include "mbs/integrate/dopri5.h"
 #include "mbs/analysis/system.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/dynamics/force.h"
 
 #include <math.h>
 #include <string.h>
@@ -84,12 +86,12 @@ static int s_accel(const mbs_model *m, mbs_data *d, double t, const double *x, c
     return 0;
 }
 
-int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
+int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err)
 {
     const mbs_solver_spec *o = &m->spec->solver;
     int n = m->nvar;
     double T = o->t_end;
-    double hmax = o->max_step > 0 ? o->max_step : smp->interval;
+    double hmax = o->max_step > 0 ? o->max_step : run->interval;
     double hmin = o->min_step > 0 ? o->min_step : 1e-12;
     double h = fmin(o->step > 0 ? o->step : 1e-3, hmax);
     /* stage storage: kx[s] = velocity slopes, kv[s] = acceleration slopes */
@@ -182,7 +184,7 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_
             }
             memcpy(kx[0], kx[6], sizeof(double) * (size_t)n);
             memcpy(kv[0], kv[6], sizeof(double) * (size_t)n);
-            int rc = mbs_step_done(m, d, smp, err);
+            int rc = mbs_step_done(m, d, run, err);
             if (rc) return rc;
             h *= fmin(MBS_STEP_GROWTH_MAX, fmax(0.2, fac));
             if (rejected_in_row) h = fmin(h, h / fmax(fac, 1.0) * 1.0);

@@ -29,6 +29,7 @@
  */
 #include "mbs/integrate/system_contacts.h"
 #include "mbs/analysis/system.h"
+#include "mbs/model/clock.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mbs/mbs.h"
+#include "mbs/linalg/status.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 

@@ -1,17 +1,25 @@
 /*
  * data.h - the mutable state of a run (internal).  Everything a time step
- * needs is allocated here by mbs_data_new; the integrators never allocate.
+ * needs is allocated by mbs_data_new (run/build.c), or, for the workspace
+ * of one integrator, by that integrator when the run starts
+ * (integrate/integrators.h); no step allocates.
  */
 #ifndef MBS_DATA_H
 #define MBS_DATA_H
 
-#include "mbs/contact/broadphase.h"
 #include "mbs/linalg/linalg.h"
 #include "mbs/model/model.h"
 
 #define MBS_BDF_HIST 7 /* past points kept by the BDF integrator (order <= 5) */
 
 typedef struct mbs_mj_ws mbs_mj_ws;
+/* types of higher layers that the state only points to */
+struct mbs_aabb;       /* contact/contact_geom.h */
+struct mbs_broadphase; /* contact/broadphase.h   */
+struct mbs_cforce;     /* contact/contact.h      */
+
+/* Receives the force of one contact point (contact.h mbs_cforce). */
+typedef void (*mbs_cforce_fn)(void *ctx, const struct mbs_cforce *f);
 
 /* Error weights of a run (accuracy.h): weight of a position x_i is
  * ax[i] + rx[i] |x_i|, of a velocity av[i] + rtol |v_i| (per variable: a
@@ -62,10 +70,12 @@ struct mbs_data {
     /* linear systems */
     mbs_mat spd;          /* M + alpha Phi_q^T Phi_q (+ h terms), ordered      */
     mbs_mat kkt;          /* [J  Phi_q^T; Phi_q 0], ordered                     */
-    mbs_mat ggl;          /* stabilised index-2 BDF system (BDF runs only)     */
+    mbs_mat ggl;          /* stabilised index-2 BDF system (BDF runs only; made
+                             by the BDF integrator's workspace)              */
     double al_cm, al_cp;  /* cM, cP of the factorised SPD matrix (refinement)  */
 
-    /* BDF history: times, positions and velocities of past points */
+    /* BDF history: times, positions and velocities of past points (made by
+     * the BDF integrator's workspace) */
     int nhist;
     double th[MBS_BDF_HIST];
     double *qh[MBS_BDF_HIST], *vh[MBS_BDF_HIST];
@@ -85,18 +95,31 @@ struct mbs_data {
     int *c_active;        /* (ncontact) the active set (pair ids)               */
     int c_nactive;
     int c_ready;          /* the active set has been computed this run        */
-    mbs_aabb *c_aabb;     /* (nshape) bounding boxes                            */
-    mbs_broadphase *c_bp; /* sort-and-sweep state                               */
+    struct mbs_aabb *c_aabb;     /* (nshape) bounding boxes                     */
+    struct mbs_broadphase *c_bp; /* sort-and-sweep state                        */
     double c_active_sum;
     long c_active_count;
 
-    /* event-driven integrator workspace (integrator_ed.c), made by
-     * mbs_data_new for event_driven runs */
+    /* The integrators' own workspaces, made and freed by them when a run
+     * starts and ends (integrators.h mbs_integrator_ws_new), like the BDF
+     * history and matrix above.  Event-driven (integrator_ed.c): */
     struct mbs_ed_ws *ed;
     /* Moreau-Jean time stepping (integrator_mj.c), NULL for other integrators */
     struct mbs_mj_ws *mj;
     /* BDF with contact force unknowns (system_contacts.c), NULL otherwise */
     struct mbs_cu_ws *cu;
+
+    /* Forces that only the running integrator knows, handed by it to the
+     * output sampler (output/contact_output.c, output/output.c) with its
+     * workspace; NULL for integrators without them.  Between steps only.
+     * rigid_forces: the rigid contacts' point forces at the state (t, x, v)
+     * (Moreau-Jean, event-driven); clearance_forces: a frictional clearance
+     * joint's normal and friction forces, sliding velocity and mode, 0 or
+     * -1 when it has none (event-driven; integrators.h mbs_ed_forces_at). */
+    void (*rigid_forces)(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v,
+                         mbs_cforce_fn fn, void *ctx);
+    int (*clearance_forces)(const mbs_model *m, mbs_data *d, int joint, double t, const double *x, const double *v,
+                            double N[2], double *FT, double *vt, int *mode);
 
     /* metrics accumulated by the integrators */
     mbs_tol tol;          /* error weights of the run (accuracy.h)            */

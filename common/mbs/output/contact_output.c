@@ -2,12 +2,12 @@
  * contact_output.c - contact forces at an output sample, whatever the law:
  * compliant pairs from their law at the sampled state, rigid pairs from the
  * integrator that solved them (Moreau-Jean: the step's impulses / h;
- * event-driven: the forces of the step's modes).  Used by the reaction
- * recovery (rigid forces enter the body balances) and by the contact_force
- * output channel (docs/mechanism-format.md).
+ * event-driven: the forces of the step's modes), which hands them over as
+ * d->rigid_forces.  Used by the reaction recovery (rigid forces enter the
+ * body balances) and by the contact_force output channel
+ * (docs/mechanism-format.md).
  */
-#include "mbs/contact/contact.h"
-#include "mbs/integrate/integrators.h"
+#include "mbs/output/output.h"
 #include "mbs/linalg/vec.h"
 
 #include <math.h>
@@ -18,8 +18,8 @@ void mbs_contact_forces_each(const mbs_model *m, mbs_data *d, double t, const do
 {
     if (m->spec->ncontact == 0) return;
     if (!rigid_only) mbs_contact_compliant_each(m, d, x, v, fn, ctx);
-    mbs_mj_point_forces(m, d, fn, ctx);
-    mbs_ed_point_forces(m, d, t, x, v, fn, ctx);
+    /* the rigid pairs' forces from the integrator that solved them */
+    if (d->rigid_forces) d->rigid_forces(m, d, t, x, v, fn, ctx);
 }
 
 signed char *mbs_contact_channel_mask(const mbs_model *m, const mbs_channel_spec *ch)

@@ -9,9 +9,10 @@
  */
 #include "mbs/output/output.h"
 #include "mbs/analysis/analysis.h"
-#include "mbs/integrate/integrators.h"
 #include "mbs/analysis/system.h"
 #include "mbs/linalg/vec.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/dynamics/force.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -289,7 +290,9 @@ double mbs_channel_value(mbs_sampler *s, int c, double t, const double *x, const
     case MBS_Q_NORMAL_FORCE:
     case MBS_Q_FRICTION_FORCE: {
         double N[2], FT;
-        if (mbs_ed_forces_at(m, d, ch->joint, t, x, v, N, &FT, NULL, NULL) != 0) return NAN;
+        /* from the event-driven integrator, which hands them over */
+        if (!d->clearance_forces || d->clearance_forces(m, d, ch->joint, t, x, v, N, &FT, NULL, NULL) != 0)
+            return NAN;
         if (ch->quantity == MBS_Q_FRICTION_FORCE) return FT;
         return ch->component == MBS_C_X ? N[0] : ch->component == MBS_C_Y ? N[1] : fabs(N[0]) + fabs(N[1]);
     }

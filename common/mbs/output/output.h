@@ -4,6 +4,7 @@
 #ifndef MBS_OUTPUT_H
 #define MBS_OUTPUT_H
 
+#include "mbs/contact/contact.h"
 #include "mbs/model/data.h"
 
 typedef struct {
@@ -50,5 +51,25 @@ double mbs_reaction(const mbs_model *m, mbs_data *d, int joint, int torque, mbs_
 /* Workspace of the reaction recovery (sized for the model; NULL on ENOMEM). */
 struct mbs_rx_ws *mbs_reaction_ws_new(const mbs_model *m);
 void mbs_reaction_ws_free(struct mbs_rx_ws **w);
+
+/* ---- contact_output.c: contact forces at a sample ---------------------------------------- */
+
+/* Every point force of every contact at the sampled state (t, x, v):
+ * compliant pairs from their law, rigid ones from the integrator that
+ * solves them (d->rigid_forces, data.h).  For the output sampler only
+ * (between steps).  rigid_only: skip the compliant pairs. */
+void mbs_contact_forces_each(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v,
+                             int rigid_only, mbs_cforce_fn fn, void *ctx);
+
+/* The contact_force channel ch's pairs (contact_output.c): per declared
+ * pair +1 (reported on B), -1 (reported on A: the pair is declared the
+ * other way round) or 0.  NULL without memory; free() it. */
+signed char *mbs_contact_channel_mask(const mbs_model *m, const mbs_channel_spec *ch);
+
+/* The value of a contact_force channel at the sampled state: component x,
+ * y, z or magnitude of the resultant force on the second pattern's shapes,
+ * or (normal) the sum of the pairs' normal components. */
+double mbs_contact_channel(const mbs_model *m, mbs_data *d, const signed char *mask, mbs_component comp, double t,
+                           const double *x, const double *v);
 
 #endif

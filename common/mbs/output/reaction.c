@@ -14,8 +14,9 @@
  * mechanism is over-constrained and reactions are statically indeterminate).
  */
 #include "mbs/output/output.h"
-#include "mbs/integrate/integrators.h"
 #include "mbs/linalg/vec.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/dynamics/force.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,17 +1,18 @@
 /*
- * model.c - building the read-only model from a spec, and allocating the
- * per-run data.  The natural coordinates themselves are chosen in ncs.c; here
+ * build.c - building the read-only model from a spec, and allocating the
+ * per-run data (the integrators make their own workspaces when a run
+ * starts).  The natural coordinates themselves are chosen in ncs.c; here
  * come the global mass matrix, the force-element geometry, the orderings
  * (reverse Cuthill-McKee) that make chain-like mechanisms banded, and the
  * sizes of every work array.
  */
 #include "mbs/contact/contact.h"
-#include "mbs/model/data.h"
-#include "mbs/integrate/integrators.h"
-#include "mbs/output/output.h"
+#include "mbs/formulation/natural/natural.h"
 #include "mbs/formulation/relative/sysgraph.h"
-#include "mbs/integrate/system_contacts.h"
+#include "mbs/integrate/integrators.h"
 #include "mbs/linalg/vec.h"
+#include "mbs/model/data.h"
+#include "mbs/output/output.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -134,17 +135,6 @@ static int s_mass(mbs_model *m)
 }
 
 /* ---- force elements ------------------------------------------------------------------ */
-
-void mbs_fel_add_body(const mbs_model *m, mbs_fel *f, int b)
-{
-    if (b < 0) return;
-    for (int s = 0; s < m->nb; s++) {
-        int v = m->body[b].var[s], k = 0;
-        if (v < 0) continue;
-        while (k < f->nvar && f->vars[k] != v) k++;
-        if (k == f->nvar && f->nvar < 2 * MBS_NB_MAX) f->vars[f->nvar++] = v;
-    }
-}
 
 static int s_forces(mbs_model *m)
 {
@@ -397,19 +387,14 @@ mbs_data *mbs_data_new(const mbs_model *m)
     ALLOC(d->Q, nn); ALLOC(d->fd_x, nn); ALLOC(d->fd_v, nn); ALLOC(d->fd_q0, nn); ALLOC(d->fd_q1, nn);
     ALLOC(d->rk, 16 * nn + 4 * nq); ALLOC(d->hv, nn); ALLOC(d->ha, nn); ALLOC(d->w1, big); ALLOC(d->w2, big);
     ALLOC(d->r1, big); ALLOC(d->r2, big); ALLOC(d->r3, big); ALLOC(d->r4, big);
-    for (int h = 0; h < MBS_BDF_HIST; h++) { ALLOC(d->qh[h], nn); ALLOC(d->vh[h], nn); ALLOC(d->lh[h], nq); }
     ALLOC(d->jangle_ref, m->spec->njoint + 1);
     ALLOC(d->tol.ax, nn); ALLOC(d->tol.rx, nn); ALLOC(d->tol.av, nn);
 #undef ALLOC
     if (ok && mbs_mat_init(&d->spd, MBS_MAT_SPD, n, m->kd, m->kd)) ok = 0;
     if (ok && mbs_mat_init(&d->kkt, MBS_MAT_GEN, m->nkkt, m->kkl, m->kku)) ok = 0;
-    if (ok && m->spec->solver.integrator == MBS_INT_BDF &&
-        mbs_mat_init(&d->ggl, MBS_MAT_GEN, m->nggl, m->gkl, m->gku)) ok = 0;
     if (ok && mbs_contact_data_init(m, d)) ok = 0;
-    if (ok && m->spec->solver.integrator == MBS_INT_EVENT_DRIVEN && mbs_ed_data_init(m, d)) ok = 0;
-    if (ok && m->spec->solver.integrator == MBS_INT_MOREAU_JEAN && mbs_mj_ws_new(m, d)) ok = 0;
-    if (ok && m->spec->solver.integrator == MBS_INT_BDF && m->spec->solver.contact_force_unknowns &&
-        mbs_cu_ws_new(m, d)) ok = 0;
+    /* the integrators' own workspaces are made by them when a run starts
+     * (integrators.h mbs_integrator_ws_new, from mbs_simulate) */
     if (!ok) { mbs_data_free(&d); return NULL; }
     for (int i = 0; i < ne; i++) d->eq_on[i] = 1;
     return d;
@@ -425,17 +410,13 @@ void mbs_data_free(mbs_data **pd)
     free(d->Q); free(d->fd_x); free(d->fd_v); free(d->fd_q0); free(d->fd_q1);
     free(d->rk); free(d->hv); free(d->ha); free(d->w1); free(d->w2);
     free(d->r1); free(d->r2); free(d->r3); free(d->r4);
-    for (int h = 0; h < MBS_BDF_HIST; h++) { free(d->qh[h]); free(d->vh[h]); free(d->lh[h]); }
     free(d->jangle_ref);
     free(d->tol.ax); free(d->tol.rx); free(d->tol.av);
     mbs_reaction_ws_free(&d->rx);
     mbs_contact_data_free(d);
-    mbs_ed_data_free(d);
-    mbs_mj_ws_free(d);
-    mbs_cu_ws_free(d);
+    mbs_integrator_ws_free(d); /* made and freed by mbs_simulate: normally none left */
     mbs_mat_free(&d->spd);
     mbs_mat_free(&d->kkt);
-    mbs_mat_free(&d->ggl);
     free(d);
     *pd = NULL;
 }

@@ -7,8 +7,9 @@
  * augmented-Lagrangian machinery, which also copes with redundant equations.
  */
 #include "mbs/analysis/analysis.h"
-#include "mbs/integrate/integrators.h"
+#include "mbs/run/run.h"
 #include "mbs/analysis/system.h"
+#include "mbs/formulation/natural/natural.h"
 
 #include <math.h>
 #include <string.h>
@@ -60,7 +61,7 @@ int mbs_kinematics(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlis
         mbs_al_solve(m, d, zero, d->gam, alpha, 1e-10, 30, d->a, sig);
         /* sample exactly at t1: no interpolation needed */
         d->tp = t1;
-        int rc = mbs_step_done(m, d, smp, err);
+        int rc = mbs_run_step_done(m, d, smp, err);
         if (rc) return rc;
     }
     return 0;

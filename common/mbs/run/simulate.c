@@ -7,6 +7,10 @@
 #include "mbs/contact/contact.h"
 #include "mbs/integrate/integrators.h"
 #include "mbs/analysis/system.h"
+#include "mbs/run/run.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/dynamics/force.h"
+#include "mbs/model/clock.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -37,7 +41,7 @@ static double s_energy(const mbs_model *m, const mbs_data *d)
     return mbs_kinetic(m, d->v) + mbs_potential(m, d->x, d->t);
 }
 
-int mbs_step_done(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
+int mbs_run_step_done(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
 {
     /* constraint violation at the accepted state (position, velocity) */
     mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
@@ -106,18 +110,25 @@ static void s_accuracy(const mbs_model *m, mbs_data *d, int rc)
     else d->met.tolerance_met = 0;
 }
 
+/* The integrators' view of mbs_run_step_done (mbs_stepper.done). */
+static int s_step_done(void *smp, const mbs_model *m, mbs_data *d, mbs_errlist *err)
+{
+    return mbs_run_step_done(m, d, smp, err);
+}
+
 /* The first sample, then the analysis or integrator of the solver spec. */
 static int s_integrate(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
 {
     const mbs_solver_spec *o = &m->spec->solver;
     mbs_sample_now(smp);
     if (o->analysis == MBS_ANALYSIS_KINEMATICS) return mbs_kinematics(m, d, smp, err);
+    mbs_stepper run = {s_step_done, smp, smp->interval};
     switch (o->integrator) {
-    case MBS_INT_BDF: return mbs_integrate_bdf(m, d, smp, err);
-    case MBS_INT_DOPRI5: return mbs_integrate_dopri5(m, d, smp, err);
-    case MBS_INT_MOREAU_JEAN: return mbs_integrate_moreau_jean(m, d, smp, err);
-    case MBS_INT_EVENT_DRIVEN: return mbs_integrate_event_driven(m, d, smp, err);
-    default: return mbs_integrate_al(m, d, smp, err);
+    case MBS_INT_BDF: return mbs_integrate_bdf(m, d, &run, err);
+    case MBS_INT_DOPRI5: return mbs_integrate_dopri5(m, d, &run, err);
+    case MBS_INT_MOREAU_JEAN: return mbs_integrate_moreau_jean(m, d, &run, err);
+    case MBS_INT_EVENT_DRIVEN: return mbs_integrate_event_driven(m, d, &run, err);
+    default: return mbs_integrate_al(m, d, &run, err);
     }
 }
 
@@ -131,12 +142,17 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
     s_cur = &run;
     memset(&d->met, 0, sizeof d->met);
     mbs_contact_reset(m, d);
-    mbs_ed_reset(d);
     d->sysdim_sum = 0;
     d->sysdim_count = 0;
-    mbs_sampler smp;
-    int rc = mbs_sampler_init(&smp, m, d, res, progress, user);
-    if (rc) mbs_err_add(err, "", "out of memory for the output samples");
+    /* the integrator's own workspace, for this run (freed at its end) */
+    int rc = mbs_integrator_ws_new(m, d);
+    if (rc) mbs_err_add(err, "", "out of memory for the integrator's workspace");
+    mbs_ed_reset(d);
+    mbs_sampler smp = {0};
+    if (!rc) {
+        rc = mbs_sampler_init(&smp, m, d, res, progress, user);
+        if (rc) mbs_err_add(err, "", "out of memory for the output samples");
+    }
     if (!rc) rc = mbs_initialize(m, d, NULL, err);
     if (!rc) {
         mbs_tol_init(m, d);
@@ -180,6 +196,7 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
     s_accuracy(m, d, rc);
     if (met) *met = d->met;
     mbs_sampler_free(&smp);
+    mbs_integrator_ws_free(d);
     s_cur = saved;
     return rc;
 }

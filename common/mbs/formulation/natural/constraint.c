@@ -10,6 +10,7 @@
  */
 #include "mbs/model/model.h"
 #include "mbs/linalg/vec.h"
+#include "mbs/formulation/natural/natural.h"
 
 #include <string.h>
 

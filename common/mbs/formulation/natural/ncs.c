@@ -18,6 +18,7 @@
  */
 #include "mbs/model/model.h"
 #include "mbs/linalg/vec.h"
+#include "mbs/formulation/natural/natural.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -633,4 +634,20 @@ int mbs_ncs_build(mbs_model *m, mbs_errlist *err)
     free(cl);
     free(el);
     return rc;
+}
+
+/* ---- force elements ------------------------------------------------------------------ */
+
+/* The variables of body b (none for the ground) appended to f->vars once
+ * each: what a force element (built by run/build.c) or a contact pair
+ * (contact.c) acts on. */
+void mbs_fel_add_body(const mbs_model *m, mbs_fel *f, int b)
+{
+    if (b < 0) return;
+    for (int s = 0; s < m->nb; s++) {
+        int v = m->body[b].var[s], k = 0;
+        if (v < 0) continue;
+        while (k < f->nvar && f->vars[k] != v) k++;
+        if (k == f->nvar && f->nvar < 2 * MBS_NB_MAX) f->vars[f->nvar++] = v;
+    }
 }

@@ -7,6 +7,7 @@
  */
 #include "mbs/model/model.h"
 #include "mbs/linalg/vec.h"
+#include "mbs/formulation/natural/natural.h"
 
 #include <math.h>
 #include <stdlib.h>
