@@ -4,8 +4,7 @@
  * The split follows MuJoCo: an mbs_model is built once from an mbs_spec and
  * is read-only afterwards (one model can serve many runs); an mbs_data holds
  * everything that changes during a run.  All work arrays are sized when the
- * data is created, an integrator's own workspace when its run starts;
- * nothing is allocated inside a time step.
+ * data is created; nothing is allocated inside a time step.
  *
  * Errors are values: functions return 0 on success and a negative MBS_E*
  * code on failure, with messages appended to a caller's mbs_errlist.  The

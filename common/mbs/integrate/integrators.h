@@ -2,8 +2,9 @@
  * integrators.h - the time integrators (internal).  Each runs from the
  * initialised state in d to t_end and hands every accepted step to the run
  * through an mbs_stepper (which samples the outputs and updates the
- * metrics: run/simulate.c).  Each integrator makes and frees its own
- * workspace (mbs_integrator_ws_new / _free, called by the run).
+ * metrics: run/simulate.c).  Each integrator makes, sizes and frees its own
+ * workspace (mbs_integrator_ws_new / _free, called with the run's data by
+ * mbs_data_new / mbs_data_free).
  */
 #ifndef MBS_INTEGRATORS_H
 #define MBS_INTEGRATORS_H
@@ -40,7 +41,7 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_stepper *run
 /* ---- each integrator's workspace ------------------------------------------------------ */
 
 /* The workspace of the integrator of m's solver spec (whatever the
- * analysis), made when a run starts: BDF: its history and the GGL matrix,
+ * analysis), made with the data (mbs_data_new), before any run: BDF: its history and the GGL matrix,
  * with solver.contact_force_unknowns the contact unknowns (d->cu);
  * event-driven: d->ed; Moreau-Jean: d->mj; none for the others.  The
  * integrators with forces only they know hand them to the output sampler

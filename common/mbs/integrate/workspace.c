@@ -1,6 +1,6 @@
 /*
- * workspace.c - each integrator's own workspace, made when a run starts and
- * freed when it ends (see integrators.h), and the forces the integrator
+ * workspace.c - each integrator's own workspace, made with the run's data
+ * and freed with it (see integrators.h), and the forces the integrator
  * hands to the output sampler through d's hooks.
  */
 #include "mbs/integrate/integrators.h"

@@ -1,8 +1,8 @@
 /*
  * data.h - the mutable state of a run (internal).  Everything a time step
- * needs is allocated by mbs_data_new (run/build.c), or, for the workspace
- * of one integrator, by that integrator when the run starts
- * (integrate/integrators.h); no step allocates.
+ * needs is allocated by mbs_data_new (run/build.c), the workspace of the
+ * spec's integrator by that integrator (integrate/integrators.h,
+ * mbs_integrator_ws_new, called by mbs_data_new); no step allocates.
  */
 #ifndef MBS_DATA_H
 #define MBS_DATA_H
@@ -100,9 +100,9 @@ struct mbs_data {
     double c_active_sum;
     long c_active_count;
 
-    /* The integrators' own workspaces, made and freed by them when a run
-     * starts and ends (integrators.h mbs_integrator_ws_new), like the BDF
-     * history and matrix above.  Event-driven (integrator_ed.c): */
+    /* The integrators' own workspaces, made, sized and freed by them
+     * (integrators.h mbs_integrator_ws_new), like the BDF history and
+     * matrix above.  Event-driven (integrator_ed.c): */
     struct mbs_ed_ws *ed;
     /* Moreau-Jean time stepping (integrator_mj.c), NULL for other integrators */
     struct mbs_mj_ws *mj;

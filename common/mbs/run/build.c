@@ -1,7 +1,7 @@
 /*
  * build.c - building the read-only model from a spec, and allocating the
- * per-run data (the integrators make their own workspaces when a run
- * starts).  The natural coordinates themselves are chosen in ncs.c; here
+ * per-run data (each integrator makes and sizes its own workspace:
+ * mbs_integrator_ws_new).  The natural coordinates themselves are chosen in ncs.c; here
  * come the global mass matrix, the force-element geometry, the orderings
  * (reverse Cuthill-McKee) that make chain-like mechanisms banded, and the
  * sizes of every work array.
@@ -393,8 +393,8 @@ mbs_data *mbs_data_new(const mbs_model *m)
     if (ok && mbs_mat_init(&d->spd, MBS_MAT_SPD, n, m->kd, m->kd)) ok = 0;
     if (ok && mbs_mat_init(&d->kkt, MBS_MAT_GEN, m->nkkt, m->kkl, m->kku)) ok = 0;
     if (ok && mbs_contact_data_init(m, d)) ok = 0;
-    /* the integrators' own workspaces are made by them when a run starts
-     * (integrators.h mbs_integrator_ws_new, from mbs_simulate) */
+    /* the workspace of the spec's integrator, made and sized by it */
+    if (ok && mbs_integrator_ws_new(m, d)) ok = 0;
     if (!ok) { mbs_data_free(&d); return NULL; }
     for (int i = 0; i < ne; i++) d->eq_on[i] = 1;
     return d;
@@ -414,7 +414,7 @@ void mbs_data_free(mbs_data **pd)
     free(d->tol.ax); free(d->tol.rx); free(d->tol.av);
     mbs_reaction_ws_free(&d->rx);
     mbs_contact_data_free(d);
-    mbs_integrator_ws_free(d); /* made and freed by mbs_simulate: normally none left */
+    mbs_integrator_ws_free(d);
     mbs_mat_free(&d->spd);
     mbs_mat_free(&d->kkt);
     free(d);

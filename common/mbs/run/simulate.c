@@ -142,17 +142,12 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
     s_cur = &run;
     memset(&d->met, 0, sizeof d->met);
     mbs_contact_reset(m, d);
+    mbs_ed_reset(d);
     d->sysdim_sum = 0;
     d->sysdim_count = 0;
-    /* the integrator's own workspace, for this run (freed at its end) */
-    int rc = mbs_integrator_ws_new(m, d);
-    if (rc) mbs_err_add(err, "", "out of memory for the integrator's workspace");
-    mbs_ed_reset(d);
-    mbs_sampler smp = {0};
-    if (!rc) {
-        rc = mbs_sampler_init(&smp, m, d, res, progress, user);
-        if (rc) mbs_err_add(err, "", "out of memory for the output samples");
-    }
+    mbs_sampler smp;
+    int rc = mbs_sampler_init(&smp, m, d, res, progress, user);
+    if (rc) mbs_err_add(err, "", "out of memory for the output samples");
     if (!rc) rc = mbs_initialize(m, d, NULL, err);
     if (!rc) {
         mbs_tol_init(m, d);
@@ -196,7 +191,6 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
     s_accuracy(m, d, rc);
     if (met) *met = d->met;
     mbs_sampler_free(&smp);
-    mbs_integrator_ws_free(d);
     s_cur = saved;
     return rc;
 }
