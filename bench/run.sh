@@ -7,7 +7,7 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 build/bench/solver_bench "$@"
 # the same solver benchmarks under the reference BLAS and OpenBLAS serial (bench/README.md, BLAS)
 if [ "${1:-}" != "--quick" ]; then bash bench/blas.sh "$@"; fi
-if dpkg -s libmujoco-dev >/dev/null 2>&1; then make -s build/bench/mujoco_fourbar && build/bench/mujoco_fourbar; else echo "MuJoCo side-by-side skipped: libmujoco-dev not installed (apt-get install libmujoco-dev)"; fi
+if dpkg -s libmujoco-dev >/dev/null 2>&1; then make -s build/bench/mujoco_fourbar && build/bench/mujoco_fourbar; else echo "MuJoCo side-by-side skipped: libmujoco-dev not installed (bash scripts/deps.sh --bench)"; fi
 if [ -f /usr/include/ida/ida.h ]; then make -s build/bench/ida_compare && build/bench/ida_compare $([ "${1:-}" = "--quick" ] && echo --quick); else echo "SUNDIALS IDA side-by-side skipped: libsundials-dev not installed (bash scripts/deps.sh --bench)"; fi
 if [ -f bench/service_bench.sh ] && [ "${1:-}" != "--target" ]; then
   bash bench/service_bench.sh
@@ -20,6 +20,8 @@ if [ "${1:-}" != "--target" ]; then
 fi
 if [ "${1:-}" != "--target" ]; then bash bench/contact_scaling.sh; fi
 if [ "${1:-}" != "--target" ]; then bash bench/rigid_scaling.sh; fi
+# the 100-ball box beside MuJoCo 2.2 in one run (issue 14)
+if [ "${1:-}" != "--target" ]; then bash bench/contact_mujoco.sh; fi
 if [ "${1:-}" != "--target" ]; then bash bench/contact_examples.sh $([ "${1:-}" = "--quick" ] && echo --quick); fi
 if [ "${1:-}" != "--target" ]; then bash bench/contact_unknowns.sh $([ "${1:-}" = "--quick" ] && echo --quick); fi
 # work-precision diagram (issue 9): error against tolerance and CPU time, every error-controlled integrator;

@@ -22,7 +22,9 @@ case "${1:-}" in
   # the browser tests (tests/suite_web.sh): Debian's chromium, driven by
   # playwright-core from npm (no browser download)
   --browser) pkgs+=(chromium) ;;
-  --bench) pkgs+=(libsundials-dev) ;;
+  # benchmarks only: SUNDIALS IDA (bench/ida_compare.c) and MuJoCo 2.2
+  # (bench/mujoco/*.c, side by side with our solver)
+  --bench) pkgs+=(libsundials-dev libmujoco-dev) ;;
 esac
 missing=()
 for p in "${pkgs[@]}"; do

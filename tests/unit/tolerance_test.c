@@ -100,9 +100,6 @@ __attribute__((unused)) static const char *tp_known_failure(const char *mech, co
         return "the N = 40 four-bar over the IFToMM horizon (20 s): the lag of the motion grows with every passage "
                "over the top (slowest there, where the timing is most sensitive to the energy; docs/accuracy.md): up "
                "to 6.7 x the limit at t = 15 s; within it up to 10 s (four_bar_n40)";
-    if (!strcmp(mech, "bouncing_ball") && integ && !strcmp(integ, "dopri5") && tol >= 1e-8 * 0.9999 && tol <= 1e-8 * 1.0001)
-        return "DOPRI5 through the kinks of the compliant contact force (stiffness x depth^1.5 at every onset): "
-               "113 x tol L at 1e-8 (87 at 1e-7; the BDF: at most 20); onsets are not located as events";
     return NULL;
 }
 

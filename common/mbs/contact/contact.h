@@ -70,6 +70,16 @@ void mbs_contact_compliant_each(const mbs_model *m, const mbs_data *d, const dou
 void mbs_contact_jac(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,
                      double cC, void (*add)(void *ctx, int i, int j, double val), void *ctx);
 
+/* Switches of compliant contacts within a proposed step of length h from
+ * (x0, v0) to (x1, v1): the earliest fraction s in (0, 1) of the step at
+ * which a pair in the system that was apart at the last accepted step
+ * starts touching, or one that was touching comes apart (root of its gap's
+ * cubic Hermite interpolant); 1 when none does.  A variable-step explicit
+ * integrator ends its step there: stepping over a switch, where the force's
+ * second derivative is unbounded (depth^1.5), spoils its error estimate. */
+double mbs_contact_switch(const mbs_model *m, const mbs_data *d, const double *x0, const double *v0, const double *x1,
+                          const double *v1, double h);
+
 /* After an accepted step of size h (and once at t = 0): impact speeds of
  * pairs that start touching, the next active set, contact metrics. */
 void mbs_contact_step(const mbs_model *m, mbs_data *d, double h);

@@ -32,6 +32,7 @@
 #include "mbs/integrate/integrators.h"
 #include "mbs/model/accuracy.h"
 #include "mbs/analysis/analysis.h"
+#include "mbs/contact/contact.h"
 #include "mbs/integrate/dopri5.h"
 #include "mbs/analysis/system.h"
 #include "mbs/formulation/natural/natural.h"
@@ -48,9 +49,22 @@
 #define RK_RANK_MARGIN 3e-2
 #define RK_CHECK_EVERY 8
 /* Mechanisms with redundant equations and at most this many entries in
- * Phi_q^T choose their independent set at every step (larger ones when an
- * iteration slows down). */
+ * Phi_q^T choose their independent set again along the motion (larger ones
+ * when an iteration slows down) ... */
 #define RK_RESELECT_EVERY_STEP 1e5
+/* ... once the mechanism has moved this far since the last choice
+ * (mbs_config_change: 5 % of its length, or about 3 degrees).  Bricard,
+ * 1000 steps to 10 s: 1000 choices at every step, about 200 at this
+ * distance, 9 % of the run's CPU time down to 2 %; its error at tolerance
+ * 1e-9 stays 5e-11 m (OpenBLAS) and 5e-11 .. 9e-11 m (reference BLAS),
+ * where the choice made at assembly alone gives 1.1e-8 m. */
+#define RK_RESELECT_MOVE 0.05
+/* A step in whose last RK_ONSET_PAST a compliant contact starts or ends is
+ * accepted; one with an earlier switch is retaken to end half that fraction
+ * past it (the gap's interpolant locates the switch only to the step's
+ * accuracy, and a step ending just short of it would see it again at its
+ * very start). */
+#define RK_ONSET_PAST 1e-3
 
 /* Acceleration of the index-1 + Baumgarte problem at (t, x, v) into a (an
  * mbs_accel_fn of dopri5.h; ctx unused). */
@@ -98,6 +112,8 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_
     double *kx[7], *kv[7];
     mbs_dopri5_slots(d, n, kx, kv);
     double *xs = d->hv, *vs = d->ha;
+    double *xsel = d->rk + 15 * (size_t)n; /* positions at the last choice of the independent set */
+    memcpy(xsel, d->x, sizeof(double) * (size_t)n);
     /* FSAL: first stage is the current state */
     memcpy(kx[0], d->v, sizeof(double) * (size_t)n);
     memcpy(kv[0], d->a, sizeof(double) * (size_t)n);
@@ -117,7 +133,21 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_
         /* xs, vs now hold the 5th-order solution (stage 7 = b weights) */
         double en = mbs_dopri5_error(n, h, kx, kv, d->x, d->v, xs, vs, &d->tol);
         double fac = en > 0 ? 0.9 * pow(en, -0.2) : 5.0;
+        /* a compliant contact starting or ending within the step: the step
+         * is taken again to end just past the switch, so that no step spans
+         * the kink of the force law */
+        if (en <= 1.0 && m->spec->ncontact > 0) {
+            double s = mbs_contact_switch(m, d, d->x, d->v, xs, vs, h);
+            if (s < 1 - RK_ONSET_PAST && s * h > 2 * hmin) {
+                h *= s * (1 + 0.5 * RK_ONSET_PAST);
+                d->met.events++;
+                continue;
+            }
+        }
         if (en <= 1.0) {
+            /* the last stage (FSAL, c = 1) evaluated Phi and Phi_q at the
+             * 5th-order solution, the state about to be accepted */
+            int cons_fresh = d->t + h < T * (1 - 1e-14);
             memcpy(d->xp, d->x, sizeof(double) * (size_t)n);
             memcpy(d->vp, d->v, sizeof(double) * (size_t)n);
             memcpy(d->ap, d->a, sizeof(double) * (size_t)n);
@@ -137,6 +167,7 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_
                  * every RK_CHECK_EVERY slow steps (Bricard: +5 % CPU with a
                  * check at each) */
                 mbs_cons_eval(m, d->rk + 14 * (size_t)n, d->rk_worst_t, d->phi, d->jac);
+                cons_fresh = 0;
                 double margin = mbs_rank_margin(m, d);
                 /* a slow iteration at a regular position of a mechanism with
                  * redundant equations: the independent set chosen earlier
@@ -173,17 +204,22 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_
                 }
             }
             /* a small mechanism with redundant equations keeps the best
-             * conditioned independent set at every step (a QR of its
-             * Jacobian, microseconds for Bricard's 24 x 24): a set that is
+             * conditioned independent set along the motion (a QR of its
+             * Jacobian, microseconds for Bricard's 24 x 24, whenever it has
+             * moved RK_RESELECT_MOVE since the last one): a set that is
              * merely ill-conditioned costs accuracy long before its
              * iterations slow down (Bricard at tolerance 1e-9: 1.1e-8 m
              * with the reference BLAS's choice, 5e-11 m with OpenBLAS's) */
-            if (d->rep.redundant > 0 && (double)n * m->neq <= RK_RESELECT_EVERY_STEP) {
-                mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
+            if (d->rep.redundant > 0 && (double)n * m->neq <= RK_RESELECT_EVERY_STEP &&
+                mbs_config_change(m, d->tol.L, d->x, xsel) > RK_RESELECT_MOVE) {
+                memcpy(xsel, d->x, sizeof(double) * (size_t)n);
+                if (!cons_fresh) mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
+                cons_fresh = 1;
                 if (mbs_reselect_redundant(m, d)) d->met.reselections++;
             }
             memcpy(kx[0], kx[6], sizeof(double) * (size_t)n);
             memcpy(kv[0], kv[6], sizeof(double) * (size_t)n);
+            d->cons_at_state = cons_fresh;
             int rc = mbs_step_done(m, d, run, err);
             if (rc) return rc;
             h *= fmin(MBS_STEP_GROWTH_MAX, fmax(0.2, fac));

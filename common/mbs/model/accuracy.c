@@ -128,6 +128,17 @@ double mbs_tolerance_length(const mbs_model *m)
     return L > 0 && isfinite(L) ? L : (m->length_scale > 0 ? m->length_scale : 1.0);
 }
 
+double mbs_step_growth_max(const mbs_solver_spec *o)
+{
+    if (o->analysis != MBS_ANALYSIS_DYNAMICS) return 1.0;
+    switch (o->integrator) {
+    case MBS_INT_BDF: return 2.0;
+    case MBS_INT_DOPRI5:
+    case MBS_INT_EVENT_DRIVEN: return MBS_STEP_GROWTH_MAX;
+    default: return 1.0; /* fixed steps: trapezoidal AL, Moreau-Jean */
+    }
+}
+
 /* Per-variable weights: a coordinate of a point (the NCS origin, a vector
  * slot holding a point) is a length, weighted absolutely by rtol L whatever
  * its distance from the origin (the error of a position does not depend on
@@ -155,6 +166,23 @@ static void s_var_weights(const mbs_model *m, mbs_tol *t, double rtol, double L,
         }
     }
     t->per_var = 1;
+}
+
+double mbs_config_change(const mbs_model *m, double L, const double *x, const double *y)
+{
+    int n = m->nvar, dim = m->dim;
+    double c = 0, inv_l = L > 0 ? 1 / L : 1;
+    for (int b = 0; b < m->nbody; b++) {
+        const mbs_body *B = &m->body[b];
+        for (int sl = 0; sl < m->nb; sl++) {
+            int v = B->var[sl];
+            if (v < 0 || v >= n) continue;
+            int k = sl < dim ? -1 : (sl - dim) / dim;
+            double dv = fabs(x[v] - y[v]);
+            c = fmax(c, k < 0 || B->vec_is_point[k] ? dv * inv_l : dv);
+        }
+    }
+    return c;
 }
 
 void mbs_tol_init(const mbs_model *m, mbs_data *d)

@@ -32,6 +32,11 @@
  * the next step, which may be this much longer than the last. */
 #define MBS_STEP_GROWTH_MAX 5.0
 
+/* The largest factor by which the run's integrator may grow its step (1 for
+ * the fixed-step ones, 2 for the BDF, MBS_STEP_GROWTH_MAX for DOPRI5 and the
+ * event-driven one): how far ahead the contact broad phase must look. */
+double mbs_step_growth_max(const mbs_solver_spec *o);
+
 /* The local error tolerance of `integrator` (mbs_integrator) as a fraction
  * of the user's relative tolerance rtol: BDF 0.06 (rtol / 1e-3)^0.15 below
  * 1e-3 (its global error grows faster than the tolerance shrinks: more
@@ -52,6 +57,12 @@ void mbs_tol_init(const mbs_model *m, mbs_data *d);
  * far it travels before it meets them); the extent of the geometry when no
  * body has a size. */
 double mbs_tolerance_length(const mbs_model *m);
+
+/* How far configuration y is from x, in the mechanism's units: the largest
+ * change of a point coordinate over the length L (mbs_tolerance_length), or
+ * of a unit-vector coordinate (about the angle turned, for small turns).
+ * Variables of no body slot are not counted. */
+double mbs_config_change(const mbs_model *m, double L, const double *x, const double *y);
 
 /* Weights of position / velocity variable i at magnitudes |x|, |v|. */
 static inline double mbs_tol_wx(const mbs_tol *t, int i, double ax)

@@ -48,6 +48,11 @@ struct mbs_data {
 
     /* constraint work arrays */
     double *phi, *jac, *phit, *gam; /* (ne), (nnz), (ne), (ne)                 */
+    int cons_at_state;    /* set by an integrator just before mbs_step_done
+                             when phi and jac already hold the constraints at
+                             the accepted (x, t) (DOPRI5's last stage is
+                             there); mbs_step_done then skips evaluating them
+                             again and clears the flag                        */
 
     /* force work */
     double *Q;            /* (n)                                               */

@@ -44,7 +44,8 @@ static double s_energy(const mbs_model *m, const mbs_data *d)
 int mbs_run_step_done(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
 {
     /* constraint violation at the accepted state (position, velocity) */
-    mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
+    if (!d->cons_at_state) mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
+    d->cons_at_state = 0;
     double pv = mbs_phi_norm(d);
     if (pv > d->met.max_constraint_violation) d->met.max_constraint_violation = pv;
     mbs_cons_phit(m, d->x, d->t, d->phit);

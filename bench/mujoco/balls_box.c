@@ -1,0 +1,277 @@
+/* bench/mujoco/balls_box.c - MuJoCo 2.2 (Debian libmujoco-dev) on the scene of
+ * one of our rigid-contact examples, for the side-by-side table of issue 14
+ * (bench/contact_mujoco.sh runs it beside build/mbs in one run).
+ *
+ *   build/bench/mujoco_balls_box [examples/balls_in_box_100.json] [--xml FILE]
+ *
+ * The scene is read from our mechanism document (jansson), not retyped:
+ * every body with one sphere shape becomes a free body with a sphere geom of
+ * the same radius, mass, diagonal inertia, position and initial velocity;
+ * every ground plane becomes a plane geom through the same point with the
+ * same normal; gravity, the time step and t_end are the document's.  Contact
+ * between the spheres and between a sphere and a plane, as in the example's
+ * declared pairs; Coulomb friction mu of the example's contacts with a
+ * pyramidal cone (ours is a pyramid too); no torsional or rolling friction.
+ * MuJoCo's contacts are soft (solref = time constant, damping ratio); two
+ * settings are measured: the restitution e of the example as the damping
+ * ratio zeta of the contact spring, e = exp(-zeta pi / sqrt(1 - zeta^2))
+ * (0.215 for e = 0.5), with a time constant of 5 steps (2 and 3 steps, the
+ * stiffest MuJoCo allows, diverge with this little damping: NaN at t = 0.05
+ * s); and critically damped contacts (ratio 1, no bounce) at the stiffest
+ * time constant, 2 steps.  The contact buffer holds every pair that may
+ * touch (a full buffer is reported as an error).  `--xml FILE` writes the
+ * MJCF of the first setting.
+ *
+ * For each setting and each of MuJoCo's solvers (PGS, CG, Newton; default
+ * iterations and tolerance) with its default integrator (semi-implicit
+ * Euler): wall time of the whole run, best of REPEAT, from the reset of the
+ * state to the last step (model compilation excluded); the largest
+ * penetration over the run (-dist of the deepest contact) and at the end;
+ * mean contacts per step; the mean height of the balls and the total energy
+ * at the end (checks that both codes settle the same pile: compare with
+ * build/mbs's channel E at t_end).  MuJoCo's warnings are counted, not
+ * written to MUJOCO_LOG.TXT. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* M_PI, clock_gettime, mkstemp */
+#endif
+#include <jansson.h>
+#include <math.h>
+#include <mujoco/mujoco.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define REPEAT 3
+#define MAXB 4096
+#define MAXP 64
+
+typedef struct { double m, I[3], c[3], v[3], r; } ball_t;
+typedef struct { double p[3], n[3]; } plane_t;
+
+static ball_t balls[MAXB];
+static plane_t planes[MAXP];
+static int nball, nplane;
+static double grav[3], step, t_end, mu, rest;
+static long nwarn;
+
+static void quiet_warning(const char *msg)
+{
+    (void)msg;
+    nwarn++;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int vec3(json_t *a, double *out)
+{
+    if (!json_is_array(a) || json_array_size(a) != 3) return -1;
+    for (int i = 0; i < 3; i++) {
+        json_t *e = json_array_get(a, (size_t)i);
+        if (!json_is_number(e)) return -1;
+        out[i] = json_number_value(e);
+    }
+    return 0;
+}
+
+/* The ball of sphere shape s on body `body`: 0, or -1 when the body is
+ * missing or its values are not plain numbers. */
+static int load_ball(json_t *bodies, json_t *s, const char *body, ball_t *B)
+{
+    size_t j;
+    json_t *b;
+    json_array_foreach(bodies, j, b) {
+        const char *name = json_string_value(json_object_get(b, "name"));
+        if (!name || strcmp(name, body)) continue;
+        memset(B, 0, sizeof *B);
+        B->m = json_number_value(json_object_get(b, "mass"));
+        B->r = json_number_value(json_object_get(s, "radius"));
+        json_t *v = json_object_get(b, "velocity");
+        if (vec3(json_object_get(b, "inertia"), B->I) || vec3(json_object_get(b, "com"), B->c) || (v && vec3(v, B->v)))
+            return -1;
+        return B->m > 0 && B->r > 0 ? 0 : -1;
+    }
+    return -1;
+}
+
+/* The scene of our document; -1 with a message when it is not a set of
+ * spheres on free bodies and ground planes with numeric values. */
+static int load_scene(const char *path)
+{
+    json_error_t err;
+    json_t *root = json_load_file(path, 0, &err);
+    if (!root) { fprintf(stderr, "mujoco_balls_box: %s: %s\n", path, err.text); return -1; }
+    json_t *bodies = json_object_get(root, "bodies"), *shapes = json_object_get(root, "shapes");
+    json_t *contacts = json_object_get(root, "contacts"), *solver = json_object_get(root, "solver");
+    int rc = -1;
+    if (!json_is_array(bodies) || !json_is_array(shapes) || !json_is_array(contacts) || !json_is_object(solver) ||
+        vec3(json_object_get(root, "gravity"), grav)) {
+        fprintf(stderr, "mujoco_balls_box: %s: needs bodies, shapes, contacts, solver and a 3-D gravity\n", path);
+        goto out;
+    }
+    step = json_number_value(json_object_get(solver, "step"));
+    t_end = json_number_value(json_object_get(solver, "t_end"));
+    json_t *c0 = json_array_get(contacts, 0);
+    mu = json_number_value(json_object_get(c0, "friction"));
+    rest = json_number_value(json_object_get(c0, "restitution"));
+    if (!(step > 0) || !(t_end > 0)) {
+        fprintf(stderr, "mujoco_balls_box: %s: solver.step and solver.t_end needed\n", path);
+        goto out;
+    }
+    size_t i;
+    json_t *s;
+    json_array_foreach(shapes, i, s) {
+        const char *type = json_string_value(json_object_get(s, "type"));
+        const char *body = json_string_value(json_object_get(s, "body"));
+        int ok = type && body;
+        if (ok && !strcmp(type, "plane") && !strcmp(body, "ground"))
+            ok = nplane < MAXP && !vec3(json_object_get(s, "point"), planes[nplane].p) &&
+                 !vec3(json_object_get(s, "normal"), planes[nplane].n) && ++nplane;
+        else
+            ok = ok && !strcmp(type, "sphere") && nball < MAXB && !load_ball(bodies, s, body, &balls[nball]) &&
+                 ++nball;
+        if (!ok) {
+            fprintf(stderr, "mujoco_balls_box: %s: shape %zu is neither a sphere on a body with numeric mass, "
+                    "inertia, com (and velocity) nor a ground plane\n", path, i);
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    json_decref(root);
+    return rc;
+}
+
+/* The MJCF of the scene with MuJoCo solver `solver`, contact time constant
+ * tc and damping ratio zeta (malloc'd). */
+static char *write_mjcf(const char *solver, double tc, double zeta)
+{
+    size_t cap = 4096 + 400 * (size_t)(nball + nplane), n = 0;
+    char *x = malloc(cap);
+    if (!x) return NULL;
+    int nmax = 8 * nball + 64; /* contacts: a ball touches at most ~12 balls and walls, 8 on average is ample */
+    n += (size_t)snprintf(x + n, cap - n,
+        "<mujoco model='balls_box'>\n"
+        "  <option timestep='%.17g' gravity='%.17g %.17g %.17g' integrator='Euler' solver='%s' cone='pyramidal'>\n"
+        "    <flag energy='enable'/>\n"
+        "  </option>\n"
+        "  <size nconmax='%d' njmax='%d'/>\n"
+        "  <default><geom condim='3' friction='%.17g 0 0' solref='%.17g %.6f'/></default>\n"
+        "  <worldbody>\n", step, grav[0], grav[1], grav[2], solver, nmax, 3 * nmax, mu, tc, zeta);
+    for (int i = 0; i < nplane; i++)
+        n += (size_t)snprintf(x + n, cap - n, "    <geom type='plane' size='0 0 1' pos='%.17g %.17g %.17g' "
+                              "zaxis='%.17g %.17g %.17g'/>\n", planes[i].p[0], planes[i].p[1], planes[i].p[2],
+                              planes[i].n[0], planes[i].n[1], planes[i].n[2]);
+    for (int i = 0; i < nball; i++) {
+        const ball_t *B = &balls[i];
+        n += (size_t)snprintf(x + n, cap - n, "    <body pos='%.17g %.17g %.17g'><freejoint/>"
+                              "<inertial pos='0 0 0' mass='%.17g' diaginertia='%.17g %.17g %.17g'/>"
+                              "<geom type='sphere' size='%.17g'/></body>\n", B->c[0], B->c[1], B->c[2], B->m,
+                              B->I[0], B->I[1], B->I[2], B->r);
+    }
+    snprintf(x + n, cap - n, "  </worldbody>\n</mujoco>\n");
+    return x;
+}
+
+static mjModel *compile(const char *xml)
+{
+    char tmp[] = "/tmp/mujoco_balls_XXXXXX";
+    int fd = mkstemp(tmp);
+    if (fd < 0) return NULL;
+    FILE *f = fdopen(fd, "w");
+    if (!f) { close(fd); remove(tmp); return NULL; }
+    fputs(xml, f);
+    fclose(f);
+    char err[1000] = "";
+    mjModel *m = mj_loadXML(tmp, NULL, err, sizeof err);
+    remove(tmp);
+    if (!m) fprintf(stderr, "mujoco_balls_box: MJCF rejected: %s\n", err);
+    return m;
+}
+
+typedef struct { double wall, pen_max, pen_end, mean_con, mean_z, energy; int full, bad; } result_t;
+
+static void run(const mjModel *m, mjData *d, result_t *r)
+{
+    mj_resetData(m, d);
+    for (int i = 0; i < nball; i++)
+        for (int k = 0; k < 3; k++) d->qvel[6 * i + k] = balls[i].v[k];
+    int nstep = (int)llround(t_end / step);
+    double t0 = now(), pen = 0, con = 0;
+    for (int s = 0; s < nstep; s++) {
+        mj_step(m, d);
+        con += d->ncon;
+        for (int c = 0; c < d->ncon; c++) pen = fmax(pen, -d->contact[c].dist);
+    }
+    r->wall = now() - t0;
+    r->pen_max = pen;
+    r->pen_end = 0;
+    for (int c = 0; c < d->ncon; c++) r->pen_end = fmax(r->pen_end, -d->contact[c].dist);
+    r->mean_con = con / nstep;
+    double z = 0;
+    for (int i = 0; i < nball; i++) z += d->qpos[7 * i + 2];
+    r->mean_z = z / nball;
+    r->energy = d->energy[0] + d->energy[1];
+    r->bad = d->warning[mjWARN_BADQACC].number;
+    r->full = d->warning[mjWARN_CONTACTFULL].number + d->warning[mjWARN_CNSTRFULL].number;
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = "examples/balls_in_box_100.json", *xml_out = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--xml") && i + 1 < argc) xml_out = argv[++i];
+        else path = argv[i];
+    }
+    mju_user_warning = quiet_warning;
+    if (load_scene(path)) return 1;
+    double L = log(rest > 0 && rest < 1 ? rest : 0.5), zeta_e = -L / sqrt(M_PI * M_PI + L * L);
+    printf("MuJoCo %s on %s: %d spheres, %d planes, h = %g s, t_end = %g s, mu = %g (pyramid), semi-implicit "
+           "Euler; best of %d runs\n\n", mj_versionString(), path, nball, nplane, step, t_end, mu, REPEAT);
+    printf("| MuJoCo contacts | solver | wall (s) | contacts / step | max penetration (m) | penetration at end (m) | "
+           "mean ball height at end (m) | energy at end (J) |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
+    const char *solvers[] = {"PGS", "CG", "Newton"};
+    struct { double tc, zeta; char label[80]; } set[2];
+    set[0].tc = 5 * step;
+    set[0].zeta = zeta_e;
+    snprintf(set[0].label, sizeof set[0].label, "restitution %g: solref %g %.3f", rest, set[0].tc, zeta_e);
+    set[1].tc = 2 * step;
+    set[1].zeta = 1;
+    snprintf(set[1].label, sizeof set[1].label, "no bounce: solref %g 1", set[1].tc);
+    int rc = 0;
+    for (int c = 0; c < 2; c++)
+        for (int k = 0; k < 3; k++) {
+            char *xml = write_mjcf(solvers[k], set[c].tc, set[c].zeta);
+            if (!xml) return 1;
+            if (xml_out && c == 0 && k == 0) {
+                FILE *f = fopen(xml_out, "w");
+                if (f) { fputs(xml, f); fclose(f); }
+            }
+            mjModel *m = compile(xml);
+            free(xml);
+            if (!m) return 1;
+            mjData *d = mj_makeData(m);
+            result_t best = {0}, r;
+            for (int rep = 0; rep < REPEAT; rep++) {
+                run(m, d, &r);
+                if (rep == 0 || r.wall < best.wall) best = r;
+            }
+            printf("| %s | %s | %.3f | %.0f | %.2e | %.2e | %.4f | %.4f |%s\n", set[c].label, solvers[k], best.wall,
+                   best.mean_con, best.pen_max, best.pen_end, best.mean_z, best.energy,
+                   best.bad ? " diverged (NaN accelerations)" : "");
+            if (best.full) {
+                fprintf(stderr, "mujoco_balls_box: %s: MuJoCo's contact buffer was full (%d warnings)\n",
+                        solvers[k], best.full);
+                rc = 1;
+            }
+            mj_deleteData(d);
+            mj_deleteModel(m);
+        }
+    return rc;
+}
