@@ -4,6 +4,7 @@
 #   make test       install what is missing, build, run every test suite
 #   make bench      run the benchmarks (figures go to bench/README.md by hand)
 #   make fuzz       longer libFuzzer run of the mechanism parser
+#   make check-layers  no include under common/ goes up a layer (common/mbs/README.md)
 #   make up / down  local service (see README)
 #
 # Two builds share the sources: build/ (optimised, -O2) and build/san/
@@ -21,8 +22,9 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 
 B := build
 
-MBS_SRC    := $(wildcard common/mbs/*.c)
-COMMON_SRC := $(wildcard common/*.c)
+# the solver: one folder per layer (common/mbs/README.md), the parser in common/mechanism
+MBS_SRC    := $(wildcard common/mbs/*/*.c common/mbs/*/*/*.c)
+COMMON_SRC := $(wildcard common/mechanism/*.c)
 CLI_SRC    := $(wildcard cli/*.c)
 TEST_SRC   := $(wildcard tests/unit/*_test.c)
 
@@ -31,7 +33,7 @@ $(patsubst %.c,$(1)/obj/%.o,$(2))
 endef
 
 .SECONDARY:
-.PHONY: all test test-unit test-cli test-san bench fuzz up down clean deps
+.PHONY: all test test-unit test-cli test-san bench fuzz up down clean deps check-layers
 all: $(B)/mbs
 
 deps:
@@ -87,9 +89,14 @@ $(B)/fuzz_mechanism: tests/fuzz/fuzz_mechanism.c $(COMMON_SRC) $(MBS_SRC)
 -include mk/*.mk
 
 # ---- tests -------------------------------------------------------------------------
-test: deps
+test: deps check-layers
 	@$(MAKE) --no-print-directory -j2 all $(UNIT_BINS) $(UNIT_SAN_BINS) $(S)/mbs $(B)/fuzz_mechanism $(TEST_EXTRA)
 	@bash tests/run_all.sh
+
+# no include under common/ goes up a layer (the list: common/mbs/README.md);
+# suite_cli runs it again with its self-test
+check-layers:
+	@bash scripts/check_layers.sh
 
 test-unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do $$t || exit 1; done

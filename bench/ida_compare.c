@@ -61,11 +61,11 @@
  * the program, build/bench/ida_compare.csv).
  */
 #include "mbs/mbs.h"
-#include "mbs/data.h"
-#include "mbs/model.h"
-#include "mbs/output.h"
-#include "mbs/system.h"
-#include "mechanism.h"
+#include "mbs/model/data.h"
+#include "mbs/model/model.h"
+#include "mbs/output/output.h"
+#include "mbs/analysis/system.h"
+#include "mechanism/mechanism.h"
 #include "../tests/unit/testutil.h" /* t_slurp, t_sets_parse */
 
 #include <ida/ida.h>

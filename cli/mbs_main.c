@@ -12,7 +12,7 @@
  *   the run (divergence), 5 time limit reached, 6 input/output error.
  */
 #include "mbs/mbs.h"
-#include "mechanism.h"
+#include "mechanism/mechanism.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * twice returns the stored model (200 instead of 201).
  */
 #include "gw.h"
-#include "mechanism.h"
+#include "mechanism/mechanism.h"
 #include "svc/db.h"
 
 #include <malloc.h>

@@ -15,7 +15,7 @@
  * spring points; declared shapes are drawn as they are.
  */
 #include "gw.h"
-#include "mechanism.h"
+#include "mechanism/mechanism.h"
 #include "svc/db.h"
 #include "svc/job.h"
 #include "svc/msg.h"

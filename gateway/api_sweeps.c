@@ -10,7 +10,7 @@
  * them; see sweep_verify.c).
  */
 #include "gw.h"
-#include "mechanism.h"
+#include "mechanism/mechanism.h"
 #include "svc/db.h"
 #include "svc/design.h"
 #include "svc/job.h"

@@ -11,7 +11,7 @@
  * few solver settings parses the model a few times, not once per job.
  */
 #include "gw.h"
-#include "mechanism.h"
+#include "mechanism/mechanism.h"
 #include "svc/design.h"
 #include "svc/job.h"
 #include "svc/verify.h"

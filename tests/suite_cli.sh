@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# tests/suite_cli.sh - the command-line tool end to end, and a short fuzzing
-# run of the mechanism parser (longer runs: make fuzz).
+# tests/suite_cli.sh - the command-line tool end to end, a short fuzzing
+# run of the mechanism parser (longer runs: make fuzz), and the include-layer
+# check of common/ with its self-test (scripts/check_layers.sh).
 set -u
 cd "$(dirname "$0")/.."
 fail=0
+echo "== include layers (common/mbs/README.md)"
+bash tests/cli/test_layers.sh || fail=1
 bash tests/cli/test_cli.sh || fail=1
 echo "== fuzz_mechanism, 20 s"
 mkdir -p build/fuzz-corpus-ci

@@ -10,7 +10,7 @@
  * repeated after a lost worker and sweeps over the seed-free options.
  */
 #include "wk.h"
-#include "mechanism.h"
+#include "mechanism/mechanism.h"
 #include "svc/job.h"
 #include "svc/log.h"
 #include "svc/msg.h"

@@ -19,20 +19,13 @@
 #define MBS_H
 
 #include <stddef.h>
-#include "spec.h"
+#include "mbs/linalg/status.h"
+#include "mbs/model/spec.h"
 
 /* ---- errors ---------------------------------------------------------------- */
 
-enum {
-    MBS_OK = 0,
-    MBS_EINVAL = -1,     /* invalid input (spec, option, name)               */
-    MBS_EASSEMBLY = -2,  /* initial configuration cannot be assembled          */
-    MBS_ESINGULAR = -3,  /* singular system (e.g. massless body, lock-up)      */
-    MBS_EDIVERGE = -4,   /* integrator could not continue (step too small)     */
-    MBS_ETIMEOUT = -5,   /* time limit reached                                 */
-    MBS_ENOMEM = -6,
-    MBS_ECANCEL = -7     /* cancelled by the progress callback                 */
-};
+/* The return codes MBS_OK, MBS_E* are in mbs/linalg/status.h (the lowest
+ * layer returns them too). */
 
 #define MBS_ERR_MAX 64
 #define MBS_WARN_MAX 4   /* accuracy warnings stored per run (mbs_metrics)     */

@@ -8,7 +8,7 @@
 #define SVC_JOB_H
 
 #include <jansson.h>
-#include "mechanism.h"
+#include "mechanism/mechanism.h"
 
 /* Overrides from a job's parameters {name: number} and solver options
  * {option: value} ("solver." prefixed).  Owns its strings. */

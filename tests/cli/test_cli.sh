@@ -29,7 +29,7 @@ grep -q "^dof            1" "$T/out" && ok "four-bar dof 1" || bad "four-bar dof
 expect_rc 0 "check --json bricard" $MBS check --json examples/iftomm_a04_bricard.json
 grep -q '"redundant_constraints": 1' "$T/out" && ok "Bricard: one redundant constraint reported" || bad "Bricard redundancy: $(cat "$T/out")"
 # large models: the redundancy analysis is sparse above 4e6 entries of the
-# dense Phi_q^T (common/mbs/sparse_qr.h); Bricard beside a 1500-body spatial
+# dense Phi_q^T (common/mbs/linalg/sparse_qr.h); Bricard beside a 1500-body spatial
 # chain must report what Bricard alone does (one dependent equation, J1..J6)
 # and dof 1 + 3 x 1500
 python3 - examples/iftomm_a04_bricard.json > "$T/bricard_big.json" <<'PY'

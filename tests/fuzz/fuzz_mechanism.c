@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "mechanism.h"
+#include "mechanism/mechanism.h"
 
 /* Parse once; check the result is consistent and free it. */
 static void s_run(const uint8_t *data, size_t size, const mech_override *ov, int nov)

@@ -1,6 +1,6 @@
 /*
- * contact_geom_test.c - tests of common/mbs/contact_geom.c (narrow phase)
- * and common/mbs/broadphase.c (sort and sweep).
+ * contact_geom_test.c - tests of common/mbs/contact/contact_geom.c (narrow phase)
+ * and common/mbs/contact/broadphase.c (sort and sweep).
  *
  *   - every pair type against hand-computed gaps, normals and witness points
  *     (separated, touching, penetrating, beyond the margin, degenerate);
@@ -22,10 +22,10 @@
 #include <time.h>
 
 #include "check.h"
-#include "mbs/broadphase.h"
-#include "mbs/contact_geom.h"
+#include "mbs/contact/broadphase.h"
+#include "mbs/contact/contact_geom.h"
 #include "mbs/mbs.h"
-#include "mbs/vec.h"
+#include "mbs/linalg/vec.h"
 
 /* ---- helpers ------------------------------------------------------------------------- */
 

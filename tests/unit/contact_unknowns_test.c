@@ -15,7 +15,7 @@
 #include "check.h"
 #include "testutil.h"
 
-#include "mbs/sparse.h"
+#include "mbs/linalg/sparse.h"
 
 /* sparse.c on a 4 x 4 nonsymmetric matrix given with split duplicates and
  * a zero diagonal (pivoting), against its exact solution. */

@@ -1,18 +1,18 @@
 /*
  * control_test.c - the controller blocks of the mechatronic actuators
- * (common/mbs/control.h) against closed forms: step responses of transfer
+ * (common/mbs/actuator/control.h) against closed forms: step responses of transfer
  * functions in s (first order, second order, a biproper lead) and of an
  * exactly discretised first order in z; the PID's Jacobian against finite
  * differences, in and out of saturation; a PI loop around a first-order
  * plant (zero steady-state error; back-calculation anti-windup cuts the
  * overshoot after saturation); the digital PID against the continuous one
- * at a short sample period.  The DC motor (common/mbs/dcmotor.h): the
+ * at a short sample period.  The DC motor (common/mbs/actuator/dcmotor.h): the
  * speed of an unloaded motor against its closed form, the power balance,
  * the Jacobian blocks against finite differences, the limits.
  */
 #include "check.h"
-#include "mbs/control.h"
-#include "mbs/dcmotor.h"
+#include "mbs/actuator/control.h"
+#include "mbs/actuator/dcmotor.h"
 
 #include <math.h>
 #include <stdio.h>

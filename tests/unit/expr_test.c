@@ -1,6 +1,6 @@
 /*
- * expr_test.c - tests of common/mbs/expr.c (expressions) and of the
- * functions of time in common/mbs/spec.c (mbs_fn_eval, mbs_fn_prepare).
+ * expr_test.c - tests of common/mbs/model/expr.c (expressions) and of the
+ * functions of time in common/mbs/model/spec.c (mbs_fn_eval, mbs_fn_prepare).
  */
 #include <math.h>
 #include <stdio.h>
@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "mbs/expr.h"
+#include "mbs/model/expr.h"
 #include "mbs/mbs.h"
-#include "mbs/spec.h"
+#include "mbs/model/spec.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846

@@ -1,5 +1,5 @@
 /*
- * lcp_test.c - tests of common/mbs/lcp.c (Lemke, projected Gauss-Seidel,
+ * lcp_test.c - tests of common/mbs/linalg/lcp.c (Lemke, projected Gauss-Seidel,
  * boxed PGS with friction, residuals).
  *
  *   - 1x1 cases, the textbook 2x2 M = [[2,1],[1,2]], q = [-5,-6] ->
@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "mbs/lcp.h"
+#include "mbs/linalg/lcp.h"
 #include "mbs/mbs.h"
 
 /* ---- helpers ------------------------------------------------------------------- */

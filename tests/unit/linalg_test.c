@@ -1,5 +1,5 @@
 /*
- * linalg_test.c - the linear-system layer (common/mbs/linalg.c): small dense
+ * linalg_test.c - the linear-system layer (common/mbs/linalg/linalg.c): small dense
  * Cholesky / LU (own code), dense LAPACK and banded LAPACK paths give the
  * same solutions; reverse Cuthill-McKee keeps a shuffled chain banded; the
  * rank-revealing QR finds the rank of a matrix with a dependent column;
@@ -7,8 +7,8 @@
  * and the columns they combine from on a large banded matrix.
  */
 #include "check.h"
-#include "mbs/linalg.h"
-#include "mbs/sparse_qr.h"
+#include "mbs/linalg/linalg.h"
+#include "mbs/linalg/sparse_qr.h"
 
 #include <math.h>
 #include <stdlib.h>

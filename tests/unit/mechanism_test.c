@@ -1,5 +1,5 @@
 /*
- * mechanism_test.c - tests of the mechanism parser (common/mechanism*.c):
+ * mechanism_test.c - tests of the mechanism parser (common/mechanism/):
  * valid planar and spatial mechanisms give the expected spec; a table of
  * invalid documents gives the expected JSON pointer and message; several
  * errors come out of one pass; overrides; hostile input.
@@ -14,8 +14,8 @@
 
 #include "check.h"
 #include "mbs/mbs.h"
-#include "mbs/spec.h"
-#include "mechanism.h"
+#include "mbs/model/spec.h"
+#include "mechanism/mechanism.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846

@@ -1,13 +1,13 @@
 /*
  * motor_test.c - the motor algebra of the relative-coordinate formulation
- * (common/mbs/motor.h) against its defining properties, on random frames:
+ * (common/mbs/formulation/relative/motor.h) against its defining properties, on random frames:
  * power invariance of the dual transformations, inverse and composition,
  * point velocities of a revolute axis, reciprocity of a joint's constraint
  * wrenches, the cross products' duality, kinetic energy and momentum of a
  * rigid body in two frames, the 6 x 6 inertia matrix.
  */
 #include "check.h"
-#include "mbs/motor.h"
+#include "mbs/formulation/relative/motor.h"
 
 #include <math.h>
 #include <string.h>

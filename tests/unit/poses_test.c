@@ -1,5 +1,5 @@
 /*
- * poses_test.c - the body poses kept with every result (common/mbs/output.c,
+ * poses_test.c - the body poses kept with every result (common/mbs/output/output.c,
  * mbs_result in mbs.h): frames at sample times, the bounds on their number,
  * and poses equal to the position / angle / orientation channels.
  */

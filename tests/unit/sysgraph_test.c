@@ -1,14 +1,14 @@
 /*
  * sysgraph_test.c - the system graph of the relative-coordinate formulation
- * (common/mbs/sysgraph.h): branch joints, chords, loop lengths, joint
+ * (common/mbs/formulation/relative/sysgraph.h): branch joints, chords, loop lengths, joint
  * coordinates and circuit equations of the examples, whose mobility
  * (coordinates - equations) must equal the natural-coordinate check's
  * degrees of freedom where no constraint is redundant; the choice of the
  * chord among joints of different freedom; floating roots.
  */
 #include "check.h"
-#include "mbs/sysgraph.h"
-#include "mechanism.h"
+#include "mbs/formulation/relative/sysgraph.h"
+#include "mechanism/mechanism.h"
 #include "testutil.h"
 
 static mbs_spec *s_parse_file(const char *path)

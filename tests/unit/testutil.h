@@ -14,7 +14,7 @@
 
 #include "check.h"
 #include "mbs/mbs.h"
-#include "mechanism.h"
+#include "mechanism/mechanism.h"
 
 /* A finished run: the spec (owned), results, metrics, report, status. */
 typedef struct {

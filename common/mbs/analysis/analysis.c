@@ -1,0 +1,436 @@
+/*
+ * analysis.c - the analyses before (and besides) time integration:
+ * assembly of the initial configuration, redundant-constraint detection,
+ * degrees of freedom, singular-configuration check, projection of the given
+ * velocities onto the constraints, consistent initial accelerations, and
+ * static equilibrium.
+ */
+#include "mbs/analysis/analysis.h"
+#include "mbs/linalg/sparse_qr.h"
+#include "mbs/analysis/system.h"
+#include "mbs/linalg/vec.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/dynamics/force.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Penalty of the step-free augmented-Lagrangian solves (projections,
+ * accelerations): alpha |Phi_q|^2 / m ~ 1e6, so the multiplier iteration
+ * contracts by ~1e-6 per pass while cond(M + alpha Phi_q^T Phi_q) ~ 1e6
+ * keeps round-off in the solution near 1e-10 (a larger alpha trades
+ * accuracy for nothing: the iteration already converges in 2-3 passes). */
+void mbs_baumgarte_rhs(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double ab,
+                       double bb, double *c)
+{
+    mbs_cons_eval(m, x, t, d->phi, d->jac);
+    mbs_cons_phit(m, x, t, d->phit);
+    mbs_cons_gamma(m, x, v, t, d->gam);
+    mbs_cons_jv(m, d->jac, v, d->r1);
+    for (int i = 0; i < m->neq; i++) c[i] = d->gam[i] + 2 * ab * (d->r1[i] + d->phit[i]) + bb * bb * d->phi[i];
+}
+
+double mbs_alpha(const mbs_model *m)
+{
+    return 1e6 * m->mass_scale / (m->length_scale * m->length_scale);
+}
+
+/* Name of what an equation belongs to, for messages. */
+const char *mbs_eq_owner(const mbs_model *m, int i, char *buf, size_t size)
+{
+    const mbs_eq *e = &m->eq[i];
+    if (e->joint >= 0) snprintf(buf, size, "joint '%s'", m->spec->joints[e->joint].name);
+    else if (e->joint == -1) snprintf(buf, size, "rigid body '%s'", m->spec->bodies[e->body].name);
+    else snprintf(buf, size, "driver of joint '%s'", m->spec->joints[m->spec->drivers[-2 - e->joint].joint].name);
+    return buf;
+}
+
+/* ---- assembly --------------------------------------------------------------------- */
+
+/* Newton-type assembly: the configuration closest (in the mass metric) to
+ * the input that satisfies Phi(x, 0) = 0, by augmented-Lagrangian
+ * iterations, which also cope with redundant equations. */
+static int s_assemble(const mbs_model *m, mbs_data *d, mbs_errlist *err)
+{
+    const mbs_solver_spec *o = &m->spec->solver;
+    int n = m->nvar, ne = m->neq;
+    double tol = o->assembly_tolerance > 0 ? o->assembly_tolerance : 1e-10;
+    tol *= m->length_scale;
+    double alpha = 1e6;
+    double *sigma = d->lam, *f = d->Q, *dx = d->fd_x;
+    memset(sigma, 0, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+    int maxit = o->max_assembly_iterations > 0 ? o->max_assembly_iterations : 50;
+    double res = 0, best = INFINITY;
+    int worst = 0;
+    for (int it = 0; it <= maxit; it++) {
+        mbs_cons_eval(m, d->x, 0.0, d->phi, d->jac);
+        res = mbs_phi_norm(d);
+        d->rep.assembly_iterations = it;
+        /* remember where the residual was smallest, for the message */
+        if (res < best) {
+            best = res;
+            /* joints and drivers first: rigid-body equations only absorb
+             * the misfit of the joints around them */
+            worst = -1;
+            for (int i = 0; i < ne; i++)
+                if (m->eq[i].joint != -1 && (worst < 0 || fabs(d->phi[i]) > fabs(d->phi[worst]))) worst = i;
+            if (worst < 0) worst = 0;
+        }
+        if (res <= tol) break;
+        if (it == maxit) break;
+        /* (M^ + alpha J^T J) dx = -M^ (x - x_in) - J^T (sigma + alpha phi) */
+        if (mbs_spd_build(m, d, 1.0 / m->mass_scale, alpha, 0, 0, d->x, d->v, 0) != 0) {
+            /* singular at the input: a structural problem; later: the
+             * iteration ran away from an unreachable configuration */
+            if (it > 0) { res = NAN; break; }
+            mbs_err_add(err, "", "assembly failed: singular system (a body without mass or inertia?)");
+            return MBS_ESINGULAR;
+        }
+        for (int i = 0; i < n; i++) dx[i] = d->x[i] - m->x0[i];
+        mbs_mass_mul(m, dx, f);
+        for (int i = 0; i < n; i++) f[i] = -f[i] / m->mass_scale;
+        double *t = d->r3;
+        for (int i = 0; i < ne; i++) t[i] = -(d->eq_on[i] ? sigma[i] + alpha * d->phi[i] : 0);
+        mbs_cons_jtl(m, d->jac, t, f);
+        mbs_spd_solve(m, d, f);
+        double step = 0;
+        for (int i = 0; i < n; i++) {
+            d->x[i] += f[i];
+            if (fabs(f[i]) > step) step = fabs(f[i]);
+        }
+        /* multiplier update with the new residual */
+        mbs_cons_eval(m, d->x, 0.0, d->phi, NULL);
+        for (int i = 0; i < ne; i++) if (d->eq_on[i]) sigma[i] += alpha * d->phi[i];
+        if (!isfinite(step)) { res = NAN; break; }
+    }
+    d->rep.assembly_residual = res;
+    double mv = 0;
+    for (int i = 0; i < n; i++) mv = fmax(mv, fabs(d->x[i] - m->x0[i]));
+    d->rep.assembly_max_move = mv;
+    if (!(res <= tol)) {
+        /* name the equation furthest from satisfied at the best iterate */
+        char who[160];
+        mbs_err_add(err, "", "cannot assemble the mechanism: the constraint residual stays at %.3g or above "
+                    "(largest at %s); check the joint positions and lengths",
+                    best, ne > 0 ? mbs_eq_owner(m, worst, who, sizeof who) : "-");
+        d->rep.assembly_residual = best;
+        return MBS_EASSEMBLY;
+    }
+    return 0;
+}
+
+/* ---- redundancy, degrees of freedom ---------------------------------------------------- */
+
+int mbs_keeps_redundant(const mbs_model *m)
+{
+    const mbs_solver_spec *o = &m->spec->solver;
+    return o->analysis == MBS_ANALYSIS_DYNAMICS && o->integrator == MBS_INT_TRAPEZOIDAL_AL;
+}
+
+/* Phi_q^T (from d->jac) as a dense n x neq column-major matrix, columns the
+ * equations, for the rank-revealing QR; NULL when out of memory. */
+static double *s_jac_dense(const mbs_model *m, const mbs_data *d)
+{
+    int n = m->nvar, ne = m->neq;
+    double *A = calloc((size_t)n * (size_t)ne, sizeof(double));
+    for (int r = 0; A && r < ne; r++) {
+        const mbs_eq *e = &m->eq[r];
+        const double *row = d->jac + (e->cols - m->colpool);
+        for (int k = 0; k < e->nnz; k++) A[(size_t)r * n + e->cols[k]] = row[k];
+    }
+    return A;
+}
+
+/* Above this many entries of the dense Phi_q^T (32 MB; the largest example,
+ * 100 balls, has 7.2e5) the redundancy analysis is sparse (sparse_qr.h):
+ * a 3000-body chain took 13 s and 315 MB dense. */
+#define DENSE_RANK_MAX 4e6
+
+/* Which joints to list as redundant: those owning an equation marked in
+ * seen[] (a rigid-body equation stands for the joints of its body whose
+ * equations were eliminated into that body's coordinates). */
+static void s_list_redundant(const mbs_model *m, mbs_data *d, const char *seen)
+{
+    int ne = m->neq;
+    size_t len = 0;
+    for (int j = 0; j < m->spec->njoint && seen; j++) {
+        int inv = 0;
+        const mbs_joint_spec *J = &m->spec->joints[j];
+        for (int r = 0; r < ne && !inv; r++)
+            inv = seen[r] && (m->eq[r].joint == j ||
+                              (m->eq[r].joint == -1 && (m->eq[r].body == J->body[0] || m->eq[r].body == J->body[1])));
+        if (!inv) continue;
+        int w = snprintf(d->rep.redundant_joints + len, sizeof d->rep.redundant_joints - len, "%s%s",
+                         len ? ", " : "", m->spec->joints[j].name);
+        if (w < 0 || (size_t)w >= sizeof d->rep.redundant_joints - len) break;
+        len += (size_t)w;
+    }
+}
+
+/* The redundancy analysis of a large model by sparse QR: the same outputs
+ * as the dense one below (dof, redundant equations switched off, joints
+ * listed, conditioning figure), in memory linear in the Jacobian's size. */
+static int s_redundancy_sparse(const mbs_model *m, mbs_data *d, mbs_errlist *err)
+{
+    int n = m->nvar, ne = m->neq;
+    long nnz = 0;
+    for (int r = 0; r < ne; r++) nnz += m->eq[r].nnz;
+    int *cp = malloc(sizeof(int) * ((size_t)ne + 1)), *ri = malloc(sizeof(int) * (size_t)(nnz > 0 ? nnz : 1));
+    double *v = malloc(sizeof(double) * (size_t)(nnz > 0 ? nnz : 1));
+    char *live = calloc((size_t)ne, 1), *seen = calloc((size_t)ne, 1);
+    if (!cp || !ri || !v || !live || !seen) {
+        free(cp); free(ri); free(v); free(live); free(seen);
+        return MBS_ENOMEM;
+    }
+    long q = 0;
+    for (int r = 0; r < ne; r++) {
+        const mbs_eq *e = &m->eq[r];
+        const double *row = d->jac + (e->cols - m->colpool);
+        cp[r] = (int)q;
+        for (int k = 0; k < e->nnz; k++) { ri[q] = e->cols[k]; v[q] = row[k]; q++; }
+    }
+    cp[ne] = (int)q;
+    double ratio = 0;
+    int rank = mbs_sparse_qr_rank(n, ne, cp, ri, v, 1e-9, live, &ratio, seen, 1e-8);
+    free(cp); free(ri); free(v);
+    if (rank < 0) {
+        free(live); free(seen);
+        mbs_err_add(err, "", "sparse rank analysis of the constraint Jacobian failed (non-finite entries or out of "
+                    "memory)");
+        return MBS_ESINGULAR;
+    }
+    d->rep.min_singular_ratio = ratio;
+    if (ratio < 1e-6 && rank > 0) {
+        d->rep.singular_warning = 1;
+        if (d->rep.warnings < 4)
+            snprintf(d->rep.warning[d->rep.warnings++], sizeof d->rep.warning[0],
+                     "initial configuration close to singular (min/max |R_kk| = %.2g, sparse QR)", ratio);
+    }
+    d->rep.dof = n - rank;
+    d->rep.redundant = ne - rank;
+    d->rep.redundant_joints[0] = 0;
+    for (int r = 0; r < ne; r++) if (!live[r]) d->eq_on[r] = 0;
+    if (ne > rank) s_list_redundant(m, d, seen);
+    free(live); free(seen);
+    return 0;
+}
+
+static int s_redundancy(const mbs_model *m, mbs_data *d, mbs_errlist *err)
+{
+    int n = m->nvar, ne = m->neq;
+    d->rep.dof = n;
+    if (ne == 0) { d->rep.min_singular_ratio = 1; return 0; }
+    mbs_cons_eval(m, d->x, 0.0, d->phi, d->jac);
+    if ((double)n * ne > DENSE_RANK_MAX) return s_redundancy_sparse(m, d, err);
+    double *A = s_jac_dense(m, d);
+    double *A2 = calloc((size_t)n * (size_t)ne, sizeof(double));
+    int *jp = malloc(sizeof(int) * (size_t)ne);
+    double *rd = malloc(sizeof(double) * (size_t)(ne < n ? ne : n) + sizeof(double));
+    if (!A || !A2 || !jp || !rd) { free(A); free(A2); free(jp); free(rd); return MBS_ENOMEM; }
+    memcpy(A2, A, sizeof(double) * (size_t)n * (size_t)ne);
+    int rank = mbs_qrcp_rank(n, ne, A, jp, rd, 1e-9);
+    if (rank < 0) {
+        free(A); free(A2); free(jp); free(rd);
+        mbs_err_add(err, "", "rank analysis of the constraint Jacobian failed (non-finite entries)");
+        return MBS_ESINGULAR;
+    }
+    d->rep.min_singular_ratio = rank > 0 && rd[0] > 0 ? rd[rank - 1] / rd[0] : 0;
+    if (d->rep.min_singular_ratio < 1e-6 && rank > 0) {
+        d->rep.singular_warning = 1;
+        if (d->rep.warnings < 4)
+            snprintf(d->rep.warning[d->rep.warnings++], sizeof d->rep.warning[0],
+                     "initial configuration close to singular (R_rr/R_11 = %.2g)", d->rep.min_singular_ratio);
+    }
+    d->rep.dof = n - rank;
+    d->rep.redundant = ne - rank;
+    d->rep.redundant_joints[0] = 0;
+    if (ne > rank) {
+        /* dependent equations are the columns pivoted past the rank; the
+         * joints involved are those of the dependent equations and of the
+         * independent ones that combine into them (least squares) */
+        char *seen = calloc((size_t)ne, 1);
+        double *B = malloc(sizeof(double) * (size_t)n * (size_t)(rank > 0 ? rank : 1));
+        double *y = malloc(sizeof(double) * (size_t)(n > rank ? n : rank) + sizeof(double));
+        for (int c = rank; c < ne; c++) {
+            int dep = jp[c];
+            d->eq_on[dep] = 0;
+            if (seen) seen[dep] = 1;
+            if (!B || !y || !seen || rank == 0) continue;
+            for (int q = 0; q < rank; q++) memcpy(B + (size_t)q * n, A2 + (size_t)jp[q] * n, sizeof(double) * (size_t)n);
+            memcpy(y, A2 + (size_t)dep * n, sizeof(double) * (size_t)n);
+            if (mbs_lstsq(n, rank, B, y) == 0)
+                for (int q = 0; q < rank; q++) if (fabs(y[q]) > 1e-8) seen[jp[q]] = 1;
+        }
+        /* list joint names once each */
+        s_list_redundant(m, d, seen);
+        free(seen); free(B); free(y);
+    }
+    free(A); free(A2); free(jp); free(rd);
+    (void)err;
+    return 0;
+}
+
+double mbs_rank_margin(const mbs_model *m, const mbs_data *d)
+{
+    int n = m->nvar, ne = m->neq, r0 = ne - d->rep.redundant;
+    if (ne == 0 || r0 <= 0 || (double)n * ne > DENSE_RANK_MAX) return 1;
+    double *A = s_jac_dense(m, d);
+    int *jp = calloc((size_t)ne, sizeof(int));
+    double *rd = malloc(sizeof(double) * (size_t)(ne < n ? ne : n) + sizeof(double));
+    double margin = 0;
+    if (A && jp && rd) {
+        int rank = mbs_qrcp_rank(n, ne, A, jp, rd, 1e-9);
+        if (rank >= 0 && r0 <= (ne < n ? ne : n) && rd[0] > 0) margin = rd[r0 - 1] / rd[0];
+    }
+    free(A); free(jp); free(rd);
+    return margin;
+}
+
+int mbs_reselect_redundant(const mbs_model *m, mbs_data *d)
+{
+    int n = m->nvar, ne = m->neq, r0 = ne - d->rep.redundant;
+    if (ne == 0 || d->rep.redundant <= 0 || r0 <= 0 || (double)n * ne > DENSE_RANK_MAX) return 0;
+    double *A = s_jac_dense(m, d);
+    int *jp = calloc((size_t)ne, sizeof(int));
+    double *rd = malloc(sizeof(double) * (size_t)(ne < n ? ne : n) + sizeof(double));
+    int changed = 0;
+    if (A && jp && rd && mbs_qrcp_rank(n, ne, A, jp, rd, 1e-9) >= 0 && r0 <= (ne < n ? ne : n)) {
+        for (int c = 0; c < ne; c++) {
+            int on = c < r0, e = jp[c];
+            if (d->eq_on[e] != on) changed = 1;
+            d->eq_on[e] = (char)on;
+            if (!on) d->lam[e] = 0;
+        }
+    }
+    free(A); free(jp); free(rd);
+    return changed;
+}
+
+/* ---- velocities and accelerations ------------------------------------------------------ */
+
+int mbs_project_velocity(const mbs_model *m, mbs_data *d, const double *vin, double t)
+{
+    /* f (nvar) and the multipliers sig (neq, which may exceed nvar) */
+    double alpha = mbs_alpha(m), *f = d->fd_q0, *sig = d->w2;
+    mbs_cons_eval(m, d->x, t, d->phi, d->jac);
+    mbs_cons_phit(m, d->x, t, d->phit);
+    if (mbs_spd_build(m, d, 1.0, alpha, 0, 0, d->x, d->v, t) != 0) return MBS_ESINGULAR;
+    mbs_mass_mul(m, vin, f);
+    memset(sig, 0, sizeof(double) * (size_t)(m->neq > 0 ? m->neq : 1));
+    double tol = 1e-12 * (1 + m->length_scale);
+    /* without convergence the best effort stands: the remaining velocity
+     * violation is reported in the metrics */
+    (void)mbs_al_solve(m, d, f, d->phit, alpha, tol, 50, d->v, sig);
+    return 0;
+}
+
+int mbs_accelerations(const mbs_model *m, mbs_data *d, double t)
+{
+    double alpha = mbs_alpha(m);
+    mbs_cons_eval(m, d->x, t, d->phi, d->jac);
+    mbs_cons_gamma(m, d->x, d->v, t, d->gam);
+    mbs_force_eval(m, d, d->x, d->v, t, d->Q);
+    if (mbs_spd_build(m, d, 1.0, alpha, 0, 0, d->x, d->v, t) != 0) return MBS_ESINGULAR;
+    double tol = 1e-10 * (1 + fabs(d->Q[0]));
+    memset(d->lam, 0, sizeof(double) * (size_t)(m->neq > 0 ? m->neq : 1));
+    mbs_al_solve(m, d, d->Q, d->gam, alpha, tol, 50, d->a, d->lam);
+    return 0;
+}
+
+/* ---- initialisation -------------------------------------------------------------------- */
+
+int mbs_initialize(const mbs_model *m, mbs_data *d, mbs_report *rep, mbs_errlist *err)
+{
+    int n = m->nvar;
+    d->rep = m->report0;
+    d->t = 0;
+    memcpy(d->x, m->x0, sizeof(double) * (size_t)n);
+    memcpy(d->v, m->v0, sizeof(double) * (size_t)n);
+    memset(d->a, 0, sizeof(double) * (size_t)n);
+    for (int i = 0; i < m->neq; i++) d->eq_on[i] = 1;
+    int rc = s_assemble(m, d, err);
+    if (!rc) rc = s_redundancy(m, d, err);
+    /* the trapezoidal AL tolerates redundant equations in its Newton
+     * iterations: it keeps every one, so that no choice of a kept set made
+     * here can degenerate later in the motion (Bricard's kept set does at
+     * theta1 = pi/2); the others (BDF's and the event-driven KKT matrices,
+     * DOPRI5's accelerations) use an independent set, re-selected as the
+     * motion goes on (mbs_reselect_redundant): with every equation kept,
+     * DOPRI5's accelerations were a least-squares compromise of the
+     * redundant equations' disagreeing drift corrections (Bricard: 1.3e-8 m
+     * where the independent set gives 1.0e-9 m at the same steps) */
+    if (!rc && mbs_keeps_redundant(m))
+        for (int i = 0; i < m->neq; i++) d->eq_on[i] = 1;
+    if (!rc) {
+        rc = mbs_project_velocity(m, d, m->v0, 0);
+        double mv = 0;
+        for (int i = 0; i < n; i++) mv = fmax(mv, fabs(d->v[i] - m->v0[i]));
+        d->rep.velocity_correction = mv;
+        if (rc) mbs_err_add(err, "", "velocity projection failed: singular mass matrix");
+    }
+    if (!rc) {
+        rc = mbs_accelerations(m, d, 0);
+        if (rc) mbs_err_add(err, "", "initial accelerations: singular system");
+    }
+    d->rep.constraints_after = m->neq;
+    d->rep.coords_after = m->nvar;
+    for (int j = 0; j < m->spec->njoint; j++) d->jangle_ref[j] = mbs_joint_coord(m, j, d->x, NULL, NULL);
+    if (rep) *rep = d->rep;
+    return rc;
+}
+
+/* ---- static equilibrium ----------------------------------------------------------------- */
+
+/* Newton on  r = [Q(x) - Phi_q^T lam; Phi(x)] = 0  with the KKT tangent
+ * [K + H(lam), Phi_q^T; Phi_q, 0]  (K = -dQ/dx, H the constraint Hessian),
+ * with step halving on the residual norm. */
+int mbs_statics(const mbs_model *m, mbs_data *d, double t, mbs_errlist *err)
+{
+    int n = m->nvar, ne = m->neq, N = n + ne;
+    const mbs_solver_spec *o = &m->spec->solver;
+    double *rhs = d->w1, *zero = d->fd_v;
+    memset(zero, 0, sizeof(double) * (size_t)n);
+    memset(d->v, 0, sizeof(double) * (size_t)n);
+    memset(d->lam, 0, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+    double scale_f = 0;
+    mbs_force_eval(m, d, d->x, zero, t, d->Q);
+    for (int i = 0; i < n; i++) scale_f = fmax(scale_f, fabs(d->Q[i]));
+    double tolf = 1e-9 * (scale_f > 0 ? scale_f : 1.0), tolx = 1e-10 * m->length_scale;
+    int maxit = o->max_newton > 0 ? 4 * o->max_newton : 100;
+    for (int it = 0; it < maxit; it++) {
+        /* residual */
+        mbs_cons_eval(m, d->x, t, d->phi, d->jac);
+        mbs_force_eval(m, d, d->x, zero, t, d->Q);
+        memcpy(rhs, d->Q, sizeof(double) * (size_t)n);
+        double *ml = d->w2;
+        for (int i = 0; i < ne; i++) ml[i] = d->eq_on[i] ? -d->lam[i] : 0;
+        mbs_cons_jtl(m, d->jac, ml, rhs);
+        double rf = 0;
+        for (int i = 0; i < n; i++) rf = fmax(rf, fabs(rhs[i]));
+        double rp = mbs_phi_norm(d);
+        for (int i = 0; i < ne; i++) rhs[n + i] = d->eq_on[i] ? -d->phi[i] : 0;
+        if (rf <= tolf && rp <= tolx) {
+            mbs_cons_gamma(m, d->x, d->v, t, d->gam);
+            memset(d->a, 0, sizeof(double) * (size_t)n);
+            return 0;
+        }
+        if (mbs_kkt_build(m, d, 0.0, 1.0, 0.0, 1.0, d->lam, d->x, zero, t) != 0) {
+            mbs_err_add(err, "", "static equilibrium: singular tangent matrix (a degree of freedom without "
+                        "stiffness, or a redundant constraint)");
+            return MBS_ESINGULAR;
+        }
+        d->met.newton_iterations++;
+        mbs_kkt_solve(m, d, rhs);
+        /* limit the step to a fraction of the model size */
+        double mx = 0;
+        for (int i = 0; i < n; i++) mx = fmax(mx, fabs(rhs[i]));
+        double s = mx > 0.2 * m->length_scale ? 0.2 * m->length_scale / mx : 1.0;
+        for (int i = 0; i < n; i++) d->x[i] += s * rhs[i];
+        for (int i = 0; i < ne; i++) if (d->eq_on[i]) d->lam[i] += s * rhs[n + i];
+        (void)N;
+    }
+    mbs_err_add(err, "", "static equilibrium not found in %d Newton iterations", maxit);
+    return MBS_EDIVERGE;
+}

@@ -1,0 +1,58 @@
+/*
+ * analysis.h - analyses shared by the integrators (internal).
+ */
+#ifndef MBS_ANALYSIS_H
+#define MBS_ANALYSIS_H
+
+#include "mbs/model/data.h"
+
+/* Penalty factor alpha of the augmented-Lagrangian solves (mass-scaled). */
+double mbs_alpha(const mbs_model *m);
+
+/* 1 when the run's method keeps redundant constraint equations (the
+ * augmented Lagrangian ones: dynamics with trapezoidal_al or dopri5), 0
+ * when it needs an independent set (d->eq_on). */
+int mbs_keeps_redundant(const mbs_model *m);
+
+/* How close the constraint Jacobian in d->jac is to losing rank against
+ * the model's structural rank (neq minus the redundant equations found at
+ * assembly): |R_rr| / |R_11| of a QR factorisation with column pivoting of
+ * Phi_q^T, r that rank (1 without constraints; 0 on failure).  Dense: for
+ * occasional checks (a singular position), not for every step; 1 (not
+ * measured) for a model whose dense Phi_q^T would exceed 4e6 entries,
+ * whose redundancy analysis at assembly is sparse (sparse_qr.h). */
+double mbs_rank_margin(const mbs_model *m, const mbs_data *d);
+
+/* Choose the independent constraint equations again (d->eq_on) at the
+ * Jacobian in d->jac: the first neq - redundant columns of a QR with column
+ * pivoting of Phi_q^T, the best conditioned set there.  For the methods
+ * that need an independent set (BDF): a set chosen at assembly can
+ * degenerate later in the motion (Bricard's at theta1 = pi/2).  Returns 1
+ * when the set changed (multipliers of equations switched off are set to
+ * 0), 0 when not or on failure.  Dense, like mbs_rank_margin (never for
+ * a model above its size limit: 0). */
+int mbs_reselect_redundant(const mbs_model *m, mbs_data *d);
+
+/* The constraints at (x, v, t) into d (phi, jac, phit, gam, and Phi_q v in
+ * d->r1), and the right-hand side of their Baumgarte-stabilised
+ * acceleration equations Phi_q a = -c (integrator_rk.c, integrator_ed.c):
+ *     c = gamma + 2 alpha_B (Phi_q v + Phi_t) + beta_B^2 Phi   (ne). */
+void mbs_baumgarte_rhs(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double ab,
+                       double bb, double *c);
+
+/* "joint 'A'", "rigid body 'crank'" or "driver of joint 'A'" for equation i. */
+const char *mbs_eq_owner(const mbs_model *m, int i, char *buf, size_t size);
+
+/* Mass-orthogonal projection of vin onto Phi_q v + Phi_t = 0 at (d->x, t);
+ * result in d->v. */
+int mbs_project_velocity(const mbs_model *m, mbs_data *d, const double *vin, double t);
+
+/* Consistent accelerations and multipliers at (d->x, d->v, t) into d->a and
+ * d->lam (index-1 problem solved by augmented-Lagrangian iterations). */
+int mbs_accelerations(const mbs_model *m, mbs_data *d, double t);
+
+/* Static equilibrium at time t from d->x: Newton on [Q - Phi_q^T lam = 0,
+ * Phi = 0].  0 or MBS_E*. */
+int mbs_statics(const mbs_model *m, mbs_data *d, double t, mbs_errlist *err);
+
+#endif

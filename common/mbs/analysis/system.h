@@ -1,0 +1,72 @@
+/*
+ * system.h - assembling and solving the solver's linear systems (internal).
+ *
+ * The SPD matrix  A = cM M + cP Phi_q^T Phi_q (+ symmetrised cK K + cC C)
+ * is the workhorse of the augmented-Lagrangian integrator, the mass-
+ * orthogonal projections, the assembly and the index-1 accelerations.  The
+ * KKT matrix [cM M + cK K + cC C + H, Phi_q^T; Phi_q, 0] serves the BDF
+ * integrator and static equilibrium.  Both live in mbs_data, in the RCM order
+ * chosen by the model.
+ */
+#ifndef MBS_SYSTEM_H
+#define MBS_SYSTEM_H
+
+#include "mbs/model/data.h"
+
+/* Build and factor the SPD matrix from d->jac (current Jacobian), skipping
+ * equations switched off (d->eq_on).  With cK or cC non-zero the force
+ * Jacobians at (x, v, t) are added, symmetrised.  Returns 0, or the LAPACK
+ * info (> 0) when the matrix is not positive definite. */
+int mbs_spd_build(const mbs_model *m, mbs_data *d, double cM, double cP, double cK, double cC,
+                  const double *x, const double *v, double t);
+
+/* Solve with the factored SPD matrix, b in variable order (in place). */
+void mbs_spd_solve(const mbs_model *m, mbs_data *d, double *b);
+
+/* Augmented-Lagrangian solve of   min 1/2 y^T cM M y - f^T y
+ * subject to Phi_q y + c = 0, with the SPD matrix already built with
+ * (cM, alpha):   A y = f - Phi_q^T (sigma + alpha c),
+ *                sigma += alpha (Phi_q y + c)   until |Phi_q y + c| <= tol.
+ * sigma (neq) holds the multipliers (in: start, out: final).  Returns the
+ * iterations used, or -1 without convergence in maxit. */
+int mbs_al_solve(const mbs_model *m, mbs_data *d, const double *f, const double *c, double alpha, double tol,
+                 int maxit, double *y, double *sigma);
+
+/* Build and factor the KKT matrix  [cM M + cK K + cC C + cH H(lam), Phi_q^T;
+ * Phi_q, 0] (H: constraint Hessian weighted by lam).  Removed equations get
+ * a unit diagonal.  Returns 0 or the LAPACK info. */
+int mbs_kkt_build(const mbs_model *m, mbs_data *d, double cM, double cK, double cC, double cH, const double *lam,
+                  const double *x, const double *v, double t);
+
+/* Solve with the factored KKT matrix: rhs = [r_q (n); r_lam (ne)] in place. */
+void mbs_kkt_solve(const mbs_model *m, mbs_data *d, double *rhs);
+
+/* Where matrix entries go: add(ctx, row, column, value), repeated entries
+ * summed. */
+typedef void (*mbs_add_fn)(void *ctx, int i, int j, double v);
+
+/* Every entry of the stabilised index-2 (GGL) BDF matrix at (x, v, t) for
+ * the weight w0, handed to add(ctx, i, j, value) with i, j the nodes q_i = i,
+ * v_i = n + i, lam_r = 2n + r, mu_r = 2n + ne + r (model.h), d->jac current.
+ * contacts: 1 includes the compliant contacts' finite-difference stiffness
+ * and damping (contacts as force elements), 0 leaves them out (contacts with
+ * force unknowns, system_contacts.c).  The banded build and the sparse build
+ * share this emitter.  With bound != NULL nothing is emitted: *bound is
+ * increased by an upper bound of the number of entries (structural counts;
+ * every multiplier on), for sizing a sparse sink once. */
+void mbs_ggl_emit(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t,
+                  int contacts, mbs_add_fn add, void *ctx, long *bound);
+
+/* Build and factor the stabilised index-2 (GGL) BDF matrix at (x, v, t) for
+ * the BDF weight w0 (unknowns q, v, lam/w0, mu/w0; see integrator_bdf.c),
+ * with d->jac current.  0 or the LAPACK info. */
+int mbs_ggl_build(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t);
+
+/* Solve with the factored GGL matrix, rhs = [F1; F2; F3; F4] in place. */
+void mbs_ggl_solve(const mbs_model *m, mbs_data *d, double *rhs);
+
+/* Infinity norm of the active constraint residuals in d->phi. */
+double mbs_phi_norm(const mbs_data *d);
+
+
+#endif

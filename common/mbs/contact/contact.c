@@ -1,0 +1,555 @@
+/*
+ * contact.c - compliant contacts between body shapes (issue 3, first part):
+ * Hertz, Hunt-Crossley and Lankarani-Nikravesh normal laws with regularised
+ * Coulomb friction, evaluated as applied forces on the natural coordinates,
+ * and contact deactivation.
+ *
+ * Shapes are fixed in their bodies: their points and directions are affine
+ * maps of the body coordinates (like every body point in natural
+ * coordinates), so the world geometry at any state is a few small products.
+ * The pair geometry (gap, normal, witness points) comes from contact_geom.c.
+ *
+ * Deactivation (solver.contact_deactivation): after every accepted step a
+ * sort-and-sweep broad phase over the shapes' bounding boxes, inflated by the
+ * pair margin plus twice the distance the fastest point can travel in a step,
+ * selects the pairs that can touch before the next check; only those are
+ * evaluated by the force evaluations and enter the force Jacobian of the
+ * implicit integrators.  Without deactivation every declared pair is
+ * evaluated and differentiated at every evaluation: the baseline of seed 002.
+ * Pairs that are far apart produce no force either way, so both settings give
+ * the same motion; what changes is the cost.
+ */
+#include "mbs/contact/contact.h"
+#include "mbs/model/accuracy.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/model/clock.h"
+#include "mbs/linalg/vec.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- model build ------------------------------------------------------------------ */
+
+static mbs_shape_kind s_geom_kind(mbs_shape_spec_kind k)
+{
+    switch (k) {
+    case MBS_SHAPE_SPEC_POINT: return MBS_SHAPE_POINT2;
+    case MBS_SHAPE_SPEC_CIRCLE: return MBS_SHAPE_CIRCLE;
+    case MBS_SHAPE_SPEC_SEGMENT: return MBS_SHAPE_SEGMENT2;
+    case MBS_SHAPE_SPEC_LINE: return MBS_SHAPE_LINE2;
+    case MBS_SHAPE_SPEC_SPHERE: return MBS_SHAPE_SPHERE;
+    case MBS_SHAPE_SPEC_PLANE: return MBS_SHAPE_PLANE;
+    case MBS_SHAPE_SPEC_BOX: return MBS_SHAPE_BOX;
+    default: return MBS_SHAPE_CAPSULE;
+    }
+}
+
+int mbs_contact_build(mbs_model *m, mbs_errlist *err)
+{
+    const mbs_spec *s = m->spec;
+    if (s->nshape == 0) return 0;
+    m->cshape = calloc((size_t)s->nshape, sizeof(mbs_cshape));
+    m->cfel = calloc((size_t)(s->ncontact > 0 ? s->ncontact : 1), sizeof(mbs_fel));
+    m->cpairs = calloc((size_t)(2 * s->ncontact + 1), sizeof(int));
+    if (!m->cshape || !m->cfel || !m->cpairs) return MBS_ENOMEM;
+    for (int i = 0; i < s->nshape; i++) {
+        const mbs_shape_spec *S = &s->shapes[i];
+        mbs_cshape *c = &m->cshape[i];
+        c->body = S->body;
+        c->kind = s_geom_kind(S->kind);
+        c->radius = S->radius;
+        v3copy(S->half, c->half);
+        c->p = mbs_body_avec(m, S->body, S->p, 1);
+        int q_is_point = S->kind == MBS_SHAPE_SPEC_SEGMENT || S->kind == MBS_SHAPE_SPEC_CAPSULE;
+        c->q = mbs_body_avec(m, S->body, S->q, q_is_point);
+        if (S->kind == MBS_SHAPE_SPEC_BOX) {
+            double R[9];
+            quat_to_mat(S->quat, R);
+            for (int k = 0; k < 3; k++) {
+                double axis[3] = {R[k], R[3 + k], R[6 + k]};
+                c->ax[k] = mbs_body_avec(m, S->body, axis, 0);
+            }
+        }
+    }
+    for (int k = 0; k < s->ncontact; k++) {
+        const mbs_contact_spec *C = &s->contacts[k];
+        m->cpairs[2 * k] = C->shape[0];
+        m->cpairs[2 * k + 1] = C->shape[1];
+        m->cfel[k].force = -1;
+        m->cfel[k].joint = -1;
+        m->cfel[k].has_rate = 1;
+        mbs_fel_add_body(m, &m->cfel[k], s->shapes[C->shape[0]].body);
+        m->cfel[k].split = m->cfel[k].nvar; /* vars[0..split) belong to A */
+        mbs_fel_add_body(m, &m->cfel[k], s->shapes[C->shape[1]].body);
+        if (!mbs_contact_supported(m->cshape[C->shape[0]].kind, m->cshape[C->shape[1]].kind)) {
+            mbs_err_add(err, "", "contact %d: unsupported shape pair", k);
+            return MBS_EINVAL;
+        }
+    }
+    /* rigid pairs add no force (their impulses come from the time stepper) */
+    int ncompliant = 0;
+    for (int k = 0; k < s->ncontact; k++) ncompliant += s->contacts[k].law != MBS_LAW_RIGID;
+    m->conservative = m->conservative && s->ncontact == 0;
+    m->has_stiffness = m->has_stiffness || ncompliant > 0;
+    return 0;
+}
+
+/* ---- world geometry ----------------------------------------------------------------- */
+
+void mbs_contact_world_shape(const mbs_model *m, int i, const double *x, mbs_shape *out)
+{
+    const mbs_cshape *c = &m->cshape[i];
+    double p[3] = {0, 0, 0}, q[3] = {0, 0, 0};
+    mbs_avec_eval(m, &c->p, x, 0, p);
+    mbs_avec_eval(m, &c->q, x, 0, q);
+    memset(out, 0, sizeof *out);
+    out->kind = c->kind;
+    switch (c->kind) {
+    case MBS_SHAPE_POINT2: out->point2.p[0] = p[0]; out->point2.p[1] = p[1]; break;
+    case MBS_SHAPE_CIRCLE: out->circle.c[0] = p[0]; out->circle.c[1] = p[1]; out->circle.r = c->radius; break;
+    case MBS_SHAPE_SEGMENT2:
+        for (int k = 0; k < 2; k++) { out->segment2.a[k] = p[k]; out->segment2.b[k] = q[k]; }
+        break;
+    case MBS_SHAPE_LINE2: {
+        double nn = hypot(q[0], q[1]);
+        for (int k = 0; k < 2; k++) { out->line2.p[k] = p[k]; out->line2.n[k] = nn > 0 ? q[k] / nn : 0; }
+        break;
+    }
+    case MBS_SHAPE_SPHERE: v3copy(p, out->sphere.c); out->sphere.r = c->radius; break;
+    case MBS_SHAPE_PLANE: v3copy(p, out->plane.p); v3unit(q, out->plane.n); break;
+    case MBS_SHAPE_CAPSULE: v3copy(p, out->capsule.a); v3copy(q, out->capsule.b); out->capsule.r = c->radius; break;
+    case MBS_SHAPE_BOX: {
+        /* body-fixed axes, re-orthonormalised (Gram-Schmidt) against drift */
+        double a[3][3];
+        for (int k = 0; k < 3; k++) mbs_avec_eval(m, &c->ax[k], x, 0, a[k]);
+        v3unit(a[0], a[0]);
+        double d = v3dot(a[1], a[0]);
+        for (int k = 0; k < 3; k++) a[1][k] -= d * a[0][k];
+        v3unit(a[1], a[1]);
+        v3cross(a[0], a[1], a[2]);
+        v3copy(p, out->box.c);
+        for (int r = 0; r < 3; r++)
+            for (int k = 0; k < 3; k++) out->box.R[3 * r + k] = a[k][r];
+        v3copy(c->half, out->box.h);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+void mbs_contact_material_point(const mbs_model *m, int b, const double *x, const double *p, double *c)
+{
+    double qb[MBS_NB_MAX], E[9], Ei[9], d[3] = {0, 0, 0};
+    mbs_gather(m, b, x, 0, qb);
+    mbs_ncs_matrix(m, b, qb, E); /* in 2-D completed by the z axis */
+    for (int a = 0; a < m->dim; a++) d[a] = p[a] - qb[a];
+    if (m3inv(E, Ei) == 0) { c[0] = c[1] = c[2] = 0; return; }
+    for (int i = 0; i < 3; i++) c[i] = Ei[3 * i] * d[0] + Ei[3 * i + 1] * d[1] + Ei[3 * i + 2] * d[2];
+}
+
+/* Velocity (out) of the material point at world p of body b; L receives its
+ * point map (for the generalized force). Ground: zero. */
+static void s_point_velocity(const mbs_model *m, int b, const double *x, const double *v, const double *p,
+                             double *out, double *L)
+{
+    out[0] = out[1] = out[2] = 0;
+    if (b < 0) return;
+    double c[3], qd[MBS_NB_MAX];
+    mbs_contact_material_point(m, b, x, p, c);
+    mbs_point_map(m, b, c, 1, L);
+    mbs_gather(m, b, v, 1, qd);
+    for (int i = 0; i < m->dim; i++)
+        for (int s = 0; s < m->nb; s++) out[i] += L[i * m->nb + s] * qd[s];
+}
+
+/* ---- forces -------------------------------------------------------------------------- */
+
+/* Normal force of the law at penetration d >= 0, rate dd (approach > 0). */
+static double s_normal_force(const mbs_contact_spec *C, double d, double dd, double vimp)
+{
+    double f = C->stiffness * pow(d, C->exponent);
+    double v0 = fmax(vimp, 1e-3); /* resting contacts: a floor on the impact speed */
+    if (C->law == MBS_LAW_HUNT_CROSSLEY) f *= 1 + 1.5 * (1 - C->restitution) * dd / v0;
+    else if (C->law == MBS_LAW_LANKARANI_NIKRAVESH) f *= 1 + 0.75 * (1 - C->restitution * C->restitution) * dd / v0;
+    return f > 0 ? f : 0; /* no adhesion */
+}
+
+void mbs_contact_point_law(const mbs_contact_spec *C, double g, double vn, const double *vt, int ntan, double vimp,
+                     double *f)
+{
+    for (int i = 0; i <= ntan; i++) f[i] = 0;
+    if (!(g < 0)) return;
+    double fn = s_normal_force(C, -g, -vn, vimp);
+    f[0] = fn;
+    if (!(C->friction > 0)) return;
+    /* regularised Coulomb: -mu fn vt / sqrt(|vt|^2 + vs^2), any orthonormal
+     * components of vt */
+    double vt2 = 0;
+    for (int i = 0; i < ntan; i++) vt2 += vt[i] * vt[i];
+    double s = sqrt(vt2 + C->slip_velocity * C->slip_velocity);
+    for (int i = 0; i < ntan; i++) f[1 + i] = -(C->friction * fn * vt[i] / s);
+}
+
+double mbs_contact_vimp(const mbs_data *d, int k, double dd)
+{
+    return d && d->c_vimp && d->c_on[k] ? d->c_vimp[k] : dd;
+}
+
+/* Add the generalized forces of pair k at (x, v) into Q (variables; or per
+ * body in body coordinates, nbody x nb, with body_space) and report its
+ * largest approach speed of penetrating points (*approach). */
+static void s_pair_q(const mbs_model *m, const mbs_data *d, int k, const double *x, const double *v, double *Q,
+                     int body_space, double *approach, int *touching, mbs_cforce_fn each, void *ctx)
+{
+    const mbs_contact_spec *C = &m->spec->contacts[k];
+    if ((Q || each) && C->law == MBS_LAW_RIGID) return; /* impulses: integrator_mj.c */
+    int ia = C->shape[0], ib = C->shape[1];
+    int ba = m->cshape[ia].body, bb = m->cshape[ib].body;
+    mbs_shape A, B;
+    mbs_contact_set set;
+    mbs_contact_world_shape(m, ia, x, &A);
+    mbs_contact_world_shape(m, ib, x, &B);
+    if (mbs_contact_shapes(&A, &B, 0.0, &set) <= 0) return;
+    for (int i = 0; i < set.n; i++) {
+        const mbs_contact *c = &set.c[i];
+        if (!(c->g < 0)) continue;
+        if (touching) *touching = 1;
+        double va[3], vb[3], La[3 * MBS_NB_MAX], Lb[3 * MBS_NB_MAX], rel[3];
+        s_point_velocity(m, ba, x, v, c->pa, va, La);
+        s_point_velocity(m, bb, x, v, c->pb, vb, Lb);
+        v3sub(vb, va, rel);
+        double vn = v3dot(rel, c->n), dd = -vn; /* approach speed */
+        if (approach && dd > *approach) *approach = dd;
+        if (!Q && !each) continue;
+        /* the law, with the tangential velocity in world components */
+        double vt[3], fl[4], F[3];
+        for (int a = 0; a < 3; a++) vt[a] = rel[a] - vn * c->n[a];
+        mbs_contact_point_law(C, c->g, vn, vt, 3, mbs_contact_vimp(d, k, dd), fl);
+        for (int a = 0; a < 3; a++) F[a] = fl[0] * c->n[a] + fl[1 + a];
+        if (each) {
+            mbs_cforce f = {k, {ba, bb}, {{0, 0, 0}, {0, 0, 0}}, {c->n[0], c->n[1], c->n[2]}, {F[0], F[1], F[2]}};
+            if (ba >= 0) mbs_contact_material_point(m, ba, x, c->pa, f.c[0]);
+            if (bb >= 0) mbs_contact_material_point(m, bb, x, c->pb, f.c[1]);
+            each(ctx, &f);
+        }
+        if (!Q) continue;
+        /* +F on B at pb, -F on A at pa */
+        for (int side = 0; side < 2; side++) {
+            int b = side ? bb : ba;
+            if (b < 0) continue;
+            const double *L = side ? Lb : La;
+            double sg = side ? 1.0 : -1.0;
+            const mbs_body *bd = &m->body[b];
+            for (int s = 0; s < m->nb; s++) {
+                if (!body_space && bd->var[s] < 0) continue;
+                double acc = 0;
+                for (int a = 0; a < m->dim; a++) acc += L[a * m->nb + s] * F[a];
+                Q[body_space ? b * m->nb + s : bd->var[s]] += sg * acc;
+            }
+        }
+    }
+}
+
+static void s_pair(const mbs_model *m, const mbs_data *d, int k, const double *x, const double *v, double *Q,
+                   double *approach, int *touching)
+{
+    s_pair_q(m, d, k, x, v, Q, 0, approach, touching, NULL, NULL);
+}
+
+void mbs_contact_forces_body(const mbs_model *m, const mbs_data *d, const double *x, const double *v,
+                             double *Qbody)
+{
+    for (int k = 0; k < m->spec->ncontact; k++) {
+        if (d && m->spec->solver.contact_deactivation && d->c_ready && !d->c_inset[k]) continue;
+        s_pair_q(m, d, k, x, v, Qbody, 1, NULL, NULL, NULL, NULL);
+    }
+}
+
+void mbs_contact_compliant_each(const mbs_model *m, const mbs_data *d, const double *x, const double *v,
+                                mbs_cforce_fn fn, void *ctx)
+{
+    int nc = m->spec->ncontact;
+    if (d && m->spec->solver.contact_deactivation && d->c_ready) {
+        for (int i = 0; i < d->c_nactive; i++) s_pair_q(m, d, d->c_active[i], x, v, NULL, 0, NULL, NULL, fn, ctx);
+        return;
+    }
+    for (int k = 0; k < nc; k++) s_pair_q(m, d, k, x, v, NULL, 0, NULL, NULL, fn, ctx);
+}
+
+void mbs_contact_forces(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double *Q)
+{
+    int nc = m->spec->ncontact;
+    if (nc == 0) return;
+    if (d && m->spec->solver.contact_deactivation && d->c_ready) {
+        for (int i = 0; i < d->c_nactive; i++) s_pair(m, d, d->c_active[i], x, v, Q, NULL, NULL);
+        return;
+    }
+    for (int k = 0; k < nc; k++) s_pair(m, d, k, x, v, Q, NULL, NULL);
+}
+
+/* Finite-difference Jacobian of the pairs in the system (see force.c). */
+void mbs_contact_jac(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,
+                     double cC, void (*add)(void *ctx, int i, int j, double val), void *ctx)
+{
+    int nc = m->spec->ncontact, n = m->nvar;
+    if (nc == 0) return;
+    int use_active = m->spec->solver.contact_deactivation && d->c_ready;
+    int cnt = use_active ? d->c_nactive : nc;
+    double *xp = d->fd_x, *vp = d->fd_v, *Q0 = d->fd_q0, *Q1 = d->fd_q1;
+    memcpy(xp, x, sizeof(double) * (size_t)n);
+    memcpy(vp, v, sizeof(double) * (size_t)n);
+    (void)t;
+    for (int i = 0; i < cnt; i++) {
+        int k = use_active ? d->c_active[i] : i;
+        if (m->spec->contacts[k].law == MBS_LAW_RIGID) continue;
+        const mbs_fel *el = &m->cfel[k];
+        for (int r = 0; r < el->nvar; r++) Q0[el->vars[r]] = 0;
+        s_pair(m, d, k, x, v, Q0, NULL, NULL);
+        for (int pass = 0; pass < 2; pass++) {
+            double c = pass == 0 ? cK : cC;
+            if (c == 0) continue;
+            double *z = pass == 0 ? xp : vp;
+            for (int a = 0; a < el->nvar; a++) {
+                int var = el->vars[a];
+                double z0 = z[var], h = 1e-7 * (1 + fabs(z0));
+                for (int r = 0; r < el->nvar; r++) Q1[el->vars[r]] = 0;
+                z[var] = z0 + h;
+                s_pair(m, d, k, xp, vp, Q1, NULL, NULL);
+                /* restore exactly ((z + h) - h can differ from z in the last
+                 * bit): otherwise every pair differentiated before shifts the
+                 * state the next pairs see, and the Jacobian would depend on
+                 * how many pairs are in the system (deactivation on/off) */
+                z[var] = z0;
+                /* body-diagonal blocks only: two bodies in contact are any two
+                 * bodies, and their coupling would break the band of the
+                 * ordered matrices; Newton stays convergent (modified) */
+                for (int r = 0; r < el->nvar; r++) {
+                    if ((r < el->split) != (a < el->split)) continue;
+                    int row = el->vars[r];
+                    double dq = (Q1[row] - Q0[row]) / h;
+                    if (dq != 0) add(ctx, row, var, -c * dq);
+                }
+            }
+        }
+    }
+}
+
+/* ---- per-step bookkeeping: impact speeds, active set, metrics ------------------------------- */
+
+/* The deepest point of pair k at (x, v) among those within `margin`: its
+ * signed gap *g and gap rate *gd (relative normal velocity, < 0 when
+ * approaching).  0 when no point is that close. */
+static int s_pair_gap(const mbs_model *m, int k, const double *x, const double *v, double margin, double *g,
+                      double *gd)
+{
+    const mbs_contact_spec *C = &m->spec->contacts[k];
+    mbs_shape A, B;
+    mbs_contact_set set;
+    mbs_contact_world_shape(m, C->shape[0], x, &A);
+    mbs_contact_world_shape(m, C->shape[1], x, &B);
+    if (mbs_contact_shapes(&A, &B, margin, &set) <= 0) return 0;
+    int best = 0;
+    for (int i = 1; i < set.n; i++)
+        if (set.c[i].g < set.c[best].g) best = i;
+    const mbs_contact *c = &set.c[best];
+    double va[3], vb[3], La[3 * MBS_NB_MAX], Lb[3 * MBS_NB_MAX], rel[3];
+    s_point_velocity(m, m->cshape[C->shape[0]].body, x, v, c->pa, va, La);
+    s_point_velocity(m, m->cshape[C->shape[1]].body, x, v, c->pb, vb, Lb);
+    v3sub(vb, va, rel);
+    *g = c->g;
+    *gd = v3dot(rel, c->n);
+    return isfinite(*g) && isfinite(*gd);
+}
+
+/* The approach speed of pair k at the instant it started touching within
+ * the step just accepted (length h, from d->xp, d->vp to d->x, d->v), or
+ * `fallback` (the approach speed at the step's end) when the start of the
+ * step does not show the pair apart and approaching.  The gap over the
+ * step is the cubic Hermite interpolant of its values and rates at both
+ * ends; its root is the onset.  The speed at the step's end would depend
+ * on where the step happened to end (the ball has decelerated since the
+ * onset): the impact speed in the damping law, hence the restitution,
+ * would change with the step size to first order, and no tolerance could
+ * make two integrators agree after a few bounces (2e-5 m apart at tol
+ * 1e-13 on bouncing_ball). */
+/* The root s in (0, 1) of the cubic Hermite interpolant of a gap over a
+ * step of length h, from (g0 > 0, rate gd0) to (g1 < 0, rate gd1), by
+ * bisection; *rate the gap rate there. */
+static double s_hermite_root(double g0, double gd0, double g1, double gd1, double h, double *rate)
+{
+    double lo = 0, hi = 1, s = 0.5;
+    for (int it = 0; it < 60; it++) {
+        s = 0.5 * (lo + hi);
+        double s2 = s * s, s3 = s2 * s;
+        double gs = (2 * s3 - 3 * s2 + 1) * g0 + (s3 - 2 * s2 + s) * h * gd0 + (-2 * s3 + 3 * s2) * g1 +
+                    (s3 - s2) * h * gd1;
+        if (gs > 0) lo = s; else hi = s;
+    }
+    double s2 = s * s;
+    *rate = ((6 * s2 - 6 * s) * g0 + (-6 * s2 + 6 * s) * g1) / h + (3 * s2 - 4 * s + 1) * gd0 + (3 * s2 - 2 * s) * gd1;
+    return s;
+}
+
+/* The margin within which a pair apart at (x0, v0) may touch by the end of
+ * a step of length h (velocities vmax at most). */
+static double s_step_reach(const mbs_model *m, double vmax, double h)
+{
+    return 4 * vmax * h * (1 + m->length_scale) + 1e-12;
+}
+
+static double s_onset_speed(const mbs_model *m, const mbs_data *d, int k, double h, double fallback)
+{
+    if (!(h > 0) || !d->xp || !d->vp) return fallback;
+    double vmax = 0;
+    for (int i = 0; i < m->nvar; i++) vmax = fmax(vmax, fmax(fabs(d->v[i]), fabs(d->vp[i])));
+    double g0, gd0, g1, gd1, rate;
+    if (!s_pair_gap(m, k, d->xp, d->vp, s_step_reach(m, vmax, h), &g0, &gd0) || !(g0 > 0)) return fallback;
+    if (!s_pair_gap(m, k, d->x, d->v, 0.0, &g1, &gd1) || !(g1 < 0)) return fallback;
+    s_hermite_root(g0, gd0, g1, gd1, h, &rate);
+    double speed = -rate;
+    return isfinite(speed) && speed > 0 ? speed : fallback;
+}
+
+double mbs_contact_switch(const mbs_model *m, const mbs_data *d, const double *x0, const double *v0, const double *x1,
+                          const double *v1, double h)
+{
+    int nc = m->spec->ncontact;
+    if (nc == 0 || !d->c_ready || !(h > 0)) return 1.0;
+    int use_active = m->spec->solver.contact_deactivation;
+    int cnt = use_active ? d->c_nactive : nc;
+    double vmax = 0, first = 1.0;
+    for (int i = 0; i < m->nvar; i++) vmax = fmax(vmax, fmax(fabs(v0[i]), fabs(v1[i])));
+    double reach = s_step_reach(m, vmax, h);
+    for (int a = 0; a < cnt; a++) {
+        int k = use_active ? d->c_active[a] : a;
+        if (m->spec->contacts[k].law == MBS_LAW_RIGID) continue;
+        double g0, gd0, g1, gd1, rate;
+        /* the side of the pair at the step's end decides which switch to
+         * look for: apart -> touching (onset) or touching -> apart */
+        int on = d->c_on[k];
+        if (!s_pair_gap(m, k, x1, v1, on ? reach : 0.0, &g1, &gd1)) continue;
+        if (on ? !(g1 > 0) : !(g1 < 0)) continue;
+        if (!s_pair_gap(m, k, x0, v0, on ? 0.0 : reach, &g0, &gd0)) continue;
+        if (on ? !(g0 < 0) : !(g0 > 0)) continue;
+        double s = on ? s_hermite_root(-g0, -gd0, -g1, -gd1, h, &rate) : s_hermite_root(g0, gd0, g1, gd1, h, &rate);
+        first = fmin(first, s);
+    }
+    return first;
+}
+
+int mbs_contact_data_init(const mbs_model *m, mbs_data *d)
+{
+    int nc = m->spec->ncontact, ns = m->spec->nshape;
+    if (nc == 0) return 0;
+    d->c_vimp = calloc((size_t)nc, sizeof(double));
+    d->c_on = calloc((size_t)nc, 1);
+    d->c_inset = calloc((size_t)nc, 1);
+    d->c_active = calloc((size_t)nc, sizeof(int));
+    d->c_aabb = calloc((size_t)ns, sizeof(mbs_aabb));
+    d->c_bp = calloc(1, sizeof(mbs_broadphase));
+    if (!d->c_vimp || !d->c_on || !d->c_inset || !d->c_active || !d->c_aabb || !d->c_bp) return MBS_ENOMEM;
+    if (mbs_bp_init(d->c_bp, m->dim, ns, nc, m->cpairs) != 0) return MBS_ENOMEM;
+    return 0;
+}
+
+void mbs_contact_data_free(mbs_data *d)
+{
+    free(d->c_vimp); free(d->c_on); free(d->c_inset); free(d->c_active); free(d->c_aabb);
+    if (d->c_bp) mbs_bp_free(d->c_bp);
+    free(d->c_bp);
+}
+
+void mbs_contact_step(const mbs_model *m, mbs_data *d, double h)
+{
+    int nc = m->spec->ncontact, ns = m->spec->nshape;
+    if (nc == 0) return;
+    double t0 = mbs_now();
+    /* impact speeds: recorded when a pair starts touching, kept while it touches */
+    int touching_pairs = 0;
+    for (int k = 0; k < nc; k++) {
+        /* only pairs in the active set can touch (their boxes overlap) */
+        if (m->spec->solver.contact_deactivation && !d->c_on[k] && !d->c_inset[k]) continue;
+        double approach = 0;
+        int touching = 0;
+        s_pair(m, d, k, d->x, d->v, NULL, &approach, &touching);
+        if (touching && !d->c_on[k]) d->c_vimp[k] = s_onset_speed(m, d, k, h, approach);
+        d->c_on[k] = (char)touching;
+        touching_pairs += touching;
+    }
+    /* the active set for the next step; the BDF with contact force
+     * unknowns also computes it without deactivation (then it only decides
+     * when the Newton matrix is refreshed, system_contacts.c) */
+    int deact = m->spec->solver.contact_deactivation;
+    if (deact || (m->spec->solver.contact_force_unknowns && m->spec->solver.integrator == MBS_INT_BDF)) {
+        double margin = 0;
+        for (int k = 0; k < nc; k++) margin = fmax(margin, m->spec->contacts[k].margin);
+        /* a body point moves at most ~ |v|_inf h + |a|_inf h^2 / 2 times the
+         * coordinate map's size (the NCS vectors are O(1)) over a step h,
+         * with |v|_inf, |a|_inf over that body's coordinates: each shape's
+         * box grows by its own body's travel (a pile at rest beside one
+         * falling ball keeps its boxes tight; with the fastest body's travel
+         * for every box the 100-ball box had 613 pairs in its systems,
+         * with each body's own, 432);
+         * the next step may be longer than the last by the integrator's
+         * growth bound (mbs_step_growth_max: with twice the last, DOPRI5,
+         * which grows by up to 5, grew its step past a ball's onset of
+         * contact: the ball fell 9e-6 m into the floor with no force, and
+         * the bounce depended on where the steps fell; a fixed step does
+         * not grow, and 5 steps ahead put 3100 pairs instead of 1000 into
+         * the 100-ball box's Moreau-Jean systems); the acceleration term
+         * matters for a body at rest or at the apex of a small bounce */
+        double hn = mbs_step_growth_max(&m->spec->solver) * fmax(h, 1e-6);
+        for (int i = 0; i < ns; i++) {
+            mbs_shape S;
+            mbs_contact_world_shape(m, i, d->x, &S);
+            int b = m->cshape[i].body;
+            double vmax = 0, amax = 0;
+            for (int sl = 0; b >= 0 && b < m->nbody && sl < m->nb; sl++) {
+                int v = m->body[b].var[sl];
+                if (v < 0 || v >= m->nvar) continue;
+                vmax = fmax(vmax, fabs(d->v[v]));
+                amax = fmax(amax, fabs(d->a[v]));
+            }
+            mbs_shape_aabb(&S, (vmax * hn + amax * hn * hn) * (1 + m->length_scale), &d->c_aabb[i]);
+        }
+        int nnew = mbs_bp_sweep(d->c_bp, d->c_aabb, margin, d->c_active);
+        if (nnew < 0) nnew = 0;
+        /* switches: pairs entering / leaving the system (c_on marks are not
+         * touched: a pair leaves only when its boxes are apart, hence after
+         * it stopped touching, with zero force) */
+        for (int i = 0; i < nnew; i++) {
+            int k = d->c_active[i];
+            if (d->c_inset[k] == 0 && deact) d->met.contact_activations++;
+            d->c_inset[k] = 2;
+        }
+        for (int k = 0; k < nc; k++) {
+            if (d->c_inset[k] == 1) { d->met.contact_deactivations += deact; d->c_inset[k] = 0; }
+            else if (d->c_inset[k] == 2) d->c_inset[k] = 1;
+        }
+        d->c_nactive = deact ? nnew : nc;
+    } else {
+        d->c_nactive = nc;
+    }
+    int active = m->spec->solver.contact_deactivation ? d->c_nactive : nc;
+    d->c_active_sum += active;
+    d->c_active_count++;
+    if (active > d->met.max_active_contacts) d->met.max_active_contacts = active;
+    (void)touching_pairs;
+    d->c_ready = 1;
+    d->met.contact_detection_seconds += mbs_now() - t0;
+}
+
+void mbs_contact_reset(const mbs_model *m, mbs_data *d)
+{
+    int nc = m->spec->ncontact;
+    if (nc == 0) return;
+    memset(d->c_on, 0, (size_t)nc);
+    memset(d->c_inset, 0, (size_t)nc);
+    memset(d->c_vimp, 0, sizeof(double) * (size_t)nc);
+    d->c_nactive = 0;
+    d->c_ready = 0;
+    d->c_active_sum = 0;
+    d->c_active_count = 0;
+}

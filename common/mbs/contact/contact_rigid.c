@@ -1,0 +1,83 @@
+/*
+ * contact_rigid.c - contact points and their Jacobian rows on the natural
+ * coordinates, for the rigid contacts of the Moreau-Jean time stepper.
+ *
+ * A body point with NCS coordinates c is x = L(c) q_b, linear in the body's
+ * coordinates (model.h), so a witness point frozen as a material point of
+ * its body has the velocity L(c) q_b' and the relative velocity of the two
+ * witness points along a unit direction u is u^T (L(c_B) q_B' - L(c_A) q_A').
+ * The gap varies to first order like the relative normal velocity (the
+ * witness points sliding over the surfaces do not change it: envelope
+ * theorem, docs/contacts.md), which gives the rows G below.
+ */
+#include "mbs/contact/contact_rigid.h"
+#include "mbs/linalg/vec.h"
+#include "mbs/formulation/natural/natural.h"
+
+#include <math.h>
+#include <string.h>
+
+int mbs_rigid_max_points(const mbs_model *m, int k)
+{
+    const mbs_contact_spec *C = &m->spec->contacts[k];
+    int a = m->cshape[C->shape[0]].kind, b = m->cshape[C->shape[1]].kind;
+    if (a == MBS_SHAPE_BOX || b == MBS_SHAPE_BOX) return (a == MBS_SHAPE_PLANE || b == MBS_SHAPE_PLANE) ? 4 : 1;
+    if (a == MBS_SHAPE_CAPSULE || b == MBS_SHAPE_CAPSULE) return 2;
+    return 1;
+}
+
+/* Add sign * u^T L(c) of body b's material point c (NCS coordinates) into
+ * row (over the pair's variables vars[0..nv)). */
+static void s_row_add(const mbs_model *m, int b, const double *c, const double *u, double sign, const int *vars,
+                      int nv, double *row)
+{
+    if (b < 0) return;
+    double L[3 * MBS_NB_MAX];
+    mbs_point_map(m, b, c, 1, L);
+    const mbs_body *bd = &m->body[b];
+    for (int s = 0; s < m->nb; s++) {
+        int var = bd->var[s];
+        if (var < 0) continue;
+        double acc = 0;
+        for (int a = 0; a < m->dim; a++) acc += u[a] * L[a * m->nb + s];
+        /* the variable's place in the pair's list (a variable shared by the
+         * two bodies appears once and receives both contributions) */
+        for (int j = 0; j < nv; j++)
+            if (vars[j] == var) { row[j] += sign * acc; break; }
+    }
+}
+
+int mbs_rigid_pair_points(const mbs_model *m, int k, const double *x, mbs_rpoint *out)
+{
+    const mbs_contact_spec *C = &m->spec->contacts[k];
+    const mbs_fel *el = &m->cfel[k];
+    int ia = C->shape[0], ib = C->shape[1];
+    int ba = m->cshape[ia].body, bb = m->cshape[ib].body;
+    mbs_shape A, B;
+    mbs_contact_set set;
+    mbs_contact_world_shape(m, ia, x, &A);
+    mbs_contact_world_shape(m, ib, x, &B);
+    if (mbs_contact_shapes(&A, &B, INFINITY, &set) <= 0) return 0;
+    int ntan = m->dim == 3 ? 2 : 1;
+    for (int i = 0; i < set.n; i++) {
+        const mbs_contact *c = &set.c[i];
+        mbs_rpoint *P = &out[i];
+        memset(P, 0, sizeof *P);
+        P->pair = k;
+        P->nv = el->nvar;
+        P->g = c->g;
+        v3copy(c->n, P->n);
+        mbs_contact_tangents(m->dim, c->n, P->t[0], P->t[1]);
+        P->body[0] = ba;
+        P->body[1] = bb;
+        if (ba >= 0) mbs_contact_material_point(m, ba, x, c->pa, P->c[0]);
+        if (bb >= 0) mbs_contact_material_point(m, bb, x, c->pb, P->c[1]);
+        /* rows for the normal and the tangents: B side +, A side - */
+        for (int r = 0; r <= ntan; r++) {
+            const double *u = r == 0 ? P->n : P->t[r - 1];
+            s_row_add(m, bb, P->c[1], u, 1.0, el->vars, el->nvar, P->G[r]);
+            s_row_add(m, ba, P->c[0], u, -1.0, el->vars, el->nvar, P->G[r]);
+        }
+    }
+    return set.n;
+}

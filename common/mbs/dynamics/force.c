@@ -1,0 +1,457 @@
+/*
+ * force.c - applied forces as generalized forces on the natural coordinates,
+ * energies, joint measures, and the finite-difference force Jacobians used by
+ * the implicit integrators.
+ *
+ * A force F at a body point with NCS coordinates c does virtual work
+ * F . L(c) dq, so its generalized force is L(c)^T F.  A torque tau on a body
+ * is represented by generalized forces on the NCS vectors whose virtual work
+ * under any rigid motion is tau . omega (see s_torque_q).
+ */
+#include "mbs/dynamics/force.h"
+#include "mbs/contact/contact.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/linalg/vec.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- small helpers on affine vectors ------------------------------------------ */
+
+/* Add L^T F (a point or vector map of one body) into Qb. */
+static void s_add_LtF(const mbs_model *m, const mbs_lterm *t, const double *F, double *Qb)
+{
+    int nb = m->nb, dim = m->dim;
+    for (int s = 0; s < nb; s++) {
+        double acc = 0;
+        for (int a = 0; a < dim; a++) acc += t->L[a * nb + s] * F[a];
+        Qb[s] += t->sign * acc;
+    }
+}
+
+/* Where generalized forces go: the variable vector (nvar), or per body in
+ * body coordinates (nbody x nb) for reaction recovery. */
+typedef struct {
+    double *q;
+    int body_space;
+} s_sink;
+
+/* Scatter a body-space generalized force into the sink. */
+static void s_scatter(const mbs_model *m, int b, const double *Qb, const s_sink *Q)
+{
+    const mbs_body *bd = &m->body[b];
+    if (Q->body_space) {
+        for (int s = 0; s < m->nb; s++) Q->q[b * m->nb + s] += Qb[s];
+        return;
+    }
+    for (int s = 0; s < m->nb; s++)
+        if (bd->var[s] >= 0) Q->q[bd->var[s]] += Qb[s];
+}
+
+/* Generalized force of a torque on body b (global vector; 2-D: tau[2]). */
+static void s_torque_q(const mbs_model *m, int b, const double *x, const double *tau, double *Qb)
+{
+    const mbs_body *bd = &m->body[b];
+    double qb[MBS_NB_MAX], E[9], Ei[9];
+    mbs_gather(m, b, x, 0, qb);
+    mbs_ncs_matrix(m, b, qb, E);
+    if (m->dim == 2) {
+        /* Q_a = tau P e1 / |e1|^2, Q_r0 = -s Q_a */
+        double s = bd->vec_is_point[0];
+        double e[2] = {E[0], E[3]};
+        double n2 = e[0] * e[0] + e[1] * e[1];
+        double qa[2] = {-tau[2] * e[1] / n2, tau[2] * e[0] / n2};
+        Qb[2] += qa[0]; Qb[3] += qa[1];
+        Qb[0] -= s * qa[0]; Qb[1] -= s * qa[1];
+        return;
+    }
+    /* 3-D: Q_k = 1/2 tau x f_k with f_k the dual basis (rows of E^-1) */
+    if (m3inv(E, Ei) == 0) return;
+    for (int k = 0; k < 3; k++) {
+        double f[3] = {Ei[3 * k], Ei[3 * k + 1], Ei[3 * k + 2]}, q[3];
+        v3cross(tau, f, q);
+        for (int a = 0; a < 3; a++) {
+            Qb[3 + 3 * k + a] += 0.5 * q[a];
+            Qb[a] -= bd->vec_is_point[k] * 0.5 * q[a];
+        }
+    }
+}
+
+/* Apply a global force F through an affine vector of one body term. */
+static void s_force_on(const mbs_model *m, const mbs_avec *a, const double *F, const s_sink *Q)
+{
+    for (int t = 0; t < a->nterm; t++) {
+        double Qb[MBS_NB_MAX] = {0};
+        s_add_LtF(m, &a->t[t], F, Qb);
+        s_scatter(m, a->t[t].body, Qb, Q);
+    }
+}
+
+/* Evaluate a body-fixed direction at x (body frame vectors for forces). */
+static void s_dir_now(const mbs_model *m, int b, const double *vbody, const double *x, double *out)
+{
+    const mbs_body *bd = &m->body[b];
+    double g[3] = {0, 0, 0}, c[3], L[3 * MBS_NB_MAX], qb[MBS_NB_MAX];
+    /* body frame -> global at t = 0 -> NCS coordinates */
+    for (int i = 0; i < m->dim; i++)
+        for (int k = 0; k < m->dim; k++) g[i] += bd->R0[3 * i + k] * vbody[k];
+    mbs_local_dir(m, b, g, c);
+    mbs_point_map(m, b, c, 0, L);
+    mbs_gather(m, b, x, 0, qb);
+    for (int i = 0; i < m->dim; i++) {
+        out[i] = 0;
+        for (int s = 0; s < m->nb; s++) out[i] += L[i * m->nb + s] * qb[s];
+    }
+}
+
+/* ---- joint measures ------------------------------------------------------------------ */
+
+double mbs_joint_coord(const mbs_model *m, int j, const double *x, const double *v, double *rate)
+{
+    const mbs_jgeom *g = &m->jg[j];
+    const mbs_joint_spec *J = &m->spec->joints[j];
+    int dim = m->dim;
+    if (J->type == MBS_JOINT_PRISMATIC || J->type == MBS_JOINT_CYLINDRICAL) {
+        double d[3], a[3], dd[3], ad[3];
+        mbs_avec_eval(m, &g->d, x, 0, d);
+        mbs_avec_eval(m, &g->ax, x, 0, a);
+        double s = 0;
+        for (int i = 0; i < dim; i++) s += d[i] * a[i];
+        if (rate) {
+            mbs_avec_eval(m, &g->d, v, 1, dd);
+            mbs_avec_eval(m, &g->ax, v, 1, ad);
+            double r = 0;
+            for (int i = 0; i < dim; i++) r += dd[i] * a[i] + d[i] * ad[i];
+            *rate = r;
+        }
+        return s;
+    }
+    double u0[3], v0[3], u1[3];
+    mbs_avec_eval(m, &g->u0, x, 0, u0);
+    mbs_avec_eval(m, &g->v0, x, 0, v0);
+    mbs_avec_eval(m, &g->u1, x, 0, u1);
+    double c = 0, s = 0;
+    for (int i = 0; i < dim; i++) { c += u0[i] * u1[i]; s += v0[i] * u1[i]; }
+    if (rate) {
+        double u0d[3], v0d[3], u1d[3], cd = 0, sd = 0;
+        mbs_avec_eval(m, &g->u0, v, 1, u0d);
+        mbs_avec_eval(m, &g->v0, v, 1, v0d);
+        mbs_avec_eval(m, &g->u1, v, 1, u1d);
+        for (int i = 0; i < dim; i++) {
+            cd += u0d[i] * u1[i] + u0[i] * u1d[i];
+            sd += v0d[i] * u1[i] + v0[i] * u1d[i];
+        }
+        double n2 = c * c + s * s;
+        *rate = n2 > 0 ? (c * sd - s * cd) / n2 : 0;
+    }
+    return atan2(s, c);
+}
+
+/* Continuous joint angle: branch chosen next to the reference in d. */
+static double s_joint_angle_cont(const mbs_model *m, const mbs_data *d, int j, const double *x,
+                                 const double *v, double *rate)
+{
+    double a = mbs_joint_coord(m, j, x, v, rate);
+    const mbs_joint_spec *J = &m->spec->joints[j];
+    if (J->type != MBS_JOINT_REVOLUTE || !d) return a;
+    double ref = d->jangle_ref[j];
+    return ref + remainder(a - ref, 2 * M_PI);
+}
+
+/* Apply an equal and opposite generalized "joint force" f along the joint
+ * coordinate: torque about the axis (revolute), force along the axis
+ * (prismatic). Positive f drives the joint coordinate up. */
+static void s_joint_load(const mbs_model *m, int j, const double *x, double f, const s_sink *Q)
+{
+    const mbs_joint_spec *J = &m->spec->joints[j];
+    const mbs_jgeom *g = &m->jg[j];
+    if (J->type == MBS_JOINT_PRISMATIC) {
+        /* zeroed: in 2-D mbs_avec_eval writes only x and y, and a third
+         * component left from the stack went into |ax| (a motor's force on
+         * a prismatic joint came out 4 % short) */
+        double ax[3] = {0, 0, 0}, F[3];
+        mbs_avec_eval(m, &g->ax, x, 0, ax);
+        double n = v3norm(ax);
+        if (n == 0) return;
+        v3scale(f / n, ax, F);
+        /* +F on body 1 at the joint point, -F on body 0 */
+        s_force_on(m, &g->d, F, Q);
+        return;
+    }
+    double tau[3] = {0, 0, 0};
+    if (m->dim == 2) {
+        tau[2] = f;
+    } else {
+        double ax[3] = {0, 0, 0};
+        mbs_avec_eval(m, &g->ax, x, 0, ax);
+        double n = v3norm(ax);
+        if (n == 0) return;
+        v3scale(f / n, ax, tau);
+    }
+    for (int side = 0; side < 2; side++) {
+        int b = J->body[side];
+        if (b < 0) continue;
+        double Qb[MBS_NB_MAX] = {0}, t[3];
+        v3scale(side == 1 ? 1.0 : -1.0, tau, t);
+        s_torque_q(m, b, x, t, Qb);
+        s_scatter(m, b, Qb, Q);
+    }
+}
+
+/* Spring-damper: end points, length, rate and tension. */
+static double s_spring(const mbs_model *m, int e, const double *x, const double *v, double *dir, double *len)
+{
+    const mbs_force_spec *F = &m->spec->forces[e];
+    double p0[3], p1[3], d[3] = {0, 0, 0}, dv[3] = {0, 0, 0};
+    mbs_avec a0 = m->fpts[2 * e], a1 = m->fpts[2 * e + 1];
+    mbs_avec_eval(m, &a0, x, 0, p0);
+    mbs_avec_eval(m, &a1, x, 0, p1);
+    for (int i = 0; i < m->dim; i++) d[i] = p1[i] - p0[i];
+    double L = v3norm(d);
+    *len = L;
+    if (L == 0) { dir[0] = dir[1] = dir[2] = 0; return 0; }
+    v3scale(1.0 / L, d, dir);
+    double Ld = 0;
+    if (v) {
+        double v0[3], v1[3];
+        mbs_avec_eval(m, &a0, v, 1, v0);
+        mbs_avec_eval(m, &a1, v, 1, v1);
+        for (int i = 0; i < m->dim; i++) dv[i] = v1[i] - v0[i];
+        Ld = v3dot(dv, dir);
+    }
+    double L0 = F->has_free_length ? F->free_length : m->spring_len0[e];
+    return F->stiffness * (L - L0) + F->damping * Ld + F->preload;
+}
+
+/* ---- DC motors ------------------------------------------------------------------------ */
+
+void mbs_force_motor(const mbs_model *m, int e, const double *x, const double *v, double t, mbs_dcmotor_state *st)
+{
+    const mbs_force_spec *F = &m->spec->forces[e];
+    double rate = 0;
+    mbs_joint_coord(m, F->joint, x, v, v ? &rate : NULL);
+    double V = mbs_fn_eval(&F->value[0], t, NULL, NULL);
+    mbs_dcmotor_eval(&F->motor, V, 0, rate, st);
+}
+
+/* ---- generalized forces ------------------------------------------------------------- */
+
+static void s_element_q(const mbs_model *m, const mbs_data *d, int e, const double *x, const double *v,
+                        double t, const s_sink *Q)
+{
+    const mbs_force_spec *F = &m->spec->forces[e];
+    switch (F->type) {
+    case MBS_FORCE_SPRING_DAMPER: {
+        double dir[3], L, f[3];
+        double T = s_spring(m, e, x, v, dir, &L);
+        /* tension pulls point 1 towards point 0 */
+        v3scale(-T, dir, f);
+        s_force_on(m, &m->fpts[2 * e + 1], f, Q);
+        v3scale(T, dir, f);
+        s_force_on(m, &m->fpts[2 * e], f, Q);
+        break;
+    }
+    case MBS_FORCE_ROTATIONAL_SPRING_DAMPER: {
+        double rate;
+        double th = s_joint_angle_cont(m, d, F->joint, x, v, &rate);
+        s_joint_load(m, F->joint, x, -F->stiffness * (th - F->free_angle) - F->damping * rate, Q);
+        break;
+    }
+    case MBS_FORCE_DC_MOTOR: {
+        mbs_dcmotor_state st;
+        mbs_force_motor(m, e, x, v, t, &st);
+        s_joint_load(m, F->joint, x, st.torque, Q);
+        break;
+    }
+    case MBS_FORCE_POINT_FORCE: {
+        double val[3] = {0, 0, 0}, g[3];
+        for (int i = 0; i < m->dim; i++) val[i] = mbs_fn_eval(&F->value[i], t, NULL, NULL);
+        if (F->body_frame) s_dir_now(m, F->body[0], val, x, g); else v3copy(val, g);
+        s_force_on(m, &m->fpts[2 * e], g, Q);
+        break;
+    }
+    case MBS_FORCE_TORQUE: {
+        double val[3] = {0, 0, 0}, g[3] = {0, 0, 0}, Qb[MBS_NB_MAX] = {0};
+        if (m->dim == 2) {
+            g[2] = mbs_fn_eval(&F->value[0], t, NULL, NULL);
+        } else {
+            for (int i = 0; i < 3; i++) val[i] = mbs_fn_eval(&F->value[i], t, NULL, NULL);
+            if (F->body_frame) s_dir_now(m, F->body[0], val, x, g); else v3copy(val, g);
+        }
+        s_torque_q(m, F->body[0], x, g, Qb);
+        s_scatter(m, F->body[0], Qb, Q);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* All applied forces into a sink (cleared first). */
+static void s_all_forces(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double t,
+                         const s_sink *Q)
+{
+    size_t len = Q->body_space ? (size_t)m->nbody * (size_t)m->nb : (size_t)m->nvar;
+    memset(Q->q, 0, sizeof(double) * len);
+    for (int b = 0; b < m->nbody; b++) s_scatter(m, b, m->body[b].Qg, Q);
+    for (int e = 0; e < m->spec->nforce; e++) s_element_q(m, d, e, x, v, t, Q);
+    /* viscous joint damping */
+    for (int j = 0; j < m->spec->njoint; j++) {
+        double c = m->spec->joints[j].damping;
+        if (c <= 0) continue;
+        double rate;
+        mbs_joint_coord(m, j, x, v, &rate);
+        s_joint_load(m, j, x, -c * rate, Q);
+    }
+}
+
+void mbs_force_eval(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double t, double *Q)
+{
+    s_sink sk = {Q, 0};
+    s_all_forces(m, d, x, v, t, &sk);
+    mbs_contact_forces(m, d, x, v, Q);
+}
+
+void mbs_force_eval_noncontact(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double t,
+                               double *Q)
+{
+    s_sink sk = {Q, 0};
+    s_all_forces(m, d, x, v, t, &sk);
+}
+
+void mbs_force_eval_body(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double t,
+                         double *Qbody)
+{
+    s_sink sk = {Qbody, 1};
+    s_all_forces(m, d, x, v, t, &sk);
+    mbs_contact_forces_body(m, d, x, v, Qbody);
+}
+
+/* Finite-difference Jacobians of the state-dependent forces:
+ *   K = -dQ/dx, C = -dQ/dv, handed to add(i, j, cK*K_ij + cC*C_ij).
+ * Perturbs only the variables each element touches. */
+void mbs_force_jac(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,
+                   double cC, void (*add)(void *ctx, int i, int j, double v), void *ctx)
+{
+    mbs_force_jac_noncontact(m, d, x, v, t, cK, cC, add, ctx);
+    mbs_contact_jac(m, d, x, v, t, cK, cC, add, ctx);
+}
+
+void mbs_force_jac_noncontact(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t,
+                              double cK, double cC, void (*add)(void *ctx, int i, int j, double v), void *ctx)
+{
+    int nv = m->nvar;
+    double *xp = d->fd_x, *vp = d->fd_v, *Q0 = d->fd_q0, *Q1 = d->fd_q1;
+    memcpy(xp, x, sizeof(double) * (size_t)nv);
+    memcpy(vp, v, sizeof(double) * (size_t)nv);
+    for (int e = 0; e < m->nstate_el; e++) {
+        const mbs_fel *el = &m->stel[e];
+        s_sink k0 = {Q0, 0}, k1 = {Q1, 0};
+        memset(Q0, 0, sizeof(double) * (size_t)nv);
+        if (el->force >= 0) s_element_q(m, d, el->force, x, v, t, &k0);
+        else {
+            double rate; int j = el->joint;
+            mbs_joint_coord(m, j, x, v, &rate);
+            s_joint_load(m, j, x, -m->spec->joints[j].damping * rate, &k0);
+        }
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass == 0 && cK == 0) continue;
+            if (pass == 1 && (cC == 0 || !el->has_rate)) continue;
+            for (int k = 0; k < el->nvar; k++) {
+                int var = el->vars[k];
+                double *z = pass == 0 ? xp : vp;
+                double h = 1e-7 * (1 + fabs(z[var]));
+                z[var] += h;
+                memset(Q1, 0, sizeof(double) * (size_t)nv);
+                if (el->force >= 0) s_element_q(m, d, el->force, xp, vp, t, &k1);
+                else {
+                    double rate; int j = el->joint;
+                    mbs_joint_coord(m, j, xp, vp, &rate);
+                    s_joint_load(m, j, xp, -m->spec->joints[j].damping * rate, &k1);
+                }
+                z[var] -= h;
+                double c = pass == 0 ? cK : cC;
+                for (int r = 0; r < el->nvar; r++) {
+                    int row = el->vars[r];
+                    double dq = (Q1[row] - Q0[row]) / h;
+                    if (dq != 0) add(ctx, row, var, -c * dq);
+                }
+            }
+        }
+    }
+}
+
+/* ---- energies ------------------------------------------------------------------------ */
+
+double mbs_kinetic(const mbs_model *m, const double *v)
+{
+    double acc = 0;
+    for (int i = 0; i < m->nvar; i++)
+        for (int k = m->M_ptr[i]; k < m->M_ptr[i + 1]; k++) acc += v[i] * m->M_val[k] * v[m->M_col[k]];
+    return 0.5 * acc;
+}
+
+void mbs_mass_mul(const mbs_model *m, const double *v, double *y)
+{
+    for (int i = 0; i < m->nvar; i++) {
+        double acc = 0;
+        for (int k = m->M_ptr[i]; k < m->M_ptr[i + 1]; k++) acc += m->M_val[k] * v[m->M_col[k]];
+        y[i] = acc;
+    }
+}
+
+double mbs_potential(const mbs_model *m, const double *x, double t)
+{
+    (void)t;
+    double V = 0;
+    /* gravity: V = -m g . x_com = -Qg . qb */
+    for (int b = 0; b < m->nbody; b++) {
+        double qb[MBS_NB_MAX];
+        mbs_gather(m, b, x, 0, qb);
+        for (int s = 0; s < m->nb; s++) V -= m->body[b].Qg[s] * qb[s];
+    }
+    for (int e = 0; e < m->spec->nforce; e++) {
+        const mbs_force_spec *F = &m->spec->forces[e];
+        if (F->type == MBS_FORCE_SPRING_DAMPER) {
+            double dir[3], L;
+            s_spring(m, e, x, NULL, dir, &L);
+            double L0 = F->has_free_length ? F->free_length : m->spring_len0[e];
+            V += 0.5 * F->stiffness * (L - L0) * (L - L0) + F->preload * L;
+        } else if (F->type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER) {
+            double th = mbs_joint_coord(m, F->joint, x, NULL, NULL);
+            V += 0.5 * F->stiffness * (th - F->free_angle) * (th - F->free_angle);
+        }
+    }
+    return V;
+}
+
+double mbs_element_force(const mbs_model *m, int e, const double *x, const double *v, double t, int comp)
+{
+    const mbs_force_spec *F = &m->spec->forces[e];
+    switch (F->type) {
+    case MBS_FORCE_SPRING_DAMPER: {
+        double dir[3], L;
+        return s_spring(m, e, x, v, dir, &L);
+    }
+    case MBS_FORCE_ROTATIONAL_SPRING_DAMPER: {
+        double rate, th = mbs_joint_coord(m, F->joint, x, v, &rate);
+        return -F->stiffness * (th - F->free_angle) - F->damping * rate;
+    }
+    case MBS_FORCE_DC_MOTOR: {
+        mbs_dcmotor_state st;
+        mbs_force_motor(m, e, x, v, t, &st);
+        return st.torque;
+    }
+    case MBS_FORCE_POINT_FORCE:
+    case MBS_FORCE_TORQUE: {
+        double val[3] = {0, 0, 0};
+        int n = (F->type == MBS_FORCE_TORQUE && m->dim == 2) ? 1 : m->dim;
+        for (int i = 0; i < n; i++) val[i] = mbs_fn_eval(&F->value[i], t, NULL, NULL);
+        if (comp == MBS_C_MAGNITUDE) return v3norm(val);
+        if (comp >= 0 && comp < 3) return (n == 1) ? val[0] : val[comp];
+        return val[0];
+    }
+    default:
+        return 0;
+    }
+}

@@ -1,0 +1,46 @@
+/*
+ * force.h - generalized forces of the natural-coordinate model (internal):
+ * force elements, compliant contacts, energies, mass products, force
+ * Jacobians by finite differences, joint measures.
+ */
+#ifndef MBS_FORCE_H
+#define MBS_FORCE_H
+
+#include "mbs/model/data.h"
+
+/* Generalized applied forces Q(x, v, t) (nvar), gravity included. */
+void mbs_force_eval(const mbs_model *m, const mbs_data *d, const double *x, const double *v,
+                    double t, double *Q);
+/* Finite-difference K = -dQ/dx and C = -dQ/dv of the state-dependent
+ * elements, added as add(ctx, i, j, cK K_ij + cC C_ij). */
+void mbs_force_jac(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,
+                   double cC, void (*add)(void *ctx, int i, int j, double v), void *ctx);
+/* mbs_force_eval and mbs_force_jac without the compliant contacts: the BDF
+ * integrator with solver.contact_force_unknowns carries their forces as
+ * unknowns of its Newton matrix (system_contacts.c). */
+void mbs_force_eval_noncontact(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double t,
+                               double *Q);
+void mbs_force_jac_noncontact(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t,
+                              double cK, double cC, void (*add)(void *ctx, int i, int j, double v), void *ctx);
+/* The same forces per body in body coordinates (nbody x nb): what each
+ * body receives, before variables shared by bodies are summed. */
+void mbs_force_eval_body(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double t,
+                         double *Qbody);
+/* The state of dc_motor element e at (x, v, t): its current, torque on the
+ * joint, power flows (dcmotor.h); the joint's rate taken as 0 when v is
+ * NULL. */
+void mbs_force_motor(const mbs_model *m, int e, const double *x, const double *v, double t, mbs_dcmotor_state *st);
+/* Potential energy (gravity + springs) at x. */
+double mbs_potential(const mbs_model *m, const double *x, double t);
+/* Kinetic energy 0.5 v^T M v. */
+double mbs_kinetic(const mbs_model *m, const double *v);
+/* y = M v (nvar). */
+void mbs_mass_mul(const mbs_model *m, const double *v, double *y);
+/* Force of element e along its own measure (spring tension, torque, ...). */
+double mbs_element_force(const mbs_model *m, int e, const double *x, const double *v, double t,
+                         int comp);
+/* Relative coordinate of a revolute (angle, continuous branch not handled)
+ * or prismatic (displacement) joint and its rate.  */
+double mbs_joint_coord(const mbs_model *m, int j, const double *x, const double *v, double *rate);
+
+#endif

@@ -1,0 +1,265 @@
+/*
+ * constraint.c - evaluation of the constraint equations Phi(q, t) = 0 built in
+ * ncs.c: residuals, Jacobian Phi_q, Phi_t, the acceleration right-hand side
+ * gamma and second derivatives for Newton matrices.
+ *
+ * Two equation kinds (model.h):
+ *   LIN  Phi = A(q)[k] - g(t)                     (linear in q)
+ *   DOT  Phi = sum_m w_m(t) P_m(q).Q_m(q) - g(t)  (bilinear in q)
+ * with the affine vectors A, P, Q linear maps of body coordinates.
+ */
+#include "mbs/model/model.h"
+#include "mbs/linalg/vec.h"
+#include "mbs/formulation/natural/natural.h"
+
+#include <string.h>
+
+/* Value and time derivatives of a time weight. */
+static void s_tw(const mbs_tw *w, double t, double *v, double *dv, double *ddv)
+{
+    double f = 0, df = 0, ddf = 0;
+    if (w->kind != MBS_TW_CONST && w->fn) f = mbs_fn_eval(w->fn, t, &df, &ddf);
+    switch (w->kind) {
+    case MBS_TW_CONST:
+        *v = w->base; *dv = 0; *ddv = 0;
+        break;
+    case MBS_TW_FN:
+        *v = w->base + f; *dv = df; *ddv = ddf;
+        break;
+    case MBS_TW_SIN: {
+        double p = w->base + f, s = sin(p), c = cos(p);
+        *v = s; *dv = c * df; *ddv = -s * df * df + c * ddf;
+        break;
+    }
+    case MBS_TW_NEGCOS: {
+        double p = w->base + f, s = sin(p), c = cos(p);
+        *v = -c; *dv = s * df; *ddv = c * df * df + s * ddf;
+        break;
+    }
+    }
+}
+
+/* Jacobian of an affine vector: for each variable it touches, the dim-column
+ * dA/dx_var (terms touching the same variable are summed). Returns count. */
+typedef struct {
+    int var;
+    double col[3];
+} s_jcol;
+
+static int s_av_jac(const mbs_model *m, const mbs_avec *a, s_jcol *out)
+{
+    int n = 0, dim = m->dim, nb = m->nb;
+    for (int t = 0; t < a->nterm; t++) {
+        const mbs_body *bd = &m->body[a->t[t].body];
+        double sg = a->t[t].sign;
+        for (int s = 0; s < nb; s++) {
+            int var = bd->var[s];
+            if (var < 0) continue;
+            double c[3] = {0, 0, 0};
+            int nz = 0;
+            for (int i = 0; i < dim; i++) {
+                c[i] = sg * a->t[t].L[i * nb + s];
+                nz |= c[i] != 0;
+            }
+            if (!nz) continue;
+            int k = 0;
+            while (k < n && out[k].var != var) k++;
+            if (k == n) { out[n].var = var; memset(out[n].col, 0, sizeof out[n].col); n++; }
+            for (int i = 0; i < dim; i++) out[k].col[i] += c[i];
+        }
+    }
+    return n;
+}
+
+/* Position of variable var in the equation's sorted column list. */
+static int s_colpos(const mbs_eq *e, int var)
+{
+    int lo = 0, hi = e->nnz - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (e->cols[mid] == var) return mid;
+        if (e->cols[mid] < var) lo = mid + 1; else hi = mid - 1;
+    }
+    return -1;
+}
+
+/* Offset of each equation's Jacobian values in the pooled array. */
+static inline const int *s_eq_cols0(const mbs_model *m) { return m->colpool; }
+
+void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, double *jac)
+{
+    int dim = m->dim;
+    for (int i = 0; i < m->neq; i++) {
+        const mbs_eq *e = &m->eq[i];
+        double *row = jac ? jac + (e->cols - s_eq_cols0(m)) : NULL;
+        double g, dg, ddg;
+        s_tw(&e->g, t, &g, &dg, &ddg);
+        if (row) memset(row, 0, sizeof(double) * (size_t)e->nnz);
+        if (e->kind == MBS_EQ_LIN) {
+            double A[3];
+            mbs_avec_eval(m, &e->a, x, 0, A);
+            phi[i] = A[e->comp] - g;
+            if (row) {
+                s_jcol jc[2 * MBS_NB_MAX];
+                int n = s_av_jac(m, &e->a, jc);
+                for (int k = 0; k < n; k++) row[s_colpos(e, jc[k].var)] += jc[k].col[e->comp];
+            }
+            continue;
+        }
+        double val = -g;
+        for (int p = 0; p < e->nprod; p++) {
+            double w, dw, ddw, P[3], Q[3];
+            s_tw(&e->w[p], t, &w, &dw, &ddw);
+            mbs_avec_eval(m, &e->p[p][0], x, 0, P);
+            mbs_avec_eval(m, &e->p[p][1], x, 0, Q);
+            double pq = 0;
+            for (int a = 0; a < dim; a++) pq += P[a] * Q[a];
+            val += w * pq;
+            if (!row) continue;
+            s_jcol jc[2 * MBS_NB_MAX];
+            int n = s_av_jac(m, &e->p[p][0], jc);
+            for (int k = 0; k < n; k++) {
+                double d = 0;
+                for (int a = 0; a < dim; a++) d += jc[k].col[a] * Q[a];
+                row[s_colpos(e, jc[k].var)] += w * d;
+            }
+            n = s_av_jac(m, &e->p[p][1], jc);
+            for (int k = 0; k < n; k++) {
+                double d = 0;
+                for (int a = 0; a < dim; a++) d += jc[k].col[a] * P[a];
+                row[s_colpos(e, jc[k].var)] += w * d;
+            }
+        }
+        phi[i] = val;
+    }
+}
+
+void mbs_cons_phit(const mbs_model *m, const double *x, double t, double *phit)
+{
+    int dim = m->dim;
+    for (int i = 0; i < m->neq; i++) {
+        const mbs_eq *e = &m->eq[i];
+        double g, dg, ddg;
+        s_tw(&e->g, t, &g, &dg, &ddg);
+        double val = -dg;
+        if (e->kind == MBS_EQ_DOT) {
+            for (int p = 0; p < e->nprod; p++) {
+                double w, dw, ddw, P[3], Q[3];
+                s_tw(&e->w[p], t, &w, &dw, &ddw);
+                if (dw == 0) continue;
+                mbs_avec_eval(m, &e->p[p][0], x, 0, P);
+                mbs_avec_eval(m, &e->p[p][1], x, 0, Q);
+                double pq = 0;
+                for (int a = 0; a < dim; a++) pq += P[a] * Q[a];
+                val += dw * pq;
+            }
+        }
+        phit[i] = val;
+    }
+}
+
+void mbs_cons_gamma(const mbs_model *m, const double *x, const double *v, double t, double *gam)
+{
+    int dim = m->dim;
+    for (int i = 0; i < m->neq; i++) {
+        const mbs_eq *e = &m->eq[i];
+        double g, dg, ddg;
+        s_tw(&e->g, t, &g, &dg, &ddg);
+        double val = -ddg;
+        if (e->kind == MBS_EQ_DOT) {
+            for (int p = 0; p < e->nprod; p++) {
+                double w, dw, ddw, P[3], Q[3], Pd[3], Qd[3];
+                s_tw(&e->w[p], t, &w, &dw, &ddw);
+                mbs_avec_eval(m, &e->p[p][0], x, 0, P);
+                mbs_avec_eval(m, &e->p[p][1], x, 0, Q);
+                mbs_avec_eval(m, &e->p[p][0], v, 1, Pd);
+                mbs_avec_eval(m, &e->p[p][1], v, 1, Qd);
+                double pq = 0, pdq = 0, pdqd = 0;
+                for (int a = 0; a < dim; a++) {
+                    pq += P[a] * Q[a];
+                    pdq += Pd[a] * Q[a] + P[a] * Qd[a];
+                    pdqd += Pd[a] * Qd[a];
+                }
+                val += ddw * pq + 2 * dw * pdq + 2 * w * pdqd;
+            }
+        }
+        gam[i] = val;
+    }
+}
+
+void mbs_cons_hess_add(const mbs_model *m, const double *x, double t, const double *lam, double scale,
+                       void (*add)(void *ctx, int i, int j, double v), void *ctx)
+{
+    (void)x;
+    int dim = m->dim;
+    for (int i = 0; i < m->neq; i++) {
+        const mbs_eq *e = &m->eq[i];
+        if (e->kind != MBS_EQ_DOT || lam[i] == 0) continue;
+        for (int p = 0; p < e->nprod; p++) {
+            double w, dw, ddw;
+            s_tw(&e->w[p], t, &w, &dw, &ddw);
+            s_jcol jp[2 * MBS_NB_MAX], jq[2 * MBS_NB_MAX];
+            int np = s_av_jac(m, &e->p[p][0], jp), nq = s_av_jac(m, &e->p[p][1], jq);
+            double f = scale * lam[i] * w;
+            /* d/dx (P_x^T Q + Q_x^T P) = P_x^T Q_x + Q_x^T P_x */
+            for (int a = 0; a < np; a++)
+                for (int b = 0; b < nq; b++) {
+                    double d = 0;
+                    for (int k = 0; k < dim; k++) d += jp[a].col[k] * jq[b].col[k];
+                    if (d == 0) continue;
+                    add(ctx, jp[a].var, jq[b].var, f * d);
+                    add(ctx, jq[b].var, jp[a].var, f * d);
+                }
+        }
+    }
+}
+
+void mbs_cons_jv(const mbs_model *m, const double *jac, const double *v, double *y)
+{
+    for (int i = 0; i < m->neq; i++) {
+        const mbs_eq *e = &m->eq[i];
+        const double *row = jac + (e->cols - m->colpool);
+        double acc = 0;
+        for (int k = 0; k < e->nnz; k++) acc += row[k] * v[e->cols[k]];
+        y[i] = acc;
+    }
+}
+
+void mbs_cons_jtl(const mbs_model *m, const double *jac, const double *l, double *z)
+{
+    for (int i = 0; i < m->neq; i++) {
+        const mbs_eq *e = &m->eq[i];
+        const double *row = jac + (e->cols - m->colpool);
+        for (int k = 0; k < e->nnz; k++) z[e->cols[k]] += row[k] * l[i];
+    }
+}
+
+void mbs_cons_jvq_add(const mbs_model *m, const double *x, const double *v, double t, double scale,
+                      void (*add)(void *ctx, int row, int col, double val), void *ctx)
+{
+    (void)x;
+    int dim = m->dim;
+    for (int r = 0; r < m->neq; r++) {
+        const mbs_eq *e = &m->eq[r];
+        if (e->kind != MBS_EQ_DOT) continue;
+        for (int p = 0; p < e->nprod; p++) {
+            double w, dw, ddw, Pd[3], Qd[3];
+            s_tw(&e->w[p], t, &w, &dw, &ddw);
+            /* d/dq [w (Pdot . Q + P . Qdot)] = w (Pdot^T Q_q + Qdot^T P_q) */
+            mbs_avec_eval(m, &e->p[p][0], v, 1, Pd);
+            mbs_avec_eval(m, &e->p[p][1], v, 1, Qd);
+            s_jcol jp[2 * MBS_NB_MAX], jq[2 * MBS_NB_MAX];
+            int np = s_av_jac(m, &e->p[p][0], jp), nq = s_av_jac(m, &e->p[p][1], jq);
+            for (int b = 0; b < nq; b++) {
+                double d = 0;
+                for (int k = 0; k < dim; k++) d += Pd[k] * jq[b].col[k];
+                if (d != 0) add(ctx, r, jq[b].var, scale * w * d);
+            }
+            for (int a = 0; a < np; a++) {
+                double d = 0;
+                for (int k = 0; k < dim; k++) d += Qd[k] * jp[a].col[k];
+                if (d != 0) add(ctx, r, jp[a].var, scale * w * d);
+            }
+        }
+    }
+}

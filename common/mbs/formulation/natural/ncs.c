@@ -1,0 +1,653 @@
+/*
+ * ncs.c - natural-coordinate systems: self-adaptation to the joints, the
+ * elimination of constant (NCCC) and equal (NCEC) coordinates, the constant
+ * mass matrix and the body geometry maps.  See model.h for the layout.
+ *
+ * Self-adaptation (seed 000, four steps):
+ *  1. every joint attached to a body offers "empty positions": its feature
+ *     points (revolute, spherical, universal, fixed, distance ends) and
+ *     feature vectors (revolute / prismatic / cylindrical axes, universal
+ *     axes), each with weight 1 (a little more when the other side is the
+ *     ground, since a constant coordinate leaves the system entirely);
+ *  2. coinciding positions are merged and their weights added;
+ *  3. the origin takes the heaviest point, the vector slots the heaviest
+ *     positions that keep the vectors independent (points before vectors on
+ *     ties, since a shared point removes a whole point equation);
+ *  4. empty slots are filled from the standard system (centre of mass and
+ *     body axes), so a body without joints keeps the standard NCS.
+ */
+#include "mbs/model/model.h"
+#include "mbs/linalg/vec.h"
+#include "mbs/formulation/natural/natural.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- step 1-2: candidate positions ------------------------------------------ */
+
+typedef struct {
+    int is_point;
+    double p[3];   /* point or unit direction */
+    double w;
+} s_cand;
+
+typedef struct {
+    int n, cap;
+    s_cand *c;
+} s_candlist;
+
+static int s_cand_add(s_candlist *l, int is_point, const double *p, double w, double tol)
+{
+    /* merge with an existing position (step 2) */
+    for (int i = 0; i < l->n; i++) {
+        s_cand *c = &l->c[i];
+        if (c->is_point != is_point) continue;
+        double d[3];
+        if (is_point) {
+            v3sub(c->p, p, d);
+            if (v3norm(d) <= tol) { c->w += w; return 0; }
+        } else if (fabs(fabs(v3dot(c->p, p)) - 1) < 1e-12) {
+            c->w += w;
+            return 0;
+        }
+    }
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 8;
+        s_cand *nc = realloc(l->c, sizeof(s_cand) * (size_t)cap);
+        if (!nc) return -1;
+        l->c = nc; l->cap = cap;
+    }
+    s_cand *c = &l->c[l->n++];
+    c->is_point = is_point;
+    if (is_point) v3copy(p, c->p); else v3unit(p, c->p);
+    c->w = w;
+    return 0;
+}
+
+/* Offer the features of every joint to its two bodies. */
+static int s_collect(const mbs_model *m, s_candlist *cl, double tol)
+{
+    const mbs_spec *s = m->spec;
+    for (int j = 0; j < s->njoint; j++) {
+        const mbs_joint_spec *J = &s->joints[j];
+        for (int side = 0; side < 2; side++) {
+            int b = J->body[side];
+            if (b < 0) continue;
+            double w = J->body[1 - side] < 0 ? 1.5 : 1.0;
+            s_candlist *l = &cl[b];
+            int rc = 0;
+            switch (J->type) {
+            case MBS_JOINT_REVOLUTE:
+                rc |= s_cand_add(l, 1, J->at, w, tol);
+                if (m->dim == 3) rc |= s_cand_add(l, 0, J->axis, w * 0.9, tol);
+                break;
+            case MBS_JOINT_SPHERICAL:
+            case MBS_JOINT_FIXED:
+                rc |= s_cand_add(l, 1, J->at, w, tol);
+                break;
+            case MBS_JOINT_UNIVERSAL:
+                rc |= s_cand_add(l, 1, J->at, w, tol);
+                rc |= s_cand_add(l, 0, J->axes[side], 0.5, tol);
+                break;
+            case MBS_JOINT_PRISMATIC:
+            case MBS_JOINT_CYLINDRICAL:
+                rc |= s_cand_add(l, 0, J->axis, w * 0.9, tol);
+                break;
+            case MBS_JOINT_DISTANCE:
+                rc |= s_cand_add(l, 1, J->points[side], 0.5, tol);
+                break;
+            default:
+                break;
+            }
+            if (rc) return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- step 3-4: choosing the slots ---------------------------------------------- */
+
+/* Direction a slot candidate gives relative to the origin. */
+static void s_cand_dir(const s_cand *c, const double *origin, double *d)
+{
+    if (c->is_point) v3sub(c->p, origin, d); else v3copy(c->p, d);
+}
+
+/* Distance of unit(d) from the span of the first k unit vectors in E (rows,
+ * orthonormalised in place into Q). Returns the residual norm in [0, 1]. */
+static double s_indep(const double Q[3][3], int k, const double *d, double *resid)
+{
+    double u[3] = {0, 0, 0};
+    if (v3unit(d, u) == 0) return 0;
+    for (int i = 0; i < k; i++) {
+        double p = v3dot(u, Q[i]);
+        for (int a = 0; a < 3; a++) u[a] -= p * Q[i][a];
+    }
+    v3copy(u, resid);
+    return v3norm(u);
+}
+
+static void s_choose(mbs_model *m, int b, const s_candlist *l)
+{
+    const mbs_body_spec *B = &m->spec->bodies[b];
+    mbs_body *bd = &m->body[b];
+    int dim = m->dim, nvec = dim == 3 ? 3 : 1;
+    double origin[3] = {0, 0, 0};
+    int used[64] = {0};
+    int ncand = l->n < 64 ? l->n : 64;
+
+    /* origin: heaviest point, else the centre of mass */
+    int best = -1;
+    for (int i = 0; i < ncand; i++)
+        if (l->c[i].is_point && (best < 0 || l->c[i].w > l->c[best].w)) best = i;
+    if (best >= 0) {
+        v3copy(l->c[best].p, origin);
+        used[best] = 1;
+        snprintf(bd->origin_desc, sizeof bd->origin_desc, "origin at a joint point");
+    } else {
+        v3copy(B->com, origin);
+        snprintf(bd->origin_desc, sizeof bd->origin_desc, "standard (origin at the centre of mass)");
+    }
+    v3copy(origin, bd->q0);
+
+    /* vector slots: heaviest independent candidates (points win ties) */
+    double Q[3][3];
+    int k = 0;
+    while (k < nvec) {
+        int pick = -1;
+        double pickw = -1, r[3];
+        for (int i = 0; i < ncand; i++) {
+            if (used[i]) continue;
+            double d[3];
+            s_cand_dir(&l->c[i], origin, d);
+            double len = v3norm(d);
+            if (len < 1e-9 * m->length_scale) continue;
+            if (dim == 2 && d[2] != 0) continue;
+            if (s_indep(Q, k, d, r) < 0.05) continue; /* nearly coplanar */
+            double w = l->c[i].w + (l->c[i].is_point ? 0.01 : 0);
+            if (w > pickw) { pickw = w; pick = i; }
+        }
+        if (pick < 0) break;
+        used[pick] = 1;
+        double d[3];
+        s_cand_dir(&l->c[pick], origin, d);
+        s_indep(Q, k, d, r);
+        v3unit(r, Q[k]);
+        bd->vec_is_point[k] = l->c[pick].is_point;
+        v3copy(l->c[pick].p, &bd->q0[3 * (k + 1)]);
+        k++;
+    }
+    /* fill from the body axes (standard system), most independent first */
+    while (k < nvec) {
+        int bestax = -1;
+        double bestr = -1, r[3];
+        for (int ax = 0; ax < dim; ax++) {
+            double e[3] = {bd->R0[ax], bd->R0[3 + ax], dim == 3 ? bd->R0[6 + ax] : 0};
+            double res = s_indep(Q, k, e, r);
+            if (res > bestr) { bestr = res; bestax = ax; }
+        }
+        double e[3] = {bd->R0[bestax], bd->R0[3 + bestax], dim == 3 ? bd->R0[6 + bestax] : 0};
+        s_indep(Q, k, e, r);
+        v3unit(r, Q[k]);
+        bd->vec_is_point[k] = 0;
+        v3unit(r, &bd->q0[3 * (k + 1)]); /* unit free vector */
+        k++;
+    }
+}
+
+/* Slot values packed as nb coordinates: 3-D [r0 a1 a2 a3], 2-D [r0x r0y ax ay].
+ * bd->q0 above uses a 3-stride layout; pack it. */
+static void s_pack(const mbs_model *m, mbs_body *bd)
+{
+    if (m->dim == 3) return;
+    double t[12];
+    memcpy(t, bd->q0, sizeof t);
+    bd->q0[0] = t[0]; bd->q0[1] = t[1]; bd->q0[2] = t[3]; bd->q0[3] = t[4];
+    for (int i = 4; i < MBS_NB_MAX; i++) bd->q0[i] = 0;
+}
+
+/* NCS vectors at t = 0 as columns of E0 (dim x dim, row-major). */
+static void s_E0(const mbs_model *m, const mbs_body *bd, double *E)
+{
+    double E3[9];
+    mbs_ncs_matrix(m, (int)(bd - m->body), bd->q0, E3);
+    if (m->dim == 3) {
+        memcpy(E, E3, sizeof E3);
+    } else {
+        E[0] = E3[0]; E[1] = E3[1]; E[2] = E3[3]; E[3] = E3[4]; /* [e1, P e1] */
+    }
+}
+
+/* ---- geometry maps (public within the library) ----------------------------------- */
+
+void mbs_local_point(const mbs_model *m, int b, const double p[3], double c[3])
+{
+    const mbs_body *bd = &m->body[b];
+    double d[3] = {p[0] - bd->q0[0], p[1] - bd->q0[1], m->dim == 3 ? p[2] - bd->q0[2] : 0};
+    mbs_local_dir(m, b, d, c);
+}
+
+void mbs_local_dir(const mbs_model *m, int b, const double v[3], double c[3])
+{
+    const double *A = m->body[b].E0inv;
+    if (m->dim == 3) {
+        for (int i = 0; i < 3; i++) c[i] = A[3 * i] * v[0] + A[3 * i + 1] * v[1] + A[3 * i + 2] * v[2];
+    } else {
+        c[0] = A[0] * v[0] + A[1] * v[1];
+        c[1] = A[2] * v[0] + A[3] * v[1];
+        c[2] = 0;
+    }
+}
+
+void mbs_point_map(const mbs_model *m, int b, const double c[3], int is_point, double *L)
+{
+    const mbs_body *bd = &m->body[b];
+    int nb = m->nb;
+    memset(L, 0, sizeof(double) * (size_t)m->dim * (size_t)nb);
+    if (m->dim == 3) {
+        double w0 = is_point ? 1.0 : 0.0;
+        for (int k = 0; k < 3; k++) w0 -= bd->vec_is_point[k] * c[k];
+        for (int a = 0; a < 3; a++) {
+            L[a * nb + a] = w0;
+            for (int k = 0; k < 3; k++) L[a * nb + 3 + 3 * k + a] = c[k];
+        }
+    } else {
+        /* x = r0 + C (a - s r0), C = [[c1, -c2], [c2, c1]] */
+        double C[4] = {c[0], -c[1], c[1], c[0]};
+        double s = bd->vec_is_point[0];
+        for (int a = 0; a < 2; a++)
+            for (int k = 0; k < 2; k++) {
+                L[a * nb + k] = (is_point && a == k ? 1.0 : 0.0) - s * C[2 * a + k];
+                L[a * nb + 2 + k] = C[2 * a + k];
+            }
+    }
+}
+
+void mbs_ncs_matrix(const mbs_model *m, int b, const double *qb, double *E)
+{
+    const mbs_body *bd = &m->body[b];
+    if (m->dim == 3) {
+        for (int k = 0; k < 3; k++)
+            for (int a = 0; a < 3; a++) E[3 * a + k] = qb[3 + 3 * k + a] - (bd->vec_is_point[k] ? qb[a] : 0);
+        return;
+    }
+    double s = bd->vec_is_point[0], ex = qb[2] - s * qb[0], ey = qb[3] - s * qb[1];
+    E[0] = ex; E[1] = -ey; E[2] = 0;
+    E[3] = ey; E[4] = ex;  E[5] = 0;
+    E[6] = 0;  E[7] = 0;   E[8] = 1;
+}
+
+void mbs_gather(const mbs_model *m, int b, const double *x, int is_rate, double *qb)
+{
+    const mbs_body *bd = &m->body[b];
+    for (int s = 0; s < m->nb; s++)
+        qb[s] = bd->var[s] >= 0 ? x[bd->var[s]] : (is_rate ? 0.0 : bd->cst[s]);
+}
+
+void mbs_avec_eval(const mbs_model *m, const mbs_avec *a, const double *x, int is_rate, double *out)
+{
+    int dim = m->dim, nb = m->nb;
+    for (int i = 0; i < dim; i++) out[i] = is_rate ? 0.0 : a->c[i];
+    for (int t = 0; t < a->nterm; t++) {
+        double qb[MBS_NB_MAX];
+        mbs_gather(m, a->t[t].body, x, is_rate, qb);
+        for (int i = 0; i < dim; i++) {
+            double acc = 0;
+            for (int s = 0; s < nb; s++) acc += a->t[t].L[i * nb + s] * qb[s];
+            out[i] += a->t[t].sign * acc;
+        }
+    }
+}
+
+/* ---- mass matrix ------------------------------------------------------------------ */
+
+/* M_b = int L(c)^T L(c) dm with L affine in c: L = L0 + sum_k c_k Lk, so only the
+ * mass, the first moments and the second moments S = int c c^T dm are needed. */
+static void s_body_mass(mbs_model *m, int b)
+{
+    const mbs_body_spec *B = &m->spec->bodies[b];
+    mbs_body *bd = &m->body[b];
+    int dim = m->dim, nb = m->nb;
+    double zero[3] = {0, 0, 0}, L0[3 * MBS_NB_MAX], Lk[3][3 * MBS_NB_MAX];
+    mbs_point_map(m, b, zero, 1, L0);
+    for (int k = 0; k < dim; k++) {
+        double e[3] = {0, 0, 0};
+        e[k] = 1;
+        mbs_point_map(m, b, e, 1, Lk[k]);
+        for (int i = 0; i < dim * nb; i++) Lk[k][i] -= L0[i];
+    }
+    /* second moment about the NCS origin, global axes: Jc + m d d^T */
+    double Jc[9] = {0}, d[3];
+    v3sub(B->com, bd->q0, d);
+    if (dim == 3) d[2] = B->com[2] - bd->q0[2]; else d[2] = 0;
+    if (dim == 3) {
+        const double *I = B->inertia;
+        double Ib[9] = {I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2]}, Ig[9] = {0}, T[9] = {0};
+        const double *R = bd->R0;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                for (int k = 0; k < 3; k++) T[3 * i + j] += R[3 * i + k] * Ib[3 * k + j];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                for (int k = 0; k < 3; k++) Ig[3 * i + j] += T[3 * i + k] * R[3 * j + k];
+        double tr = Ig[0] + Ig[4] + Ig[8];
+        for (int i = 0; i < 9; i++) Jc[i] = -Ig[i];
+        for (int i = 0; i < 3; i++) Jc[4 * i] += tr / 2;
+    } else {
+        /* planar: only the trace (polar moment) enters rigid kinetic energy */
+        Jc[0] = Jc[4] = B->inertia[0] / 2;
+    }
+    double Jr[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) Jr[3 * i + j] = Jc[3 * i + j] + B->mass * d[i] * d[j];
+    /* to NCS coordinates: S = A Jr A^T, cbar = A d */
+    double S[9] = {0}, cbar[3];
+    mbs_local_point(m, b, B->com, cbar);
+    const double *A = bd->E0inv;
+    for (int i = 0; i < dim; i++)
+        for (int j = 0; j < dim; j++) {
+            double acc = 0;
+            for (int k = 0; k < dim; k++)
+                for (int l = 0; l < dim; l++) acc += A[dim * i + k] * Jr[3 * k + l] * A[dim * j + l];
+            S[3 * i + j] = acc;
+        }
+    v3copy(cbar, bd->c_com);
+    /* assemble */
+    double mass = B->mass;
+    for (int r = 0; r < nb; r++)
+        for (int c = 0; c < nb; c++) {
+            double acc = 0;
+            for (int a = 0; a < dim; a++) {
+                double l0r = L0[a * nb + r], l0c = L0[a * nb + c];
+                acc += mass * l0r * l0c;
+                for (int k = 0; k < dim; k++)
+                    acc += mass * cbar[k] * (l0r * Lk[k][a * nb + c] + Lk[k][a * nb + r] * l0c);
+                for (int k = 0; k < dim; k++)
+                    for (int l = 0; l < dim; l++)
+                        acc += S[3 * k + l] * Lk[k][a * nb + r] * Lk[l][a * nb + c];
+            }
+            bd->Mb[r * nb + c] = acc;
+        }
+    /* gravity: Q = L(c_com)^T m g */
+    double Lc[3 * MBS_NB_MAX];
+    mbs_point_map(m, b, cbar, 1, Lc);
+    for (int s = 0; s < nb; s++) {
+        double acc = 0;
+        for (int a = 0; a < dim; a++) acc += Lc[a * nb + s] * m->spec->gravity[a];
+        bd->Qg[s] = mass * acc;
+    }
+}
+
+/* ---- elimination: union-find over body slots ------------------------------------- */
+
+typedef struct {
+    int *parent;
+    int *is_const;     /* root is bound to a constant value                 */
+} s_uf;
+
+static int s_find(s_uf *u, int i)
+{
+    while (u->parent[i] != i) {
+        u->parent[i] = u->parent[u->parent[i]];
+        i = u->parent[i];
+    }
+    return i;
+}
+
+static void s_union(s_uf *u, int a, int b)
+{
+    a = s_find(u, a);
+    b = s_find(u, b);
+    if (a == b) return;
+    if (a > b) { int t = a; a = b; b = t; }
+    u->parent[b] = a;
+    u->is_const[a] |= u->is_const[b];
+}
+
+/* Slot index (coordinate offset within the body, dim coordinates) of the NCS
+ * point at p, or -1: the origin, or a vector slot holding that point. */
+static int s_point_slot(const mbs_model *m, int b, const double *p, double tol)
+{
+    const mbs_body *bd = &m->body[b];
+    int dim = m->dim;
+    double d[3];
+    double o[3] = {bd->q0[0], bd->q0[1], dim == 3 ? bd->q0[2] : 0};
+    v3sub(o, p, d);
+    if (dim == 2) d[2] = 0;
+    if (v3norm(d) <= tol) return 0;
+    for (int k = 0; k < (dim == 3 ? 3 : 1); k++) {
+        if (!bd->vec_is_point[k]) continue;
+        double q[3] = {bd->q0[dim * (k + 1)], bd->q0[dim * (k + 1) + 1], dim == 3 ? bd->q0[dim * (k + 1) + 2] : 0};
+        v3sub(q, p, d);
+        if (dim == 2) d[2] = 0;
+        if (v3norm(d) <= tol) return dim * (k + 1);
+    }
+    return -1;
+}
+
+/* Slot offset of the free NCS vector equal to the unit vector u, or -1. */
+static int s_vector_slot(const mbs_model *m, int b, const double *u)
+{
+    const mbs_body *bd = &m->body[b];
+    int dim = m->dim;
+    for (int k = 0; k < (dim == 3 ? 3 : 1); k++) {
+        if (bd->vec_is_point[k]) continue;
+        const double *q = &bd->q0[dim * (k + 1)];
+        double dd = 0;
+        for (int a = 0; a < dim; a++) dd += (q[a] - u[a]) * (q[a] - u[a]);
+        if (sqrt(dd) < 1e-12) return dim * (k + 1);
+    }
+    return -1;
+}
+
+
+/* Link slots of the two sides of a joint at a point (or an axis): share the
+ * variables (NCEC) or fix them to the ground value (NCCC). */
+static int s_link(mbs_model *m, s_uf *u, const mbs_joint_spec *J, int is_axis, const double *p, double tol)
+{
+    int dim = m->dim, nb = m->nb, off[2] = {-1, -1};
+    for (int side = 0; side < 2; side++) {
+        int b = J->body[side];
+        if (b < 0) continue;
+        off[side] = is_axis ? s_vector_slot(m, b, p) : s_point_slot(m, b, p, tol);
+        if (off[side] < 0) return 0;
+    }
+    for (int a = 0; a < dim; a++) {
+        if (J->body[0] >= 0 && J->body[1] >= 0) {
+            s_union(u, J->body[0] * nb + off[0] + a, J->body[1] * nb + off[1] + a);
+        } else {
+            int side = J->body[0] >= 0 ? 0 : 1;
+            u->is_const[s_find(u, J->body[side] * nb + off[side] + a)] = 1;
+        }
+    }
+    return 1;
+}
+
+static int mbs_eliminate(mbs_model *m, mbs_elim *el, double tol)
+{
+    const mbs_spec *s = m->spec;
+    int nb = m->nb, nslot = m->nbody * nb;
+    s_uf u;
+    u.parent = malloc(sizeof(int) * (size_t)nslot);
+    u.is_const = calloc((size_t)nslot, sizeof(int));
+    int *varof = malloc(sizeof(int) * (size_t)nslot);
+    if (!u.parent || !u.is_const || !varof) { free(u.parent); free(u.is_const); free(varof); return MBS_ENOMEM; }
+    for (int i = 0; i < nslot; i++) u.parent[i] = i;
+
+    for (int j = 0; j < s->njoint; j++) {
+        const mbs_joint_spec *J = &s->joints[j];
+        memset(&el[j], 0, sizeof el[j]);
+        switch (J->type) {
+        case MBS_JOINT_REVOLUTE:
+            el[j].point_shared = s_link(m, &u, J, 0, J->at, tol);
+            if (m->dim == 3) el[j].axis_shared = s_link(m, &u, J, 1, J->axis, tol);
+            break;
+        case MBS_JOINT_SPHERICAL:
+        case MBS_JOINT_UNIVERSAL:
+        case MBS_JOINT_FIXED:
+            el[j].point_shared = s_link(m, &u, J, 0, J->at, tol);
+            break;
+        case MBS_JOINT_PRISMATIC:
+        case MBS_JOINT_CYLINDRICAL:
+            /* a joint with clearance keeps its equations (the multipliers
+             * are its normal forces) or has none (impact model): the
+             * slider's axis must stay free to tilt */
+            if (J->clearance_model == MBS_CLEARANCE_NONE)
+                el[j].axis_shared = s_link(m, &u, J, 1, J->axis, tol);
+            break;
+        default:
+            break;
+        }
+    }
+    /* number the free roots; count constants and merges */
+    int nvar = 0, ncst = 0, nmerge = 0;
+    for (int i = 0; i < nslot; i++) varof[i] = -1;
+    for (int i = 0; i < nslot; i++) {
+        int r = s_find(&u, i);
+        if (u.is_const[r]) { ncst++; continue; }
+        if (r != i) { nmerge++; continue; }
+        varof[r] = nvar++;
+    }
+    m->nvar = nvar;
+    m->report0.eliminated_constant = ncst;
+    m->report0.eliminated_equal = nmerge;
+    for (int b = 0; b < m->nbody; b++)
+        for (int k = 0; k < nb; k++) {
+            int r = s_find(&u, b * nb + k);
+            m->body[b].var[k] = u.is_const[r] ? -1 : varof[r];
+            m->body[b].cst[k] = m->body[b].q0[k];
+        }
+    free(u.parent); free(u.is_const); free(varof);
+    return 0;
+}
+
+/* ---- initial velocities from the body input ------------------------------------------- */
+
+static void s_initial_velocities(mbs_model *m)
+{
+    int dim = m->dim, nb = m->nb;
+    double *cnt = calloc((size_t)(m->nvar > 0 ? m->nvar : 1), sizeof(double));
+    if (!cnt) return;
+    for (int b = 0; b < m->nbody; b++) {
+        const mbs_body_spec *B = &m->spec->bodies[b];
+        const mbs_body *bd = &m->body[b];
+        double w[3] = {0, 0, 0};
+        if (dim == 3) v3copy(B->angular_velocity, w); else w[2] = B->angular_velocity[2];
+        for (int k = 0; k <= (dim == 3 ? 3 : 1); k++) {
+            double x[3] = {0, 0, 0}, v[3], r[3];
+            for (int a = 0; a < dim; a++) x[a] = bd->q0[dim * k + a];
+            int is_point = k == 0 || bd->vec_is_point[k - 1];
+            if (is_point) {
+                v3sub(x, B->com, r);
+                if (dim == 2) r[2] = 0;
+                v3cross(w, r, v);
+                for (int a = 0; a < 3; a++) v[a] += B->velocity[a];
+            } else {
+                v3cross(w, x, v);
+            }
+            for (int a = 0; a < dim; a++) {
+                int var = bd->var[dim * k + a];
+                if (var < 0) continue;
+                m->v0[var] += v[a];
+                cnt[var] += 1;
+            }
+        }
+    }
+    for (int i = 0; i < m->nvar; i++)
+        if (cnt[i] > 0) m->v0[i] /= cnt[i];
+    free(cnt);
+    (void)nb;
+}
+
+/* ---- the build ------------------------------------------------------------------------ */
+
+int mbs_ncs_build(mbs_model *m, mbs_errlist *err)
+{
+    const mbs_spec *s = m->spec;
+    int dim = m->dim;
+    m->nb = dim == 3 ? 12 : 4;
+    m->nbody = s->nbody;
+    m->body = calloc((size_t)(s->nbody > 0 ? s->nbody : 1), sizeof(mbs_body));
+    s_candlist *cl = calloc((size_t)(s->nbody > 0 ? s->nbody : 1), sizeof(s_candlist));
+    mbs_elim *el = calloc((size_t)(s->njoint > 0 ? s->njoint : 1), sizeof(mbs_elim));
+    if (!m->body || !cl || !el) { free(cl); free(el); return MBS_ENOMEM; }
+
+    /* characteristic length: extent of the geometry */
+    double ext = 0;
+    for (int b = 0; b < s->nbody; b++)
+        for (int a = 0; a < dim; a++) ext = fmax(ext, fabs(s->bodies[b].com[a]));
+    for (int j = 0; j < s->njoint; j++)
+        for (int a = 0; a < dim; a++) ext = fmax(ext, fabs(s->joints[j].at[a]));
+    m->length_scale = ext > 0 ? ext : 1.0;
+    double tol = 1e-9 * m->length_scale;
+
+    /* body frames at t = 0 */
+    for (int b = 0; b < s->nbody; b++) {
+        mbs_body *bd = &m->body[b];
+        if (dim == 3) {
+            quat_to_mat(s->bodies[b].quat, bd->R0);
+        } else {
+            double c = cos(s->bodies[b].angle), sn = sin(s->bodies[b].angle);
+            bd->R0[0] = c; bd->R0[1] = -sn; bd->R0[3] = sn; bd->R0[4] = c; bd->R0[8] = 1;
+        }
+    }
+    int rc = s_collect(m, cl, tol);
+    for (int b = 0; b < s->nbody && !rc; b++) {
+        s_choose(m, b, &cl[b]);
+        s_pack(m, &m->body[b]);
+        double E[9] = {0}, det;
+        s_E0(m, &m->body[b], E);
+        if (dim == 3) {
+            det = m3inv(E, m->body[b].E0inv);
+        } else {
+            det = E[0] * E[3] - E[1] * E[2];
+            if (det != 0) {
+                double *A = m->body[b].E0inv;
+                A[0] = E[3] / det; A[1] = -E[1] / det; A[2] = -E[2] / det; A[3] = E[0] / det;
+            }
+        }
+        if (fabs(det) < 1e-12) {
+            mbs_err_add(err, "", "body '%s': could not build an independent natural-coordinate system",
+                        s->bodies[b].name);
+            rc = MBS_EINVAL;
+        }
+    }
+    for (int b = 0; b < s->nbody && !rc; b++) s_body_mass(m, b);
+    if (!rc) rc = mbs_eliminate(m, el, tol);
+
+    /* equations: rigid-body, joints, drivers (ncs_equations.c) */
+    if (!rc) rc = mbs_ncs_equations(m, el);
+    if (!rc) {
+        m->x0 = calloc((size_t)(m->nvar > 0 ? m->nvar : 1), sizeof(double));
+        m->v0 = calloc((size_t)(m->nvar > 0 ? m->nvar : 1), sizeof(double));
+        if (!m->x0 || !m->v0) rc = MBS_ENOMEM;
+    }
+    if (!rc) {
+        for (int b = 0; b < m->nbody; b++)
+            for (int k = 0; k < m->nb; k++)
+                if (m->body[b].var[k] >= 0) m->x0[m->body[b].var[k]] = m->body[b].q0[k];
+        s_initial_velocities(m);
+    }
+    for (int b = 0; b < s->nbody; b++) free(cl[b].c);
+    free(cl);
+    free(el);
+    return rc;
+}
+
+/* ---- force elements ------------------------------------------------------------------ */
+
+/* The variables of body b (none for the ground) appended to f->vars once
+ * each: what a force element (built by run/build.c) or a contact pair
+ * (contact.c) acts on. */
+void mbs_fel_add_body(const mbs_model *m, mbs_fel *f, int b)
+{
+    if (b < 0) return;
+    for (int s = 0; s < m->nb; s++) {
+        int v = m->body[b].var[s], k = 0;
+        if (v < 0) continue;
+        while (k < f->nvar && f->vars[k] != v) k++;
+        if (k == f->nvar && f->nvar < 2 * MBS_NB_MAX) f->vars[f->nvar++] = v;
+    }
+}

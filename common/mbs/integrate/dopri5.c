@@ -1,0 +1,60 @@
+/*
+ * dopri5.c - the Dormand-Prince 5(4) tableau and one step (see dopri5.h).
+ */
+#include "mbs/integrate/dopri5.h"
+
+#include <math.h>
+
+#include "mbs/model/accuracy.h"
+#include <string.h>
+
+static const double C[7] = {0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1, 1};
+static const double A[7][6] = {
+    {0},
+    {1.0 / 5},
+    {3.0 / 40, 9.0 / 40},
+    {44.0 / 45, -56.0 / 15, 32.0 / 9},
+    {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
+    {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
+    {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
+/* 5th minus 4th order weights */
+static const double E[7] = {71.0 / 57600, 0, -71.0 / 16695, 71.0 / 1920, -17253.0 / 339200, 22.0 / 525, -1.0 / 40};
+
+void mbs_dopri5_slots(const mbs_data *d, int n, double *kx[7], double *kv[7])
+{
+    for (int s = 0; s < 7; s++) { kx[s] = d->rk + (size_t)(2 * s) * n; kv[s] = d->rk + (size_t)(2 * s + 1) * n; }
+}
+
+int mbs_dopri5_stages(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v, double h,
+                      double *kx[7], double *kv[7], double *xs, double *vs, mbs_accel_fn accel, void *ctx)
+{
+    int n = m->nvar;
+    for (int s = 1; s < 7; s++) {
+        for (int i = 0; i < n; i++) {
+            double sx = 0, sv = 0;
+            for (int j = 0; j < s; j++) { sx += A[s][j] * kx[j][i]; sv += A[s][j] * kv[j][i]; }
+            xs[i] = x[i] + h * sx;
+            vs[i] = v[i] + h * sv;
+        }
+        memcpy(kx[s], vs, sizeof(double) * (size_t)n);
+        int rc = accel(m, d, t + C[s] * h, xs, vs, kv[s], ctx);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+double mbs_dopri5_error(int n, double h, double *kx[7], double *kv[7], const double *x, const double *v,
+                        const double *xs, const double *vs, const mbs_tol *tol)
+{
+    double e2 = 0;
+    for (int i = 0; i < n; i++) {
+        double ex = 0, ev = 0;
+        for (int s = 0; s < 7; s++) { ex += E[s] * kx[s][i]; ev += E[s] * kv[s][i]; }
+        ex *= h; ev *= h;
+        double wx = mbs_tol_wx(tol, i, fmax(fabs(x[i]), fabs(xs[i])));
+        double wv = mbs_tol_wv(tol, i, fmax(fabs(v[i]), fabs(vs[i])));
+        e2 += (ex / wx) * (ex / wx) + (ev / wv) * (ev / wv);
+    }
+    double en = sqrt(e2 / (2.0 * (n > 0 ? n : 1)));
+    return isfinite(en) ? en : 1e10;
+}

@@ -1,0 +1,32 @@
+/*
+ * dopri5.h - one Dormand-Prince 5(4) step (internal), shared by the
+ * index-1 + Baumgarte integrator (integrator_rk.c) and the smooth phases of
+ * the event-driven integrator (integrator_ed.c), which differ only in how
+ * they get the accelerations at a stage.
+ */
+#ifndef MBS_DOPRI5_H
+#define MBS_DOPRI5_H
+
+#include "mbs/model/data.h"
+
+/* Accelerations a at (t, x, v); non-zero aborts the step. */
+typedef int (*mbs_accel_fn)(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v,
+                            double *a, void *ctx);
+
+/* The 7 velocity slopes kx[s] and acceleration slopes kv[s] of a step, in
+ * d->rk (16 n doubles). */
+void mbs_dopri5_slots(const mbs_data *d, int n, double *kx[7], double *kv[7]);
+
+/* Stages 2..7 of a step of size h from (t, x, v), with kx[0] = v and
+ * kv[0] = a set by the caller (FSAL).  The 5th-order solution ends in
+ * (xs, vs), its acceleration in kv[6].  Returns 0, or the first non-zero
+ * code of accel. */
+int mbs_dopri5_stages(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v, double h,
+                      double *kx[7], double *kv[7], double *xs, double *vs, mbs_accel_fn accel, void *ctx);
+
+/* Scaled norm of the embedded error estimate (positions and velocities,
+ * weights of tol (accuracy.h) at max(|start|, |end|)); 1e10 when not finite. */
+double mbs_dopri5_error(int n, double h, double *kx[7], double *kv[7], const double *x, const double *v,
+                        const double *xs, const double *vs, const mbs_tol *tol);
+
+#endif

@@ -1,0 +1,589 @@
+/*
+ * integrator_bdf.c - variable-order (1..5), variable-step BDF (Gear)
+ * predictor-corrector with modified Newton, on the stabilised index-2 form of
+ * Gear, Gupta and Leimkuhler (GGL; the "SI2" setting of ADAMS GSTIFF):
+ *
+ *     q' = v + Phi_q^T mu,   M v' = Q - Phi_q^T lam,
+ *     Phi(q, t) = 0,         Phi_q v + Phi_t = 0,
+ *
+ * so that positions AND velocities satisfy their constraints and both are
+ * under error control (the plain index-3 form loses the velocities when the
+ * step varies).  The BDF derivative at t_{n+1} of the polynomial through the
+ * new point and the last k points (coefficients from the actual times) gives
+ *     q' = w0 q + bq,   v' = w0 v + bv.
+ * Newton unknowns (q, v, lam/w0, mu/w0); equations scaled by 1/w0:
+ *     F1 = (w0 q + bq - v - Phi_q^T mu) / w0,  F2 = (M v' + Phi_q^T lam - Q) / w0,
+ *     F3 = Phi,                                F4 = Phi_q v + Phi_t,
+ * whose matrix  [I, -I/w0, 0, -Phi_q^T; (K+H)/w0, M + C/w0, Phi_q^T, 0;
+ * Phi_q, 0, 0, 0; 0, Phi_q, 0, 0]  stays well conditioned as h -> 0 (banded
+ * LU after reverse Cuthill-McKee; the second derivative of Phi_q v is left
+ * out: modified Newton).  The matrix is kept between iterations and steps
+ * and refreshed when the convergence is slow or w0 moved by more than 25 %.
+ * Local error from the predictor-corrector difference of q and v.
+ *
+ * Singular positions (the constraint Jacobian loses rank for an instant,
+ * e.g. the N-four-bar with its cranks horizontal; issue 9).  q and v stay
+ * smooth through them, but the multipliers have a pole (|lam| ~ F / sigma,
+ * sigma the vanishing singular value) and the degenerate components of the
+ * Newton solution are fixed only to rounding / sigma^2.  "Near a singular
+ * position" below means: the rank margin of the constraint Jacobian
+ * (mbs_rank_margin: QR with column pivoting against the structural rank) is
+ * below SING_RANK_MARGIN; it is computed only when one of the three
+ * situations arises, so regular mechanisms run as before.  Three rules make
+ * the passage independent of rounding:
+ *  - a step ending near a singular position whose converged multipliers
+ *    jumped by more than SING_LAM_JUMP (against the last accepted step's and
+ *    their running mean) is retaken with half the step, and the following
+ *    steps keep their end at least SING_MARGIN x h away from that time: a
+ *    point in the history whose velocities are fixed only by rounding made
+ *    every later step fail its error test until h fell below min_step;
+ *  - near a singular position, Newton iterates whose q, v increments have
+ *    stagnated at a fraction (NEWTON_NOISE) of the error weights are
+ *    accepted: that is the rounding floor of the degenerate components, and
+ *    asking for 1e-3 of the weights there could not succeed;
+ *  - near a singular position (at the last accepted point), a second
+ *    rejection in a row lowers the order by one, a third to 1 (DASSL's
+ *    rule; elsewhere the order still goes to 1 at the second): going
+ *    straight to BDF1 at the step of BDF5 made the error estimate explode
+ *    and the step collapse into the singular position.
+ * Without any one of the three, runs still failed under some rounding
+ * (measured: 1e-12 perturbed initial conditions, 30 seeds, reference BLAS
+ * and OpenBLAS; docs/accuracy.md).  At tight tolerances a fourth:
+ *  - after a rejection at a local tolerance below NOISE_RTOL, the Newton
+ *    and error weights are multiplied by max(1, NOISE_C eps / (r^2 rtol)),
+ *    r the rank margin at the step's last iterate, and follow r at every
+ *    accepted step until the factor is back to 1: the rounding noise of
+ *    the degenerate components (velocities fixed to about eps / r^2) is no
+ *    error the step control can reduce.  Without it, local tolerances
+ *    below 1e-10 stopped at the N-four-bar's first passage.
+ *
+ * Redundant constraints: the independent set (d->eq_on) chosen at assembly
+ * is chosen again (mbs_reselect_redundant) after a Newton failure, since it
+ * can degenerate at a regular position of the mechanism (Bricard's at
+ * theta1 = pi/2).
+ *
+ * With solver.contact_force_unknowns the compliant contacts' force
+ * components f are Newton unknowns too (ADAMS' form): F2 gets - G^T f in
+ * place of the contacts' part of Q, and F5 = f - law(q, v) is added, the
+ * whole matrix going to KLU (system_contacts.c).  f is predicted by the law
+ * at the predicted state and converges under the multipliers' test.
+ */
+#include "mbs/integrate/integrators.h"
+#include "mbs/model/accuracy.h"
+#include "mbs/analysis/analysis.h"
+#include "mbs/analysis/system.h"
+#include "mbs/integrate/system_contacts.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/dynamics/force.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Singular positions (see the header): a converged max |lam| more than
+ * SING_LAM_JUMP times the last accepted step's marks a step ending near a
+ * singular position; later steps end at least SING_MARGIN x h away from
+ * it; at most SING_RETRIES retakes per step.  NEWTON_NOISE: q, v increments
+ * (units of the error weights) below which a stagnating Newton iteration
+ * is at its rounding floor. */
+#define SING_LAM_JUMP 10.0
+#define SING_MARGIN 0.25
+#define SING_RETRIES 2
+#define NEWTON_NOISE 0.2
+/* Newton increments are measured against weights no smaller than
+ * NEWTON_ROUND |x|: an increment of 4 ulps of the coordinate counts as
+ * 1e-3 of its weight, i.e. converged.  Local tolerances reach 1e-13 x L
+ * (accuracy.c's floor) while a coordinate may be 40 L from the origin (the
+ * N = 40 four-bar's far end: ulp 7e-15 > 1e-3 x 6e-13): the absolute test
+ * could then never be met, only the contraction test, which rounding noise
+ * makes a coin flip (reference_test's N = 40 run at tolerance 1e-10 stopped
+ * at t = 3.22 s under some settings and BLAS, Newton failing at every step
+ * size down to min_step). */
+#define NEWTON_ROUND (1e3 * 4 * 2.2e-16)
+/* Rounding noise near a singular position: the degenerate components of
+ * the Newton solution (velocities in particular) are fixed only to about
+ * eps / r^2 relative, r the rank margin; the weights of the Newton and error
+ * tests are kept above NOISE_C times that (at r = 3e-3, 1e-10: with local
+ * tolerances of 1e-12 the N-four-bar's passages could be neither converged
+ * nor passed; at regular positions, r > 0.1, it is below 1e-13). */
+#define NOISE_C 4.0
+/* only below this local tolerance can the noise reach the weights at a
+ * rank margin above 3e-4 (the rank margin costs a QR of the Jacobian) */
+#define NOISE_RTOL 1e-8
+/* rank margin (mbs_rank_margin) below which a point is near a singular
+ * position (measured at dopri5's slowest stages: the N-four-bar's passages
+ * 4.7e-4 .. 8.4e-3; Bricard's regular positions >= 0.137) */
+#define SING_RANK_MARGIN 3e-2
+
+/* Derivative weights at tau[0] of the Lagrange basis on nodes tau[0..k]. */
+static void s_weights(const double *tau, int k, double *w)
+{
+    double s0 = 0;
+    for (int i = 1; i <= k; i++) s0 += 1.0 / (tau[0] - tau[i]);
+    w[0] = s0;
+    for (int j = 1; j <= k; j++) {
+        double num = 1, den = 1;
+        for (int i = 0; i <= k; i++) {
+            if (i == j) continue;
+            if (i != 0) num *= tau[0] - tau[i];
+            den *= tau[j] - tau[i];
+        }
+        w[j] = num / den;
+    }
+}
+
+/* Lagrange extrapolation weights at t of the polynomial through tau[0..k]. */
+static void s_extrap(const double *tau, int k, double t, double *w)
+{
+    for (int j = 0; j <= k; j++) {
+        double l = 1;
+        for (int i = 0; i <= k; i++)
+            if (i != j) l *= (t - tau[i]) / (tau[j] - tau[i]);
+        w[j] = l;
+    }
+}
+
+/* Push the accepted state to the front of the history. */
+static void s_push(mbs_data *d, int n)
+{
+    double *oq = d->qh[MBS_BDF_HIST - 1], *ov = d->vh[MBS_BDF_HIST - 1], *ol = d->lh[MBS_BDF_HIST - 1];
+    for (int h = MBS_BDF_HIST - 1; h > 0; h--) {
+        d->qh[h] = d->qh[h - 1]; d->vh[h] = d->vh[h - 1]; d->lh[h] = d->lh[h - 1]; d->th[h] = d->th[h - 1];
+    }
+    d->qh[0] = oq; d->vh[0] = ov; d->lh[0] = ol;
+    memcpy(d->qh[0], d->x, sizeof(double) * (size_t)n);
+    memcpy(d->vh[0], d->v, sizeof(double) * (size_t)n);
+    if (d->ne > 0) memcpy(d->lh[0], d->lam, sizeof(double) * (size_t)d->ne);
+    d->th[0] = d->t;
+    if (d->nhist < MBS_BDF_HIST) d->nhist++;
+}
+
+/* Weighted RMS norm of the k-th backward difference of the history plus the
+ * new point (approximately constant steps), positions and velocities. */
+static double s_diff_norm(const mbs_data *d, int n, int k, const double *xn, const double *vn)
+{
+    /* binomial backward difference: sum_j (-1)^j C(k, j) y_{n+1-j} */
+    double binom[8] = {1};
+    for (int j = 1; j <= k; j++) binom[j] = binom[j - 1] * (k - j + 1) / j;
+    double acc = 0;
+    for (int i = 0; i < n; i++) {
+        double dx = binom[0] * xn[i], dv = binom[0] * vn[i];
+        for (int j = 1; j <= k; j++) {
+            double sg = (j & 1) ? -1 : 1;
+            dx += sg * binom[j] * d->qh[j - 1][i];
+            dv += sg * binom[j] * d->vh[j - 1][i];
+        }
+        double wx = mbs_wx(d, i, fabs(xn[i])), wv = mbs_wv(d, i, fabs(vn[i]));
+        acc += (dx / wx) * (dx / wx) + (dv / wv) * (dv / wv);
+    }
+    return sqrt(acc / (2.0 * (n > 0 ? n : 1)));
+}
+
+/* The factor (>= 1) by which the weights must grow so that rounding noise
+ * near a singular position (NOISE_C eps / r^2, r the rank margin of the
+ * Jacobian in d->jac) stays below them at local tolerance rtol. */
+static double s_noise_gain(const mbs_model *m, mbs_data *d, double rtol)
+{
+    double r = mbs_rank_margin(m, d);
+    if (!(r > 0)) return 1e6;
+    return fmax(1.0, NOISE_C * 2.2e-16 / (r * r * rtol));
+}
+
+/* ---- workspace ------------------------------------------------------------------------ */
+
+int mbs_bdf_ws_new(const mbs_model *m, mbs_data *d)
+{
+    int nn = m->nvar > 0 ? m->nvar : 1, nq = m->neq > 0 ? m->neq : 1, ok = 1;
+    /* the past points: positions, velocities, multipliers */
+    for (int h = 0; h < MBS_BDF_HIST; h++) {
+        d->qh[h] = calloc((size_t)nn, sizeof(double));
+        d->vh[h] = calloc((size_t)nn, sizeof(double));
+        d->lh[h] = calloc((size_t)nq, sizeof(double));
+        ok &= d->qh[h] && d->vh[h] && d->lh[h];
+    }
+    /* the stabilised index-2 matrix, and the contact force unknowns */
+    if (ok && mbs_mat_init(&d->ggl, MBS_MAT_GEN, m->nggl, m->gkl, m->gku)) ok = 0;
+    if (ok && m->spec->solver.contact_force_unknowns && mbs_cu_ws_new(m, d)) ok = 0;
+    return ok ? 0 : -1;
+}
+
+void mbs_bdf_ws_free(mbs_data *d)
+{
+    for (int h = 0; h < MBS_BDF_HIST; h++) {
+        free(d->qh[h]); free(d->vh[h]); free(d->lh[h]);
+        d->qh[h] = d->vh[h] = d->lh[h] = NULL;
+    }
+    mbs_mat_free(&d->ggl);
+    mbs_cu_ws_free(d);
+}
+
+/* ---- the integrator --------------------------------------------------------------------- */
+
+int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err)
+{
+    const mbs_solver_spec *o = &m->spec->solver;
+    int n = m->nvar, ne = m->neq;
+    double T = o->t_end;
+    double rtol = d->tol.rtol;
+    double hmax = o->max_step > 0 ? o->max_step : run->interval;
+    double hmin = o->min_step > 0 ? o->min_step : 1e-12;
+    int kmax = o->max_order >= 1 && o->max_order <= 5 ? o->max_order : 5;
+    int maxit = o->max_newton > 0 ? (o->max_newton < 6 ? o->max_newton : 6) : 4;
+    double h = fmin(o->step > 0 ? o->step : 1e-3, hmax);
+    /* work vectors */
+    double *xpred = d->rk, *vpred = d->rk + n, *bv = d->rk + 2 * (size_t)n, *ba = d->rk + 3 * (size_t)n;
+    struct mbs_cu_ws *cu = d->cu; /* contact force unknowns (NULL: force elements) */
+    double *rhs = cu ? cu->rhs : d->w1, *lam_s = d->rk + 4 * (size_t)n; /* lam_s: multipliers saved for a retry */
+    double *mu = lam_s + (ne > 0 ? ne : 1);               /* GGL multipliers of Phi_q v + Phi_t */
+    double *lam_pred = mu + (ne > 0 ? ne : 1);            /* predicted multipliers              */
+    double tau[MBS_BDF_HIST + 1], w[MBS_BDF_HIST + 1], we[MBS_BDF_HIST + 1];
+    int k = 1, steps_at_order = 0, fails = 0;
+    /* singular positions: max |lam| of the last accepted step with
+     * converged multipliers and its running mean (the floor of the jump test:
+     * a multiplier passing near zero, a pendulum's rod at the top, is no
+     * jump), the end time of the last step retaken for landing near one
+     * (-1: none), retakes of the current step */
+    double lam_ref = 0, lam_mean = 0, t_sing = -1;
+    double g_sing = 1; /* weights' factor for rounding noise (NOISE_C), >= 1 */
+    int sing_retakes = 0;
+    for (int i = 0; i < ne; i++) lam_ref = fmax(lam_ref, fabs(d->lam[i]));
+    lam_mean = lam_ref;
+    memcpy(d->ha, d->a, sizeof(double) * (size_t)n); /* acceleration of the last point */
+    double w0_fact = 0; /* w0 of the factorised matrix (0: none)             */
+    d->nhist = 0;
+    s_push(d, n);
+    while (d->t < T * (1 - 1e-14)) {
+        /* keep the step's end off a singular position found before: just
+         * past it by half the distance when that is a modest increase, else
+         * short of it */
+        if (t_sing > d->t && fabs(d->t + h - t_sing) < SING_MARGIN * h) {
+            double D = t_sing - d->t;
+            h = 1.5 * D <= 1.3 * h && 1.5 * D <= hmax ? 1.5 * D : 0.6 * D;
+        }
+        if (d->t + h > T || d->t + 1.01 * h > T) h = T - d->t;
+        double t1 = d->t + h;
+        /* contact force unknowns: the pairs in the system for this step (a
+         * new layout makes the factorised matrix stale) */
+        if (cu && mbs_cu_layout(m, d)) w0_fact = 0;
+        int kk = k < d->nhist ? k : d->nhist; /* order limited by history     */
+        if (kk < 1) kk = 1;
+        /* predictor: extrapolate x, v through the last kk+1 points (or a
+         * Taylor step when only one point is known) */
+        int np = d->nhist < kk + 1 ? d->nhist : kk + 1;
+        if (np <= 1) {
+            for (int i = 0; i < n; i++) {
+                xpred[i] = d->x[i] + h * d->v[i] + 0.5 * h * h * d->a[i];
+                vpred[i] = d->v[i] + h * d->a[i];
+            }
+        } else {
+            for (int j = 0; j < np; j++) tau[j] = d->th[j];
+            s_extrap(tau, np - 1, t1, we);
+            for (int i = 0; i < n; i++) {
+                double sx = 0, sv = 0;
+                for (int j = 0; j < np; j++) { sx += we[j] * d->qh[j][i]; sv += we[j] * d->vh[j][i]; }
+                xpred[i] = sx;
+                vpred[i] = sv;
+            }
+        }
+        /* multipliers extrapolated like q and v, linearly, or
+         * quadratically on a smooth stretch: order >= 4 and no contacts
+         * (they are one order less accurate than q, and jump where contact
+         * forces switch).  Starting Newton from the last step's values cost
+         * a first correction 1e4 times the tolerance and 5 iterations a
+         * step on a pendulum: the stale matrix spread it into q and v.
+         * Linear extrapolation still left a median first correction of
+         * 1.3e4 times the multipliers' weights on the N = 40 four-bar at
+         * 1e-8 (quadratic: 270): the examples' Newton iterations fell by 5
+         * to 45 %.  Quadratic at every order doubled the rejected steps of
+         * a flywheel spinning up to 240 rad/s and slowed the contact
+         * examples (block on incline +29 %). */
+        if (np >= 2) {
+            int nl = np >= 3 && kk >= 4 && !cu && m->spec->ncontact == 0 ? 3 : 2;
+            double tau2[3] = {d->th[0], d->th[1], nl > 2 ? d->th[2] : 0}, we2[3];
+            s_extrap(tau2, nl - 1, t1, we2);
+            for (int i = 0; i < ne; i++) {
+                double s2 = 0;
+                for (int j = 0; j < nl; j++) s2 += we2[j] * d->lh[j][i];
+                lam_pred[i] = s2;
+            }
+        } else {
+            memcpy(lam_pred, d->lam, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+        }
+        /* corrector weights on t1, t_n, ..., t_{n+1-kk} */
+        tau[0] = t1;
+        for (int j = 1; j <= kk; j++) tau[j] = d->th[j - 1];
+        s_weights(tau, kk, w);
+        double w0 = w[0];
+        for (int i = 0; i < n; i++) {
+            double sx = 0, sv = 0;
+            for (int j = 1; j <= kk; j++) { sx += w[j] * d->qh[j - 1][i]; sv += w[j] * d->vh[j - 1][i]; }
+            bv[i] = sx;
+            ba[i] = sv;
+        }
+        /* Newton (modified) on the GGL system: q, v from the predictor, lam
+         * from the last step, mu = 0 (it vanishes on the exact solution) */
+        memcpy(d->x, xpred, sizeof(double) * (size_t)n);
+        memcpy(d->v, vpred, sizeof(double) * (size_t)n);
+        memcpy(lam_s, d->lam, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+        memcpy(d->lam, lam_pred, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+        memset(mu, 0, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+        int converged = 0, fresh = 0, lam_conv = 0; /* lam_conv: the multipliers converged too */
+        double prev = 0, prev_qv = 0;
+        for (int attempt = 0; attempt < 2 && !converged; attempt++) {
+            if (attempt == 1) {
+                if (fresh) break; /* fresh matrix did not help: cut the step */
+                memcpy(d->x, xpred, sizeof(double) * (size_t)n);
+                memcpy(d->v, vpred, sizeof(double) * (size_t)n);
+                /* the retry starts the multipliers from the last step's:
+                 * near a degenerate kept set (Bricard's) the extrapolated
+                 * ones can send Newton away */
+                memcpy(d->lam, lam_s, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+                memset(mu, 0, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+                w0_fact = 0;
+            }
+            /* contact forces predicted by the law at the predicted state */
+            if (cu) {
+                mbs_cu_eval(m, d, d->x, d->v);
+                mbs_cu_predict(d);
+            }
+            for (int it = 0; it < maxit; it++) {
+                for (int i = 0; i < n; i++) d->a[i] = w0 * d->v[i] + ba[i];
+                mbs_cons_eval(m, d->x, t1, d->phi, d->jac);
+                if (cu) mbs_cu_eval(m, d, d->x, d->v);
+                if (w0_fact == 0 || fabs(w0 / w0_fact - 1) > 0.25) {
+                    int info = cu ? mbs_cu_build(m, d, w0, d->x, d->v, t1) : mbs_ggl_build(m, d, w0, d->x, d->v, t1);
+                    if (info == MBS_SPARSE_EFULL) {
+                        mbs_err_add(err, "", "t = %.6g: the Newton matrix with contact force unknowns has more "
+                                    "entries than its sink was sized for (internal error)", t1);
+                        return MBS_EINVAL;
+                    }
+                    if (info) {
+                        w0_fact = 0;
+                        break;
+                    }
+                    w0_fact = w0;
+                    fresh = 1;
+                } else {
+                    mbs_note_system(d, m->nggl + (cu ? cu->nf : 0));
+                }
+                /* residuals, scaled as the matrix (see the file header) */
+                double *F1 = rhs, *F2 = rhs + n, *F3 = rhs + 2 * n, *F4 = rhs + 2 * n + ne;
+                for (int i = 0; i < n; i++) F1[i] = w0 * d->x[i] + bv[i] - d->v[i];
+                for (int i = 0; i < ne; i++) d->r2[i] = d->eq_on[i] ? -mu[i] : 0;
+                mbs_cons_jtl(m, d->jac, d->r2, F1);
+                /* with force unknowns the contacts enter as - G^T f (F2) and
+                 * F5 = f - law (unscaled: its matrix block is I) */
+                if (cu) mbs_force_eval_noncontact(m, d, d->x, d->v, t1, d->Q);
+                else mbs_force_eval(m, d, d->x, d->v, t1, d->Q);
+                mbs_mass_mul(m, d->a, F2);
+                for (int i = 0; i < n; i++) F2[i] -= d->Q[i];
+                if (cu) mbs_cu_residual(m, d, F2, rhs + m->nggl);
+                for (int i = 0; i < ne; i++) d->r2[i] = d->eq_on[i] ? d->lam[i] : 0;
+                mbs_cons_jtl(m, d->jac, d->r2, F2);
+                mbs_cons_phit(m, d->x, t1, d->phit);
+                mbs_cons_jv(m, d->jac, d->v, F4);
+                for (int i = 0; i < n; i++) { F1[i] = -F1[i] / w0_fact; F2[i] = -F2[i] / w0_fact; }
+                for (int i = 0; i < ne; i++) {
+                    F3[i] = d->eq_on[i] ? -d->phi[i] : 0;
+                    F4[i] = d->eq_on[i] ? -(F4[i] + d->phit[i]) : 0;
+                }
+                if (cu) {
+                    if (mbs_cu_solve(m, d, rhs)) break;
+                } else {
+                    mbs_ggl_solve(m, d, rhs);
+                }
+                d->met.newton_iterations++;
+                /* updates; convergence measured on q, v and the scaled
+                 * multipliers (units of M v) */
+                double dn = 0;
+                for (int i = 0; i < n; i++) {
+                    d->x[i] += F1[i];
+                    d->v[i] += F2[i];
+                    dn = fmax(dn, fabs(F1[i]) / fmax(mbs_wx(d, i, fabs(d->x[i])), NEWTON_ROUND * fabs(d->x[i])));
+                    dn = fmax(dn, fabs(F2[i]) / fmax(mbs_wv(d, i, fabs(d->v[i])), NEWTON_ROUND * fabs(d->v[i])));
+                }
+                if (cu) dn = fmax(dn, mbs_cu_update(m, d, rhs + m->nggl, w0_fact, rtol, d->tol.atol_x));
+                /* the multipliers, in units of M v */
+                double dl = 0;
+                for (int i = 0; i < ne; i++) {
+                    if (!d->eq_on[i]) continue;
+                    double wt = m->mass_scale * (d->tol.atol_x + rtol * d->tol.L) + rtol * fabs(d->lam[i] / w0_fact);
+                    dl = fmax(dl, fabs(F3[i]) / wt);
+                    d->lam[i] += F3[i] * w0_fact;
+                    mu[i] += F4[i] * w0_fact;
+                }
+                if (!isfinite(dn) || !isfinite(dl)) break;
+                dn /= g_sing;
+                dl /= g_sing;
+                double all = fmax(dn, dl);
+                double rate = it > 0 && prev > 0 ? all / prev : 0, rate_qv = it > 0 && prev_qv > 0 ? dn / prev_qv : 0;
+                double dn_prev = prev_qv;
+                prev = all;
+                prev_qv = dn;
+                if (all < 1e-3 || (it > 0 && rate < 0.9 && rate / (1 - rate) * all < 0.05)) {
+                    converged = lam_conv = 1;
+                    break;
+                }
+                /* the step is decided on the positions and velocities: the
+                 * multipliers are algebraic, and near a singular position
+                 * they are undetermined along the Jacobian's left null space
+                 * (where they exert no force) and may not settle.  When q and
+                 * v have converged but the multipliers have not by the last
+                 * iteration (the balance of forces in the outputs needs them
+                 * wherever they can converge), the step is accepted and
+                 * counted.  A test on the
+                 * multipliers alone made whether the N-four-bar passes its
+                 * singular positions depend on the last bits of the BLAS
+                 * (issue 9) */
+                int qv_ok = !cu && (dn < 1e-3 || (it > 0 && rate_qv < 0.9 && rate_qv / (1 - rate_qv) * dn < 0.05));
+                /* q and v at their rounding floor near a singular position
+                 * (the degenerate components are fixed only to rounding /
+                 * sigma^2 there): two increments in a row within
+                 * NEWTON_NOISE of the weights, no longer contracting, and
+                 * the Jacobian (at the iterate) within 4 x SING_RANK_MARGIN
+                 * of a rank loss (the N = 40 four-bar's iterates stagnated
+                 * at 3-5 % of the weights at a margin of 0.039, the noise
+                 * factor just back to 1, and the run stopped there) */
+                int qv_floor = !cu && it > 0 && dn <= NEWTON_NOISE && dn_prev <= NEWTON_NOISE && rate_qv >= 0.5 &&
+                               mbs_rank_margin(m, d) < 4 * SING_RANK_MARGIN;
+                if ((qv_ok && it == maxit - 1) || qv_floor) {
+                    converged = 1;
+                    d->met.singular_steps++;
+                    break;
+                }
+                if (it > 1 && rate > 0.9 && rate_qv > 0.9) break;
+            }
+        }
+        if (converged)
+            for (int i = 0; i < n; i++) d->a[i] = w0 * d->v[i] + ba[i];
+        /* local error from the predictor-corrector difference */
+        double en = 1e10;
+        if (converged) {
+            /* first step: the Taylor predictor is one order better than
+             * BDF1, so the difference is BDF1's whole error (c = 1) */
+            double c = np <= 1 ? 1.0 : h / (t1 - d->th[np - 1]);
+            double acc = 0;
+            for (int i = 0; i < n; i++) {
+                /* positions and velocities, each against its own scale */
+                double ex = c * (d->x[i] - xpred[i]), ev = c * (d->v[i] - vpred[i]);
+                double wx = mbs_wx(d, i, fabs(d->x[i])), wv = mbs_wv(d, i, fabs(d->v[i]));
+                acc += (ex / wx) * (ex / wx) + (ev / wv) * (ev / wv);
+            }
+            en = sqrt(acc / (2.0 * (n > 0 ? n : 1)));
+            en /= g_sing;
+        }
+        /* a step ending near a singular position: its converged multipliers
+         * jumped (pole |lam| ~ F / sigma); retaken with half the step, and
+         * later steps keep off that time */
+        int sing_land = 0;
+        if (converged && lam_conv && !cu && sing_retakes < SING_RETRIES && lam_ref > 0) {
+            double lm = 0;
+            for (int i = 0; i < ne; i++) lm = fmax(lm, fabs(d->lam[i]));
+            /* and the Jacobian (at the last iterate) near a rank loss: a
+             * multiplier may jump for other reasons (a sudden load) */
+            sing_land = lm > SING_LAM_JUMP * fmax(lam_ref, lam_mean) && mbs_rank_margin(m, d) < SING_RANK_MARGIN;
+        }
+        if (sing_land) {
+            d->met.rejected_steps++;
+            sing_retakes++;
+            t_sing = t1;
+            memcpy(d->x, d->qh[0], sizeof(double) * (size_t)n);
+            memcpy(d->v, d->vh[0], sizeof(double) * (size_t)n);
+            memcpy(d->a, d->ha, sizeof(double) * (size_t)n);
+            memcpy(d->lam, lam_s, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+            h *= 0.5;
+            w0_fact = 0;
+        } else if (converged && en <= 1.0) {
+            /* accept */
+            memcpy(d->xp, d->qh[0], sizeof(double) * (size_t)n);
+            memcpy(d->vp, d->vh[0], sizeof(double) * (size_t)n);
+            d->tp = d->th[0];
+            /* ap: acceleration of the previous point kept in d->ha */
+            memcpy(d->ap, d->ha, sizeof(double) * (size_t)n);
+            sing_retakes = 0;
+            if (lam_conv) {
+                double lm = 0;
+                for (int i = 0; i < ne; i++) lm = fmax(lm, fabs(d->lam[i]));
+                /* mean over about the last 20 steps, a pole's values capped */
+                lam_mean += 0.05 * (fmin(lm, SING_LAM_JUMP * fmax(lam_mean, lam_ref)) - lam_mean);
+                lam_ref = lm;
+            }
+            d->t = t1 >= T * (1 - 1e-14) ? T : t1;
+            d->met.steps++;
+            mbs_note_error(d, en);
+            if (kk > d->met.order_max_used) d->met.order_max_used = kk;
+            /* order selection from backward differences (after kk+1 steps at
+             * this order and with enough history) */
+            double rk = pow(fmax(en, 1e-10), -1.0 / (kk + 1));
+            int knew = kk;
+            steps_at_order++;
+            if (steps_at_order > kk + 1 && d->nhist >= kk + 2) {
+                double eminus = kk > 1 ? s_diff_norm(d, n, kk, d->x, d->v) / kk : 1e30;
+                double eplus = kk < kmax && d->nhist >= kk + 2 ? s_diff_norm(d, n, kk + 2, d->x, d->v) / (kk + 2) : 1e30;
+                double rminus = kk > 1 ? pow(fmax(eminus, 1e-10), -1.0 / kk) : 0;
+                double rplus = kk < kmax ? pow(fmax(eplus, 1e-10), -1.0 / (kk + 2)) : 0;
+                if (rminus > rk && rminus >= rplus) { knew = kk - 1; rk = rminus; }
+                else if (rplus > 1.2 * rk) { knew = kk + 1; rk = rplus; }
+                if (knew != kk) steps_at_order = 0;
+            }
+            k = knew;
+            /* leaving a singular position: the noise factor follows */
+            if (g_sing > 1) g_sing = s_noise_gain(m, d, rtol);
+            s_push(d, n);
+            memcpy(d->ha, d->a, sizeof(double) * (size_t)n);
+            fails = 0;
+            int rc = mbs_step_done(m, d, run, err);
+            if (rc) return rc;
+            /* step: grow only by a clear margin (keeps the matrix fresh) */
+            double fac = 0.9 * rk;
+            if (fac >= 1.5) h *= fmin(fac, 2.0);
+            else if (fac < 1.0) h *= fmax(0.5, fac);
+        } else {
+            d->met.rejected_steps++;
+            fails++;
+            memcpy(d->x, d->qh[0], sizeof(double) * (size_t)n);
+            memcpy(d->v, d->vh[0], sizeof(double) * (size_t)n);
+            memcpy(d->a, d->ha, sizeof(double) * (size_t)n);
+            memcpy(d->lam, lam_s, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+            /* a rejection may come from rounding noise near a singular
+             * position (rank margin at the step's last iterate) */
+            double g_new = !cu && rtol < NOISE_RTOL ? s_noise_gain(m, d, rtol) : 1.0;
+            int noise = g_new > 1.5 * g_sing;
+            g_sing = fmax(g_sing, g_new);
+            /* a noise rejection retakes the same step with the new weights */
+            if (!noise) h *= converged ? fmax(0.2, 0.9 * pow(en, -1.0 / (kk + 1))) : 0.25;
+            if (fails >= 2) {
+                /* back to order 1; near a singular position (rank margin of
+                 * the last accepted point) down by one, to 1 after a third
+                 * rejection */
+                int gentle = fails < 3 && kk > 1;
+                if (gentle) {
+                    mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
+                    gentle = mbs_rank_margin(m, d) < SING_RANK_MARGIN;
+                }
+                k = gentle ? kk - 1 : 1;
+                steps_at_order = 0;
+            }
+            /* Newton failed where the mechanism has redundant equations:
+             * the kept set may have degenerated (Bricard's at theta1 =
+             * pi/2, a regular position); choose it again at the last
+             * accepted point, whose multipliers start the retry */
+            if (!converged && !cu && d->rep.redundant > 0) {
+                mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
+                if (mbs_reselect_redundant(m, d)) {
+                    d->met.reselections++;
+                    for (int i = 0; i < ne; i++)
+                        if (!d->eq_on[i]) for (int j = 0; j < d->nhist; j++) d->lh[j][i] = 0;
+                }
+            }
+            w0_fact = 0;
+        }
+        h = fmin(h, hmax);
+        if (h < hmin && d->t < T * (1 - 1e-14)) {
+            mbs_err_add(err, "", "t = %.6g: step size %.3g below solver.min_step (Newton %s); the mechanism may "
+                        "lock up or the solution diverges", d->t, h, converged ? "converged" : "failed");
+            return MBS_EDIVERGE;
+        }
+    }
+    return 0;
+}

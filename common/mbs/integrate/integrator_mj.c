@@ -1,0 +1,912 @@
+/*
+ * integrator_mj.c - Moreau-Jean time stepping for rigid contacts (issue 3):
+ * impulse-velocity complementarity on the natural coordinates, theta = 1/2
+ * (midpoint) for the positions (Moreau 1988; Jean 1999; Acary & Brogliato,
+ * "Numerical Methods for Nonsmooth Dynamical Systems", 2008, ch. 10).
+ *
+ * One step of size h from (q0, v0, t0):
+ *   q_m = q0 + h/2 v0,  t_m = t0 + h/2;   Q = Q(q_m, v0, t_m)
+ *   free velocity (bilateral constraints at q_m, Phi_q v + Phi_t = 0):
+ *       [M Phi_q^T; Phi_q 0] [v_f; mu] = [M v0 + h Q; -Phi_t]
+ *   contact points at q_m (gap g, normal and tangent rows G), impulses
+ *   Lambda from the complementarity problem below, v1 = v_f + sum B_i Lambda_i
+ *   with B_i = M~^-1 G_i^T (the constrained inverse: KKT solves with the
+ *   right-hand side [G_i^T; 0]);
+ *   q1 = q_m + h/2 v1, then mass-orthogonal projections of q1 onto Phi = 0
+ *   and of v1 onto Phi_q v + Phi_t = 0 (simplified Newton with the KKT
+ *   factors of q_m), a = (v1 - v0) / h for the output sampler.
+ *
+ * Index set and targets (docs/contacts.md, "Moreau-Jean time stepping"): a
+ * point with gamma^- = G_n v0 belongs to the index set I when it touches at
+ * q_m (g <= 0) or is predicted to close within the half step
+ * (g + h/2 gamma^- <= 0); it then obeys Newton's law
+ *   0 <= Lambda_n  _|_  gamma^+ + e min(gamma^-, 0) >= 0.
+ * Any other point in the system obeys the end-of-step non-penetration
+ *   0 <= Lambda_n  _|_  gamma^+ + 2 g / h >= 0,
+ * which is slack (Lambda_n = 0) unless the impulses of the other contacts
+ * drive the point towards the contact faster than 2 g / h; a pair outside
+ * the deactivation active set has g above twice the travel of the fastest
+ * point in a step, so it stays at Lambda = 0 and leaves every other impulse
+ * unchanged (projected Gauss-Seidel visits it without changing anything):
+ * deactivation on and off give the same motion.
+ *
+ * Friction: one tangent in the plane (exact Coulomb |Lambda_t| <= mu
+ * Lambda_n), two in space with the box |Lambda_ti| <= mu Lambda_n (a
+ * pyramid circumscribing the cone; documented polyhedral approximation).
+ *
+ * Solvers: Lemke (lcp.c) on the standard LCP with friction directions +-t_i
+ * and one slack per tangent (Stewart & Trinkle 1996; Anitescu & Potra
+ * 1997) when that LCP has at most solver.lcp_lemke_max unknowns (auto or
+ * lemke), else projected Gauss-Seidel in velocity form: w_i = G_i v + b_i,
+ * v += B_i dLambda_i, without forming the Delassus matrix W = G M~^-1 G^T,
+ * optionally regularised (solver.lcp_regularization: W + eps diag W).
+ *
+ * Cost: the KKT matrix is block diagonal over the islands of variables
+ * linked by bodies and equations (a free body is an island); each island
+ * small enough is factorised densely, the others through the model's banded
+ * KKT matrix.  B_i is non-zero only on the islands of the pair's two bodies,
+ * so a box of N free balls costs O(N + number of contacts) per PGS sweep.
+ * Everything is sized by mbs_mj_ws_new at data creation.
+ */
+#include "mbs/integrate/integrators.h"
+#include "mbs/contact/contact_rigid.h"
+#include "mbs/linalg/lcp.h"
+#include "mbs/analysis/system.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/dynamics/force.h"
+#include "mbs/model/clock.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define S_ISL_DENSE_MAX 240 /* islands above this size use the banded KKT */
+
+/* Regularised PGS (solver.lcp_regularization > 0): the fraction of a
+ * persistent contact's penetration removed per step (the error reduction of
+ * ODE's soft constraints; docs/contacts.md). */
+#define S_REG_BETA 0.2
+
+struct mbs_mj_ws {
+    /* islands: variables linked by bodies and equations */
+    int nisl;
+    int *var_isl, *var_loc;    /* (n) island and place in it                  */
+    int *eq_loc;               /* (ne) place among its island's equations     */
+    int *isl_vptr, *isl_var;   /* (nisl + 1), (n): variables of each island   */
+    int *isl_eptr, *isl_eq;    /* (nisl + 1), (ne): its equations             */
+    mbs_mat *isl_mat;          /* (nisl) dense KKT matrices (n = 0: large)    */
+    int any_large;
+    int bufmax;
+    double *kbuf;              /* (nkkt) global right-hand side              */
+    double *ibuf;              /* (bufmax) island right-hand side            */
+    /* pairs */
+    int *pair_isl;             /* (2 nc) islands of the pair's bodies, -1     */
+    int *pair_blen;            /* (nc) length of a B column of the pair       */
+    int *pair_slot;            /* (nc) first warm-start slot of the pair      */
+    long *pair_lstep;          /* (nc) last step the pair was in the system   */
+    long *pair_istep;          /* (nc) last step the pair was in the index set */
+    double *lam_n_prev;        /* (cap) normal impulse per (pair, point)      */
+    double *lam_prev;          /* (3 cap) friction impulse (world) per point  */
+    /* the points of the current step */
+    int cap;                   /* sum of the pairs' largest point counts       */
+    mbs_rpoint *pt;            /* (cap)                                      */
+    long *boff;                /* (cap) offset of the point's B columns       */
+    double *bstore;            /* B columns                                   */
+    double *lam, *qf, *bt, *wd;/* (3 cap) impulses, G v_f, targets, W_ii      */
+    double *gam0;              /* (cap) gamma^- = G_n v0                      */
+    double *cg_p, *cg_l0;      /* (3 cap) NNCG direction, sweep change        */
+    /* Lemke */
+    int nl;                    /* largest Lemke LCP                            */
+    double *lM, *lq, *lz, *lw, *lWc;
+    int *lcomp;                /* (nl) component of a Lemke unknown, sign     */
+    void *lwork;
+    /* vectors */
+    double *xm, *vf, *tmp, *mv; /* (n)                                       */
+    long nlemke, npgs;
+    /* the last accepted step, for the reaction recovery */
+    int np_last, ncomp_last;
+    double h_last;
+};
+
+/* ---- workspace --------------------------------------------------------------------------- */
+
+static int s_find(int *p, int i)
+{
+    while (p[i] != i) { p[i] = p[p[i]]; i = p[i]; }
+    return i;
+}
+
+static void s_union(int *p, int a, int b)
+{
+    a = s_find(p, a);
+    b = s_find(p, b);
+    if (a != b) p[a < b ? b : a] = a < b ? a : b;
+}
+
+/* Island of body b (its first variable), -1 for the ground or a fixed body. */
+static int s_body_isl(const mbs_model *m, const mbs_mj_ws *w, int b)
+{
+    if (b < 0) return -1;
+    for (int s = 0; s < m->nb; s++)
+        if (m->body[b].var[s] >= 0) return w->var_isl[m->body[b].var[s]];
+    return -1;
+}
+
+static int s_islands(const mbs_model *m, mbs_mj_ws *w)
+{
+    int n = m->nvar, ne = m->neq;
+    int *p = malloc(sizeof(int) * (size_t)(n + 1)), *id = malloc(sizeof(int) * (size_t)(n + 1));
+    if (!p || !id) { free(p); free(id); return -1; }
+    for (int i = 0; i < n; i++) p[i] = i;
+    for (int b = 0; b < m->nbody; b++) {
+        int first = -1;
+        for (int s = 0; s < m->nb; s++) {
+            int v = m->body[b].var[s];
+            if (v < 0) continue;
+            if (first < 0) first = v; else s_union(p, first, v);
+        }
+    }
+    for (int r = 0; r < ne; r++)
+        for (int a = 1; a < m->eq[r].nnz; a++) s_union(p, m->eq[r].cols[0], m->eq[r].cols[a]);
+    /* number the islands by their smallest variable */
+    w->nisl = 0;
+    for (int i = 0; i < n; i++) id[i] = -1;
+    for (int i = 0; i < n; i++) {
+        int r = s_find(p, i);
+        if (id[r] < 0) id[r] = w->nisl++;
+        w->var_isl[i] = id[r];
+    }
+    free(p);
+    free(id);
+    int ni = w->nisl;
+    w->isl_vptr = calloc((size_t)ni + 1, sizeof(int));
+    w->isl_eptr = calloc((size_t)ni + 1, sizeof(int));
+    w->isl_mat = calloc((size_t)ni + 1, sizeof(mbs_mat));
+    if (!w->isl_vptr || !w->isl_eptr || !w->isl_mat) return -1;
+    for (int i = 0; i < n; i++) w->var_loc[i] = w->isl_vptr[w->var_isl[i] + 1]++;
+    for (int r = 0; r < ne; r++) {
+        w->eq_loc[r] = -1;
+        if (m->eq[r].nnz > 0) w->eq_loc[r] = w->isl_eptr[w->var_isl[m->eq[r].cols[0]] + 1]++;
+    }
+    for (int k = 0; k < ni; k++) {
+        w->isl_vptr[k + 1] += w->isl_vptr[k];
+        w->isl_eptr[k + 1] += w->isl_eptr[k];
+    }
+    for (int i = 0; i < n; i++) w->isl_var[w->isl_vptr[w->var_isl[i]] + w->var_loc[i]] = i;
+    for (int r = 0; r < ne; r++)
+        if (w->eq_loc[r] >= 0) w->isl_eq[w->isl_eptr[w->var_isl[m->eq[r].cols[0]]] + w->eq_loc[r]] = r;
+    /* dense factors for the small islands */
+    w->bufmax = 1;
+    for (int k = 0; k < ni; k++) {
+        int N = w->isl_vptr[k + 1] - w->isl_vptr[k] + w->isl_eptr[k + 1] - w->isl_eptr[k];
+        if (N > w->bufmax) w->bufmax = N;
+        if (N > S_ISL_DENSE_MAX) { w->any_large = 1; continue; }
+        if (mbs_mat_init(&w->isl_mat[k], MBS_MAT_GEN, N, N - 1, N - 1)) return -1;
+    }
+    return 0;
+}
+
+int mbs_mj_ws_new(const mbs_model *m, mbs_data *d)
+{
+    int n = m->nvar, ne = m->neq, nc = m->spec->ncontact, nn = n > 0 ? n : 1;
+    mbs_mj_ws *w = calloc(1, sizeof *w);
+    if (!w) return -1;
+    d->mj = w;
+    int ok = 1;
+#define ALLOC(p, cnt) do { (p) = calloc((size_t)(cnt), sizeof *(p)); ok &= (p) != NULL; } while (0)
+    ALLOC(w->var_isl, nn); ALLOC(w->var_loc, nn); ALLOC(w->eq_loc, ne + 1);
+    ALLOC(w->isl_var, nn); ALLOC(w->isl_eq, ne + 1);
+    ALLOC(w->kbuf, m->nkkt + 1);
+    ALLOC(w->xm, nn); ALLOC(w->vf, nn); ALLOC(w->tmp, nn); ALLOC(w->mv, nn);
+    if (!ok || s_islands(m, w)) return -1;
+    ALLOC(w->ibuf, w->bufmax);
+    ALLOC(w->pair_isl, 2 * nc + 1); ALLOC(w->pair_blen, nc + 1); ALLOC(w->pair_slot, nc + 1);
+    ALLOC(w->pair_lstep, nc + 1); ALLOC(w->pair_istep, nc + 1);
+    if (!ok) return -1;
+    /* pairs: islands of their bodies, B column length, point capacity */
+    long bcap = 0;
+    for (int k = 0; k < nc; k++) {
+        w->pair_lstep[k] = w->pair_istep[k] = -10;
+        w->pair_slot[k] = w->cap;
+        if (m->spec->contacts[k].law != MBS_LAW_RIGID) continue;
+        int ia = s_body_isl(m, w, m->spec->shapes[m->spec->contacts[k].shape[0]].body);
+        int ib = s_body_isl(m, w, m->spec->shapes[m->spec->contacts[k].shape[1]].body);
+        if (ia < 0 || ia == ib) { ia = ib; ib = -1; }
+        w->pair_isl[2 * k] = ia;
+        w->pair_isl[2 * k + 1] = ib;
+        int len = 0;
+        for (int s = 0; s < 2; s++) {
+            int I = w->pair_isl[2 * k + s];
+            if (I >= 0) len += w->isl_vptr[I + 1] - w->isl_vptr[I];
+        }
+        w->pair_blen[k] = len;
+        int np = mbs_rigid_max_points(m, k);
+        w->cap += np;
+        bcap += 3L * np * len;
+    }
+    int cap = w->cap > 0 ? w->cap : 1;
+    ALLOC(w->lam_prev, 3 * cap); ALLOC(w->lam_n_prev, cap); ALLOC(w->pt, cap); ALLOC(w->boff, cap); ALLOC(w->bstore, bcap + 1);
+    ALLOC(w->lam, 3 * cap); ALLOC(w->qf, 3 * cap); ALLOC(w->bt, 3 * cap); ALLOC(w->wd, 3 * cap);
+    ALLOC(w->gam0, cap); ALLOC(w->cg_p, 3 * cap); ALLOC(w->cg_l0, 3 * cap);
+    /* Lemke: at most 7 unknowns per point (normal, 2 x 2 directions, 2 slacks) */
+    int lmax = m->spec->solver.lcp_lemke_max > 0 ? m->spec->solver.lcp_lemke_max : 60;
+    w->nl = 7 * cap < lmax ? 7 * cap : lmax;
+    ALLOC(w->lM, (size_t)w->nl * w->nl); ALLOC(w->lWc, (size_t)w->nl * w->nl);
+    ALLOC(w->lq, w->nl); ALLOC(w->lz, w->nl); ALLOC(w->lw, w->nl); ALLOC(w->lcomp, w->nl);
+#undef ALLOC
+    w->lwork = malloc(mbs_lcp_lemke_worksize(w->nl));
+    if (!ok || !w->lwork) return -1;
+    return 0;
+}
+
+void mbs_mj_ws_free(mbs_data *d)
+{
+    mbs_mj_ws *w = d->mj;
+    if (!w) return;
+    for (int k = 0; w->isl_mat && k < w->nisl; k++) mbs_mat_free(&w->isl_mat[k]);
+    free(w->var_isl); free(w->var_loc); free(w->eq_loc); free(w->isl_vptr); free(w->isl_var);
+    free(w->isl_eptr); free(w->isl_eq); free(w->isl_mat); free(w->kbuf); free(w->ibuf);
+    free(w->pair_isl); free(w->pair_blen); free(w->pair_slot); free(w->pair_lstep); free(w->pair_istep);
+    free(w->lam_prev); free(w->lam_n_prev); free(w->pt); free(w->boff); free(w->bstore);
+    free(w->lam); free(w->qf); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0);
+    free(w->lM); free(w->lWc); free(w->lq); free(w->lz); free(w->lw); free(w->lcomp); free(w->lwork);
+    free(w->xm); free(w->vf); free(w->tmp); free(w->mv);
+    free(w);
+    d->mj = NULL;
+}
+
+/* ---- island KKT systems ---------------------------------------------------------------- */
+
+/* Build and factor the dense KKT matrices of the small islands with the
+ * Jacobian in d->jac (and the banded global one when an island is large).
+ * 0 or the LAPACK info of the first singular island. */
+static int s_factor(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, const double *x, double t)
+{
+    int n = m->nvar;
+    if (w->any_large) {
+        int info = mbs_kkt_build(m, d, 1.0, 0, 0, 0, NULL, x, d->v, t);
+        if (info) return info;
+    }
+    for (int I = 0; I < w->nisl; I++) {
+        mbs_mat *A = &w->isl_mat[I];
+        if (A->n == 0) continue;
+        int nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
+        mbs_mat_zero(A);
+        for (int a = w->isl_vptr[I]; a < w->isl_vptr[I + 1]; a++) {
+            int i = w->isl_var[a];
+            for (int k = m->M_ptr[i]; k < m->M_ptr[i + 1]; k++)
+                mbs_mat_add(A, w->var_loc[i], w->var_loc[m->M_col[k]], m->M_val[k]);
+        }
+        for (int a = w->isl_eptr[I]; a < w->isl_eptr[I + 1]; a++) {
+            int r = w->isl_eq[a], pr = nv + w->eq_loc[r];
+            if (!d->eq_on[r]) { mbs_mat_add(A, pr, pr, 1.0); continue; }
+            const mbs_eq *e = &m->eq[r];
+            const double *row = d->jac + (e->cols - m->colpool);
+            for (int c = 0; c < e->nnz; c++) {
+                int pc = w->var_loc[e->cols[c]];
+                mbs_mat_add(A, pr, pc, row[c]);
+                mbs_mat_add(A, pc, pr, row[c]);
+            }
+        }
+        int info = mbs_mat_factor(A);
+        d->met.factorizations++;
+        if (info) return info;
+    }
+    (void)n;
+    return 0;
+}
+
+/* Solve island I's KKT system in place: buf = [variables; equations] in the
+ * island's local order. */
+static void s_isl_solve(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int I, double *buf)
+{
+    if (w->isl_mat[I].n > 0) { mbs_mat_solve(&w->isl_mat[I], buf); return; }
+    /* a large island: through the banded KKT matrix of the whole model */
+    int n = m->nvar, nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
+    memset(w->kbuf, 0, sizeof(double) * (size_t)m->nkkt);
+    for (int a = 0; a < nv; a++) w->kbuf[w->isl_var[w->isl_vptr[I] + a]] = buf[a];
+    for (int a = w->isl_eptr[I]; a < w->isl_eptr[I + 1]; a++) w->kbuf[n + w->isl_eq[a]] = buf[nv + a - w->isl_eptr[I]];
+    mbs_kkt_solve(m, d, w->kbuf);
+    for (int a = 0; a < nv; a++) buf[a] = w->kbuf[w->isl_var[w->isl_vptr[I] + a]];
+    for (int a = w->isl_eptr[I]; a < w->isl_eptr[I + 1]; a++) buf[nv + a - w->isl_eptr[I]] = w->kbuf[n + w->isl_eq[a]];
+}
+
+/* y = M~^-1-type solve of every island: y_v from [fv; fe] with fv (n) in
+ * variable order and fe (ne) in equation order; y (n) receives the
+ * velocity part. */
+static void s_solve_all(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, const double *fv, const double *fe,
+                        double *y)
+{
+    for (int I = 0; I < w->nisl; I++) {
+        int nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
+        double *buf = w->ibuf;
+        for (int a = 0; a < nv; a++) buf[a] = fv ? fv[w->isl_var[w->isl_vptr[I] + a]] : 0;
+        for (int a = w->isl_eptr[I]; a < w->isl_eptr[I + 1]; a++) {
+            int r = w->isl_eq[a];
+            buf[nv + a - w->isl_eptr[I]] = d->eq_on[r] ? fe[r] : 0;
+        }
+        s_isl_solve(m, d, w, I, buf);
+        for (int a = 0; a < nv; a++) y[w->isl_var[w->isl_vptr[I] + a]] = buf[a];
+    }
+}
+
+/* ---- contact points, B columns ------------------------------------------------------------ */
+
+/* Value of point i's B column c at variable var (0 outside its islands). */
+static double s_bval(const mbs_mj_ws *w, int i, int c, int var)
+{
+    int k = w->pt[i].pair, I = w->var_isl[var];
+    const double *B = w->bstore + w->boff[i] + (long)c * w->pair_blen[k];
+    if (I == w->pair_isl[2 * k]) return B[w->var_loc[var]];
+    if (I == w->pair_isl[2 * k + 1]) return B[w->isl_vptr[w->pair_isl[2 * k] + 1] - w->isl_vptr[w->pair_isl[2 * k]] +
+                                              w->var_loc[var]];
+    return 0;
+}
+
+/* Compute point i's B columns for its ncomp components (KKT solves on the
+ * pair's islands). */
+static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int ncomp)
+{
+    const mbs_rpoint *P = &w->pt[i];
+    int k = P->pair;
+    const int *vars = m->cfel[k].vars;
+    for (int c = 0; c < ncomp; c++) {
+        double *B = w->bstore + w->boff[i] + (long)c * w->pair_blen[k];
+        int off = 0;
+        for (int s = 0; s < 2; s++) {
+            int I = w->pair_isl[2 * k + s];
+            if (I < 0) continue;
+            int nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
+            int N = nv + w->isl_eptr[I + 1] - w->isl_eptr[I];
+            memset(w->ibuf, 0, sizeof(double) * (size_t)N);
+            for (int j = 0; j < P->nv; j++)
+                if (w->var_isl[vars[j]] == I) w->ibuf[w->var_loc[vars[j]]] += P->G[c][j];
+            s_isl_solve(m, d, w, I, w->ibuf);
+            memcpy(B + off, w->ibuf, sizeof(double) * (size_t)nv);
+            off += nv;
+        }
+    }
+}
+
+/* G_c . v over the pair's variables. */
+static double s_gdot(const mbs_model *m, const mbs_rpoint *P, int c, const double *v)
+{
+    const int *vars = m->cfel[P->pair].vars;
+    double s = 0;
+    for (int j = 0; j < P->nv; j++) s += P->G[c][j] * v[vars[j]];
+    return s;
+}
+
+/* v += dl * B (point i, component c). */
+static void s_vadd(const mbs_mj_ws *w, int i, int c, double dl, double *v)
+{
+    int k = w->pt[i].pair;
+    const double *B = w->bstore + w->boff[i] + (long)c * w->pair_blen[k];
+    for (int s = 0; s < 2; s++) {
+        int I = w->pair_isl[2 * k + s];
+        if (I < 0) continue;
+        int nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
+        const int *iv = w->isl_var + w->isl_vptr[I];
+        for (int a = 0; a < nv; a++) v[iv[a]] += dl * B[a];
+        B += nv;
+    }
+}
+
+/* ---- the complementarity problem ------------------------------------------------------------ */
+
+/* One projected Gauss-Seidel sweep in velocity form over the np points in
+ * order (pair id, then point): w_i = G_i v + b_i, Lambda_i <- proj(Lambda_i
+ * - w_i / W_ii), v += B_i dLambda_i.  With the regularisation eps > 0
+ * (constraint force mixing) each row solves
+ *     w_i + eps W_ii Lambda_i  (complementary to Lambda_i's bounds),
+ * i.e. the LCP of W + eps diag(W): Lambda_i <- proj(Lambda_i - (w_i + eps
+ * W_ii Lambda_i) / ((1 + eps) W_ii)).  Returns the largest velocity change
+ * of an update, |dLambda| (1 + eps) W_ii. */
+static double s_sweep(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double eps, double *v)
+{
+    double dmax = 0;
+    for (int i = 0; i < np; i++) {
+        const mbs_rpoint *P = &w->pt[i];
+        double mu = m->spec->contacts[P->pair].friction;
+        int nc = mu > 0 ? ncomp : 1;
+        for (int c = 0; c < nc; c++) {
+            int ic = 3 * i + c;
+            if (!(w->wd[ic] > 0)) continue;
+            /* an open contact (no normal impulse) has no friction */
+            if (c > 0 && w->lam[3 * i] == 0 && w->lam[ic] == 0) continue;
+            double wii = (1 + eps) * w->wd[ic];
+            double wv = s_gdot(m, P, c, v) + w->bt[ic] + eps * w->wd[ic] * w->lam[ic];
+            double l = w->lam[ic] - wv / wii;
+            if (c == 0) l = l > 0 ? l : 0;
+            else {
+                double hi = mu * w->lam[3 * i];
+                l = l > hi ? hi : l < -hi ? -hi : l;
+            }
+            double dl = l - w->lam[ic];
+            if (dl == 0) continue;
+            s_vadd(w, i, c, dl, v);
+            w->lam[ic] = l;
+            if (fabs(dl) * wii > dmax) dmax = fabs(dl) * wii;
+        }
+    }
+    return dmax;
+}
+
+/* Projected Gauss-Seidel in velocity form on v (in: v_f + B Lambda for the
+ * starting Lambda; out: v1), accelerated by the nonsmooth nonlinear
+ * conjugate gradient method (NNCG; Silcowitz, Niebe & Erleben, "A
+ * nonsmooth nonlinear conjugate gradient method for interactive contact
+ * force problems", The Visual Computer 26, 2010): with the sweep's change
+ * d_k = Lambda_(k+1) - Lambda_k (minus a gradient), beta = |d_k|^2 /
+ * |d_(k-1)|^2 in the norm weighted by W_ii (unit-free: a velocity times an
+ * impulse), Lambda += beta p and p = d_k + beta p; beta > 1 restarts (p =
+ * 0).  Stops after a plain sweep whose largest update changes a velocity by
+ * at most lcp_tolerance times the velocity scale, so the result is always
+ * a projected Gauss-Seidel iterate (impulses within their bounds).  With
+ * solver.lcp_regularization = eps > 0 the iteration solves the LCP of
+ * W + eps diag(W) (see s_sweep): strongly monotone, so the impulses are
+ * unique even when W is singular (hyperstatic piles) and Gauss-Seidel
+ * converges linearly; the unregularised conditions then hold up to the
+ * velocity eps W_ii |Lambda_i| per row (docs/contacts.md).  Points
+ * whose impulse stays 0 have d = p = 0 and leave every sum unchanged
+ * (deactivation on and off stay identical).  Returns the sweeps used, or
+ * -1 at the limit. */
+static int s_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vscale, double *v)
+{
+    const mbs_solver_spec *o = &m->spec->solver;
+    double tol = (o->lcp_tolerance > 0 ? o->lcp_tolerance : 1e-10) * vscale;
+    int maxit = o->lcp_max_iterations > 0 ? o->lcp_max_iterations : 2000;
+    double *p = w->cg_p, *d = w->cg_l0, rprev = 0, eps = o->lcp_regularization;
+    int N = 3 * np;
+    for (int it = 1; it <= maxit; it++) {
+        memcpy(d, w->lam, sizeof(double) * (size_t)N);
+        if (s_sweep(m, w, np, ncomp, eps, v) <= tol) return it;
+        if (it == maxit) break;
+        /* the sweep's change and its W-weighted norm */
+        double r = 0;
+        for (int k = 0; k < N; k++) {
+            d[k] = w->lam[k] - d[k];
+            r += (1 + eps) * w->wd[k] * d[k] * d[k];
+        }
+        double beta = it == 1 || rprev == 0 ? 0 : r / rprev;
+        rprev = r;
+        if (beta > 1) beta = 0;
+        /* momentum along the previous direction, new direction */
+        for (int i = 0; i < np; i++)
+            for (int c = 0; c < ncomp; c++) {
+                int k = 3 * i + c;
+                if (beta > 0 && p[k] != 0) {
+                    w->lam[k] += beta * p[k];
+                    s_vadd(w, i, c, beta * p[k], v);
+                }
+                p[k] = d[k] + beta * p[k];
+            }
+    }
+    return -1;
+}
+
+/* Lemke on the standard LCP with friction directions: per point the
+ * unknowns (Lambda_n, beta_1+, beta_1-, [beta_2+, beta_2-], s_1, [s_2]) with
+ * Lambda_tj = beta_j+ - beta_j-,
+ *   w_n   = W_nn Lambda_n + sum W_nt Lambda_t + q_n           _|_ Lambda_n
+ *   w_j+- = +-(W_tn Lambda_n + W_tt Lambda_t + q_tj) + s_j    _|_ beta_j+-
+ *   w_sj  = mu Lambda_n - beta_j+ - beta_j-                    _|_ s_j
+ * (Stewart & Trinkle 1996; one slack per tangent gives the box
+ * |Lambda_tj| <= mu Lambda_n; in the plane it is exact Coulomb).  Fills
+ * w->lam for the np points; returns the lcp.c code, or -3 when the problem
+ * is larger than the Lemke capacity (nothing changed). */
+static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
+{
+    int ntan = ncomp - 1, C = 0, L = 0;
+    for (int i = 0; i < np; i++) {
+        int fr = m->spec->contacts[w->pt[i].pair].friction > 0;
+        C += fr ? ncomp : 1;
+        L += fr ? 1 + 3 * ntan : 1;
+    }
+    if (L > w->nl || L == 0) return -3;
+    /* the components in order (comp = 3 i + c) and their Delassus matrix
+     * Wc[r + C b] = G_r B_b, one scattered B column at a time */
+    int *comp = w->lcomp;
+    double *Wc = w->lWc, *qc = w->lw, *M = w->lM, *q = w->lq;
+    int a = 0;
+    for (int i = 0; i < np; i++) {
+        int nc = m->spec->contacts[w->pt[i].pair].friction > 0 ? ncomp : 1;
+        for (int c = 0; c < nc; c++) comp[a++] = 3 * i + c;
+    }
+    for (int b = 0; b < C; b++) {
+        memset(w->tmp, 0, sizeof(double) * (size_t)m->nvar);
+        s_vadd(w, comp[b] / 3, comp[b] % 3, 1.0, w->tmp);
+        for (int r = 0; r < C; r++) Wc[r + C * b] = s_gdot(m, &w->pt[comp[r] / 3], comp[r] % 3, w->tmp);
+    }
+    for (int r = 0; r < C; r++) qc[r] = w->qf[comp[r]] + w->bt[comp[r]];
+    memset(M, 0, sizeof(double) * (size_t)L * (size_t)L);
+    /* rows: point i's unknowns start at ur (components at cr); x = 0 is the
+     * normal, x = 1 + 2 j (+t_j) and 2 + 2 j (-t_j) the directions */
+    int ur = 0, cr = 0;
+    for (int i = 0; i < np; i++) {
+        double mu = m->spec->contacts[w->pt[i].pair].friction;
+        int nti = mu > 0 ? ntan : 0;
+        for (int x = 0; x < 1 + 2 * nti; x++) {
+            int row = ur + x, crow = cr + (x == 0 ? 0 : 1 + (x - 1) / 2);
+            double srow = x == 0 || (x - 1) % 2 == 0 ? 1 : -1;
+            q[row] = srow * qc[crow];
+            int uc = 0, cc = 0;
+            for (int j = 0; j < np; j++) {
+                int ntj = m->spec->contacts[w->pt[j].pair].friction > 0 ? ntan : 0;
+                for (int y = 0; y < 1 + 2 * ntj; y++) {
+                    int ccol = cc + (y == 0 ? 0 : 1 + (y - 1) / 2);
+                    double scol = y == 0 || (y - 1) % 2 == 0 ? 1 : -1;
+                    M[row + L * (uc + y)] = srow * scol * Wc[crow + C * ccol];
+                }
+                uc += 1 + 3 * ntj;
+                cc += 1 + ntj;
+            }
+        }
+        /* slack couplings */
+        for (int j = 0; j < nti; j++) {
+            int up = ur + 1 + 2 * j, um = up + 1, us = ur + 1 + 2 * nti + j;
+            M[up + L * us] = 1;
+            M[um + L * us] = 1;
+            M[us + L * ur] = mu;
+            M[us + L * up] = -1;
+            M[us + L * um] = -1;
+            q[us] = 0;
+        }
+        ur += 1 + 3 * nti;
+        cr += 1 + nti;
+    }
+    mbs_lcp_opts opt;
+    memset(&opt, 0, sizeof opt);
+    int rc = mbs_lcp_lemke(L, M, q, w->lz, NULL, &opt, w->lwork, NULL);
+    if (rc != MBS_LCP_SOLVED) return rc;
+    /* impulses from the Lemke unknowns */
+    int u = 0;
+    for (int i = 0; i < np; i++) {
+        int nti = m->spec->contacts[w->pt[i].pair].friction > 0 ? ntan : 0;
+        w->lam[3 * i] = w->lz[u];
+        for (int j = 0; j < nti; j++) w->lam[3 * i + 1 + j] = w->lz[u + 1 + 2 * j] - w->lz[u + 2 + 2 * j];
+        u += 1 + 3 * nti;
+    }
+    return 0;
+}
+
+/* v += B Lambda for the current impulses of the np points. */
+static void s_apply(mbs_mj_ws *w, int np, int ncomp, double *v)
+{
+    for (int i = 0; i < np; i++)
+        for (int c = 0; c < ncomp; c++)
+            if (w->lam[3 * i + c] != 0) s_vadd(w, i, c, w->lam[3 * i + c], v);
+}
+
+/* Largest relative violation of the contact conditions at the impulses
+ * w->lam and the velocity v (see docs/contacts.md): normal velocity
+ * (w_n >= 0), impulse sign, complementarity, friction bound, and Coulomb's
+ * stick/slip law; impulses scaled by their largest value (or the impulse
+ * that changes the most mobile contact's velocity by vscale, when larger),
+ * velocities by vscale. */
+static double s_compl_error(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vscale, const double *v)
+{
+    /* impulse scale: the largest normal impulse, at least the impulse that
+     * changes the velocity of the most mobile point by vscale */
+    double lsc = 0, err = 0, wmax = 0;
+    for (int i = 0; i < np; i++) {
+        lsc = fmax(lsc, fabs(w->lam[3 * i]));
+        wmax = fmax(wmax, w->wd[3 * i]);
+    }
+    if (wmax > 0) lsc = fmax(lsc, vscale / wmax);
+    if (lsc == 0) lsc = 1e-300;
+    for (int i = 0; i < np; i++) {
+        const mbs_rpoint *P = &w->pt[i];
+        double mu = m->spec->contacts[P->pair].friction, ln = w->lam[3 * i];
+        double wn = s_gdot(m, P, 0, v) + w->bt[3 * i];
+        err = fmax(err, fmax(0, -wn) / vscale);
+        err = fmax(err, fmax(0, -ln) / lsc);
+        err = fmax(err, fabs(ln * wn) / (lsc * vscale));
+        for (int c = 1; mu > 0 && c < ncomp; c++) {
+            double lt = w->lam[3 * i + c], wt = s_gdot(m, P, c, v), hi = mu * ln;
+            err = fmax(err, fmax(0, fabs(lt) - hi) / lsc);
+            /* inside the bound: no slip; on it: slip opposes the impulse */
+            if (fabs(lt) < hi * (1 - 1e-6)) err = fmax(err, fabs(wt) / vscale);
+            else err = fmax(err, fmax(0, lt * wt) / (lsc * vscale));
+        }
+    }
+    return err;
+}
+
+/* Whether every point of a pair (got points at pt, the step's midpoint
+ * configuration) is too far apart to close within the step h: the gap
+ * exceeds what the two bodies can travel towards each other, twice their
+ * present speed (an impact may reverse a velocity) over the coordinate
+ * maps' size plus gravity's h^2 (units as in the broad phase, contact.c).
+ * Such a pair contributes nothing to the step's impulses (0 by
+ * complementarity) and, with contact deactivation, is left out of the LCP
+ * (the last stage of deactivation: the broad phase's boxes reach over the
+ * step for every body, this over the pair's own gap).  In the 100-ball box
+ * 1296 -> 972 unknowns per step, CPU 2.27 -> 1.99 s, outputs unchanged;
+ * without deactivation every declared pair stays in the system. */
+static int s_pair_out_of_reach(const mbs_model *m, const mbs_contact_spec *C, const mbs_rpoint *pt, int got,
+                               const double *v0, double h)
+{
+    if (got <= 0) return 0;
+    double speed = 0, gn = 0;
+    for (int q = 0; q < 2; q++) {
+        int b = m->cshape[C->shape[q]].body;
+        if (b < 0 || b >= m->nbody) continue;
+        for (int sl = 0; sl < m->nb; sl++) {
+            int v = m->body[b].var[sl];
+            if (v >= 0 && v < m->nvar) speed = fmax(speed, fabs(v0[v]));
+        }
+    }
+    for (int i = 0; i < m->dim; i++) gn += m->spec->gravity[i] * m->spec->gravity[i];
+    double reach = h * (4 * speed * (1 + m->length_scale) + sqrt(gn) * h);
+    for (int j = 0; j < got; j++)
+        if (!(pt[j].g > reach)) return 0;
+    return 1;
+}
+
+/* The points of the rigid pairs in the system at w->xm (deactivation: the
+ * active set of contact.c; otherwise every declared rigid pair), their B
+ * columns, Delassus diagonals, free velocities and targets. */
+static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int ncomp, const double *v0, long step)
+{
+    int nc = m->spec->ncontact;
+    int use_active = m->spec->solver.contact_deactivation && d->c_ready;
+    int cnt = use_active ? d->c_nactive : nc, np = 0;
+    double eps = m->spec->solver.lcp_regularization;
+    long boff = 0;
+    double t0 = mbs_now();
+    for (int a = 0; a < cnt; a++) {
+        int k = use_active ? d->c_active[a] : a;
+        const mbs_contact_spec *C = &m->spec->contacts[k];
+        if (C->law != MBS_LAW_RIGID) continue;
+        int got = mbs_rigid_pair_points(m, k, w->xm, &w->pt[np]);
+        if (use_active && s_pair_out_of_reach(m, C, &w->pt[np], got, v0, h)) continue;
+        /* warm start from the previous step when the pair was in the system */
+        int warm = w->pair_lstep[k] == step - 1;
+        int in_index = 0, impact = 0;
+        for (int j = 0; j < got; j++) {
+            int i = np + j, slot = w->pair_slot[k] + j;
+            const mbs_rpoint *P = &w->pt[i];
+            w->boff[i] = boff;
+            boff += 3L * w->pair_blen[k];
+            /* the previous normal impulse, and the previous friction impulse
+             * (kept as a world vector) on the new tangents: the tangent
+             * basis turns with the normal and can swap axes */
+            for (int c = 0; c < 3; c++) {
+                w->lam[3 * i + c] = 0;
+                w->bt[3 * i + c] = 0;
+            }
+            if (warm) {
+                const double *tw = w->lam_prev + 3 * slot;
+                w->lam[3 * i] = w->lam_n_prev[slot];
+                for (int c = 1; C->friction > 0 && c < ncomp; c++)
+                    w->lam[3 * i + c] = tw[0] * P->t[c - 1][0] + tw[1] * P->t[c - 1][1] + tw[2] * P->t[c - 1][2];
+            }
+            w->gam0[i] = s_gdot(m, P, 0, v0);
+            /* index set: touching at q_m or closing within the half step */
+            if (P->g <= 0 || P->g + 0.5 * h * w->gam0[i] <= 0) {
+                w->bt[3 * i] = C->restitution * fmin(w->gam0[i], 0);
+                /* regularised PGS: a resting contact gives way at the
+                 * velocity eps W Lambda; a contact that persists from the
+                 * previous step is pushed back out at S_REG_BETA of its
+                 * penetration per step, so the pile settles at a penetration
+                 * eps W Lambda h / S_REG_BETA instead of sinking (impacts keep
+                 * their restitution target: the pair was not in the index
+                 * set the step before) */
+                if (eps > 0 && P->g < 0 && w->pair_istep[k] == step - 1) w->bt[3 * i] += S_REG_BETA * P->g / h;
+                in_index = 1;
+                if (w->gam0[i] < 0 && w->pair_istep[k] != step - 1) impact = 1;
+            } else {
+                w->bt[3 * i] = 2 * P->g / h;
+            }
+        }
+        /* an impact: a pair entering the index set while closing */
+        if (in_index) w->pair_istep[k] = step;
+        d->met.impacts += impact;
+        w->pair_lstep[k] = step;
+        np += got;
+    }
+    d->met.contact_detection_seconds += mbs_now() - t0;
+    /* B columns, W_ii, G v_f */
+    t0 = mbs_now();
+    for (int i = 0; i < np; i++) {
+        int nci = m->spec->contacts[w->pt[i].pair].friction > 0 ? ncomp : 1;
+        s_bcols(m, d, w, i, nci);
+        for (int c = 0; c < 3; c++) { w->wd[3 * i + c] = 0; w->qf[3 * i + c] = 0; }
+        for (int c = 0; c < nci; c++) {
+            const mbs_rpoint *P = &w->pt[i];
+            double s = 0;
+            const int *vars = m->cfel[P->pair].vars;
+            for (int j = 0; j < P->nv; j++) s += P->G[c][j] * s_bval(w, i, c, vars[j]);
+            w->wd[3 * i + c] = s;
+            w->qf[3 * i + c] = s_gdot(m, P, c, w->vf);
+        }
+    }
+    d->met.linear_algebra_seconds += mbs_now() - t0;
+    return np;
+}
+
+/* Keep the impulses of the step for the next one's warm start. */
+static void s_keep(const mbs_model *m, mbs_mj_ws *w, int np)
+{
+    int prev = -1, j = 0;
+    for (int i = 0; i < np; i++) {
+        int k = w->pt[i].pair;
+        j = k == prev ? j + 1 : 0;
+        prev = k;
+        int slot = w->pair_slot[k] + j;
+        const mbs_rpoint *P = &w->pt[i];
+        w->lam_n_prev[slot] = w->lam[3 * i];
+        for (int a = 0; a < 3; a++)
+            w->lam_prev[3 * slot + a] = w->lam[3 * i + 1] * P->t[0][a] + w->lam[3 * i + 2] * P->t[1][a];
+    }
+    (void)m;
+}
+
+/* Mass-orthogonal projections of d->x onto Phi = 0 and of d->v onto
+ * Phi_q v + Phi_t = 0 at t, by simplified Newton with the island factors
+ * of the step (their Jacobian is O(h) away).  d->jac is current at exit. */
+static void s_project(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double t, double vscale)
+{
+    int n = m->nvar, ne = m->neq;
+    double tolx = 1e-12 * m->length_scale, tolv = 1e-12 * vscale;
+    for (int it = 0; it < 6; it++) {
+        mbs_cons_eval(m, d->x, t, d->phi, d->jac);
+        if (ne == 0 || mbs_phi_norm(d) <= tolx || it == 5) break;
+        for (int r = 0; r < ne; r++) d->r1[r] = -d->phi[r];
+        s_solve_all(m, d, w, NULL, d->r1, w->tmp);
+        for (int i = 0; i < n; i++) d->x[i] += w->tmp[i];
+    }
+    if (ne == 0) return;
+    mbs_cons_phit(m, d->x, t, d->phit);
+    for (int it = 0; it < 4; it++) {
+        mbs_cons_jv(m, d->jac, d->v, d->r1);
+        double r = 0;
+        for (int i = 0; i < ne; i++) {
+            d->r1[i] = -(d->r1[i] + d->phit[i]);
+            if (d->eq_on[i]) r = fmax(r, fabs(d->r1[i]));
+        }
+        if (r <= tolv) break;
+        s_solve_all(m, d, w, NULL, d->r1, w->tmp);
+        for (int i = 0; i < n; i++) d->v[i] += w->tmp[i];
+    }
+}
+
+int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err)
+{
+    const mbs_solver_spec *o = &m->spec->solver;
+    mbs_mj_ws *w = d->mj;
+    int n = m->nvar, ne = m->neq;
+    if (!w) {
+        mbs_err_add(err, "", "moreau_jean: no workspace (the data was made for another integrator)");
+        return MBS_EINVAL;
+    }
+    double T = o->t_end;
+    double h = o->step > 0 ? o->step : 1e-3;
+    long nstep = (long)ceil(T / h - 1e-9);
+    if (nstep < 1) nstep = 1;
+    h = T / (double)nstep;
+    int ncomp = 1 + (m->dim == 3 ? 2 : 1);
+    for (int k = 0; k < m->spec->ncontact; k++) w->pair_lstep[k] = w->pair_istep[k] = -10;
+    w->nlemke = w->npgs = 0;
+    double *v0 = d->vp, *vf = w->vf;
+
+    for (long step = 1; step <= nstep; step++) {
+        double t1 = step == nstep ? T : (double)step * h, tm = d->t + 0.5 * h;
+        memcpy(d->xp, d->x, sizeof(double) * (size_t)n);
+        memcpy(d->vp, d->v, sizeof(double) * (size_t)n);
+        memcpy(d->ap, d->a, sizeof(double) * (size_t)n);
+        d->tp = d->t;
+        /* midpoint and forces */
+        for (int i = 0; i < n; i++) w->xm[i] = d->x[i] + 0.5 * h * v0[i];
+        mbs_force_eval(m, d, w->xm, v0, tm, d->Q);
+        mbs_cons_eval(m, w->xm, tm, d->phi, d->jac);
+        mbs_cons_phit(m, w->xm, tm, d->phit);
+        /* free velocity from the island KKT systems at q_m */
+        double la0 = mbs_now();
+        int info = s_factor(m, d, w, w->xm, tm);
+        if (info) {
+            mbs_err_add(err, "", "t = %.6g: singular KKT matrix (a body without mass, or dependent constraints)",
+                        tm);
+            return MBS_ESINGULAR;
+        }
+        mbs_mass_mul(m, v0, w->mv);
+        for (int i = 0; i < n; i++) w->mv[i] += h * d->Q[i];
+        for (int r = 0; r < ne; r++) d->r2[r] = -d->phit[r];
+        s_solve_all(m, d, w, w->mv, d->r2, vf);
+        d->met.linear_algebra_seconds += mbs_now() - la0;
+        double vscale = 1e-12;
+        for (int i = 0; i < n; i++) vscale = fmax(vscale, fmax(fabs(vf[i]), fabs(v0[i])));
+        /* contacts in the system, impulses */
+        int np = s_points(m, d, w, h, ncomp, v0, step);
+        memcpy(d->v, vf, sizeof(double) * (size_t)n);
+        int dim = 0;
+        if (np > 0) {
+            la0 = mbs_now();
+            for (int i = 0; i < np; i++) dim += m->spec->contacts[w->pt[i].pair].friction > 0 ? ncomp : 1;
+            int rc = -3, failed = 0;
+            double ce = -1;
+            if (o->lcp_solver != MBS_LCP_PGS) {
+                rc = s_lemke(m, w, np, ncomp);
+                if (rc == 0) {
+                    s_apply(w, np, ncomp, d->v);
+                    /* Lemke's answer is verified: pivoting on a badly scaled
+                     * tableau (targets of far points, 2 g / h, can exceed the
+                     * others by many orders) may end "solved" with a poor
+                     * solution; then it counts as a failure */
+                    ce = s_compl_error(m, w, np, ncomp, vscale, d->v);
+                    if (ce > 1e-7) { rc = 1; ce = -1; memcpy(d->v, vf, sizeof(double) * (size_t)n); }
+                }
+                /* ray, pivot limit or poor answer: PGS takes over from zero */
+                if (rc > 0) { failed = 1; for (int i = 0; i < 3 * np; i++) w->lam[i] = 0; }
+            }
+            if (rc == 0) {
+                w->nlemke++;
+            } else {
+                /* PGS from the warm start (zero after a Lemke failure) */
+                w->npgs++;
+                s_apply(w, np, ncomp, d->v);
+                if (s_pgs(m, w, np, ncomp, vscale, d->v) < 0) failed = 1;
+            }
+            mbs_note_lcp(d, dim, failed);
+            d->met.linear_algebra_seconds += mbs_now() - la0;
+            if (ce < 0) ce = s_compl_error(m, w, np, ncomp, vscale, d->v);
+            if (!isfinite(ce)) {
+                mbs_err_add(err, "", "t = %.6g: the contact impulses diverged (%d points)", tm, np);
+                return MBS_EDIVERGE;
+            }
+            if (ce > d->met.max_complementarity_error) d->met.max_complementarity_error = ce;
+            /* penetration at q_m and (linearised) at the end of the step */
+            for (int i = 0; i < np; i++) {
+                double g1 = w->pt[i].g + 0.5 * h * s_gdot(m, &w->pt[i], 0, d->v);
+                double pen = fmax(-w->pt[i].g, -g1);
+                if (pen > d->met.max_penetration) d->met.max_penetration = pen;
+            }
+            s_keep(m, w, np);
+        }
+        mbs_note_system(d, n + ne + dim);
+        w->np_last = np;
+        w->ncomp_last = ncomp;
+        w->h_last = h;
+        /* the method that solved most steps so far (kept current so that a
+         * run that fails still reports it) */
+        d->met.contact_method = w->nlemke > w->npgs || (w->nlemke == w->npgs && o->lcp_solver != MBS_LCP_PGS)
+                                    ? "moreau_jean_lemke" : "moreau_jean_pgs";
+        /* positions, projections, accelerations for the sampler */
+        for (int i = 0; i < n; i++) d->x[i] = w->xm[i] + 0.5 * h * d->v[i];
+        la0 = mbs_now();
+        s_project(m, d, w, t1, vscale);
+        d->met.linear_algebra_seconds += mbs_now() - la0;
+        for (int i = 0; i < n; i++) d->a[i] = (d->v[i] - v0[i]) / h;
+        d->t = t1;
+        d->met.steps++;
+        int rc = mbs_step_done(m, d, run, err);
+        if (rc) return rc;
+    }
+    int lemke = w->nlemke > w->npgs || (w->nlemke == w->npgs && o->lcp_solver != MBS_LCP_PGS);
+    d->met.contact_method = lemke ? "moreau_jean_lemke" : "moreau_jean_pgs";
+    return 0;
+}
+
+void mbs_mj_point_forces(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v,
+                         mbs_cforce_fn fn, void *ctx)
+{
+    const mbs_mj_ws *w = d->mj;
+    if (!w || m->spec->solver.integrator != MBS_INT_MOREAU_JEAN || !(w->h_last > 0)) return;
+    for (int i = 0; i < w->np_last; i++) {
+        const mbs_rpoint *P = &w->pt[i];
+        const double *lam = w->lam + 3 * i;
+        mbs_cforce f;
+        f.pair = P->pair;
+        memcpy(f.body, P->body, sizeof f.body);
+        memcpy(f.c, P->c, sizeof f.c);
+        memcpy(f.n, P->n, sizeof f.n);
+        /* the impulse's components on (n, t1, t2), as a mean force */
+        for (int a = 0; a < 3; a++) {
+            f.F[a] = lam[0] * P->n[a];
+            for (int c = 1; c < w->ncomp_last; c++) f.F[a] += lam[c] * P->t[c - 1][a];
+            f.F[a] /= w->h_last;
+        }
+        fn(ctx, &f);
+    }
+}

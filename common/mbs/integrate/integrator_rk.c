@@ -1,0 +1,241 @@
+/*
+ * integrator_rk.c - explicit embedded Runge-Kutta (Dormand-Prince 5(4)) on
+ * the index-1 equations with Baumgarte stabilisation (seed 003):
+ *
+ *   M a + Phi_q^T lam = Q,
+ *   Phi_q a = -gamma - 2 alpha_B (Phi_q v + Phi_t) - beta_B^2 Phi,
+ *
+ * so that a drift of the constraints decays as a damped oscillator instead of
+ * growing.  The accelerations at each stage come from augmented-Lagrangian
+ * iterations on the SPD matrix M + alpha Phi_q^T Phi_q (banded for chains)
+ * over an independent set of the equations: a mechanism with redundant ones
+ * chooses the best-conditioned set again at every step when small, or when
+ * an iteration slows down at a regular position (then the step is retaken
+ * with the new set), so that the choice made at assembly, which depends on
+ * rounding, cannot degenerate along the motion.  Step size by the embedded
+ * 4th-order error estimate (error weights of accuracy.h).
+ *
+ * Singular positions.  Where the constraint Jacobian loses rank for an
+ * instant (the N-four-bar's cranks horizontal), the index-1 accelerations
+ * are not determined: the branches of the mechanism meet there and this
+ * form has nothing that keeps the motion on its own (measured: the
+ * N-four-bar at tolerance 1e-9 leaves its parallelogram branch at the
+ * fourth passage, the cranks locked horizontal, energy 35.8 -> 9.1 J).  An
+ * accepted step one of whose stages had a slow multiplier iteration gets a
+ * rank check at its slowest stage (QR with column pivoting of Phi_q^T,
+ * against the structural rank found at assembly, so that redundant
+ * constraints such as Bricard's do not count); a margin below
+ * RK_RANK_MARGIN puts a warning in the run's metrics (once, with the time):
+ * the run says that it passed a singular position that this method cannot
+ * resolve, instead of leaving the branch silently.
+ */
+#include "mbs/integrate/integrators.h"
+#include "mbs/model/accuracy.h"
+#include "mbs/analysis/analysis.h"
+#include "mbs/contact/contact.h"
+#include "mbs/integrate/dopri5.h"
+#include "mbs/analysis/system.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/dynamics/force.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Rank margin (R_rr / R_11 at the structural rank, mbs_rank_margin) below
+ * which the slowest stage of a step was at a singular position.  Measured
+ * (tolerance 1e-3 .. 1e-9): the N-four-bar's passages 4.7e-4 .. 8.4e-3 (N = 2
+ * and 40); Bricard's regular steps, whose multiplier iteration is slow
+ * because of its redundant constraint, 0.137 at the least. */
+#define RK_RANK_MARGIN 3e-2
+#define RK_CHECK_EVERY 8
+/* Mechanisms with redundant equations and at most this many entries in
+ * Phi_q^T choose their independent set again along the motion (larger ones
+ * when an iteration slows down) ... */
+#define RK_RESELECT_EVERY_STEP 1e5
+/* ... once the mechanism has moved this far since the last choice
+ * (mbs_config_change: 5 % of its length, or about 3 degrees).  Bricard,
+ * 1000 steps to 10 s: 1000 choices at every step, about 200 at this
+ * distance, 9 % of the run's CPU time down to 2 %; its error at tolerance
+ * 1e-9 stays 5e-11 m (OpenBLAS) and 5e-11 .. 9e-11 m (reference BLAS),
+ * where the choice made at assembly alone gives 1.1e-8 m. */
+#define RK_RESELECT_MOVE 0.05
+/* A step in whose last RK_ONSET_PAST a compliant contact starts or ends is
+ * accepted; one with an earlier switch is retaken to end half that fraction
+ * past it (the gap's interpolant locates the switch only to the step's
+ * accuracy, and a step ending just short of it would see it again at its
+ * very start). */
+#define RK_ONSET_PAST 1e-3
+
+/* Acceleration of the index-1 + Baumgarte problem at (t, x, v) into a (an
+ * mbs_accel_fn of dopri5.h; ctx unused). */
+static int s_accel(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v, double *a, void *ctx)
+{
+    (void)ctx;
+    const mbs_solver_spec *o = &m->spec->solver;
+    double alpha = mbs_alpha(m), ab = o->baumgarte_alpha, bb = o->baumgarte_beta;
+    double *c = d->w2;
+    mbs_baumgarte_rhs(m, d, x, v, t, ab, bb, c);
+    mbs_force_eval(m, d, x, v, t, d->Q);
+    if (mbs_spd_build(m, d, 1.0, alpha, 0, 0, x, v, t) != 0) return MBS_ESINGULAR;
+    double qn = 0;
+    for (int i = 0; i < m->nvar; i++) qn = fmax(qn, fabs(d->Q[i]));
+    double tol = 1e-12 * (1 + qn / m->mass_scale);
+    int it = mbs_al_solve(m, d, d->Q, c, alpha, tol, 30, a, d->lam);
+    d->met.newton_iterations += it > 0 ? it : 30;
+    /* a slow or failed multiplier iteration (it contracts by ~1e-6 per pass
+     * on a well-conditioned Jacobian) means Phi_q is nearly rank deficient:
+     * the accelerations are barely determined; flagged for the step's
+     * warning */
+    if (it < 0 || it > 10) {
+        /* the slowest stage of the step: its positions are checked for a
+         * rank loss if the step is accepted */
+        int sev = it < 0 ? 1000 : it;
+        if (sev > d->rk_worst) {
+            d->rk_worst = sev;
+            d->rk_worst_t = t;
+            memcpy(d->rk + 14 * (size_t)m->nvar, x, sizeof(double) * (size_t)m->nvar);
+        }
+        d->rk_singular = 1;
+    }
+    return 0;
+}
+
+int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err)
+{
+    const mbs_solver_spec *o = &m->spec->solver;
+    int n = m->nvar;
+    double T = o->t_end;
+    double hmax = o->max_step > 0 ? o->max_step : run->interval;
+    double hmin = o->min_step > 0 ? o->min_step : 1e-12;
+    double h = fmin(o->step > 0 ? o->step : 1e-3, hmax);
+    /* stage storage: kx[s] = velocity slopes, kv[s] = acceleration slopes */
+    double *kx[7], *kv[7];
+    mbs_dopri5_slots(d, n, kx, kv);
+    double *xs = d->hv, *vs = d->ha;
+    double *xsel = d->rk + 15 * (size_t)n; /* positions at the last choice of the independent set */
+    memcpy(xsel, d->x, sizeof(double) * (size_t)n);
+    /* FSAL: first stage is the current state */
+    memcpy(kx[0], d->v, sizeof(double) * (size_t)n);
+    memcpy(kv[0], d->a, sizeof(double) * (size_t)n);
+    int rejected_in_row = 0, warned_singular = 0, skip_checks = 0;
+    double retake_t = -1; /* start of the last step retaken after a re-selection */
+    while (d->t < T * (1 - 1e-14)) {
+        if (d->t + h > T) h = T - d->t;
+        if (d->t + 1.01 * h > T) h = T - d->t;
+        /* stages 2..7 */
+        d->rk_singular = 0;
+        d->rk_worst = 0;
+        if (mbs_dopri5_stages(m, d, d->t, d->x, d->v, h, kx, kv, xs, vs, s_accel, NULL) != 0) {
+            mbs_err_add(err, "", "t = %.6g: singular mass/constraint matrix (at a singular position of the mechanism "
+                        "dopri5 on the index-1 form cannot continue; use bdf)", d->t);
+            return MBS_ESINGULAR;
+        }
+        /* xs, vs now hold the 5th-order solution (stage 7 = b weights) */
+        double en = mbs_dopri5_error(n, h, kx, kv, d->x, d->v, xs, vs, &d->tol);
+        double fac = en > 0 ? 0.9 * pow(en, -0.2) : 5.0;
+        /* a compliant contact starting or ending within the step: the step
+         * is taken again to end just past the switch, so that no step spans
+         * the kink of the force law */
+        if (en <= 1.0 && m->spec->ncontact > 0) {
+            double s = mbs_contact_switch(m, d, d->x, d->v, xs, vs, h);
+            if (s < 1 - RK_ONSET_PAST && s * h > 2 * hmin) {
+                h *= s * (1 + 0.5 * RK_ONSET_PAST);
+                d->met.events++;
+                continue;
+            }
+        }
+        if (en <= 1.0) {
+            /* the last stage (FSAL, c = 1) evaluated Phi and Phi_q at the
+             * 5th-order solution, the state about to be accepted */
+            int cons_fresh = d->t + h < T * (1 - 1e-14);
+            memcpy(d->xp, d->x, sizeof(double) * (size_t)n);
+            memcpy(d->vp, d->v, sizeof(double) * (size_t)n);
+            memcpy(d->ap, d->a, sizeof(double) * (size_t)n);
+            d->tp = d->t;
+            memcpy(d->x, xs, sizeof(double) * (size_t)n);
+            memcpy(d->v, vs, sizeof(double) * (size_t)n);
+            memcpy(d->a, kv[6], sizeof(double) * (size_t)n);
+            d->t = d->t + h >= T * (1 - 1e-14) ? T : d->t + h;
+            d->met.steps++;
+            mbs_note_error(d, en);
+            if (d->rk_singular) d->met.singular_steps++;
+            if (d->rk_singular && !warned_singular && skip_checks > 0) skip_checks--;
+            else if (d->rk_singular && !warned_singular) {
+                /* the slowest stage: how close to losing rank was Phi_q?  A
+                 * margin far above the threshold (slow iterations at regular
+                 * positions: redundant constraints) is checked again only
+                 * every RK_CHECK_EVERY slow steps (Bricard: +5 % CPU with a
+                 * check at each) */
+                mbs_cons_eval(m, d->rk + 14 * (size_t)n, d->rk_worst_t, d->phi, d->jac);
+                cons_fresh = 0;
+                double margin = mbs_rank_margin(m, d);
+                /* a slow iteration at a regular position of a mechanism with
+                 * redundant equations: the independent set chosen earlier
+                 * has degenerated (Bricard's at theta1 = pi/2, where the
+                 * reference BLAS and OpenBLAS had chosen different sets).
+                 * Choose it again where the iteration was slowest and
+                 * retake the step from its start with the new set, so that
+                 * no step is computed with a degenerate set, whichever
+                 * set the assembly's rounding picked. */
+                if (margin > 4 * RK_RANK_MARGIN && d->rep.redundant > 0 && d->tp != retake_t &&
+                    mbs_reselect_redundant(m, d)) {
+                    retake_t = d->tp; /* once per step: no flipping between two sets */
+                    d->met.reselections++;
+                    memcpy(d->x, d->xp, sizeof(double) * (size_t)n);
+                    memcpy(d->v, d->vp, sizeof(double) * (size_t)n);
+                    d->t = d->tp;
+                    d->met.steps--;
+                    d->met.singular_steps--;
+                    if (s_accel(m, d, d->t, d->x, d->v, d->a, NULL) != 0) {
+                        mbs_err_add(err, "", "t = %.6g: singular mass/constraint matrix after choosing the "
+                                    "independent constraints again", d->t);
+                        return MBS_ESINGULAR;
+                    }
+                    memcpy(kx[0], d->v, sizeof(double) * (size_t)n);
+                    memcpy(kv[0], d->a, sizeof(double) * (size_t)n);
+                    continue;
+                }
+                if (margin > 4 * RK_RANK_MARGIN) skip_checks = RK_CHECK_EVERY - 1;
+                if (margin < RK_RANK_MARGIN) {
+                    warned_singular = 1;
+                    mbs_warn(d, "t = %.4g: passed a singular position (constraint Jacobian rank margin %.1e): dopri5 "
+                             "on the index-1 form cannot tell the branches apart there and may have left the "
+                             "mechanism's branch; use bdf", d->rk_worst_t, margin);
+                }
+            }
+            /* a small mechanism with redundant equations keeps the best
+             * conditioned independent set along the motion (a QR of its
+             * Jacobian, microseconds for Bricard's 24 x 24, whenever it has
+             * moved RK_RESELECT_MOVE since the last one): a set that is
+             * merely ill-conditioned costs accuracy long before its
+             * iterations slow down (Bricard at tolerance 1e-9: 1.1e-8 m
+             * with the reference BLAS's choice, 5e-11 m with OpenBLAS's) */
+            if (d->rep.redundant > 0 && (double)n * m->neq <= RK_RESELECT_EVERY_STEP &&
+                mbs_config_change(m, d->tol.L, d->x, xsel) > RK_RESELECT_MOVE) {
+                memcpy(xsel, d->x, sizeof(double) * (size_t)n);
+                if (!cons_fresh) mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
+                cons_fresh = 1;
+                if (mbs_reselect_redundant(m, d)) d->met.reselections++;
+            }
+            memcpy(kx[0], kx[6], sizeof(double) * (size_t)n);
+            memcpy(kv[0], kv[6], sizeof(double) * (size_t)n);
+            d->cons_at_state = cons_fresh;
+            int rc = mbs_step_done(m, d, run, err);
+            if (rc) return rc;
+            h *= fmin(MBS_STEP_GROWTH_MAX, fmax(0.2, fac));
+            if (rejected_in_row) h = fmin(h, h / fmax(fac, 1.0) * 1.0);
+            rejected_in_row = 0;
+        } else {
+            d->met.rejected_steps++;
+            rejected_in_row++;
+            h *= fmax(0.1, fac);
+        }
+        h = fmin(h, hmax);
+        if (h < hmin && d->t < T * (1 - 1e-14)) {
+            mbs_err_add(err, "", "t = %.6g: step size %.3g below solver.min_step: the solution diverges or the "
+                        "problem is too stiff for an explicit method (try \"bdf\")", d->t, h);
+            return MBS_EDIVERGE;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,107 @@
+/*
+ * integrators.h - the time integrators (internal).  Each runs from the
+ * initialised state in d to t_end and hands every accepted step to the run
+ * through an mbs_stepper (which samples the outputs and updates the
+ * metrics: run/simulate.c).  Each integrator makes, sizes and frees its own
+ * workspace (mbs_integrator_ws_new / _free, called with the run's data by
+ * mbs_data_new / mbs_data_free).
+ */
+#ifndef MBS_INTEGRATORS_H
+#define MBS_INTEGRATORS_H
+
+#include "mbs/model/data.h"
+
+/* What the run gives an integrator: `done` is the book-keeping after an
+ * accepted step from (d->tp, xp, vp, ap) to (d->t, x, v, a) (constraint and
+ * energy metrics, continuous joint angles, output samples, progress, time
+ * limit; non-zero stops the run), called with `run`; `interval` is the
+ * output interval, the default largest step. */
+typedef struct {
+    int (*done)(void *run, const mbs_model *m, mbs_data *d, mbs_errlist *err);
+    void *run;
+    double interval;
+} mbs_stepper;
+
+/* The book-keeping of one accepted step (see mbs_stepper). */
+static inline int mbs_step_done(const mbs_model *m, mbs_data *d, mbs_stepper *s, mbs_errlist *err)
+{
+    return s->done(s->run, m, d, err);
+}
+
+int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
+int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
+int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
+/* Rigid contacts (and the impact model of the clearance joint): Moreau-Jean
+ * time stepping, integrator_mj.c. */
+int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
+/* Planar event-driven integration: rigid contacts and the frictional
+ * clearance joint of seed 003, integrator_ed.c. */
+int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
+
+/* ---- each integrator's workspace ------------------------------------------------------ */
+
+/* The workspace of the integrator of m's solver spec (whatever the
+ * analysis), made with the data (mbs_data_new), before any run: BDF: its history and the GGL matrix,
+ * with solver.contact_force_unknowns the contact unknowns (d->cu);
+ * event-driven: d->ed; Moreau-Jean: d->mj; none for the others.  The
+ * integrators with forces only they know hand them to the output sampler
+ * here (d->rigid_forces, d->clearance_forces).  0, or MBS_ENOMEM (what was
+ * made is freed). */
+int mbs_integrator_ws_new(const mbs_model *m, mbs_data *d);
+/* Free it and clear the hooks (nothing if there is none). */
+void mbs_integrator_ws_free(mbs_data *d);
+
+/* Each integrator's part of the above: 0, or -1 without memory (the
+ * partial workspace is then freed by the matching _free). */
+int mbs_bdf_ws_new(const mbs_model *m, mbs_data *d);
+void mbs_bdf_ws_free(mbs_data *d);
+/* Moreau-Jean: islands, contact points, impulses, LCP, sized for every
+ * rigid pair. */
+int mbs_mj_ws_new(const mbs_model *m, mbs_data *d);
+void mbs_mj_ws_free(mbs_data *d);
+/* Event-driven: modes, dense KKT matrix, mode LCP, sized for the model's
+ * frictional clearance joints and rigid contacts. */
+int mbs_ed_data_init(const mbs_model *m, mbs_data *d);
+void mbs_ed_data_free(mbs_data *d);
+
+/* ---- event-driven runs ------------------------------------------------------------------- */
+
+/* Start of a run (mbs_simulate): modes to be chosen again. */
+void mbs_ed_reset(mbs_data *d);
+/* Start of an event-driven run (before the first sample): the modes of the
+ * frictional joints and contacts at t = 0, impacts of contacts closing at
+ * t = 0, and the accelerations d->a and multipliers d->lam of those modes.
+ * 0 (also for a model the integrator will refuse: it says why), or an
+ * error code with a message. */
+int mbs_ed_start(const mbs_model *m, mbs_data *d, mbs_errlist *err);
+
+/* ---- forces only the integrator knows (handed to the sampler as d's hooks) ----------------- */
+
+/* Forces of the frictional clearance joint `joint` of an event-driven run
+ * at the state (t, x, v) in the current modes (x = NULL: at the last
+ * solve): normal forces N[2] of the guide on the slider along the guide's
+ * normal at its two ends, friction force FT along the guide's axis,
+ * sliding velocity vt, mode (0 stick, +1/-1 slip direction).  Any output
+ * may be NULL.  Uses the integrator's scratch: call between steps only
+ * (the output sampler).  Returns 0, or -1 when it is not such a joint, the
+ * run is not event-driven, or the system is singular.  d->clearance_forces
+ * of event-driven runs. */
+int mbs_ed_forces_at(const mbs_model *m, mbs_data *d, int joint, double t, const double *x, const double *v,
+                     double N[2], double *FT, double *vt, int *mode);
+
+/* Rigid-contact forces of a Moreau-Jean run at the last accepted step: the
+ * step's impulses divided by its length, applied at the contact points of
+ * the step's midpoint, material points of their bodies (contact.h
+ * mbs_cforce); (t, x, v) are not used.  Nothing for other runs.  Between
+ * steps only.  d->rigid_forces of Moreau-Jean runs. */
+void mbs_mj_point_forces(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v,
+                         mbs_cforce_fn fn, void *ctx);
+
+/* Rigid-contact forces of an event-driven run at the state (t, x, v) in the
+ * modes of the step being sampled (normal and friction forces of the
+ * contact points).  Nothing for other runs.  Uses the integrator's scratch:
+ * between steps only.  d->rigid_forces of event-driven runs. */
+void mbs_ed_point_forces(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v,
+                         mbs_cforce_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,13 @@
+/*
+ * clock.c - see clock.h.
+ */
+#include "mbs/model/clock.h"
+
+#include <time.h>
+
+double mbs_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

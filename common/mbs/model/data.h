@@ -1,0 +1,156 @@
+/*
+ * data.h - the mutable state of a run (internal).  Everything a time step
+ * needs is allocated by mbs_data_new (run/build.c), the workspace of the
+ * spec's integrator by that integrator (integrate/integrators.h,
+ * mbs_integrator_ws_new, called by mbs_data_new); no step allocates.
+ */
+#ifndef MBS_DATA_H
+#define MBS_DATA_H
+
+#include "mbs/linalg/linalg.h"
+#include "mbs/model/model.h"
+
+#define MBS_BDF_HIST 7 /* past points kept by the BDF integrator (order <= 5) */
+
+typedef struct mbs_mj_ws mbs_mj_ws;
+/* types of higher layers that the state only points to */
+struct mbs_aabb;       /* contact/contact_geom.h */
+struct mbs_broadphase; /* contact/broadphase.h   */
+struct mbs_cforce;     /* contact/contact.h      */
+
+/* Receives the force of one contact point (contact.h mbs_cforce). */
+typedef void (*mbs_cforce_fn)(void *ctx, const struct mbs_cforce *f);
+
+/* Error weights of a run (accuracy.h): weight of a position x_i is
+ * ax[i] + rx[i] |x_i|, of a velocity av[i] + rtol |v_i| (per variable: a
+ * point's coordinate and a unit vector's are weighted in their own units);
+ * with ax == NULL, atol_x + rtol |x_i| and atol_v + rtol |v_i|. */
+typedef struct {
+    double rtol, atol_x, atol_v;
+    double L;             /* the length the weights are in (mbs_tolerance_length) */
+    double *ax, *rx, *av; /* (n), used when per_var is set                    */
+    int per_var;
+} mbs_tol;
+
+struct mbs_data {
+    const mbs_model *m;
+    int n, ne;            /* nvar, neq                                         */
+
+    /* state at the current time */
+    double t;
+    double *x, *v, *a;    /* (n) positions, velocities, accelerations         */
+    double *lam;          /* (ne) multipliers                                 */
+    char *eq_on;          /* (ne) 0: dependent equation removed (redundancy)  */
+
+    /* previous accepted state, for output interpolation */
+    double tp;
+    double *xp, *vp, *ap;
+
+    /* constraint work arrays */
+    double *phi, *jac, *phit, *gam; /* (ne), (nnz), (ne), (ne)                 */
+    int cons_at_state;    /* set by an integrator just before mbs_step_done
+                             when phi and jac already hold the constraints at
+                             the accepted (x, t) (DOPRI5's last stage is
+                             there); mbs_step_done then skips evaluating them
+                             again and clears the flag                        */
+
+    /* force work */
+    double *Q;            /* (n)                                               */
+    double *fd_x, *fd_v, *fd_q0, *fd_q1; /* (n) finite-difference scratch   */
+
+    /* integrator-owned vectors (never used as scratch elsewhere) */
+    double *hv, *ha, *w1, *w2; /* (n)                                          */
+    double *rk;           /* (16 n) Runge-Kutta stages and BDF predictor      */
+    int rk_singular;      /* a stage of the current RK step met a singular
+                             constraint Jacobian (counted warning)           */
+    int rk_worst;         /* the slowest multiplier iteration of the current
+                             RK step's stages (passes, 1000 = failed; 0: none
+                             slow); its stage's time and positions are kept in
+                             rk_worst_t and rk + 14 n (integrator_rk.c)      */
+    double rk_worst_t;
+
+    /* generic scratch vectors */
+    double *r1, *r2, *r3, *r4; /* (max(n, ne) + n + ne)                       */
+
+    /* linear systems */
+    mbs_mat spd;          /* M + alpha Phi_q^T Phi_q (+ h terms), ordered      */
+    mbs_mat kkt;          /* [J  Phi_q^T; Phi_q 0], ordered                     */
+    mbs_mat ggl;          /* stabilised index-2 BDF system (BDF runs only; made
+                             by the BDF integrator's workspace)              */
+    double al_cm, al_cp;  /* cM, cP of the factorised SPD matrix (refinement)  */
+
+    /* BDF history: times, positions and velocities of past points (made by
+     * the BDF integrator's workspace) */
+    int nhist;
+    double th[MBS_BDF_HIST];
+    double *qh[MBS_BDF_HIST], *vh[MBS_BDF_HIST];
+    double *lh[MBS_BDF_HIST]; /* multipliers of the past points (BDF's predictor) */
+
+    /* output bookkeeping: continuous angles */
+    double *jangle_ref;   /* (njoint) last accepted revolute angles           */
+
+    /* reaction recovery workspace (reaction.c), made by the sampler when a
+     * reaction channel exists */
+    struct mbs_rx_ws *rx;
+
+    /* contacts (contact.c) */
+    double *c_vimp;       /* (ncontact) impact speed recorded at first touch   */
+    char *c_on;           /* (ncontact) touching at the last accepted step      */
+    char *c_inset;        /* (ncontact) in the active set                       */
+    int *c_active;        /* (ncontact) the active set (pair ids)               */
+    int c_nactive;
+    int c_ready;          /* the active set has been computed this run        */
+    struct mbs_aabb *c_aabb;     /* (nshape) bounding boxes                     */
+    struct mbs_broadphase *c_bp; /* sort-and-sweep state                        */
+    double c_active_sum;
+    long c_active_count;
+
+    /* The integrators' own workspaces, made, sized and freed by them
+     * (integrators.h mbs_integrator_ws_new), like the BDF history and
+     * matrix above.  Event-driven (integrator_ed.c): */
+    struct mbs_ed_ws *ed;
+    /* Moreau-Jean time stepping (integrator_mj.c), NULL for other integrators */
+    struct mbs_mj_ws *mj;
+    /* BDF with contact force unknowns (system_contacts.c), NULL otherwise */
+    struct mbs_cu_ws *cu;
+
+    /* Forces that only the running integrator knows, handed by it to the
+     * output sampler (output/contact_output.c, output/output.c) with its
+     * workspace; NULL for integrators without them.  Between steps only.
+     * rigid_forces: the rigid contacts' point forces at the state (t, x, v)
+     * (Moreau-Jean, event-driven); clearance_forces: a frictional clearance
+     * joint's normal and friction forces, sliding velocity and mode, 0 or
+     * -1 when it has none (event-driven; integrators.h mbs_ed_forces_at). */
+    void (*rigid_forces)(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v,
+                         mbs_cforce_fn fn, void *ctx);
+    int (*clearance_forces)(const mbs_model *m, mbs_data *d, int joint, double t, const double *x, const double *v,
+                            double N[2], double *FT, double *vt, int *mode);
+
+    /* metrics accumulated by the integrators */
+    mbs_tol tol;          /* error weights of the run (accuracy.h)            */
+    mbs_metrics met;
+    double sysdim_sum;
+    long sysdim_count;
+    double E0;            /* energy at t = 0                                   */
+    mbs_report rep;
+};
+
+/* Record the size of a linear system solved (metrics). */
+static inline void mbs_note_system(mbs_data *d, int dim)
+{
+    d->sysdim_sum += dim;
+    d->sysdim_count++;
+    if (dim > d->met.max_system_dimension) d->met.max_system_dimension = dim;
+}
+
+/* Record one complementarity problem of `dim` unknowns (metrics; the sum is
+ * turned into the mean when the run ends). */
+static inline void mbs_note_lcp(mbs_data *d, int dim, int failed)
+{
+    d->met.mean_lcp_dimension += dim;
+    d->met.lcp_solves++;
+    if (failed) d->met.lcp_failures++;
+    if (dim > d->met.max_lcp_dimension) d->met.max_lcp_dimension = dim;
+}
+
+#endif

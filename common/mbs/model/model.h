@@ -1,0 +1,180 @@
+/*
+ * model.h - internal layout of the natural-coordinate model (not public).
+ *
+ * Natural-coordinate system (NCS) of a body (seed 000, Zhang 2012):
+ *   3-D: origin r0 and three non-coplanar vectors e1, e2, e3 (12 coordinates).
+ *   2-D: origin r0 and one vector e1 (4 coordinates); the second axis is
+ *        e2 = P e1 with P the rotation by +90 degrees, which is linear in e1.
+ * Each vector slot holds either a free vector (e_k = a_k) or a point
+ * (e_k = a_k - r0), so that joint points can be coordinates of the NCS.  Any
+ * body-fixed point is x = r0 + sum_k c_k e_k: LINEAR in the body coordinates,
+ * hence a constant mass matrix  M_b = int B(c)^T B(c) dm.
+ *
+ * Elimination.  Every body coordinate ("slot") maps to a global variable or
+ * to a constant.  A joint point that is an NCS point of two bodies makes the
+ * slots of both map to the same variables (NCEC: equal coordinates); a joint
+ * point on the ground makes them constants (NCCC).  Those joint equations are
+ * never generated, which is exactly the row/column elimination of the
+ * reference, done when the model is built.
+ *
+ * Constraint equations are sums of terms over "affine vectors" A(q) = sum of
+ * (linear maps of body coordinates) + constant:
+ *   LIN:  A(q)[k] - g(t) = 0
+ *   DOT:  sum_m w_m(t) A_m1(q) . A_m2(q) - g(t) = 0      (m <= 2)
+ * which covers rigid-body constraints, every joint and the drivers.
+ */
+#ifndef MBS_MODEL_H
+#define MBS_MODEL_H
+
+#include "mbs/mbs.h"
+
+#define MBS_NB_MAX 12 /* body coordinates, 3-D */
+
+/* A linear map from one body's coordinates to a dim-vector: x = L qb. */
+typedef struct {
+    int body;                 /* body index (never ground)                   */
+    double sign;              /* +1 or -1                                    */
+    double L[3 * MBS_NB_MAX]; /* dim x nb, row-major                         */
+} mbs_lterm;
+
+/* Affine vector: up to two body terms plus a constant (ground data). */
+typedef struct {
+    int nterm;
+    mbs_lterm t[2];
+    double c[3];
+} mbs_avec;
+
+typedef enum { MBS_EQ_LIN = 0, MBS_EQ_DOT } mbs_eq_kind;
+
+/* Time-dependent target or weight: value = base + scale * fn(t) (fn may be
+ * NULL for a constant), or for angle drivers sin/cos of (base + fn(t)). */
+typedef enum { MBS_TW_CONST = 0, MBS_TW_FN, MBS_TW_SIN, MBS_TW_NEGCOS } mbs_tw_kind;
+typedef struct {
+    mbs_tw_kind kind;
+    double base;
+    const mbs_fn *fn; /* points into the model's spec copy */
+} mbs_tw;
+
+typedef struct {
+    mbs_eq_kind kind;
+    int joint;           /* joint index, -1 rigid-body constraint, or
+                            -2 - d for driver d                            */
+    int body;            /* rigid-body constraint: its body                  */
+    /* LIN */
+    mbs_avec a;
+    int comp;
+    /* DOT */
+    int nprod;
+    mbs_avec p[2][2];    /* products p[m][0] . p[m][1]                       */
+    mbs_tw w[2];         /* weights                                          */
+    mbs_tw g;            /* target                                           */
+    /* Jacobian row pattern: variables touched (sorted, unique)            */
+    int nnz;
+    int *cols;           /* into the model's column pool                     */
+} mbs_eq;
+
+/* Per-body data of the natural-coordinate system. */
+typedef struct {
+    int nb;                    /* 4 (2-D) or 12 (3-D)                         */
+    int vec_is_point[3];       /* s_k: vector slot k holds a point            */
+    int var[MBS_NB_MAX];       /* global variable of each slot, -1 constant  */
+    double cst[MBS_NB_MAX];    /* value of constant slots                     */
+    double q0[MBS_NB_MAX];     /* slot values at t = 0 (input geometry)       */
+    double E0inv[9];           /* inverse of [e1 e2 (e3)] at t = 0 (dim x dim) */
+    double R0[9];              /* body-frame orientation at t = 0 (dim x dim) */
+    double Mb[MBS_NB_MAX * MBS_NB_MAX]; /* constant body mass matrix          */
+    double Qg[MBS_NB_MAX];     /* gravity generalized force (constant)        */
+    double c_com[3];           /* NCS coordinates of the centre of mass       */
+    char origin_desc[96];      /* what the NCS was adapted to (report)        */
+} mbs_body;
+
+/* Measures of a revolute / prismatic joint: relative angle from
+ * cos = u0.u1, sin = v0.u1 (u0, v0 fixed in body 0, u1 in body 1, equal to u0
+ * at t = 0); prismatic displacement d . ax with d = x1(P) - x0(P). */
+typedef struct {
+    mbs_avec u0, v0, u1;
+    mbs_avec d, ax;
+} mbs_jgeom;
+
+/* A contact shape fixed in its body: points and directions as affine maps
+ * of the body coordinates (kind: mbs_shape_kind of contact_geom.h). */
+typedef struct {
+    int body;
+    int kind;
+    mbs_avec p, q;       /* centre / first point; second point or normal      */
+    mbs_avec ax[3];      /* box axes                                          */
+    double radius, half[3];
+} mbs_cshape;
+
+struct mbs_model {
+    const mbs_spec *spec; /* borrowed (see mbs_model_new)                      */
+    int dim, nb;         /* dimension, coordinates per body                   */
+    int nbody;
+    mbs_body *body;
+
+    int nvar;            /* integration variables after elimination           */
+    double *x0;          /* (nvar) initial values from the input geometry     */
+    double *v0;          /* (nvar) initial velocities from the input          */
+
+    int neq;             /* constraint equations kept                         */
+    mbs_eq *eq;
+    int *colpool;
+
+    /* Mass matrix on the variables: CSR of the upper+lower pattern (sym). */
+    int *M_ptr, *M_col; double *M_val;
+
+    /* Ordering: perm[k] = variable placed at position k; iperm inverse.
+     * Band of the SPD matrix M + Phi_q^T Phi_q in that order. */
+    int *perm, *iperm;
+    int kd;              /* half-bandwidth (SPD), in the permuted order      */
+
+    /* KKT ordering for the index-3 BDF: unknowns (vars, multipliers). */
+    int nkkt;
+    int *kperm, *kiperm; /* kperm[k] = unknown at position k                 */
+    int kkl, kku;        /* band of the KKT matrix in that order             */
+
+    /* Stabilised index-2 (GGL) BDF system: unknowns (q, v, lam, mu), nodes
+     * q_i = i, v_i = n + i, lam_r = 2n + r, mu_r = 2n + m + r. */
+    int nggl;
+    int *gperm, *giperm;
+    int gkl, gku;
+
+    mbs_jgeom *jg;       /* (njoint)                                          */
+
+    /* Force elements: application points (2 per element: spring ends, or
+     * the point of a point force in [2e]); initial spring lengths. */
+    mbs_avec *fpts;      /* (2 nforce)                                        */
+    double *spring_len0; /* (nforce)                                          */
+    /* State-dependent elements and the variables they touch (for the
+     * finite-difference stiffness and damping matrices). */
+    int nstate_el;
+    struct mbs_fel { int force, joint, has_rate, nvar, split; int vars[2 * MBS_NB_MAX]; } *stel;
+
+    /* Contacts (contact.c): shapes, the variables of each pair, and the
+     * pairs as shape index pairs for the broad phase. */
+    mbs_cshape *cshape;  /* (nshape)                                          */
+    struct mbs_fel *cfel;/* (ncontact)                                        */
+    int *cpairs;         /* (2 ncontact)                                      */
+
+    /* Force-element metadata. */
+    int conservative;    /* no damping, no time-dependent forces, no drivers */
+    int has_stiffness;   /* any spring or state-dependent force              */
+
+    mbs_report report0;  /* counts of the build (before initialisation)      */
+    double length_scale; /* characteristic length for tolerances             */
+    double mass_scale;   /* mean diagonal of M                               */
+};
+
+/* Joint parts removed by elimination (ncs.c), for equation generation and
+ * reports. */
+typedef struct {
+    int point_shared; /* the joint point is an NCS point of both sides      */
+    int axis_shared;  /* the axis is a free NCS vector of both sides        */
+} mbs_elim;
+
+/* The functions on this layout are declared with their layers:
+ * formulation/natural/natural.h (ncs.c, ncs_equations.c, constraint.c) and
+ * dynamics/force.h (force.c). */
+typedef struct mbs_fel mbs_fel;
+
+#endif

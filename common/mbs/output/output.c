@@ -1,0 +1,380 @@
+/*
+ * output.c - output channels and their sampling.
+ *
+ * Samples are taken at multiples of the output interval, independently of
+ * the integrator's steps: between two accepted states the motion is the
+ * quintic Hermite polynomial matching positions, velocities and
+ * accelerations at both ends (error O(h^6) in positions), so sampling never
+ * forces a step onto the output grid.
+ */
+#include "mbs/output/output.h"
+#include "mbs/analysis/analysis.h"
+#include "mbs/analysis/system.h"
+#include "mbs/linalg/vec.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/dynamics/force.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- sampler set-up ------------------------------------------------------------------- */
+
+/* Frames of the body poses (see mbs_result in mbs.h): the stride over the
+ * samples that keeps within both bounds, the arrays, and each body's centre
+ * of mass (and x axis in 2-D) as affine vectors. */
+static int s_poses_init(mbs_sampler *s)
+{
+    const mbs_model *m = s->m;
+    mbs_result *res = s->res;
+    int nb = m->nbody, np = m->dim == 3 ? 7 : 3;
+    if (nb <= 0) return 0;
+    long per = 1 + (long)nb * np;
+    long fmax = MBS_POSE_VALUES_MAX / per;
+    if (fmax > MBS_POSE_FRAMES_MAX) fmax = MBS_POSE_FRAMES_MAX;
+    if (fmax < 3) return 0; /* too many bodies: no poses */
+    /* frames at 0, every, 2 every, ... (at most fmax - 1) and the last sample */
+    int every = 1;
+    if (s->nsample > fmax) every = (int)((s->nsample - 1 + fmax - 3) / (fmax - 2));
+    res->nbody = nb;
+    res->npose = np;
+    res->frame_every = every;
+    res->frame_cap = (s->nsample - 1) / every + 2;
+    res->frames = malloc(sizeof(double) * (size_t)res->frame_cap * (size_t)per);
+    s->body_com = calloc((size_t)nb, sizeof(mbs_avec));
+    s->body_ex = calloc((size_t)nb, sizeof(mbs_avec));
+    s->pose_prev = calloc((size_t)nb * (size_t)np, sizeof(double));
+    if (!res->frames || !s->body_com || !s->body_ex || !s->pose_prev) return MBS_ENOMEM;
+    for (int b = 0; b < nb; b++) {
+        const double *R = m->body[b].R0;
+        double ex[3] = {R[0], R[3], 0};
+        s->body_com[b] = mbs_body_avec(m, b, m->spec->bodies[b].com, 1);
+        s->body_ex[b] = mbs_body_avec(m, b, ex, 0);
+    }
+    return 0;
+}
+
+int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result *res, mbs_progress_fn progress,
+                     void *user)
+{
+    memset(s, 0, sizeof *s);
+    s->m = m;
+    s->d = d;
+    s->res = res;
+    s->progress = progress;
+    s->user = user;
+    const mbs_spec *sp = m->spec;
+    double T = sp->solver.t_end;
+    s->interval = sp->out_interval > 0 ? sp->out_interval : T / 100;
+    s->nsample = (int)floor(T / s->interval * (1 + 1e-12)) + 1;
+    /* the last sample is t_end itself when the grid does not land on it */
+    if ((s->nsample - 1) * s->interval < T * (1 - 1e-12)) s->nsample++;
+    s->next = 0;
+    int nc = sp->nchannel;
+    s->prev = calloc((size_t)(nc > 0 ? nc : 1), sizeof(double));
+    s->has_prev = calloc((size_t)(nc > 0 ? nc : 1), 1);
+    s->pts = calloc((size_t)(nc > 0 ? nc : 1), sizeof(mbs_avec));
+    s->xs = malloc(sizeof(double) * (size_t)(3 * (m->nvar > 0 ? m->nvar : 1)));
+    s->cmask = calloc((size_t)(nc > 0 ? nc : 1), sizeof(signed char *));
+    if (!s->prev || !s->has_prev || !s->pts || !s->xs || !s->cmask) return MBS_ENOMEM;
+    for (int c = 0; c < nc; c++)
+        if (sp->channels[c].quantity == MBS_Q_CONTACT_FORCE && !(s->cmask[c] = mbs_contact_channel_mask(m, &sp->channels[c])))
+            return MBS_ENOMEM;
+    /* precompute the affine vector of each point channel / body axis */
+    for (int c = 0; c < nc; c++) {
+        const mbs_channel_spec *ch = &sp->channels[c];
+        mbs_avec *a = &s->pts[c];
+        memset(a, 0, sizeof *a);
+        if (ch->body < 0) continue;
+        double cc[3];
+        int is_point = ch->quantity == MBS_Q_POSITION || ch->quantity == MBS_Q_VELOCITY ||
+                       ch->quantity == MBS_Q_ACCELERATION;
+        if (is_point) {
+            mbs_local_point(m, ch->body, ch->point, cc);
+        } else {
+            /* the body x axis as a body-fixed vector */
+            const double *R = m->body[ch->body].R0;
+            double ex[3] = {R[0], R[3], m->dim == 3 ? R[6] : 0};
+            mbs_local_dir(m, ch->body, ex, cc);
+        }
+        a->nterm = 1;
+        a->t[0].body = ch->body;
+        a->t[0].sign = 1;
+        mbs_point_map(m, ch->body, cc, is_point, a->t[0].L);
+    }
+    /* reaction channels: workspace once, so sampling never allocates */
+    for (int c = 0; c < nc && !d->rx; c++) {
+        mbs_quantity q = sp->channels[c].quantity;
+        if (q == MBS_Q_REACTION_FORCE || q == MBS_Q_REACTION_TORQUE) {
+            d->rx = mbs_reaction_ws_new(m);
+            if (!d->rx) return MBS_ENOMEM;
+        }
+    }
+    if (res) {
+        memset(res, 0, sizeof *res);
+        res->nchannel = nc;
+        res->cap = s->nsample;
+        res->rows = malloc(sizeof(double) * (size_t)res->cap * (size_t)(1 + nc));
+        if (!res->rows) return MBS_ENOMEM;
+        return s_poses_init(s);
+    }
+    return 0;
+}
+
+void mbs_sampler_free(mbs_sampler *s)
+{
+    free(s->prev); free(s->has_prev); free(s->pts); free(s->xs);
+    for (int c = 0; s->cmask && c < s->m->spec->nchannel; c++) free(s->cmask[c]);
+    free(s->cmask);
+    free(s->body_com); free(s->body_ex); free(s->pose_prev);
+    memset(s, 0, sizeof *s);
+}
+
+double mbs_sample_time(const mbs_sampler *s, int k)
+{
+    double t = k * s->interval, T = s->m->spec->solver.t_end;
+    return (k == s->nsample - 1 || t > T) ? T : t;
+}
+
+/* ---- channel values ------------------------------------------------------------------- */
+
+/* Continuous version of an angle next to the previous sample of the channel. */
+static double s_unwrap(mbs_sampler *s, int c, double a)
+{
+    if (s->has_prev[c]) a = s->prev[c] + remainder(a - s->prev[c], 2 * M_PI);
+    s->prev[c] = a;
+    s->has_prev[c] = 1;
+    return a;
+}
+
+static double s_comp(const double *v, int dim, mbs_component c)
+{
+    if (c == MBS_C_MAGNITUDE) return dim == 3 ? v3norm(v) : hypot(v[0], v[1]);
+    if (c >= MBS_C_X && c <= MBS_C_Z) return v[c];
+    return v[0];
+}
+
+/* NCS vector matrix E (3x3 row-major, columns e_k) of body b at x. */
+static void s_E(const mbs_model *m, int b, const double *x, int rate, double *E)
+{
+    double qb[MBS_NB_MAX];
+    mbs_gather(m, b, x, rate, qb);
+    mbs_ncs_matrix(m, b, qb, E);
+}
+
+/* Unit quaternion (w x y z) of body b's frame at x (3-D):
+ * R(t) = E(t) E0^-1 R0, orthonormalised through the quaternion. */
+static void s_body_quat(const mbs_model *m, int b, const double *x, double q[4])
+{
+    const mbs_body *bd = &m->body[b];
+    double E[9], T[9] = {0}, R[9] = {0};
+    s_E(m, b, x, 0, E);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++) T[3 * i + j] += E[3 * i + k] * bd->E0inv[3 * k + j];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++) R[3 * i + j] += T[3 * i + k] * bd->R0[3 * k + j];
+    mat_to_quat(R, q);
+    double nq = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int i = 0; i < 4; i++) q[i] /= nq;
+}
+
+/* One frame of body poses at state x into the result (see mbs.h): angles
+ * unwrapped and quaternion signs kept next to the previous frame, so that
+ * a viewer may interpolate between frames. */
+static void s_store_pose(mbs_sampler *s, double t, const double *x)
+{
+    const mbs_model *m = s->m;
+    mbs_result *res = s->res;
+    int np = res->npose;
+    double *row = res->frames + (size_t)res->nframe * (size_t)(1 + res->nbody * np);
+    row[0] = t;
+    for (int b = 0; b < res->nbody; b++) {
+        double *p = row + 1 + b * np, *prev = s->pose_prev + b * np, r[3] = {0, 0, 0};
+        mbs_avec_eval(m, &s->body_com[b], x, 0, r);
+        if (np == 3) {
+            double e[3] = {0, 0, 0};
+            mbs_avec_eval(m, &s->body_ex[b], x, 0, e);
+            double a = atan2(e[1], e[0]);
+            if (res->nframe > 0) a = prev[2] + remainder(a - prev[2], 2 * M_PI);
+            p[0] = r[0]; p[1] = r[1]; p[2] = a;
+        } else {
+            double q[4];
+            s_body_quat(m, b, x, q);
+            double dot = q[0] * prev[3] + q[1] * prev[4] + q[2] * prev[5] + q[3] * prev[6];
+            double sg = res->nframe > 0 && dot < 0 ? -1 : 1;
+            p[0] = r[0]; p[1] = r[1]; p[2] = r[2];
+            for (int i = 0; i < 4; i++) p[3 + i] = sg * q[i];
+        }
+        memcpy(prev, p, sizeof(double) * (size_t)np);
+    }
+    res->nframe++;
+}
+
+double mbs_channel_value(mbs_sampler *s, int c, double t, const double *x, const double *v, const double *a)
+{
+    const mbs_model *m = s->m;
+    mbs_data *d = s->d;
+    const mbs_channel_spec *ch = &m->spec->channels[c];
+    int dim = m->dim;
+    double r[3] = {0, 0, 0};
+    switch (ch->quantity) {
+    case MBS_Q_POSITION:
+        mbs_avec_eval(m, &s->pts[c], x, 0, r);
+        return s_comp(r, dim, ch->component);
+    case MBS_Q_VELOCITY:
+        mbs_avec_eval(m, &s->pts[c], v, 1, r);
+        return s_comp(r, dim, ch->component);
+    case MBS_Q_ACCELERATION:
+        mbs_avec_eval(m, &s->pts[c], a, 1, r);
+        return s_comp(r, dim, ch->component);
+    case MBS_Q_ANGLE:
+        mbs_avec_eval(m, &s->pts[c], x, 0, r);
+        return s_unwrap(s, c, atan2(r[1], r[0]));
+    case MBS_Q_ANGULAR_VELOCITY: {
+        if (dim == 2) {
+            double u[3], ud[3];
+            mbs_avec_eval(m, &s->pts[c], x, 0, u);
+            mbs_avec_eval(m, &s->pts[c], v, 1, ud);
+            return (u[0] * ud[1] - u[1] * ud[0]) / (u[0] * u[0] + u[1] * u[1]);
+        }
+        /* omega = 1/2 sum_k f_k x de_k/dt with f_k the dual basis */
+        double E[9], Ed[9], Ei[9], w[3] = {0, 0, 0};
+        s_E(m, ch->body, x, 0, E);
+        s_E(m, ch->body, v, 1, Ed);
+        if (m3inv(E, Ei) == 0) return NAN;
+        for (int k = 0; k < 3; k++) {
+            double f[3] = {Ei[3 * k], Ei[3 * k + 1], Ei[3 * k + 2]}, ed[3] = {Ed[k], Ed[3 + k], Ed[6 + k]}, cr[3];
+            v3cross(f, ed, cr);
+            for (int i = 0; i < 3; i++) w[i] += 0.5 * cr[i];
+        }
+        return s_comp(w, 3, ch->component);
+    }
+    case MBS_Q_ORIENTATION: {
+        double q[4];
+        s_body_quat(m, ch->body, x, q);
+        int idx = ch->component == MBS_C_W ? 0 : 1 + (int)ch->component;
+        return q[idx];
+    }
+    case MBS_Q_JOINT_COORDINATE: {
+        double val = mbs_joint_coord(m, ch->joint, x, NULL, NULL);
+        if (m->spec->joints[ch->joint].type == MBS_JOINT_REVOLUTE) val = s_unwrap(s, c, val);
+        return val;
+    }
+    case MBS_Q_REACTION_FORCE:
+    case MBS_Q_REACTION_TORQUE:
+        return mbs_reaction(m, d, ch->joint, ch->quantity == MBS_Q_REACTION_TORQUE, ch->component, t, x, v, a);
+    case MBS_Q_ELEMENT_FORCE:
+        return mbs_element_force(m, ch->element, x, v, t, ch->component);
+    case MBS_Q_MOTOR: {
+        mbs_dcmotor_state st;
+        mbs_force_motor(m, ch->element, x, v, t, &st);
+        switch (ch->component) {
+        case MBS_C_CURRENT: return st.i;
+        case MBS_C_VOLTAGE: return st.v;
+        case MBS_C_SPEED: {
+            double rate = 0;
+            mbs_joint_coord(m, m->spec->forces[ch->element].joint, x, v, v ? &rate : NULL);
+            return m->spec->forces[ch->element].motor.ratio * rate;
+        }
+        case MBS_C_TORQUE: return st.torque;
+        case MBS_C_POWER_IN: return st.p_in;
+        case MBS_C_COPPER_LOSS: return st.p_copper;
+        case MBS_C_FRICTION_LOSS: return st.p_friction;
+        case MBS_C_GEAR_LOSS: return st.p_gear;
+        case MBS_C_POWER_OUT: return st.p_out;
+        default: return NAN;
+        }
+    }
+    case MBS_Q_NORMAL_FORCE:
+    case MBS_Q_FRICTION_FORCE: {
+        double N[2], FT;
+        /* from the event-driven integrator, which hands them over */
+        if (!d->clearance_forces || d->clearance_forces(m, d, ch->joint, t, x, v, N, &FT, NULL, NULL) != 0)
+            return NAN;
+        if (ch->quantity == MBS_Q_FRICTION_FORCE) return FT;
+        return ch->component == MBS_C_X ? N[0] : ch->component == MBS_C_Y ? N[1] : fabs(N[0]) + fabs(N[1]);
+    }
+    case MBS_Q_CONTACT_FORCE:
+        return mbs_contact_channel(m, d, s->cmask[c], ch->component, t, x, v);
+    case MBS_Q_KINETIC_ENERGY:
+        return mbs_kinetic(m, v);
+    case MBS_Q_POTENTIAL_ENERGY:
+        return mbs_potential(m, x, t);
+    case MBS_Q_TOTAL_ENERGY:
+        return mbs_kinetic(m, v) + mbs_potential(m, x, t);
+    case MBS_Q_CONSTRAINT_VIOLATION: {
+        mbs_cons_eval(m, x, t, d->r1, NULL);
+        double mx = 0;
+        for (int i = 0; i < m->neq; i++)
+            if (d->eq_on[i] && fabs(d->r1[i]) > mx) mx = fabs(d->r1[i]);
+        return mx;
+    }
+    default:
+        return NAN;
+    }
+}
+
+/* ---- sampling between two accepted states ---------------------------------------------- */
+
+static void s_store(mbs_sampler *s, double t, const double *x, const double *v, const double *a)
+{
+    mbs_result *res = s->res;
+    if (res && res->nsample < res->cap) {
+        double *row = res->rows + (size_t)res->nsample * (size_t)(1 + res->nchannel);
+        row[0] = t;
+        for (int c = 0; c < res->nchannel; c++) row[1 + c] = mbs_channel_value(s, c, t, x, v, a);
+        /* a frame at every frame_every-th sample and at the last one */
+        int k = s->next;
+        if (res->frames && res->nframe < res->frame_cap && (k % res->frame_every == 0 || k == s->nsample - 1))
+            s_store_pose(s, t, x);
+        res->nsample++;
+    } else if (!res) {
+        for (int c = 0; c < s->m->spec->nchannel; c++) (void)mbs_channel_value(s, c, t, x, v, a);
+    }
+    s->next++;
+}
+
+int mbs_sample_interval(mbs_sampler *s)
+{
+    mbs_data *d = s->d;
+    const mbs_model *m = s->m;
+    int n = m->nvar;
+    double t0 = d->tp, t1 = d->t, h = t1 - t0;
+    while (s->next < s->nsample) {
+        double ts = mbs_sample_time(s, s->next);
+        if (ts > t1 * (1 + 1e-13) + 1e-300) break;
+        if (h <= 0 || ts >= t1) {
+            s_store(s, ts, d->x, d->v, d->a);
+            continue;
+        }
+        double u = (ts - t0) / h;
+        if (u < 0) u = 0;
+        double u2 = u * u, u3 = u2 * u, u4 = u3 * u, u5 = u4 * u;
+        double H[6] = {1 - 10 * u3 + 15 * u4 - 6 * u5, u - 6 * u3 + 8 * u4 - 3 * u5,
+                       0.5 * u2 - 1.5 * u3 + 1.5 * u4 - 0.5 * u5, 0.5 * u3 - u4 + 0.5 * u5,
+                       -4 * u3 + 7 * u4 - 3 * u5, 10 * u3 - 15 * u4 + 6 * u5};
+        double D[6] = {-30 * u2 + 60 * u3 - 30 * u4, 1 - 18 * u2 + 32 * u3 - 15 * u4,
+                       u - 4.5 * u2 + 6 * u3 - 2.5 * u4, 1.5 * u2 - 4 * u3 + 2.5 * u4,
+                       -12 * u2 + 28 * u3 - 15 * u4, 30 * u2 - 60 * u3 + 30 * u4};
+        double S[6] = {-60 * u + 180 * u2 - 120 * u3, -36 * u + 96 * u2 - 60 * u3,
+                       1 - 9 * u + 18 * u2 - 10 * u3, 3 * u - 12 * u2 + 10 * u3,
+                       -24 * u + 84 * u2 - 60 * u3, 60 * u - 180 * u2 + 120 * u3};
+        double *xs = s->xs, *vs = s->xs + n, *as = s->xs + 2 * n;
+        for (int i = 0; i < n; i++) {
+            double p0 = d->xp[i], p1 = d->x[i], m0 = h * d->vp[i], m1 = h * d->v[i];
+            double c0 = h * h * d->ap[i], c1 = h * h * d->a[i];
+            xs[i] = H[0] * p0 + H[1] * m0 + H[2] * c0 + H[3] * c1 + H[4] * m1 + H[5] * p1;
+            vs[i] = (D[0] * p0 + D[1] * m0 + D[2] * c0 + D[3] * c1 + D[4] * m1 + D[5] * p1) / h;
+            as[i] = (S[0] * p0 + S[1] * m0 + S[2] * c0 + S[3] * c1 + S[4] * m1 + S[5] * p1) / (h * h);
+        }
+        s_store(s, ts, xs, vs, as);
+    }
+    return 0;
+}
+
+void mbs_sample_now(mbs_sampler *s)
+{
+    if (s->next < s->nsample) s_store(s, s->d->t, s->d->x, s->d->v, s->d->a);
+}

@@ -1,0 +1,422 @@
+/*
+ * build.c - building the read-only model from a spec, and allocating the
+ * per-run data (each integrator makes and sizes its own workspace:
+ * mbs_integrator_ws_new).  The natural coordinates themselves are chosen in ncs.c; here
+ * come the global mass matrix, the force-element geometry, the orderings
+ * (reverse Cuthill-McKee) that make chain-like mechanisms banded, and the
+ * sizes of every work array.
+ */
+#include "mbs/contact/contact.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/formulation/relative/sysgraph.h"
+#include "mbs/integrate/integrators.h"
+#include "mbs/linalg/vec.h"
+#include "mbs/model/data.h"
+#include "mbs/output/output.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- edge sets -> CSR adjacency -------------------------------------------------- */
+
+typedef struct {
+    long n, cap;
+    int (*e)[2];
+} s_edges;
+
+static int s_edge(s_edges *E, int a, int b)
+{
+    if (a == b) return 0;
+    if (E->n + 2 > E->cap) {
+        long cap = E->cap ? 2 * E->cap : 1024;
+        void *ne = realloc(E->e, sizeof(int[2]) * (size_t)cap);
+        if (!ne) return -1;
+        E->e = ne;
+        E->cap = cap;
+    }
+    E->e[E->n][0] = a; E->e[E->n][1] = b; E->n++;
+    E->e[E->n][0] = b; E->e[E->n][1] = a; E->n++;
+    return 0;
+}
+
+static int s_cmp_int(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
+}
+
+/* CSR of the unique edges of E (E unchanged); returns 0 or -1.  The edges are bucketed by
+ * their first vertex (a counting sort), then each row is sorted and its
+ * repeats dropped: the same sorted adjacency as sorting all pairs, in time
+ * about linear in the number of pairs (a 10,000-body spatial chain has
+ * 10^7; sorting them all took 2 of its 5.7 s of model check). */
+static int s_csr(s_edges *E, int n, int **ptr, int **adj)
+{
+    int *p = calloc((size_t)n + 1, sizeof(int)), *next = malloc(sizeof(int) * ((size_t)n + 1));
+    int *a = malloc(sizeof(int) * (size_t)(E->n > 0 ? E->n : 1));
+    if (!p || !next || !a) { free(p); free(next); free(a); return -1; }
+    for (long i = 0; i < E->n; i++) p[E->e[i][0] + 1]++;
+    for (int i = 0; i < n; i++) p[i + 1] += p[i];
+    memcpy(next, p, sizeof(int) * ((size_t)n + 1));
+    for (long i = 0; i < E->n; i++) a[next[E->e[i][0]]++] = E->e[i][1];
+    /* sort and dedupe each row in place, compacting the rows forward */
+    long u = 0;
+    for (int r = 0; r < n; r++) {
+        int lo = p[r], hi = p[r + 1];
+        qsort(a + lo, (size_t)(hi - lo), sizeof(int), s_cmp_int);
+        p[r] = (int)u;
+        for (int k = lo; k < hi; k++)
+            if (k == lo || a[k] != a[k - 1]) a[u++] = a[k];
+    }
+    p[n] = (int)u;
+    free(next);
+    /* E itself is left as it was: a caller may add edges and build again */
+    *ptr = p;
+    *adj = a;
+    return 0;
+}
+
+/* ---- the global mass matrix (CSR, both triangles) ------------------------------------ */
+
+static int s_mass(mbs_model *m)
+{
+    int n = m->nvar, nb = m->nb;
+    /* dense accumulation per row through a triplet list */
+    long cap = (long)m->nbody * nb * nb + 1, k = 0;
+    struct trip { int i, j; double v; } *t = malloc(sizeof(struct trip) * (size_t)cap);
+    if (!t) return MBS_ENOMEM;
+    for (int b = 0; b < m->nbody; b++) {
+        const mbs_body *bd = &m->body[b];
+        for (int r = 0; r < nb; r++)
+            for (int c = 0; c < nb; c++) {
+                double v = bd->Mb[r * nb + c];
+                if (bd->var[r] < 0 || bd->var[c] < 0 || v == 0) continue;
+                t[k].i = bd->var[r]; t[k].j = bd->var[c]; t[k].v = v; k++;
+            }
+    }
+    /* counting sort by row, then merge columns */
+    m->M_ptr = calloc((size_t)n + 1, sizeof(int));
+    m->M_col = malloc(sizeof(int) * (size_t)(k + 1));
+    m->M_val = malloc(sizeof(double) * (size_t)(k + 1));
+    int *fill = calloc((size_t)n + 1, sizeof(int));
+    if (!m->M_ptr || !m->M_col || !m->M_val || !fill) { free(t); free(fill); return MBS_ENOMEM; }
+    for (long i = 0; i < k; i++) m->M_ptr[t[i].i + 1]++;
+    for (int i = 0; i < n; i++) m->M_ptr[i + 1] += m->M_ptr[i];
+    for (long i = 0; i < k; i++) {
+        int p = m->M_ptr[t[i].i] + fill[t[i].i]++;
+        m->M_col[p] = t[i].j;
+        m->M_val[p] = t[i].v;
+    }
+    /* merge duplicate columns inside each row (shared variables) */
+    int w = 0;
+    for (int i = 0; i < n; i++) {
+        int start = w, a = m->M_ptr[i], e = m->M_ptr[i + 1];
+        for (int p = a; p < e; p++) {
+            int q = start;
+            while (q < w && m->M_col[q] != m->M_col[p]) q++;
+            if (q < w) { m->M_val[q] += m->M_val[p]; continue; }
+            m->M_col[w] = m->M_col[p];
+            m->M_val[w] = m->M_val[p];
+            w++;
+        }
+        m->M_ptr[i] = start;
+    }
+    m->M_ptr[n] = w;
+    /* rows were compacted in place: fix the starts (shifted left) */
+    free(t);
+    free(fill);
+    double diag = 0;
+    for (int i = 0; i < n; i++)
+        for (int p = m->M_ptr[i]; p < m->M_ptr[i + 1]; p++)
+            if (m->M_col[p] == i) diag += m->M_val[p];
+    m->mass_scale = n > 0 && diag > 0 ? diag / n : 1.0;
+    return 0;
+}
+
+/* ---- force elements ------------------------------------------------------------------ */
+
+static int s_forces(mbs_model *m)
+{
+    const mbs_spec *s = m->spec;
+    int nf = s->nforce;
+    m->fpts = calloc((size_t)(2 * nf + 1), sizeof(mbs_avec));
+    m->spring_len0 = calloc((size_t)(nf + 1), sizeof(double));
+    m->stel = calloc((size_t)(nf + s->njoint + 1), sizeof(mbs_fel));
+    if (!m->fpts || !m->spring_len0 || !m->stel) return MBS_ENOMEM;
+    m->conservative = s->ndriver == 0;
+    for (int e = 0; e < nf; e++) {
+        const mbs_force_spec *F = &s->forces[e];
+        mbs_fel *fel = &m->stel[m->nstate_el];
+        fel->force = e;
+        fel->joint = -1;
+        switch (F->type) {
+        case MBS_FORCE_SPRING_DAMPER: {
+            m->fpts[2 * e] = mbs_body_avec(m, F->body[0], F->points[0], 1);
+            m->fpts[2 * e + 1] = mbs_body_avec(m, F->body[1], F->points[1], 1);
+            double d[3];
+            v3sub(F->points[1], F->points[0], d);
+            if (m->dim == 2) d[2] = 0;
+            m->spring_len0[e] = v3norm(d);
+            mbs_fel_add_body(m, fel, F->body[0]);
+            mbs_fel_add_body(m, fel, F->body[1]);
+            fel->has_rate = F->damping != 0;
+            m->nstate_el++;
+            if (F->damping != 0) m->conservative = 0;
+            break;
+        }
+        case MBS_FORCE_ROTATIONAL_SPRING_DAMPER: {
+            const mbs_joint_spec *J = &s->joints[F->joint];
+            mbs_fel_add_body(m, fel, J->body[0]);
+            mbs_fel_add_body(m, fel, J->body[1]);
+            fel->has_rate = F->damping != 0;
+            m->nstate_el++;
+            if (F->damping != 0) m->conservative = 0;
+            break;
+        }
+        case MBS_FORCE_DC_MOTOR: { /* a torque law of the joint's rate (and t) */
+            const mbs_joint_spec *J = &s->joints[F->joint];
+            mbs_fel_add_body(m, fel, J->body[0]);
+            mbs_fel_add_body(m, fel, J->body[1]);
+            fel->has_rate = 1;
+            m->nstate_el++;
+            m->conservative = 0;
+            break;
+        }
+        case MBS_FORCE_POINT_FORCE:
+            m->fpts[2 * e] = mbs_body_avec(m, F->body[0], F->at, 1);
+            if (F->body_frame) { mbs_fel_add_body(m, fel, F->body[0]); m->nstate_el++; }
+            m->conservative = 0;
+            break;
+        case MBS_FORCE_TORQUE:
+            mbs_fel_add_body(m, fel, F->body[0]);
+            m->nstate_el++;
+            m->conservative = 0;
+            break;
+        default:
+            break;
+        }
+    }
+    for (int j = 0; j < s->njoint; j++) {
+        if (s->joints[j].damping <= 0) continue;
+        mbs_fel *fel = &m->stel[m->nstate_el++];
+        fel->force = -1;
+        fel->joint = j;
+        fel->has_rate = 1;
+        mbs_fel_add_body(m, fel, s->joints[j].body[0]);
+        mbs_fel_add_body(m, fel, s->joints[j].body[1]);
+        m->conservative = 0;
+    }
+    m->has_stiffness = m->nstate_el > 0;
+    return 0;
+}
+
+/* ---- orderings ------------------------------------------------------------------------- */
+
+static int s_orderings(mbs_model *m)
+{
+    int n = m->nvar, ne = m->neq, rc = 0;
+    s_edges E = {0, 0, NULL};
+    /* variable graph: mass coupling, equation rows, force elements */
+    for (int i = 0; i < n && !rc; i++)
+        for (int p = m->M_ptr[i]; p < m->M_ptr[i + 1] && !rc; p++) rc = s_edge(&E, i, m->M_col[p]);
+    for (int i = 0; i < ne && !rc; i++)
+        for (int a = 0; a < m->eq[i].nnz && !rc; a++)
+            for (int b = a + 1; b < m->eq[i].nnz && !rc; b++) rc = s_edge(&E, m->eq[i].cols[a], m->eq[i].cols[b]);
+    for (int e = 0; e < m->nstate_el && !rc; e++)
+        for (int a = 0; a < m->stel[e].nvar && !rc; a++)
+            for (int b = a + 1; b < m->stel[e].nvar && !rc; b++) rc = s_edge(&E, m->stel[e].vars[a], m->stel[e].vars[b]);
+    /* bodies carrying contact shapes: their contact stiffness couples all of
+     * their coordinates (body-diagonal blocks, see contact.c) */
+    for (int i = 0; i < m->spec->nshape && !rc; i++) {
+        int b = m->spec->shapes[i].body;
+        if (b < 0) continue;
+        for (int a = 0; a < m->nb && !rc; a++)
+            for (int c = a + 1; c < m->nb && !rc; c++)
+                if (m->body[b].var[a] >= 0 && m->body[b].var[c] >= 0)
+                    rc = s_edge(&E, m->body[b].var[a], m->body[b].var[c]);
+    }
+    long nvar_edges = E.n;
+    int *ptr = NULL, *adj = NULL;
+    m->perm = malloc(sizeof(int) * (size_t)(n + 1));
+    m->iperm = malloc(sizeof(int) * (size_t)(n + 1));
+    if (rc || !m->perm || !m->iperm || s_csr(&E, n, &ptr, &adj)) rc = MBS_ENOMEM;
+    if (!rc) {
+        m->kd = mbs_rcm(n, ptr, adj, m->perm);
+        for (int i = 0; i < n; i++) m->iperm[m->perm[i]] = i;
+    }
+    free(ptr); free(adj);
+    /* KKT graph: variables 0..n-1, equations n..n+ne-1 */
+    (void)nvar_edges;
+    for (int i = 0; i < ne && !rc; i++)
+        for (int a = 0; a < m->eq[i].nnz && !rc; a++) rc = s_edge(&E, n + i, m->eq[i].cols[a]);
+    m->nkkt = n + ne;
+    m->kperm = malloc(sizeof(int) * (size_t)(m->nkkt + 1));
+    m->kiperm = malloc(sizeof(int) * (size_t)(m->nkkt + 1));
+    ptr = adj = NULL;
+    if (rc || !m->kperm || !m->kiperm || s_csr(&E, m->nkkt, &ptr, &adj)) rc = MBS_ENOMEM;
+    if (!rc) {
+        int bw = mbs_rcm(m->nkkt, ptr, adj, m->kperm);
+        for (int i = 0; i < m->nkkt; i++) m->kiperm[m->kperm[i]] = i;
+        m->kkl = m->kku = bw;
+    }
+    free(ptr); free(adj);
+    /* GGL graph: q-v coupling, the mass/force pattern on v (and K on v-q),
+     * the constraint rows on (v, lam), (q, mu), (lam, q), (mu, v) */
+    free(E.e);
+    E.e = NULL; E.n = E.cap = 0;
+    int gn = 2 * n + 2 * ne;
+    for (int i = 0; i < n && !rc; i++) rc = s_edge(&E, i, n + i);
+    for (int i = 0; i < n && !rc; i++)
+        for (int p = m->M_ptr[i]; p < m->M_ptr[i + 1] && !rc; p++) rc = s_edge(&E, n + i, n + m->M_col[p]);
+    for (int e = 0; e < m->nstate_el && !rc; e++)
+        for (int a = 0; a < m->stel[e].nvar && !rc; a++)
+            for (int b = 0; b < m->stel[e].nvar && !rc; b++) {
+                rc = s_edge(&E, n + m->stel[e].vars[a], n + m->stel[e].vars[b]);
+                if (!rc) rc = s_edge(&E, n + m->stel[e].vars[a], m->stel[e].vars[b]);
+            }
+    for (int i = 0; i < m->spec->nshape && !rc; i++) {
+        int b = m->spec->shapes[i].body;
+        if (b < 0) continue;
+        for (int a = 0; a < m->nb && !rc; a++)
+            for (int c = 0; c < m->nb && !rc; c++) {
+                int va = m->body[b].var[a], vc = m->body[b].var[c];
+                if (va < 0 || vc < 0) continue;
+                rc = s_edge(&E, n + va, vc);
+                if (!rc) rc = s_edge(&E, n + va, n + vc);
+            }
+    }
+    for (int r = 0; r < ne && !rc; r++)
+        for (int a = 0; a < m->eq[r].nnz && !rc; a++) {
+            int c = m->eq[r].cols[a];
+            rc = s_edge(&E, n + c, 2 * n + r);
+            if (!rc) rc = s_edge(&E, c, 2 * n + ne + r);
+            if (!rc) rc = s_edge(&E, 2 * n + r, c);
+            if (!rc) rc = s_edge(&E, 2 * n + ne + r, n + c);
+            for (int b = 0; b < m->eq[r].nnz && !rc; b++) rc = s_edge(&E, n + c, m->eq[r].cols[b]);
+        }
+    m->nggl = gn;
+    m->gperm = malloc(sizeof(int) * (size_t)(gn + 1));
+    m->giperm = malloc(sizeof(int) * (size_t)(gn + 1));
+    ptr = adj = NULL;
+    if (rc || !m->gperm || !m->giperm || s_csr(&E, gn, &ptr, &adj)) rc = MBS_ENOMEM;
+    if (!rc) {
+        int bw = mbs_rcm(gn, ptr, adj, m->gperm);
+        for (int i = 0; i < gn; i++) m->giperm[m->gperm[i]] = i;
+        m->gkl = m->gku = bw;
+    }
+    free(ptr); free(adj); free(E.e);
+    return rc;
+}
+
+/* ---- public ---------------------------------------------------------------------------- */
+
+mbs_model *mbs_model_new(const mbs_spec *spec, mbs_report *rep, mbs_errlist *err)
+{
+    if (!spec || (spec->dim != 2 && spec->dim != 3) || spec->nbody <= 0) {
+        mbs_err_add(err, "", "a mechanism needs dimension 2 or 3 and at least one body");
+        return NULL;
+    }
+    mbs_model *m = calloc(1, sizeof *m);
+    if (!m) { mbs_err_add(err, "", "out of memory"); return NULL; }
+    m->spec = spec;
+    m->dim = spec->dim;
+    m->report0.dim = spec->dim;
+    m->report0.nbody = spec->nbody;
+    m->report0.njoint = spec->njoint;
+    int rc = mbs_ncs_build(m, err);
+    if (!rc) rc = s_mass(m);
+    if (!rc) rc = s_forces(m);
+    if (!rc) rc = mbs_contact_build(m, err);
+    if (!rc) rc = s_orderings(m);
+    if (rc) {
+        if (rc == MBS_ENOMEM) mbs_err_add(err, "", "out of memory while building the model");
+        mbs_model_free(&m);
+        return NULL;
+    }
+    m->report0.bandwidth = m->kd;
+    /* the relative formulation's sizes, for the check report (issue 12) */
+    mbs_sysgraph g;
+    if (mbs_sysgraph_build(spec, &g) == 0) {
+        int lmax = 0;
+        for (int c = 0; c < g.nchord; c++) lmax = g.loop[c] > lmax ? g.loop[c] : lmax;
+        m->report0.rel_coords = g.ncoord;
+        m->report0.rel_constraints = g.nconstraint + spec->ndriver;
+        m->report0.rel_chords = g.nchord;
+        m->report0.rel_longest_loop = lmax;
+        m->report0.rel_roots = g.nroot;
+        mbs_sysgraph_free(&g);
+    }
+    if (rep) *rep = m->report0;
+    return m;
+}
+
+void mbs_model_free(mbs_model **pm)
+{
+    if (!pm || !*pm) return;
+    mbs_model *m = *pm;
+    free(m->body); free(m->x0); free(m->v0); free(m->eq); free(m->colpool);
+    free(m->M_ptr); free(m->M_col); free(m->M_val);
+    free(m->perm); free(m->iperm); free(m->kperm); free(m->kiperm); free(m->gperm); free(m->giperm);
+    free(m->jg); free(m->fpts); free(m->spring_len0); free(m->stel);
+    free(m->cshape); free(m->cfel); free(m->cpairs);
+    free(m);
+    *pm = NULL;
+}
+
+const mbs_spec *mbs_model_spec(const mbs_model *m) { return m->spec; }
+int mbs_model_nvar(const mbs_model *m) { return m->nvar; }
+int mbs_model_neq(const mbs_model *m) { return m->neq; }
+
+mbs_data *mbs_data_new(const mbs_model *m)
+{
+    mbs_data *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    int n = m->nvar, ne = m->neq, nn = n > 0 ? n : 1, nq = ne > 0 ? ne : 1;
+    int nnz = 0;
+    for (int i = 0; i < ne; i++) nnz += m->eq[i].nnz;
+    size_t big = (size_t)(2 * (n + ne) + 1);
+    d->m = m;
+    d->n = n;
+    d->ne = ne;
+    int ok = 1;
+#define ALLOC(p, cnt) do { (p) = calloc((size_t)(cnt), sizeof *(p)); ok &= (p) != NULL; } while (0)
+    ALLOC(d->x, nn); ALLOC(d->v, nn); ALLOC(d->a, nn); ALLOC(d->lam, nq); ALLOC(d->eq_on, nq);
+    ALLOC(d->xp, nn); ALLOC(d->vp, nn); ALLOC(d->ap, nn);
+    ALLOC(d->phi, nq); ALLOC(d->jac, nnz > 0 ? nnz : 1); ALLOC(d->phit, nq); ALLOC(d->gam, nq);
+    ALLOC(d->Q, nn); ALLOC(d->fd_x, nn); ALLOC(d->fd_v, nn); ALLOC(d->fd_q0, nn); ALLOC(d->fd_q1, nn);
+    ALLOC(d->rk, 16 * nn + 4 * nq); ALLOC(d->hv, nn); ALLOC(d->ha, nn); ALLOC(d->w1, big); ALLOC(d->w2, big);
+    ALLOC(d->r1, big); ALLOC(d->r2, big); ALLOC(d->r3, big); ALLOC(d->r4, big);
+    ALLOC(d->jangle_ref, m->spec->njoint + 1);
+    ALLOC(d->tol.ax, nn); ALLOC(d->tol.rx, nn); ALLOC(d->tol.av, nn);
+#undef ALLOC
+    if (ok && mbs_mat_init(&d->spd, MBS_MAT_SPD, n, m->kd, m->kd)) ok = 0;
+    if (ok && mbs_mat_init(&d->kkt, MBS_MAT_GEN, m->nkkt, m->kkl, m->kku)) ok = 0;
+    if (ok && mbs_contact_data_init(m, d)) ok = 0;
+    /* the workspace of the spec's integrator, made and sized by it */
+    if (ok && mbs_integrator_ws_new(m, d)) ok = 0;
+    if (!ok) { mbs_data_free(&d); return NULL; }
+    for (int i = 0; i < ne; i++) d->eq_on[i] = 1;
+    return d;
+}
+
+void mbs_data_free(mbs_data **pd)
+{
+    if (!pd || !*pd) return;
+    mbs_data *d = *pd;
+    free(d->x); free(d->v); free(d->a); free(d->lam); free(d->eq_on);
+    free(d->xp); free(d->vp); free(d->ap);
+    free(d->phi); free(d->jac); free(d->phit); free(d->gam);
+    free(d->Q); free(d->fd_x); free(d->fd_v); free(d->fd_q0); free(d->fd_q1);
+    free(d->rk); free(d->hv); free(d->ha); free(d->w1); free(d->w2);
+    free(d->r1); free(d->r2); free(d->r3); free(d->r4);
+    free(d->jangle_ref);
+    free(d->tol.ax); free(d->tol.rx); free(d->tol.av);
+    mbs_reaction_ws_free(&d->rx);
+    mbs_contact_data_free(d);
+    mbs_integrator_ws_free(d);
+    mbs_mat_free(&d->spd);
+    mbs_mat_free(&d->kkt);
+    free(d);
+    *pd = NULL;
+}

@@ -1,0 +1,295 @@
+/*
+ * simulate.c - a whole run: initialisation, the selected analysis, sampling,
+ * metrics; and the JSON writers of the report and the metrics.
+ */
+#include "mbs/model/accuracy.h"
+#include "mbs/analysis/analysis.h"
+#include "mbs/contact/contact.h"
+#include "mbs/integrate/integrators.h"
+#include "mbs/analysis/system.h"
+#include "mbs/run/run.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/dynamics/force.h"
+#include "mbs/model/clock.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static double s_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Run-time context used by mbs_step_done (wall clock of the run). */
+typedef struct {
+    double wall0;
+    double last_progress;
+    double time_limit;
+    double ke_max;
+} s_run;
+
+static _Thread_local s_run *s_cur;
+
+static double s_energy(const mbs_model *m, const mbs_data *d)
+{
+    return mbs_kinetic(m, d->v) + mbs_potential(m, d->x, d->t);
+}
+
+int mbs_run_step_done(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
+{
+    /* constraint violation at the accepted state (position, velocity) */
+    if (!d->cons_at_state) mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
+    d->cons_at_state = 0;
+    double pv = mbs_phi_norm(d);
+    if (pv > d->met.max_constraint_violation) d->met.max_constraint_violation = pv;
+    mbs_cons_phit(m, d->x, d->t, d->phit);
+    mbs_cons_jv(m, d->jac, d->v, d->r1);
+    double vv = 0;
+    for (int i = 0; i < m->neq; i++)
+        if (d->eq_on[i]) vv = fmax(vv, fabs(d->r1[i] + d->phit[i]));
+    if (vv > d->met.max_velocity_violation) d->met.max_velocity_violation = vv;
+    if (!isfinite(pv) || !isfinite(vv)) {
+        mbs_err_add(err, "", "t = %.6g: the solution diverged (non-finite state)", d->t);
+        return MBS_EDIVERGE;
+    }
+    if (m->conservative) {
+        double ke = mbs_kinetic(m, d->v);
+        double dE = fabs(ke + mbs_potential(m, d->x, d->t) - d->E0);
+        if (s_cur && ke > s_cur->ke_max) s_cur->ke_max = ke;
+        double scale = fmax(fabs(d->E0), s_cur ? s_cur->ke_max : ke);
+        if (scale > 0 && dE / scale > d->met.energy_drift) d->met.energy_drift = dE / scale;
+    }
+    /* continuous joint angles for rotational springs (beyond +-pi) */
+    for (int e = 0; e < m->spec->nforce; e++) {
+        if (m->spec->forces[e].type != MBS_FORCE_ROTATIONAL_SPRING_DAMPER) continue;
+        int j = m->spec->forces[e].joint;
+        double a = mbs_joint_coord(m, j, d->x, NULL, NULL);
+        d->jangle_ref[j] += remainder(a - d->jangle_ref[j], 2 * M_PI);
+    }
+    mbs_contact_step(m, d, d->t - d->tp);
+    mbs_sample_interval(smp);
+    /* progress, cancellation and the wall-clock limit */
+    if (s_cur) {
+        double now = mbs_now();
+        if (s_cur->time_limit > 0 && now - s_cur->wall0 > s_cur->time_limit) {
+            mbs_err_add(err, "", "time limit of %.3g s reached at t = %.6g", s_cur->time_limit, d->t);
+            return MBS_ETIMEOUT;
+        }
+        if (smp->progress && now - s_cur->last_progress > 0.05) {
+            s_cur->last_progress = now;
+            if (smp->progress(d->t / m->spec->solver.t_end, smp->user)) {
+                mbs_err_add(err, "", "cancelled at t = %.6g", d->t);
+                return MBS_ECANCEL;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The accuracy figures at the end of a run: error-controlled integrators
+ * meet their tolerance when every accepted step's estimate was <= 1 (2 is
+ * allowed for the last-step and interpolation rounding); methods without
+ * an estimate report NaN. */
+static void s_accuracy(const mbs_model *m, mbs_data *d, int rc)
+{
+    const mbs_solver_spec *o = &m->spec->solver;
+    int controlled = o->analysis == MBS_ANALYSIS_DYNAMICS &&
+                     (o->integrator == MBS_INT_BDF || o->integrator == MBS_INT_DOPRI5 ||
+                      o->integrator == MBS_INT_TRAPEZOIDAL_AL || o->integrator == MBS_INT_EVENT_DRIVEN);
+    if (!controlled) {
+        d->met.error_estimate = NAN;
+        if (o->analysis == MBS_ANALYSIS_DYNAMICS)
+            mbs_warn(d, "%s has no error estimate: the accuracy of this run is not known", mbs_integrator_name(o->integrator));
+    }
+    if (rc == 0) mbs_accuracy_finish(d, 2.0);
+    else d->met.tolerance_met = 0;
+}
+
+/* The integrators' view of mbs_run_step_done (mbs_stepper.done). */
+static int s_step_done(void *smp, const mbs_model *m, mbs_data *d, mbs_errlist *err)
+{
+    return mbs_run_step_done(m, d, smp, err);
+}
+
+/* The first sample, then the analysis or integrator of the solver spec. */
+static int s_integrate(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
+{
+    const mbs_solver_spec *o = &m->spec->solver;
+    mbs_sample_now(smp);
+    if (o->analysis == MBS_ANALYSIS_KINEMATICS) return mbs_kinematics(m, d, smp, err);
+    mbs_stepper run = {s_step_done, smp, smp->interval};
+    switch (o->integrator) {
+    case MBS_INT_BDF: return mbs_integrate_bdf(m, d, &run, err);
+    case MBS_INT_DOPRI5: return mbs_integrate_dopri5(m, d, &run, err);
+    case MBS_INT_MOREAU_JEAN: return mbs_integrate_moreau_jean(m, d, &run, err);
+    case MBS_INT_EVENT_DRIVEN: return mbs_integrate_event_driven(m, d, &run, err);
+    default: return mbs_integrate_al(m, d, &run, err);
+    }
+}
+
+int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *met, mbs_progress_fn progress,
+                 void *user, mbs_errlist *err)
+{
+    const mbs_solver_spec *o = &m->spec->solver;
+    s_run run = {mbs_now(), 0, o->time_limit, 0};
+    double cpu0 = s_cpu();
+    s_run *saved = s_cur;
+    s_cur = &run;
+    memset(&d->met, 0, sizeof d->met);
+    mbs_contact_reset(m, d);
+    mbs_ed_reset(d);
+    d->sysdim_sum = 0;
+    d->sysdim_count = 0;
+    mbs_sampler smp;
+    int rc = mbs_sampler_init(&smp, m, d, res, progress, user);
+    if (rc) mbs_err_add(err, "", "out of memory for the output samples");
+    if (!rc) rc = mbs_initialize(m, d, NULL, err);
+    if (!rc) {
+        mbs_tol_init(m, d);
+        d->E0 = s_energy(m, d);
+        run.ke_max = mbs_kinetic(m, d->v);
+        memcpy(d->xp, d->x, sizeof(double) * (size_t)m->nvar);
+        memcpy(d->vp, d->v, sizeof(double) * (size_t)m->nvar);
+        memcpy(d->ap, d->a, sizeof(double) * (size_t)m->nvar);
+        d->tp = 0;
+        mbs_cons_eval(m, d->x, 0, d->phi, d->jac);
+        d->met.max_constraint_violation = mbs_phi_norm(d);
+        mbs_contact_step(m, d, o->step > 0 ? o->step : 1e-3);
+        if (o->analysis == MBS_ANALYSIS_STATICS) {
+            rc = mbs_statics(m, d, 0, err);
+            if (!rc) mbs_sample_now(&smp);
+        } else {
+            /* the event-driven integrator sets its modes (and impacts at
+             * t = 0) first, so that the first sample has their accelerations
+             * and forces */
+            if (o->analysis != MBS_ANALYSIS_KINEMATICS && o->integrator == MBS_INT_EVENT_DRIVEN)
+                rc = mbs_ed_start(m, d, err);
+            if (!rc) rc = s_integrate(m, d, &smp, err);
+        }
+    }
+    d->met.integrator = o->analysis == MBS_ANALYSIS_STATICS ? "statics"
+                        : o->analysis == MBS_ANALYSIS_KINEMATICS ? "kinematics" : mbs_integrator_name(o->integrator);
+    d->met.wall_seconds = mbs_now() - run.wall0;
+    d->met.cpu_seconds = s_cpu() - cpu0;
+    d->met.mean_system_dimension = d->sysdim_count ? d->sysdim_sum / (double)d->sysdim_count : 0;
+    d->met.mean_active_contacts = d->c_active_count ? d->c_active_sum / (double)d->c_active_count : 0;
+    d->met.coords_before = m->report0.coords_before;
+    d->met.coords_after = m->report0.coords_after;
+    d->met.constraints_before = m->report0.constraints_before;
+    d->met.constraints_after = m->report0.constraints_after;
+    d->met.conservative = m->conservative;
+    if (!m->conservative) d->met.energy_drift = NAN;
+    if (!d->met.contact_method) d->met.contact_method = m->spec->ncontact > 0 ? "compliant" : "none";
+    if (d->met.lcp_solves > 0) d->met.mean_lcp_dimension /= (double)d->met.lcp_solves;
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0) d->met.peak_memory_bytes = ru.ru_maxrss * 1024L;
+    s_accuracy(m, d, rc);
+    if (met) *met = d->met;
+    mbs_sampler_free(&smp);
+    s_cur = saved;
+    return rc;
+}
+
+/* ---- JSON writers ----------------------------------------------------------------------- */
+
+/* JSON number or null for non-finite values. */
+static int s_num(char *buf, size_t size, const char *key, double v, int last)
+{
+    if (isfinite(v)) return snprintf(buf, size, "\"%s\": %.10g%s", key, v, last ? "" : ", ");
+    return snprintf(buf, size, "\"%s\": null%s", key, last ? "" : ", ");
+}
+
+#define APPEND(expr) do { int w_ = (expr); if (w_ > 0) len += (size_t)w_; } while (0)
+#define REST (len < size ? size - len : 0)
+#define AT (len < size ? buf + len : NULL)
+
+int mbs_metrics_json(const mbs_metrics *x, char *buf, size_t size)
+{
+    size_t len = 0;
+    if (!buf) size = 0;
+    APPEND(snprintf(AT, REST, "{\"integrator\": \"%s\", ", x->integrator ? x->integrator : ""));
+    APPEND(s_num(AT, REST, "wall_seconds", x->wall_seconds, 0));
+    APPEND(s_num(AT, REST, "cpu_seconds", x->cpu_seconds, 0));
+    APPEND(snprintf(AT, REST, "\"steps\": %ld, \"rejected_steps\": %ld, \"newton_iterations\": %ld, "
+                    "\"jacobian_evaluations\": %ld, \"factorizations\": %ld, ",
+                    x->steps, x->rejected_steps, x->newton_iterations, x->jacobian_evaluations, x->factorizations));
+    APPEND(s_num(AT, REST, "mean_system_dimension", x->mean_system_dimension, 0));
+    APPEND(snprintf(AT, REST, "\"max_system_dimension\": %d, \"coords_before\": %d, \"coords_after\": %d, "
+                    "\"constraints_before\": %d, \"constraints_after\": %d, ",
+                    x->max_system_dimension, x->coords_before, x->coords_after, x->constraints_before,
+                    x->constraints_after));
+    APPEND(s_num(AT, REST, "max_constraint_violation", x->max_constraint_violation, 0));
+    APPEND(s_num(AT, REST, "max_velocity_violation", x->max_velocity_violation, 0));
+    APPEND(s_num(AT, REST, "energy_drift", x->energy_drift, 0));
+    APPEND(s_num(AT, REST, "mean_active_contacts", x->mean_active_contacts, 0));
+    APPEND(snprintf(AT, REST, "\"max_active_contacts\": %d, \"contact_activations\": %ld, "
+                    "\"contact_deactivations\": %ld, ",
+                    x->max_active_contacts, x->contact_activations, x->contact_deactivations));
+    APPEND(s_num(AT, REST, "contact_detection_seconds", x->contact_detection_seconds, 0));
+    APPEND(s_num(AT, REST, "linear_algebra_seconds", x->linear_algebra_seconds, 0));
+    APPEND(snprintf(AT, REST, "\"max_order_used\": %d, \"singular_steps\": %ld, \"kept_set_reselections\": %ld, "
+                    "\"peak_memory_bytes\": %ld, ", x->order_max_used, x->singular_steps, x->reselections,
+                    x->peak_memory_bytes));
+    APPEND(snprintf(AT, REST, "\"contact_method\": \"%s\", ", x->contact_method ? x->contact_method : "none"));
+    APPEND(s_num(AT, REST, "mean_lcp_dimension", x->mean_lcp_dimension, 0));
+    APPEND(snprintf(AT, REST, "\"max_lcp_dimension\": %d, \"lcp_solves\": %ld, \"lcp_failures\": %ld, "
+                    "\"events\": %ld, \"impacts\": %ld, \"zeno_closures\": %ld, ",
+                    x->max_lcp_dimension, x->lcp_solves, x->lcp_failures, x->events, x->impacts, x->zeno_closures));
+    APPEND(s_num(AT, REST, "max_penetration", x->max_penetration, 0));
+    APPEND(s_num(AT, REST, "max_complementarity_error", x->max_complementarity_error, 0));
+    APPEND(s_num(AT, REST, "tolerance", x->tolerance, 0));
+    APPEND(s_num(AT, REST, "abs_tolerance", x->abs_tolerance, 0));
+    APPEND(s_num(AT, REST, "error_estimate", x->error_estimate, 0));
+    APPEND(snprintf(AT, REST, "\"tolerance_met\": %s, \"warning_count\": %d, \"warnings\": [",
+                    x->tolerance_met ? "true" : "false", x->nwarning));
+    for (int i = 0; i < x->nwarning && i < MBS_WARN_MAX; i++) {
+        /* warning texts are produced by the library and contain no quotes */
+        APPEND(snprintf(AT, REST, "%s\"%s\"", i ? ", " : "", x->warning[i]));
+    }
+    APPEND(snprintf(AT, REST, "]}"));
+    return (int)len;
+}
+
+int mbs_report_json(const mbs_report *r, char *buf, size_t size)
+{
+    size_t len = 0;
+    if (!buf) size = 0;
+    APPEND(snprintf(AT, REST, "{\"dimension\": %d, \"bodies\": %d, \"joints\": %d, \"degrees_of_freedom\": %d, "
+                    "\"coordinates_before_elimination\": %d, \"constraints_before_elimination\": %d, "
+                    "\"eliminated_constant\": %d, \"eliminated_equal\": %d, "
+                    "\"coordinates_after_elimination\": %d, \"constraints_after_elimination\": %d, "
+                    "\"redundant_constraints\": %d, \"redundant_joints\": \"%s\", ",
+                    r->dim, r->nbody, r->njoint, r->dof, r->coords_before, r->constraints_before,
+                    r->eliminated_constant, r->eliminated_equal, r->coords_after, r->constraints_after,
+                    r->redundant, r->redundant_joints));
+    APPEND(s_num(AT, REST, "assembly_residual", r->assembly_residual, 0));
+    APPEND(snprintf(AT, REST, "\"assembly_iterations\": %d, ", r->assembly_iterations));
+    APPEND(s_num(AT, REST, "assembly_max_move", r->assembly_max_move, 0));
+    APPEND(s_num(AT, REST, "velocity_correction", r->velocity_correction, 0));
+    APPEND(s_num(AT, REST, "min_singular_ratio", r->min_singular_ratio, 0));
+    APPEND(snprintf(AT, REST, "\"relative_coordinates\": %d, \"relative_constraints\": %d, \"relative_chords\": %d, "
+                    "\"relative_longest_loop\": %d, \"relative_floating_roots\": %d, ", r->rel_coords,
+                    r->rel_constraints, r->rel_chords, r->rel_longest_loop, r->rel_roots));
+    APPEND(snprintf(AT, REST, "\"half_bandwidth\": %d, \"warnings\": [", r->bandwidth));
+    for (int i = 0; i < r->warnings; i++) {
+        /* warning texts are produced by the library and contain no quotes */
+        APPEND(snprintf(AT, REST, "%s\"%s\"", i ? ", " : "", r->warning[i]));
+    }
+    APPEND(snprintf(AT, REST, "]}"));
+    return (int)len;
+}
+
+void mbs_result_free(mbs_result *r)
+{
+    if (!r) return;
+    free(r->rows);
+    free(r->frames);
+    r->rows = r->frames = NULL;
+    r->nsample = r->cap = r->nframe = r->frame_cap = 0;
+}
