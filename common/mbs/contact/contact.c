@@ -290,7 +290,7 @@ void mbs_contact_forces(const mbs_model *m, const mbs_data *d, const double *x, 
 }
 
 /* Finite-difference Jacobian of the pairs in the system (see force.c). */
-void mbs_contact_jac(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,
+void mbs_contact_jac_fd(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,
                      double cC, void (*add)(void *ctx, int i, int j, double val), void *ctx)
 {
     int nc = m->spec->ncontact, n = m->nvar;
@@ -333,6 +333,117 @@ void mbs_contact_jac(const mbs_model *m, mbs_data *d, const double *x, const dou
                 }
             }
         }
+    }
+}
+
+/* The normal force of the law and its derivatives by the penetration d and
+ * its rate dd (0 where the force is 0: apart, or the damping term would
+ * pull). */
+static double s_normal_force_d(const mbs_contact_spec *C, double d, double dd, double vimp, double *f_d, double *f_dd)
+{
+    double v0 = fmax(vimp, 1e-3), a = 0;
+    if (C->law == MBS_LAW_HUNT_CROSSLEY) a = 1.5 * (1 - C->restitution) / v0;
+    else if (C->law == MBS_LAW_LANKARANI_NIKRAVESH) a = 0.75 * (1 - C->restitution * C->restitution) / v0;
+    double e = C->exponent, kd = C->stiffness * pow(d, e), f = kd * (1 + a * dd);
+    if (!(f > 0)) { *f_d = *f_dd = 0; return 0; }
+    *f_d = C->stiffness * e * pow(d, e - 1) * (1 + a * dd);
+    *f_dd = kd * a;
+    return f;
+}
+
+/* Stiffness and damping of pair k at (x, v), analytic: each touching point's
+ * force F (normal law and regularised Coulomb friction) as a function of the
+ * relative displacement and velocity of the two material points, dF = D_x
+ * (dp_b - dp_a) + D_v (dv_b - dv_a), with dg = n . (dp_b - dp_a) and the
+ * friction's velocity dependence across the tangent plane; on each body's
+ * block K = L^T D_x L, C = L^T D_v L (L its point map).  Left out: the
+ * turning of the normal and the tangent plane, the contact point sliding
+ * over the shapes, and the point maps' own dependence on the coordinates
+ * (terms of the size of F, and of the damping times the body's spin,
+ * against the stiffness's k d^(e-1)); body-diagonal blocks only, as the
+ * finite differences were.  On a body's rigid motions it is the finite
+ * differences' matrix (mbs_contact_jac_fd) up to those terms (contact_test:
+ * 1.3e-2 of the largest entry for a ball spinning at 3 rad/s); the
+ * matrices only steer the modified Newton iteration. */
+static void s_pair_jac(const mbs_model *m, const mbs_data *d, int k, const double *x, const double *v, double cK,
+                       double cC, void (*add)(void *ctx, int i, int j, double val), void *ctx)
+{
+    const mbs_contact_spec *C = &m->spec->contacts[k];
+    int ia = C->shape[0], ib = C->shape[1], dim = m->dim, nb = m->nb;
+    int bs[2] = {m->cshape[ia].body, m->cshape[ib].body};
+    mbs_shape A, B;
+    mbs_contact_set set;
+    mbs_contact_world_shape(m, ia, x, &A);
+    mbs_contact_world_shape(m, ib, x, &B);
+    if (mbs_contact_shapes(&A, &B, 0.0, &set) <= 0) return;
+    for (int i = 0; i < set.n; i++) {
+        const mbs_contact *c = &set.c[i];
+        if (!(c->g < 0)) continue;
+        double va[3], vb[3], L[2][3 * MBS_NB_MAX], rel[3];
+        s_point_velocity(m, bs[0], x, v, c->pa, va, L[0]);
+        s_point_velocity(m, bs[1], x, v, c->pb, vb, L[1]);
+        v3sub(vb, va, rel);
+        double vn = v3dot(rel, c->n), f_d, f_dd;
+        double fn = s_normal_force_d(C, -c->g, -vn, mbs_contact_vimp(d, k, -vn), &f_d, &f_dd);
+        if (!(fn > 0)) continue;
+        /* u = n + friction direction per unit normal force: dF = u dfn + fn d(friction dir) */
+        double vt[3], u[3], Dx[3][3], Dv[3][3], sl = 0, mu = C->friction > 0 ? C->friction : 0;
+        for (int a = 0; a < 3; a++) vt[a] = rel[a] - vn * c->n[a];
+        if (mu > 0) sl = sqrt(v3dot(vt, vt) + C->slip_velocity * C->slip_velocity);
+        for (int a = 0; a < 3; a++) u[a] = c->n[a] - (mu > 0 ? mu * vt[a] / sl : 0);
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++) {
+                /* dfn/dg = -f_d, dfn/dvn = -f_dd */
+                Dx[a][b] = -f_d * u[a] * c->n[b];
+                Dv[a][b] = -f_dd * u[a] * c->n[b];
+                if (mu > 0) {
+                    /* -mu fn d(vt / sl)/d rel = -mu fn (I / sl - vt vt^T / sl^3) (I - n n^T) */
+                    double acc = 0;
+                    for (int q = 0; q < 3; q++) {
+                        double pqb = (q == b) - c->n[q] * c->n[b];
+                        acc += ((a == q) / sl - vt[a] * vt[q] / (sl * sl * sl)) * pqb;
+                    }
+                    Dv[a][b] -= mu * fn * acc;
+                }
+            }
+        /* body blocks L^T D L */
+        for (int side = 0; side < 2; side++) {
+            int b = bs[side];
+            if (b < 0) continue;
+            const mbs_body *bd = &m->body[b];
+            const double *Ls = L[side];
+            for (int r = 0; r < nb; r++) {
+                if (bd->var[r] < 0) continue;
+                double tx[3] = {0, 0, 0}, tv[3] = {0, 0, 0}; /* row r of L^T D */
+                for (int a = 0; a < dim; a++)
+                    for (int q = 0; q < dim; q++) {
+                        tx[q] += Ls[a * nb + r] * Dx[a][q];
+                        tv[q] += Ls[a * nb + r] * Dv[a][q];
+                    }
+                for (int col = 0; col < nb; col++) {
+                    if (bd->var[col] < 0) continue;
+                    double kx = 0, kv = 0;
+                    for (int q = 0; q < dim; q++) { kx += tx[q] * Ls[q * nb + col]; kv += tv[q] * Ls[q * nb + col]; }
+                    /* K = -dQ/dx, C = -dQ/dv */
+                    double val = -(cK * kx + cC * kv);
+                    if (val != 0) add(ctx, bd->var[r], bd->var[col], val);
+                }
+            }
+        }
+    }
+}
+
+void mbs_contact_jac(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,
+                     double cC, void (*add)(void *ctx, int i, int j, double val), void *ctx)
+{
+    int nc = m->spec->ncontact;
+    (void)t;
+    if (nc == 0) return;
+    int use_active = m->spec->solver.contact_deactivation && d->c_ready;
+    int cnt = use_active ? d->c_nactive : nc;
+    for (int i = 0; i < cnt; i++) {
+        int k = use_active ? d->c_active[i] : i;
+        if (m->spec->contacts[k].law != MBS_LAW_RIGID) s_pair_jac(m, d, k, x, v, cK, cC, add, ctx);
     }
 }
 

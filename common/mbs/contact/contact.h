@@ -65,10 +65,19 @@ typedef struct mbs_cforce {
 void mbs_contact_compliant_each(const mbs_model *m, const mbs_data *d, const double *x, const double *v,
                                 mbs_cforce_fn fn, void *ctx);
 
-/* Finite-difference stiffness/damping of the pairs in the system, handed to
- * add(ctx, i, j, cK K_ij + cC C_ij) like mbs_force_jac. */
+/* Stiffness/damping of the compliant pairs in the system (K = -dQ/dx, C =
+ * -dQ/dv on each body's block), handed to add(ctx, i, j, cK K_ij + cC C_ij)
+ * like mbs_force_jac: analytic, from each touching point's force law and
+ * point maps (contact.c, s_pair_jac: the turning of the normal and the
+ * point maps' dependence on x are left out). */
 void mbs_contact_jac(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,
                      double cC, void (*add)(void *ctx, int i, int j, double val), void *ctx);
+
+/* The same by finite differences of the pairs' generalized forces (all
+ * terms; a pair evaluation per perturbed coordinate): the check of
+ * mbs_contact_jac in contact_test. */
+void mbs_contact_jac_fd(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,
+                        double cC, void (*add)(void *ctx, int i, int j, double val), void *ctx);
 
 /* Switches of compliant contacts within a proposed step of length h from
  * (x0, v0) to (x1, v1): the earliest fraction s in (0, 1) of the step at
