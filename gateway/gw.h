@@ -160,6 +160,19 @@ int gw_is_uuid(const char *s);   /* 8-4-4-4-12 hex                          */
 int gw_is_model_id(const char *s); /* 16 lowercase hex                      */
 int gw_is_job_id(const char *s); /* 1..18 digits                            */
 
+/* ---- cache of bodies that cannot change (cache.c) ---------------------------------- */
+#define GW_CACHE_ENTRIES 32
+#define GW_CACHE_BYTES (96u << 20)      /* all bodies held                      */
+#define GW_CACHE_BODY_MAX (32u << 20)   /* larger bodies are not kept           */
+#define GW_CACHE_KEY_MAX 256
+/* A copy of the body kept under key (caller frees; its length in *len), or
+ * NULL when there is none. */
+char *gw_cache_get(const char *key, size_t *len);
+/* Keep a copy of body under key (the least recently used dropped to make
+ * room); nothing happens for a body above GW_CACHE_BODY_MAX or a long key. */
+void gw_cache_put(const char *key, const char *body, size_t len);
+void gw_cache_stats(size_t *bytes, int *entries, unsigned long long *hits, unsigned long long *misses);
+
 /* The metric columns of results.csv, in order (api_results.c). */
 extern const char *const gw_metric_cols[];
 extern const int gw_nmetric_cols;

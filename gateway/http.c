@@ -99,6 +99,14 @@ void gw_stats_write(FILE *f)
                 atomic_load(&s_sum_us[l]) * 1e-6);
         fprintf(f, "mbsweep_http_request_seconds_count{route=\"%s\"} %ld\n", s_label_name(l), total);
     }
+    size_t cb; int ce; unsigned long long ch, cm;
+    gw_cache_stats(&cb, &ce, &ch, &cm);
+    fprintf(f, "# HELP mbsweep_reply_cache_bytes Bytes of finished sweeps' bodies kept (gateway/cache.c).\n"
+               "# TYPE mbsweep_reply_cache_bytes gauge\nmbsweep_reply_cache_bytes %zu\n"
+               "# TYPE mbsweep_reply_cache_entries gauge\nmbsweep_reply_cache_entries %d\n"
+               "# TYPE mbsweep_reply_cache_lookups_total counter\n"
+               "mbsweep_reply_cache_lookups_total{result=\"hit\"} %llu\n"
+               "mbsweep_reply_cache_lookups_total{result=\"miss\"} %llu\n", cb, ce, ch, cm);
 }
 
 /* ---- reply helpers -------------------------------------------------------------- */

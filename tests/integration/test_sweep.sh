@@ -116,6 +116,24 @@ for b in range(7):
     assert j["channels"]["x"]["min"][b] == min(part) and j["channels"]["x"]["max"][b] == max(part)
 PY
 ok "table pages and decimated samples"
+# /columns of the finished sweep: made once, then served from the gateway's
+# cache (gateway/cache.c) with the same bytes; a new query is a new entry
+hits() { get /metrics | sed -n 's/^mbsweep_reply_cache_lookups_total{result="hit"} //p'; }
+h0=$(hits)
+get "/api/v1/sweeps/$SID/columns" > "$IT_TMP/c1.json"
+get "/api/v1/sweeps/$SID/columns" > "$IT_TMP/c2.json"
+get "/api/v1/sweeps/$SID/columns?after=4&limit=3" > "$IT_TMP/c3.json"
+cmp -s "$IT_TMP/c1.json" "$IT_TMP/c2.json" || fail "/columns from the cache differs"
+[ "$(hits)" = $((h0 + 1)) ] || fail "/columns cache hits: $h0 -> $(hits), expected one more"
+python3 - "$IT_TMP" <<'PY' || fail "/columns"
+import json, sys
+d = sys.argv[1]
+c1, c3 = json.load(open(f"{d}/c1.json")), json.load(open(f"{d}/c3.json"))
+assert c1["n"] == 12 and c1["next"] is None and c3["n"] == 3 and c3["next"] == 7, (c1["n"], c3["n"], c3["next"])
+idx = [c["name"] for c in c1["columns"]].index("idx")
+assert c1["values"][idx] == {"seq": [0, 1]} and c3["values"][idx] == {"seq": [5, 1]}
+PY
+ok "/columns of a finished sweep: the same bytes from the cache, parts apart"
 # body poses stored with every result (sql/006_poses.sql): frames at sample
 # times, the bob's com equal to its position channels; the geometry to draw
 first=$(echo "$ids" | cut -d, -f1)
