@@ -15,10 +15,13 @@ CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 [ -x "$CHROMIUM" ] || fail "no chromium at $CHROMIUM (bash scripts/deps.sh --browser)"
 WWW=${WWW:-$ROOT/build/www}   # another bundle for a comparison (e.g. an older commit's, built elsewhere)
 [ -f "$WWW/index.html" ] || fail "$WWW is not built (make web)"
-echo "bundle (gzip -9 of each file of $WWW/assets):"
+echo "bundle (gzip -9 of each file of $WWW/assets: the NAME.gz the build made, as the gateway sends it):"
 total=0
 for f in "$WWW"/assets/*; do
-  raw=$(stat -c %s "$f"); gz=$(gzip -9 -c "$f" | wc -c); total=$((total + gz))
+  case $f in *.gz) continue ;; esac
+  raw=$(stat -c %s "$f")
+  if [ -f "$f.gz" ]; then gz=$(stat -c %s "$f.gz"); else gz=$(gzip -9 -n -c "$f" | wc -c); fi
+  total=$((total + gz))
   printf '  %-28s %8d B  %7d B gzip\n' "$(basename "$f")" "$raw" "$gz"
 done
 echo "  all assets: $total B gzip"

@@ -157,6 +157,15 @@ static int s_table_query(gw_req *r, long after, long limit, s_table *t, const ch
         (!strcmp(t->status, "done") || !strcmp(t->status, "failed") || !strcmp(t->status, "cancelled"))) {
         snprintf(t->key, sizeof t->key, "%s|%s|%ld|%ld|%s|%s|%s|%ld", cache_as, r->param[0], after, limit,
                  t->mcols == s_default_metrics ? "default" : "all", t->status, PQgetvalue(res, 0, 5), t->total);
+        /* a client that takes gzip gets the compressed body kept (s_send
+           keeps it after compressing the plain one) */
+        if (gw_accepts_gzip(r->conn)) {
+            char gk[GW_CACHE_KEY_MAX + 4];
+            snprintf(gk, sizeof gk, "%s|gz", t->key);
+            t->cached = gw_cache_get(gk, &t->cached_len);
+            if (t->cached) { r->gzipped = 1; PQclear(res); return 0; }
+            r->gz_cache_key = strdup(gk);
+        }
         t->cached = gw_cache_get(t->key, &t->cached_len);
         if (t->cached) { PQclear(res); return 0; }
     }

@@ -92,6 +92,8 @@ typedef struct gw_req {
     ssize_t (*reader)(void *cls, uint64_t pos, char *buf, size_t max);
     void (*free_cls)(void *cls);
     void *reader_cls;
+    int gzipped;                 /* out is gzip already (a cached variant)   */
+    char *gz_cache_key;          /* owned: keep the gzip of out under it     */
 } gw_req;
 
 typedef int (*gw_handler)(gw_req *r);
@@ -121,6 +123,16 @@ const char *gw_query(gw_req *r, const char *key);
  * (and a 400 reply already set). */
 int gw_query_int(gw_req *r, const char *key, long def, long lo, long hi, long *out);
 
+/* ---- compression (gzip.c) ------------------------------------------------------------ */
+#define GW_GZIP_MIN 8192             /* bytes: smaller answers are sent as they are */
+/* Whether the request's Accept-Encoding allows gzip. */
+int gw_accepts_gzip(struct MHD_Connection *c);
+/* buf compressed (gzip format; caller frees), NULL on failure. */
+char *gw_gzip(const char *buf, size_t len, size_t *out_len);
+/* Wrap r's streamed reply (reader, reader_cls, free_cls) so that it is sent
+ * gzip-compressed; 0 or -1 (r unchanged). */
+int gw_gzip_reader(gw_req *r);
+
 /* ---- database ------------------------------------------------------------------- */
 
 /* The calling thread's connection (created on first use); NULL if the
@@ -136,7 +148,9 @@ struct MHD_Daemon *gw_http_start(void);
 void gw_stats_write(FILE *f);
 
 /* ---- static files ---------------------------------------------------------------- */
-struct MHD_Response *gw_static(const char *url, int *status);
+/* The file for url (NULL: 404); its .gz variant when accepts_gzip and the
+ * build made one. */
+struct MHD_Response *gw_static(const char *url, int accepts_gzip, int *status);
 
 /* ---- dispatcher --------------------------------------------------------------------- */
 

@@ -241,6 +241,12 @@ static void s_headers(struct MHD_Response *resp, const char *ctype)
     }
 }
 
+/* Text that compresses (JSON, CSV, Prometheus text). */
+static int s_compressible(const char *ctype)
+{
+    return !strncmp(ctype, "application/json", 16) || !strncmp(ctype, "text/", 5);
+}
+
 /* Strong validator of a reply body: FNV-1a 64 of its bytes, quoted. */
 static void s_etag(const char *buf, size_t len, char out[24])
 {
@@ -256,6 +262,21 @@ static enum MHD_Result s_send(req_state *st, struct MHD_Connection *c)
     struct timespec t1;
     char etag[24] = "";
     if (!r->out && !r->reader) gw_reply_error(r, 500, "internal", "no reply", NULL);
+    /* a successful answer of text (JSON, CSV) above GW_GZIP_MIN bytes, or
+       streamed, goes out gzip-compressed when the request accepts it (a
+       finished sweep's /columns keeps its compressed body: gz_cache_key) */
+    int gz = r->gzipped;
+    if (!gz && r->status == 200 && r->ctype && s_compressible(r->ctype) && gw_accepts_gzip(c)) {
+        if (r->reader) gz = gw_gzip_reader(r) == 0;
+        else if (r->out_len >= GW_GZIP_MIN) {
+            size_t zlen;
+            char *z = gw_gzip(r->out, r->out_len, &zlen);
+            if (z) {
+                if (r->gz_cache_key) gw_cache_put(r->gz_cache_key, z, zlen);
+                free(r->out); r->out = z; r->out_len = zlen; gz = 1;
+            }
+        }
+    }
     /* a successful GET carries an ETag; a request whose If-None-Match names
        it gets 304 without the body (cheap polling of progress: the front end
        keeps what it has; the reply is still computed, not its transfer) */
@@ -274,6 +295,8 @@ static enum MHD_Result s_send(req_state *st, struct MHD_Connection *c)
     }
     s_headers(resp, r->status == 304 ? NULL : r->ctype);
     if (etag[0]) MHD_add_response_header(resp, "ETag", etag);
+    if (gz && r->status == 200) MHD_add_response_header(resp, "Content-Encoding", "gzip");
+    MHD_add_response_header(resp, "Vary", "Accept-Encoding");
     if (r->allow) MHD_add_response_header(resp, "Allow", r->allow);
     if (r->status == 401) MHD_add_response_header(resp, "WWW-Authenticate", "Bearer");
     enum MHD_Result ok = MHD_queue_response(c, (unsigned)r->status, resp);
@@ -421,7 +444,7 @@ static enum MHD_Result s_access(void *cls, struct MHD_Connection *c, const char 
     /* static files */
     if (st->early == -1) {
         int status;
-        struct MHD_Response *resp = gw_static(url, &status);
+        struct MHD_Response *resp = gw_static(url, gw_accepts_gzip(c), &status);
         if (!resp) {
             gw_reply_error(&st->req, 404, "not_found", "no such resource", NULL);
             return s_send(st, c);
@@ -478,6 +501,7 @@ static void s_completed(void *cls, struct MHD_Connection *c, void **con_cls, enu
     for (int i = 0; i < st->req.nparam; i++) free(st->req.param[i]);
     json_decref(st->req.json);
     free(st->req.out);
+    free(st->req.gz_cache_key);
     if (st->req.reader_cls && st->req.free_cls) st->req.free_cls(st->req.reader_cls);
     if (st->large_slot) atomic_fetch_sub(&s_large, 1);
     free(st->body);
