@@ -148,6 +148,31 @@ test('a sweep submitted from the form: job count first, then it runs to done and
   await page.selectOption('#sf-cd', 'model');
   await until(async () => (await count()) === 6, 'back to 6');
   await shot(page, 'web-sweep-form.png');
+  // the form's fields are in the URL: a deep link opens the same form, with
+  // the same count from the gateway
+  const link = page.url();
+  assert.match(link, /[?&]sf=/);
+  const errors2 = [];
+  const p2 = await newPage(browser, errors2);
+  await withToken(p2);
+  await p2.goto(link);
+  await p2.waitForSelector('#sweep-form');
+  assert.equal(await p2.inputValue('#sf-name'), 'from the form');
+  assert.equal(await p2.inputValue('tr[data-param="L"] select.sf-mode'), 'values');
+  assert.equal(await p2.inputValue('tr[data-param="L"] input.sf-values'), '0.7, 1.3');
+  assert.equal(await p2.inputValue('tr[data-param="m"] select.sf-mode'), 'range');
+  assert.deepEqual([await p2.inputValue('tr[data-param="m"] input.sf-min'), await p2.inputValue('tr[data-param="m"] input.sf-max'),
+    await p2.inputValue('tr[data-param="m"] input.sf-levels')], ['1', '2', '3']);
+  assert.equal(await p2.inputValue('#sf-cd'), 'model');
+  await p2.waitForSelector('#sf-count[data-jobs="6"]');
+  assert.equal(p2.url(), link);
+  // a link with a broken or foreign sf opens the default form
+  await p2.goto(`${env.base}/models/${env.mid}?sf=${encodeURIComponent('{"kind":"nope","p":{"zz":["values","1"]},"r":[1]}')}`);
+  await p2.waitForSelector('#sweep-form');
+  assert.equal(await p2.inputValue('#sf-kind'), 'grid');
+  assert.equal(await p2.inputValue('tr[data-param="L"] select.sf-mode'), 'default');
+  assert.deepEqual(benign(errors2), []);
+  await p2.close();
   const before = new Set((await api(`/api/v1/sweeps?model=${env.mid}&limit=1000`)).items.map((s) => s.id));
   await page.click('#sf-submit');
   await page.waitForURL(/\/sweeps\/[0-9a-f-]{36}$/);

@@ -49,7 +49,7 @@ function Drawing({ geometry }) {
   );
 }
 
-export function Model({ id }) {
+export function Model({ id, query }) {
   const [model, setModel] = useState(null);
   const [geometry, setGeometry] = useState(null);
   const [sweeps, setSweeps] = useState(null);
@@ -87,7 +87,7 @@ export function Model({ id }) {
         </section>
       </div>
       <h2>Submit a sweep</h2>
-      <SweepForm model={model.id} def={model.definition} />
+      <SweepForm model={model.id} def={model.definition} query={query} />
       <details><summary>Definition</summary><pre class="definition">{JSON.stringify(model.definition, null, 2)}</pre></details>
     </main>
   );
