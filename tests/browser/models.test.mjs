@@ -64,7 +64,26 @@ test('every example: its model page draws it at t = 0 and shows its check report
       assert.equal(r.name, g.geometry.bodies[b].name);
       assert.deepEqual(r.v.slice(0, g.geometry.dimension), g.geometry.bodies[b].com, `${f} ${r.name}`);
     });
-    if (f === 'four_bar.json') await shot(page, 'web-model.png');
+    // the joint table (the joint glyphs' text alternative): every joint with
+    // its type and bodies, and what drives it, as the geometry has them
+    const jrows = await page.$$eval('#joint-table tbody tr[data-joint]', (trs) => trs.map((tr) => ({ name: tr.dataset.joint,
+      type: tr.dataset.type, drives: tr.dataset.drives, bodies: [...tr.querySelectorAll('td:nth-child(3) [data-body]')].map((x) => x.dataset.body) })));
+    const G = g.geometry, bname = (b) => (b < 0 ? 'ground' : G.bodies[b].name), acts = G.actuators;
+    assert.deepEqual(jrows, G.joints.map((j, k) => ({ name: j.name, type: j.type, bodies: j.bodies.map(bname),
+      drives: acts.filter((a) => a.joint === k).map((a) => a.kind).join(',') })), f);
+    const arows = await page.$$eval('#joint-table tbody tr[data-actuator]', (trs) => trs.map((tr) => tr.dataset.actuator));
+    assert.deepEqual(arows, acts.filter((a) => a.joint === undefined).map((a) => a.kind), f);
+    if (f === 'dc_motor_flywheel.json') {
+      const mk = acts.findIndex((a) => a.kind === 'dc_motor');
+      assert.ok(mk >= 0 && G.joints[acts[mk].joint].type === 'revolute', 'the flywheel\'s motor on a revolute joint');
+      assert.match(jrows[acts[mk].joint].drives, /dc_motor/);
+    }
+    if (f === 'slider_crank.json') {
+      assert.ok(jrows.some((j) => j.type === 'prismatic') && jrows.some((j) => /driver/.test(j.drives)), f);
+      assert.ok(G.joints.find((j) => j.type === 'prismatic').axis, 'a prismatic joint has its axis');
+    }
+    if (f === 'iftomm_a04_bricard.json') assert.ok(G.joints.every((j) => j.type !== 'revolute' || j.axis.length === 3), f);
+    if (f === 'slider_crank.json') await shot(page, 'web-model.png');
     if (f === 'iftomm_a05_flyball.json') await shot(page, 'web-model-3d.png');
   }
   // the list: every model of the API, and a filter in the URL

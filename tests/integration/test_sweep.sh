@@ -150,6 +150,8 @@ x, y = raw["columns"].index("x"), raw["columns"].index("y")
 for t, f in zip(p["times"], p["frames"]):
     assert abs(f[0] - at[t][x]) < 1e-12 and abs(f[1] - at[t][y]) < 1e-12, (t, f)
 assert p["geometry"]["dimension"] == 2 and g["geometry"]["joints"][0]["bodies"] == [-1, 0]
+assert g["geometry"]["joints"][0]["type"] == "revolute" and "axis" not in g["geometry"]["joints"][0]
+assert g["geometry"]["actuators"] == []
 PY
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/api/v1/jobs/abc/poses")" = 404 ] || fail "poses of a bad id"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/api/v1/jobs/999999999/poses")" = 404 ] || fail "poses of no job"

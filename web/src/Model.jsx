@@ -7,7 +7,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { apiGet } from './api.js';
 import { Link } from './router.jsx';
-import { MechanismView, PoseTable } from './Anim.jsx';
+import { MechanismView, PoseTable, JointTable } from './Anim.jsx';
 import { localGeometry, posesOfGeometry, poseAt } from './pose.js';
 import { SweepForm } from './SweepForm.jsx';
 import { fmtDate } from './format.js';
@@ -44,7 +44,8 @@ function Drawing({ geometry }) {
   return (
     <figure class="anim">
       <MechanismView L={L} P={P} v={pose.v} label="t = 0 (input positions)" />
-      <figcaption><PoseTable P={P} pose={pose} caption="Bodies at t = 0, as the model places them" /></figcaption>
+      <figcaption><PoseTable P={P} pose={pose} caption="Bodies at t = 0, as the model places them" />
+        <JointTable G={geometry} /></figcaption>
     </figure>
   );
 }
