@@ -86,6 +86,10 @@ assert c["mean_system_dimension"]["deactivation_on"] > 0
 assert c["max_output_difference"]["pairs_compared"] == 6 and c["max_output_difference"]["value"] >= 0
 s = c["speedups"]
 assert len(s) == 6 and s == sorted(s) and s[0] == c["speedup"]["min"] and s[-1] == c["speedup"]["max"], s
+# the pendulum declares no contact pair; steps and Newton iterations both ways
+assert c["declared_pairs"] == 0, c["declared_pairs"]
+assert c["mean_steps"]["deactivation_on"] > 0 and c["mean_steps"]["deactivation_off"] > 0
+assert c["mean_newton_iterations"] is None or c["mean_newton_iterations"]["deactivation_on"] >= 0
 PY
 ok "compare/deactivation: 6 pairs"
 get /metrics | grep -q '^mbsweep_jobs{state="done"} 12' || fail "/metrics jobs"
