@@ -96,3 +96,19 @@ void gw_cache_stats(size_t *bytes, int *entries, unsigned long long *hits, unsig
     *hits = s_hits; *misses = s_misses;
     pthread_mutex_unlock(&s_lock);
 }
+
+static unsigned long long s_db_hits, s_db_misses;
+
+void gw_cache_count_db(int found)
+{
+    pthread_mutex_lock(&s_lock);
+    if (found) s_db_hits++; else s_db_misses++;
+    pthread_mutex_unlock(&s_lock);
+}
+
+void gw_cache_db_stats(unsigned long long *hits, unsigned long long *misses)
+{
+    pthread_mutex_lock(&s_lock);
+    *hits = s_db_hits; *misses = s_db_misses;
+    pthread_mutex_unlock(&s_lock);
+}

@@ -92,8 +92,7 @@ typedef struct gw_req {
     ssize_t (*reader)(void *cls, uint64_t pos, char *buf, size_t max);
     void (*free_cls)(void *cls);
     void *reader_cls;
-    int gzipped;                 /* out is gzip already (a cached variant)   */
-    char *gz_cache_key;          /* owned: keep the gzip of out under it     */
+    int gzipped;                 /* out is gzip already (a cached body)      */
 } gw_req;
 
 typedef int (*gw_handler)(gw_req *r);
@@ -129,6 +128,8 @@ int gw_query_int(gw_req *r, const char *key, long def, long lo, long hi, long *o
 int gw_accepts_gzip(struct MHD_Connection *c);
 /* buf compressed (gzip format; caller frees), NULL on failure. */
 char *gw_gzip(const char *buf, size_t len, size_t *out_len);
+/* gzip data decompressed (caller frees), NULL on failure or beyond max bytes. */
+char *gw_gunzip(const char *buf, size_t len, size_t max, size_t *out_len);
 /* Wrap r's streamed reply (reader, reader_cls, free_cls) so that it is sent
  * gzip-compressed; 0 or -1 (r unchanged). */
 int gw_gzip_reader(gw_req *r);
@@ -186,6 +187,11 @@ char *gw_cache_get(const char *key, size_t *len);
  * room); nothing happens for a body above GW_CACHE_BODY_MAX or a long key. */
 void gw_cache_put(const char *key, const char *body, size_t len);
 void gw_cache_stats(size_t *bytes, int *entries, unsigned long long *hits, unsigned long long *misses);
+/* Bodies of finished sweeps kept in the database too (table reply_cache):
+ * count a lookup there (1 found, 0 not), and read the counts. */
+void gw_cache_count_db(int found);
+void gw_cache_db_stats(unsigned long long *hits, unsigned long long *misses);
+#define GW_CACHE_DB_MIN (256u << 10)   /* bodies kept in the database: from 256 KB */
 
 /* The metric columns of results.csv, in order (api_results.c). */
 extern const char *const gw_metric_cols[];

@@ -71,6 +71,33 @@ char *gw_gzip(const char *buf, size_t len, size_t *out_len)
     return out;
 }
 
+char *gw_gunzip(const char *buf, size_t len, size_t max, size_t *out_len)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, GZ_WINDOW) != Z_OK) return NULL;
+    size_t cap = len * 4 + 1024;
+    if (cap > max + 1) cap = max + 1;
+    char *out = malloc(cap);
+    int rc = Z_OK;
+    z.next_in = (Bytef *)buf; z.avail_in = (uInt)len;
+    while (out && rc == Z_OK) {
+        if (z.total_out == cap) {                 /* full: grow, within max */
+            if (cap > max) break;
+            size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+            char *n = realloc(out, ncap);
+            if (!n) break;
+            out = n; cap = ncap;
+        }
+        z.next_out = (Bytef *)out + z.total_out; z.avail_out = (uInt)(cap - z.total_out);
+        rc = inflate(&z, Z_NO_FLUSH);
+    }
+    *out_len = z.total_out;
+    inflateEnd(&z);
+    if (rc != Z_STREAM_END || *out_len > max) { free(out); return NULL; }
+    return out;
+}
+
 /* ---- a streamed reply, compressed as it is pulled ------------------------------------ */
 
 typedef struct {

@@ -107,6 +107,11 @@ void gw_stats_write(FILE *f)
                "# TYPE mbsweep_reply_cache_lookups_total counter\n"
                "mbsweep_reply_cache_lookups_total{result=\"hit\"} %llu\n"
                "mbsweep_reply_cache_lookups_total{result=\"miss\"} %llu\n", cb, ce, ch, cm);
+    gw_cache_db_stats(&ch, &cm);
+    fprintf(f, "# HELP mbsweep_reply_cache_db_lookups_total Finished sweeps' bodies looked up in table reply_cache.\n"
+               "# TYPE mbsweep_reply_cache_db_lookups_total counter\n"
+               "mbsweep_reply_cache_db_lookups_total{result=\"hit\"} %llu\n"
+               "mbsweep_reply_cache_db_lookups_total{result=\"miss\"} %llu\n", ch, cm);
 }
 
 /* ---- reply helpers -------------------------------------------------------------- */
@@ -264,7 +269,7 @@ static enum MHD_Result s_send(req_state *st, struct MHD_Connection *c)
     if (!r->out && !r->reader) gw_reply_error(r, 500, "internal", "no reply", NULL);
     /* a successful answer of text (JSON, CSV) above GW_GZIP_MIN bytes, or
        streamed, goes out gzip-compressed when the request accepts it (a
-       finished sweep's /columns keeps its compressed body: gz_cache_key) */
+       handler may have compressed it already: gzipped) */
     int gz = r->gzipped;
     if (!gz && r->status == 200 && r->ctype && s_compressible(r->ctype) && gw_accepts_gzip(c)) {
         if (r->reader) gz = gw_gzip_reader(r) == 0;
@@ -272,7 +277,6 @@ static enum MHD_Result s_send(req_state *st, struct MHD_Connection *c)
             size_t zlen;
             char *z = gw_gzip(r->out, r->out_len, &zlen);
             if (z) {
-                if (r->gz_cache_key) gw_cache_put(r->gz_cache_key, z, zlen);
                 free(r->out); r->out = z; r->out_len = zlen; gz = 1;
             }
         }
@@ -501,7 +505,6 @@ static void s_completed(void *cls, struct MHD_Connection *c, void **con_cls, enu
     for (int i = 0; i < st->req.nparam; i++) free(st->req.param[i]);
     json_decref(st->req.json);
     free(st->req.out);
-    free(st->req.gz_cache_key);
     if (st->req.reader_cls && st->req.free_cls) st->req.free_cls(st->req.reader_cls);
     if (st->large_slot) atomic_fetch_sub(&s_large, 1);
     free(st->body);

@@ -220,3 +220,22 @@ e1=$(tr -d '\r' < "$Z/plain.h" | sed -n 's/^[Ee][Tt]ag: //p'); e2=$(tr -d '\r' <
 [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Accept-Encoding: gzip" -H "If-None-Match: $e2" "$BASE$p")" = 304 ] || fail "304 for the gzip ETag"
 [ "$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $e1" "$BASE$p")" = 304 ] || fail "304 for the plain ETag"
 ok "HTTP compression: gzip when accepted and large, equal once decompressed, refused codings honoured, ETag per representation"
+# a large finished sweep's /columns is kept compressed in the database
+# (table reply_cache, sql/009): a second gateway, its memory empty, serves it
+# from there, equal to the first's; rows go with their sweep
+[ "$(sql "SELECT count(*) FROM reply_cache WHERE sweep_id = '$BIG'")" = 1 ] || fail "reply_cache: the 10k sweep's /columns not stored"
+HTTP_B=$(free_port)
+"$DEVBUILD/gateway" --db "$DB" --port "$HTTP_B" --no-dispatch --token "$TOKEN" >>"$IT_TMP/gateway-b.log" 2>&1 &
+GW_B=$!; IT_PIDS+=("$GW_B")
+wait_until 20 curl -sf -o /dev/null "http://127.0.0.1:$HTTP_B/healthz" || fail "gateway B did not come up"
+dbhits() { curl -s "http://127.0.0.1:$HTTP_B/metrics" | sed -n 's/^mbsweep_reply_cache_db_lookups_total{result="hit"} //p'; }
+[ "$(dbhits)" = 0 ] || fail "gateway B: db hits before any request"
+curl -s -o "$Z/b.gz" -H "Accept-Encoding: gzip" "http://127.0.0.1:$HTTP_B/api/v1/sweeps/$BIG/columns"
+curl -s -o "$Z/b.plain" "http://127.0.0.1:$HTTP_B/api/v1/sweeps/$BIG/columns"
+get "/api/v1/sweeps/$BIG/columns" > "$Z/a.plain"
+[ "$(dbhits)" = 1 ] || fail "gateway B: $(dbhits) db hits, expected 1 (then its memory)"
+gzip -dc < "$Z/b.gz" | cmp -s - "$Z/a.plain" || fail "gateway B's compressed body from the database differs"
+cmp -s "$Z/b.plain" "$Z/a.plain" || fail "gateway B's plain body (decompressed from the database) differs"
+sql "DELETE FROM sweeps WHERE id = '$BIG'" >/dev/null
+[ "$(sql "SELECT count(*) FROM reply_cache WHERE sweep_id = '$BIG'")" = 0 ] || fail "reply_cache rows outlive their sweep"
+ok "a large finished sweep's /columns kept in the database: another gateway serves it from there, the same bytes"
