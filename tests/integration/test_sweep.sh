@@ -161,6 +161,21 @@ PY
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/api/v1/jobs/999999999/poses")" = 404 ] || fail "poses of no job"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/api/v1/models/0123456789abcdef/geometry")" = 404 ] || fail "geometry of no model"
 ok "body poses and geometry"
+# the envelope's default range ends at the latest end time of the sweep's
+# jobs, whichever job is read first (the first job here runs 0.5 s, the
+# second 1 s): the longer job's last samples are in the last bucket
+TS=$(post_sweep '{"model":"'$MID'","name":"two lengths","design":{"kind":"grid"},"solver":{"t_end":[0.5,1]}}')
+wait_until 60 sweep_is "$TS" done || fail "two-lengths sweep: $(sweep_state "$TS")"
+get "/api/v1/sweeps/$TS/envelope?channels=x&points=10" > "$IT_TMP/env.json"
+first=$(sql "SELECT solver_overrides->>'t_end' FROM jobs WHERE sweep_id = '$TS' ORDER BY idx LIMIT 1")
+python3 - "$IT_TMP/env.json" "$first" <<'PY' || fail "envelope default range"
+import json, sys
+e = json.load(open(sys.argv[1]))
+assert float(sys.argv[2]) == 0.5, sys.argv[2]
+assert e["jobs_used"] == 2 and e["t0"] == 0 and e["t1"] == 1, (e["t0"], e["t1"], e["jobs_used"])
+assert e["channels"]["x"]["min"][-1] is not None and e["channels"]["x"]["max"][-1] is not None
+PY
+ok "envelope: the default range ends with the sweep's longest job"
 # a sweep counted, not stored (the web form's job count)
 n0=$(sql "SELECT count(*) FROM sweeps")
 api POST '/api/v1/sweeps?dry_run=1' '{"model":"'$MID'","design":{"kind":"grid"},"parameters":{"L":{"min":1,"max":2,"levels":3}},"solver":{"contact_deactivation":[true,false]}}'
