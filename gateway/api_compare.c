@@ -5,12 +5,14 @@
  * solver option contact_deactivation (same sweep, same parameters, same other
  * options, both done; design jobs only: verification runs are not pairs).
  * Speed-up of a pair = wall(off) / wall(on); reported as median, quartiles,
- * min and max.  Mean system dimension both ways.  The
+ * min and max.  Mean system dimension, active contacts, steps and Newton
+ * iterations both ways; the contact pairs the model declares.  The
  * largest output difference |y_off - y_on| over all channels and samples of
  * the first max_pairs pairs (default 200), read from the stored samples.
  * ?speedups=1 adds every pair's speed-up, ascending.
  */
 #include "gw.h"
+#include "mechanism/mechanism.h"
 #include "svc/db.h"
 #include "svc/msg.h"
 
@@ -67,6 +69,25 @@ static double s_diff(PGresult *res, int a, int b, double *chmax, int nch)
     return worst;
 }
 
+/* The contact pairs a model declares (groups expanded, as the solver sees
+ * them at its default parameters), or -1 when its definition cannot be read
+ * or parsed.  Parsing is bounded as the model's upload was (GW_MAX_BODIES). */
+static int s_declared_pairs(PGconn **db, const char *model)
+{
+    const char *p[] = { model };
+    int n = -1;
+    PGresult *res = db_exec(db, "SELECT definition::text FROM models WHERE id = $1", 1, p);
+    if (db_ok(res) && PQntuples(res) == 1) {
+        mbs_errlist *el = calloc(1, sizeof *el);
+        mbs_spec *sp = el ? mech_parse(PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0), NULL, 0, el) : NULL;
+        if (sp) n = sp->ncontact;
+        mbs_spec_free(&sp);
+        free(el);
+    }
+    PQclear(res);
+    return n;
+}
+
 /* One model's comparison, or NULL after a database error (reply set). */
 static json_t *s_model(gw_req *r, PGconn **db, const char *model, long max_pairs, int speedups)
 {
@@ -74,7 +95,7 @@ static json_t *s_model(gw_req *r, PGconn **db, const char *model, long max_pairs
     PGresult *res = db_exec(db,
         "SELECT a.id, b.id, ma.wall_seconds, mb.wall_seconds, ma.mean_system_dimension, mb.mean_system_dimension, "
         "  ma.mean_active_contacts, mb.mean_active_contacts, ma.mean_lcp_dimension, mb.mean_lcp_dimension, "
-        "  mb.contact_method "
+        "  mb.contact_method, ma.steps, mb.steps, ma.newton_iterations, mb.newton_iterations "
         "FROM jobs a JOIN sweeps s ON s.id = a.sweep_id "
         "JOIN jobs b ON b.sweep_id = a.sweep_id AND b.parameters = a.parameters "
         "  AND (b.solver_overrides - 'contact_deactivation') = (a.solver_overrides - 'contact_deactivation') "
@@ -86,8 +107,15 @@ static json_t *s_model(gw_req *r, PGconn **db, const char *model, long max_pairs
     if (!db_ok(res)) { gw_reply_db_error(r, res); PQclear(res); return NULL; }
     int n = PQntuples(res), k = 0;
     double *speed = malloc(sizeof(double) * (n + 1)), dim_off = 0, dim_on = 0, w_off = 0, w_on = 0;
-    double act_off = 0, act_on = 0, lcp_off = 0, lcp_on = 0;
+    double act_off = 0, act_on = 0, lcp_off = 0, lcp_on = 0, st_off = 0, st_on = 0, nw_off = 0, nw_on = 0;
+    int nst = 0, nnw = 0;                      /* pairs with both counts reported */
     for (int i = 0; i < n; i++) {
+        if (!PQgetisnull(res, i, 11) && !PQgetisnull(res, i, 12)) {
+            st_off += atof(PQgetvalue(res, i, 11)); st_on += atof(PQgetvalue(res, i, 12)); nst++;
+        }
+        if (!PQgetisnull(res, i, 13) && !PQgetisnull(res, i, 14)) {
+            nw_off += atof(PQgetvalue(res, i, 13)); nw_on += atof(PQgetvalue(res, i, 14)); nnw++;
+        }
         double off = atof(PQgetvalue(res, i, 2)), on = atof(PQgetvalue(res, i, 3));
         if (on > 0) speed[k++] = off / on;
         w_off += off; w_on += on;
@@ -97,6 +125,8 @@ static json_t *s_model(gw_req *r, PGconn **db, const char *model, long max_pairs
     }
     qsort(speed, (size_t)k, sizeof *speed, s_cmp);
     json_t *out = json_pack("{s:s,s:i}", "model", model, "pairs", n);
+    int declared = s_declared_pairs(db, model);
+    json_object_set_new(out, "declared_pairs", declared < 0 ? json_null() : json_integer(declared));
     /* ?speedups=1: every pair's speed-up, ascending (the front end's dots) */
     if (speedups) {
         json_t *all = json_array();
@@ -116,6 +146,11 @@ static json_t *s_model(gw_req *r, PGconn **db, const char *model, long max_pairs
      * compliant contacts, which are force elements without unknowns) */
     json_object_set_new(out, "mean_lcp_dimension", n == 0 ? json_null() :
         json_pack("{s:o,s:o}", "deactivation_on", s_num(lcp_on / n), "deactivation_off", s_num(lcp_off / n)));
+    /* the integrator's work both ways (steps taken, Newton iterations) */
+    json_object_set_new(out, "mean_steps", nst == 0 ? json_null() :
+        json_pack("{s:o,s:o}", "deactivation_on", s_num(st_on / nst), "deactivation_off", s_num(st_off / nst)));
+    json_object_set_new(out, "mean_newton_iterations", nnw == 0 ? json_null() :
+        json_pack("{s:o,s:o}", "deactivation_on", s_num(nw_on / nnw), "deactivation_off", s_num(nw_off / nnw)));
     json_object_set_new(out, "contact_method", n == 0 || PQgetisnull(res, 0, 10) ? json_null()
                                                : json_string(PQgetvalue(res, 0, 10)));
     free(speed);

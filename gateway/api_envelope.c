@@ -4,8 +4,10 @@
  * sweep, in N time buckets (the front end's job view draws it behind the
  * jobs plotted: where the job lies within its whole sweep).
  *
- * Buckets split [t0, t1] evenly (default: the first job's first and last
- * sample times; ?t0=&t1= choose it); a sample at time t goes to bucket
+ * Buckets split [t0, t1] evenly (default: the first job's first sample
+ * time and the latest end time of the done jobs, each job's t_end or else
+ * the model's, so that jobs of different lengths are all in it; ?t0=&t1=
+ * choose it); a sample at time t goes to bucket
  * floor((t - t0) / (t1 - t0) * N), samples outside [t0, t1] are left out.
  * Each bucket holds the least and the largest value of the channel over every
  * job's samples in it (null where no sample fell).
@@ -92,13 +94,22 @@ int api_sweeps_envelope(gw_req *r)
 
     /* the sweep and how many of its design jobs are done with a result */
     const char *p1[] = { r->param[0] };
+    /* and the latest end time of its done design jobs (a job's t_end, else
+       the model's): the default end of the range, so that the jobs that run
+       longest are in it whichever job is read first */
     PGresult *res = db_exec(db,
         "SELECT (SELECT count(*) FROM jobs j JOIN results x ON x.job_id = j.id "
-        "        WHERE j.sweep_id = s.id AND j.kind = 'design' AND j.status = 'done')::text "
-        "FROM sweeps s WHERE s.id = $1::uuid", 1, p1);
+        "        WHERE j.sweep_id = s.id AND j.kind = 'design' AND j.status = 'done')::text, "
+        "  (SELECT max(CASE WHEN jsonb_typeof(j.solver_overrides->'t_end') = 'number' "
+        "                   THEN (j.solver_overrides->>'t_end')::float8 "
+        "                   WHEN jsonb_typeof(m.definition->'solver'->'t_end') = 'number' "
+        "                   THEN (m.definition->'solver'->>'t_end')::float8 END) "
+        "   FROM jobs j WHERE j.sweep_id = s.id AND j.kind = 'design' AND j.status = 'done')::text "
+        "FROM sweeps s JOIN models m ON m.id = s.model_id WHERE s.id = $1::uuid", 1, p1);
     if (!db_ok(res)) { gw_reply_db_error(r, res); PQclear(res); return 0; }
     if (PQntuples(res) == 0) { PQclear(res); return gw_reply_error(r, 404, "not_found", "no such sweep", NULL); }
     long ndone = strtol(PQgetvalue(res, 0, 0), NULL, 10);
+    double t_end = PQgetisnull(res, 0, 1) ? NAN : strtod(PQgetvalue(res, 0, 1), NULL);
     PQclear(res);
     long stride = ndone > max_jobs ? (ndone + max_jobs - 1) / max_jobs : 1;
 
@@ -144,7 +155,7 @@ int api_sweeps_envelope(gw_req *r)
             msg_get_f64le(s, (const unsigned char *)PQgetvalue(res, row, 3), (size_t)n * ncol);
             if (!have_range) {
                 if (!has0) t0 = s[0];
-                if (!has1) t1 = s[(size_t)(n - 1) * ncol];
+                if (!has1) t1 = isfinite(t_end) && t_end > t0 ? t_end : s[(size_t)(n - 1) * ncol];
                 if (!(t1 > t0)) t1 = t0 + 1;
                 have_range = 1;
             }

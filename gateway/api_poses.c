@@ -7,8 +7,10 @@
  *                                    parameters (the mechanism at t = 0)
  *
  * Geometry is given as the mechanism format gives it: globally at t = 0
- * (bodies' centres of mass and orientations, joint points, spring end
- * points, contact shapes).  A viewer turns a point p of body b into body
+ * (bodies' centres of mass and orientations, joints with their type, point
+ * and axis, spring end points, contact shapes), and what drives it
+ * (actuators: drivers, DC motors and rotational springs by joint, point
+ * forces and torques by body).  A viewer turns a point p of body b into body
  * coordinates once, R0^T (p - com0), and places it at every frame with the
  * body's pose: com(t) + R(t) R0^T (p - com0).  Drawing needs nothing more:
  * the default skeleton joins each body's centre of mass to its joint and
@@ -41,6 +43,7 @@ static json_t *s_geometry(const mbs_spec *sp)
 {
     int dim = sp->dim;
     json_t *bodies = json_array(), *joints = json_array(), *springs = json_array(), *shapes = json_array();
+    json_t *actuators = json_array();
     for (int b = 0; b < sp->nbody; b++) {
         const mbs_body_spec *bd = &sp->bodies[b];
         json_t *o = json_pack("{s:s,s:o}", "name", bd->name, "com", s_vec(bd->com, dim));
@@ -56,7 +59,31 @@ static json_t *s_geometry(const mbs_spec *sp)
         if (j->type == MBS_JOINT_DISTANCE)
             json_object_set_new(o, "points", json_pack("[o,o]", s_vec(j->points[0], dim), s_vec(j->points[1], dim)));
         else json_object_set_new(o, "at", s_vec(j->at, dim));
+        /* the axis a viewer draws the joint along (global, t = 0): a 2-D
+           revolute turns about z, which needs none */
+        if (j->type == MBS_JOINT_PRISMATIC || j->type == MBS_JOINT_CYLINDRICAL || (j->type == MBS_JOINT_REVOLUTE && dim == 3))
+            json_object_set_new(o, "axis", s_vec(j->axis, dim));
+        if (j->type == MBS_JOINT_UNIVERSAL)
+            json_object_set_new(o, "axes", json_pack("[o,o]", s_vec(j->axes[0], 3), s_vec(j->axes[1], 3)));
         json_array_append_new(joints, o);
+    }
+    /* what drives the mechanism: drivers (a joint's motion prescribed),
+       DC motors and rotational springs on joints, forces and torques on
+       bodies (their values are functions of time, not drawn) */
+    for (int k = 0; k < sp->ndriver; k++)
+        json_array_append_new(actuators, json_pack("{s:s,s:s,s:i}", "name", sp->joints[sp->drivers[k].joint].name,
+                                                   "kind", "driver", "joint", sp->drivers[k].joint));
+    for (int k = 0; k < sp->nforce; k++) {
+        const mbs_force_spec *f = &sp->forces[k];
+        if (f->type == MBS_FORCE_DC_MOTOR || f->type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER)
+            json_array_append_new(actuators, json_pack("{s:s,s:s,s:i}", "name", f->name, "kind",
+                                                       f->type == MBS_FORCE_DC_MOTOR ? "dc_motor" : "rotational_spring_damper",
+                                                       "joint", f->joint));
+        else if (f->type == MBS_FORCE_POINT_FORCE)
+            json_array_append_new(actuators, json_pack("{s:s,s:s,s:i,s:o}", "name", f->name, "kind", "force",
+                                                       "body", f->body[0], "at", s_vec(f->at, dim)));
+        else if (f->type == MBS_FORCE_TORQUE)
+            json_array_append_new(actuators, json_pack("{s:s,s:s,s:i}", "name", f->name, "kind", "torque", "body", f->body[0]));
     }
     for (int k = 0; k < sp->nforce; k++) {
         const mbs_force_spec *f = &sp->forces[k];
@@ -81,8 +108,8 @@ static json_t *s_geometry(const mbs_spec *sp)
         }
         json_array_append_new(shapes, o);
     }
-    return json_pack("{s:i,s:o,s:o,s:o,s:o}", "dimension", dim, "bodies", bodies, "joints", joints,
-                     "springs", springs, "shapes", shapes);
+    return json_pack("{s:i,s:o,s:o,s:o,s:o,s:o}", "dimension", dim, "bodies", bodies, "joints", joints,
+                     "springs", springs, "shapes", shapes, "actuators", actuators);
 }
 
 /* Parse a definition with overrides (JSON objects, may be NULL) into its

@@ -98,17 +98,88 @@ typedef struct {
     json_t *fp, *fs, *rk;
     const char **pk, **sk, **rnames;
     char *sql;
+    /* /columns of a finished sweep: its cache key, and the body when cached */
+    char key[GW_CACHE_KEY_MAX];
+    char finished[64];            /* the sweep's finished_at, as text         */
+    char *cached;
+    size_t cached_len;
 } s_table;
 
 static void s_table_free(s_table *t)
 {
     PQclear(t->res);
-    free(t->sql); free(t->pk); free(t->sk); free(t->rnames);
+    free(t->sql); free(t->pk); free(t->sk); free(t->rnames); free(t->cached);
     json_decref(t->fp); json_decref(t->fs); json_decref(t->rk);
 }
 
-/* 0 when t holds the page; else the reply is made (an error) and -1. */
-static int s_table_query(gw_req *r, long after, long limit, s_table *t)
+/* The body of a finished sweep's page (t->key) from the memory cache or,
+   failing that, table reply_cache (gzip; then kept in memory): t->cached,
+   and r->gzipped when it is the compressed body (only for a client that
+   takes gzip).  1 when found. */
+static int s_cached(gw_req *r, PGconn **db, s_table *t)
+{
+    char gk[GW_CACHE_KEY_MAX + 4];
+    int gz = gw_accepts_gzip(r->conn);
+    snprintf(gk, sizeof gk, "%s|gz", t->key);
+    if (gz && (t->cached = gw_cache_get(gk, &t->cached_len))) { r->gzipped = 1; return 1; }
+    if ((t->cached = gw_cache_get(t->key, &t->cached_len))) return 1;
+    /* only the compressed body in memory, for a client that does not take it */
+    size_t zl;
+    char *z = gz ? NULL : gw_cache_get(gk, &zl);
+    if (z) {
+        t->cached = gw_gunzip(z, zl, GW_CACHE_BODY_MAX, &t->cached_len);
+        free(z);
+        if (t->cached) { gw_cache_put(t->key, t->cached, t->cached_len); return 1; }
+    }
+    const char *p[] = { t->key };
+    PGresult *res = db_execb(db, "SELECT body FROM reply_cache WHERE key = $1", 1, p, NULL, NULL, 1);
+    int found = db_ok(res) && PQntuples(res) == 1;
+    gw_cache_count_db(found);
+    if (found) {
+        const char *b = PQgetvalue(res, 0, 0);
+        size_t bl = (size_t)PQgetlength(res, 0, 0);
+        gw_cache_put(gk, b, bl);
+        if (gz) {
+            t->cached = malloc(bl ? bl : 1);
+            if (t->cached) { memcpy(t->cached, b, bl); t->cached_len = bl; r->gzipped = 1; }
+        } else {
+            t->cached = gw_gunzip(b, bl, GW_CACHE_BODY_MAX, &t->cached_len);
+            if (t->cached) gw_cache_put(t->key, t->cached, t->cached_len);
+        }
+    }
+    PQclear(res);
+    return t->cached != NULL;
+}
+
+/* Keep a finished sweep's page just made (buf, len: plain): in memory,
+   plain and compressed, and compressed in table reply_cache when it is
+   large (GW_CACHE_DB_MIN), where rows of the sweep's earlier finished_at
+   are dropped.  Returns the compressed body (caller frees) or NULL. */
+static char *s_keep(PGconn **db, const s_table *t, const char *sweep, const char *buf, size_t len, size_t *zlen)
+{
+    char gk[GW_CACHE_KEY_MAX + 4];
+    gw_cache_put(t->key, buf, len);
+    char *z = gw_gzip(buf, len, zlen);
+    if (!z) return NULL;
+    snprintf(gk, sizeof gk, "%s|gz", t->key);
+    gw_cache_put(gk, z, *zlen);
+    if (len >= GW_CACHE_DB_MIN && db) {
+        const char *p[] = { t->key, sweep, t->finished, z };
+        int lens[] = { 0, 0, 0, (int)*zlen }, fmts[] = { 0, 0, 0, 1 };
+        PGresult *res = db_execb(db,
+            "WITH d AS (DELETE FROM reply_cache WHERE sweep_id = $2::uuid AND finished_at <> $3::timestamptz) "
+            "INSERT INTO reply_cache (key, sweep_id, finished_at, body) "
+            "VALUES ($1, $2::uuid, $3::timestamptz, $4::bytea) ON CONFLICT (key) DO NOTHING", 4, p, lens, fmts, 0);
+        PQclear(res);                              /* a failure only costs the next gateway the query */
+    }
+    return z;
+}
+
+/* 0 when t holds the page; else the reply is made (an error) and -1.
+   With cache_as (the endpoint's name), a finished sweep's page is looked up
+   in the cache first (t->cached set, no page query) and t->key is set so
+   that the caller can keep the body it makes. */
+static int s_table_query(gw_req *r, long after, long limit, s_table *t, const char *cache_as)
 {
     char l[24], a[24];
     size_t sqllen = 0;
@@ -133,7 +204,8 @@ static int s_table_query(gw_req *r, long after, long limit, s_table *t)
         "  (SELECT solver_overrides::text FROM jobs WHERE sweep_id = s.id AND kind = 'design' ORDER BY idx LIMIT 1), "
         "  coalesce((SELECT json_agg(x.r->>'name' ORDER BY x.o) FROM jsonb_array_elements("
         "      CASE WHEN jsonb_typeof(s.spec->'responses') = 'array' THEN s.spec->'responses' ELSE '[]' END) "
-        "      WITH ORDINALITY x(r, o)), '[]')::text "
+        "      WITH ORDINALITY x(r, o)), '[]')::text, "
+        "  s.finished_at::text "
         "FROM sweeps s WHERE s.id = $1::uuid", 1, p1);
     if (!db_ok(res)) { gw_reply_db_error(r, res); PQclear(res); return -1; }
     if (PQntuples(res) == 0) { gw_reply_error(r, 404, "not_found", "no such sweep", NULL); PQclear(res); return -1; }
@@ -142,6 +214,16 @@ static int s_table_query(gw_req *r, long after, long limit, s_table *t)
     t->fp = PQgetisnull(res, 0, 2) ? json_object() : json_loads(PQgetvalue(res, 0, 2), 0, NULL);
     t->fs = PQgetisnull(res, 0, 3) ? json_object() : json_loads(PQgetvalue(res, 0, 3), 0, NULL);
     t->rk = json_loads(PQgetvalue(res, 0, 4), 0, NULL);
+    /* a finished sweep's design jobs take no more results (a cancelled job
+       has no lease, so a late RESULT is refused): its page cannot change
+       until it runs again, which changes its status and finished_at */
+    if (cache_as && !PQgetisnull(res, 0, 5) &&
+        (!strcmp(t->status, "done") || !strcmp(t->status, "failed") || !strcmp(t->status, "cancelled"))) {
+        snprintf(t->key, sizeof t->key, "%s|%s|%ld|%ld|%s|%s|%s|%ld", cache_as, r->param[0], after, limit,
+                 t->mcols == s_default_metrics ? "default" : "all", t->status, PQgetvalue(res, 0, 5), t->total);
+        snprintf(t->finished, sizeof t->finished, "%s", PQgetvalue(res, 0, 5));
+        if (s_cached(r, db, t)) { PQclear(res); return 0; }
+    }
     PQclear(res); res = NULL;
     if (!json_is_object(t->fp) || !json_is_object(t->fs) || !json_is_array(t->rk)) {
         gw_reply_error(r, 500, "internal", "unreadable job keys", NULL); return -1;
@@ -217,7 +299,7 @@ int api_sweeps_table(gw_req *r)
     s_table t;
     if (gw_query_int(r, "limit", 5000, 1, 20000, &limit) || gw_query_int(r, "after", -1, -1, 2147483647L, &after))
         return 0;
-    if (s_table_query(r, after, limit, &t)) { s_table_free(&t); return 0; }
+    if (s_table_query(r, after, limit, &t, NULL)) { s_table_free(&t); return 0; }
     int n = PQntuples(t.res), ncol = 6 + (int)t.nkeys + t.nm;
     FILE *f = open_memstream(&buf, &len);
     fprintf(f, "{\"sweep\":\"%s\",\"status\":", r->param[0]);
@@ -319,7 +401,13 @@ int api_sweeps_columns(gw_req *r)
     s_table t;
     if (gw_query_int(r, "limit", 200000, 1, 200000, &limit) || gw_query_int(r, "after", -1, -1, 2147483647L, &after))
         return 0;
-    if (s_table_query(r, after, limit, &t)) { s_table_free(&t); return 0; }
+    if (s_table_query(r, after, limit, &t, "columns")) { s_table_free(&t); return 0; }
+    if (t.cached) {                             /* a finished sweep's page made before */
+        gw_reply_text(r, 200, "application/json", t.cached, t.cached_len);
+        t.cached = NULL;
+        s_table_free(&t);
+        return 0;
+    }
     int n = PQntuples(t.res), ncol = 6 + (int)t.nkeys + t.nm;
     FILE *f = open_memstream(&buf, &len);
     fprintf(f, "{\"sweep\":\"%s\",\"status\":", r->param[0]);
@@ -335,6 +423,12 @@ int api_sweeps_columns(gw_req *r)
     }
     fputs("]}", f);
     fclose(f);
+    if (t.key[0]) {                             /* a finished sweep's: kept, sent compressed if taken */
+        size_t zlen;
+        char *z = s_keep(gw_db(), &t, r->param[0], buf, len, &zlen);
+        if (z && gw_accepts_gzip(r->conn)) { free(buf); buf = z; len = zlen; r->gzipped = 1; }
+        else free(z);
+    }
     gw_reply_text(r, 200, "application/json", buf, len);
     s_table_free(&t);
     return 0;

@@ -92,6 +92,7 @@ typedef struct gw_req {
     ssize_t (*reader)(void *cls, uint64_t pos, char *buf, size_t max);
     void (*free_cls)(void *cls);
     void *reader_cls;
+    int gzipped;                 /* out is gzip already (a cached body)      */
 } gw_req;
 
 typedef int (*gw_handler)(gw_req *r);
@@ -121,6 +122,18 @@ const char *gw_query(gw_req *r, const char *key);
  * (and a 400 reply already set). */
 int gw_query_int(gw_req *r, const char *key, long def, long lo, long hi, long *out);
 
+/* ---- compression (gzip.c) ------------------------------------------------------------ */
+#define GW_GZIP_MIN 8192             /* bytes: smaller answers are sent as they are */
+/* Whether the request's Accept-Encoding allows gzip. */
+int gw_accepts_gzip(struct MHD_Connection *c);
+/* buf compressed (gzip format; caller frees), NULL on failure. */
+char *gw_gzip(const char *buf, size_t len, size_t *out_len);
+/* gzip data decompressed (caller frees), NULL on failure or beyond max bytes. */
+char *gw_gunzip(const char *buf, size_t len, size_t max, size_t *out_len);
+/* Wrap r's streamed reply (reader, reader_cls, free_cls) so that it is sent
+ * gzip-compressed; 0 or -1 (r unchanged). */
+int gw_gzip_reader(gw_req *r);
+
 /* ---- database ------------------------------------------------------------------- */
 
 /* The calling thread's connection (created on first use); NULL if the
@@ -136,7 +149,9 @@ struct MHD_Daemon *gw_http_start(void);
 void gw_stats_write(FILE *f);
 
 /* ---- static files ---------------------------------------------------------------- */
-struct MHD_Response *gw_static(const char *url, int *status);
+/* The file for url (NULL: 404); its .gz variant when accepts_gzip and the
+ * build made one. */
+struct MHD_Response *gw_static(const char *url, int accepts_gzip, int *status);
 
 /* ---- dispatcher --------------------------------------------------------------------- */
 
@@ -159,6 +174,24 @@ void gw_dispatch_metrics(FILE *f);
 int gw_is_uuid(const char *s);   /* 8-4-4-4-12 hex                          */
 int gw_is_model_id(const char *s); /* 16 lowercase hex                      */
 int gw_is_job_id(const char *s); /* 1..18 digits                            */
+
+/* ---- cache of bodies that cannot change (cache.c) ---------------------------------- */
+#define GW_CACHE_ENTRIES 32
+#define GW_CACHE_BYTES (96u << 20)      /* all bodies held                      */
+#define GW_CACHE_BODY_MAX (32u << 20)   /* larger bodies are not kept           */
+#define GW_CACHE_KEY_MAX 256
+/* A copy of the body kept under key (caller frees; its length in *len), or
+ * NULL when there is none. */
+char *gw_cache_get(const char *key, size_t *len);
+/* Keep a copy of body under key (the least recently used dropped to make
+ * room); nothing happens for a body above GW_CACHE_BODY_MAX or a long key. */
+void gw_cache_put(const char *key, const char *body, size_t len);
+void gw_cache_stats(size_t *bytes, int *entries, unsigned long long *hits, unsigned long long *misses);
+/* Bodies of finished sweeps kept in the database too (table reply_cache):
+ * count a lookup there (1 found, 0 not), and read the counts. */
+void gw_cache_count_db(int found);
+void gw_cache_db_stats(unsigned long long *hits, unsigned long long *misses);
+#define GW_CACHE_DB_MIN (256u << 10)   /* bodies kept in the database: from 256 KB */
 
 /* The metric columns of results.csv, in order (api_results.c). */
 extern const char *const gw_metric_cols[];

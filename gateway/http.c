@@ -99,6 +99,19 @@ void gw_stats_write(FILE *f)
                 atomic_load(&s_sum_us[l]) * 1e-6);
         fprintf(f, "mbsweep_http_request_seconds_count{route=\"%s\"} %ld\n", s_label_name(l), total);
     }
+    size_t cb; int ce; unsigned long long ch, cm;
+    gw_cache_stats(&cb, &ce, &ch, &cm);
+    fprintf(f, "# HELP mbsweep_reply_cache_bytes Bytes of finished sweeps' bodies kept (gateway/cache.c).\n"
+               "# TYPE mbsweep_reply_cache_bytes gauge\nmbsweep_reply_cache_bytes %zu\n"
+               "# TYPE mbsweep_reply_cache_entries gauge\nmbsweep_reply_cache_entries %d\n"
+               "# TYPE mbsweep_reply_cache_lookups_total counter\n"
+               "mbsweep_reply_cache_lookups_total{result=\"hit\"} %llu\n"
+               "mbsweep_reply_cache_lookups_total{result=\"miss\"} %llu\n", cb, ce, ch, cm);
+    gw_cache_db_stats(&ch, &cm);
+    fprintf(f, "# HELP mbsweep_reply_cache_db_lookups_total Finished sweeps' bodies looked up in table reply_cache.\n"
+               "# TYPE mbsweep_reply_cache_db_lookups_total counter\n"
+               "mbsweep_reply_cache_db_lookups_total{result=\"hit\"} %llu\n"
+               "mbsweep_reply_cache_db_lookups_total{result=\"miss\"} %llu\n", ch, cm);
 }
 
 /* ---- reply helpers -------------------------------------------------------------- */
@@ -233,6 +246,12 @@ static void s_headers(struct MHD_Response *resp, const char *ctype)
     }
 }
 
+/* Text that compresses (JSON, CSV, Prometheus text). */
+static int s_compressible(const char *ctype)
+{
+    return !strncmp(ctype, "application/json", 16) || !strncmp(ctype, "text/", 5);
+}
+
 /* Strong validator of a reply body: FNV-1a 64 of its bytes, quoted. */
 static void s_etag(const char *buf, size_t len, char out[24])
 {
@@ -248,6 +267,20 @@ static enum MHD_Result s_send(req_state *st, struct MHD_Connection *c)
     struct timespec t1;
     char etag[24] = "";
     if (!r->out && !r->reader) gw_reply_error(r, 500, "internal", "no reply", NULL);
+    /* a successful answer of text (JSON, CSV) above GW_GZIP_MIN bytes, or
+       streamed, goes out gzip-compressed when the request accepts it (a
+       handler may have compressed it already: gzipped) */
+    int gz = r->gzipped;
+    if (!gz && r->status == 200 && r->ctype && s_compressible(r->ctype) && gw_accepts_gzip(c)) {
+        if (r->reader) gz = gw_gzip_reader(r) == 0;
+        else if (r->out_len >= GW_GZIP_MIN) {
+            size_t zlen;
+            char *z = gw_gzip(r->out, r->out_len, &zlen);
+            if (z) {
+                free(r->out); r->out = z; r->out_len = zlen; gz = 1;
+            }
+        }
+    }
     /* a successful GET carries an ETag; a request whose If-None-Match names
        it gets 304 without the body (cheap polling of progress: the front end
        keeps what it has; the reply is still computed, not its transfer) */
@@ -266,6 +299,8 @@ static enum MHD_Result s_send(req_state *st, struct MHD_Connection *c)
     }
     s_headers(resp, r->status == 304 ? NULL : r->ctype);
     if (etag[0]) MHD_add_response_header(resp, "ETag", etag);
+    if (gz && r->status == 200) MHD_add_response_header(resp, "Content-Encoding", "gzip");
+    MHD_add_response_header(resp, "Vary", "Accept-Encoding");
     if (r->allow) MHD_add_response_header(resp, "Allow", r->allow);
     if (r->status == 401) MHD_add_response_header(resp, "WWW-Authenticate", "Bearer");
     enum MHD_Result ok = MHD_queue_response(c, (unsigned)r->status, resp);
@@ -413,7 +448,7 @@ static enum MHD_Result s_access(void *cls, struct MHD_Connection *c, const char 
     /* static files */
     if (st->early == -1) {
         int status;
-        struct MHD_Response *resp = gw_static(url, &status);
+        struct MHD_Response *resp = gw_static(url, gw_accepts_gzip(c), &status);
         if (!resp) {
             gw_reply_error(&st->req, 404, "not_found", "no such resource", NULL);
             return s_send(st, c);

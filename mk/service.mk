@@ -38,7 +38,7 @@ $(B)/libsvc.a: $(call objs,$(B),$(SVC_SRC))
 	@rm -f $@; ar rcs $@ $^
 
 $(B)/gateway: $(call objs,$(B),$(GW_SRC)) $(B)/gen/migrations.o $(B)/libsvc.a $(B)/libcommon.a $(B)/libmbs.a
-	$(CC) $(CFLAGS) -pthread -o $@ $^ $(LDLIBS_SVC)
+	$(CC) $(CFLAGS) -pthread -o $@ $^ $(LDLIBS_SVC) -lz
 
 $(B)/worker: $(call objs,$(B),$(WK_SRC)) $(B)/libsvc.a $(B)/libcommon.a $(B)/libmbs.a
 	$(CC) $(CFLAGS) -pthread -o $@ $^ $(LDLIBS_SVC)
@@ -50,7 +50,7 @@ $(S)/gen/migrations.o: $(B)/gen/migrations.c
 $(S)/libsvc.a: $(call objs,$(S),$(SVC_SRC))
 	@rm -f $@; ar rcs $@ $^
 $(S)/gateway: $(call objs,$(S),$(GW_SRC)) $(S)/gen/migrations.o $(S)/libsvc.a $(S)/libcommon.a $(S)/libmbs.a
-	$(CC) $(SAN_FLAGS) -pthread -o $@ $^ $(LDLIBS_SVC)
+	$(CC) $(SAN_FLAGS) -pthread -o $@ $^ $(LDLIBS_SVC) -lz
 $(S)/worker: $(call objs,$(S),$(WK_SRC)) $(S)/libsvc.a $(S)/libcommon.a $(S)/libmbs.a
 	$(CC) $(SAN_FLAGS) -pthread -o $@ $^ $(LDLIBS_SVC)
 

@@ -19,6 +19,10 @@ web/node_modules/.package-lock.json: web/package-lock.json web/package.json
 
 $(WEB_OUT): $(WEB_SRC) web/node_modules/.package-lock.json
 	cd web && node node_modules/vite/bin/vite.js build --logLevel warn --outDir $(abspath $(B))/www --emptyOutDir
+	@# each text file above 1 KB also as NAME.gz (gzip -9, no name or time: the same bytes every build),
+	@# which the gateway sends to a browser that accepts gzip (gateway/static.c)
+	find $(B)/www -type f \( -name '*.js' -o -name '*.css' -o -name '*.html' -o -name '*.svg' -o -name '*.json' \) \
+	  -size +1k -exec gzip -9 -n -k -f {} +
 
 # `make test` also installs Debian's chromium for the browser tests
 .PHONY: deps-browser

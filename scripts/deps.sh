@@ -11,7 +11,7 @@ set -euo pipefail
 # package: Debian's libzmq5 is built with libsodium (zmq_has("curve") is 1).
 pkgs=(build-essential pkg-config clang libclang-rt-14-dev
       libjansson-dev liblapacke-dev liblapack-dev libblas-dev libopenblas0-serial libsuitesparse-dev
-      libzmq3-dev libmicrohttpd-dev libpq-dev postgresql
+      libzmq3-dev libmicrohttpd-dev libpq-dev zlib1g-dev postgresql
       docker-compose wrk curl ca-certificates python3)
 # Node.js and npm build the web front end (mk/web.mk: npm ci + Vite; nothing
 # of Node runs in the service).  Debian's packages, only where the commands

@@ -33,7 +33,16 @@ test('the comparison equals the API, sorts, and its CSV holds the table', async 
     assert.equal(r.dim_off, m.mean_system_dimension.deactivation_off);
     assert.equal(r.act_on, m.mean_active_contacts.deactivation_on);
     assert.equal(r.diff, m.max_output_difference ? m.max_output_difference.value : null);
+    // the contact pairs declared, steps and Newton iterations both ways
+    assert.equal(r.declared, m.declared_pairs, `declared pairs of ${m.model}`);
+    assert.ok(Number.isInteger(m.declared_pairs), `${m.model}: declared pairs ${m.declared_pairs}`);
+    for (const [k, f] of [['steps', 'mean_steps'], ['newton', 'mean_newton_iterations']]) {
+      assert.equal(r[`${k}_on`], m[f] ? m[f].deactivation_on : null, `${k} on of ${m.model}`);
+      assert.equal(r[`${k}_off`], m[f] ? m[f].deactivation_off : null, `${k} off of ${m.model}`);
+    }
   }
+  // every model with pairs as a point against its declared pairs
+  assert.equal(Number(await page.getAttribute('#compare-vs-pairs', 'data-points')), paired.filter((m) => m.declared_pairs > 0).length);
   // every pair as a dot: the API's speed-ups, ascending, one per pair
   const dots = await api(`/api/v1/compare/deactivation?${paired.map((m) => `model=${m.model}`).join('&')}&speedups=1`);
   for (const m of dots.models) {

@@ -64,7 +64,26 @@ test('every example: its model page draws it at t = 0 and shows its check report
       assert.equal(r.name, g.geometry.bodies[b].name);
       assert.deepEqual(r.v.slice(0, g.geometry.dimension), g.geometry.bodies[b].com, `${f} ${r.name}`);
     });
-    if (f === 'four_bar.json') await shot(page, 'web-model.png');
+    // the joint table (the joint glyphs' text alternative): every joint with
+    // its type and bodies, and what drives it, as the geometry has them
+    const jrows = await page.$$eval('#joint-table tbody tr[data-joint]', (trs) => trs.map((tr) => ({ name: tr.dataset.joint,
+      type: tr.dataset.type, drives: tr.dataset.drives, bodies: [...tr.querySelectorAll('td:nth-child(3) [data-body]')].map((x) => x.dataset.body) })));
+    const G = g.geometry, bname = (b) => (b < 0 ? 'ground' : G.bodies[b].name), acts = G.actuators;
+    assert.deepEqual(jrows, G.joints.map((j, k) => ({ name: j.name, type: j.type, bodies: j.bodies.map(bname),
+      drives: acts.filter((a) => a.joint === k).map((a) => a.kind).join(',') })), f);
+    const arows = await page.$$eval('#joint-table tbody tr[data-actuator]', (trs) => trs.map((tr) => tr.dataset.actuator));
+    assert.deepEqual(arows, acts.filter((a) => a.joint === undefined).map((a) => a.kind), f);
+    if (f === 'dc_motor_flywheel.json') {
+      const mk = acts.findIndex((a) => a.kind === 'dc_motor');
+      assert.ok(mk >= 0 && G.joints[acts[mk].joint].type === 'revolute', 'the flywheel\'s motor on a revolute joint');
+      assert.match(jrows[acts[mk].joint].drives, /dc_motor/);
+    }
+    if (f === 'slider_crank.json') {
+      assert.ok(jrows.some((j) => j.type === 'prismatic') && jrows.some((j) => /driver/.test(j.drives)), f);
+      assert.ok(G.joints.find((j) => j.type === 'prismatic').axis, 'a prismatic joint has its axis');
+    }
+    if (f === 'iftomm_a04_bricard.json') assert.ok(G.joints.every((j) => j.type !== 'revolute' || j.axis.length === 3), f);
+    if (f === 'slider_crank.json') await shot(page, 'web-model.png');
     if (f === 'iftomm_a05_flyball.json') await shot(page, 'web-model-3d.png');
   }
   // the list: every model of the API, and a filter in the URL
@@ -148,6 +167,31 @@ test('a sweep submitted from the form: job count first, then it runs to done and
   await page.selectOption('#sf-cd', 'model');
   await until(async () => (await count()) === 6, 'back to 6');
   await shot(page, 'web-sweep-form.png');
+  // the form's fields are in the URL: a deep link opens the same form, with
+  // the same count from the gateway
+  const link = page.url();
+  assert.match(link, /[?&]sf=/);
+  const errors2 = [];
+  const p2 = await newPage(browser, errors2);
+  await withToken(p2);
+  await p2.goto(link);
+  await p2.waitForSelector('#sweep-form');
+  assert.equal(await p2.inputValue('#sf-name'), 'from the form');
+  assert.equal(await p2.inputValue('tr[data-param="L"] select.sf-mode'), 'values');
+  assert.equal(await p2.inputValue('tr[data-param="L"] input.sf-values'), '0.7, 1.3');
+  assert.equal(await p2.inputValue('tr[data-param="m"] select.sf-mode'), 'range');
+  assert.deepEqual([await p2.inputValue('tr[data-param="m"] input.sf-min'), await p2.inputValue('tr[data-param="m"] input.sf-max'),
+    await p2.inputValue('tr[data-param="m"] input.sf-levels')], ['1', '2', '3']);
+  assert.equal(await p2.inputValue('#sf-cd'), 'model');
+  await p2.waitForSelector('#sf-count[data-jobs="6"]');
+  assert.equal(p2.url(), link);
+  // a link with a broken or foreign sf opens the default form
+  await p2.goto(`${env.base}/models/${env.mid}?sf=${encodeURIComponent('{"kind":"nope","p":{"zz":["values","1"]},"r":[1]}')}`);
+  await p2.waitForSelector('#sweep-form');
+  assert.equal(await p2.inputValue('#sf-kind'), 'grid');
+  assert.equal(await p2.inputValue('tr[data-param="L"] select.sf-mode'), 'default');
+  assert.deepEqual(benign(errors2), []);
+  await p2.close();
   const before = new Set((await api(`/api/v1/sweeps?model=${env.mid}&limit=1000`)).items.map((s) => s.id));
   await page.click('#sf-submit');
   await page.waitForURL(/\/sweeps\/[0-9a-f-]{36}$/);

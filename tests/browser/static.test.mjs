@@ -3,6 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { execFileSync } from 'node:child_process';
 import { env, api, apiText, parseCsv, tableRows } from './helpers.mjs';
 
 // GET with the path sent exactly as written (no client normalisation of "..").
@@ -42,6 +47,55 @@ test('index.html: HTML, not cached, CSP without inline script, hashed assets', a
     assert.match(x.headers['content-type'], a.endsWith('.js') ? /^text\/javascript/ : /^text\/css/);
     assert.ok(x.body.length > 100);
   }
+});
+
+// curl's answer: headers (lower-case names) and the body's bytes, as sent.
+function curl(p, ...args) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'curl-'));
+  try {
+    execFileSync('curl', ['-s', '-D', `${dir}/h`, '-o', `${dir}/b`, ...args, env.base + p]);
+    const headers = {};
+    for (const line of fs.readFileSync(`${dir}/h`, 'latin1').split('\r\n').slice(1)) {
+      const k = line.indexOf(':');
+      if (k > 0) headers[line.slice(0, k).toLowerCase()] = line.slice(k + 1).trim();
+    }
+    return { headers, body: fs.readFileSync(`${dir}/b`) };
+  } finally { fs.rmSync(dir, { recursive: true, force: true }); }
+}
+
+test('static files: compressed at build time, sent as gzip when accepted, equal once decompressed', async () => {
+  const index = curl('/').body.toString();
+  const assets = [...index.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]);
+  let plainBytes = 0, gzBytes = 0;
+  for (const a of assets) {
+    const plain = curl(a), gz = curl(a, '-H', 'Accept-Encoding: gzip');
+    assert.equal(plain.headers['content-encoding'], undefined, a);
+    assert.equal(gz.headers['content-encoding'], 'gzip', a);
+    assert.equal(gz.headers.vary, 'Accept-Encoding', a);
+    assert.equal(gz.headers['content-type'], plain.headers['content-type'], a);
+    assert.equal(gz.headers['cache-control'], 'public, max-age=31536000, immutable');
+    assert.ok(gz.body.length < plain.body.length, a);
+    assert.ok(zlib.gunzipSync(gz.body).equals(plain.body), `${a}: decompressed differs`);
+    plainBytes += plain.body.length; gzBytes += gz.body.length;
+  }
+  // refused codings; index.html (below 1 KB) has no compressed copy
+  for (const ae of ['gzip;q=0', 'identity', 'br']) assert.equal(curl(assets[0], '-H', `Accept-Encoding: ${ae}`).headers['content-encoding'], undefined, ae);
+  const i = curl('/', '-H', 'Accept-Encoding: gzip');
+  assert.equal(i.headers['content-encoding'], undefined);
+  assert.equal(i.headers.vary, 'Accept-Encoding');
+  console.log(`# first load's assets: ${plainBytes} B, ${gzBytes} B as gzip`);
+});
+
+test('the sweep view\'s data of 10^5 jobs compressed: decompressed equal to the plain answer', async () => {
+  const parts = [`/api/v1/sweeps/${env.big}/columns?after=-1&limit=50000`, `/api/v1/sweeps/${env.big}/columns?after=49999&limit=200000`];
+  let plainBytes = 0, gzBytes = 0;
+  for (const p of parts) {
+    const plain = curl(p), gz = curl(p, '-H', 'Accept-Encoding: gzip');
+    assert.equal(gz.headers['content-encoding'], 'gzip');
+    assert.ok(zlib.gunzipSync(gz.body).equals(plain.body), `${p}: decompressed differs`);
+    plainBytes += plain.body.length; gzBytes += gz.body.length;
+  }
+  console.log(`# /columns of ${env.bigJobs} jobs: ${plainBytes} B, ${gzBytes} B as gzip`);
 });
 
 test('views deep-link to index.html; other names and traversal are 404', async () => {

@@ -96,6 +96,10 @@ assert c["mean_system_dimension"]["deactivation_on"] > 0
 assert c["max_output_difference"]["pairs_compared"] == 6 and c["max_output_difference"]["value"] >= 0
 s = c["speedups"]
 assert len(s) == 6 and s == sorted(s) and s[0] == c["speedup"]["min"] and s[-1] == c["speedup"]["max"], s
+# the pendulum declares no contact pair; steps and Newton iterations both ways
+assert c["declared_pairs"] == 0, c["declared_pairs"]
+assert c["mean_steps"]["deactivation_on"] > 0 and c["mean_steps"]["deactivation_off"] > 0
+assert c["mean_newton_iterations"] is None or c["mean_newton_iterations"]["deactivation_on"] >= 0
 PY
 ok "compare/deactivation: 6 pairs"
 get /metrics | grep -q '^mbsweep_jobs{state="done"} 12' || fail "/metrics jobs"
@@ -126,6 +130,24 @@ for b in range(7):
     assert j["channels"]["x"]["min"][b] == min(part) and j["channels"]["x"]["max"][b] == max(part)
 PY
 ok "table pages and decimated samples"
+# /columns of the finished sweep: made once, then served from the gateway's
+# cache (gateway/cache.c) with the same bytes; a new query is a new entry
+hits() { get /metrics | sed -n 's/^mbsweep_reply_cache_lookups_total{result="hit"} //p'; }
+h0=$(hits)
+get "/api/v1/sweeps/$SID/columns" > "$IT_TMP/c1.json"
+get "/api/v1/sweeps/$SID/columns" > "$IT_TMP/c2.json"
+get "/api/v1/sweeps/$SID/columns?after=4&limit=3" > "$IT_TMP/c3.json"
+cmp -s "$IT_TMP/c1.json" "$IT_TMP/c2.json" || fail "/columns from the cache differs"
+[ "$(hits)" = $((h0 + 1)) ] || fail "/columns cache hits: $h0 -> $(hits), expected one more"
+python3 - "$IT_TMP" <<'PY' || fail "/columns"
+import json, sys
+d = sys.argv[1]
+c1, c3 = json.load(open(f"{d}/c1.json")), json.load(open(f"{d}/c3.json"))
+assert c1["n"] == 12 and c1["next"] is None and c3["n"] == 3 and c3["next"] == 7, (c1["n"], c3["n"], c3["next"])
+idx = [c["name"] for c in c1["columns"]].index("idx")
+assert c1["values"][idx] == {"seq": [0, 1]} and c3["values"][idx] == {"seq": [5, 1]}
+PY
+ok "/columns of a finished sweep: the same bytes from the cache, parts apart"
 # body poses stored with every result (sql/006_poses.sql): frames at sample
 # times, the bob's com equal to its position channels; the geometry to draw
 first=$(echo "$ids" | cut -d, -f1)
@@ -142,11 +164,28 @@ x, y = raw["columns"].index("x"), raw["columns"].index("y")
 for t, f in zip(p["times"], p["frames"]):
     assert abs(f[0] - at[t][x]) < 1e-12 and abs(f[1] - at[t][y]) < 1e-12, (t, f)
 assert p["geometry"]["dimension"] == 2 and g["geometry"]["joints"][0]["bodies"] == [-1, 0]
+assert g["geometry"]["joints"][0]["type"] == "revolute" and "axis" not in g["geometry"]["joints"][0]
+assert g["geometry"]["actuators"] == []
 PY
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/api/v1/jobs/abc/poses")" = 404 ] || fail "poses of a bad id"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/api/v1/jobs/999999999/poses")" = 404 ] || fail "poses of no job"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/api/v1/models/0123456789abcdef/geometry")" = 404 ] || fail "geometry of no model"
 ok "body poses and geometry"
+# the envelope's default range ends at the latest end time of the sweep's
+# jobs, whichever job is read first (the first job here runs 0.5 s, the
+# second 1 s): the longer job's last samples are in the last bucket
+TS=$(post_sweep '{"model":"'$MID'","name":"two lengths","design":{"kind":"grid"},"solver":{"t_end":[0.5,1]}}')
+wait_until 60 sweep_is "$TS" done || fail "two-lengths sweep: $(sweep_state "$TS")"
+get "/api/v1/sweeps/$TS/envelope?channels=x&points=10" > "$IT_TMP/env.json"
+first=$(sql "SELECT solver_overrides->>'t_end' FROM jobs WHERE sweep_id = '$TS' ORDER BY idx LIMIT 1")
+python3 - "$IT_TMP/env.json" "$first" <<'PY' || fail "envelope default range"
+import json, sys
+e = json.load(open(sys.argv[1]))
+assert float(sys.argv[2]) == 0.5, sys.argv[2]
+assert e["jobs_used"] == 2 and e["t0"] == 0 and e["t1"] == 1, (e["t0"], e["t1"], e["jobs_used"])
+assert e["channels"]["x"]["min"][-1] is not None and e["channels"]["x"]["max"][-1] is not None
+PY
+ok "envelope: the default range ends with the sweep's longest job"
 # a sweep counted, not stored (the web form's job count)
 n0=$(sql "SELECT count(*) FROM sweeps")
 api POST '/api/v1/sweeps?dry_run=1' '{"model":"'$MID'","design":{"kind":"grid"},"parameters":{"L":{"min":1,"max":2,"levels":3}},"solver":{"contact_deactivation":[true,false]}}'
@@ -173,3 +212,55 @@ ms=$(python3 -c "print(int(($t1-$t0)*1000))")
 # (how fast is measured by make bench, bench/README.md "Accepting a 10,000-job
 # sweep": a test must not fail because the machine is slow)
 ok "10,000-job sobol sweep accepted and stored ($ms ms)"
+# HTTP compression (gateway/gzip.c): answers above 8 KB gzip-compressed when
+# accepted, decompressed equal to the plain answer (in memory: /table and
+# /columns of the cancelled 10k sweep, the second /columns from the gzip
+# kept in the cache; streamed: results.csv); not when refused (q=0,
+# identity) or small; one ETag per representation, each answered 304
+Z=$IT_TMP/z; mkdir -p "$Z"
+zget() {   # zget NAME PATH [ACCEPT-ENCODING]: body to $Z/NAME, headers to $Z/NAME.h
+  curl -s -D "$Z/$1.h" -o "$Z/$1" ${3:+-H "Accept-Encoding: $3"} "$BASE$2"
+}
+enc() { tr -d '\r' < "$Z/$1.h" | sed -n 's/^[Cc]ontent-[Ee]ncoding: //p'; }
+for p in "/api/v1/sweeps/$BIG/table?limit=5000" "/api/v1/sweeps/$BIG/columns" "/api/v1/sweeps/$BIG/columns" \
+         "/api/v1/sweeps/$SID/results.csv" "/api/v1/sweeps/$BIG/results.csv"; do
+  zget plain "$p"; zget gz "$p" gzip
+  [ -z "$(enc plain)" ] || fail "$p: compressed without Accept-Encoding"
+  [ "$(enc gz)" = gzip ] || fail "$p: not compressed for Accept-Encoding: gzip ($(wc -c < "$Z/plain") B)"
+  tr -d '\r' < "$Z/gz.h" | grep -qi '^vary: accept-encoding$' || fail "$p: no Vary"
+  gzip -dc < "$Z/gz" | cmp -s - "$Z/plain" || fail "$p: decompressed differs from the plain answer"
+  echo "  $p: $(wc -c < "$Z/plain") B plain, $(wc -c < "$Z/gz") B gzip"
+done
+p="/api/v1/sweeps/$BIG/table?limit=5000"
+for ae in "gzip;q=0" "identity" "br" "gzip;q=0, *"; do
+  zget x "$p" "$ae"; [ -z "$(enc x)" ] || fail "compressed for Accept-Encoding: $ae"
+done
+for ae in "deflate, gzip;q=0.5" "*" "x-gzip" "GZIP"; do
+  zget x "$p" "$ae"; [ "$(enc x)" = gzip ] || fail "not compressed for Accept-Encoding: $ae"
+done
+zget x "/api/v1/sweeps/$SID" gzip; [ -z "$(enc x)" ] || fail "a small answer compressed"
+zget plain "$p"; zget gz "$p" gzip
+e1=$(tr -d '\r' < "$Z/plain.h" | sed -n 's/^[Ee][Tt]ag: //p'); e2=$(tr -d '\r' < "$Z/gz.h" | sed -n 's/^[Ee][Tt]ag: //p')
+[ -n "$e1" ] && [ -n "$e2" ] && [ "$e1" != "$e2" ] || fail "ETags of the two representations: '$e1' '$e2'"
+[ "$(curl -s -o /dev/null -w '%{http_code}' -H "Accept-Encoding: gzip" -H "If-None-Match: $e2" "$BASE$p")" = 304 ] || fail "304 for the gzip ETag"
+[ "$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $e1" "$BASE$p")" = 304 ] || fail "304 for the plain ETag"
+ok "HTTP compression: gzip when accepted and large, equal once decompressed, refused codings honoured, ETag per representation"
+# a large finished sweep's /columns is kept compressed in the database
+# (table reply_cache, sql/009): a second gateway, its memory empty, serves it
+# from there, equal to the first's; rows go with their sweep
+[ "$(sql "SELECT count(*) FROM reply_cache WHERE sweep_id = '$BIG'")" = 1 ] || fail "reply_cache: the 10k sweep's /columns not stored"
+HTTP_B=$(free_port)
+"$DEVBUILD/gateway" --db "$DB" --port "$HTTP_B" --no-dispatch --token "$TOKEN" >>"$IT_TMP/gateway-b.log" 2>&1 &
+GW_B=$!; IT_PIDS+=("$GW_B")
+wait_until 20 curl -sf -o /dev/null "http://127.0.0.1:$HTTP_B/healthz" || fail "gateway B did not come up"
+dbhits() { curl -s "http://127.0.0.1:$HTTP_B/metrics" | sed -n 's/^mbsweep_reply_cache_db_lookups_total{result="hit"} //p'; }
+[ "$(dbhits)" = 0 ] || fail "gateway B: db hits before any request"
+curl -s -o "$Z/b.gz" -H "Accept-Encoding: gzip" "http://127.0.0.1:$HTTP_B/api/v1/sweeps/$BIG/columns"
+curl -s -o "$Z/b.plain" "http://127.0.0.1:$HTTP_B/api/v1/sweeps/$BIG/columns"
+get "/api/v1/sweeps/$BIG/columns" > "$Z/a.plain"
+[ "$(dbhits)" = 1 ] || fail "gateway B: $(dbhits) db hits, expected 1 (then its memory)"
+gzip -dc < "$Z/b.gz" | cmp -s - "$Z/a.plain" || fail "gateway B's compressed body from the database differs"
+cmp -s "$Z/b.plain" "$Z/a.plain" || fail "gateway B's plain body (decompressed from the database) differs"
+sql "DELETE FROM sweeps WHERE id = '$BIG'" >/dev/null
+[ "$(sql "SELECT count(*) FROM reply_cache WHERE sweep_id = '$BIG'")" = 0 ] || fail "reply_cache rows outlive their sweep"
+ok "a large finished sweep's /columns kept in the database: another gateway serves it from there, the same bytes"

@@ -8,7 +8,7 @@
 // shown, from the same values the drawing uses.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { localGeometry, poseAt, frameAt } from './pose.js';
-import { jobColor, ramp } from './colors.js';
+import { jobColor, ramp, bodyColor, ACTUATOR_COLOR } from './colors.js';
 import { Planar } from './Planar.jsx';
 import { fmtNum } from './format.js';
 
@@ -34,8 +34,46 @@ export function PoseTable({ P, pose, caption }) {
     <table class="list small" id="anim-table">
       <caption>{caption}</caption>
       <thead><tr><th scope="col">Body</th>{names.map((n) => <th scope="col">{n}</th>)}</tr></thead>
-      <tbody>{P.bodies.map((b, i) => <tr data-body={b}><td>{b}</td>
+      <tbody>{P.bodies.map((b, i) => <tr data-body={b}><td><span class="swatch" data-color={bodyColor(i)} ref={(el) => { if (el) el.style.background = bodyColor(i); }} />{b}</td>
         {names.map((_, k) => <td class="num" data-v={pose.v[i * np + k]}>{fmtNum(pose.v[i * np + k])}</td>)}</tr>)}</tbody>
+    </table>
+  );
+}
+
+// The joints and what drives the mechanism, as a table (the text
+// alternative of the joint glyphs): per joint its type, bodies (each with
+// its drawing colour), point and axis at t = 0, and its drivers, motors and
+// rotational springs; then the forces and torques on bodies.
+export function JointTable({ G }) {
+  if (!G || !G.joints) return null;
+  const dim = G.dimension, acts = G.actuators || [];
+  const bodyName = (b) => (b < 0 ? 'ground' : G.bodies[b] ? G.bodies[b].name : String(b));
+  const vecText = (p) => (p ? `(${p.slice(0, dim).map(fmtNum).join(', ')})` : '');
+  const swatch = (color) => <span class="swatch" data-color={color} ref={(el) => { if (el) el.style.background = color; }} />;
+  const drives = (k) => acts.filter((a) => a.joint === k);
+  const onBodies = acts.filter((a) => a.joint === undefined);
+  return (
+    <table class="list small" id="joint-table">
+      <caption>Joints by type and what drives the mechanism ({G.joints.length} joints, {acts.length} actuators)</caption>
+      <thead><tr><th scope="col">Joint</th><th scope="col">Type</th><th scope="col">Bodies</th><th scope="col">Point at t = 0</th>
+        <th scope="col">Axis</th><th scope="col">Driven by</th></tr></thead>
+      <tbody>
+        {G.joints.map((j, k) => (
+          <tr data-joint={j.name} data-type={j.type} data-drives={drives(k).map((a) => a.kind).join(',')}>
+            <td>{j.name}</td><td>{j.type}</td>
+            <td>{j.bodies.map((b, i) => <span data-body={bodyName(b)}>{i ? ' – ' : ''}{b >= 0 && swatch(bodyColor(b))}{bodyName(b)}</span>)}</td>
+            <td class="num">{j.points ? j.points.map(vecText).join(' – ') : vecText(j.at)}</td>
+            <td class="num">{j.axes ? j.axes.map(vecText).join(', ') : j.axis ? vecText(j.axis) : dim === 2 && j.type === 'revolute' ? 'z' : ''}</td>
+            <td>{drives(k).map((a) => <span data-kind={a.kind}>{swatch(ACTUATOR_COLOR[a.kind])}{a.kind.replace(/_/g, ' ')}{a.name && a.kind !== 'driver' ? ` ${a.name}` : ''} </span>)}</td>
+          </tr>
+        ))}
+        {onBodies.map((a) => (
+          <tr data-actuator={a.kind} data-name={a.name}>
+            <td>{a.name || '—'}</td><td>{a.kind}</td><td><span data-body={bodyName(a.body)}>{swatch(bodyColor(a.body))}{bodyName(a.body)}</span></td>
+            <td class="num">{vecText(a.at)}</td><td /><td>{swatch(ACTUATOR_COLOR[a.kind])}</td>
+          </tr>
+        ))}
+      </tbody>
     </table>
   );
 }
@@ -138,6 +176,7 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
       </div>
       <figcaption>
         {table}
+        <details class="joints"><summary>Joints and actuators</summary><JointTable G={P.geometry} /></details>
       </figcaption>
     </figure>
   );

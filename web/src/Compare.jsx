@@ -2,9 +2,10 @@
 // with paired runs (same sweep, same parameters, contact_deactivation on and
 // off; GET /api/v1/compare/deactivation) side by side: the speed-up as a box
 // (quartiles, median, whiskers to min and max) with every pair as a dot, on
-// a log axis, and a table
-// with the speed-up, wall time, system dimension and active contacts both
-// ways and the largest output difference; sort, CSV.  State in the URL:
+// a log axis; the median speed-up against the contact pairs each model
+// declares; and a table with the speed-up, declared pairs, wall time, system
+// dimension, active contacts, steps and Newton iterations both ways and the
+// largest output difference; sort, CSV.  State in the URL:
 // /compare?sort=KEY&desc=1&all=1 (all: models without pairs too).
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { apiGet } from './api.js';
@@ -16,6 +17,7 @@ const BATCH = 20;   // models per request (the API's limit)
 const COLS = [
   { key: 'name', label: 'Model', get: (m) => m.name, text: true },
   { key: 'pairs', label: 'Pairs', get: (m) => m.pairs },
+  { key: 'declared', label: 'Declared contact pairs', get: (m) => m.declared_pairs },
   { key: 'median', label: 'Speed-up median', get: (m) => m.speedup && m.speedup.median },
   { key: 'q1', label: 'q1', get: (m) => m.speedup && m.speedup.q1 },
   { key: 'q3', label: 'q3', get: (m) => m.speedup && m.speedup.q3 },
@@ -27,6 +29,10 @@ const COLS = [
   { key: 'dim_off', label: 'System dim. off', get: (m) => m.mean_system_dimension && m.mean_system_dimension.deactivation_off },
   { key: 'act_on', label: 'Active contacts on', get: (m) => m.mean_active_contacts && m.mean_active_contacts.deactivation_on },
   { key: 'act_off', label: 'Active contacts off', get: (m) => m.mean_active_contacts && m.mean_active_contacts.deactivation_off },
+  { key: 'steps_on', label: 'Steps on', get: (m) => m.mean_steps && m.mean_steps.deactivation_on },
+  { key: 'steps_off', label: 'Steps off', get: (m) => m.mean_steps && m.mean_steps.deactivation_off },
+  { key: 'newton_on', label: 'Newton it. on', get: (m) => m.mean_newton_iterations && m.mean_newton_iterations.deactivation_on },
+  { key: 'newton_off', label: 'Newton it. off', get: (m) => m.mean_newton_iterations && m.mean_newton_iterations.deactivation_off },
   { key: 'diff', label: 'Largest output difference', get: (m) => m.max_output_difference && m.max_output_difference.value },
 ];
 
@@ -74,6 +80,47 @@ function Boxes({ rows }) {
   }, [rows]);
   const dots = rows.reduce((n, m) => n + (m.speedups || []).filter((v) => v > 0).length, 0);
   return <canvas ref={ref} id="compare-boxes" data-dots={dots} role="img" aria-label="Speed-up of contact deactivation per model: quartiles, median and range on a log axis; the table below has the numbers" />;
+}
+
+// The speed-up (median, and q1 to q3 as a bar) against the number of
+// contact pairs the model declares, both axes logarithmic; one point per
+// model, labelled.  Its numbers are the table's (declared, q1, median, q3).
+function VsPairs({ rows }) {
+  const ref = useRef(null);
+  const pts = rows.filter((m) => m.declared_pairs > 0 && m.speedup && m.speedup.median > 0);
+  const W = 760, H = 260, PADL = 56, PADR = 20, PADT = 14, PADB = 40;
+  useEffect(() => {
+    const c = ref.current;
+    if (!c) return;
+    const dpr = window.devicePixelRatio || 1;
+    c.width = W * dpr; c.height = H * dpr; c.style.width = `${W}px`; c.style.height = `${H}px`;
+    const g = c.getContext('2d');
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, W, H);
+    g.font = '12px system-ui, sans-serif';
+    const xs = pts.map((m) => m.declared_pairs), ys = pts.flatMap((m) => [m.speedup.q1, m.speedup.q3]).filter((v) => v > 0);
+    const x0 = Math.min(1, ...xs) / 1.6, x1 = Math.max(10, ...xs) * 1.6, y0 = Math.min(0.5, ...ys), y1 = Math.max(2, ...ys);
+    const X = (v) => PADL + ((Math.log(v) - Math.log(x0)) / (Math.log(x1) - Math.log(x0))) * (W - PADL - PADR);
+    const Y = (v) => H - PADB - ((Math.log(v) - Math.log(y0)) / (Math.log(y1) - Math.log(y0))) * (H - PADT - PADB);
+    g.strokeStyle = '#888'; g.strokeRect(PADL, PADT, W - PADL - PADR, H - PADT - PADB);
+    g.strokeStyle = '#c0392b'; g.setLineDash([4, 3]);
+    g.beginPath(); g.moveTo(PADL, Y(1)); g.lineTo(W - PADR, Y(1)); g.stroke(); g.setLineDash([]);
+    g.fillStyle = '#555'; g.textAlign = 'center';
+    for (let t = 1; t <= x1; t *= 10) if (t >= x0) g.fillText(String(t), X(t), H - PADB + 16);
+    g.fillText('contact pairs declared (log)', (PADL + W - PADR) / 2, H - 6);
+    g.textAlign = 'right';
+    for (const t of [0.5, 1, 2, 5, 10, 20, 50, 100]) if (t >= y0 && t <= y1) g.fillText(`${t}×`, PADL - 6, Y(t) + 4);
+    pts.forEach((m) => {
+      const x = X(m.declared_pairs), s = m.speedup;
+      g.strokeStyle = '#1f5fbf'; g.lineWidth = 3;
+      g.beginPath(); g.moveTo(x, Y(s.q1)); g.lineTo(x, Y(s.q3)); g.stroke(); g.lineWidth = 1;
+      g.fillStyle = '#1f5fbf'; g.beginPath(); g.arc(x, Y(s.median), 4, 0, 2 * Math.PI); g.fill();
+      g.fillStyle = '#222'; g.textAlign = 'left';
+      g.fillText(m.name.length > 20 ? `${m.name.slice(0, 19)}…` : m.name, x + 6, Y(s.median) - 5);
+    });
+  }, [rows]);
+  return <canvas ref={ref} id="compare-vs-pairs" data-points={pts.length} role="img"
+    aria-label="Median speed-up (bar: quartiles) against the number of contact pairs each model declares, both on log axes; the table below has the numbers (Declared contact pairs, q1, median, q3)" />;
 }
 
 export function Compare({ query }) {
@@ -134,6 +181,7 @@ export function Compare({ query }) {
         <button type="button" id="compare-csv" onClick={download}>CSV of this table</button>
       </div>
       {withPairs.length > 0 && <Boxes rows={withPairs} />}
+      {withPairs.length > 0 && <VsPairs rows={withPairs} />}
       <div class="scroll-x">
         <table class="list" id="compare-table">
           <thead><tr>{COLS.map((c) => (

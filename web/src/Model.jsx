@@ -7,7 +7,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { apiGet } from './api.js';
 import { Link } from './router.jsx';
-import { MechanismView, PoseTable } from './Anim.jsx';
+import { MechanismView, PoseTable, JointTable } from './Anim.jsx';
 import { localGeometry, posesOfGeometry, poseAt } from './pose.js';
 import { SweepForm } from './SweepForm.jsx';
 import { fmtDate } from './format.js';
@@ -44,12 +44,13 @@ function Drawing({ geometry }) {
   return (
     <figure class="anim">
       <MechanismView L={L} P={P} v={pose.v} label="t = 0 (input positions)" />
-      <figcaption><PoseTable P={P} pose={pose} caption="Bodies at t = 0, as the model places them" /></figcaption>
+      <figcaption><PoseTable P={P} pose={pose} caption="Bodies at t = 0, as the model places them" />
+        <JointTable G={geometry} /></figcaption>
     </figure>
   );
 }
 
-export function Model({ id }) {
+export function Model({ id, query }) {
   const [model, setModel] = useState(null);
   const [geometry, setGeometry] = useState(null);
   const [sweeps, setSweeps] = useState(null);
@@ -87,7 +88,7 @@ export function Model({ id }) {
         </section>
       </div>
       <h2>Submit a sweep</h2>
-      <SweepForm model={model.id} def={model.definition} />
+      <SweepForm model={model.id} def={model.definition} query={query} />
       <details><summary>Definition</summary><pre class="definition">{JSON.stringify(model.definition, null, 2)}</pre></details>
     </main>
   );

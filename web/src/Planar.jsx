@@ -2,11 +2,13 @@
 // each body as lines from its centre of mass to its joint and spring points
 // (the default skeleton) and its shapes (circles, segments, points); the
 // ground's joints as fixed supports, its shapes (lines across the view,
-// segments, circles); springs as thin zig-zags between their end points.
+// segments, circles); springs as thin zig-zags between their end points;
+// joints by type (pin, prismatic guide and slider, fixed square) and what
+// drives them (motors, drivers, rotational springs, forces, torques).
 // The view is fixed for the whole run (extents over every frame).
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { extents, place, turn } from './pose.js';
-import { bodyColor as bodyColorOf, jobColor, ramp } from './colors.js';
+import { bodyColor as bodyColorOf, jobColor, ramp, ACTUATOR_COLOR } from './colors.js';
 
 // members: other jobs drawn in the same view ({L, P, v}), side by side
 // (shifted along x by the first job's width) or overlaid; then every job has
@@ -98,14 +100,53 @@ export function Planar({ L, P, v, label, members: more = [], overlay = false, ti
       if (open) g.stroke();
       g.beginPath(); g.arc(x0, y0, 4.5, 0, 2 * Math.PI); g.fill();
     });
-    // joints: small open circles, one path
+    // joints by type: a revolute (or distance) joint a pin, a prismatic one
+    // its guide along the axis with the slider on it, a fixed one a square
     g.strokeStyle = '#222'; g.fillStyle = '#fff'; g.lineWidth = 1.5;
-    g.beginPath();
+    const screenDir = (j) => { const d = turn(2, v, j.body, j.axis), n = Math.hypot(d[0], d[1]) || 1; return [d[0] / n, -d[1] / n]; };
     for (const j of L.joints) {
       const p = place(2, v, j.body, j.local), x = X(p), y = Y(p);
-      g.moveTo(x + 3.5, y); g.arc(x, y, 3.5, 0, 2 * Math.PI);
+      g.fillStyle = '#fff';
+      if (j.type === 'prismatic' && j.axis) {
+        const [ex, ey] = screenDir(j);
+        g.beginPath();
+        for (const w of [-5, 5]) { g.moveTo(x - 18 * ex - w * ey, y - 18 * ey + w * ex); g.lineTo(x + 18 * ex - w * ey, y + 18 * ey + w * ex); }
+        g.stroke();
+        g.beginPath();
+        g.moveTo(x - 7 * ex + 3.5 * ey, y - 7 * ey - 3.5 * ex); g.lineTo(x + 7 * ex + 3.5 * ey, y + 7 * ey - 3.5 * ex);
+        g.lineTo(x + 7 * ex - 3.5 * ey, y + 7 * ey + 3.5 * ex); g.lineTo(x - 7 * ex - 3.5 * ey, y - 7 * ey + 3.5 * ex); g.closePath();
+        g.fill(); g.stroke();
+      } else if (j.type === 'fixed') {
+        g.fillStyle = '#222'; g.fillRect(x - 3.5, y - 3.5, 7, 7);
+      } else {
+        g.beginPath(); g.arc(x, y, 3.5, 0, 2 * Math.PI); g.fill(); g.stroke();
+      }
     }
-    g.fill(); g.stroke();
+    // what drives it: around a revolute joint (or a torque's body) an arc
+    // with an arrow, along a prismatic joint a double arrow; DC motors
+    // orange, drivers purple, rotational springs brown, forces and torques red
+    const head = (x, y, a) => { g.beginPath(); g.moveTo(x, y); g.lineTo(x - 7 * Math.cos(a - 0.45), y - 7 * Math.sin(a - 0.45));
+      g.lineTo(x - 7 * Math.cos(a + 0.45), y - 7 * Math.sin(a + 0.45)); g.closePath(); g.fill(); };
+    const arc = (x, y, r) => { const a0 = -0.2 * Math.PI, a1 = 1.2 * Math.PI; g.beginPath(); g.arc(x, y, r, a0, a1); g.stroke();
+      head(x + r * Math.cos(a1), y + r * Math.sin(a1), a1 + Math.PI / 2); };
+    g.lineWidth = 2;
+    for (const a of L.actuators) {
+      const col = ACTUATOR_COLOR[a.kind] || '#c0392b';
+      g.strokeStyle = col; g.fillStyle = col;
+      if (a.joint !== undefined && L.joints[a.joint]) {
+        const j = L.joints[a.joint], p = place(2, v, j.body, j.local), x = X(p), y = Y(p);
+        if (j.type === 'prismatic' && j.axis) {
+          const [ex, ey] = screenDir(j), ox = -11 * ey, oy = 11 * ex;
+          g.beginPath(); g.moveTo(x + ox - 14 * ex, y + oy - 14 * ey); g.lineTo(x + ox + 14 * ex, y + oy + 14 * ey); g.stroke();
+          head(x + ox + 16 * ex, y + oy + 16 * ey, Math.atan2(ey, ex)); head(x + ox - 16 * ex, y + oy - 16 * ey, Math.atan2(-ey, -ex));
+        } else arc(x, y, a.kind === 'rotational_spring_damper' ? 16 : 12);
+      } else if (a.kind === 'torque' && a.body >= 0) {
+        arc(view.px(v[3 * a.body] + dx), view.py(v[3 * a.body + 1]), 12);
+      } else if (a.kind === 'force' && a.local) {
+        const p = place(2, v, a.body, a.local), x = X(p), y = Y(p);
+        g.beginPath(); g.moveTo(x - 14, y - 14); g.lineTo(x - 3, y - 3); g.stroke(); head(x, y, Math.PI / 4);
+      }
+    }
     g.globalAlpha = 1;
     });
     if (label) { g.fillStyle = '#222'; g.font = '12px system-ui, sans-serif'; g.fillText(label, 8, 16); }

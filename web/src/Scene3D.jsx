@@ -21,7 +21,7 @@ import { useEffect, useMemo, useRef } from 'preact/hooks';
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { extents } from './pose.js';
-import { bodyColor, jobColor, ramp } from './colors.js';
+import { bodyColor, jobColor, ramp, ACTUATOR_COLOR } from './colors.js';
 
 const vec = (p) => new THREE.Vector3(p[0], p[1], p[2]);
 const UP = new THREE.Vector3(0, 1, 0);
@@ -92,6 +92,33 @@ function bodyParts(L, size, colorOf) {
     // the centre of mass as a dot, unless shapes alone show the body
     if (!B.shapes.length || B.points.length) add('sphere', new THREE.Matrix4().makeScale(size / 100, size / 100, size / 100));
   });
+  // joints by type, on the body that carries them (pose.js): a revolute
+  // joint a short pin along its axis, a cylindrical one a longer thinner pin,
+  // a prismatic one a bar along its axis, a spherical one a ball, a
+  // universal one two crossed pins, a fixed one a cube; dark grey
+  const at = (b, p, kind, m, color) => parts.push({ kind, body: b, m: Float64Array.from(m.setPosition(p).elements), color });
+  const along = (d) => new THREE.Quaternion().setFromUnitVectors(UP, vec(d).normalize());
+  const pin = (b, p, d, rad, len, color) => at(b, p, 'cyl', new THREE.Matrix4().compose(new THREE.Vector3(), along(d), new THREE.Vector3(rad, len, rad)), color);
+  const JC = '#333333';
+  for (const j of L.joints) {
+    if (j.body < 0) continue;
+    const p = vec(j.local);
+    if (j.type === 'revolute' && j.axis) pin(j.body, p, j.axis, 3 * r, 12 * r, JC);
+    else if (j.type === 'cylindrical' && j.axis) pin(j.body, p, j.axis, 2 * r, 26 * r, JC);
+    else if (j.type === 'prismatic' && j.axis) at(j.body, p, 'box', new THREE.Matrix4().compose(new THREE.Vector3(), along(j.axis), new THREE.Vector3(3 * r, 40 * r, 3 * r)), JC);
+    else if (j.type === 'spherical') at(j.body, p, 'sphere', new THREE.Matrix4().makeScale(4 * r, 4 * r, 4 * r), JC);
+    else if (j.type === 'universal' && j.axes) for (const a of j.axes) pin(j.body, p, a, 2 * r, 12 * r, JC);
+    else if (j.type === 'fixed') at(j.body, p, 'box', new THREE.Matrix4().makeScale(5 * r, 5 * r, 5 * r), JC);
+  }
+  // what drives it: a disc about the joint's axis (DC motors orange,
+  // drivers purple, rotational springs brown), a red disc at a body's com
+  // for a torque, a red ball at a force's point
+  for (const a of L.actuators || []) {
+    const color = ACTUATOR_COLOR[a.kind] || '#c0392b', j = a.joint !== undefined ? L.joints[a.joint] : null;
+    if (j && j.body >= 0) pin(j.body, vec(j.local), j.axis || [0, 0, 1], 7 * r, 3 * r, color);
+    else if (a.kind === 'torque' && a.body >= 0) pin(a.body, new THREE.Vector3(), [0, 1, 0], 6 * r, 1.5 * r, color);
+    else if (a.kind === 'force' && a.body >= 0 && a.local) at(a.body, vec(a.local), 'sphere', new THREE.Matrix4().makeScale(2.5 * r, 2.5 * r, 2.5 * r), color);
+  }
   return { parts, caps };
 }
 

@@ -87,11 +87,12 @@ export function Sweep({ id, query }) {
     setError(null);
     (async () => {
       try {
-        // the summary and the jobs at once
-        const summary = apiGet(`/api/v1/sweeps/${id}`, ctl.signal).then((s) => { setSweep(s); return s; });
+        // the summary and the jobs at once, each shown when it comes (the
+        // table does not wait for the summary's counts)
+        const summary = apiGet(`/api/v1/sweeps/${id}`, ctl.signal).then(setSweep);
         const st = await loadTable(id, ctl.signal, (n, t) => setProgress([n, t]));
-        await summary;
         setStore(st);
+        await summary;
       } catch (e) { if (e.name !== 'AbortError') setError(e.message); }
     })();
     return () => ctl.abort();

@@ -8,7 +8,7 @@
 // or what is wrong with it (with JSON pointers).  Submitting opens the sweep.
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { apiPost, getToken } from './api.js';
-import { navigate } from './router.jsx';
+import { navigate, setQuery } from './router.jsx';
 import { ErrorList } from './Models.jsx';
 
 const KINDS = ['grid', 'random', 'lhs', 'sobol', 'oat'];
@@ -51,14 +51,59 @@ export function buildSweep(model, f) {
   return { sweep: { model, name: f.name, design, parameters, solver, responses } };
 }
 
-export function SweepForm({ model, def }) {
+// The form's fields in the URL (?sf=JSON): only those that differ from the
+// defaults, so a fresh form has no parameter; parameters as [mode, values]
+// or [mode, min, max, levels]; responses as [name, channel, reduce].
+const FIELDS = ['name', 'kind', 'seed', 'samples', 'cd', 't_end', 'tolerance'];
+export function formToUrl(f, d) {
+  const o = {};
+  for (const k of FIELDS) if (f[k] !== d[k]) o[k] = f[k];
+  const p = {};
+  for (const [n, x] of Object.entries(f.params)) {
+    if (x.mode === 'values') p[n] = ['values', x.values];
+    else if (x.mode === 'range') p[n] = ['range', x.min, x.max, x.levels];
+  }
+  if (Object.keys(p).length) o.p = p;
+  if (JSON.stringify(f.responses) !== JSON.stringify(d.responses)) o.r = f.responses.map((r) => [r.name, r.channel, r.reduce]);
+  return Object.keys(o).length ? JSON.stringify(o) : null;
+}
+
+// The form from the URL's sf over the defaults d; what is not understood
+// (a field of another type, an unknown parameter, mode or reduction) is left
+// at its default.
+export function formFromUrl(text, d) {
+  let o;
+  try { o = JSON.parse(text); } catch (_) { return d; }
+  if (!o || typeof o !== 'object' || Array.isArray(o)) return d;
+  const f = { ...d, params: { ...d.params } };
+  const str = (v) => typeof v === 'string' && v.length <= 200;
+  for (const k of FIELDS) if (str(o[k])) f[k] = o[k];
+  if (!KINDS.includes(f.kind)) f.kind = d.kind;
+  if (!['model', 'on', 'off', 'both'].includes(f.cd)) f.cd = d.cd;
+  if (o.p && typeof o.p === 'object') {
+    for (const [n, x] of Object.entries(o.p)) {
+      if (!(n in f.params) || !Array.isArray(x) || !x.every(str)) continue;
+      if (x[0] === 'values' && x.length === 2) f.params[n] = { ...f.params[n], mode: 'values', values: x[1] };
+      else if (x[0] === 'range' && x.length === 4) f.params[n] = { ...f.params[n], mode: 'range', min: x[1], max: x[2], levels: x[3] };
+    }
+  }
+  if (Array.isArray(o.r) && o.r.length <= 50 && o.r.every((r) => Array.isArray(r) && r.length === 3 && r.every(str) && REDUCE.includes(r[2]))) {
+    f.responses = o.r.map(([name, channel, reduce]) => ({ name, channel, reduce }));
+  }
+  return f;
+}
+
+export function SweepForm({ model, def, query }) {
   const paramNames = Object.keys(def.parameters || {});
   const channels = ((def.outputs && def.outputs.channels) || []).map((c) => c.name);
-  const [f, setF] = useState(() => ({
+  const defaults = useMemo(() => ({
     name: '', kind: 'grid', seed: '', samples: '20', cd: 'model', t_end: '', tolerance: '',
     params: Object.fromEntries(paramNames.map((n) => [n, { mode: 'default', values: '', min: '', max: '', levels: '3' }])),
     responses: channels.length ? [{ name: `${channels[0]}_max`, channel: channels[0], reduce: 'max' }] : [],
-  }));
+  }), [model]);
+  const [f, setF] = useState(() => (query && query.get('sf') ? formFromUrl(query.get('sf'), defaults) : defaults));
+  // every change is written to the URL (replacing the history entry)
+  useEffect(() => { setQuery({ sf: formToUrl(f, defaults) }); }, [f]);
   const [count, setCount] = useState(null);       // {jobs, verify_jobs} or {error}
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState(null);

@@ -15,3 +15,6 @@ export function ramp(x) {
   const c = (k) => Math.round(a[k] + f * (b[k] - a[k]));
   return `rgb(${c(0)},${c(1)},${c(2)})`;
 }
+
+// What drives a mechanism, in the drawings and the joint table's legend.
+export const ACTUATOR_COLOR = { dc_motor: '#d35400', driver: '#8e44ad', rotational_spring_damper: '#a0522d', force: '#c0392b', torque: '#c0392b' };

@@ -75,12 +75,19 @@ export function localGeometry(G) {
   const at = (b) => (b < 0 || b >= nb ? ground : bodies[b]);
   const joints = [];
   // a joint point is drawn on both its bodies (a line from each com to it)
+  // a joint is drawn on its second body (its first when the second is the
+  // ground), its axis (axes of a universal joint) turned with that body
   for (const j of G.joints) {
     const pts = j.points ? j.points : [j.at, j.at];
     j.bodies.forEach((b, s) => { if (pts[s]) at(b).points.push(toLocal(b, pts[s])); });
-    joints.push({ name: j.name, type: j.type, body: j.bodies[1] >= 0 ? j.bodies[1] : j.bodies[0],
-      local: toLocal(j.bodies[1] >= 0 ? j.bodies[1] : j.bodies[0], pts[j.bodies[1] >= 0 ? 1 : 0]) });
+    const on = j.bodies[1] >= 0 ? j.bodies[1] : j.bodies[0];
+    const o = { name: j.name, type: j.type, bodies: j.bodies, body: on, local: toLocal(on, pts[j.bodies[1] >= 0 ? 1 : 0]) };
+    if (j.axis) o.axis = dirLocal(on, j.axis);
+    if (j.axes) o.axes = j.axes.map((a) => dirLocal(on, a));
+    joints.push(o);
   }
+  // actuators: on a joint (drivers, DC motors, rotational springs) or a body
+  const actuators = (G.actuators || []).map((a) => ({ ...a, ...(a.at ? { local: toLocal(a.body, a.at) } : {}) }));
   const springs = G.springs.map((s) => ({ name: s.name, ends: s.bodies.map((b, k) => ({ body: b, local: toLocal(b, s.points[k]) })) }));
   for (const s of G.shapes) {
     const o = { name: s.name, kind: s.kind, p: toLocal(s.body, s.p), radius: s.radius };
@@ -89,7 +96,7 @@ export function localGeometry(G) {
     if (s.kind === 'box') { o.half = s.half; o.R = s.body < 0 ? quatMat(...s.quat) : matMulT(R0[s.body], quatMat(...s.quat)); }
     at(s.body).shapes.push(o);
   }
-  return { dim, bodies, ground, joints, springs };
+  return { dim, bodies, ground, joints, springs, actuators };
 }
 
 // R0^T Rb (both 3x3 row-major).
