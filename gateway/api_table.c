@@ -393,14 +393,12 @@ static void s_column_values(FILE *f, const s_table *t, int n, int c)
     fputc(']', f);
 }
 
-int api_sweeps_columns(gw_req *r)
+/* The reply of /columns for a page (after, limit) of sweep r->param[0]. */
+static int s_columns_reply(gw_req *r, long after, long limit)
 {
-    long limit, after;
     char *buf = NULL;
     size_t len = 0;
     s_table t;
-    if (gw_query_int(r, "limit", 200000, 1, 200000, &limit) || gw_query_int(r, "after", -1, -1, 2147483647L, &after))
-        return 0;
     if (s_table_query(r, after, limit, &t, "columns")) { s_table_free(&t); return 0; }
     if (t.cached) {                             /* a finished sweep's page made before */
         gw_reply_text(r, 200, "application/json", t.cached, t.cached_len);
@@ -432,4 +430,28 @@ int api_sweeps_columns(gw_req *r)
     gw_reply_text(r, 200, "application/json", buf, len);
     s_table_free(&t);
     return 0;
+}
+
+int api_sweeps_columns(gw_req *r)
+{
+    long limit, after;
+    if (gw_query_int(r, "limit", GW_COLUMNS_MAX, 1, GW_COLUMNS_MAX, &limit) ||
+        gw_query_int(r, "after", -1, -1, 2147483647L, &after))
+        return 0;
+    return s_columns_reply(r, after, limit);
+}
+
+/* warm.c: the page made (and kept) as a request without a connection would
+   (default metrics, no gzip asked: the compressed body is kept anyway). */
+int gw_columns_warm(const char *sweep, long after, long limit)
+{
+    gw_req r;
+    char id[64];
+    memset(&r, 0, sizeof r);
+    snprintf(id, sizeof id, "%s", sweep);
+    r.param[0] = id; r.method = "GET"; r.url = "/api/v1/sweeps/-/columns";
+    s_columns_reply(&r, after, limit);
+    int ok = r.status == 200;
+    free(r.out);
+    return ok ? 0 : -1;
 }

@@ -45,6 +45,7 @@ typedef struct {
     double backoff_seconds;      /* first retry delay (doubles per attempt) */
     double job_time_limit;       /* seconds per job sent to workers         */
     int dispatch;                /* 0: HTTP only (--no-dispatch)            */
+    int warm;                    /* 0: --no-warm (warm.c)                   */
     int conn_timeout;            /* seconds of an idle HTTP connection       */
     char gateway_id[96];         /* host:pid, recorded with workers         */
 } gw_config;
@@ -121,6 +122,18 @@ const char *gw_query(gw_req *r, const char *key);
 /* Integer query value within [lo, hi], default when absent; -1 on bad input
  * (and a 400 reply already set). */
 int gw_query_int(gw_req *r, const char *key, long def, long lo, long hi, long *out);
+
+/* ---- the sweep view made as its sweep finishes (warm.c) ------------------------------ */
+#define GW_COLUMNS_MAX 200000        /* /columns: jobs per request at most        */
+#define GW_COLUMNS_PART 50000        /* the front end's first part (web/src/Sweep.jsx CHUNK) */
+#define GW_WARM_MIN_JOBS 20000       /* sweeps made at their end: from this many jobs */
+#define GW_WARM_PERIOD_MS 2000
+int gw_warm_start(void);
+void gw_warm_stop(void);
+unsigned long long gw_warm_made(void);
+/* Make and keep (memory, table reply_cache) a finished sweep's /columns page;
+ * 0, or -1 when it was not answered 200. */
+int gw_columns_warm(const char *sweep, long after, long limit);
 
 /* ---- compression (gzip.c) ------------------------------------------------------------ */
 #define GW_GZIP_MIN 8192             /* bytes: smaller answers are sent as they are */

@@ -37,7 +37,7 @@ static double s_q(const char *p, const char *end)
 
 int gw_accepts_gzip(struct MHD_Connection *c)
 {
-    const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding");
+    const char *h = c ? MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding") : NULL;
     int gzip = -1, star = -1;                 /* -1 not named, 0 refused, 1 accepted */
     if (!h) return 0;
     for (const char *p = h; *p;) {

@@ -107,6 +107,8 @@ void gw_stats_write(FILE *f)
                "# TYPE mbsweep_reply_cache_lookups_total counter\n"
                "mbsweep_reply_cache_lookups_total{result=\"hit\"} %llu\n"
                "mbsweep_reply_cache_lookups_total{result=\"miss\"} %llu\n", cb, ce, ch, cm);
+    fprintf(f, "# HELP mbsweep_warm_sweeps_total Sweep views made as their sweep finished (gateway/warm.c).\n"
+               "# TYPE mbsweep_warm_sweeps_total counter\nmbsweep_warm_sweeps_total %llu\n", gw_warm_made());
     gw_cache_db_stats(&ch, &cm);
     fprintf(f, "# HELP mbsweep_reply_cache_db_lookups_total Finished sweeps' bodies looked up in table reply_cache.\n"
                "# TYPE mbsweep_reply_cache_db_lookups_total counter\n"
@@ -151,7 +153,7 @@ int gw_reply_db_error(gw_req *r, PGresult *res)
 
 const char *gw_query(gw_req *r, const char *key)
 {
-    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, key);
+    return r->conn ? MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, key) : NULL;
 }
 
 int gw_query_int(gw_req *r, const char *key, long def, long lo, long hi, long *out)

@@ -6,7 +6,7 @@
  *           [--zmq tcp://127.0.0.1:5555] [--curve-secret-file F --curve-allow F | --zmq-open-insecure]
  *           [--zmq-max-message BYTES] [--token-reads on|off|auto] [--www DIR] [--threads N]
  *           [--lease S] [--heartbeat-ms N] [--liveness N] [--max-attempts N] [--backoff S]
- *           [--job-limit N] [--job-time-limit S] [--max-body BYTES] [--no-dispatch]
+ *           [--job-limit N] [--job-time-limit S] [--max-body BYTES] [--no-dispatch] [--no-warm]
  *           [--migrate-only] [--migrate-to N]
  *   gateway --curve-keygen FILE     write a CurveZMQ key pair, print the public key
  *   gateway --curve-keygen-dir DIR  the key files of a deployment (see s_keygen_dir)
@@ -140,7 +140,7 @@ static void s_usage(void)
                     "               [--zmq ENDPOINT] [--curve-secret-file F --curve-allow F | --zmq-open-insecure]\n"
                     "               [--zmq-max-message BYTES] [--token-reads on|off|auto] [--www DIR] [--threads N]\n"
                     "               [--lease S] [--heartbeat-ms N] [--liveness N] [--max-attempts N] [--backoff S]\n"
-                    "               [--job-limit N] [--job-time-limit S] [--max-body BYTES] [--no-dispatch]\n"
+                    "               [--job-limit N] [--job-time-limit S] [--max-body BYTES] [--no-dispatch] [--no-warm]\n"
                     "               [--migrate-only] [--migrate-to N] | --curve-keygen FILE | --curve-keygen-dir DIR\n"
                     "environment: PORT MBSWEEP_BIND MBSWEEP_DB MBSWEEP_TOKEN MBSWEEP_TOKEN_FILE MBSWEEP_ZMQ_BIND\n"
                     "             MBSWEEP_CURVE_SECRET_FILE MBSWEEP_CURVE_ALLOW MBSWEEP_ZMQ_OPEN_INSECURE=1\n"
@@ -150,7 +150,7 @@ static void s_usage(void)
 int main(int argc, char **argv)
 {
     enum { O_PORT = 256, O_BIND, O_DB, O_TOKEN, O_TOKEN_FILE, O_NO_AUTH, O_ZMQ, O_CURVE, O_WWW, O_THREADS,
-           O_LEASE, O_HB, O_LIVE, O_ATT, O_BACKOFF, O_LIMIT, O_TLIM, O_BODY, O_NODISP, O_MIG, O_MIGTO, O_KEYGEN,
+           O_LEASE, O_HB, O_LIVE, O_ATT, O_BACKOFF, O_LIMIT, O_TLIM, O_BODY, O_NODISP, O_NOWARM, O_MIG, O_MIGTO, O_KEYGEN,
            O_ALLOW, O_OPEN, O_MAXMSG, O_KEYDIR, O_READS };
     static const struct option opts[] = {
         { "port", 1, 0, O_PORT }, { "bind", 1, 0, O_BIND }, { "db", 1, 0, O_DB },
@@ -159,7 +159,7 @@ int main(int argc, char **argv)
         { "threads", 1, 0, O_THREADS }, { "lease", 1, 0, O_LEASE }, { "heartbeat-ms", 1, 0, O_HB },
         { "liveness", 1, 0, O_LIVE }, { "max-attempts", 1, 0, O_ATT }, { "backoff", 1, 0, O_BACKOFF },
         { "job-limit", 1, 0, O_LIMIT }, { "job-time-limit", 1, 0, O_TLIM }, { "max-body", 1, 0, O_BODY },
-        { "no-dispatch", 0, 0, O_NODISP }, { "migrate-only", 0, 0, O_MIG }, { "migrate-to", 1, 0, O_MIGTO },
+        { "no-dispatch", 0, 0, O_NODISP }, { "no-warm", 0, 0, O_NOWARM }, { "migrate-only", 0, 0, O_MIG }, { "migrate-to", 1, 0, O_MIGTO },
         { "curve-keygen", 1, 0, O_KEYGEN }, { "curve-allow", 1, 0, O_ALLOW }, { "zmq-open-insecure", 0, 0, O_OPEN },
         { "zmq-max-message", 1, 0, O_MAXMSG }, { "curve-keygen-dir", 1, 0, O_KEYDIR },
         { "token-reads", 1, 0, O_READS },
@@ -181,7 +181,7 @@ int main(int argc, char **argv)
         .www = s_env("MBSWEEP_WWW", NULL), .threads = 4, .statement_timeout_ms = 5000,
         .max_body = 8u << 20, .max_depth = 40, .job_limit = 100000, .max_attempts = 3,
         .lease_seconds = 30, .heartbeat_ms = 1000, .liveness = 3, .backoff_seconds = 1,
-        .job_time_limit = 600, .dispatch = 1, .conn_timeout = 30 };
+        .job_time_limit = 600, .dispatch = 1, .warm = 1, .conn_timeout = 30 };
     while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (opt) {
         case O_PORT: gw_cfg.port = atoi(optarg); break;
@@ -203,6 +203,7 @@ int main(int argc, char **argv)
         case O_TLIM: gw_cfg.job_time_limit = atof(optarg); break;
         case O_BODY: gw_cfg.max_body = (size_t)atol(optarg); break;
         case O_NODISP: gw_cfg.dispatch = 0; break;
+        case O_NOWARM: gw_cfg.warm = 0; break;
         case O_MIG: migrate_only = 1; break;
         case O_MIGTO: migrate_to = atoi(optarg); break;
         case O_KEYGEN: return s_keygen(optarg);
@@ -264,11 +265,14 @@ int main(int argc, char **argv)
     if (gw_cfg.dispatch && gw_dispatch_start()) return 1;
     struct MHD_Daemon *d = gw_http_start();
     if (!d) { gw_dispatch_stop(); return 1; }
+    /* the gateway that finishes sweeps makes their views (warm.c) */
+    if (gw_cfg.dispatch && gw_cfg.warm && gw_warm_start()) { MHD_stop_daemon(d); gw_dispatch_stop(); return 1; }
     log_info("listening on http://%s:%d/ (auth %s, %s, %d HTTP threads)", gw_cfg.bind_addr, gw_cfg.port,
              gw_cfg.no_auth ? "OFF" : "on", gw_cfg.token_reads ? "reads need the token" : "reads open",
              gw_cfg.threads);
     while (!s_stop) pause();
     log_info("stopping");
+    gw_warm_stop();
     MHD_stop_daemon(d);
     gw_dispatch_stop();
     gw_db_close_all();

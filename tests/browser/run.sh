@@ -56,7 +56,7 @@ CONTROL=$(post_sweep '{"model":"'$MID'","name":"control me","design":{"kind":"gr
 # failed, every 13th with an accuracy warning
 BIG=$(sql "INSERT INTO sweeps (model_id, name, spec, design, status, njobs, started_at, finished_at)
            VALUES ('$MID', 'bulk $BIG_JOBS', '{\"responses\":[{\"name\":\"r1\",\"channel\":\"x\",\"reduce\":\"max\"},{\"name\":\"r2\",\"channel\":\"y\",\"reduce\":\"min\"}]}',
-                   'random', 'done', $BIG_JOBS, now(), now()) RETURNING id" | head -1)
+                   'random', 'paused', $BIG_JOBS, now(), NULL) RETURNING id" | head -1)
 [ -n "$BIG" ] || fail "bulk sweep"
 sql "INSERT INTO jobs (sweep_id, idx, parameters, status, attempt, error, started_at, finished_at)
      SELECT '$BIG', i, jsonb_build_object('a', round((((i * 7919) % 10007) / 10007.0)::numeric, 6),
@@ -74,6 +74,9 @@ sql "INSERT INTO metrics (job_id, integrator, wall_seconds, cpu_seconds, steps, 
             idx % 13 <> 0, (idx % 13 = 0)::int,
             CASE WHEN idx % 13 = 0 THEN '[\"tolerance not met: error estimate 2.5\"]'::jsonb ELSE '[]'::jsonb END
      FROM jobs WHERE sweep_id = '$BIG' AND status = 'done'" || fail "bulk metrics"
+# done once complete (paused meanwhile: neither the dispatcher nor the
+# gateway's warm.c touches it half-written)
+sql "UPDATE sweeps SET status = 'done', finished_at = now() WHERE id = '$BIG'" >/dev/null || fail "bulk sweep done"
 sql "ANALYZE jobs; ANALYZE results; ANALYZE metrics" || fail "analyze"   # as autovacuum would after a bulk load
 ok "bulk sweep $BIG with $BIG_JOBS jobs"
 

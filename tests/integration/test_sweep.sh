@@ -264,3 +264,24 @@ cmp -s "$Z/b.plain" "$Z/a.plain" || fail "gateway B's plain body (decompressed f
 sql "DELETE FROM sweeps WHERE id = '$BIG'" >/dev/null
 [ "$(sql "SELECT count(*) FROM reply_cache WHERE sweep_id = '$BIG'")" = 0 ] || fail "reply_cache rows outlive their sweep"
 ok "a large finished sweep's /columns kept in the database: another gateway serves it from there, the same bytes"
+# a large sweep's view is made as it finishes (gateway/warm.c): 20,000 done
+# jobs inserted by SQL (as the browser tests do), finished now; the gateway
+# that dispatches stores its /columns in reply_cache by itself, and what it
+# serves equals what gateway B (no warming, its memory empty) makes afresh
+W=$(sql "INSERT INTO sweeps (model_id, name, spec, design, status, njobs, started_at, finished_at)
+         VALUES ('$MID', 'warm', '{\"responses\":[{\"name\":\"r1\",\"channel\":\"x\",\"reduce\":\"max\"}]}',
+                 'random', 'paused', 20000, now(), NULL) RETURNING id" | head -1)
+sql "INSERT INTO jobs (sweep_id, idx, parameters, status, attempt, started_at, finished_at)
+     SELECT '$W', i, jsonb_build_object('a', i * 0.5), 'done', 1, now(), now() FROM generate_series(0, 19999) i" || fail "warm jobs"
+sql "INSERT INTO results (job_id, channels, nsample, samples, responses)
+     SELECT id, '{x}', 0, '', jsonb_build_object('r1', idx * 0.25) FROM jobs WHERE sweep_id = '$W'" || fail "warm results"
+sql "UPDATE sweeps SET status = 'done', finished_at = now() WHERE id = '$W'" >/dev/null   # finished once complete
+warmed() { get /metrics | grep -q '^mbsweep_warm_sweeps_total [1-9]'; }   # counted once both parts are made
+wait_until 60 warmed || fail "the warm sweep's view not made (/metrics)"
+[ "$(sql "SELECT count(*) FROM reply_cache WHERE sweep_id = '$W'")" -ge 1 ] || fail "the warm sweep's view not in reply_cache"
+get "/api/v1/sweeps/$W/columns?after=-1&limit=50000" > "$Z/w.a"
+sql "DELETE FROM reply_cache WHERE sweep_id = '$W'" >/dev/null
+curl -s "http://127.0.0.1:$HTTP_B/api/v1/sweeps/$W/columns?after=-1&limit=50000" > "$Z/w.b"
+cmp -s "$Z/w.a" "$Z/w.b" || fail "the warmed view differs from one made afresh"
+[ "$(jget 'd["n"]' < "$Z/w.a")" = 20000 ] || fail "the warmed view: $(head -c 200 "$Z/w.a")"
+ok "a 20,000-job sweep's view made as it finished (reply_cache filled by the gateway), equal to one made afresh"

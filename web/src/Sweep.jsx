@@ -18,7 +18,7 @@ import { Scatter, Effects } from './Scatter.jsx';
 import { fmtDate, fmtEta } from './format.js';
 
 const LIVE = 20000;
-const CHUNK = 50000;
+const CHUNK = 50000;   // GW_COLUMNS_PART in gateway/gw.h: the gateway makes these two parts as a sweep finishes (warm.c)
 const DEFAULT_METRIC_AXES = ['metric.cpu_seconds', 'metric.steps', 'metric.newton_iterations', 'metric.max_system_dimension'];
 
 // Every job of the sweep from /columns (one array per column, api/openapi.yaml).
