@@ -34,6 +34,8 @@ typedef struct {
     double ratio;        /* N: motor speed / joint speed (or 1 / lead)            */
     double eta;          /* gear efficiency in (0, 1]                             */
     double v_max, i_max; /* limits (INFINITY: none)                               */
+    double i0;           /* initial current (A), used when L > 0 (the current is
+                            then a state of the run's equations)             */
 } mbs_dcmotor;
 
 /* Check the parameters (finite, R > 0, L >= 0, ratio != 0, 0 < eta <= 1,
@@ -41,7 +43,9 @@ typedef struct {
 int mbs_dcmotor_check(const mbs_dcmotor *m);
 
 /* The motor at supply voltage V, current i (ignored when L = 0) and joint
- * speed wj. */
+ * speed wj.  With L > 0 the caller owns i as a state: di is its rate,
+ * ddi_di, ddi_dw the Jacobian blocks of that equation, dT_di the torque's
+ * dependence on it (the coupling the BDF's Newton matrix takes in). */
 typedef struct {
     double i;                /* current (the algebraic one when L = 0)          */
     double di;               /* di/dt (0 when L = 0)                            */
