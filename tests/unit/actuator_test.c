@@ -113,17 +113,28 @@ static void test_energy_balance(void)
  * at tolerance 1e-8, 5 s; Simpson over 5000 intervals of 1 ms).  The motor also
  * brakes (gravity driving the crank down: current and power negative), and
  * the steady cycle is periodic: the crank's mean speed over the second and
- * the third revolution agree to 1e-3. */
-static void test_four_bar_motor(void)
+ * the third revolution agree to 1e-3.  The same with an inductance Lh > 0
+ * (0.02 H: L / R = 20 ms, the current a state), the magnetic energy stored
+ * at the end in the balance: the coupled nonlinear case (gravity, gear
+ * loss switching with the power's sign). */
+static void test_four_bar_motor(double Lh)
 {
     const char *sets[] = {"solver.tolerance=1e-8", "solver.t_end=5", NULL};
     char *text = t_slurp("examples/dc_motor_four_bar.json", NULL);
     char *at = text ? strstr(text, "\"interval\": 0.005") : NULL;
     CHECK(at != NULL);
     if (!at) { free(text); return; }
-    char doc[16384];
-    snprintf(doc, sizeof doc, "%.*s\"interval\": 0.001%s", (int)(at - text), text, at + strlen("\"interval\": 0.005"));
+    char doc0[16384], doc[16384];
+    snprintf(doc0, sizeof doc0, "%.*s\"interval\": 0.001%s", (int)(at - text), text, at + strlen("\"interval\": 0.005"));
     free(text);
+    /* with an inductance: the key after the resistance */
+    const char *key = "\"resistance\": \"$R\",";
+    char *rk = strstr(doc0, key);
+    CHECK(rk != NULL);
+    if (!rk) return;
+    size_t pre = (size_t)(rk - doc0) + strlen(key);
+    if (Lh > 0) snprintf(doc, sizeof doc, "%.*s \"inductance\": %g,%s", (int)pre, doc0, Lh, doc0 + pre);
+    else snprintf(doc, sizeof doc, "%s", doc0);
     t_run r;
     t_run_text(doc, sets, &r);
     CHECK(r.rc == 0);
@@ -135,9 +146,12 @@ static void test_four_bar_motor(void)
     double dE = r.res.rows[(size_t)n * w + cE] - r.res.rows[(size_t)cE];
     double in = s_simpson(&r, "P_in"), cu = s_simpson(&r, "P_copper"), fr = s_simpson(&r, "P_friction");
     double ge = s_simpson(&r, "P_gear");
-    double bal = in - dE - cu - fr - ge;
-    printf("  four-bar: input %.9g J = mechanical %.9g + copper %.9g + friction %.9g + gear %.9g; imbalance %.2e J\n",
-           in, dE, cu, fr, ge, bal);
+    /* the magnetic energy stored at the end (from i = 0 at t = 0) */
+    double iend = r.res.rows[(size_t)n * w + t_col(&r, "i")], em = 0.5 * Lh * iend * iend;
+    double bal = in - dE - cu - fr - ge - em;
+    printf("  four-bar L = %g H: input %.9g J = mechanical %.9g + copper %.9g + friction %.9g + gear %.9g + "
+           "magnetic %.3g; imbalance %.2e J; %ld steps, %.2f Newton/step\n", Lh, in, dE, cu, fr, ge, em, bal,
+           (long)r.met.steps, (double)r.met.newton_iterations / (double)r.met.steps);
     CHECK(in > 0 && fabs(bal) <= 1e-6 * in);
     /* regeneration: the input power is negative somewhere */
     double pmin = 0;
@@ -461,7 +475,8 @@ int main(void)
     setvbuf(stdout, NULL, _IOLBF, 0);
     test_flywheel_spinup();
     test_energy_balance();
-    test_four_bar_motor();
+    test_four_bar_motor(0);
+    test_four_bar_motor(0.02);
     test_current_limit();
     test_prismatic_lead();
     test_parser_errors();
