@@ -381,6 +381,52 @@ static void test_inductive_energy(void)
     }
 }
 
+/* The current limit with L > 0: the drive lowers its voltage to R i_max +
+ * ke w (dcmotor.h), so i = i_max (1 - exp(-R t / L)) as long as w < (V - R
+ * i_max) / ke (140 rad/s, t < 0.56 s), and J w' = kt i - b w gives w =
+ * (kt i_max / J) ((1 - e^(-beta t)) / beta - (e^(-alpha t) - e^(-beta t)) /
+ * (beta - alpha)), alpha = R / L, beta = b / J.  bdf and dopri5 at
+ * tolerance 1e-8: speed within 100 x tol x 140 rad/s, current within 100 x
+ * tol x i_max. */
+static void test_inductive_current_limit(void)
+{
+    char *text = t_slurp(INDUCTIVE, NULL);
+    CHECK(text != NULL);
+    if (!text) return;
+    const char *key = "\"viscous_friction\": \"$b\"";
+    char *at = strstr(text, key);
+    CHECK(at != NULL);
+    if (!at) { free(text); return; }
+    size_t pre = (size_t)(at - text) + strlen(key);
+    char doc[8192];
+    snprintf(doc, sizeof doc, "%.*s, \"current_limit\": 5%s", (int)pre, text, text + pre);
+    free(text);
+    const double imax = 5, Lh = 0.05, al = R / Lh, be = B / J, wlim = (V - R * imax) / KT;
+    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+    for (int a = 0; a < 2; a++) {
+        const char *sets[] = {"solver.tolerance=1e-8", integ[a], NULL};
+        t_run r;
+        t_run_text(doc, sets, &r);
+        CHECK(r.rc == 0);
+        if (r.rc) { t_run_free(&r); continue; }
+        double ew = 0, ei = 0;
+        for (double t = 0.02; t <= 0.5 + 1e-9; t += 0.02) {
+            double i = imax * (1 - exp(-al * t));
+            double w = KT * imax / J * ((1 - exp(-be * t)) / be - (exp(-al * t) - exp(-be * t)) / (be - al));
+            CHECK(w < wlim);
+            ew = fmax(ew, fabs(t_at(&r, "omega", t) - w));
+            ei = fmax(ei, fabs(t_at(&r, "i", t) - i));
+        }
+        printf("  current limit 5 A, L = 0.05 H, %s: speed error %.2e rad/s, current %.2e A; %ld steps, %ld rejected\n",
+               integ[a], ew, ei, (long)r.met.steps, (long)r.met.rejected_steps);
+        CHECK(ew <= 100 * 1e-8 * wlim);
+        CHECK(ei <= 100 * 1e-8 * imax);
+        /* and later the back-EMF takes the current below the limit */
+        CHECK(t_at(&r, "i", 1.5) < imax - 1);
+        t_run_free(&r);
+    }
+}
+
 /* Integrators and analyses without element states refuse L > 0 with a
  * message naming the inductance and the integrators that take it. */
 static void test_inductive_refused(void)
@@ -484,6 +530,7 @@ int main(void)
     test_inductive_spinup();
     test_inductive_limit();
     test_inductive_energy();
+    test_inductive_current_limit();
     test_inductive_refused();
     return CHECK_SUMMARY("actuator_test");
 }

@@ -4,8 +4,11 @@
  *
  * Electrical: L di/dt = V - R i - ke w_m (L = 0: the current is algebraic,
  * i = (V - ke w_m) / R), with the supply voltage V limited to +-v_max and
- * the current to +-i_max (L = 0: i clipped; L > 0: the drive holds the
- * voltage that keeps |i| at i_max, so di/dt does not push it further).
+ * the current to +-i_max (L = 0: i clipped; L > 0: the drive lowers its
+ * voltage to at most R i_max + ke w_m, the voltage that holds i_max at the
+ * motor's speed, so di/dt = min((V - R i - ke w_m) / L, R (i_max - i) / L),
+ * mirrored below -i_max: continuous in i, as the implicit integrators need;
+ * the reported voltage and input power are the lowered ones).
  * Mechanical, through a gear of ratio N (w_m = N w_joint) and efficiency
  * eta: the torque on the joint is eta N tm, tm = kt i - b w_m - tc sgn(w_m),
  * while the motor drives the load (tm w_m > 0), N tm / eta while the load
