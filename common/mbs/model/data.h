@@ -48,7 +48,7 @@ struct mbs_data {
     double tp;
     double *xp, *vp, *ap;
 
-    /* element states (model.h nz; all NULL-free, sized max(nz, 1)):
+    /* element states (model.h nz; each array sized max(nz, 1)):
      * z is what the force evaluation reads (the accepted state between
      * steps, a stage's or Newton iterate's inside one), zd = z' at the
      * accepted state; zp, zdp the same at the previous one (output
