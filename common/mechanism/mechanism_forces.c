@@ -18,14 +18,14 @@ enum { F_SPRING, F_ROTSPRING, F_FORCE, F_TORQUE, F_DCMOTOR, F_JOINT_DAMPING, F_G
 static const char *const s_ftype_names[] = {"spring_damper", "rotational_spring_damper",
                                             "force", "torque", "dc_motor", "joint_damping",
                                             "gravity", NULL};
-static const char *const s_fkeys[F_NTYPES][18] = {
+static const char *const s_fkeys[F_NTYPES][19] = {
     {"type", "name", "bodies", "points", "stiffness", "damping", "free_length", "preload", NULL},
     {"type", "name", "joint", "stiffness", "damping", "free_angle", NULL},
     {"type", "name", "body", "at", "value", "frame", NULL},
     {"type", "name", "body", "value", "frame", NULL},
     {"type", "name", "joint", "voltage", "resistance", "inductance", "torque_constant",
      "back_emf_constant", "rotor_inertia", "viscous_friction", "coulomb_friction", "coulomb_speed",
-     "gear_ratio", "lead", "efficiency", "voltage_limit", "current_limit", NULL},
+     "gear_ratio", "lead", "efficiency", "voltage_limit", "current_limit", "initial_current", NULL},
     {"type", "name", "joint", "coefficient", NULL},
     {"type", "name", "value", NULL},
 };
@@ -36,15 +36,17 @@ static const char *const s_force_all[] = {"type", "name", "bodies", "points", "s
                                           "torque_constant", "back_emf_constant", "rotor_inertia",
                                           "viscous_friction", "coulomb_friction", "coulomb_speed",
                                           "gear_ratio", "lead", "efficiency", "voltage_limit",
-                                          "current_limit", NULL};
+                                          "current_limit", "initial_current", NULL};
 #define S_FTYPES_LIST "spring_damper, rotational_spring_damper, force, torque, dc_motor, joint_damping or gravity"
 
 /* A dc_motor entry (issue 13, dcmotor.h): on a revolute joint through a
  * gear (gear_ratio: motor speed / joint speed), on a prismatic joint
  * through a lead (m of travel per motor radian); supply voltage a function
- * of time.  The current is algebraic (inductance 0): an inductance, and
- * the rotor's inertia, need the motor's own states in the equations of
- * motion, which are not there yet, and are refused rather than ignored. */
+ * of time.  Inductance 0: the current is algebraic; > 0: it is a state of
+ * the equations (L di/dt = V - R i - ke w_m, from initial_current, 0 by
+ * default), integrated by bdf and dopri5 only (the run refuses the other
+ * integrators and analyses, run/simulate.c).  The rotor's inertia needs a
+ * rotor state that is not there yet, and is refused rather than ignored. */
 static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec *f)
 {
     char kp[MECH_PTR_MAX];
@@ -74,11 +76,12 @@ static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec
     mech_num_key(c, obj, ptr, "resistance", MECH_REQ | MECH_POS, 0, &mo->R);
     mech_num_key(c, obj, ptr, "torque_constant", MECH_REQ | MECH_POS, 0, &mo->kt);
     mech_num_key(c, obj, ptr, "back_emf_constant", MECH_REQ | MECH_POS, 0, &mo->ke);
-    if (mech_num_key(c, obj, ptr, "inductance", MECH_NONNEG, 0, &mo->L) == 1 && mo->L > 0) {
-        mech_ptr_key(kp, ptr, "inductance");
-        mech_err(c, kp, "an inductance > 0 makes the motor's current a state of the equations of motion, "
-                 "which is not supported yet; give 0 (the current follows the voltage at once: "
-                 "exact when L / R is short against the mechanical time constant)");
+    mech_num_key(c, obj, ptr, "inductance", MECH_NONNEG, 0, &mo->L);
+    mech_num_key(c, obj, ptr, "initial_current", 0, 0, &mo->i0);
+    if (json_object_get(obj, "initial_current") && !(mo->L > 0)) {
+        mech_ptr_key(kp, ptr, "initial_current");
+        mech_err(c, kp, "initial_current applies to a motor with an inductance > 0 (its current is then a "
+                 "state); with inductance 0 the current follows the voltage at once");
     }
     if (mech_num_key(c, obj, ptr, "rotor_inertia", MECH_NONNEG, 0, &mo->J) == 1 && mo->J > 0) {
         mech_ptr_key(kp, ptr, "rotor_inertia");

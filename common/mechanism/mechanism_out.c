@@ -20,13 +20,15 @@ enum {
     R_QUAT,     /* required: w, x, y, z                                    */
     R_VEC_NORMAL, /* R_VEC or "normal"                                      */
     R_MOTOR     /* required: current, voltage, speed, torque, power_in,
-                   copper_loss, friction_loss, gear_loss or power_out       */
+                   copper_loss, friction_loss, gear_loss, power_out or
+                   magnetic_energy                                         */
 };
 
 /* The components of a motor channel, in mbs_component order from
  * MBS_C_CURRENT. */
 static const char *const s_motor_components[] = {"current", "voltage", "speed", "torque", "power_in",
-                                                 "copper_loss", "friction_loss", "gear_loss", "power_out", NULL};
+                                                 "copper_loss", "friction_loss", "gear_loss", "power_out",
+                                                 "magnetic_energy", NULL};
 
 static const struct {
     const char *name;
@@ -82,7 +84,8 @@ static void s_component(mech_ctx *c, json_t *obj, const char *ptr, int q, mbs_ch
     if (rule == R_MOTOR) {
         const char *s = json_string_value(v);
         const char *expect_m = "\"current\", \"voltage\", \"speed\", \"torque\", \"power_in\", "
-                               "\"copper_loss\", \"friction_loss\", \"gear_loss\" or \"power_out\"";
+                               "\"copper_loss\", \"friction_loss\", \"gear_loss\", \"power_out\" or "
+                               "\"magnetic_energy\"";
         if (!v) {
             mech_err(c, ptr, "missing required key 'component' (%s) for quantity 'motor'", expect_m);
             return;

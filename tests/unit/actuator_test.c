@@ -6,7 +6,10 @@
  * (electrical input = kinetic energy + copper and friction losses), and the
  * parser's errors for bad motor definitions; a four-bar driven at constant
  * voltage to its steady cycle, with the energy balance including gravity
- * and the gear loss.
+ * and the gear loss.  With an inductance (the current a state of the
+ * equations): the second-order response against its closed form with bdf
+ * and dopri5, the limit L -> 0, the energy balance with the magnetic
+ * energy, and the integrators that refuse it.
  *
  * Tolerances: the runs are error-controlled; a speed is held to 100 x tol x
  * the steady speed (the accuracy contract, docs/accuracy.md); the current
@@ -110,17 +113,28 @@ static void test_energy_balance(void)
  * at tolerance 1e-8, 5 s; Simpson over 5000 intervals of 1 ms).  The motor also
  * brakes (gravity driving the crank down: current and power negative), and
  * the steady cycle is periodic: the crank's mean speed over the second and
- * the third revolution agree to 1e-3. */
-static void test_four_bar_motor(void)
+ * the third revolution agree to 1e-3.  The same with an inductance Lh > 0
+ * (0.02 H: L / R = 20 ms, the current a state), the magnetic energy stored
+ * at the end in the balance: the coupled nonlinear case (gravity, gear
+ * loss switching with the power's sign). */
+static void test_four_bar_motor(double Lh)
 {
     const char *sets[] = {"solver.tolerance=1e-8", "solver.t_end=5", NULL};
     char *text = t_slurp("examples/dc_motor_four_bar.json", NULL);
     char *at = text ? strstr(text, "\"interval\": 0.005") : NULL;
     CHECK(at != NULL);
     if (!at) { free(text); return; }
-    char doc[16384];
-    snprintf(doc, sizeof doc, "%.*s\"interval\": 0.001%s", (int)(at - text), text, at + strlen("\"interval\": 0.005"));
+    char doc0[16384], doc[16384];
+    snprintf(doc0, sizeof doc0, "%.*s\"interval\": 0.001%s", (int)(at - text), text, at + strlen("\"interval\": 0.005"));
     free(text);
+    /* with an inductance: the key after the resistance */
+    const char *key = "\"resistance\": \"$R\",";
+    char *rk = strstr(doc0, key);
+    CHECK(rk != NULL);
+    if (!rk) return;
+    size_t pre = (size_t)(rk - doc0) + strlen(key);
+    if (Lh > 0) snprintf(doc, sizeof doc, "%.*s \"inductance\": %g,%s", (int)pre, doc0, Lh, doc0 + pre);
+    else snprintf(doc, sizeof doc, "%s", doc0);
     t_run r;
     t_run_text(doc, sets, &r);
     CHECK(r.rc == 0);
@@ -132,9 +146,12 @@ static void test_four_bar_motor(void)
     double dE = r.res.rows[(size_t)n * w + cE] - r.res.rows[(size_t)cE];
     double in = s_simpson(&r, "P_in"), cu = s_simpson(&r, "P_copper"), fr = s_simpson(&r, "P_friction");
     double ge = s_simpson(&r, "P_gear");
-    double bal = in - dE - cu - fr - ge;
-    printf("  four-bar: input %.9g J = mechanical %.9g + copper %.9g + friction %.9g + gear %.9g; imbalance %.2e J\n",
-           in, dE, cu, fr, ge, bal);
+    /* the magnetic energy stored at the end (from i = 0 at t = 0) */
+    double iend = r.res.rows[(size_t)n * w + t_col(&r, "i")], em = 0.5 * Lh * iend * iend;
+    double bal = in - dE - cu - fr - ge - em;
+    printf("  four-bar L = %g H: input %.9g J = mechanical %.9g + copper %.9g + friction %.9g + gear %.9g + "
+           "magnetic %.3g; imbalance %.2e J; %ld steps, %.2f Newton/step\n", Lh, in, dE, cu, fr, ge, em, bal,
+           (long)r.met.steps, (double)r.met.newton_iterations / (double)r.met.steps);
     CHECK(in > 0 && fabs(bal) <= 1e-6 * in);
     /* regeneration: the input power is negative somewhere */
     double pmin = 0;
@@ -228,11 +245,215 @@ static void test_prismatic_lead(void)
     t_run_free(&r);
 }
 
+/* ---- the current as a state (inductance > 0) ----------------------------------------- */
+
+static const char *const INDUCTIVE = "examples/dc_motor_flywheel_inductive.json";
+
+/* The exact response of L i' = V - R i - ke w, J w' = kt i - b w from rest
+ * (i = w = 0) with inductance Lh: x = x_ss + exp(A t) (x0 - x_ss), exp(A t)
+ * by Sylvester's formula on the two real eigenvalues of A = [-R/L, -ke/L;
+ * kt/J, -b/J] (real for every L used here: (R/L - b/J)^2 > 4 ke kt / (J L)
+ * with L <= 0.05 H). */
+static void s_exact_rl(double Lh, double t, double *i, double *w)
+{
+    double a = -R / Lh, b = -KT / Lh, c = KT / J, d = -B / J;
+    double tr = a + d, det = a * d - b * c, disc = sqrt(tr * tr / 4 - det);
+    double l1 = tr / 2 + disc, l2 = tr / 2 - disc, e1 = exp(l1 * t), e2 = exp(l2 * t);
+    double k = KT * KT + B * R, iss = B * V / k, wss = KT * V / k;
+    /* exp(A t) = (e1 (A - l2 I) - e2 (A - l1 I)) / (l1 - l2) */
+    double E00 = (e1 * (a - l2) - e2 * (a - l1)) / (l1 - l2), E01 = (e1 - e2) * b / (l1 - l2);
+    double E10 = (e1 - e2) * c / (l1 - l2), E11 = (e1 * (d - l2) - e2 * (d - l1)) / (l1 - l2);
+    *i = iss - E00 * iss - E01 * wss;
+    *w = wss - E10 * iss - E11 * wss;
+}
+
+/* The inductive flywheel (L = 0.05 H: L / R = 50 ms against the mechanical
+ * 0.398 s) with bdf and dopri5 at two tolerances: speed within 100 x tol x
+ * omega_ss and current within 100 x tol x V / R of the closed form (the
+ * accuracy contract, with the current's scale the weight's, accuracy.h
+ * mbs_tolerance_current); the current's peak (about 9.8 A, where L = 0
+ * jumps to 12 A).  BDF's Newton iterations per step stay within 25 % of
+ * the same flywheel with L = 0 (the coupling is not lagged; for dopri5 the
+ * count printed is of multiplier iterations, not Newton's). */
+static void test_inductive_spinup(void)
+{
+    double k = KT * KT + B * R, wss = KT * V / k, ic = V / R;
+    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+    const double tols[] = {1e-6, 1e-8};
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++) {
+            char tol[64];
+            snprintf(tol, sizeof tol, "solver.tolerance=%g", tols[b]);
+            const char *sets[] = {tol, integ[a], NULL};
+            t_run r, r0;
+            t_run_file(INDUCTIVE, sets, &r);
+            CHECK(r.rc == 0);
+            if (r.rc) { t_run_free(&r); continue; }
+            double worst = 0, worst_i = 0, ipk = 0;
+            for (double t = 0.01; t <= 2.0 + 1e-9; t += 0.01) {
+                double ie, we;
+                s_exact_rl(0.05, t, &ie, &we);
+                worst = fmax(worst, fabs(t_at(&r, "omega", t) - we));
+                worst_i = fmax(worst_i, fabs(t_at(&r, "i", t) - ie));
+                ipk = fmax(ipk, t_at(&r, "i", t));
+                CHECK_NEAR(t_at(&r, "speed", t), t_at(&r, "omega", t), 1e-9 * wss);
+            }
+            /* the same flywheel with L = 0: Newton iterations per step */
+            t_run_file(FLYWHEEL, sets, &r0);
+            double nps = (double)r.met.newton_iterations / (double)r.met.steps;
+            double nps0 = r0.rc == 0 ? (double)r0.met.newton_iterations / (double)r0.met.steps : NAN;
+            printf("  inductive %-24s tol %g: speed error %.2e rad/s (%.3g x tol x omega_ss), current %.2e A "
+                   "(%.3g x tol x V/R), peak %.4f A; %ld steps, %.2f Newton/step (L = 0: %ld steps, %.2f)\n",
+                   integ[a], tols[b], worst, worst / (tols[b] * wss), worst_i, worst_i / (tols[b] * ic), ipk,
+                   (long)r.met.steps, nps, (long)r0.met.steps, nps0);
+            CHECK(worst <= 100 * tols[b] * wss);
+            CHECK(worst_i <= 100 * tols[b] * ic);
+            CHECK(ipk > 9.5 && ipk < 10.0);
+            if (a == 0) CHECK(nps <= 1.25 * nps0);
+            t_run_free(&r0);
+            t_run_free(&r);
+        }
+}
+
+/* L -> 0: with L = 1e-5 H (L / R = 10 us) the speed approaches the L = 0
+ * run's.  The difference is of the order omega_ss (L / R) / tau_mech
+ * (the slow eigenvalue moves by that fraction; 6e-3 rad/s); held to twice
+ * that, and the closed form still met to 100 x tol x omega_ss. */
+static void test_inductive_limit(void)
+{
+    double k = KT * KT + B * R, wss = KT * V / k, tau = J * R / k, Lh = 1e-5;
+    const char *sets[] = {"solver.tolerance=1e-8", "L=1e-5", NULL};
+    const char *sets0[] = {"solver.tolerance=1e-8", NULL};
+    t_run r, r0;
+    t_run_file(INDUCTIVE, sets, &r);
+    t_run_file(FLYWHEEL, sets0, &r0);
+    CHECK(r.rc == 0 && r0.rc == 0);
+    if (r.rc == 0 && r0.rc == 0) {
+        double diff = 0, err = 0;
+        for (double t = 0.01; t <= 2.0 + 1e-9; t += 0.01) {
+            double ie, we;
+            s_exact_rl(Lh, t, &ie, &we);
+            diff = fmax(diff, fabs(t_at(&r, "omega", t) - t_at(&r0, "omega", t)));
+            err = fmax(err, fabs(t_at(&r, "omega", t) - we));
+        }
+        double bound = wss * (Lh / R) / tau;
+        printf("  L = 1e-5 H: speed within %.2e rad/s of the L = 0 run (bound %.2e), %.2e of its closed form; "
+               "%ld steps (L = 0: %ld)\n", diff, 2 * bound, err, (long)r.met.steps, (long)r0.met.steps);
+        CHECK(diff <= 2 * bound);
+        CHECK(err <= 100 * 1e-8 * wss);
+    }
+    t_run_free(&r);
+    t_run_free(&r0);
+}
+
+/* Energy with L > 0: electrical input = kinetic energy + copper + friction
+ * losses + magnetic energy stored (1/2 L i^2 at the end), to 1e-6 of the
+ * input at tolerance 1e-8 (Simpson over 1000 intervals of 2 ms, as the L =
+ * 0 balance; the fastest mode, 1 / 17 s, is resolved by 29 intervals). */
+static void test_inductive_energy(void)
+{
+    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+    for (int a = 0; a < 2; a++) {
+        const char *sets[] = {"solver.tolerance=1e-8", integ[a], NULL};
+        t_run r;
+        t_run_file(INDUCTIVE, sets, &r);
+        CHECK(r.rc == 0);
+        if (r.rc) { t_run_free(&r); continue; }
+        int n = r.res.nsample - 1;
+        if (n % 2) n--;
+        const int w = 1 + r.res.nchannel;
+        double T_end = r.res.rows[(size_t)n * w + t_col(&r, "T")], T_0 = r.res.rows[(size_t)t_col(&r, "T")];
+        double Em = r.res.rows[(size_t)n * w + t_col(&r, "E_magnetic")];
+        double Em0 = r.res.rows[(size_t)t_col(&r, "E_magnetic")];
+        double in = s_simpson(&r, "P_in"), cu = s_simpson(&r, "P_copper"), fr = s_simpson(&r, "P_friction");
+        double bal = in - (T_end - T_0) - cu - fr - (Em - Em0);
+        double tn = r.res.rows[(size_t)n * w], ie, we;
+        s_exact_rl(0.05, tn, &ie, &we);
+        printf("  inductive energy %-24s: input %.9g J = kinetic %.9g + copper %.9g + friction %.9g + magnetic %.3g "
+               "(1/2 L i^2 exact %.3g); imbalance %.2e J (%.1e of the input)\n", integ[a], in, T_end - T_0, cu, fr,
+               Em - Em0, 0.5 * 0.05 * ie * ie, bal, fabs(bal) / in);
+        CHECK(Em0 == 0);
+        /* 1/2 L i^2 at the end: its error is L |i| times the current's,
+         * which is held to 100 x tol x V / R (above) */
+        CHECK_NEAR(Em, 0.5 * 0.05 * ie * ie, 0.05 * fabs(ie) * 100 * 1e-8 * V / R);
+        CHECK(fabs(bal) <= 1e-6 * in);
+        t_run_free(&r);
+    }
+}
+
+/* The current limit with L > 0: the drive lowers its voltage to R i_max +
+ * ke w (dcmotor.h), so i = i_max (1 - exp(-R t / L)) as long as w < (V - R
+ * i_max) / ke (140 rad/s, t < 0.56 s), and J w' = kt i - b w gives w =
+ * (kt i_max / J) ((1 - e^(-beta t)) / beta - (e^(-alpha t) - e^(-beta t)) /
+ * (beta - alpha)), alpha = R / L, beta = b / J.  bdf and dopri5 at
+ * tolerance 1e-8: speed within 100 x tol x 140 rad/s, current within 100 x
+ * tol x i_max. */
+static void test_inductive_current_limit(void)
+{
+    char *text = t_slurp(INDUCTIVE, NULL);
+    CHECK(text != NULL);
+    if (!text) return;
+    const char *key = "\"viscous_friction\": \"$b\"";
+    char *at = strstr(text, key);
+    CHECK(at != NULL);
+    if (!at) { free(text); return; }
+    size_t pre = (size_t)(at - text) + strlen(key);
+    char doc[8192];
+    snprintf(doc, sizeof doc, "%.*s, \"current_limit\": 5%s", (int)pre, text, text + pre);
+    free(text);
+    const double imax = 5, Lh = 0.05, al = R / Lh, be = B / J, wlim = (V - R * imax) / KT;
+    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+    for (int a = 0; a < 2; a++) {
+        const char *sets[] = {"solver.tolerance=1e-8", integ[a], NULL};
+        t_run r;
+        t_run_text(doc, sets, &r);
+        CHECK(r.rc == 0);
+        if (r.rc) { t_run_free(&r); continue; }
+        double ew = 0, ei = 0;
+        for (double t = 0.02; t <= 0.5 + 1e-9; t += 0.02) {
+            double i = imax * (1 - exp(-al * t));
+            double w = KT * imax / J * ((1 - exp(-be * t)) / be - (exp(-al * t) - exp(-be * t)) / (be - al));
+            CHECK(w < wlim);
+            ew = fmax(ew, fabs(t_at(&r, "omega", t) - w));
+            ei = fmax(ei, fabs(t_at(&r, "i", t) - i));
+        }
+        printf("  current limit 5 A, L = 0.05 H, %s: speed error %.2e rad/s, current %.2e A; %ld steps, %ld rejected\n",
+               integ[a], ew, ei, (long)r.met.steps, (long)r.met.rejected_steps);
+        CHECK(ew <= 100 * 1e-8 * wlim);
+        CHECK(ei <= 100 * 1e-8 * imax);
+        /* and later the back-EMF takes the current below the limit */
+        CHECK(t_at(&r, "i", 1.5) < imax - 1);
+        t_run_free(&r);
+    }
+}
+
+/* Integrators and analyses without element states refuse L > 0 with a
+ * message naming the inductance and the integrators that take it. */
+static void test_inductive_refused(void)
+{
+    const char *cases[][2] = {{"solver.integrator=trapezoidal_al", NULL},
+                              {"solver.integrator=event_driven", NULL},
+                              {"solver.integrator=moreau_jean", NULL},
+                              {"solver.analysis=statics", NULL},
+                              {"solver.analysis=kinematics", NULL}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        t_run r;
+        t_run_file(INDUCTIVE, cases[c], &r);
+        int found = 0;
+        for (int e = 0; e < r.err.n; e++)
+            found |= strstr(r.err.e[e].message, "inductance") && strstr(r.err.e[e].message, "bdf and dopri5");
+        printf("  %s: rc %d, %s\n", cases[c][0], r.rc, r.err.n > 0 ? r.err.e[0].message : "(no message)");
+        CHECK(r.rc != 0 && found);
+        t_run_free(&r);
+    }
+}
+
 /* Bad motor definitions: each a clear error at the right JSON pointer. */
 static void test_parser_errors(void)
 {
     static const struct { const char *motor_extra, *joint, *channel, *ptr, *msg; } cases[] = {
-        {", \"inductance\": 0.01", "revolute", NULL, "/forces/0/inductance", "not supported yet"},
+        {", \"inductance\": -0.01", "revolute", NULL, "/forces/0/inductance", ">= 0"},
+        {", \"initial_current\": 1", "revolute", NULL, "/forces/0/initial_current", "inductance > 0"},
         {", \"rotor_inertia\": 1e-5", "revolute", NULL, "/forces/0/rotor_inertia", "gear_ratio^2"},
         {", \"lead\": 0.01", "revolute", NULL, "/forces/0/lead", "prismatic"},
         {", \"gear_ratio\": 10", "prismatic", NULL, "/forces/0/gear_ratio", "lead"},
@@ -273,14 +494,43 @@ static void test_parser_errors(void)
     }
 }
 
+/* The parser takes an inductance > 0 and an initial current (the current
+ * then a state of the run, model.h nz). */
+static void test_parser_accepts_inductance(void)
+{
+    const char *doc = "{\"dimension\": 2,"
+                      " \"bodies\": [{\"name\": \"w\", \"mass\": 1, \"inertia\": 1e-3, \"com\": [0, 0]}],"
+                      " \"joints\": [{\"name\": \"j\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"w\"], \"at\": [0, 0]}],"
+                      " \"forces\": [{\"name\": \"m\", \"type\": \"dc_motor\", \"joint\": \"j\", \"voltage\": 12,"
+                      "   \"resistance\": 1, \"torque_constant\": 0.05, \"back_emf_constant\": 0.05,"
+                      "   \"inductance\": 0.01, \"initial_current\": 2}],"
+                      " \"solver\": {\"t_end\": 1}}";
+    mbs_errlist el;
+    memset(&el, 0, sizeof el);
+    mbs_spec *s = mech_parse(doc, strlen(doc), NULL, 0, &el);
+    CHECK(s != NULL && el.n == 0);
+    if (s) {
+        CHECK(s->forces[0].motor.L == 0.01);
+        CHECK(s->forces[0].motor.i0 == 2);
+    }
+    mbs_spec_free(&s);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     test_flywheel_spinup();
     test_energy_balance();
-    test_four_bar_motor();
+    test_four_bar_motor(0);
+    test_four_bar_motor(0.02);
     test_current_limit();
     test_prismatic_lead();
     test_parser_errors();
+    test_parser_accepts_inductance();
+    test_inductive_spinup();
+    test_inductive_limit();
+    test_inductive_energy();
+    test_inductive_current_limit();
+    test_inductive_refused();
     return CHECK_SUMMARY("actuator_test");
 }

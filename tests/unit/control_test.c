@@ -214,10 +214,20 @@ static void test_dcmotor(void)
     printf("  DC motor power balance %.1e (relative), Jacobian blocks %.1e\n", worst_p, worst_j);
     CHECK(worst_p < 1e-12);
     CHECK(worst_j < 1e-6);
-    /* limits: the voltage; the current (L = 0 clipped; L > 0 held) */
+    /* limits: the voltage (the current's limit out of the way); the current
+     * (L = 0 clipped; L > 0: the drive lowers its voltage to R i_max + ke
+     * w_m, so the current approaches the limit with the time constant L / R,
+     * and the power balance holds with the lowered voltage) */
     mbs_dcmotor_state s;
-    mbs_dcmotor_eval(&g, 100, 0, 0, &s);
+    mbs_dcmotor gv = g;
+    gv.i_max = INFINITY;
+    mbs_dcmotor_eval(&gv, 100, 0, 0, &s);
     CHECK(s.v == 24 && s.ddi_dV == 0);
+    mbs_dcmotor_eval(&g, 24, 4, 0, &s);
+    CHECK_NEAR(s.v, g.R * g.i_max, 1e-12);
+    CHECK_NEAR(s.di, g.R * (g.i_max - 4) / g.L, 1e-9);
+    CHECK(s.ddi_dV == 0 && s.ddi_dw == 0 && s.ddi_di == -g.R / g.L);
+    CHECK(fabs(s.p_in - (s.p_copper + g.L * s.i * s.di + s.p_friction + s.p_gear + s.p_out)) < 1e-12 * s.p_in);
     mbs_dcmotor c = m;
     c.i_max = 1;
     mbs_dcmotor_eval(&c, 12, 0, 0, &s);

@@ -33,14 +33,24 @@ void mbs_dcmotor_eval(const mbs_dcmotor *m, double V, double i, double wj, mbs_d
         if (i > m->i_max || i < -m->i_max) { i = i > 0 ? m->i_max : -m->i_max; di_dw = di_dV = 0; }
     } else {
         double rate = (V - m->R * i - m->ke * wm) / m->L;
-        /* at the current limit the drive does not push further */
-        if ((i >= m->i_max && rate > 0) || (i <= -m->i_max && rate < 0)) {
-            s->di = 0;
-        } else {
-            s->di = rate;
-            s->ddi_di = -m->R / m->L;
-            s->ddi_dw = -m->ke * N / m->L;
-            s->ddi_dV = dVv / m->L;
+        s->di = rate;
+        s->ddi_di = -m->R / m->L;
+        s->ddi_dw = -m->ke * N / m->L;
+        s->ddi_dV = dVv / m->L;
+        /* current limit: the drive lowers its voltage to at most R i_max +
+         * ke w_m, the voltage that holds i_max at this speed, so di/dt =
+         * min(rate, R (i_max - i) / L) (and the mirror image below
+         * -i_max): continuous in i, the current approaching the limit with
+         * the electrical time constant and staying there.  A switch of
+         * di/dt to 0 at the limit had no BDF solution while the current
+         * rode it (the implicit equation jumps across zero there) */
+        double hold = m->R * (m->i_max - i) / m->L, hold_n = m->R * (-m->i_max - i) / m->L;
+        if (hold < rate || hold_n > rate) {
+            s->di = hold < rate ? hold : hold_n;
+            s->ddi_dw = s->ddi_dV = 0;
+            /* the voltage the drive applies: V - L (rate - di) */
+            V -= m->L * (rate - s->di);
+            s->v = V;
         }
     }
     s->i = i;

@@ -4,8 +4,11 @@
  *
  * Electrical: L di/dt = V - R i - ke w_m (L = 0: the current is algebraic,
  * i = (V - ke w_m) / R), with the supply voltage V limited to +-v_max and
- * the current to +-i_max (L = 0: i clipped; L > 0: the drive holds the
- * voltage that keeps |i| at i_max, so di/dt does not push it further).
+ * the current to +-i_max (L = 0: i clipped; L > 0: the drive lowers its
+ * voltage to at most R i_max + ke w_m, the voltage that holds i_max at the
+ * motor's speed, so di/dt = min((V - R i - ke w_m) / L, R (i_max - i) / L),
+ * mirrored below -i_max: continuous in i, as the implicit integrators need;
+ * the reported voltage and input power are the lowered ones).
  * Mechanical, through a gear of ratio N (w_m = N w_joint) and efficiency
  * eta: the torque on the joint is eta N tm, tm = kt i - b w_m - tc sgn(w_m),
  * while the motor drives the load (tm w_m > 0), N tm / eta while the load
@@ -34,6 +37,8 @@ typedef struct {
     double ratio;        /* N: motor speed / joint speed (or 1 / lead)            */
     double eta;          /* gear efficiency in (0, 1]                             */
     double v_max, i_max; /* limits (INFINITY: none)                               */
+    double i0;           /* initial current (A), used when L > 0 (the current is
+                            then a state of the run's equations)             */
 } mbs_dcmotor;
 
 /* Check the parameters (finite, R > 0, L >= 0, ratio != 0, 0 < eta <= 1,
@@ -41,7 +46,9 @@ typedef struct {
 int mbs_dcmotor_check(const mbs_dcmotor *m);
 
 /* The motor at supply voltage V, current i (ignored when L = 0) and joint
- * speed wj. */
+ * speed wj.  With L > 0 the caller owns i as a state: di is its rate,
+ * ddi_di, ddi_dw the Jacobian blocks of that equation, dT_di the torque's
+ * dependence on it (the coupling the BDF's Newton matrix takes in). */
 typedef struct {
     double i;                /* current (the algebraic one when L = 0)          */
     double di;               /* di/dt (0 when L = 0)                            */

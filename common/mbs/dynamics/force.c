@@ -225,13 +225,32 @@ static double s_spring(const mbs_model *m, int e, const double *x, const double 
 
 /* ---- DC motors ------------------------------------------------------------------------ */
 
-void mbs_force_motor(const mbs_model *m, int e, const double *x, const double *v, double t, mbs_dcmotor_state *st)
+/* The motor of element e at joint rate `rate` and current i (a state when
+ * L > 0, ignored otherwise). */
+static void s_motor_at(const mbs_model *m, int e, double rate, double i, double t, mbs_dcmotor_state *st)
+{
+    const mbs_force_spec *F = &m->spec->forces[e];
+    double V = mbs_fn_eval(&F->value[0], t, NULL, NULL);
+    mbs_dcmotor_eval(&F->motor, V, i, rate, st);
+}
+
+void mbs_force_motor(const mbs_model *m, int e, const double *x, const double *v, const double *z, double t,
+                     mbs_dcmotor_state *st)
 {
     const mbs_force_spec *F = &m->spec->forces[e];
     double rate = 0;
     mbs_joint_coord(m, F->joint, x, v, v ? &rate : NULL);
-    double V = mbs_fn_eval(&F->value[0], t, NULL, NULL);
-    mbs_dcmotor_eval(&F->motor, V, 0, rate, st);
+    int k = m->force_z ? m->force_z[e] : -1;
+    s_motor_at(m, e, rate, k >= 0 && z ? z[k] : 0, t, st);
+}
+
+void mbs_force_zrate(const mbs_model *m, const double *x, const double *v, const double *z, double t, double *zd)
+{
+    for (int k = 0; k < m->nz; k++) {
+        mbs_dcmotor_state st;
+        mbs_force_motor(m, m->z_force[k], x, v, z, t, &st);
+        zd[k] = st.di;
+    }
 }
 
 /* ---- generalized forces ------------------------------------------------------------- */
@@ -259,7 +278,7 @@ static void s_element_q(const mbs_model *m, const mbs_data *d, int e, const doub
     }
     case MBS_FORCE_DC_MOTOR: {
         mbs_dcmotor_state st;
-        mbs_force_motor(m, e, x, v, t, &st);
+        mbs_force_motor(m, e, x, v, d ? d->z : NULL, t, &st);
         s_joint_load(m, F->joint, x, st.torque, Q);
         break;
     }
@@ -337,6 +356,22 @@ void mbs_force_jac(const mbs_model *m, mbs_data *d, const double *x, const doubl
     mbs_contact_jac(m, d, x, v, t, cK, cC, add, ctx);
 }
 
+/* A motor whose current z_k is a state, as the BDF's Newton matrix sees it
+ * once the current's row is eliminated (integrator_bdf.c): the current
+ * follows the joint's rate by the gain d->zkap[k] from its value at the
+ * base rate w_base, so the finite differences below take in the torque's
+ * dependence through the current (dT_di x gain), on q and on v. */
+static void s_motor_coupled_q(const mbs_model *m, const mbs_data *d, int e, int k, double w_base, const double *x,
+                              const double *v, double t, const s_sink *Q)
+{
+    const mbs_force_spec *F = &m->spec->forces[e];
+    double rate;
+    mbs_joint_coord(m, F->joint, x, v, &rate);
+    mbs_dcmotor_state st;
+    s_motor_at(m, e, rate, d->z[k] + d->zkap[k] * (rate - w_base), t, &st);
+    s_joint_load(m, F->joint, x, st.torque, Q);
+}
+
 void mbs_force_jac_noncontact(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t,
                               double cK, double cC, void (*add)(void *ctx, int i, int j, double v), void *ctx)
 {
@@ -354,6 +389,11 @@ void mbs_force_jac_noncontact(const mbs_model *m, mbs_data *d, const double *x, 
             mbs_joint_coord(m, j, x, v, &rate);
             s_joint_load(m, j, x, -m->spec->joints[j].damping * rate, &k0);
         }
+        /* a motor's current coupled to the joint's rate (BDF Newton matrix) */
+        int kz = el->force >= 0 && m->force_z ? m->force_z[el->force] : -1;
+        double w_base = 0;
+        if (kz >= 0 && d->zkap[kz] != 0) mbs_joint_coord(m, m->spec->forces[el->force].joint, x, v, &w_base);
+        else kz = -1;
         for (int pass = 0; pass < 2; pass++) {
             if (pass == 0 && cK == 0) continue;
             if (pass == 1 && (cC == 0 || !el->has_rate)) continue;
@@ -363,7 +403,8 @@ void mbs_force_jac_noncontact(const mbs_model *m, mbs_data *d, const double *x, 
                 double h = 1e-7 * (1 + fabs(z[var]));
                 z[var] += h;
                 memset(Q1, 0, sizeof(double) * (size_t)nv);
-                if (el->force >= 0) s_element_q(m, d, el->force, xp, vp, t, &k1);
+                if (kz >= 0) s_motor_coupled_q(m, d, el->force, kz, w_base, xp, vp, t, &k1);
+                else if (el->force >= 0) s_element_q(m, d, el->force, xp, vp, t, &k1);
                 else {
                     double rate; int j = el->joint;
                     mbs_joint_coord(m, j, xp, vp, &rate);
@@ -425,7 +466,8 @@ double mbs_potential(const mbs_model *m, const double *x, double t)
     return V;
 }
 
-double mbs_element_force(const mbs_model *m, int e, const double *x, const double *v, double t, int comp)
+double mbs_element_force(const mbs_model *m, int e, const double *x, const double *v, const double *z, double t,
+                         int comp)
 {
     const mbs_force_spec *F = &m->spec->forces[e];
     switch (F->type) {
@@ -439,7 +481,7 @@ double mbs_element_force(const mbs_model *m, int e, const double *x, const doubl
     }
     case MBS_FORCE_DC_MOTOR: {
         mbs_dcmotor_state st;
-        mbs_force_motor(m, e, x, v, t, &st);
+        mbs_force_motor(m, e, x, v, z, t, &st);
         return st.torque;
     }
     case MBS_FORCE_POINT_FORCE:

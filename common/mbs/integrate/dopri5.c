@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "mbs/model/accuracy.h"
+#include "mbs/dynamics/force.h"
 #include <string.h>
 
 static const double C[7] = {0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1, 1};
@@ -28,7 +29,7 @@ void mbs_dopri5_slots(const mbs_data *d, int n, double *kx[7], double *kv[7])
 int mbs_dopri5_stages(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v, double h,
                       double *kx[7], double *kv[7], double *xs, double *vs, mbs_accel_fn accel, void *ctx)
 {
-    int n = m->nvar;
+    int n = m->nvar, nz = m->nz;
     for (int s = 1; s < 7; s++) {
         for (int i = 0; i < n; i++) {
             double sx = 0, sv = 0;
@@ -36,15 +37,24 @@ int mbs_dopri5_stages(const mbs_model *m, mbs_data *d, double t, const double *x
             xs[i] = x[i] + h * sx;
             vs[i] = v[i] + h * sv;
         }
+        /* element states at the stage, where the forces read them (d->z),
+         * from the step's start d->zs */
+        for (int k = 0; k < nz; k++) {
+            double sz = 0;
+            for (int j = 0; j < s; j++) sz += A[s][j] * d->zk[j * nz + k];
+            d->z[k] = d->zs[k] + h * sz;
+        }
         memcpy(kx[s], vs, sizeof(double) * (size_t)n);
         int rc = accel(m, d, t + C[s] * h, xs, vs, kv[s], ctx);
         if (rc) return rc;
+        if (nz > 0) mbs_force_zrate(m, xs, vs, d->z, t + C[s] * h, d->zk + s * nz);
     }
     return 0;
 }
 
 double mbs_dopri5_error(int n, double h, double *kx[7], double *kv[7], const double *x, const double *v,
-                        const double *xs, const double *vs, const mbs_tol *tol)
+                        const double *xs, const double *vs, const mbs_tol *tol, int nz, const double *kz,
+                        const double *z0, const double *z1)
 {
     double e2 = 0;
     for (int i = 0; i < n; i++) {
@@ -55,6 +65,14 @@ double mbs_dopri5_error(int n, double h, double *kx[7], double *kv[7], const dou
         double wv = mbs_tol_wv(tol, i, fmax(fabs(v[i]), fabs(vs[i])));
         e2 += (ex / wx) * (ex / wx) + (ev / wv) * (ev / wv);
     }
-    double en = sqrt(e2 / (2.0 * (n > 0 ? n : 1)));
+    /* element states: weights az + rtol |z| (accuracy.h) */
+    for (int k = 0; k < nz; k++) {
+        double ez = 0;
+        for (int s = 0; s < 7; s++) ez += E[s] * kz[s * nz + k];
+        ez *= h;
+        double wz = tol->az[k] + tol->rtol * fmax(fabs(z0[k]), fabs(z1[k]));
+        e2 += (ez / wz) * (ez / wz);
+    }
+    double en = sqrt(e2 / (2.0 * (n > 0 ? n : 1) + nz));
     return isfinite(en) ? en : 1e10;
 }

@@ -19,14 +19,21 @@ void mbs_dopri5_slots(const mbs_data *d, int n, double *kx[7], double *kv[7]);
 
 /* Stages 2..7 of a step of size h from (t, x, v), with kx[0] = v and
  * kv[0] = a set by the caller (FSAL).  The 5th-order solution ends in
- * (xs, vs), its acceleration in kv[6].  Returns 0, or the first non-zero
- * code of accel. */
+ * (xs, vs), its acceleration in kv[6].  Element states (m->nz > 0): the
+ * step starts from d->zs with slope d->zk[0..nz) = z' there (set by the
+ * caller); each stage's z is put in d->z (where the forces read it) and its
+ * slope in d->zk + s nz, so that d->z ends at the 5th-order solution and
+ * d->zk + 6 nz has its rate.  Returns 0, or the first non-zero code of
+ * accel. */
 int mbs_dopri5_stages(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v, double h,
                       double *kx[7], double *kv[7], double *xs, double *vs, mbs_accel_fn accel, void *ctx);
 
 /* Scaled norm of the embedded error estimate (positions and velocities,
- * weights of tol (accuracy.h) at max(|start|, |end|)); 1e10 when not finite. */
+ * weights of tol (accuracy.h) at max(|start|, |end|); the nz element
+ * states with slopes kz (7 nz), from z0 to z1, under tol->az, none when
+ * nz = 0); 1e10 when not finite. */
 double mbs_dopri5_error(int n, double h, double *kx[7], double *kv[7], const double *x, const double *v,
-                        const double *xs, const double *vs, const mbs_tol *tol);
+                        const double *xs, const double *vs, const mbs_tol *tol, int nz, const double *kz,
+                        const double *z0, const double *z1);
 
 #endif

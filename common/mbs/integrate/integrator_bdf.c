@@ -62,6 +62,22 @@
  * can degenerate at a regular position of the mechanism (Bricard's at
  * theta1 = pi/2).
  *
+ * Element states z (a motor's current when its inductance is > 0, model.h
+ * nz): z' = f(z, q, v, t) joins as G = w0 z + bz - f = 0 with z' from the
+ * same BDF formula, z in the history, predictor and error estimate under
+ * its own weights (accuracy.h mbs_tolerance_current).  In Newton each
+ * state's row is eliminated (Schur complement of its scalar pivot D = w0 -
+ * df/dz): dz = (r_z + df/dw dw) / D, so the mechanical rows see the torque
+ * through the current as T(z + r_z / D + kappa (w(q, v) - w)), kappa =
+ * (df/dw) / D: the right-hand side takes the forces at z + r_z / D, and the
+ * Newton matrix's finite-difference stiffness and damping let the current
+ * follow the joint's rate by kappa (force.c, d->zkap).  That is the exact
+ * Newton matrix of the coupled system (no lagging of the coupling), with
+ * the banded GGL layout and its ordering unchanged: extra rows and columns
+ * for z would have meant a new ordering and band for every model with a
+ * motor, for a block that is one scalar per motor.  After the mechanical
+ * solve z moves by kappa times the change of the joint's rate.
+ *
  * With solver.contact_force_unknowns the compliant contacts' force
  * components f are Newton unknowns too (ADAMS' form): F2 gets - G^T f in
  * place of the contacts' part of Q, and F5 = f - law(q, v) is added, the
@@ -147,10 +163,13 @@ static void s_extrap(const double *tau, int k, double t, double *w)
 static void s_push(mbs_data *d, int n)
 {
     double *oq = d->qh[MBS_BDF_HIST - 1], *ov = d->vh[MBS_BDF_HIST - 1], *ol = d->lh[MBS_BDF_HIST - 1];
+    double *oz = d->zh[MBS_BDF_HIST - 1];
     for (int h = MBS_BDF_HIST - 1; h > 0; h--) {
         d->qh[h] = d->qh[h - 1]; d->vh[h] = d->vh[h - 1]; d->lh[h] = d->lh[h - 1]; d->th[h] = d->th[h - 1];
+        d->zh[h] = d->zh[h - 1];
     }
-    d->qh[0] = oq; d->vh[0] = ov; d->lh[0] = ol;
+    d->qh[0] = oq; d->vh[0] = ov; d->lh[0] = ol; d->zh[0] = oz;
+    memcpy(d->zh[0], d->z, sizeof(double) * (size_t)d->m->nz);
     memcpy(d->qh[0], d->x, sizeof(double) * (size_t)n);
     memcpy(d->vh[0], d->v, sizeof(double) * (size_t)n);
     if (d->ne > 0) memcpy(d->lh[0], d->lam, sizeof(double) * (size_t)d->ne);
@@ -176,7 +195,15 @@ static double s_diff_norm(const mbs_data *d, int n, int k, const double *xn, con
         double wx = mbs_wx(d, i, fabs(xn[i])), wv = mbs_wv(d, i, fabs(vn[i]));
         acc += (dx / wx) * (dx / wx) + (dv / wv) * (dv / wv);
     }
-    return sqrt(acc / (2.0 * (n > 0 ? n : 1)));
+    /* the element states (d->z: the new point) */
+    int nz = d->m->nz;
+    for (int q = 0; q < nz; q++) {
+        double dz = binom[0] * d->z[q];
+        for (int j = 1; j <= k; j++) dz += ((j & 1) ? -1 : 1) * binom[j] * d->zh[j - 1][q];
+        double wz = mbs_wz(d, q, fabs(d->z[q]));
+        acc += (dz / wz) * (dz / wz);
+    }
+    return sqrt(acc / (2.0 * (n > 0 ? n : 1) + nz));
 }
 
 /* The factor (>= 1) by which the weights must grow so that rounding noise
@@ -189,6 +216,14 @@ static double s_noise_gain(const mbs_model *m, mbs_data *d, double rtol)
     return fmax(1.0, NOISE_C * 2.2e-16 / (r * r * rtol));
 }
 
+/* The joint rate of the element owning element state q (a motor's joint). */
+static double s_motor_rate(const mbs_model *m, int q, const double *x, const double *v)
+{
+    double rate = 0;
+    mbs_joint_coord(m, m->spec->forces[m->z_force[q]].joint, x, v, &rate);
+    return rate;
+}
+
 /* ---- workspace ------------------------------------------------------------------------ */
 
 int mbs_bdf_ws_new(const mbs_model *m, mbs_data *d)
@@ -199,7 +234,8 @@ int mbs_bdf_ws_new(const mbs_model *m, mbs_data *d)
         d->qh[h] = calloc((size_t)nn, sizeof(double));
         d->vh[h] = calloc((size_t)nn, sizeof(double));
         d->lh[h] = calloc((size_t)nq, sizeof(double));
-        ok &= d->qh[h] && d->vh[h] && d->lh[h];
+        d->zh[h] = calloc((size_t)(m->nz > 0 ? m->nz : 1), sizeof(double));
+        ok &= d->qh[h] && d->vh[h] && d->lh[h] && d->zh[h];
     }
     /* the stabilised index-2 matrix, and the contact force unknowns */
     if (ok && mbs_mat_init(&d->ggl, MBS_MAT_GEN, m->nggl, m->gkl, m->gku)) ok = 0;
@@ -210,8 +246,8 @@ int mbs_bdf_ws_new(const mbs_model *m, mbs_data *d)
 void mbs_bdf_ws_free(mbs_data *d)
 {
     for (int h = 0; h < MBS_BDF_HIST; h++) {
-        free(d->qh[h]); free(d->vh[h]); free(d->lh[h]);
-        d->qh[h] = d->vh[h] = d->lh[h] = NULL;
+        free(d->qh[h]); free(d->vh[h]); free(d->lh[h]); free(d->zh[h]);
+        d->qh[h] = d->vh[h] = d->lh[h] = d->zh[h] = NULL;
     }
     mbs_mat_free(&d->ggl);
     mbs_cu_ws_free(d);
@@ -237,6 +273,12 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
     double *mu = lam_s + (ne > 0 ? ne : 1);               /* GGL multipliers of Phi_q v + Phi_t */
     double *lam_pred = mu + (ne > 0 ? ne : 1);            /* predicted multipliers              */
     double tau[MBS_BDF_HIST + 1], w[MBS_BDF_HIST + 1], we[MBS_BDF_HIST + 1];
+    /* element states: predictor, bz, pivots D, gains kappa and the joint
+     * rates before a mechanical solve (see the header) */
+    int nz = m->nz;
+    size_t zb = sizeof(double) * (size_t)nz;
+    double *zpred = d->zs, *bz = d->zk, *zD = d->zk + nz, *zkap = d->zk + 2 * (size_t)nz;
+    double *zw = d->zk + 3 * (size_t)nz;
     int k = 1, steps_at_order = 0, fails = 0;
     /* singular positions: max |lam| of the last accepted step with
      * converged multipliers and its running mean (the floor of the jump test:
@@ -275,6 +317,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 xpred[i] = d->x[i] + h * d->v[i] + 0.5 * h * h * d->a[i];
                 vpred[i] = d->v[i] + h * d->a[i];
             }
+            for (int q = 0; q < nz; q++) zpred[q] = d->z[q] + h * d->zd[q];
         } else {
             for (int j = 0; j < np; j++) tau[j] = d->th[j];
             s_extrap(tau, np - 1, t1, we);
@@ -283,6 +326,11 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 for (int j = 0; j < np; j++) { sx += we[j] * d->qh[j][i]; sv += we[j] * d->vh[j][i]; }
                 xpred[i] = sx;
                 vpred[i] = sv;
+            }
+            for (int q = 0; q < nz; q++) {
+                double sz = 0;
+                for (int j = 0; j < np; j++) sz += we[j] * d->zh[j][q];
+                zpred[q] = sz;
             }
         }
         /* multipliers extrapolated like q and v, linearly, or
@@ -320,10 +368,16 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
             bv[i] = sx;
             ba[i] = sv;
         }
+        for (int q = 0; q < nz; q++) {
+            double sz = 0;
+            for (int j = 1; j <= kk; j++) sz += w[j] * d->zh[j - 1][q];
+            bz[q] = sz;
+        }
         /* Newton (modified) on the GGL system: q, v from the predictor, lam
          * from the last step, mu = 0 (it vanishes on the exact solution) */
         memcpy(d->x, xpred, sizeof(double) * (size_t)n);
         memcpy(d->v, vpred, sizeof(double) * (size_t)n);
+        memcpy(d->z, zpred, zb);
         memcpy(lam_s, d->lam, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
         memcpy(d->lam, lam_pred, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
         memset(mu, 0, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
@@ -334,6 +388,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 if (fresh) break; /* fresh matrix did not help: cut the step */
                 memcpy(d->x, xpred, sizeof(double) * (size_t)n);
                 memcpy(d->v, vpred, sizeof(double) * (size_t)n);
+                memcpy(d->z, zpred, zb);
                 /* the retry starts the multipliers from the last step's:
                  * near a degenerate kept set (Bricard's) the extrapolated
                  * ones can send Newton away */
@@ -351,7 +406,17 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 mbs_cons_eval(m, d->x, t1, d->phi, d->jac);
                 if (cu) mbs_cu_eval(m, d, d->x, d->v);
                 if (w0_fact == 0 || fabs(w0 / w0_fact - 1) > 0.25) {
+                    /* element states: pivots and gains at this iterate, the
+                     * gains seen by the finite differences (force.c) */
+                    for (int q = 0; q < nz; q++) {
+                        mbs_dcmotor_state st;
+                        mbs_force_motor(m, m->z_force[q], d->x, d->v, d->z, t1, &st);
+                        zD[q] = w0 - st.ddi_di;
+                        zkap[q] = st.ddi_dw / zD[q];
+                    }
+                    memcpy(d->zkap, zkap, zb);
                     int info = cu ? mbs_cu_build(m, d, w0, d->x, d->v, t1) : mbs_ggl_build(m, d, w0, d->x, d->v, t1);
+                    memset(d->zkap, 0, zb);
                     if (info == MBS_SPARSE_EFULL) {
                         mbs_err_add(err, "", "t = %.6g: the Newton matrix with contact force unknowns has more "
                                     "entries than its sink was sized for (internal error)", t1);
@@ -365,6 +430,18 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                     fresh = 1;
                 } else {
                     mbs_note_system(d, m->nggl + (cu ? cu->nf : 0));
+                }
+                /* element states: their own Newton step at fixed q, v (dz0 =
+                 * r_z / D), before the mechanical residual sees them; the
+                 * joint's rate kept for the step after the solve */
+                double dz_n = 0;
+                for (int q = 0; q < nz; q++) {
+                    mbs_dcmotor_state st;
+                    mbs_force_motor(m, m->z_force[q], d->x, d->v, d->z, t1, &st);
+                    double dz0 = (st.di - (w0 * d->z[q] + bz[q])) / zD[q];
+                    d->z[q] += dz0;
+                    zw[q] = s_motor_rate(m, q, d->x, d->v);
+                    dz_n = fmax(dz_n, fabs(dz0) / mbs_wz(d, q, fabs(d->z[q])));
                 }
                 /* residuals, scaled as the matrix (see the file header) */
                 double *F1 = rhs, *F2 = rhs + n, *F3 = rhs + 2 * n, *F4 = rhs + 2 * n + ne;
@@ -403,6 +480,13 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                     dn = fmax(dn, fabs(F2[i]) / fmax(mbs_wv(d, i, fabs(d->v[i])), NEWTON_ROUND * fabs(d->v[i])));
                 }
                 if (cu) dn = fmax(dn, mbs_cu_update(m, d, rhs + m->nggl, w0_fact, rtol, d->tol.atol_x));
+                /* element states follow the joint's rate (the eliminated row) */
+                for (int q = 0; q < nz; q++) {
+                    double dz1 = zkap[q] * (s_motor_rate(m, q, d->x, d->v) - zw[q]);
+                    d->z[q] += dz1;
+                    dz_n = fmax(dz_n, fabs(dz1) / mbs_wz(d, q, fabs(d->z[q])));
+                }
+                dn = fmax(dn, dz_n);
                 /* the multipliers, in units of M v */
                 double dl = 0;
                 for (int i = 0; i < ne; i++) {
@@ -469,7 +553,11 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 double wx = mbs_wx(d, i, fabs(d->x[i])), wv = mbs_wv(d, i, fabs(d->v[i]));
                 acc += (ex / wx) * (ex / wx) + (ev / wv) * (ev / wv);
             }
-            en = sqrt(acc / (2.0 * (n > 0 ? n : 1)));
+            for (int q = 0; q < nz; q++) {
+                double ez = c * (d->z[q] - zpred[q]) / mbs_wz(d, q, fabs(d->z[q]));
+                acc += ez * ez;
+            }
+            en = sqrt(acc / (2.0 * (n > 0 ? n : 1) + nz));
             en /= g_sing;
         }
         /* a step ending near a singular position: its converged multipliers
@@ -490,6 +578,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
             memcpy(d->x, d->qh[0], sizeof(double) * (size_t)n);
             memcpy(d->v, d->vh[0], sizeof(double) * (size_t)n);
             memcpy(d->a, d->ha, sizeof(double) * (size_t)n);
+            memcpy(d->z, d->zh[0], zb);
             memcpy(d->lam, lam_s, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
             h *= 0.5;
             w0_fact = 0;
@@ -500,6 +589,8 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
             d->tp = d->th[0];
             /* ap: acceleration of the previous point kept in d->ha */
             memcpy(d->ap, d->ha, sizeof(double) * (size_t)n);
+            memcpy(d->zp, d->zh[0], zb);
+            memcpy(d->zdp, d->zd, zb);
             sing_retakes = 0;
             if (lam_conv) {
                 double lm = 0;
@@ -509,6 +600,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 lam_ref = lm;
             }
             d->t = t1 >= T * (1 - 1e-14) ? T : t1;
+            mbs_force_zrate(m, d->x, d->v, d->z, d->t, d->zd);
             d->met.steps++;
             mbs_note_error(d, en);
             if (kk > d->met.order_max_used) d->met.order_max_used = kk;
@@ -544,6 +636,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
             memcpy(d->x, d->qh[0], sizeof(double) * (size_t)n);
             memcpy(d->v, d->vh[0], sizeof(double) * (size_t)n);
             memcpy(d->a, d->ha, sizeof(double) * (size_t)n);
+            memcpy(d->z, d->zh[0], zb);
             memcpy(d->lam, lam_s, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
             /* a rejection may come from rounding noise near a singular
              * position (rank margin at the step's last iterate) */

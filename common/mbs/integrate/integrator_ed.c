@@ -377,7 +377,7 @@ static double s_step(const mbs_model *m, mbs_data *d, double h)
     s_events(d, w->g1);
     /* the run's weights (accuracy.h): derived from the one tolerance in the
      * mechanism's units unless solver.abs_tolerance is set */
-    return mbs_dopri5_error(n, h, kx, kv, d->x, d->v, xs, vs, &d->tol);
+    return mbs_dopri5_error(n, h, kx, kv, d->x, d->v, xs, vs, &d->tol, 0, NULL, NULL, NULL);
 }
 
 /* The thresholds of the contact and stick decisions (a gap that counts as

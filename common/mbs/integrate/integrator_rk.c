@@ -117,6 +117,13 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_
     /* FSAL: first stage is the current state */
     memcpy(kx[0], d->v, sizeof(double) * (size_t)n);
     memcpy(kv[0], d->a, sizeof(double) * (size_t)n);
+    /* element states (a motor's current): integrated beside x and v by the
+     * same stages (dopri5.h); d->zs keeps the step's start, d->zk the
+     * slopes, the first one z' at the start (FSAL as well) */
+    int nz = m->nz;
+    size_t zb = sizeof(double) * (size_t)nz;
+    memcpy(d->zs, d->z, zb);
+    memcpy(d->zk, d->zd, zb);
     int rejected_in_row = 0, warned_singular = 0, skip_checks = 0;
     double retake_t = -1; /* start of the last step retaken after a re-selection */
     while (d->t < T * (1 - 1e-14)) {
@@ -131,7 +138,7 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_
             return MBS_ESINGULAR;
         }
         /* xs, vs now hold the 5th-order solution (stage 7 = b weights) */
-        double en = mbs_dopri5_error(n, h, kx, kv, d->x, d->v, xs, vs, &d->tol);
+        double en = mbs_dopri5_error(n, h, kx, kv, d->x, d->v, xs, vs, &d->tol, nz, d->zk, d->zs, d->z);
         double fac = en > 0 ? 0.9 * pow(en, -0.2) : 5.0;
         /* a compliant contact starting or ending within the step: the step
          * is taken again to end just past the switch, so that no step spans
@@ -141,6 +148,7 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_
             if (s < 1 - RK_ONSET_PAST && s * h > 2 * hmin) {
                 h *= s * (1 + 0.5 * RK_ONSET_PAST);
                 d->met.events++;
+                memcpy(d->z, d->zs, zb);
                 continue;
             }
         }
@@ -155,6 +163,10 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_
             memcpy(d->x, xs, sizeof(double) * (size_t)n);
             memcpy(d->v, vs, sizeof(double) * (size_t)n);
             memcpy(d->a, kv[6], sizeof(double) * (size_t)n);
+            /* element states: d->z already holds the 5th-order solution */
+            memcpy(d->zp, d->zs, zb);
+            memcpy(d->zdp, d->zk, zb);
+            memcpy(d->zd, d->zk + 6 * (size_t)nz, zb);
             d->t = d->t + h >= T * (1 - 1e-14) ? T : d->t + h;
             d->met.steps++;
             mbs_note_error(d, en);
@@ -183,6 +195,10 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_
                     d->met.reselections++;
                     memcpy(d->x, d->xp, sizeof(double) * (size_t)n);
                     memcpy(d->v, d->vp, sizeof(double) * (size_t)n);
+                    memcpy(d->z, d->zp, zb);
+                    memcpy(d->zd, d->zdp, zb);
+                    memcpy(d->zs, d->zp, zb);
+                    memcpy(d->zk, d->zdp, zb);
                     d->t = d->tp;
                     d->met.steps--;
                     d->met.singular_steps--;
@@ -219,6 +235,8 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_
             }
             memcpy(kx[0], kx[6], sizeof(double) * (size_t)n);
             memcpy(kv[0], kv[6], sizeof(double) * (size_t)n);
+            memcpy(d->zs, d->z, zb);
+            memcpy(d->zk, d->zd, zb);
             d->cons_at_state = cons_fresh;
             int rc = mbs_step_done(m, d, run, err);
             if (rc) return rc;
@@ -228,6 +246,7 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_
         } else {
             d->met.rejected_steps++;
             rejected_in_row++;
+            memcpy(d->z, d->zs, zb);
             h *= fmax(0.1, fac);
         }
         h = fmin(h, hmax);

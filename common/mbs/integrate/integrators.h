@@ -28,7 +28,13 @@ static inline int mbs_step_done(const mbs_model *m, mbs_data *d, mbs_stepper *s,
     return s->done(s->run, m, d, err);
 }
 
+/* Trapezoidal index-3 AL (integrator_al.c); no element states (model.h
+ * nz = 0: the run refuses a model with them, run/simulate.c). */
 int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
+/* Variable-order BDF on the GGL form (integrator_bdf.c) and Dormand-Prince
+ * 5(4) + Baumgarte (integrator_rk.c): the two that integrate element states
+ * (a motor's current, d->z) with the mechanical ones, from d->z and d->zd
+ * at the start. */
 int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
 int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
 /* Rigid contacts (and the impact model of the clearance joint): Moreau-Jean

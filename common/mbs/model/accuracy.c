@@ -185,6 +185,21 @@ double mbs_config_change(const mbs_model *m, double L, const double *x, const do
     return c;
 }
 
+double mbs_tolerance_current(const mbs_model *m, int k)
+{
+    const mbs_force_spec *F = &m->spec->forces[m->z_force[k]];
+    const mbs_dcmotor *mo = &F->motor;
+    double T = m->spec->solver.t_end > 0 ? m->spec->solver.t_end : 1.0, vmax = 0;
+    /* the largest supply voltage on 65 points of the run (after the limit) */
+    for (int j = 0; j <= 64; j++) {
+        double V = fabs(mbs_fn_eval(&F->value[0], T * j / 64.0, NULL, NULL));
+        if (isfinite(V)) vmax = fmax(vmax, fmin(V, mo->v_max));
+    }
+    double ic = fmin(vmax / mo->R, mo->i_max);
+    ic = fmax(ic, fabs(mo->i0));
+    return ic > 0 ? ic : 1.0;
+}
+
 void mbs_tol_init(const mbs_model *m, mbs_data *d)
 {
     const mbs_solver_spec *o = &m->spec->solver;
@@ -214,6 +229,9 @@ void mbs_tol_init(const mbs_model *m, mbs_data *d)
     t->per_var = 0;
     t->L = L;
     if (derived && t->ax && t->rx && t->av) s_var_weights(m, t, f * rtol, L, T);
+    /* element states: a motor's current against its characteristic current
+     * (also with abs_tolerance, which is a length) */
+    for (int k = 0; k < m->nz && t->az; k++) t->az[k] = f * rtol * mbs_tolerance_current(m, k);
     d->met.tolerance = rtol;
     d->met.abs_tolerance = atol_x;
     d->met.error_estimate = 0;

@@ -58,6 +58,18 @@ void mbs_tol_init(const mbs_model *m, mbs_data *d);
  * body has a size. */
 double mbs_tolerance_length(const mbs_model *m);
 
+/* The current that scales the absolute weight of element state k (a
+ * motor's current, model.h nz): the stall current V_max / R of the largest
+ * supply voltage over the run (65 points, after the voltage limit), capped
+ * by the current limit, at least |initial_current|; 1 A when all are 0.
+ * The weight of z_k is rtol (V_max / R) + rtol |z_k| (local rtol): the
+ * current held to the tolerance relative to the scale the supply can drive
+ * it to, as a position is held to rtol L. */
+double mbs_tolerance_current(const mbs_model *m, int k);
+
+/* Weight of element state k at magnitude |z|. */
+static inline double mbs_wz(const mbs_data *d, int k, double az) { return d->tol.az[k] + d->tol.rtol * az; }
+
 /* How far configuration y is from x, in the mechanism's units: the largest
  * change of a point coordinate over the length L (mbs_tolerance_length), or
  * of a unit-vector coordinate (about the angle turned, for small turns).

@@ -30,6 +30,8 @@ typedef struct {
     double L;             /* the length the weights are in (mbs_tolerance_length) */
     double *ax, *rx, *av; /* (n), used when per_var is set                    */
     int per_var;
+    double *az;           /* (nz) absolute weights of the element states: the
+                             weight of z_k is az[k] + rtol |z_k| (accuracy.h) */
 } mbs_tol;
 
 struct mbs_data {
@@ -45,6 +47,21 @@ struct mbs_data {
     /* previous accepted state, for output interpolation */
     double tp;
     double *xp, *vp, *ap;
+
+    /* element states (model.h nz; each array sized max(nz, 1)):
+     * z is what the force evaluation reads (the accepted state between
+     * steps, a stage's or Newton iterate's inside one), zd = z' at the
+     * accepted state; zp, zdp the same at the previous one (output
+     * interpolation, cubic Hermite) */
+    double *z, *zd, *zp, *zdp;
+    double *zs;           /* (nz) integrator scratch: a step's start (DOPRI5),
+                             the predictor (BDF)                              */
+    double *zk;           /* (7 nz) DOPRI5's stage slopes of z; BDF: bz, the
+                             Newton gains and pivots (integrator_bdf.c)      */
+    double *zkap;         /* (nz) coupling gain dz/domega of the BDF Newton
+                             matrix being built (force.c's finite
+                             differences let z follow the joint's rate by
+                             it; 0: z held fixed, every other caller)      */
 
     /* constraint work arrays */
     double *phi, *jac, *phit, *gam; /* (ne), (nnz), (ne), (ne)                 */
@@ -85,6 +102,7 @@ struct mbs_data {
     double th[MBS_BDF_HIST];
     double *qh[MBS_BDF_HIST], *vh[MBS_BDF_HIST];
     double *lh[MBS_BDF_HIST]; /* multipliers of the past points (BDF's predictor) */
+    double *zh[MBS_BDF_HIST]; /* element states of the past points (nz)         */
 
     /* output bookkeeping: continuous angles */
     double *jangle_ref;   /* (njoint) last accepted revolute angles           */

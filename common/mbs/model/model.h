@@ -149,6 +149,14 @@ struct mbs_model {
      * finite-difference stiffness and damping matrices). */
     int nstate_el;
     struct mbs_fel { int force, joint, has_rate, nvar, split; int vars[2 * MBS_NB_MAX]; } *stel;
+    /* Element states (issue 13, docs/actuators.md): first-order states z of
+     * force elements, z' = f(z, q, v, t), beside the mechanical ones; today
+     * the current of each dc_motor with inductance > 0 (controller states
+     * can join: an element owns nz_el consecutive entries).  Integrated by
+     * bdf and dopri5 only (the others refuse a model with nz > 0). */
+    int nz;
+    int *z_force;        /* (nz) force element owning each state             */
+    int *force_z;        /* (nforce) its first state, -1: none               */
 
     /* Contacts (contact.c): shapes, the variables of each pair, and the
      * pairs as shape index pairs for the broad phase. */

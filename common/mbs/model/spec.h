@@ -300,6 +300,7 @@ typedef enum {
      * copper, friction and gear losses, mechanical output power (W) */
     MBS_C_CURRENT, MBS_C_VOLTAGE, MBS_C_SPEED, MBS_C_TORQUE, MBS_C_POWER_IN, MBS_C_COPPER_LOSS,
     MBS_C_FRICTION_LOSS, MBS_C_GEAR_LOSS, MBS_C_POWER_OUT,
+    MBS_C_MAGNETIC_ENERGY, /* motor: 1/2 L i^2 (J), 0 when L = 0              */
     MBS_C_NONE /* scalar quantities */
 } mbs_component;
 

@@ -76,7 +76,9 @@ int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result
     s->pts = calloc((size_t)(nc > 0 ? nc : 1), sizeof(mbs_avec));
     s->xs = malloc(sizeof(double) * (size_t)(3 * (m->nvar > 0 ? m->nvar : 1)));
     s->cmask = calloc((size_t)(nc > 0 ? nc : 1), sizeof(signed char *));
-    if (!s->prev || !s->has_prev || !s->pts || !s->xs || !s->cmask) return MBS_ENOMEM;
+    s->zi = calloc((size_t)(m->nz > 0 ? m->nz : 1), sizeof(double));
+    s->z = d->z;
+    if (!s->prev || !s->has_prev || !s->pts || !s->xs || !s->cmask || !s->zi) return MBS_ENOMEM;
     for (int c = 0; c < nc; c++)
         if (sp->channels[c].quantity == MBS_Q_CONTACT_FORCE && !(s->cmask[c] = mbs_contact_channel_mask(m, &sp->channels[c])))
             return MBS_ENOMEM;
@@ -123,7 +125,7 @@ int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result
 
 void mbs_sampler_free(mbs_sampler *s)
 {
-    free(s->prev); free(s->has_prev); free(s->pts); free(s->xs);
+    free(s->prev); free(s->has_prev); free(s->pts); free(s->xs); free(s->zi);
     for (int c = 0; s->cmask && c < s->m->spec->nchannel; c++) free(s->cmask[c]);
     free(s->cmask);
     free(s->body_com); free(s->body_ex); free(s->pose_prev);
@@ -266,12 +268,13 @@ double mbs_channel_value(mbs_sampler *s, int c, double t, const double *x, const
     case MBS_Q_REACTION_TORQUE:
         return mbs_reaction(m, d, ch->joint, ch->quantity == MBS_Q_REACTION_TORQUE, ch->component, t, x, v, a);
     case MBS_Q_ELEMENT_FORCE:
-        return mbs_element_force(m, ch->element, x, v, t, ch->component);
+        return mbs_element_force(m, ch->element, x, v, s->z, t, ch->component);
     case MBS_Q_MOTOR: {
         mbs_dcmotor_state st;
-        mbs_force_motor(m, ch->element, x, v, t, &st);
+        mbs_force_motor(m, ch->element, x, v, s->z, t, &st);
         switch (ch->component) {
         case MBS_C_CURRENT: return st.i;
+        case MBS_C_MAGNETIC_ENERGY: return st.e_magnetic;
         case MBS_C_VOLTAGE: return st.v;
         case MBS_C_SPEED: {
             double rate = 0;
@@ -346,6 +349,7 @@ int mbs_sample_interval(mbs_sampler *s)
         double ts = mbs_sample_time(s, s->next);
         if (ts > t1 * (1 + 1e-13) + 1e-300) break;
         if (h <= 0 || ts >= t1) {
+            s->z = d->z;
             s_store(s, ts, d->x, d->v, d->a);
             continue;
         }
@@ -369,12 +373,19 @@ int mbs_sample_interval(mbs_sampler *s)
             vs[i] = (D[0] * p0 + D[1] * m0 + D[2] * c0 + D[3] * c1 + D[4] * m1 + D[5] * p1) / h;
             as[i] = (S[0] * p0 + S[1] * m0 + S[2] * c0 + S[3] * c1 + S[4] * m1 + S[5] * p1) / (h * h);
         }
+        /* element states: cubic Hermite on their values and rates */
+        double g0 = 1 - 3 * u2 + 2 * u3, g1 = u - 2 * u2 + u3, g2 = 3 * u2 - 2 * u3, g3 = u3 - u2;
+        for (int k = 0; k < m->nz; k++)
+            s->zi[k] = g0 * d->zp[k] + g1 * h * d->zdp[k] + g2 * d->z[k] + g3 * h * d->zd[k];
+        s->z = s->zi;
         s_store(s, ts, xs, vs, as);
     }
+    s->z = d->z;
     return 0;
 }
 
 void mbs_sample_now(mbs_sampler *s)
 {
+    s->z = s->d->z;
     if (s->next < s->nsample) s_store(s, s->d->t, s->d->x, s->d->v, s->d->a);
 }

@@ -20,6 +20,9 @@ typedef struct {
     char *has_prev;
     mbs_avec *pts;   /* (nchannel) point / axis of body channels             */
     double *xs;      /* (3 nvar) interpolated state                          */
+    double *zi;      /* (nz) interpolated element states (cubic Hermite)     */
+    const double *z; /* the element states of the sample being taken: d->z
+                        or zi (read by mbs_channel_value)                  */
     signed char **cmask; /* (nchannel) contact_force channels' pairs, or NULL */
     mbs_avec *body_com;  /* (nbody) centre of mass of each body (poses)      */
     mbs_avec *body_ex;   /* (nbody) body x axis, 2-D (poses)                 */
@@ -34,13 +37,14 @@ void mbs_sampler_free(mbs_sampler *s);
 double mbs_sample_time(const mbs_sampler *s, int k);
 
 /* Take every sample in (d->tp, d->t] by quintic Hermite interpolation
- * between (xp, vp, ap) and (x, v, a). */
+ * between (xp, vp, ap) and (x, v, a); the element states by cubic Hermite
+ * between (zp, zdp) and (z, zd). */
 int mbs_sample_interval(mbs_sampler *s);
 
 /* Take the next sample at the current state (t = 0, statics). */
 void mbs_sample_now(mbs_sampler *s);
 
-/* Value of channel c at a state. */
+/* Value of channel c at a state (element states: s->z). */
 double mbs_channel_value(mbs_sampler *s, int c, double t, const double *x, const double *v, const double *a);
 
 /* Joint reaction force (torque = 0) or torque (1) exerted on the joint's

@@ -208,6 +208,18 @@ static int s_forces(mbs_model *m)
         m->conservative = 0;
     }
     m->has_stiffness = m->nstate_el > 0;
+    /* element states: the current of each dc_motor with an inductance */
+    m->z_force = calloc((size_t)(nf + 1), sizeof(int));
+    m->force_z = calloc((size_t)(nf + 1), sizeof(int));
+    if (!m->z_force || !m->force_z) return MBS_ENOMEM;
+    for (int e = 0; e < nf; e++) {
+        const mbs_force_spec *F = &s->forces[e];
+        m->force_z[e] = -1;
+        if (F->type == MBS_FORCE_DC_MOTOR && F->motor.L > 0) {
+            m->force_z[e] = m->nz;
+            m->z_force[m->nz++] = e;
+        }
+    }
     return 0;
 }
 
@@ -359,6 +371,7 @@ void mbs_model_free(mbs_model **pm)
     free(m->M_ptr); free(m->M_col); free(m->M_val);
     free(m->perm); free(m->iperm); free(m->kperm); free(m->kiperm); free(m->gperm); free(m->giperm);
     free(m->jg); free(m->fpts); free(m->spring_len0); free(m->stel);
+    free(m->z_force); free(m->force_z);
     free(m->cshape); free(m->cfel); free(m->cpairs);
     free(m);
     *pm = NULL;
@@ -389,6 +402,9 @@ mbs_data *mbs_data_new(const mbs_model *m)
     ALLOC(d->r1, big); ALLOC(d->r2, big); ALLOC(d->r3, big); ALLOC(d->r4, big);
     ALLOC(d->jangle_ref, m->spec->njoint + 1);
     ALLOC(d->tol.ax, nn); ALLOC(d->tol.rx, nn); ALLOC(d->tol.av, nn);
+    int nz1 = m->nz > 0 ? m->nz : 1;
+    ALLOC(d->z, nz1); ALLOC(d->zd, nz1); ALLOC(d->zp, nz1); ALLOC(d->zdp, nz1); ALLOC(d->zs, nz1);
+    ALLOC(d->zk, 7 * nz1); ALLOC(d->zkap, nz1); ALLOC(d->tol.az, nz1);
 #undef ALLOC
     if (ok && mbs_mat_init(&d->spd, MBS_MAT_SPD, n, m->kd, m->kd)) ok = 0;
     if (ok && mbs_mat_init(&d->kkt, MBS_MAT_GEN, m->nkkt, m->kkl, m->kku)) ok = 0;
@@ -411,7 +427,8 @@ void mbs_data_free(mbs_data **pd)
     free(d->rk); free(d->hv); free(d->ha); free(d->w1); free(d->w2);
     free(d->r1); free(d->r2); free(d->r3); free(d->r4);
     free(d->jangle_ref);
-    free(d->tol.ax); free(d->tol.rx); free(d->tol.av);
+    free(d->tol.ax); free(d->tol.rx); free(d->tol.av); free(d->tol.az);
+    free(d->z); free(d->zd); free(d->zp); free(d->zdp); free(d->zs); free(d->zk); free(d->zkap);
     mbs_reaction_ws_free(&d->rx);
     mbs_contact_data_free(d);
     mbs_integrator_ws_free(d);

@@ -133,6 +133,24 @@ static int s_integrate(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_er
     }
 }
 
+/* Element states (a motor's current with inductance > 0) are integrated by
+ * bdf and dopri5 only: any other integrator or analysis would run with the
+ * inductance ignored, so the run is refused.  0 or MBS_EINVAL. */
+static int s_check_states(const mbs_model *m, mbs_errlist *err)
+{
+    const mbs_solver_spec *o = &m->spec->solver;
+    if (m->nz == 0) return 0;
+    if (o->analysis == MBS_ANALYSIS_DYNAMICS && (o->integrator == MBS_INT_BDF || o->integrator == MBS_INT_DOPRI5))
+        return 0;
+    const char *what = o->analysis == MBS_ANALYSIS_STATICS      ? "the statics analysis"
+                       : o->analysis == MBS_ANALYSIS_KINEMATICS ? "the kinematics analysis"
+                                                                : mbs_integrator_name(o->integrator);
+    mbs_err_add(err, "", "dc_motor '%s' has an inductance > 0: its current is a state of the equations, which "
+                "only the integrators bdf and dopri5 (dynamics) integrate; %s cannot run it (give inductance "
+                "0, or choose bdf or dopri5)", m->spec->forces[m->z_force[0]].name, what);
+    return MBS_EINVAL;
+}
+
 int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *met, mbs_progress_fn progress,
                  void *user, mbs_errlist *err)
 {
@@ -149,8 +167,15 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
     mbs_sampler smp;
     int rc = mbs_sampler_init(&smp, m, d, res, progress, user);
     if (rc) mbs_err_add(err, "", "out of memory for the output samples");
+    /* element states from their initial values (the consistent
+     * accelerations of mbs_initialize depend on them) */
+    for (int k = 0; k < m->nz; k++) d->z[k] = m->spec->forces[m->z_force[k]].motor.i0;
+    if (!rc) rc = s_check_states(m, err);
     if (!rc) rc = mbs_initialize(m, d, NULL, err);
     if (!rc) {
+        mbs_force_zrate(m, d->x, d->v, d->z, 0, d->zd);
+        memcpy(d->zp, d->z, sizeof(double) * (size_t)m->nz);
+        memcpy(d->zdp, d->zd, sizeof(double) * (size_t)m->nz);
         mbs_tol_init(m, d);
         d->E0 = s_energy(m, d);
         run.ke_max = mbs_kinetic(m, d->v);
