@@ -20,6 +20,8 @@ if [ "${1:-}" != "--target" ]; then
 fi
 if [ "${1:-}" != "--target" ]; then bash bench/contact_scaling.sh; fi
 if [ "${1:-}" != "--target" ]; then bash bench/rigid_scaling.sh; fi
+# the dc_motor element against its mechanical twin (issue 13)
+if [ "${1:-}" != "--target" ]; then python3 bench/actuator_cost.py; fi
 # the 100-ball box beside MuJoCo 2.2 in one run (issue 14)
 if [ "${1:-}" != "--target" ]; then bash bench/contact_mujoco.sh; fi
 if [ "${1:-}" != "--target" ]; then bash bench/contact_examples.sh $([ "${1:-}" = "--quick" ] && echo --quick); fi
