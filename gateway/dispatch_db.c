@@ -49,6 +49,13 @@ static char *s_text_array(char **v, int n)
  * cand finds its rows by primary key: "(status = 'queued') IS TRUE" keeps
  * the planner off the partial index jobs_queue_idx, whose dead entries (the
  * jobs claimed since the last vacuum) it would otherwise walk each time. */
+/* The sweeps' 'queued' -> 'running' mark skips a sweep row another
+ * transaction holds: this statement already holds the claimed jobs' rows,
+ * and a cancel holds its sweep's row while it waits for that sweep's jobs,
+ * so waiting here would deadlock (PostgreSQL aborted one of the two: seen
+ * when a 10,000-job sweep was cancelled as its first jobs were claimed).  A
+ * sweep left 'queued' is marked by the next claim; one being cancelled
+ * needs no mark. */
 static db_stmt s_claim = { "ds_claim",
     "WITH top AS (SELECT q.id FROM sweeps s CROSS JOIN LATERAL "
     "               (SELECT j.id, j.priority FROM jobs j "
@@ -66,7 +73,8 @@ static db_stmt s_claim = { "ds_claim",
     "             FROM num WHERE j.id = num.id "
     "             RETURNING j.id, j.attempt, j.lease_owner, j.sweep_id, j.parameters, j.solver_overrides), "
     "     st AS (UPDATE sweeps SET status = 'running', started_at = coalesce(started_at, now()) "
-    "            WHERE id IN (SELECT sweep_id FROM upd) AND status = 'queued') "
+    "            WHERE id IN (SELECT id FROM sweeps WHERE id IN (SELECT sweep_id FROM upd) AND status = 'queued' "
+    "                         FOR UPDATE SKIP LOCKED)) "
     "SELECT upd.id, upd.attempt, upd.lease_owner, s.model_id, upd.parameters::text, "
     "       upd.solver_overrides::text, coalesce(s.spec->'responses', '[]')::text, "
     "       coalesce((s.spec->>'time_limit')::float8, $4::float8) "
