@@ -83,12 +83,7 @@ static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec
         mech_err(c, kp, "initial_current applies to a motor with an inductance > 0 (its current is then a "
                  "state); with inductance 0 the current follows the voltage at once");
     }
-    if (mech_num_key(c, obj, ptr, "rotor_inertia", MECH_NONNEG, 0, &mo->J) == 1 && mo->J > 0) {
-        mech_ptr_key(kp, ptr, "rotor_inertia");
-        mech_err(c, kp, "a rotor inertia is not supported yet: add rotor_inertia x gear_ratio^2 (or "
-                 "rotor_inertia / lead^2 on a prismatic joint) to the inertia of the body the motor "
-                 "drives, about the joint's axis, and give 0 here");
-    }
+    mech_num_key(c, obj, ptr, "rotor_inertia", MECH_NONNEG, 0, &mo->J);
     mech_num_key(c, obj, ptr, "viscous_friction", MECH_NONNEG, 0, &mo->b);
     mech_num_key(c, obj, ptr, "coulomb_friction", MECH_NONNEG, 0, &mo->tc);
     mech_num_key(c, obj, ptr, "coulomb_speed", MECH_POS, 0.1, &mo->w_eps);
@@ -116,6 +111,20 @@ static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec
             mech_err(c, kp, "'lead' applies to a motor on a prismatic joint; on a revolute joint use gear_ratio");
         }
         mo->ratio = gear;
+    }
+    /* the rotor's inertia: on a revolute joint to ground the rotor turns
+     * about a fixed axis at N times the body's rate, so its kinetic energy
+     * is that of an inertia J N^2 about the joint's axis added to the
+     * driven body (the model build adds it, ncs.c); elsewhere it would be a
+     * configuration-dependent mass, which the natural coordinates' constant
+     * mass matrix does not have */
+    int grounded = j >= 0 && (c->spec->joints[j].body[0] == MBS_GROUND || c->spec->joints[j].body[1] == MBS_GROUND);
+    if (mo->J > 0 && (jt != MBS_JOINT_REVOLUTE || !grounded)) {
+        mech_ptr_key(kp, ptr, "rotor_inertia");
+        mech_err(c, kp, "a rotor inertia is supported on a revolute joint to ground (its reflected inertia "
+                 "rotor_inertia x gear_ratio^2 joins the driven body's); here add rotor_inertia x gear_ratio^2 "
+                 "(or rotor_inertia / lead^2 on a prismatic joint) to the inertia of the body the motor drives, "
+                 "about the joint's axis, and give 0");
     }
 }
 

@@ -175,6 +175,44 @@ static void test_four_bar_motor(double Lh)
     t_run_free(&r);
 }
 
+/* The rotor's inertia on a revolute joint to ground: J_r N^2 joins the
+ * flywheel's (ncs.c), so the spin-up through a gear of 2 is first order
+ * with w_ss = N kt V / R / (N^2 (kt ke / R + b)), tau = (J + J_r N^2) /
+ * (N^2 (kt ke / R + b)); held to 100 x tol x w_ss (the accuracy contract)
+ * with the BDF and DOPRI5 at 1e-8. */
+static void test_rotor_inertia(void)
+{
+    const double Jr = 1e-4, N = 2;
+    char *text = t_slurp(FLYWHEEL, NULL);
+    const char *key = "\"viscous_friction\": \"$b\"";
+    char *at = text ? strstr(text, key) : NULL;
+    CHECK(at != NULL);
+    if (!at) { free(text); return; }
+    char doc[8192];
+    snprintf(doc, sizeof doc, "%.*s%s, \"rotor_inertia\": %g, \"gear_ratio\": %g%s", (int)(at - text), text, key, Jr, N,
+             at + strlen(key));
+    free(text);
+    double c = N * N * (KT * KT / R + B), wss = N * KT * V / R / c, tau = (J + Jr * N * N) / c;
+    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+    for (int k = 0; k < 2; k++) {
+        const char *sets[] = {integ[k], "solver.tolerance=1e-8", NULL};
+        t_run r;
+        t_run_text(doc, sets, &r);
+        CHECK(r.rc == 0);
+        if (r.rc) { t_run_free(&r); continue; }
+        int cw = t_col(&r, "omega"), w = 1 + r.res.nchannel;
+        double worst = 0;
+        for (int i = 0; i < r.res.nsample; i++) {
+            double t = r.res.rows[(size_t)i * w];
+            worst = fmax(worst, fabs(r.res.rows[(size_t)i * w + cw] - wss * (1 - exp(-t / tau))));
+        }
+        printf("  rotor inertia %g through a gear of %g (%s): w_ss %.3f rad/s, tau %.4f s, largest error %.2e rad/s\n",
+               Jr, N, integ[k] + 18, wss, tau, worst);
+        CHECK(worst <= 100 * 1e-8 * wss);
+        t_run_free(&r);
+    }
+}
+
 /* The current limit: i = i_max while (V - ke w) / R exceeds it, so J w' =
  * kt i_max - b w: w = (kt i_max / b)(1 - exp(-b t / J)) until w reaches
  * (V - R i_max) / ke. */
@@ -454,7 +492,8 @@ static void test_parser_errors(void)
     static const struct { const char *motor_extra, *joint, *channel, *ptr, *msg; } cases[] = {
         {", \"inductance\": -0.01", "revolute", NULL, "/forces/0/inductance", ">= 0"},
         {", \"initial_current\": 1", "revolute", NULL, "/forces/0/initial_current", "inductance > 0"},
-        {", \"rotor_inertia\": 1e-5", "revolute", NULL, "/forces/0/rotor_inertia", "gear_ratio^2"},
+        {", \"rotor_inertia\": 1e-5, \"lead\": 0.01", "prismatic", NULL, "/forces/0/rotor_inertia",
+         "revolute joint to ground"},
         {", \"lead\": 0.01", "revolute", NULL, "/forces/0/lead", "prismatic"},
         {", \"gear_ratio\": 10", "prismatic", NULL, "/forces/0/gear_ratio", "lead"},
         {"", "prismatic", NULL, "/forces/0", "'lead'"},
@@ -523,6 +562,7 @@ int main(void)
     test_energy_balance();
     test_four_bar_motor(0);
     test_four_bar_motor(0.02);
+    test_rotor_inertia();
     test_current_limit();
     test_prismatic_lead();
     test_parser_errors();

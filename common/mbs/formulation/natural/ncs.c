@@ -318,6 +318,19 @@ static void s_body_mass(mbs_model *m, int b)
         mbs_point_map(m, b, e, 1, Lk[k]);
         for (int i = 0; i < dim * nb; i++) Lk[k][i] -= L0[i];
     }
+    /* rotors of dc_motors on revolute joints from ground to this body (the
+     * parser allows no other): each adds J N^2 about the joint's axis */
+    double rotor = 0, rax[9] = {0};
+    for (int e = 0; e < m->spec->nforce; e++) {
+        const mbs_force_spec *F = &m->spec->forces[e];
+        if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0) continue;
+        const mbs_joint_spec *Jt = &m->spec->joints[F->joint];
+        if (Jt->body[0] != b && Jt->body[1] != b) continue;
+        double add = F->motor.J * F->motor.ratio * F->motor.ratio;
+        rotor += add;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) rax[3 * i + j] += add * Jt->axis[i] * Jt->axis[j];
+    }
     /* second moment about the NCS origin, global axes: Jc + m d d^T */
     double Jc[9] = {0}, d[3];
     v3sub(B->com, bd->q0, d);
@@ -332,12 +345,13 @@ static void s_body_mass(mbs_model *m, int b)
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)
                 for (int k = 0; k < 3; k++) Ig[3 * i + j] += T[3 * i + k] * R[3 * j + k];
+        for (int i = 0; i < 9; i++) Ig[i] += rax[i];
         double tr = Ig[0] + Ig[4] + Ig[8];
         for (int i = 0; i < 9; i++) Jc[i] = -Ig[i];
         for (int i = 0; i < 3; i++) Jc[4 * i] += tr / 2;
     } else {
         /* planar: only the trace (polar moment) enters rigid kinetic energy */
-        Jc[0] = Jc[4] = B->inertia[0] / 2;
+        Jc[0] = Jc[4] = (B->inertia[0] + rotor) / 2;
     }
     double Jr[9];
     for (int i = 0; i < 3; i++)
