@@ -164,16 +164,58 @@ static void s_point_velocity(const mbs_model *m, int b, const double *x, const d
         for (int s = 0; s < m->nb; s++) out[i] += L[i * m->nb + s] * qd[s];
 }
 
+/* The contact set of pair k at configuration x (points within margin). */
+static int s_pair_set(const mbs_model *m, int k, const double *x, double margin, mbs_contact_set *set)
+{
+    const mbs_contact_spec *C = &m->spec->contacts[k];
+    mbs_shape A, B;
+    mbs_contact_world_shape(m, C->shape[0], x, &A);
+    mbs_contact_world_shape(m, C->shape[1], x, &B);
+    return mbs_contact_shapes(&A, &B, margin, set);
+}
+
+/* Velocity of contact point c's material point on B relative to A's (rel),
+ * and the two point maps (L[0] on A, L[1] on B). */
+static void s_rel_velocity(const mbs_model *m, int k, const double *x, const double *v, const mbs_contact *c,
+                           double L[2][3 * MBS_NB_MAX], double *rel)
+{
+    const mbs_contact_spec *C = &m->spec->contacts[k];
+    double va[3], vb[3];
+    s_point_velocity(m, m->cshape[C->shape[0]].body, x, v, c->pa, va, L[0]);
+    s_point_velocity(m, m->cshape[C->shape[1]].body, x, v, c->pb, vb, L[1]);
+    v3sub(vb, va, rel);
+}
+
 /* ---- forces -------------------------------------------------------------------------- */
+
+/* The damping coefficient of the law: the normal force is k d^e (1 + c dd /
+ * v0), v0 the impact speed (Hunt-Crossley, Lankarani-Nikravesh; 0: Hertz). */
+static double s_damping_coef(const mbs_contact_spec *C)
+{
+    if (C->law == MBS_LAW_HUNT_CROSSLEY) return 1.5 * (1 - C->restitution);
+    if (C->law == MBS_LAW_LANKARANI_NIKRAVESH) return 0.75 * (1 - C->restitution * C->restitution);
+    return 0;
+}
 
 /* Normal force of the law at penetration d >= 0, rate dd (approach > 0). */
 static double s_normal_force(const mbs_contact_spec *C, double d, double dd, double vimp)
 {
-    double f = C->stiffness * pow(d, C->exponent);
+    double f = C->stiffness * pow(d, C->exponent), c = s_damping_coef(C);
     double v0 = fmax(vimp, 1e-3); /* resting contacts: a floor on the impact speed */
-    if (C->law == MBS_LAW_HUNT_CROSSLEY) f *= 1 + 1.5 * (1 - C->restitution) * dd / v0;
-    else if (C->law == MBS_LAW_LANKARANI_NIKRAVESH) f *= 1 + 0.75 * (1 - C->restitution * C->restitution) * dd / v0;
+    if (c != 0) f *= 1 + c * dd / v0;
     return f > 0 ? f : 0; /* no adhesion */
+}
+
+/* The same force and its derivatives by the penetration d and its rate dd
+ * (0 where the force is 0: apart, or the damping term would pull). */
+static double s_normal_force_d(const mbs_contact_spec *C, double d, double dd, double vimp, double *f_d, double *f_dd)
+{
+    double a = s_damping_coef(C) / fmax(vimp, 1e-3);
+    double e = C->exponent, kd = C->stiffness * pow(d, e), f = kd * (1 + a * dd);
+    if (!(f > 0)) { *f_d = *f_dd = 0; return 0; }
+    *f_d = C->stiffness * e * pow(d, e - 1) * (1 + a * dd);
+    *f_dd = kd * a;
+    return f;
 }
 
 void mbs_contact_point_law(const mbs_contact_spec *C, double g, double vn, const double *vt, int ntan, double vimp,
@@ -205,21 +247,15 @@ static void s_pair_q(const mbs_model *m, const mbs_data *d, int k, const double 
 {
     const mbs_contact_spec *C = &m->spec->contacts[k];
     if ((Q || each) && C->law == MBS_LAW_RIGID) return; /* impulses: integrator_mj.c */
-    int ia = C->shape[0], ib = C->shape[1];
-    int ba = m->cshape[ia].body, bb = m->cshape[ib].body;
-    mbs_shape A, B;
+    int ba = m->cshape[C->shape[0]].body, bb = m->cshape[C->shape[1]].body;
     mbs_contact_set set;
-    mbs_contact_world_shape(m, ia, x, &A);
-    mbs_contact_world_shape(m, ib, x, &B);
-    if (mbs_contact_shapes(&A, &B, 0.0, &set) <= 0) return;
+    if (s_pair_set(m, k, x, 0.0, &set) <= 0) return;
     for (int i = 0; i < set.n; i++) {
         const mbs_contact *c = &set.c[i];
         if (!(c->g < 0)) continue;
         if (touching) *touching = 1;
-        double va[3], vb[3], La[3 * MBS_NB_MAX], Lb[3 * MBS_NB_MAX], rel[3];
-        s_point_velocity(m, ba, x, v, c->pa, va, La);
-        s_point_velocity(m, bb, x, v, c->pb, vb, Lb);
-        v3sub(vb, va, rel);
+        double L[2][3 * MBS_NB_MAX], rel[3];
+        s_rel_velocity(m, k, x, v, c, L, rel);
         double vn = v3dot(rel, c->n), dd = -vn; /* approach speed */
         if (approach && dd > *approach) *approach = dd;
         if (!Q && !each) continue;
@@ -239,13 +275,13 @@ static void s_pair_q(const mbs_model *m, const mbs_data *d, int k, const double 
         for (int side = 0; side < 2; side++) {
             int b = side ? bb : ba;
             if (b < 0) continue;
-            const double *L = side ? Lb : La;
+            const double *Ls = L[side];
             double sg = side ? 1.0 : -1.0;
             const mbs_body *bd = &m->body[b];
             for (int s = 0; s < m->nb; s++) {
                 if (!body_space && bd->var[s] < 0) continue;
                 double acc = 0;
-                for (int a = 0; a < m->dim; a++) acc += L[a * m->nb + s] * F[a];
+                for (int a = 0; a < m->dim; a++) acc += Ls[a * m->nb + s] * F[a];
                 Q[body_space ? b * m->nb + s : bd->var[s]] += sg * acc;
             }
         }
@@ -336,21 +372,6 @@ void mbs_contact_jac_fd(const mbs_model *m, mbs_data *d, const double *x, const 
     }
 }
 
-/* The normal force of the law and its derivatives by the penetration d and
- * its rate dd (0 where the force is 0: apart, or the damping term would
- * pull). */
-static double s_normal_force_d(const mbs_contact_spec *C, double d, double dd, double vimp, double *f_d, double *f_dd)
-{
-    double v0 = fmax(vimp, 1e-3), a = 0;
-    if (C->law == MBS_LAW_HUNT_CROSSLEY) a = 1.5 * (1 - C->restitution) / v0;
-    else if (C->law == MBS_LAW_LANKARANI_NIKRAVESH) a = 0.75 * (1 - C->restitution * C->restitution) / v0;
-    double e = C->exponent, kd = C->stiffness * pow(d, e), f = kd * (1 + a * dd);
-    if (!(f > 0)) { *f_d = *f_dd = 0; return 0; }
-    *f_d = C->stiffness * e * pow(d, e - 1) * (1 + a * dd);
-    *f_dd = kd * a;
-    return f;
-}
-
 /* Stiffness and damping of pair k at (x, v), analytic: each touching point's
  * force F (normal law and regularised Coulomb friction) as a function of the
  * relative displacement and velocity of the two material points, dF = D_x
@@ -369,20 +390,15 @@ static void s_pair_jac(const mbs_model *m, const mbs_data *d, int k, const doubl
                        double cC, void (*add)(void *ctx, int i, int j, double val), void *ctx)
 {
     const mbs_contact_spec *C = &m->spec->contacts[k];
-    int ia = C->shape[0], ib = C->shape[1], dim = m->dim, nb = m->nb;
-    int bs[2] = {m->cshape[ia].body, m->cshape[ib].body};
-    mbs_shape A, B;
+    int dim = m->dim, nb = m->nb;
+    int bs[2] = {m->cshape[C->shape[0]].body, m->cshape[C->shape[1]].body};
     mbs_contact_set set;
-    mbs_contact_world_shape(m, ia, x, &A);
-    mbs_contact_world_shape(m, ib, x, &B);
-    if (mbs_contact_shapes(&A, &B, 0.0, &set) <= 0) return;
+    if (s_pair_set(m, k, x, 0.0, &set) <= 0) return;
     for (int i = 0; i < set.n; i++) {
         const mbs_contact *c = &set.c[i];
         if (!(c->g < 0)) continue;
-        double va[3], vb[3], L[2][3 * MBS_NB_MAX], rel[3];
-        s_point_velocity(m, bs[0], x, v, c->pa, va, L[0]);
-        s_point_velocity(m, bs[1], x, v, c->pb, vb, L[1]);
-        v3sub(vb, va, rel);
+        double L[2][3 * MBS_NB_MAX], rel[3];
+        s_rel_velocity(m, k, x, v, c, L, rel);
         double vn = v3dot(rel, c->n), f_d, f_dd;
         double fn = s_normal_force_d(C, -c->g, -vn, mbs_contact_vimp(d, k, -vn), &f_d, &f_dd);
         if (!(fn > 0)) continue;
@@ -455,20 +471,14 @@ void mbs_contact_jac(const mbs_model *m, mbs_data *d, const double *x, const dou
 static int s_pair_gap(const mbs_model *m, int k, const double *x, const double *v, double margin, double *g,
                       double *gd)
 {
-    const mbs_contact_spec *C = &m->spec->contacts[k];
-    mbs_shape A, B;
     mbs_contact_set set;
-    mbs_contact_world_shape(m, C->shape[0], x, &A);
-    mbs_contact_world_shape(m, C->shape[1], x, &B);
-    if (mbs_contact_shapes(&A, &B, margin, &set) <= 0) return 0;
+    if (s_pair_set(m, k, x, margin, &set) <= 0) return 0;
     int best = 0;
     for (int i = 1; i < set.n; i++)
         if (set.c[i].g < set.c[best].g) best = i;
     const mbs_contact *c = &set.c[best];
-    double va[3], vb[3], La[3 * MBS_NB_MAX], Lb[3 * MBS_NB_MAX], rel[3];
-    s_point_velocity(m, m->cshape[C->shape[0]].body, x, v, c->pa, va, La);
-    s_point_velocity(m, m->cshape[C->shape[1]].body, x, v, c->pb, vb, Lb);
-    v3sub(vb, va, rel);
+    double L[2][3 * MBS_NB_MAX], rel[3];
+    s_rel_velocity(m, k, x, v, c, L, rel);
     *g = c->g;
     *gd = v3dot(rel, c->n);
     return isfinite(*g) && isfinite(*gd);
