@@ -25,6 +25,32 @@
 
 static const char *const FLYWHEEL = "examples/dc_motor_flywheel.json";
 
+/* text with its first `key` replaced by `repl`, into out (size bytes): 0,
+ * or -1 (a failed check) when the key is missing or out is too small.
+ * The tests change an example this way (outputs.interval and the motor's
+ * keys are not overrides). */
+static int s_splice(const char *text, const char *key, const char *repl, char *out, size_t size)
+{
+    const char *at = text ? strstr(text, key) : NULL;
+    CHECK(at != NULL);
+    if (!at) return -1;
+    int n = snprintf(out, size, "%.*s%s%s", (int)(at - text), text, repl, at + strlen(key));
+    CHECK(n > 0 && (size_t)n < size);
+    return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+/* The last key of the flywheel examples' motor entry: keys are added after it. */
+#define MOTOR_KEY "\"viscous_friction\": \"$b\""
+
+/* s_splice on the example file at path. */
+static int s_splice_file(const char *path, const char *key, const char *repl, char *out, size_t size)
+{
+    char *text = t_slurp(path, NULL);
+    int rc = s_splice(text, key, repl, out, size);
+    free(text);
+    return rc;
+}
+
 /* The example's parameters (examples/dc_motor_flywheel.json). */
 static const double V = 12, R = 1, KT = 0.05, J = 1e-3, B = 1e-5;
 
@@ -81,12 +107,8 @@ static void test_energy_balance(void)
 {
     const char *sets[] = {"solver.tolerance=1e-8", NULL};
     /* samples every 2 ms (outputs.interval is not an override) */
-    char *text = t_slurp(FLYWHEEL, NULL), *at = text ? strstr(text, "\"interval\": 0.01") : NULL;
-    CHECK(at != NULL);
-    if (!at) { free(text); return; }
     char doc[8192];
-    snprintf(doc, sizeof doc, "%.*s\"interval\": 0.002%s", (int)(at - text), text, at + strlen("\"interval\": 0.01"));
-    free(text);
+    if (s_splice_file(FLYWHEEL, "\"interval\": 0.01", "\"interval\": 0.002", doc, sizeof doc)) return;
     t_run r;
     t_run_text(doc, sets, &r);
     CHECK(r.rc == 0);
@@ -120,21 +142,14 @@ static void test_energy_balance(void)
 static void test_four_bar_motor(double Lh)
 {
     const char *sets[] = {"solver.tolerance=1e-8", "solver.t_end=5", NULL};
-    char *text = t_slurp("examples/dc_motor_four_bar.json", NULL);
-    char *at = text ? strstr(text, "\"interval\": 0.005") : NULL;
-    CHECK(at != NULL);
-    if (!at) { free(text); return; }
-    char doc0[16384], doc[16384];
-    snprintf(doc0, sizeof doc0, "%.*s\"interval\": 0.001%s", (int)(at - text), text, at + strlen("\"interval\": 0.005"));
-    free(text);
+    char doc0[16384], doc[16384], repl[96];
+    if (s_splice_file("examples/dc_motor_four_bar.json", "\"interval\": 0.005", "\"interval\": 0.001", doc0,
+                      sizeof doc0))
+        return;
     /* with an inductance: the key after the resistance */
     const char *key = "\"resistance\": \"$R\",";
-    char *rk = strstr(doc0, key);
-    CHECK(rk != NULL);
-    if (!rk) return;
-    size_t pre = (size_t)(rk - doc0) + strlen(key);
-    if (Lh > 0) snprintf(doc, sizeof doc, "%.*s \"inductance\": %g,%s", (int)pre, doc0, Lh, doc0 + pre);
-    else snprintf(doc, sizeof doc, "%s", doc0);
+    snprintf(repl, sizeof repl, "%s \"inductance\": %g,", key, Lh);
+    if (s_splice(doc0, key, Lh > 0 ? repl : key, doc, sizeof doc)) return;
     t_run r;
     t_run_text(doc, sets, &r);
     CHECK(r.rc == 0);
@@ -183,15 +198,9 @@ static void test_four_bar_motor(double Lh)
 static void test_rotor_inertia(void)
 {
     const double Jr = 1e-4, N = 2;
-    char *text = t_slurp(FLYWHEEL, NULL);
-    const char *key = "\"viscous_friction\": \"$b\"";
-    char *at = text ? strstr(text, key) : NULL;
-    CHECK(at != NULL);
-    if (!at) { free(text); return; }
-    char doc[8192];
-    snprintf(doc, sizeof doc, "%.*s%s, \"rotor_inertia\": %g, \"gear_ratio\": %g%s", (int)(at - text), text, key, Jr, N,
-             at + strlen(key));
-    free(text);
+    char doc[8192], repl[128];
+    snprintf(repl, sizeof repl, MOTOR_KEY ", \"rotor_inertia\": %g, \"gear_ratio\": %g", Jr, N);
+    if (s_splice_file(FLYWHEEL, MOTOR_KEY, repl, doc, sizeof doc)) return;
     double c = N * N * (KT * KT / R + B), wss = N * KT * V / R / c, tau = (J + Jr * N * N) / c;
     const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
     for (int k = 0; k < 2; k++) {
@@ -219,18 +228,9 @@ static void test_rotor_inertia(void)
 static void test_current_limit(void)
 {
     const char *sets[] = {"solver.tolerance=1e-8", NULL};
-    char *text = t_slurp(FLYWHEEL, NULL);
-    CHECK(text != NULL);
-    if (!text) return;
     /* add the limit to the motor entry */
-    const char *key = "\"viscous_friction\": \"$b\"";
-    char *at = strstr(text, key);
-    CHECK(at != NULL);
-    if (!at) { free(text); return; }
-    size_t pre = (size_t)(at - text) + strlen(key);
     char doc[8192];
-    snprintf(doc, sizeof doc, "%.*s, \"current_limit\": 5%s", (int)pre, text, text + pre);
-    free(text);
+    if (s_splice_file(FLYWHEEL, MOTOR_KEY, MOTOR_KEY ", \"current_limit\": 5", doc, sizeof doc)) return;
     t_run r;
     t_run_text(doc, sets, &r);
     CHECK(r.rc == 0);
@@ -428,17 +428,8 @@ static void test_inductive_energy(void)
  * tol x i_max. */
 static void test_inductive_current_limit(void)
 {
-    char *text = t_slurp(INDUCTIVE, NULL);
-    CHECK(text != NULL);
-    if (!text) return;
-    const char *key = "\"viscous_friction\": \"$b\"";
-    char *at = strstr(text, key);
-    CHECK(at != NULL);
-    if (!at) { free(text); return; }
-    size_t pre = (size_t)(at - text) + strlen(key);
     char doc[8192];
-    snprintf(doc, sizeof doc, "%.*s, \"current_limit\": 5%s", (int)pre, text, text + pre);
-    free(text);
+    if (s_splice_file(INDUCTIVE, MOTOR_KEY, MOTOR_KEY ", \"current_limit\": 5", doc, sizeof doc)) return;
     const double imax = 5, Lh = 0.05, al = R / Lh, be = B / J, wlim = (V - R * imax) / KT;
     const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
     for (int a = 0; a < 2; a++) {
