@@ -148,17 +148,23 @@ double mbs_step_growth_max(const mbs_solver_spec *o)
  * turning by rtol moves its end by rtol L).  Velocities: the same scales
  * over t_end, plus rtol |v|.  Variables of no body slot (force states) keep
  * atol + rtol |x|. */
+/* Whether slot sl of body B holds a coordinate of a point (the NCS
+ * origin, or a vector slot holding a point) rather than of a unit vector. */
+static int s_slot_is_point(const mbs_model *m, const mbs_body *B, int sl)
+{
+    return sl < m->dim || B->vec_is_point[(sl - m->dim) / m->dim];
+}
+
 static void s_var_weights(const mbs_model *m, mbs_tol *t, double rtol, double L, double T)
 {
-    int n = m->nvar, dim = m->dim;
+    int n = m->nvar;
     for (int i = 0; i < n; i++) { t->ax[i] = t->atol_x; t->rx[i] = rtol; t->av[i] = t->atol_v; }
     for (int b = 0; b < m->nbody; b++) {
         const mbs_body *B = &m->body[b];
         for (int sl = 0; sl < m->nb; sl++) {
             int v = B->var[sl];
             if (v < 0 || v >= n) continue;
-            int k = sl < dim ? -1 : (sl - dim) / dim;
-            if (k < 0 || B->vec_is_point[k]) {
+            if (s_slot_is_point(m, B, sl)) {
                 t->ax[v] = rtol * L; t->rx[v] = 0; t->av[v] = rtol * L / T;
             } else {
                 t->ax[v] = rtol; t->rx[v] = 0; t->av[v] = rtol / T;
@@ -170,16 +176,15 @@ static void s_var_weights(const mbs_model *m, mbs_tol *t, double rtol, double L,
 
 double mbs_config_change(const mbs_model *m, double L, const double *x, const double *y)
 {
-    int n = m->nvar, dim = m->dim;
+    int n = m->nvar;
     double c = 0, inv_l = L > 0 ? 1 / L : 1;
     for (int b = 0; b < m->nbody; b++) {
         const mbs_body *B = &m->body[b];
         for (int sl = 0; sl < m->nb; sl++) {
             int v = B->var[sl];
             if (v < 0 || v >= n) continue;
-            int k = sl < dim ? -1 : (sl - dim) / dim;
             double dv = fabs(x[v] - y[v]);
-            c = fmax(c, k < 0 || B->vec_is_point[k] ? dv * inv_l : dv);
+            c = fmax(c, s_slot_is_point(m, B, sl) ? dv * inv_l : dv);
         }
     }
     return c;
