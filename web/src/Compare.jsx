@@ -11,6 +11,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { apiGet } from './api.js';
 import { setQuery } from './router.jsx';
 import { fmtNum } from './format.js';
+import { canvas2d } from './canvas.js';
 
 const BATCH = 20;   // models per request (the API's limit)
 
@@ -51,11 +52,7 @@ function Boxes({ rows }) {
   useEffect(() => {
     const c = ref.current;
     if (!c) return;
-    const dpr = window.devicePixelRatio || 1;
-    c.width = W * dpr; c.height = H * dpr; c.style.width = `${W}px`; c.style.height = `${H}px`;
-    const g = c.getContext('2d');
-    g.setTransform(dpr, 0, 0, dpr, 0, 0);
-    g.clearRect(0, 0, W, H);
+    const g = canvas2d(c, W, H);
     g.font = '12px system-ui, sans-serif';
     // speed-up 1: no gain
     g.strokeStyle = '#c0392b'; g.setLineDash([4, 3]);
@@ -92,11 +89,7 @@ function VsPairs({ rows }) {
   useEffect(() => {
     const c = ref.current;
     if (!c) return;
-    const dpr = window.devicePixelRatio || 1;
-    c.width = W * dpr; c.height = H * dpr; c.style.width = `${W}px`; c.style.height = `${H}px`;
-    const g = c.getContext('2d');
-    g.setTransform(dpr, 0, 0, dpr, 0, 0);
-    g.clearRect(0, 0, W, H);
+    const g = canvas2d(c, W, H);
     g.font = '12px system-ui, sans-serif';
     const xs = pts.map((m) => m.declared_pairs), ys = pts.flatMap((m) => [m.speedup.q1, m.speedup.q3]).filter((v) => v > 0);
     const x0 = Math.min(1, ...xs) / 1.6, x1 = Math.max(10, ...xs) * 1.6, y0 = Math.min(0.5, ...ys), y1 = Math.max(2, ...ys);

@@ -7,6 +7,7 @@ import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { columnRange } from './data.js';
 import { fmtNum } from './format.js';
 import { paintPoints } from './raster.js';
+import { canvas2d } from './canvas.js';
 import { pearson, levels, mainEffect } from './stats.js';
 
 const W = 520, H = 360, PAD = 58;
@@ -33,10 +34,7 @@ export function Scatter({ store, rows, sx, sy, sc, setAxes }) {
     const c = canvas.current;
     if (!c || !ok) return;
     const dpr = window.devicePixelRatio || 1;
-    c.width = W * dpr; c.height = H * dpr; c.style.width = `${W}px`; c.style.height = `${H}px`;
-    const g = c.getContext('2d');
-    g.setTransform(dpr, 0, 0, dpr, 0, 0);
-    g.clearRect(0, 0, W, H);
+    const g = canvas2d(c, W, H);
     g.strokeStyle = '#888'; g.strokeRect(PAD, 10, W - PAD - 10, H - PAD - 10);
     const X = store.data[jx], Y = store.data[jy], C = jc !== undefined ? store.data[jc] : null;
     const px = (v) => PAD + ((v - x0) / (x1 - x0)) * (W - PAD - 10), py = (v) => H - PAD - ((v - y0) / (y1 - y0)) * (H - PAD - 10);
