@@ -143,6 +143,8 @@ test('a sweep submitted from the form: job count first, then it runs to done and
   await page.waitForSelector('#token-dialog[open]');
   await page.fill('#token-input', env.token);
   await page.click('#token-dialog button[type=submit]');
+  // closed before anything else is typed (a modal dialog makes the page inert)
+  await page.waitForSelector('#token-dialog:not([open])', { state: 'attached' });
   const count = async () => { await page.waitForSelector('#sf-count[data-jobs]:not([data-jobs=""])'); return Number(await page.getAttribute('#sf-count', 'data-jobs')); };
   await page.fill('#sf-name', 'from the form');
   await page.selectOption('tr[data-param="L"] select.sf-mode', 'values');
@@ -204,7 +206,8 @@ test('a sweep submitted from the form: job count first, then it runs to done and
   assert.equal(await page.textContent('#sweep-model'), s.model_name);
   // a worker runs it (the control sweep paused meanwhile, as sweeps.test.mjs
   // needs it queued); the table fills by itself
-  await apiPost(`/api/v1/sweeps/${env.control}/pause`);
+  // (already paused when this file runs alone)
+  if ((await api(`/api/v1/sweeps/${env.control}`)).status !== 'paused') await apiPost(`/api/v1/sweeps/${env.control}/pause`);
   const log = fs.openSync(env.workerLog, 'a');
   worker = spawn(env.worker, ['--connect', env.zmq, '--id', 'form', '--heartbeat-ms', '200'], { stdio: ['ignore', log, log] });
   await page.waitForSelector('#sweep-status:text("done")', { timeout: 120000 });

@@ -14,7 +14,15 @@ export function TokenDialog() {
     if (req && !d.open) { d.showModal(); input.current && input.current.focus(); }
     if (!req && d.open) d.close();
   }, [req]);
-  const finish = (value) => { const r = req; setReq(null); if (r) r.resolve(value); };
+  // the dialog closes at once, not at the next render's effect: until it is
+  // closed it is modal and the page under it inert, so what is typed right
+  // after Save would be lost
+  const finish = (value) => {
+    const r = req;
+    if (ref.current && ref.current.open) ref.current.close();
+    setReq(null);
+    if (r) r.resolve(value);
+  };
   const submit = (e) => { e.preventDefault(); const v = input.current.value.trim(); input.current.value = ''; finish(v || null); };
   return (
     <dialog ref={ref} id="token-dialog" aria-labelledby="token-title" onCancel={(e) => { e.preventDefault(); finish(null); }}>
