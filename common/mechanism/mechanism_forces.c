@@ -66,11 +66,15 @@ static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec
     }
     json_t *v = json_object_get(obj, "voltage");
     mech_ptr_key(kp, ptr, "voltage");
-    if (!v)
+    if (!v) {
         mech_err(c, ptr, "missing required key 'voltage' (the supply voltage in V: a number, expression or "
-                 "function of time)");
-    else
+                 "function of time, or {\"controller\": name})");
+    } else if (json_is_object(v) && json_object_get(v, "controller")) {
+        int k = mech_ctrl_ref(c, v, kp);
+        if (k >= 0) f->ctrl = k + 1;
+    } else {
         mech_fn(c, v, kp, &f->value[0]);
+    }
     for (int k = 0; k < 3; k++)
         if (!f->value[k].c && !f->value[k].expr) mech_fn_constant(c, &f->value[k], 0, ptr);
     mech_num_key(c, obj, ptr, "resistance", MECH_REQ | MECH_POS, 0, &mo->R);
