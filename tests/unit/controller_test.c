@@ -274,6 +274,64 @@ static void test_examples(void)
     }
 }
 
+/* The arm with continuous PD controllers (ts = 0: each one's derivative
+ * filter state in z), and the press with a PID on the slider's position
+ * (a body other than the motor's: the coupled columns of the Newton matrix,
+ * build.c s_coupled_vars): bdf against dopri5 at 1e-8. */
+static void test_continuous_pid(void)
+{
+    const char *s1[] = {"ts=0", "solver.tolerance=1e-8", "solver.integrator=bdf", NULL};
+    const char *s2[] = {"ts=0", "solver.tolerance=1e-8", "solver.integrator=dopri5", NULL};
+    t_run a, b;
+    t_run_file("examples/dc_motor_arm_pd.json", s1, &a);
+    t_run_file("examples/dc_motor_arm_pd.json", s2, &b);
+    CHECK(a.rc == 0 && b.rc == 0);
+    if (a.rc == 0 && b.rc == 0) {
+        double d = fmax(t_maxdiff(&a, &b, "q1"), t_maxdiff(&a, &b, "q2"));
+        printf("  arm, continuous PD: bdf - dopri5 %.1e rad; at t = 2 s %.1e rad from the setpoint; bdf %.2f Newton "
+               "iterations per step\n", d, fabs(t_at(&a, "q1", 2.0) - 1.0),
+               (double)a.met.newton_iterations / (double)a.met.steps);
+        CHECK(d <= 200 * 1e-8);
+        CHECK(fabs(t_at(&a, "q1", 2.0) - 1.0) < 1e-5 && fabs(t_at(&a, "q2", 2.0) - 0.5) < 1e-5);
+    }
+    t_run_free(&a);
+    t_run_free(&b);
+    /* the press's controller replaced by a PID on the slider's position */
+    json_t *doc = json_load_file("examples/dc_motor_press_pi.json", 0, NULL);
+    CHECK(doc != NULL);
+    if (!doc) return;
+    json_t *c = json_array_get(json_object_get(doc, "controllers"), 0);
+    json_t *pos = json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:{s:s, s:s, s:[f, f], s:s}, s:s}", "name",
+                            "speed", "type", "pid", "kp", -300.0, "ki", -2000.0, "kd", -20.0, "tf", 0.01, "y_min", -24.0,
+                            "y_max", 24.0, "measure", "quantity", "position", "body", "slider", "point", 0.25, 0.0,
+                            "component", "x", "setpoint", "=0.2+0.02*sin(2*pi*t)");
+    CHECK(pos != NULL && c != NULL);
+    if (!pos || !c) { json_decref(pos); json_decref(doc); return; }
+    json_object_clear(c);
+    json_object_update(c, pos);
+    json_decref(pos);
+    char *text = json_dumps(doc, 0);
+    json_decref(doc);
+    const char *p1[] = {"solver.t_end=2", "solver.tolerance=1e-8", "solver.integrator=bdf", NULL};
+    const char *p2[] = {"solver.t_end=2", "solver.tolerance=1e-8", "solver.integrator=dopri5", NULL};
+    t_run_text(text, p1, &a);
+    t_run_text(text, p2, &b);
+    free(text);
+    CHECK(a.rc == 0 && b.rc == 0);
+    if (a.rc == 0 && b.rc == 0) {
+        double d = t_maxdiff(&a, &b, "x_slider"), e = 0;
+        for (double t = 1.0; t <= 2.0 + 1e-9; t += 0.01) e = fmax(e, fabs(t_at(&a, "e", t)));
+        printf("  press, PID on the slider's position: bdf - dopri5 %.1e m; tracking error after 1 s %.1e m; bdf %.2f "
+               "Newton iterations per step\n", d, e, (double)a.met.newton_iterations / (double)a.met.steps);
+        /* it is the position loop that ran (the error channel is the
+         * slider's, in m) */
+        CHECK(e > 1e-4 && e < 0.05);
+        CHECK(d <= 200 * 1e-8 * 0.25);
+    }
+    t_run_free(&a);
+    t_run_free(&b);
+}
+
 /* Integrators and analyses that do not take controllers refuse them. */
 static void test_refused(void)
 {
@@ -381,6 +439,7 @@ int main(void)
     test_inductive_pi();
     test_antiwindup();
     test_examples();
+    test_continuous_pid();
     test_refused();
     test_parser_errors();
     return CHECK_SUMMARY("controller_test");
