@@ -279,16 +279,21 @@ static void s_measure_loop(mech_ctx *c, json_t *obj, const char *ptr, const mbs_
     char kp[MECH_PTR_MAX];
     if (c->nerr || ch->element < 0 || (ch->quantity != MBS_Q_MOTOR && ch->quantity != MBS_Q_ELEMENT_FORCE)) return;
     const mbs_force_spec *F = &c->spec->forces[ch->element];
-    if (F->type != MBS_FORCE_DC_MOTOR || F->ctrl == 0) return;
-    int on_v = ch->quantity == MBS_Q_ELEMENT_FORCE ? F->motor.L == 0
+    if ((F->type != MBS_FORCE_DC_MOTOR && F->type != MBS_FORCE_JOINT_ACTUATOR) || F->ctrl == 0) return;
+    int on_v = F->type == MBS_FORCE_JOINT_ACTUATOR ? 1
+               : ch->quantity == MBS_Q_ELEMENT_FORCE ? F->motor.L == 0
                : ch->component == MBS_C_VOLTAGE || ch->component == MBS_C_POWER_IN ||
                      (F->motor.L == 0 && ch->component != MBS_C_SPEED);
     (void)obj;
     if (!on_v) return;
     mech_ptr_key(kp, ptr, ch->quantity == MBS_Q_MOTOR ? "component" : "element");
-    mech_err(c, kp, "this quantity of dc_motor '%s' depends on its supply voltage, which controller '%s' sets: an "
-             "algebraic loop (measure the motor's speed, or its current when its inductance is > 0)", F->name,
-             c->spec->controllers[F->ctrl - 1].name);
+    if (F->type == MBS_FORCE_JOINT_ACTUATOR)
+        mech_err(c, kp, "joint_actuator '%s' is the output of controller '%s': measuring it is an algebraic loop",
+                 F->name, c->spec->controllers[F->ctrl - 1].name);
+    else
+        mech_err(c, kp, "this quantity of dc_motor '%s' depends on its supply voltage, which controller '%s' sets: an "
+                 "algebraic loop (measure the motor's speed, or its current when its inductance is > 0)", F->name,
+                 c->spec->controllers[F->ctrl - 1].name);
 }
 
 /* One channel object. */

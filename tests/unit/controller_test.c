@@ -332,6 +332,55 @@ static void test_continuous_pid(void)
     t_run_free(&b);
 }
 
+/* A PI speed controller on a joint_actuator (an ideal torque) on the
+ * flywheel: J w' = u, continuous: J w'' + kp w' + ki w = ki r (the closed
+ * form of s_exact_pi with a = 1, c = 0); digital (ts = 10 ms): w[k+1] =
+ * w[k] + ts u[k] / J exactly, u from the controller's recursion. */
+static const char *const ACTUATOR_DOC =
+    "{\"dimension\": 2, \"parameters\": {\"J\": 0.001, \"kp\": 0.005, \"ki\": 0.1, \"r\": 100, \"ts\": 0},"
+    " \"bodies\": [{\"name\": \"flywheel\", \"mass\": 2.0, \"inertia\": \"$J\", \"com\": [0, 0]}],"
+    " \"joints\": [{\"name\": \"shaft\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"flywheel\"], \"at\": [0, 0]}],"
+    " \"controllers\": [{\"name\": \"speed\", \"type\": \"pid\", \"kp\": \"$kp\", \"ki\": \"$ki\", \"sample_period\": \"$ts\","
+    "   \"measure\": {\"quantity\": \"joint_velocity\", \"joint\": \"shaft\"}, \"setpoint\": \"$r\"}],"
+    " \"forces\": [{\"name\": \"drive\", \"type\": \"joint_actuator\", \"joint\": \"shaft\", \"value\": {\"controller\": \"speed\"}}],"
+    " \"solver\": {\"t_end\": 1},"
+    " \"outputs\": {\"interval\": 0.01, \"channels\": ["
+    "   {\"name\": \"omega\", \"quantity\": \"joint_velocity\", \"joint\": \"shaft\"},"
+    "   {\"name\": \"tau\", \"quantity\": \"element_force\", \"element\": \"drive\"}]}}";
+
+static void test_joint_actuator(void)
+{
+    const double Ja = 1e-3, kp = 0.005, ki = 0.1, ts = 0.01;
+    double wn = sqrt(ki / Ja), zeta = kp / (2 * Ja * wn), sg = zeta * wn, wd = wn * sqrt(1 - zeta * zeta);
+    double A = -RS, Bc = (kp * RS / Ja + sg * A) / wd;
+    /* the digital loop's recursion */
+    double wk[101], s0 = 0, w = 0;
+    for (int k = 0; k <= 100; k++) {
+        double e = RS - w, I = s0 + ts * e;
+        wk[k] = w;
+        s0 = I;
+        w += ts * (kp * e + ki * I) / Ja;
+    }
+    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+    for (int a = 0; a < 2; a++)
+        for (int dig = 0; dig < 2; dig++) {
+            const char *sets[] = {"solver.tolerance=1e-8", integ[a], dig ? "ts=0.01" : "ts=0", NULL};
+            t_run r;
+            t_run_text(ACTUATOR_DOC, sets, &r);
+            CHECK(r.rc == 0);
+            if (r.rc) { t_run_free(&r); continue; }
+            double worst = 0;
+            for (int k = 1; k <= 100; k++) {
+                double t = k * 0.01, ex = dig ? wk[k] : RS + exp(-sg * t) * (A * cos(wd * t) + Bc * sin(wd * t));
+                worst = fmax(worst, fabs(t_at(&r, "omega", t) - ex));
+            }
+            printf("  PI on a joint_actuator, %s, %s: speed error %.2e rad/s (%.3g x tol x r)\n", dig ? "digital" : "continuous",
+                   integ[a], worst, worst / (1e-8 * RS));
+            CHECK(worst <= 100 * 1e-8 * RS);
+            t_run_free(&r);
+        }
+}
+
 /* Integrators and analyses that do not take controllers refuse them. */
 static void test_refused(void)
 {
@@ -368,6 +417,8 @@ static void test_parser_errors(void)
          NULL, NULL, "/controllers/0/measure/component", "algebraic loop"},
         {"\"type\": \"pid\", \"kp\": 1, \"measure\": {\"name\": \"x\", \"quantity\": \"joint_velocity\", \"joint\": \"j\"}",
          NULL, NULL, "/controllers/0/measure/name", "unknown key"},
+        {"\"type\": \"pid\", \"kp\": 1, \"measure\": {\"quantity\": \"element_force\", \"element\": \"a\"}",
+         NULL, NULL, "/controllers/0/measure/element", "algebraic loop"},
         /* bad gains */
         {"\"type\": \"pid\", \"kd\": 1, \"measure\": {\"quantity\": \"joint_velocity\", \"joint\": \"j\"}",
          NULL, NULL, "/controllers/0", "'tf' > 0"},
@@ -409,7 +460,8 @@ static void test_parser_errors(void)
                  " \"joints\": [{\"name\": \"j\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"w\"], \"at\": [0, 0]}],"
                  " \"controllers\": [{\"name\": \"speed\", %s, \"setpoint\": 10}],"
                  " \"forces\": [{\"name\": \"m\", \"type\": \"dc_motor\", \"joint\": \"j\", \"voltage\": %s,"
-                 "   \"resistance\": 1, \"torque_constant\": 0.05, \"back_emf_constant\": 0.05}],"
+                 "   \"resistance\": 1, \"torque_constant\": 0.05, \"back_emf_constant\": 0.05},"
+                 "   {\"name\": \"a\", \"type\": \"joint_actuator\", \"joint\": \"j\", \"value\": {\"controller\": \"speed\"}}],"
                  " \"solver\": {\"t_end\": 1}%s%s%s}",
                  cases[i].ctrl, cases[i].voltage ? cases[i].voltage : "{\"controller\": \"speed\"}",
                  cases[i].channel ? ", \"outputs\": {\"interval\": 0.1, \"channels\": [" : "",
@@ -440,6 +492,7 @@ int main(void)
     test_antiwindup();
     test_examples();
     test_continuous_pid();
+    test_joint_actuator();
     test_refused();
     test_parser_errors();
     return CHECK_SUMMARY("controller_test");

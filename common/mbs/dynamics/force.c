@@ -259,6 +259,15 @@ void mbs_force_zrate(const mbs_model *m, const mbs_data *d, const double *x, con
     if (m->nctrl > 0) mbs_ctrl_zrate(m, d, x, v, z, t, zd);
 }
 
+/* A joint actuator's torque (force): a function of time or its
+ * controller's output at (t, x, v, z). */
+static double s_actuator_value(const mbs_model *m, const mbs_data *d, int e, const double *x, const double *v,
+                               const double *z, double t)
+{
+    const mbs_force_spec *F = &m->spec->forces[e];
+    return F->ctrl > 0 ? mbs_ctrl_output(m, d, F->ctrl - 1, t, x, v, z, NULL) : mbs_fn_eval(&F->value[0], t, NULL, NULL);
+}
+
 /* ---- generalized forces ------------------------------------------------------------- */
 
 static void s_element_q(const mbs_model *m, const mbs_data *d, int e, const double *x, const double *v,
@@ -288,6 +297,9 @@ static void s_element_q(const mbs_model *m, const mbs_data *d, int e, const doub
         s_joint_load(m, F->joint, x, st.torque, Q);
         break;
     }
+    case MBS_FORCE_JOINT_ACTUATOR:
+        s_joint_load(m, F->joint, x, s_actuator_value(m, d, e, x, v, z, t), Q);
+        break;
     case MBS_FORCE_POINT_FORCE: {
         double val[3] = {0, 0, 0}, g[3];
         for (int i = 0; i < m->dim; i++) val[i] = mbs_fn_eval(&F->value[i], t, NULL, NULL);
@@ -531,6 +543,8 @@ double mbs_element_force(const mbs_model *m, const mbs_data *d, int e, const dou
         mbs_force_motor(m, d, e, x, v, z, t, &st);
         return st.torque;
     }
+    case MBS_FORCE_JOINT_ACTUATOR:
+        return s_actuator_value(m, d, e, x, v, z, t);
     case MBS_FORCE_POINT_FORCE:
     case MBS_FORCE_TORQUE: {
         double val[3] = {0, 0, 0};

@@ -424,7 +424,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                         zkap[q] = st.ddi_dw / zD[q];
                     }
                     if (m->nctrl == 0) memcpy(d->zkap, zkap, zb);
-                    d->zgen = m->nctrl > 0 && nz > 0;
+                    d->zgen = m->nctrl > 0;
                     int info = cu ? mbs_cu_build(m, d, w0, d->x, d->v, t1) : mbs_ggl_build(m, d, w0, d->x, d->v, t1);
                     d->zgen = 0;
                     memset(d->zkap, 0, zb);

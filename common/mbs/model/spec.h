@@ -135,6 +135,9 @@ typedef enum {
     MBS_FORCE_DC_MOTOR,          /* permanent-magnet DC motor on a revolute or
                                     prismatic joint (issue 13): supply voltage
                                     value[0](t), algebraic current (L = 0)   */
+    MBS_FORCE_JOINT_ACTUATOR,    /* an ideal actuator on a revolute (torque) or
+                                    prismatic (force) joint: value[0](t) or a
+                                    controller's output (ctrl)              */
     MBS_FORCE_NTYPES
 } mbs_force_type;
 
@@ -155,9 +158,10 @@ typedef struct {
                                      3-D value[0..2]                          */
     int body_frame;               /* 1: components in body axes, 0: global     */
     mbs_dcmotor motor;            /* dc_motor: its parameters (dcmotor.h)       */
-    int ctrl;                     /* dc_motor: 1 + the index in spec->controllers
-                                     of the controller whose output is the
-                                     supply voltage; 0: value[0](t)          */
+    int ctrl;                     /* dc_motor, joint_actuator: 1 + the index in
+                                     spec->controllers of the controller whose
+                                     output is the supply voltage (the joint
+                                     torque or force); 0: value[0](t)        */
 } mbs_force_spec;
 
 /* ---- contact shapes and contacts (compliant contact laws) ---------------- */

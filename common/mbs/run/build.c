@@ -146,7 +146,8 @@ static int s_measure_bodies(const mbs_model *m, const mbs_channel_spec *ch, int 
     else if (ch->joint >= 0) { b[0] = s->joints[ch->joint].body[0]; b[1] = s->joints[ch->joint].body[1]; }
     else if (ch->element >= 0 && ch->quantity != MBS_Q_CONTROLLER) {
         const mbs_force_spec *F = &s->forces[ch->element];
-        if (F->type == MBS_FORCE_DC_MOTOR || F->type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER) {
+        if (F->type == MBS_FORCE_DC_MOTOR || F->type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER ||
+            F->type == MBS_FORCE_JOINT_ACTUATOR) {
             b[0] = s->joints[F->joint].body[0];
             b[1] = s->joints[F->joint].body[1];
         } else {
@@ -193,7 +194,7 @@ static int s_coupled_vars(mbs_model *m)
         mbs_fel *el = &m->stel[e];
         if (el->force < 0) continue;
         const mbs_force_spec *F = &s->forces[el->force];
-        int coupled = F->type == MBS_FORCE_DC_MOTOR &&
+        int coupled = (F->type == MBS_FORCE_DC_MOTOR || F->type == MBS_FORCE_JOINT_ACTUATOR) &&
                       (m->force_z[el->force] >= 0 || (F->ctrl > 0 && s->controllers[F->ctrl - 1].ts == 0));
         if (!coupled) continue;
         el->cvars = calloc((size_t)all.nvar + 1, sizeof(int));
@@ -251,6 +252,17 @@ static int s_forces(mbs_model *m)
             mbs_fel_add_body(m, fel, J->body[1]);
             fel->has_rate = 1;
             m->nstate_el++;
+            m->conservative = 0;
+            break;
+        }
+        case MBS_FORCE_JOINT_ACTUATOR: { /* state-dependent through a continuous controller */
+            const mbs_joint_spec *J = &s->joints[F->joint];
+            if (F->ctrl > 0 && s->controllers[F->ctrl - 1].ts == 0) {
+                mbs_fel_add_body(m, fel, J->body[0]);
+                mbs_fel_add_body(m, fel, J->body[1]);
+                fel->has_rate = 1;
+                m->nstate_el++;
+            }
             m->conservative = 0;
             break;
         }
