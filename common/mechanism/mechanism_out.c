@@ -28,7 +28,7 @@ enum {
 
 /* The components of a controller channel, in mbs_component order from
  * MBS_C_ERROR. */
-static const char *const s_ctrl_components[] = {"error", "output", "setpoint", "measurement", NULL};
+static const char *const s_ctrl_components[] = {"error", "output", "setpoint", "measurement", "state", NULL};
 
 /* The components of a motor channel, in mbs_component order from
  * MBS_C_CURRENT. */
@@ -91,7 +91,7 @@ static void s_component(mech_ctx *c, json_t *obj, const char *ptr, int q, mbs_ch
 
     if (rule == R_CTRL) {
         const char *s = json_string_value(v);
-        const char *expect_c = "\"error\", \"output\", \"setpoint\" or \"measurement\"";
+        const char *expect_c = "\"error\", \"output\", \"setpoint\", \"measurement\" or \"state\"";
         if (!v) {
             mech_err(c, ptr, "missing required key 'component' (%s) for quantity 'controller'", expect_c);
             return;

@@ -80,6 +80,8 @@ static void test_pi_closed_form(void)
                 worst = fmax(worst, fabs(t_at(&r, "omega", t) - w));
                 worst_v = fmax(worst_v, fabs(t_at(&r, "V", t) - V));
                 CHECK_NEAR(t_at(&r, "e", t), RS - t_at(&r, "omega", t), 1e-9 * RS);
+                /* the output from the error and the integral state */
+                CHECK_NEAR(t_at(&r, "V", t), KP * t_at(&r, "e", t) + KI * t_at(&r, "I", t), 1e-9 * KP * RS);
             }
             printf("  PI %-24s tol %g: speed error %.2e rad/s (%.3g x tol x r), voltage %.2e V (%.3g x tol x kp r); "
                    "%ld steps\n", integ[a], tols[b], worst, worst / (tols[b] * RS), worst_v,

@@ -108,6 +108,12 @@ double mbs_ctrl_channel(const mbs_model *m, const mbs_data *d, int c, mbs_compon
         return e;
     }
     case MBS_C_OUTPUT: return mbs_ctrl_output(m, d, c, t, x, v, z, NULL);
+    case MBS_C_STATE: {
+        /* a pid's integral (0 without integral action), an lti's x_1 */
+        if (C->ts > 0) return d->ctrl_s[(size_t)c * MBS_LTI_MAX];
+        if (C->type == MBS_CTRL_PID && C->pid.ki == 0) return 0;
+        return m->ctrl_nz[c] > 0 ? z[m->ctrl_z[c]] : 0;
+    }
     default: return NAN;
     }
 }

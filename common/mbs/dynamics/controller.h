@@ -37,8 +37,9 @@ double mbs_ctrl_measure(const mbs_model *m, const mbs_data *d, int c, double t, 
 void mbs_ctrl_zrate(const mbs_model *m, const mbs_data *d, const double *x, const double *v, const double *z,
                     double t, double *zd);
 
-/* A controller channel's value: component MBS_C_ERROR, _OUTPUT, _SETPOINT
- * or _MEASUREMENT. */
+/* A controller channel's value: component MBS_C_ERROR, _OUTPUT, _SETPOINT,
+ * _MEASUREMENT or _STATE (a pid's integral of the error, an lti's x_1; a
+ * sampled one's after its last sample). */
 double mbs_ctrl_channel(const mbs_model *m, const mbs_data *d, int c, mbs_component comp, double t, const double *x,
                         const double *v, const double *z);
 

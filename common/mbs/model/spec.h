@@ -314,8 +314,9 @@ typedef enum {
     MBS_C_MAGNETIC_ENERGY, /* motor: 1/2 L i^2 (J), 0 when L = 0              */
     /* controller: setpoint - measurement, the output (after the limits and
      * the feed-forward; held between samples when discrete), the setpoint,
-     * the measured signal */
-    MBS_C_ERROR, MBS_C_OUTPUT, MBS_C_SETPOINT, MBS_C_MEASUREMENT,
+     * the measured signal, its first state (a pid's integral of the error,
+     * an lti block's x_1) */
+    MBS_C_ERROR, MBS_C_OUTPUT, MBS_C_SETPOINT, MBS_C_MEASUREMENT, MBS_C_STATE,
     MBS_C_NONE /* scalar quantities */
 } mbs_component;
 
