@@ -276,6 +276,55 @@ static void test_examples(void)
     }
 }
 
+/* Simpson's rule over the samples of channel `ch` (an even number of equal
+ * intervals from t = 0); the number of intervals used in *n. */
+static double s_simpson(const t_run *r, const char *ch, int *n_used)
+{
+    int c = t_col(r, ch), n = r->res.nsample - 1;
+    if (c < 0 || n < 2) return NAN;
+    if (n % 2) n--;
+    const int w = 1 + r->res.nchannel;
+    double h = r->res.rows[(size_t)w] - r->res.rows[0], s = 0;
+    for (int i = 0; i <= n; i++) {
+        double f = r->res.rows[(size_t)i * w + c];
+        s += (i == 0 || i == n) ? f : (i % 2 ? 4 * f : 2 * f);
+    }
+    if (n_used) *n_used = n;
+    return s * h / 3;
+}
+
+/* The press's energy balance under its controller: the electrical input
+ * equals the mechanism's energy gained (kinetic, with the rotor's reflected
+ * inertia, and the load spring's) plus the copper loss (no friction, gear
+ * efficiency 1), Simpson over 1 ms samples, tolerance 1e-8, to 1e-5 of the
+ * copper loss (the largest flow: the input is small, the spring giving back
+ * what it took). */
+static void test_press_energy(void)
+{
+    char *text = t_slurp("examples/dc_motor_press_pi.json", NULL);
+    char doc[16384];
+    int rc = s_splice(text, "\"interval\": 0.005", "\"interval\": 0.001", doc, sizeof doc);
+    free(text);
+    if (rc) return;
+    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+    for (int a = 0; a < 2; a++) {
+        const char *sets[] = {"solver.tolerance=1e-8", integ[a], NULL};
+        t_run r;
+        t_run_text(doc, sets, &r);
+        CHECK(r.rc == 0);
+        if (r.rc == 0) {
+            int n = 0;
+            double in = s_simpson(&r, "P_in", &n), cu = s_simpson(&r, "P_copper", NULL);
+            int w = 1 + r.res.nchannel, cE = t_col(&r, "E");
+            double dE = r.res.rows[(size_t)n * w + cE] - r.res.rows[(size_t)cE], bal = in - dE - cu;
+            printf("  press energy (%s): input %.9g J = mechanical %.9g + copper %.9g; imbalance %.2e J (%.1e of the "
+                   "copper loss)\n", integ[a], in, dE, cu, bal, fabs(bal) / cu);
+            CHECK(cu > 1 && fabs(bal) <= 1e-5 * cu);
+        }
+        t_run_free(&r);
+    }
+}
+
 /* The arm with continuous PD controllers (ts = 0: each one's derivative
  * filter state in z), and the press with a PID on the slider's position
  * (a body other than the motor's: the coupled columns of the Newton matrix,
@@ -493,6 +542,7 @@ int main(void)
     test_inductive_pi();
     test_antiwindup();
     test_examples();
+    test_press_energy();
     test_continuous_pid();
     test_joint_actuator();
     test_refused();
