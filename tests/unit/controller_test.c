@@ -432,20 +432,33 @@ static void test_joint_actuator(void)
         }
 }
 
-/* Integrators and analyses that do not take controllers refuse them. */
+/* Integrators and analyses that do not take controllers refuse them (and
+ * the BDF with contact force unknowns). */
 static void test_refused(void)
 {
     const char *cases[][3] = {{"solver.integrator=trapezoidal_al", NULL, NULL},
                               {"solver.integrator=event_driven", NULL, NULL},
                               {"solver.integrator=moreau_jean", NULL, NULL},
                               {"solver.analysis=statics", NULL, NULL},
-                              {"solver.integrator=trapezoidal_al", "ts=0.01", NULL}};
+                              {"solver.integrator=trapezoidal_al", "ts=0.01", NULL},
+                              {"solver.contact_force_unknowns=true", NULL, NULL}};
+    /* a compliant contact that never touches, for contact_force_unknowns */
+    char *text = t_slurp(FLYWHEEL_PI, NULL);
+    char doc[8192];
+    int rc = s_splice(text, "\"solver\": {",
+                      "\"shapes\": [{\"name\": \"rim\", \"body\": \"flywheel\", \"type\": \"circle\", \"center\": [0, 0], "
+                      "\"radius\": 0.1}, {\"name\": \"floor\", \"body\": \"ground\", \"type\": \"line\", \"point\": [0, -1], "
+                      "\"normal\": [0, 1]}], \"contacts\": [{\"shapes\": [\"rim\", \"floor\"], \"law\": \"hertz\", "
+                      "\"stiffness\": 1e6, \"exponent\": 1.5}], \"solver\": {", doc, sizeof doc);
+    free(text);
+    if (rc) return;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         t_run r;
-        t_run_file(FLYWHEEL_PI, cases[c], &r);
+        t_run_text(doc, cases[c], &r);
         int found = 0;
         for (int e = 0; e < r.err.n; e++)
-            found |= strstr(r.err.e[e].message, "controller 'speed'") && strstr(r.err.e[e].message, "bdf and dopri5");
+            found |= strstr(r.err.e[e].message, "controller 'speed'") &&
+                     (strstr(r.err.e[e].message, "bdf and dopri5") || strstr(r.err.e[e].message, "contact_force_unknowns"));
         printf("  %s%s%s: rc %d, %s\n", cases[c][0], cases[c][1] ? " " : "", cases[c][1] ? cases[c][1] : "", r.rc,
                r.err.n > 0 ? r.err.e[0].message : "(no message)");
         CHECK(r.rc != 0 && found);

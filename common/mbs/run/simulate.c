@@ -144,6 +144,14 @@ static int s_check_states(const mbs_model *m, mbs_errlist *err)
 {
     const mbs_solver_spec *o = &m->spec->solver;
     if (m->nz == 0 && m->nctrl == 0) return 0;
+    /* the sparse Newton matrix with contact force unknowns is sized
+     * without the controllers' coupling blocks (system_contacts.c) */
+    if (m->nctrl > 0 && o->analysis == MBS_ANALYSIS_DYNAMICS && o->integrator == MBS_INT_BDF &&
+        o->contact_force_unknowns) {
+        mbs_err_add(err, "", "controller '%s': controllers are not supported with solver.contact_force_unknowns "
+                    "(give it false)", m->spec->controllers[0].name);
+        return MBS_EINVAL;
+    }
     if (o->analysis == MBS_ANALYSIS_DYNAMICS && (o->integrator == MBS_INT_BDF || o->integrator == MBS_INT_DOPRI5))
         return 0;
     const char *what = o->analysis == MBS_ANALYSIS_STATICS      ? "the statics analysis"
