@@ -588,7 +588,7 @@ static void s_parse_solver(mech_ctx *c, json_t *root, const int *opt_ov,
 
 static const char *const s_top_keys[] = {
     "name", "description", "dimension", "gravity", "parameters", "bodies", "joints",
-    "forces", "drivers", "shapes", "contacts", "solver", "outputs", NULL};
+    "forces", "drivers", "shapes", "contacts", "controllers", "solver", "outputs", NULL};
 
 /* Deepest nesting of arrays and objects, counting brackets outside strings;
  * stops counting past `limit`. */
@@ -729,11 +729,13 @@ mbs_spec *mech_parse(const char *text, size_t len, const mech_override *ov, int 
     s_parse_top(&c, root);
     mech_parse_bodies(&c, root);
     mech_parse_joints(&c, root);
+    mech_register_controllers(&c, root);
     mech_parse_forces(&c, root);
     mech_parse_drivers(&c, root);
     mech_parse_contacts(&c, root);
     if (!c.nerr)
         mech_expand_clearance(&c);
+    mech_parse_controllers(&c, root);
     mech_parse_outputs(&c, root);
 
     mbs_spec *spec = c.spec;
@@ -743,6 +745,7 @@ mbs_spec *mech_parse(const char *text, size_t len, const mech_override *ov, int 
     mech_map_free(&c.bodies);
     mech_map_free(&c.joints);
     mech_map_free(&c.forces);
+    mech_map_free(&c.ctrls);
     free(c.pname);
     free(c.pjson);
     free(c.pval);

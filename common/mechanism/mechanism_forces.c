@@ -13,11 +13,11 @@
 
 /* Spec-level types first (they become spec->forces entries), then the
  * entries that only set something elsewhere (joint_damping, gravity). */
-enum { F_SPRING, F_ROTSPRING, F_FORCE, F_TORQUE, F_DCMOTOR, F_JOINT_DAMPING, F_GRAVITY, F_NTYPES };
+enum { F_SPRING, F_ROTSPRING, F_FORCE, F_TORQUE, F_DCMOTOR, F_ACTUATOR, F_JOINT_DAMPING, F_GRAVITY, F_NTYPES };
 
 static const char *const s_ftype_names[] = {"spring_damper", "rotational_spring_damper",
-                                            "force", "torque", "dc_motor", "joint_damping",
-                                            "gravity", NULL};
+                                            "force", "torque", "dc_motor", "joint_actuator",
+                                            "joint_damping", "gravity", NULL};
 static const char *const s_fkeys[F_NTYPES][19] = {
     {"type", "name", "bodies", "points", "stiffness", "damping", "free_length", "preload", NULL},
     {"type", "name", "joint", "stiffness", "damping", "free_angle", NULL},
@@ -26,6 +26,7 @@ static const char *const s_fkeys[F_NTYPES][19] = {
     {"type", "name", "joint", "voltage", "resistance", "inductance", "torque_constant",
      "back_emf_constant", "rotor_inertia", "viscous_friction", "coulomb_friction", "coulomb_speed",
      "gear_ratio", "lead", "efficiency", "voltage_limit", "current_limit", "initial_current", NULL},
+    {"type", "name", "joint", "value", NULL},
     {"type", "name", "joint", "coefficient", NULL},
     {"type", "name", "value", NULL},
 };
@@ -37,7 +38,7 @@ static const char *const s_force_all[] = {"type", "name", "bodies", "points", "s
                                           "viscous_friction", "coulomb_friction", "coulomb_speed",
                                           "gear_ratio", "lead", "efficiency", "voltage_limit",
                                           "current_limit", "initial_current", NULL};
-#define S_FTYPES_LIST "spring_damper, rotational_spring_damper, force, torque, dc_motor, joint_damping or gravity"
+#define S_FTYPES_LIST "spring_damper, rotational_spring_damper, force, torque, dc_motor, joint_actuator, joint_damping or gravity"
 
 /* A dc_motor entry (issue 13, dcmotor.h): on a revolute joint through a
  * gear (gear_ratio: motor speed / joint speed), on a prismatic joint
@@ -66,11 +67,15 @@ static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec
     }
     json_t *v = json_object_get(obj, "voltage");
     mech_ptr_key(kp, ptr, "voltage");
-    if (!v)
+    if (!v) {
         mech_err(c, ptr, "missing required key 'voltage' (the supply voltage in V: a number, expression or "
-                 "function of time)");
-    else
+                 "function of time, or {\"controller\": name})");
+    } else if (json_is_object(v) && json_object_get(v, "controller")) {
+        int k = mech_ctrl_ref(c, v, kp);
+        if (k >= 0) f->ctrl = k + 1;
+    } else {
         mech_fn(c, v, kp, &f->value[0]);
+    }
     for (int k = 0; k < 3; k++)
         if (!f->value[k].c && !f->value[k].expr) mech_fn_constant(c, &f->value[k], 0, ptr);
     mech_num_key(c, obj, ptr, "resistance", MECH_REQ | MECH_POS, 0, &mo->R);
@@ -126,6 +131,41 @@ static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec
                  "(or rotor_inertia / lead^2 on a prismatic joint) to the inertia of the body the motor drives, "
                  "about the joint's axis, and give 0");
     }
+}
+
+/* A joint_actuator entry (issue 13): an ideal torque (revolute) or force
+ * (prismatic) on its joint, equal and opposite on the joint's two bodies,
+ * positive driving the joint coordinate up; value a function of time or
+ * {"controller": name}. */
+static void s_joint_actuator(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec *f)
+{
+    char kp[MECH_PTR_MAX];
+    f->type = MBS_FORCE_JOINT_ACTUATOR;
+    f->body[0] = f->body[1] = MBS_GROUND;
+    int j = f->joint = mech_joint_ref(c, obj, ptr, "joint");
+    int jt = j >= 0 ? mech_joint_type(c, j) : MBS_JOINT_NTYPES;
+    if (j >= 0 && jt != MBS_JOINT_REVOLUTE && jt != MBS_JOINT_PRISMATIC && jt != MBS_JOINT_NTYPES) {
+        mech_ptr_key(kp, ptr, "joint");
+        mech_err(c, kp, "a joint_actuator drives a revolute or prismatic joint; '%s' is %s", c->spec->joints[j].name,
+                 mbs_joint_type_name(jt));
+    }
+    if (j >= 0) {
+        f->body[0] = c->spec->joints[j].body[0];
+        f->body[1] = c->spec->joints[j].body[1];
+    }
+    json_t *v = json_object_get(obj, "value");
+    mech_ptr_key(kp, ptr, "value");
+    if (!v) {
+        mech_err(c, ptr, "missing required key 'value' (the joint torque in N m or force in N: a number, expression "
+                 "or function of time, or {\"controller\": name})");
+    } else if (json_is_object(v) && json_object_get(v, "controller")) {
+        int k = mech_ctrl_ref(c, v, kp);
+        if (k >= 0) f->ctrl = k + 1;
+    } else {
+        mech_fn(c, v, kp, &f->value[0]);
+    }
+    for (int k = 0; k < 3; k++)
+        if (!f->value[k].c && !f->value[k].expr) mech_fn_constant(c, &f->value[k], 0, ptr);
 }
 
 /* The type index of a force entry, or -1. */
@@ -291,6 +331,9 @@ static void s_force(mech_ctx *c, json_t *obj, const char *ptr, int i, int *gravi
         break;
     case F_DCMOTOR:
         s_dc_motor(c, obj, ptr, f);
+        break;
+    case F_ACTUATOR:
+        s_joint_actuator(c, obj, ptr, f);
         break;
     case F_JOINT_DAMPING: {
         double coef = 0;

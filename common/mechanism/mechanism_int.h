@@ -60,7 +60,7 @@ typedef struct {
     int bad_ref;              /* a lookup hit a parameter that failed          */
     char unknown_param[64];   /* last name a lookup did not find                */
 
-    mech_map bodies, joints, forces;
+    mech_map bodies, joints, forces, ctrls;
     int *force_doc_to_spec;   /* "forces" entry -> spec->forces index or -1    */
     int nforce_doc;
     int *joint_driven;        /* per joint: driver index + 1, 0 if none         */
@@ -199,5 +199,19 @@ void mech_parse_contacts(mech_ctx *c, json_t *root);
  * (mechanism_clearance.c); after the contacts section. */
 void mech_expand_clearance(mech_ctx *c);
 void mech_parse_outputs(mech_ctx *c, json_t *root);
+/* The measured signal of a controller (mechanism_out.c): the keys of an
+ * output channel of a state quantity (dynamics/quantity.h), no name. */
+void mech_measure(mech_ctx *c, json_t *obj, const char *ptr, mbs_channel_spec *ch);
+
+/* ---- controllers (mechanism_ctrl.c) ------------------------------------------------ */
+
+/* Their names (and spec->controllers, sized), before the forces that refer
+ * to them. */
+void mech_register_controllers(mech_ctx *c, json_t *root);
+/* The rest of each, after the forces (their measured signals may name a
+ * motor) and before the outputs. */
+void mech_parse_controllers(mech_ctx *c, json_t *root);
+/* {"controller": name} at ptr: the controller's index, or -1 (reported). */
+int mech_ctrl_ref(mech_ctx *c, json_t *v, const char *ptr);
 
 #endif

@@ -4,13 +4,14 @@
  * position and the total energy).
  */
 #include "mechanism/mechanism_int.h"
+#include "mbs/dynamics/quantity.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Keys a channel may carry besides name and quantity. */
-enum { C_BODY = 1, C_POINT = 2, C_JOINT = 4, C_ELEMENT = 8, C_COMPONENT = 16, C_SHAPES = 32 };
+enum { C_BODY = 1, C_POINT = 2, C_JOINT = 4, C_ELEMENT = 8, C_COMPONENT = 16, C_SHAPES = 32, C_CONTROLLER = 64 };
 
 /* Component rules. */
 enum {
@@ -19,10 +20,15 @@ enum {
     R_VEC3_OPT, /* 3-D: required x, y, z, magnitude; 2-D: optional "z"     */
     R_QUAT,     /* required: w, x, y, z                                    */
     R_VEC_NORMAL, /* R_VEC or "normal"                                      */
-    R_MOTOR     /* required: current, voltage, speed, torque, power_in,
+    R_MOTOR,    /* required: current, voltage, speed, torque, power_in,
                    copper_loss, friction_loss, gear_loss, power_out or
                    magnetic_energy                                         */
+    R_CTRL      /* required: error, output, setpoint or measurement        */
 };
+
+/* The components of a controller channel, in mbs_component order from
+ * MBS_C_ERROR. */
+static const char *const s_ctrl_components[] = {"error", "output", "setpoint", "measurement", "state", NULL};
 
 /* The components of a motor channel, in mbs_component order from
  * MBS_C_CURRENT. */
@@ -55,6 +61,8 @@ static const struct {
     {"friction_force", MBS_Q_FRICTION_FORCE, C_JOINT, R_NONE, 2},
     {"contact_force", MBS_Q_CONTACT_FORCE, C_SHAPES | C_COMPONENT, R_VEC_NORMAL, 0},
     {"motor", MBS_Q_MOTOR, C_ELEMENT | C_COMPONENT, R_MOTOR, 0},
+    {"joint_velocity", MBS_Q_JOINT_VELOCITY, C_JOINT, R_NONE, 0},
+    {"controller", MBS_Q_CONTROLLER, C_CONTROLLER | C_COMPONENT, R_CTRL, 0},
 };
 #define S_NQ ((int)(sizeof s_quantities / sizeof s_quantities[0]))
 
@@ -62,9 +70,9 @@ static const char *const s_qnames[] = {
     "position", "velocity", "acceleration", "angle", "angular_velocity", "orientation",
     "joint_coordinate", "reaction_force", "reaction_torque", "element_force",
     "kinetic_energy", "potential_energy", "energy", "constraint_violation", "normal_force",
-    "friction_force", "contact_force", "motor", NULL};
+    "friction_force", "contact_force", "motor", "joint_velocity", "controller", NULL};
 static const char *const s_channel_all[] = {"name", "quantity", "body", "point", "joint",
-                                            "element", "shapes", "component", NULL};
+                                            "element", "shapes", "component", "controller", NULL};
 static const char *const s_output_keys[] = {"interval", "channels", NULL};
 
 /* "component" of channel ch for quantity entry q. */
@@ -80,6 +88,25 @@ static void s_component(mech_ctx *c, json_t *obj, const char *ptr, int q, mbs_ch
         return;
     if (rule == R_VEC3_OPT && d2)
         ch->component = MBS_C_Z; /* the planar scalar */
+
+    if (rule == R_CTRL) {
+        const char *s = json_string_value(v);
+        const char *expect_c = "\"error\", \"output\", \"setpoint\", \"measurement\" or \"state\"";
+        if (!v) {
+            mech_err(c, ptr, "missing required key 'component' (%s) for quantity 'controller'", expect_c);
+            return;
+        }
+        for (int k = 0; s && s_ctrl_components[k]; k++)
+            if (strcmp(s, s_ctrl_components[k]) == 0) {
+                ch->component = (mbs_component)(MBS_C_ERROR + k);
+                return;
+            }
+        char b[48];
+        if (s) snprintf(b, sizeof b, "'%.30s'", s);
+        else snprintf(b, sizeof b, "%s", mech_type_name(v));
+        mech_err(c, kp, "component %s does not exist for quantity 'controller'; expected %s", b, expect_c);
+        return;
+    }
 
     if (rule == R_MOTOR) {
         const char *s = json_string_value(v);
@@ -240,11 +267,40 @@ static void s_contact_shapes(mech_ctx *c, json_t *obj, const char *ptr, mbs_chan
                  "(pairs are declared in \"contacts\")", b[0], b[1]);
 }
 
+static void s_channel_keys(mech_ctx *c, json_t *obj, const char *ptr, int measure, mbs_channel_spec *ch);
+
+/* A measured motor quantity (or a motor's element_force) that depends on
+ * the motor's supply voltage, when a controller sets that voltage: an
+ * algebraic loop through the controller's output, refused.  With an
+ * inductance the current (and the torque) is a state and may be measured;
+ * the speed always. */
+static void s_measure_loop(mech_ctx *c, json_t *obj, const char *ptr, const mbs_channel_spec *ch)
+{
+    char kp[MECH_PTR_MAX];
+    if (c->nerr || ch->element < 0 || (ch->quantity != MBS_Q_MOTOR && ch->quantity != MBS_Q_ELEMENT_FORCE)) return;
+    const mbs_force_spec *F = &c->spec->forces[ch->element];
+    if ((F->type != MBS_FORCE_DC_MOTOR && F->type != MBS_FORCE_JOINT_ACTUATOR) || F->ctrl == 0) return;
+    int on_v = F->type == MBS_FORCE_JOINT_ACTUATOR ? 1
+               : ch->quantity == MBS_Q_ELEMENT_FORCE ? F->motor.L == 0
+               : ch->component == MBS_C_VOLTAGE || ch->component == MBS_C_POWER_IN ||
+                     (F->motor.L == 0 && ch->component != MBS_C_SPEED);
+    (void)obj;
+    if (!on_v) return;
+    mech_ptr_key(kp, ptr, ch->quantity == MBS_Q_MOTOR ? "component" : "element");
+    if (F->type == MBS_FORCE_JOINT_ACTUATOR)
+        mech_err(c, kp, "joint_actuator '%s' is the output of controller '%s': measuring it is an algebraic loop",
+                 F->name, c->spec->controllers[F->ctrl - 1].name);
+    else
+        mech_err(c, kp, "this quantity of dc_motor '%s' depends on its supply voltage, which controller '%s' sets: an "
+                 "algebraic loop (measure the motor's speed, or its current when its inductance is > 0)", F->name,
+                 c->spec->controllers[F->ctrl - 1].name);
+}
+
 /* One channel object. */
 static void s_channel(mech_ctx *c, json_t *obj, const char *ptr, int i, mech_map *names,
                       mbs_channel_spec *ch)
 {
-    char kp[MECH_PTR_MAX], b[48];
+    char kp[MECH_PTR_MAX];
     ch->body = ch->joint = ch->element = -1;
     ch->component = MBS_C_NONE;
     if (!json_is_object(obj)) {
@@ -266,6 +322,27 @@ static void s_channel(mech_ctx *c, json_t *obj, const char *ptr, int i, mech_map
             mech_err(c, kp, "out of memory");
     }
 
+    s_channel_keys(c, obj, ptr, 0, ch);
+}
+
+/* A controller's measured signal (or the quantity and keys of channel ch
+ * with measure = 0): the keys of an output channel of a state quantity. */
+void mech_measure(mech_ctx *c, json_t *obj, const char *ptr, mbs_channel_spec *ch)
+{
+    ch->body = ch->joint = ch->element = -1;
+    ch->component = MBS_C_NONE;
+    if (!json_is_object(obj)) {
+        mech_err(c, ptr, "expected a measured signal (an object with a quantity and its keys), got %s",
+                 mech_type_name(obj));
+        return;
+    }
+    s_channel_keys(c, obj, ptr, 1, ch);
+}
+
+static void s_channel_keys(mech_ctx *c, json_t *obj, const char *ptr, int measure, mbs_channel_spec *ch)
+{
+    char kp[MECH_PTR_MAX], b[48];
+    json_t *v;
     /* the quantity decides which keys apply */
     int q = -1;
     v = json_object_get(obj, "quantity");
@@ -288,7 +365,8 @@ static void s_channel(mech_ctx *c, json_t *obj, const char *ptr, int i, mech_map
                          "acceleration, angle, angular_velocity, orientation, "
                          "joint_coordinate, reaction_force, reaction_torque, element_force, "
                          "kinetic_energy, potential_energy, energy, constraint_violation, "
-                         "normal_force, friction_force, contact_force or motor)", b);
+                         "normal_force, friction_force, contact_force, motor, joint_velocity or "
+                         "controller)", b);
         } else if (s_quantities[q].dim && s_quantities[q].dim != c->dim) {
             mech_err(c, kp, "quantity '%s' exists only in %s mechanisms; use '%s'",
                      s_quantities[q].name, c->dim == 2 ? "spatial" : "planar",
@@ -297,16 +375,28 @@ static void s_channel(mech_ctx *c, json_t *obj, const char *ptr, int i, mech_map
         }
     }
     if (q < 0) {
-        mech_check_keys(c, obj, ptr, s_channel_all, NULL, NULL);
+        mech_check_keys(c, obj, ptr, measure ? s_channel_all + 1 : s_channel_all, NULL, NULL);
         return;
     }
     ch->quantity = s_quantities[q].q;
+    /* a measured signal is a function of the state that does not pass
+     * through a controller's output (an algebraic loop) */
+    if (measure && (!mbs_quantity_is_state(ch->quantity) || ch->quantity == MBS_Q_KINETIC_ENERGY ||
+                    ch->quantity == MBS_Q_POTENTIAL_ENERGY || ch->quantity == MBS_Q_TOTAL_ENERGY)) {
+        mech_ptr_key(kp, ptr, "quantity");
+        mech_err(c, kp, "a controller cannot measure '%s' (it measures position, velocity, angle, "
+                 "angular_velocity, orientation, joint_coordinate, joint_velocity, element_force or motor)",
+                 s_quantities[q].name);
+        return;
+    }
 
     /* keys that do not apply to this quantity are errors */
     const char *allowed[10];
     int na = 0, keys = s_quantities[q].keys;
-    allowed[na++] = "name";
+    if (!measure) allowed[na++] = "name";
     allowed[na++] = "quantity";
+    if (keys & C_CONTROLLER)
+        allowed[na++] = "controller";
     if (keys & C_BODY)
         allowed[na++] = "body";
     if (keys & C_POINT)
@@ -322,7 +412,7 @@ static void s_channel(mech_ctx *c, json_t *obj, const char *ptr, int i, mech_map
     allowed[na] = NULL;
     char why[64];
     snprintf(why, sizeof why, "to quantity '%s'", s_quantities[q].name);
-    mech_check_keys(c, obj, ptr, allowed, s_channel_all, why);
+    mech_check_keys(c, obj, ptr, allowed, measure ? s_channel_all + 1 : s_channel_all, why);
 
     if (keys & C_BODY) {
         v = json_object_get(obj, "body");
@@ -366,11 +456,11 @@ static void s_channel(mech_ctx *c, json_t *obj, const char *ptr, int i, mech_map
             mech_clip(b, sizeof b, json_string_value(v), 40);
             mech_err(c, kp, "unknown joint '%s'%s%s%s", b, sug ? "; did you mean '" : "",
                      sug ? sug : "", sug ? "'?" : "");
-        } else if (ch->quantity == MBS_Q_JOINT_COORDINATE) {
+        } else if (ch->quantity == MBS_Q_JOINT_COORDINATE || ch->quantity == MBS_Q_JOINT_VELOCITY) {
             mbs_joint_type t = c->spec->joints[ch->joint].type;
             if (t != MBS_JOINT_REVOLUTE && t != MBS_JOINT_PRISMATIC && t != MBS_JOINT_NTYPES)
-                mech_err(c, kp, "joint_coordinate is defined for revolute and prismatic "
-                         "joints; '%s' is %s", c->spec->joints[ch->joint].name,
+                mech_err(c, kp, "%s is defined for revolute and prismatic "
+                         "joints; '%s' is %s", s_quantities[q].name, c->spec->joints[ch->joint].name,
                          mbs_joint_type_name(t));
         } else if (ch->quantity == MBS_Q_NORMAL_FORCE || ch->quantity == MBS_Q_FRICTION_FORCE) {
             const mbs_joint_spec *J = &c->spec->joints[ch->joint];
@@ -386,7 +476,22 @@ static void s_channel(mech_ctx *c, json_t *obj, const char *ptr, int i, mech_map
         s_element(c, obj, ptr, ch);
     if (keys & C_SHAPES)
         s_contact_shapes(c, obj, ptr, ch);
+    if (keys & C_CONTROLLER) {
+        v = json_object_get(obj, "controller");
+        mech_ptr_key(kp, ptr, "controller");
+        if (!v)
+            mech_err(c, ptr, "missing required key 'controller' (a controller's name) for quantity 'controller'");
+        else if (!json_is_string(v))
+            mech_err(c, kp, "expected a controller's name (a string), got %s", mech_type_name(v));
+        else if ((ch->element = mech_map_get(&c->ctrls, json_string_value(v))) < 0) {
+            const char *sug = mech_suggest_map(json_string_value(v), &c->ctrls);
+            mech_clip(b, sizeof b, json_string_value(v), 40);
+            mech_err(c, kp, "no controller named '%s'%s%s%s", b, sug ? "; did you mean '" : "", sug ? sug : "",
+                     sug ? "'?" : "");
+        }
+    }
     s_component(c, obj, ptr, q, ch);
+    if (measure) s_measure_loop(c, obj, ptr, ch);
 }
 
 /* Default channels: each body's com position components, then the energy. */

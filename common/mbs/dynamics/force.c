@@ -9,6 +9,7 @@
  * under any rigid motion is tau . omega (see s_torque_q).
  */
 #include "mbs/dynamics/force.h"
+#include "mbs/dynamics/controller.h"
 #include "mbs/contact/contact.h"
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/linalg/vec.h"
@@ -226,37 +227,51 @@ static double s_spring(const mbs_model *m, int e, const double *x, const double 
 /* ---- DC motors ------------------------------------------------------------------------ */
 
 /* The motor of element e at joint rate `rate` and current i (a state when
- * L > 0, ignored otherwise). */
-static void s_motor_at(const mbs_model *m, int e, double rate, double i, double t, mbs_dcmotor_state *st)
+ * L > 0, ignored otherwise); its supply voltage a function of time, or the
+ * output of its controller at (t, x, v, z). */
+static void s_motor_at(const mbs_model *m, const mbs_data *d, int e, double rate, double i, double t, const double *x,
+                       const double *v, const double *z, mbs_dcmotor_state *st)
 {
     const mbs_force_spec *F = &m->spec->forces[e];
-    double V = mbs_fn_eval(&F->value[0], t, NULL, NULL);
+    double V = F->ctrl > 0 ? mbs_ctrl_output(m, d, F->ctrl - 1, t, x, v, z, NULL) : mbs_fn_eval(&F->value[0], t, NULL, NULL);
     mbs_dcmotor_eval(&F->motor, V, i, rate, st);
 }
 
-void mbs_force_motor(const mbs_model *m, int e, const double *x, const double *v, const double *z, double t,
-                     mbs_dcmotor_state *st)
+void mbs_force_motor(const mbs_model *m, const mbs_data *d, int e, const double *x, const double *v, const double *z,
+                     double t, mbs_dcmotor_state *st)
 {
     const mbs_force_spec *F = &m->spec->forces[e];
     double rate = 0;
     mbs_joint_coord(m, F->joint, x, v, v ? &rate : NULL);
     int k = m->force_z ? m->force_z[e] : -1;
-    s_motor_at(m, e, rate, k >= 0 && z ? z[k] : 0, t, st);
+    s_motor_at(m, d, e, rate, k >= 0 && z ? z[k] : 0, t, x, v, z, st);
 }
 
-void mbs_force_zrate(const mbs_model *m, const double *x, const double *v, const double *z, double t, double *zd)
+void mbs_force_zrate(const mbs_model *m, const mbs_data *d, const double *x, const double *v, const double *z, double t,
+                     double *zd)
 {
     for (int k = 0; k < m->nz; k++) {
+        if (m->z_force[k] < 0) continue;
         mbs_dcmotor_state st;
-        mbs_force_motor(m, m->z_force[k], x, v, z, t, &st);
+        mbs_force_motor(m, d, m->z_force[k], x, v, z, t, &st);
         zd[k] = st.di;
     }
+    if (m->nctrl > 0) mbs_ctrl_zrate(m, d, x, v, z, t, zd);
+}
+
+/* A joint actuator's torque (force): a function of time or its
+ * controller's output at (t, x, v, z). */
+static double s_actuator_value(const mbs_model *m, const mbs_data *d, int e, const double *x, const double *v,
+                               const double *z, double t)
+{
+    const mbs_force_spec *F = &m->spec->forces[e];
+    return F->ctrl > 0 ? mbs_ctrl_output(m, d, F->ctrl - 1, t, x, v, z, NULL) : mbs_fn_eval(&F->value[0], t, NULL, NULL);
 }
 
 /* ---- generalized forces ------------------------------------------------------------- */
 
 static void s_element_q(const mbs_model *m, const mbs_data *d, int e, const double *x, const double *v,
-                        double t, const s_sink *Q)
+                        const double *z, double t, const s_sink *Q)
 {
     const mbs_force_spec *F = &m->spec->forces[e];
     switch (F->type) {
@@ -278,10 +293,13 @@ static void s_element_q(const mbs_model *m, const mbs_data *d, int e, const doub
     }
     case MBS_FORCE_DC_MOTOR: {
         mbs_dcmotor_state st;
-        mbs_force_motor(m, e, x, v, d ? d->z : NULL, t, &st);
+        mbs_force_motor(m, d, e, x, v, z, t, &st);
         s_joint_load(m, F->joint, x, st.torque, Q);
         break;
     }
+    case MBS_FORCE_JOINT_ACTUATOR:
+        s_joint_load(m, F->joint, x, s_actuator_value(m, d, e, x, v, z, t), Q);
+        break;
     case MBS_FORCE_POINT_FORCE: {
         double val[3] = {0, 0, 0}, g[3];
         for (int i = 0; i < m->dim; i++) val[i] = mbs_fn_eval(&F->value[i], t, NULL, NULL);
@@ -313,7 +331,7 @@ static void s_all_forces(const mbs_model *m, const mbs_data *d, const double *x,
     size_t len = Q->body_space ? (size_t)m->nbody * (size_t)m->nb : (size_t)m->nvar;
     memset(Q->q, 0, sizeof(double) * len);
     for (int b = 0; b < m->nbody; b++) s_scatter(m, b, m->body[b].Qg, Q);
-    for (int e = 0; e < m->spec->nforce; e++) s_element_q(m, d, e, x, v, t, Q);
+    for (int e = 0; e < m->spec->nforce; e++) s_element_q(m, d, e, x, v, d ? d->z : NULL, t, Q);
     /* viscous joint damping */
     for (int j = 0; j < m->spec->njoint; j++) {
         double c = m->spec->joints[j].damping;
@@ -368,8 +386,45 @@ static void s_motor_coupled_q(const mbs_model *m, const mbs_data *d, int e, int 
     double rate;
     mbs_joint_coord(m, F->joint, x, v, &rate);
     mbs_dcmotor_state st;
-    s_motor_at(m, e, rate, d->z[k] + d->zkap[k] * (rate - w_base), t, &st);
+    s_motor_at(m, d, e, rate, d->z[k] + d->zkap[k] * (rate - w_base), t, x, v, d->z, &st);
     s_joint_load(m, F->joint, x, st.torque, Q);
+}
+
+/* A force element of a model with controllers whose force depends on the
+ * element states or a controller's output (el->cvars), as the BDF's Newton
+ * matrix sees it with the states eliminated as a block (controller.h
+ * mbs_zelim_build, d->zgen): perturbing x_j (v_j) by h moves z by h times
+ * column j of d->zKx (d->zKv), and a continuous controller's output
+ * follows its measured signal at the perturbed state; columns: the
+ * element's variables and el->cvars, rows: its variables. */
+static void s_coupled_jac(const mbs_model *m, mbs_data *d, const mbs_fel *el, const double *x, const double *v,
+                          double t, double cK, double cC, void (*add)(void *ctx, int i, int j, double v), void *ctx)
+{
+    int nv = m->nvar, nz = m->nz;
+    double *xp = d->fd_x, *vp = d->fd_v, *Q0 = d->fd_q0, *Q1 = d->fd_q1, *zt = d->zt;
+    s_sink k0 = {Q0, 0}, k1 = {Q1, 0};
+    memset(Q0, 0, sizeof(double) * (size_t)nv);
+    s_element_q(m, d, el->force, x, v, d->z, t, &k0);
+    for (int pass = 0; pass < 2; pass++) {
+        double c = pass == 0 ? cK : cC;
+        if (c == 0) continue;
+        double *y = pass == 0 ? xp : vp;
+        const double *K = pass == 0 ? d->zKx : d->zKv;
+        for (int k = 0; k < el->nvar + el->ncvar; k++) {
+            int var = k < el->nvar ? el->vars[k] : el->cvars[k - el->nvar];
+            double h = 1e-7 * (1 + fabs(y[var]));
+            y[var] += h;
+            for (int q = 0; q < nz; q++) zt[q] = d->z[q] + K[(size_t)q * nv + var] * h;
+            memset(Q1, 0, sizeof(double) * (size_t)nv);
+            s_element_q(m, d, el->force, xp, vp, zt, t, &k1);
+            y[var] -= h;
+            for (int r = 0; r < el->nvar; r++) {
+                int row = el->vars[r];
+                double dq = (Q1[row] - Q0[row]) / h;
+                if (dq != 0) add(ctx, row, var, -c * dq);
+            }
+        }
+    }
 }
 
 void mbs_force_jac_noncontact(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t,
@@ -382,8 +437,12 @@ void mbs_force_jac_noncontact(const mbs_model *m, mbs_data *d, const double *x, 
     for (int e = 0; e < m->nstate_el; e++) {
         const mbs_fel *el = &m->stel[e];
         s_sink k0 = {Q0, 0}, k1 = {Q1, 0};
+        if (d->zgen && el->cvars) {
+            s_coupled_jac(m, d, el, x, v, t, cK, cC, add, ctx);
+            continue;
+        }
         memset(Q0, 0, sizeof(double) * (size_t)nv);
-        if (el->force >= 0) s_element_q(m, d, el->force, x, v, t, &k0);
+        if (el->force >= 0) s_element_q(m, d, el->force, x, v, d->z, t, &k0);
         else {
             double rate; int j = el->joint;
             mbs_joint_coord(m, j, x, v, &rate);
@@ -404,7 +463,7 @@ void mbs_force_jac_noncontact(const mbs_model *m, mbs_data *d, const double *x, 
                 z[var] += h;
                 memset(Q1, 0, sizeof(double) * (size_t)nv);
                 if (kz >= 0) s_motor_coupled_q(m, d, el->force, kz, w_base, xp, vp, t, &k1);
-                else if (el->force >= 0) s_element_q(m, d, el->force, xp, vp, t, &k1);
+                else if (el->force >= 0) s_element_q(m, d, el->force, xp, vp, d->z, t, &k1);
                 else {
                     double rate; int j = el->joint;
                     mbs_joint_coord(m, j, xp, vp, &rate);
@@ -466,8 +525,8 @@ double mbs_potential(const mbs_model *m, const double *x, double t)
     return V;
 }
 
-double mbs_element_force(const mbs_model *m, int e, const double *x, const double *v, const double *z, double t,
-                         int comp)
+double mbs_element_force(const mbs_model *m, const mbs_data *d, int e, const double *x, const double *v, const double *z,
+                         double t, int comp)
 {
     const mbs_force_spec *F = &m->spec->forces[e];
     switch (F->type) {
@@ -481,9 +540,11 @@ double mbs_element_force(const mbs_model *m, int e, const double *x, const doubl
     }
     case MBS_FORCE_DC_MOTOR: {
         mbs_dcmotor_state st;
-        mbs_force_motor(m, e, x, v, z, t, &st);
+        mbs_force_motor(m, d, e, x, v, z, t, &st);
         return st.torque;
     }
+    case MBS_FORCE_JOINT_ACTUATOR:
+        return s_actuator_value(m, d, e, x, v, z, t);
     case MBS_FORCE_POINT_FORCE:
     case MBS_FORCE_TORQUE: {
         double val[3] = {0, 0, 0};

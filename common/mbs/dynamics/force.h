@@ -26,17 +26,22 @@ void mbs_force_jac_noncontact(const mbs_model *m, mbs_data *d, const double *x, 
  * body receives, before variables shared by bodies are summed. */
 void mbs_force_eval_body(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double t,
                          double *Qbody);
-/* The state of dc_motor element e at (x, v, z, t): its current, torque on
+/* The state of dc_motor element e at (x, v, z, t) (d: the run's data, for
+ * a voltage that is a controller's output): its current, torque on
  * the joint, power flows (dcmotor.h); the joint's rate taken as 0 when v is
  * NULL.  z: the element states (model.h nz; the motor's current when its
  * inductance is > 0, read at m->force_z[e]); NULL when nz = 0.
  * The other force functions read the element states from d->z; in
  * mbs_force_jac with d->zkap[k] != 0 a motor's current follows its joint's
  * rate (the BDF's Newton matrix with the current eliminated). */
-void mbs_force_motor(const mbs_model *m, int e, const double *x, const double *v, const double *z, double t,
-                     mbs_dcmotor_state *st);
-/* The rates z' = f(z, x, v, t) of the element states (nz) into zd. */
-void mbs_force_zrate(const mbs_model *m, const double *x, const double *v, const double *z, double t, double *zd);
+void mbs_force_motor(const mbs_model *m, const mbs_data *d, int e, const double *x, const double *v, const double *z,
+                     double t, mbs_dcmotor_state *st);
+/* The rates z' = f(z, x, v, t) of the element states (nz) into zd: the
+ * motors' currents and the continuous controllers' states.  d: the run's
+ * data (a controller's held output, its angle reference); it may be NULL
+ * for a model without controllers, as in mbs_force_motor. */
+void mbs_force_zrate(const mbs_model *m, const mbs_data *d, const double *x, const double *v, const double *z, double t,
+                     double *zd);
 /* Potential energy (gravity + springs) at x. */
 double mbs_potential(const mbs_model *m, const double *x, double t);
 /* Kinetic energy 0.5 v^T M v. */
@@ -45,8 +50,8 @@ double mbs_kinetic(const mbs_model *m, const double *v);
 void mbs_mass_mul(const mbs_model *m, const double *v, double *y);
 /* Force of element e along its own measure (spring tension, torque, ...);
  * z the element states (a motor's current), NULL when nz = 0. */
-double mbs_element_force(const mbs_model *m, int e, const double *x, const double *v, const double *z, double t,
-                         int comp);
+double mbs_element_force(const mbs_model *m, const mbs_data *d, int e, const double *x, const double *v, const double *z,
+                         double t, int comp);
 /* Relative coordinate of a revolute (angle, continuous branch not handled)
  * or prismatic (displacement) joint and its rate.  */
 double mbs_joint_coord(const mbs_model *m, int j, const double *x, const double *v, double *rate);

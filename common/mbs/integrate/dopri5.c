@@ -47,7 +47,7 @@ int mbs_dopri5_stages(const mbs_model *m, mbs_data *d, double t, const double *x
         memcpy(kx[s], vs, sizeof(double) * (size_t)n);
         int rc = accel(m, d, t + C[s] * h, xs, vs, kv[s], ctx);
         if (rc) return rc;
-        if (nz > 0) mbs_force_zrate(m, xs, vs, d->z, t + C[s] * h, d->zk + s * nz);
+        if (nz > 0) mbs_force_zrate(m, d, xs, vs, d->z, t + C[s] * h, d->zk + s * nz);
     }
     return 0;
 }

@@ -91,6 +91,7 @@
 #include "mbs/integrate/system_contacts.h"
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/dynamics/force.h"
+#include "mbs/dynamics/controller.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -303,7 +304,10 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
             h = 1.5 * D <= 1.3 * h && 1.5 * D <= hmax ? 1.5 * D : 0.6 * D;
         }
         if (d->t + h > T || d->t + 1.01 * h > T) h = T - d->t;
-        double t1 = d->t + h;
+        /* a discrete controller's next sample: the step ends there */
+        double t_stop = m->nctrl > 0 ? mbs_ctrl_next_stop(m, d) : INFINITY;
+        if (d->t + 1.01 * h > t_stop) h = t_stop - d->t;
+        double t1 = h == t_stop - d->t ? t_stop : d->t + h;
         /* contact force unknowns: the pairs in the system for this step (a
          * new layout makes the factorised matrix stale) */
         if (cu && mbs_cu_layout(m, d)) w0_fact = 0;
@@ -407,15 +411,22 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 if (cu) mbs_cu_eval(m, d, d->x, d->v);
                 if (w0_fact == 0 || fabs(w0 / w0_fact - 1) > 0.25) {
                     /* element states: pivots and gains at this iterate, the
-                     * gains seen by the finite differences (force.c) */
-                    for (int q = 0; q < nz; q++) {
+                     * gains seen by the finite differences (force.c); with
+                     * controllers the states are eliminated as a block */
+                    if (m->nctrl > 0 && nz > 0 && mbs_zelim_build(m, d, d->x, d->v, t1, w0)) {
+                        w0_fact = 0;
+                        break;
+                    }
+                    for (int q = 0; q < nz && m->nctrl == 0; q++) {
                         mbs_dcmotor_state st;
-                        mbs_force_motor(m, m->z_force[q], d->x, d->v, d->z, t1, &st);
+                        mbs_force_motor(m, d, m->z_force[q], d->x, d->v, d->z, t1, &st);
                         zD[q] = w0 - st.ddi_di;
                         zkap[q] = st.ddi_dw / zD[q];
                     }
-                    memcpy(d->zkap, zkap, zb);
+                    if (m->nctrl == 0) memcpy(d->zkap, zkap, zb);
+                    d->zgen = m->nctrl > 0;
                     int info = cu ? mbs_cu_build(m, d, w0, d->x, d->v, t1) : mbs_ggl_build(m, d, w0, d->x, d->v, t1);
+                    d->zgen = 0;
                     memset(d->zkap, 0, zb);
                     if (info == MBS_SPARSE_EFULL) {
                         mbs_err_add(err, "", "t = %.6g: the Newton matrix with contact force unknowns has more "
@@ -434,10 +445,10 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 /* element states: their own Newton step at fixed q, v (dz0 =
                  * r_z / D), before the mechanical residual sees them; the
                  * joint's rate kept for the step after the solve */
-                double dz_n = 0;
-                for (int q = 0; q < nz; q++) {
+                double dz_n = m->nctrl > 0 && nz > 0 ? mbs_zelim_pre(m, d, d->x, d->v, t1, w0, bz) : 0;
+                for (int q = 0; q < nz && m->nctrl == 0; q++) {
                     mbs_dcmotor_state st;
-                    mbs_force_motor(m, m->z_force[q], d->x, d->v, d->z, t1, &st);
+                    mbs_force_motor(m, d, m->z_force[q], d->x, d->v, d->z, t1, &st);
                     double dz0 = (st.di - (w0 * d->z[q] + bz[q])) / zD[q];
                     d->z[q] += dz0;
                     zw[q] = s_motor_rate(m, q, d->x, d->v);
@@ -481,7 +492,8 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 }
                 if (cu) dn = fmax(dn, mbs_cu_update(m, d, rhs + m->nggl, w0_fact, rtol, d->tol.atol_x));
                 /* element states follow the joint's rate (the eliminated row) */
-                for (int q = 0; q < nz; q++) {
+                if (m->nctrl > 0 && nz > 0) dz_n = fmax(dz_n, mbs_zelim_post(m, d, F1, F2));
+                for (int q = 0; q < nz && m->nctrl == 0; q++) {
                     double dz1 = zkap[q] * (s_motor_rate(m, q, d->x, d->v) - zw[q]);
                     d->z[q] += dz1;
                     dz_n = fmax(dz_n, fabs(dz1) / mbs_wz(d, q, fabs(d->z[q])));
@@ -600,7 +612,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 lam_ref = lm;
             }
             d->t = t1 >= T * (1 - 1e-14) ? T : t1;
-            mbs_force_zrate(m, d->x, d->v, d->z, d->t, d->zd);
+            mbs_force_zrate(m, d, d->x, d->v, d->z, d->t, d->zd);
             d->met.steps++;
             mbs_note_error(d, en);
             if (kk > d->met.order_max_used) d->met.order_max_used = kk;
@@ -626,6 +638,21 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
             fails = 0;
             int rc = mbs_step_done(m, d, run, err);
             if (rc) return rc;
+            /* a discrete controller's output changed: the forces jump, so
+             * the history restarts from this point at order 1 (Taylor
+             * predictor from the accelerations after the jump) */
+            if (m->nctrl > 0 && mbs_ctrl_sample(m, d)) {
+                if (mbs_accelerations(m, d, d->t)) {
+                    mbs_err_add(err, "", "t = %.6g: accelerations after a controller's sample: singular system", d->t);
+                    return MBS_ESINGULAR;
+                }
+                mbs_force_zrate(m, d, d->x, d->v, d->z, d->t, d->zd);
+                d->nhist = 0;
+                s_push(d, n);
+                memcpy(d->ha, d->a, sizeof(double) * (size_t)n);
+                k = 1;
+                steps_at_order = 0;
+            }
             /* step: grow only by a clear margin (keeps the matrix fresh) */
             double fac = 0.9 * rk;
             if (fac >= 1.5) h *= fmin(fac, 2.0);

@@ -37,6 +37,7 @@
 #include "mbs/analysis/system.h"
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/dynamics/force.h"
+#include "mbs/dynamics/controller.h"
 
 #include <math.h>
 #include <string.h>
@@ -129,6 +130,9 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_
     while (d->t < T * (1 - 1e-14)) {
         if (d->t + h > T) h = T - d->t;
         if (d->t + 1.01 * h > T) h = T - d->t;
+        /* a discrete controller's next sample: the step ends there */
+        double t_stop = m->nctrl > 0 ? mbs_ctrl_next_stop(m, d) : INFINITY;
+        if (d->t + 1.01 * h > t_stop) h = t_stop - d->t;
         /* stages 2..7 */
         d->rk_singular = 0;
         d->rk_worst = 0;
@@ -167,7 +171,7 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_
             memcpy(d->zp, d->zs, zb);
             memcpy(d->zdp, d->zk, zb);
             memcpy(d->zd, d->zk + 6 * (size_t)nz, zb);
-            d->t = d->t + h >= T * (1 - 1e-14) ? T : d->t + h;
+            d->t = d->t + h >= T * (1 - 1e-14) ? T : h == t_stop - d->t ? t_stop : d->t + h;
             d->met.steps++;
             mbs_note_error(d, en);
             if (d->rk_singular) d->met.singular_steps++;
@@ -240,6 +244,17 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_
             d->cons_at_state = cons_fresh;
             int rc = mbs_step_done(m, d, run, err);
             if (rc) return rc;
+            /* a discrete controller's output changed: the first stage of
+             * the next step (FSAL) is taken again after the jump */
+            if (m->nctrl > 0 && mbs_ctrl_sample(m, d)) {
+                if (s_accel(m, d, d->t, d->x, d->v, d->a, NULL) != 0) {
+                    mbs_err_add(err, "", "t = %.6g: singular mass/constraint matrix after a controller's sample", d->t);
+                    return MBS_ESINGULAR;
+                }
+                memcpy(kv[0], d->a, sizeof(double) * (size_t)n);
+                mbs_force_zrate(m, d, d->x, d->v, d->z, d->t, d->zd);
+                memcpy(d->zk, d->zd, zb);
+            }
             h *= fmin(MBS_STEP_GROWTH_MAX, fmax(0.2, fac));
             if (rejected_in_row) h = fmin(h, h / fmax(fac, 1.0) * 1.0);
             rejected_in_row = 0;

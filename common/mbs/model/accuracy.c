@@ -190,13 +190,53 @@ double mbs_config_change(const mbs_model *m, double L, const double *x, const do
     return c;
 }
 
+double mbs_tolerance_ctrl_output(const mbs_model *m, int c)
+{
+    const mbs_spec *s = m->spec;
+    const mbs_ctrl_spec *C = &s->controllers[c];
+    /* the bound of the output: its limits, the driven motors' voltage limits */
+    double lim = INFINITY;
+    if (C->type == MBS_CTRL_PID && isfinite(C->pid.y_min) && isfinite(C->pid.y_max))
+        lim = fmax(fabs(C->pid.y_min), fabs(C->pid.y_max));
+    for (int e = 0; e < s->nforce; e++)
+        if (s->forces[e].ctrl == c + 1) lim = fmin(lim, s->forces[e].motor.v_max);
+    /* the direct term on the setpoint, and the feed-forward, over the run */
+    double T = s->solver.t_end > 0 ? s->solver.t_end : 1.0, g = C->type == MBS_CTRL_PID ? C->pid.kp : C->lti.D;
+    double y = 0;
+    for (int j = 0; j <= 64; j++) {
+        double r = fabs(g * mbs_fn_eval(&C->setpoint, T * j / 64.0, NULL, NULL)) +
+                   fabs(mbs_fn_eval(&C->feedforward, T * j / 64.0, NULL, NULL));
+        if (isfinite(r)) y = fmax(y, r);
+    }
+    if (y > 0) return fmin(y, lim);
+    return isfinite(lim) && lim > 0 ? lim : 1.0;
+}
+
+/* The absolute scale of controller state k (model.h z_ctrl): the change
+ * of the state that moves the output by its scale y_c
+ * (mbs_tolerance_ctrl_output): y_c / |ki| for a PID's integral, y_c tf /
+ * kd for its derivative filter, y_c / max |C_j| for a linear block. */
+static double s_tolerance_ctrl_state(const mbs_model *m, int k)
+{
+    int c = m->z_ctrl[k], i = k - m->ctrl_z[c];
+    const mbs_ctrl_spec *C = &m->spec->controllers[c];
+    double y = mbs_tolerance_ctrl_output(m, c), g = 0;
+    if (C->type == MBS_CTRL_PID) g = i == 0 && C->pid.ki != 0 ? fabs(C->pid.ki) : fabs(C->pid.kd) / C->pid.tf;
+    else
+        for (int j = 0; j < C->lti.n; j++) g = fmax(g, fabs(C->lti.C[j]));
+    return g > 0 && isfinite(y / g) ? y / g : 1.0;
+}
+
 double mbs_tolerance_current(const mbs_model *m, int k)
 {
+    if (m->z_force[k] < 0) return s_tolerance_ctrl_state(m, k);
     const mbs_force_spec *F = &m->spec->forces[m->z_force[k]];
     const mbs_dcmotor *mo = &F->motor;
     double T = m->spec->solver.t_end > 0 ? m->spec->solver.t_end : 1.0, vmax = 0;
-    /* the largest supply voltage on 65 points of the run (after the limit) */
-    for (int j = 0; j <= 64; j++) {
+    /* the largest supply voltage on 65 points of the run (after the limit);
+     * a controller's output scale */
+    if (F->ctrl > 0) vmax = fmin(mbs_tolerance_ctrl_output(m, F->ctrl - 1), mo->v_max);
+    for (int j = 0; j <= 64 && F->ctrl == 0; j++) {
         double V = fabs(mbs_fn_eval(&F->value[0], T * j / 64.0, NULL, NULL));
         if (isfinite(V)) vmax = fmax(vmax, fmin(V, mo->v_max));
     }

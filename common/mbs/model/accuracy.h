@@ -67,6 +67,18 @@ double mbs_tolerance_length(const mbs_model *m);
  * it to, as a position is held to rtol L. */
 double mbs_tolerance_current(const mbs_model *m, int k);
 
+/* The scale y_c of controller c's output: the largest |kp r(t)| +
+ * |feedforward(t)| (|D r| for a linear block) on 65 points of the run,
+ * at most its bound (a PID's limits when both are finite, the voltage
+ * limits of the motors it drives); the bound when that is 0, 1 when
+ * neither is there.  A continuous controller's state k is
+ * weighted (mbs_tolerance_current, which returns the state's scale for
+ * it) so that its error moves the output by rtol y_c: the scale is y_c /
+ * |ki| for a PID's integral, y_c tf / |kd| for its derivative filter,
+ * y_c / max |C_j| for a linear block's states; a controlled motor's current
+ * scale takes y_c as its supply voltage. */
+double mbs_tolerance_ctrl_output(const mbs_model *m, int c);
+
 /* Weight of element state k at magnitude |z|. */
 static inline double mbs_wz(const mbs_data *d, int k, double az) { return d->tol.az[k] + d->tol.rtol * az; }
 

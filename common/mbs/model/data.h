@@ -63,6 +63,22 @@ struct mbs_data {
                              differences let z follow the joint's rate by
                              it; 0: z held fixed, every other caller)      */
 
+    /* controllers (model.h nctrl): a discrete one's state (MBS_LTI_MAX
+     * each; a PID's integral and filter state in the first two) and held
+     * output, the index of its next sample; every controller's reference
+     * for a measured angle (the continuous branch next to the last
+     * accepted step's value) */
+    double *ctrl_s, *ctrl_y, *ctrl_ref;
+    long *ctrl_k;
+    /* models with controllers: the element states eliminated from the BDF
+     * Newton matrix as a block (dynamics/controller.h mbs_zelim_*): the LU
+     * factors of D = w0 I - df/dz (nz x nz) and its pivots, and the gains
+     * K = D^-1 df/dx, D^-1 df/dv (nz x n each, row-major); zgen set while
+     * the force Jacobians let z follow by K (force.c) */
+    double *zD, *zKx, *zKv;
+    double *zt;           /* (3 nz) its scratch: a perturbed z, two rates   */
+    int *zpiv, zgen;
+
     /* constraint work arrays */
     double *phi, *jac, *phit, *gam; /* (ne), (nnz), (ne), (ne)                 */
     int cons_at_state;    /* set by an integrator just before mbs_step_done

@@ -148,15 +148,36 @@ struct mbs_model {
     /* State-dependent elements and the variables they touch (for the
      * finite-difference stiffness and damping matrices). */
     int nstate_el;
-    struct mbs_fel { int force, joint, has_rate, nvar, split; int vars[2 * MBS_NB_MAX]; } *stel;
+    struct mbs_fel {
+        int force, joint, has_rate, nvar, split;
+        int vars[2 * MBS_NB_MAX];
+        /* an element whose force depends on element states or controller
+         * outputs when the model has controllers (a motor with a current
+         * state or a controlled voltage): the further variables its force
+         * depends on through them (the measured signals' bodies), columns
+         * of its finite-difference blocks beside vars (owned by the model;
+         * NULL, 0 otherwise) */
+        int *cvars, ncvar;
+    } *stel;
     /* Element states (issue 13, docs/actuators.md): first-order states z of
      * force elements, z' = f(z, q, v, t), beside the mechanical ones; today
      * the current of each dc_motor with inductance > 0 (controller states
      * can join: an element owns nz_el consecutive entries).  Integrated by
      * bdf and dopri5 only (the others refuse a model with nz > 0). */
     int nz;
-    int *z_force;        /* (nz) force element owning each state             */
+    int *z_force;        /* (nz) force element owning each state, -1: a
+                            controller's                                    */
     int *force_z;        /* (nforce) its first state, -1: none               */
+    /* Controllers (spec->controllers, docs/actuators.md): the states of a
+     * continuous one follow the motors' currents in z (a PID's integral and
+     * derivative filter, a linear block's x); a discrete one keeps its
+     * state and held output in the run's data (data.h ctrl_s, ctrl_y). */
+    int nctrl;
+    int *ctrl_z;         /* (nctrl) first state of each, -1: none            */
+    int *ctrl_nz;        /* (nctrl) its number of states in z                */
+    int *z_ctrl;         /* (nz) controller owning each state, -1: a motor's */
+    mbs_avec *ctrl_pts;  /* (nctrl) point / body axis of a measured body
+                            quantity (as the sampler's channels)            */
 
     /* Contacts (contact.c): shapes, the variables of each pair, and the
      * pairs as shape index pairs for the broad phase. */

@@ -109,6 +109,12 @@ void mbs_spec_free(mbs_spec **sp)
     free(s->shapes);
     free(s->contacts);
     free(s->channels);
+    if (s->controllers)
+        for (int i = 0; i < s->nctrl; i++) {
+            mbs_fn_clear(&s->controllers[i].setpoint);
+            mbs_fn_clear(&s->controllers[i].feedforward);
+        }
+    free(s->controllers);
     free(s);
     *sp = NULL;
 }

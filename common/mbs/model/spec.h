@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 
+#include "mbs/actuator/control.h"
 #include "mbs/actuator/dcmotor.h"
 
 #define MBS_GROUND (-1)
@@ -134,6 +135,9 @@ typedef enum {
     MBS_FORCE_DC_MOTOR,          /* permanent-magnet DC motor on a revolute or
                                     prismatic joint (issue 13): supply voltage
                                     value[0](t), algebraic current (L = 0)   */
+    MBS_FORCE_JOINT_ACTUATOR,    /* an ideal actuator on a revolute (torque) or
+                                    prismatic (force) joint: value[0](t) or a
+                                    controller's output (ctrl)              */
     MBS_FORCE_NTYPES
 } mbs_force_type;
 
@@ -154,6 +158,10 @@ typedef struct {
                                      3-D value[0..2]                          */
     int body_frame;               /* 1: components in body axes, 0: global     */
     mbs_dcmotor motor;            /* dc_motor: its parameters (dcmotor.h)       */
+    int ctrl;                     /* dc_motor, joint_actuator: 1 + the index in
+                                     spec->controllers of the controller whose
+                                     output is the supply voltage (the joint
+                                     torque or force); 0: value[0](t)        */
 } mbs_force_spec;
 
 /* ---- contact shapes and contacts (compliant contact laws) ---------------- */
@@ -289,6 +297,9 @@ typedef enum {
                                matching contact[1], on the latter (x, y, z,
                                magnitude), or the sum of the pairs' normal
                                components (normal)                            */
+    MBS_Q_JOINT_VELOCITY,   /* rate of a revolute / prismatic joint's coordinate */
+    MBS_Q_CONTROLLER,       /* a controller (spec->controllers[element]):
+                               error, output, setpoint, measurement         */
     MBS_Q_NTYPES
 } mbs_quantity;
 
@@ -301,6 +312,11 @@ typedef enum {
     MBS_C_CURRENT, MBS_C_VOLTAGE, MBS_C_SPEED, MBS_C_TORQUE, MBS_C_POWER_IN, MBS_C_COPPER_LOSS,
     MBS_C_FRICTION_LOSS, MBS_C_GEAR_LOSS, MBS_C_POWER_OUT,
     MBS_C_MAGNETIC_ENERGY, /* motor: 1/2 L i^2 (J), 0 when L = 0              */
+    /* controller: setpoint - measurement, the output (after the limits and
+     * the feed-forward; held between samples when discrete), the setpoint,
+     * the measured signal, its first state (a pid's integral of the error,
+     * an lti block's x_1) */
+    MBS_C_ERROR, MBS_C_OUTPUT, MBS_C_SETPOINT, MBS_C_MEASUREMENT, MBS_C_STATE,
     MBS_C_NONE /* scalar quantities */
 } mbs_component;
 
@@ -310,10 +326,33 @@ typedef struct {
     int body;              /* body quantities                                   */
     double point[3];       /* global at t = 0; default the com                  */
     int joint;             /* joint quantities                                  */
-    int element;           /* index into spec->forces                           */
+    int element;           /* index into spec->forces (controller: into
+                              spec->controllers)                            */
     char contact[2][MBS_NAME_MAX]; /* contact_force: shape name patterns     */
     mbs_component component;
 } mbs_channel_spec;
+
+/* ---- controllers (issue 13; docs/actuators.md) ------------------------------ */
+
+typedef enum { MBS_CTRL_PID = 0, MBS_CTRL_LTI } mbs_ctrl_type;
+
+/* A controller: u = setpoint(t) - measure (the error) into a PID or a
+ * linear block (control.h), output y = block + feedforward(t) (a PID's
+ * limits apply to that sum).  Continuous (ts = 0: its states are element
+ * states of the run, model.h nz) or discrete (ts > 0: sampled at k ts,
+ * output held in between; an lti's matrices are then those of the
+ * discrete-time block).  Its output is the supply voltage of the dc_motors
+ * that name it (mbs_force_spec.ctrl). */
+typedef struct {
+    char name[MBS_NAME_MAX];
+    mbs_ctrl_type type;
+    mbs_pid pid;               /* PID: gains, limits, tracking time; pid.ts = ts */
+    mbs_lti lti;               /* LTI: A, B, C, D                                  */
+    double ts;                 /* sample period (s); 0: continuous                */
+    mbs_channel_spec measure;  /* the measured signal: a channel of a state
+                                  quantity (no name; mechanism_out.c)         */
+    mbs_fn setpoint, feedforward;
+} mbs_ctrl_spec;
 
 /* ---- the mechanism --------------------------------------------------------- */
 
@@ -330,6 +369,7 @@ typedef struct mbs_spec {
     mbs_solver_spec solver;
     double out_interval;         /* > 0                                          */
     int nchannel; mbs_channel_spec *channels;
+    int nctrl; mbs_ctrl_spec *controllers;
 } mbs_spec;
 
 /* Allocate an empty spec with the solver defaults filled in (see

@@ -13,6 +13,8 @@
 #include "mbs/linalg/vec.h"
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/dynamics/force.h"
+#include "mbs/dynamics/quantity.h"
+#include "mbs/dynamics/controller.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -83,27 +85,7 @@ int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result
         if (sp->channels[c].quantity == MBS_Q_CONTACT_FORCE && !(s->cmask[c] = mbs_contact_channel_mask(m, &sp->channels[c])))
             return MBS_ENOMEM;
     /* precompute the affine vector of each point channel / body axis */
-    for (int c = 0; c < nc; c++) {
-        const mbs_channel_spec *ch = &sp->channels[c];
-        mbs_avec *a = &s->pts[c];
-        memset(a, 0, sizeof *a);
-        if (ch->body < 0) continue;
-        double cc[3];
-        int is_point = ch->quantity == MBS_Q_POSITION || ch->quantity == MBS_Q_VELOCITY ||
-                       ch->quantity == MBS_Q_ACCELERATION;
-        if (is_point) {
-            mbs_local_point(m, ch->body, ch->point, cc);
-        } else {
-            /* the body x axis as a body-fixed vector */
-            const double *R = m->body[ch->body].R0;
-            double ex[3] = {R[0], R[3], m->dim == 3 ? R[6] : 0};
-            mbs_local_dir(m, ch->body, ex, cc);
-        }
-        a->nterm = 1;
-        a->t[0].body = ch->body;
-        a->t[0].sign = 1;
-        mbs_point_map(m, ch->body, cc, is_point, a->t[0].L);
-    }
+    for (int c = 0; c < nc; c++) s->pts[c] = mbs_quantity_avec(m, &sp->channels[c]);
     /* reaction channels: workspace once, so sampling never allocates */
     for (int c = 0; c < nc && !d->rx; c++) {
         mbs_quantity q = sp->channels[c].quantity;
@@ -156,32 +138,6 @@ static double s_comp(const double *v, int dim, mbs_component c)
     return v[0];
 }
 
-/* NCS vector matrix E (3x3 row-major, columns e_k) of body b at x. */
-static void s_E(const mbs_model *m, int b, const double *x, int rate, double *E)
-{
-    double qb[MBS_NB_MAX];
-    mbs_gather(m, b, x, rate, qb);
-    mbs_ncs_matrix(m, b, qb, E);
-}
-
-/* Unit quaternion (w x y z) of body b's frame at x (3-D):
- * R(t) = E(t) E0^-1 R0, orthonormalised through the quaternion. */
-static void s_body_quat(const mbs_model *m, int b, const double *x, double q[4])
-{
-    const mbs_body *bd = &m->body[b];
-    double E[9], T[9] = {0}, R[9] = {0};
-    s_E(m, b, x, 0, E);
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            for (int k = 0; k < 3; k++) T[3 * i + j] += E[3 * i + k] * bd->E0inv[3 * k + j];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            for (int k = 0; k < 3; k++) R[3 * i + j] += T[3 * i + k] * bd->R0[3 * k + j];
-    mat_to_quat(R, q);
-    double nq = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    for (int i = 0; i < 4; i++) q[i] /= nq;
-}
-
 /* One frame of body poses at state x into the result (see mbs.h): angles
  * unwrapped and quaternion signs kept next to the previous frame, so that
  * a viewer may interpolate between frames. */
@@ -203,7 +159,7 @@ static void s_store_pose(mbs_sampler *s, double t, const double *x)
             p[0] = r[0]; p[1] = r[1]; p[2] = a;
         } else {
             double q[4];
-            s_body_quat(m, b, x, q);
+            mbs_body_quat(m, b, x, q);
             double dot = q[0] * prev[3] + q[1] * prev[4] + q[2] * prev[5] + q[3] * prev[6];
             double sg = res->nframe > 0 && dot < 0 ? -1 : 1;
             p[0] = r[0]; p[1] = r[1]; p[2] = r[2];
@@ -222,74 +178,21 @@ double mbs_channel_value(mbs_sampler *s, int c, double t, const double *x, const
     int dim = m->dim;
     double r[3] = {0, 0, 0};
     switch (ch->quantity) {
-    case MBS_Q_POSITION:
-        mbs_avec_eval(m, &s->pts[c], x, 0, r);
-        return s_comp(r, dim, ch->component);
-    case MBS_Q_VELOCITY:
-        mbs_avec_eval(m, &s->pts[c], v, 1, r);
-        return s_comp(r, dim, ch->component);
     case MBS_Q_ACCELERATION:
         mbs_avec_eval(m, &s->pts[c], a, 1, r);
         return s_comp(r, dim, ch->component);
     case MBS_Q_ANGLE:
-        mbs_avec_eval(m, &s->pts[c], x, 0, r);
-        return s_unwrap(s, c, atan2(r[1], r[0]));
-    case MBS_Q_ANGULAR_VELOCITY: {
-        if (dim == 2) {
-            double u[3], ud[3];
-            mbs_avec_eval(m, &s->pts[c], x, 0, u);
-            mbs_avec_eval(m, &s->pts[c], v, 1, ud);
-            return (u[0] * ud[1] - u[1] * ud[0]) / (u[0] * u[0] + u[1] * u[1]);
-        }
-        /* omega = 1/2 sum_k f_k x de_k/dt with f_k the dual basis */
-        double E[9], Ed[9], Ei[9], w[3] = {0, 0, 0};
-        s_E(m, ch->body, x, 0, E);
-        s_E(m, ch->body, v, 1, Ed);
-        if (m3inv(E, Ei) == 0) return NAN;
-        for (int k = 0; k < 3; k++) {
-            double f[3] = {Ei[3 * k], Ei[3 * k + 1], Ei[3 * k + 2]}, ed[3] = {Ed[k], Ed[3 + k], Ed[6 + k]}, cr[3];
-            v3cross(f, ed, cr);
-            for (int i = 0; i < 3; i++) w[i] += 0.5 * cr[i];
-        }
-        return s_comp(w, 3, ch->component);
-    }
-    case MBS_Q_ORIENTATION: {
-        double q[4];
-        s_body_quat(m, ch->body, x, q);
-        int idx = ch->component == MBS_C_W ? 0 : 1 + (int)ch->component;
-        return q[idx];
-    }
+        return s_unwrap(s, c, mbs_quantity_value(m, d, ch, &s->pts[c], t, x, v, s->z));
     case MBS_Q_JOINT_COORDINATE: {
-        double val = mbs_joint_coord(m, ch->joint, x, NULL, NULL);
+        double val = mbs_quantity_value(m, d, ch, &s->pts[c], t, x, v, s->z);
         if (m->spec->joints[ch->joint].type == MBS_JOINT_REVOLUTE) val = s_unwrap(s, c, val);
         return val;
     }
     case MBS_Q_REACTION_FORCE:
     case MBS_Q_REACTION_TORQUE:
         return mbs_reaction(m, d, ch->joint, ch->quantity == MBS_Q_REACTION_TORQUE, ch->component, t, x, v, a);
-    case MBS_Q_ELEMENT_FORCE:
-        return mbs_element_force(m, ch->element, x, v, s->z, t, ch->component);
-    case MBS_Q_MOTOR: {
-        mbs_dcmotor_state st;
-        mbs_force_motor(m, ch->element, x, v, s->z, t, &st);
-        switch (ch->component) {
-        case MBS_C_CURRENT: return st.i;
-        case MBS_C_MAGNETIC_ENERGY: return st.e_magnetic;
-        case MBS_C_VOLTAGE: return st.v;
-        case MBS_C_SPEED: {
-            double rate = 0;
-            mbs_joint_coord(m, m->spec->forces[ch->element].joint, x, v, v ? &rate : NULL);
-            return m->spec->forces[ch->element].motor.ratio * rate;
-        }
-        case MBS_C_TORQUE: return st.torque;
-        case MBS_C_POWER_IN: return st.p_in;
-        case MBS_C_COPPER_LOSS: return st.p_copper;
-        case MBS_C_FRICTION_LOSS: return st.p_friction;
-        case MBS_C_GEAR_LOSS: return st.p_gear;
-        case MBS_C_POWER_OUT: return st.p_out;
-        default: return NAN;
-        }
-    }
+    case MBS_Q_CONTROLLER:
+        return mbs_ctrl_channel(m, d, ch->element, ch->component, t, x, v, s->z);
     case MBS_Q_NORMAL_FORCE:
     case MBS_Q_FRICTION_FORCE: {
         double N[2], FT;
@@ -301,12 +204,6 @@ double mbs_channel_value(mbs_sampler *s, int c, double t, const double *x, const
     }
     case MBS_Q_CONTACT_FORCE:
         return mbs_contact_channel(m, d, s->cmask[c], ch->component, t, x, v);
-    case MBS_Q_KINETIC_ENERGY:
-        return mbs_kinetic(m, v);
-    case MBS_Q_POTENTIAL_ENERGY:
-        return mbs_potential(m, x, t);
-    case MBS_Q_TOTAL_ENERGY:
-        return mbs_kinetic(m, v) + mbs_potential(m, x, t);
     case MBS_Q_CONSTRAINT_VIOLATION: {
         mbs_cons_eval(m, x, t, d->r1, NULL);
         double mx = 0;
@@ -315,6 +212,8 @@ double mbs_channel_value(mbs_sampler *s, int c, double t, const double *x, const
         return mx;
     }
     default:
+        /* the state quantities, as a controller measures them */
+        if (mbs_quantity_is_state(ch->quantity)) return mbs_quantity_value(m, d, ch, &s->pts[c], t, x, v, s->z);
         return NAN;
     }
 }

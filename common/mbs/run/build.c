@@ -12,6 +12,7 @@
 #include "mbs/integrate/integrators.h"
 #include "mbs/linalg/vec.h"
 #include "mbs/model/data.h"
+#include "mbs/dynamics/quantity.h"
 #include "mbs/output/output.h"
 
 #include <math.h>
@@ -136,6 +137,77 @@ static int s_mass(mbs_model *m)
 
 /* ---- force elements ------------------------------------------------------------------ */
 
+/* The bodies whose variables a measured signal depends on (up to 2). */
+static int s_measure_bodies(const mbs_model *m, const mbs_channel_spec *ch, int b[2])
+{
+    const mbs_spec *s = m->spec;
+    b[0] = b[1] = MBS_GROUND;
+    if (ch->body >= 0) b[0] = ch->body;
+    else if (ch->joint >= 0) { b[0] = s->joints[ch->joint].body[0]; b[1] = s->joints[ch->joint].body[1]; }
+    else if (ch->element >= 0 && ch->quantity != MBS_Q_CONTROLLER) {
+        const mbs_force_spec *F = &s->forces[ch->element];
+        if (F->type == MBS_FORCE_DC_MOTOR || F->type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER ||
+            F->type == MBS_FORCE_JOINT_ACTUATOR) {
+            b[0] = s->joints[F->joint].body[0];
+            b[1] = s->joints[F->joint].body[1];
+        } else {
+            b[0] = F->body[0];
+            b[1] = F->body[1];
+        }
+    }
+    return 2;
+}
+
+/* Models with controllers: each force element that depends on the element
+ * states or a continuous controller's output (a motor with a current state
+ * or a controlled voltage) gets as further columns of its finite-
+ * difference blocks (mbs_fel.cvars) the variables of every continuous
+ * controller's measured signal and of every motor's joint with a current
+ * state (through the eliminated states: force.c s_coupled_jac); the
+ * orderings see them (s_orderings). */
+static int s_coupled_vars(mbs_model *m)
+{
+    const mbs_spec *s = m->spec;
+    if (m->nctrl == 0) return 0;
+    mbs_fel all;
+    memset(&all, 0, sizeof all);
+    int big = 0;
+    for (int c = 0; c < m->nctrl; c++) {
+        if (m->ctrl_nz[c] == 0 && s->controllers[c].ts > 0) continue;
+        int b[2];
+        s_measure_bodies(m, &s->controllers[c].measure, b);
+        for (int i = 0; i < 2; i++) {
+            if (b[i] >= 0 && all.nvar + m->nb > 2 * MBS_NB_MAX) big = 1;
+            else mbs_fel_add_body(m, &all, b[i]);
+        }
+    }
+    for (int k = 0; k < m->nz; k++) {
+        if (m->z_force[k] < 0) continue;
+        const mbs_joint_spec *J = &s->joints[s->forces[m->z_force[k]].joint];
+        for (int i = 0; i < 2; i++) {
+            if (J->body[i] >= 0 && all.nvar + m->nb > 2 * MBS_NB_MAX) big = 1;
+            else mbs_fel_add_body(m, &all, J->body[i]);
+        }
+    }
+    if (big) return MBS_EINVAL;
+    for (int e = 0; e < m->nstate_el; e++) {
+        mbs_fel *el = &m->stel[e];
+        if (el->force < 0) continue;
+        const mbs_force_spec *F = &s->forces[el->force];
+        int coupled = (F->type == MBS_FORCE_DC_MOTOR || F->type == MBS_FORCE_JOINT_ACTUATOR) &&
+                      (m->force_z[el->force] >= 0 || (F->ctrl > 0 && s->controllers[F->ctrl - 1].ts == 0));
+        if (!coupled) continue;
+        el->cvars = calloc((size_t)all.nvar + 1, sizeof(int));
+        if (!el->cvars) return MBS_ENOMEM;
+        for (int k = 0; k < all.nvar; k++) {
+            int v = all.vars[k], q = 0;
+            while (q < el->nvar && el->vars[q] != v) q++;
+            if (q == el->nvar) el->cvars[el->ncvar++] = v;
+        }
+    }
+    return 0;
+}
+
 static int s_forces(mbs_model *m)
 {
     const mbs_spec *s = m->spec;
@@ -183,6 +255,17 @@ static int s_forces(mbs_model *m)
             m->conservative = 0;
             break;
         }
+        case MBS_FORCE_JOINT_ACTUATOR: { /* state-dependent through a continuous controller */
+            const mbs_joint_spec *J = &s->joints[F->joint];
+            if (F->ctrl > 0 && s->controllers[F->ctrl - 1].ts == 0) {
+                mbs_fel_add_body(m, fel, J->body[0]);
+                mbs_fel_add_body(m, fel, J->body[1]);
+                fel->has_rate = 1;
+                m->nstate_el++;
+            }
+            m->conservative = 0;
+            break;
+        }
         case MBS_FORCE_POINT_FORCE:
             m->fpts[2 * e] = mbs_body_avec(m, F->body[0], F->at, 1);
             if (F->body_frame) { mbs_fel_add_body(m, fel, F->body[0]); m->nstate_el++; }
@@ -208,19 +291,39 @@ static int s_forces(mbs_model *m)
         m->conservative = 0;
     }
     m->has_stiffness = m->nstate_el > 0;
-    /* element states: the current of each dc_motor with an inductance */
-    m->z_force = calloc((size_t)(nf + 1), sizeof(int));
+    /* element states: the current of each dc_motor with an inductance, then
+     * the continuous controllers' states */
+    int nzmax = nf + 1;
+    for (int c = 0; c < s->nctrl; c++) nzmax += MBS_LTI_MAX;
+    m->z_force = calloc((size_t)nzmax, sizeof(int));
+    m->z_ctrl = calloc((size_t)nzmax, sizeof(int));
     m->force_z = calloc((size_t)(nf + 1), sizeof(int));
-    if (!m->z_force || !m->force_z) return MBS_ENOMEM;
+    m->ctrl_z = calloc((size_t)(s->nctrl + 1), sizeof(int));
+    m->ctrl_nz = calloc((size_t)(s->nctrl + 1), sizeof(int));
+    m->ctrl_pts = calloc((size_t)(s->nctrl + 1), sizeof(mbs_avec));
+    if (!m->z_force || !m->force_z || !m->z_ctrl || !m->ctrl_z || !m->ctrl_nz || !m->ctrl_pts) return MBS_ENOMEM;
     for (int e = 0; e < nf; e++) {
         const mbs_force_spec *F = &s->forces[e];
         m->force_z[e] = -1;
         if (F->type == MBS_FORCE_DC_MOTOR && F->motor.L > 0) {
             m->force_z[e] = m->nz;
+            m->z_ctrl[m->nz] = -1;
             m->z_force[m->nz++] = e;
         }
     }
-    return 0;
+    m->nctrl = s->nctrl;
+    for (int c = 0; c < s->nctrl; c++) {
+        const mbs_ctrl_spec *C = &s->controllers[c];
+        int k = C->ts > 0 ? 0 : C->type == MBS_CTRL_PID ? (C->pid.ki != 0) + (C->pid.kd != 0) : C->lti.n;
+        m->ctrl_z[c] = k > 0 ? m->nz : -1;
+        m->ctrl_nz[c] = k;
+        for (int q = 0; q < k; q++) {
+            m->z_ctrl[m->nz] = c;
+            m->z_force[m->nz++] = -1;
+        }
+        m->ctrl_pts[c] = mbs_quantity_avec(m, &C->measure);
+    }
+    return s_coupled_vars(m);
 }
 
 /* ---- orderings ------------------------------------------------------------------------- */
@@ -236,8 +339,10 @@ static int s_orderings(mbs_model *m)
         for (int a = 0; a < m->eq[i].nnz && !rc; a++)
             for (int b = a + 1; b < m->eq[i].nnz && !rc; b++) rc = s_edge(&E, m->eq[i].cols[a], m->eq[i].cols[b]);
     for (int e = 0; e < m->nstate_el && !rc; e++)
-        for (int a = 0; a < m->stel[e].nvar && !rc; a++)
+        for (int a = 0; a < m->stel[e].nvar && !rc; a++) {
             for (int b = a + 1; b < m->stel[e].nvar && !rc; b++) rc = s_edge(&E, m->stel[e].vars[a], m->stel[e].vars[b]);
+            for (int b = 0; b < m->stel[e].ncvar && !rc; b++) rc = s_edge(&E, m->stel[e].vars[a], m->stel[e].cvars[b]);
+        }
     /* bodies carrying contact shapes: their contact stiffness couples all of
      * their coordinates (body-diagonal blocks, see contact.c) */
     for (int i = 0; i < m->spec->nshape && !rc; i++) {
@@ -282,11 +387,16 @@ static int s_orderings(mbs_model *m)
     for (int i = 0; i < n && !rc; i++)
         for (int p = m->M_ptr[i]; p < m->M_ptr[i + 1] && !rc; p++) rc = s_edge(&E, n + i, n + m->M_col[p]);
     for (int e = 0; e < m->nstate_el && !rc; e++)
-        for (int a = 0; a < m->stel[e].nvar && !rc; a++)
+        for (int a = 0; a < m->stel[e].nvar && !rc; a++) {
             for (int b = 0; b < m->stel[e].nvar && !rc; b++) {
                 rc = s_edge(&E, n + m->stel[e].vars[a], n + m->stel[e].vars[b]);
                 if (!rc) rc = s_edge(&E, n + m->stel[e].vars[a], m->stel[e].vars[b]);
             }
+            for (int b = 0; b < m->stel[e].ncvar && !rc; b++) {
+                rc = s_edge(&E, n + m->stel[e].vars[a], n + m->stel[e].cvars[b]);
+                if (!rc) rc = s_edge(&E, n + m->stel[e].vars[a], m->stel[e].cvars[b]);
+            }
+        }
     for (int i = 0; i < m->spec->nshape && !rc; i++) {
         int b = m->spec->shapes[i].body;
         if (b < 0) continue;
@@ -339,6 +449,8 @@ mbs_model *mbs_model_new(const mbs_spec *spec, mbs_report *rep, mbs_errlist *err
     int rc = mbs_ncs_build(m, err);
     if (!rc) rc = s_mass(m);
     if (!rc) rc = s_forces(m);
+    if (rc == MBS_EINVAL) mbs_err_add(err, "", "the controllers' measured signals and the motors they drive span more "
+                                      "than two bodies' coordinates (not supported)");
     if (!rc) rc = mbs_contact_build(m, err);
     if (!rc) rc = s_orderings(m);
     if (rc) {
@@ -370,8 +482,9 @@ void mbs_model_free(mbs_model **pm)
     free(m->body); free(m->x0); free(m->v0); free(m->eq); free(m->colpool);
     free(m->M_ptr); free(m->M_col); free(m->M_val);
     free(m->perm); free(m->iperm); free(m->kperm); free(m->kiperm); free(m->gperm); free(m->giperm);
+    for (int e = 0; m->stel && e < m->nstate_el; e++) free(m->stel[e].cvars);
     free(m->jg); free(m->fpts); free(m->spring_len0); free(m->stel);
-    free(m->z_force); free(m->force_z);
+    free(m->z_force); free(m->force_z); free(m->z_ctrl); free(m->ctrl_z); free(m->ctrl_nz); free(m->ctrl_pts);
     free(m->cshape); free(m->cfel); free(m->cpairs);
     free(m);
     *pm = NULL;
@@ -405,6 +518,12 @@ mbs_data *mbs_data_new(const mbs_model *m)
     int nz1 = m->nz > 0 ? m->nz : 1;
     ALLOC(d->z, nz1); ALLOC(d->zd, nz1); ALLOC(d->zp, nz1); ALLOC(d->zdp, nz1); ALLOC(d->zs, nz1);
     ALLOC(d->zk, 7 * nz1); ALLOC(d->zkap, nz1); ALLOC(d->tol.az, nz1);
+    int nc1 = m->nctrl > 0 ? m->nctrl : 1;
+    ALLOC(d->ctrl_s, MBS_LTI_MAX * nc1); ALLOC(d->ctrl_y, nc1); ALLOC(d->ctrl_ref, nc1); ALLOC(d->ctrl_k, nc1);
+    if (m->nctrl > 0) {
+        ALLOC(d->zD, nz1 * nz1); ALLOC(d->zKx, (size_t)nz1 * nn); ALLOC(d->zKv, (size_t)nz1 * nn);
+        ALLOC(d->zt, 3 * nz1); ALLOC(d->zpiv, nz1);
+    }
 #undef ALLOC
     if (ok && mbs_mat_init(&d->spd, MBS_MAT_SPD, n, m->kd, m->kd)) ok = 0;
     if (ok && mbs_mat_init(&d->kkt, MBS_MAT_GEN, m->nkkt, m->kkl, m->kku)) ok = 0;
@@ -429,6 +548,8 @@ void mbs_data_free(mbs_data **pd)
     free(d->jangle_ref);
     free(d->tol.ax); free(d->tol.rx); free(d->tol.av); free(d->tol.az);
     free(d->z); free(d->zd); free(d->zp); free(d->zdp); free(d->zs); free(d->zk); free(d->zkap);
+    free(d->ctrl_s); free(d->ctrl_y); free(d->ctrl_ref); free(d->ctrl_k);
+    free(d->zD); free(d->zKx); free(d->zKv); free(d->zt); free(d->zpiv);
     mbs_reaction_ws_free(&d->rx);
     mbs_contact_data_free(d);
     mbs_integrator_ws_free(d);

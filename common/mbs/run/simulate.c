@@ -10,6 +10,7 @@
 #include "mbs/run/run.h"
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/dynamics/force.h"
+#include "mbs/dynamics/controller.h"
 #include "mbs/model/clock.h"
 
 #include <math.h>
@@ -72,6 +73,7 @@ int mbs_run_step_done(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
         double a = mbs_joint_coord(m, j, d->x, NULL, NULL);
         d->jangle_ref[j] += remainder(a - d->jangle_ref[j], 2 * M_PI);
     }
+    if (m->nctrl > 0) mbs_ctrl_step_done(m, d);
     mbs_contact_step(m, d, d->t - d->tp);
     mbs_sample_interval(smp);
     /* progress, cancellation and the wall-clock limit */
@@ -133,18 +135,34 @@ static int s_integrate(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_er
     }
 }
 
-/* Element states (a motor's current with inductance > 0) are integrated by
- * bdf and dopri5 only: any other integrator or analysis would run with the
- * inductance ignored, so the run is refused.  0 or MBS_EINVAL. */
+/* Element states (a motor's current with inductance > 0, a continuous
+ * controller's states) and discrete controllers (sampling instants where
+ * the integrator stops) are handled by bdf and dopri5 only: any other
+ * integrator or analysis would run without them, so the run is refused.
+ * 0 or MBS_EINVAL. */
 static int s_check_states(const mbs_model *m, mbs_errlist *err)
 {
     const mbs_solver_spec *o = &m->spec->solver;
-    if (m->nz == 0) return 0;
+    if (m->nz == 0 && m->nctrl == 0) return 0;
+    /* the sparse Newton matrix with contact force unknowns is sized
+     * without the controllers' coupling blocks (system_contacts.c) */
+    if (m->nctrl > 0 && o->analysis == MBS_ANALYSIS_DYNAMICS && o->integrator == MBS_INT_BDF &&
+        o->contact_force_unknowns) {
+        mbs_err_add(err, "", "controller '%s': controllers are not supported with solver.contact_force_unknowns "
+                    "(give it false)", m->spec->controllers[0].name);
+        return MBS_EINVAL;
+    }
     if (o->analysis == MBS_ANALYSIS_DYNAMICS && (o->integrator == MBS_INT_BDF || o->integrator == MBS_INT_DOPRI5))
         return 0;
     const char *what = o->analysis == MBS_ANALYSIS_STATICS      ? "the statics analysis"
                        : o->analysis == MBS_ANALYSIS_KINEMATICS ? "the kinematics analysis"
                                                                 : mbs_integrator_name(o->integrator);
+    if (m->nctrl > 0) {
+        mbs_err_add(err, "", "controller '%s': controllers (their states, their sampling instants) are solved by the "
+                    "integrators bdf and dopri5 (dynamics) only; %s cannot run them (choose bdf or dopri5)",
+                    m->spec->controllers[0].name, what);
+        return MBS_EINVAL;
+    }
     mbs_err_add(err, "", "dc_motor '%s' has an inductance > 0: its current is a state of the equations, which "
                 "only the integrators bdf and dopri5 (dynamics) integrate; %s cannot run it (give inductance "
                 "0, or choose bdf or dopri5)", m->spec->forces[m->z_force[0]].name, what);
@@ -169,11 +187,21 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
     if (rc) mbs_err_add(err, "", "out of memory for the output samples");
     /* element states from their initial values (the consistent
      * accelerations of mbs_initialize depend on them) */
-    for (int k = 0; k < m->nz; k++) d->z[k] = m->spec->forces[m->z_force[k]].motor.i0;
+    for (int k = 0; k < m->nz; k++) d->z[k] = m->z_force[k] >= 0 ? m->spec->forces[m->z_force[k]].motor.i0 : 0;
+    if (m->nctrl > 0) {
+        memset(d->ctrl_y, 0, sizeof(double) * (size_t)m->nctrl);
+        memset(d->ctrl_ref, 0, sizeof(double) * (size_t)m->nctrl);
+    }
     if (!rc) rc = s_check_states(m, err);
     if (!rc) rc = mbs_initialize(m, d, NULL, err);
+    /* controllers: references and the discrete ones' first sample at the
+     * assembled state, then the accelerations with their outputs */
+    if (!rc && m->nctrl > 0 && (mbs_ctrl_start(m, d), mbs_accelerations(m, d, 0))) {
+        mbs_err_add(err, "", "initial accelerations: singular system");
+        rc = MBS_ESINGULAR;
+    }
     if (!rc) {
-        mbs_force_zrate(m, d->x, d->v, d->z, 0, d->zd);
+        mbs_force_zrate(m, d, d->x, d->v, d->z, 0, d->zd);
         memcpy(d->zp, d->z, sizeof(double) * (size_t)m->nz);
         memcpy(d->zdp, d->zd, sizeof(double) * (size_t)m->nz);
         mbs_tol_init(m, d);
