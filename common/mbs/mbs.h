@@ -147,8 +147,9 @@ typedef struct {
     int coords_before, coords_after, constraints_before, constraints_after;
     double max_constraint_violation;   /* position level, |Phi|_inf           */
     double max_velocity_violation;     /* |Phi_q v + Phi_t|_inf               */
-    double energy_drift;   /* |E(t) - E(0)| max / max(|E(0)|, KE scale); NaN
-                              when the model is not conservative            */
+    double energy_drift;   /* max |E(t) - E(0)| / max(|E(0)|, max KE), both
+                              maxima over the run; NaN when the model is
+                              not conservative                              */
     int conservative;
     double mean_active_contacts; int max_active_contacts;
     long contact_activations, contact_deactivations;

@@ -145,6 +145,23 @@ static void test_pendulum(void)
     CHECK(r.met.singular_steps == 0); /* a pendulum is never singular */
     t_run_free(&r);
 
+    /* released from rest at the pivot's height, E(0) = 0: the drift is
+     * measured against the run's largest kinetic energy (it was 1, the
+     * ratio of the first step's error to its tiny kinetic energy), and it
+     * falls with the tolerance */
+    double drift[2];
+    for (int k = 0; k < 2; k++) {
+        const char *a01[] = {"solver.t_end=10", k ? "solver.tolerance=1e-9" : "solver.tolerance=1e-6", NULL};
+        t_run_file("examples/iftomm_a01_pendulum.json", a01, &r);
+        CHECK(r.rc == 0);
+        CHECK(r.met.conservative);
+        drift[k] = r.met.energy_drift;
+        t_run_free(&r);
+    }
+    printf("  A01 released at E(0) = 0, 10 s: energy drift %.3g (tol 1e-6), %.3g (tol 1e-9)\n", drift[0], drift[1]);
+    CHECK(drift[0] > 0 && drift[0] < 1e-4);
+    CHECK(drift[1] < drift[0] / 30);
+
     /* the N-four-bar passes its singular positions: counted as warnings */
     const char *nfb[] = {"solver.t_end=2", NULL};
     t_run_file("examples/iftomm_a02_four_bar_n2.json", nfb, &r);
