@@ -1,0 +1,161 @@
+/*
+ * relative.c - relative-coordinate runs and the bridge to the natural
+ * coordinates of the outputs (relative.h).
+ */
+#include "mbs/run/relative.h"
+
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/integrate/integrator_rel.h"
+#include "mbs/linalg/vec.h"
+#include "mbs/model/accuracy.h"
+#include "mbs/run/run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void mbs_rel_to_natural(const mbs_model *m, const mbs_rtree *t, const mbs_rtree_ws *w, double *x, double *v,
+                        double *a)
+{
+    int dim = m->dim;
+    for (int b = 0; b < m->nbody; b++) {
+        const mbs_body *bd = &m->body[b];
+        double R[9], p[3];
+        mbs_twist V, A;
+        mbs_rtree_body(t, w, b, R, p, &V, &A);
+        for (int k = 0; k <= (dim == 3 ? 3 : 1); k++) {
+            int is_point = k == 0 || bd->vec_is_point[k - 1];
+            double r[3] = {bd->q0[dim * k], bd->q0[dim * k + 1], dim == 3 ? bd->q0[dim * k + 2] : 0};
+            double X[3], Xd[3], Xa[3], wv[3];
+            /* the slot at the pose, its velocity and acceleration */
+            for (int i = 0; i < 3; i++) X[i] = R[3 * i] * r[0] + R[3 * i + 1] * r[1] + R[3 * i + 2] * r[2];
+            if (is_point) {
+                for (int i = 0; i < 3; i++) X[i] += p[i];
+                mbs_twist_point_velocity(&V, X, Xd);
+                mbs_twist_point_velocity(&A, X, Xa);
+            } else {
+                v3cross(V.w, X, Xd);
+                v3cross(A.w, X, Xa);
+            }
+            v3cross(V.w, Xd, wv);
+            for (int i = 0; i < 3; i++) Xa[i] += wv[i];
+            for (int c = 0; c < dim; c++) {
+                int var = bd->var[dim * k + c];
+                if (var < 0) continue;
+                x[var] = X[c];
+                v[var] = Xd[c];
+                if (a) a[var] = Xa[c];
+            }
+        }
+    }
+}
+
+int mbs_rel_from_natural(const mbs_model *m, const mbs_rtree *t, mbs_rtree_ws *w, const double *x, const double *v,
+                         double *q, double *u)
+{
+    int nb = m->nbody, dim = m->dim, rc = 0;
+    double *R = malloc(sizeof(double) * 9 * (size_t)(nb > 0 ? nb : 1));
+    double *p = malloc(sizeof(double) * 3 * (size_t)(nb > 0 ? nb : 1));
+    mbs_twist *V = malloc(sizeof(mbs_twist) * (size_t)(nb > 0 ? nb : 1));
+    if (!R || !p || !V) { free(R); free(p); free(V); return -1; }
+    for (int b = 0; b < nb && !rc; b++) {
+        const mbs_body *bd = &m->body[b];
+        double qb[MBS_NB_MAX], qd[MBS_NB_MAX], E[9], Ed[9], E0[9], E0i[9], Ei[9], W[9];
+        mbs_gather(m, b, x, 0, qb);
+        mbs_gather(m, b, v, 1, qd);
+        mbs_ncs_matrix(m, b, qb, E);
+        mbs_ncs_matrix(m, b, qd, Ed);
+        mbs_ncs_matrix(m, b, bd->q0, E0);
+        if (dim == 2) Ed[8] = 0;
+        if (m3inv(E0, E0i) == 0 || m3inv(E, Ei) == 0) { rc = -1; break; }
+        /* rotation from the reference configuration, and the reference origin's image */
+        double *Rb = R + 9 * b, r0[3] = {qb[0], qb[1], dim == 3 ? qb[2] : 0};
+        double r0ref[3] = {bd->q0[0], bd->q0[1], dim == 3 ? bd->q0[2] : 0}, rr[3];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                Rb[3 * i + j] = E[3 * i] * E0i[j] + E[3 * i + 1] * E0i[3 + j] + E[3 * i + 2] * E0i[6 + j];
+        for (int i = 0; i < 3; i++) rr[i] = Rb[3 * i] * r0ref[0] + Rb[3 * i + 1] * r0ref[1] + Rb[3 * i + 2] * r0ref[2];
+        for (int i = 0; i < 3; i++) p[3 * b + i] = r0[i] - rr[i];
+        /* angular velocity from E' = [w]x E, the twist at the world origin */
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                W[3 * i + j] = Ed[3 * i] * Ei[j] + Ed[3 * i + 1] * Ei[3 + j] + Ed[3 * i + 2] * Ei[6 + j];
+        double om[3] = {0.5 * (W[7] - W[5]), 0.5 * (W[2] - W[6]), 0.5 * (W[3] - W[1])}, wr[3];
+        double r0d[3] = {qd[0], qd[1], dim == 3 ? qd[2] : 0};
+        v3cross(om, r0, wr);
+        v3copy(om, V[b].w);
+        for (int i = 0; i < 3; i++) V[b].v[i] = r0d[i] - wr[i];
+    }
+    if (!rc) rc = mbs_rtree_from_poses(t, w, R, p, V, q, u);
+    free(R); free(p); free(V);
+    return rc;
+}
+
+/* ---- the run ------------------------------------------------------------------------- */
+
+typedef struct {
+    mbs_sampler *smp;
+    mbs_rel_state *s;
+} s_relrun;
+
+/* The stepper's `done`: the accepted relative state mapped to d, then the
+ * run's book-keeping. */
+static int s_done(void *ctx, const mbs_model *m, mbs_data *d, mbs_errlist *err)
+{
+    s_relrun *r = ctx;
+    size_t nb = sizeof(double) * (size_t)m->nvar;
+    memcpy(d->xp, d->x, nb);
+    memcpy(d->vp, d->v, nb);
+    memcpy(d->ap, d->a, nb);
+    d->tp = d->t;
+    mbs_rel_to_natural(m, r->s->tree, r->s->w, d->x, d->v, d->a);
+    d->t = r->s->t;
+    return mbs_run_step_done(m, d, r->smp, err);
+}
+
+int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
+{
+    mbs_rtree t;
+    mbs_rtree_ws w;
+    mbs_rel_state s;
+    int rc = mbs_rtree_build(m->spec, &t, err);
+    if (rc) return rc;
+    rc = mbs_rtree_ws_new(&t, &w);
+    if (rc) { mbs_rtree_free(&t); return rc; }
+    rc = mbs_rel_state_new(&s, &t, &w);
+    if (rc) { mbs_rtree_ws_free(&w); mbs_rtree_free(&t); return rc; }
+    d->met.formulation = "relative";
+    mbs_rtree_chord_names(&t, d->met.chords, sizeof d->met.chords);
+    /* plain text in the metrics' JSON */
+    for (char *c = d->met.chords; *c; c++) if (*c == '"' || *c == '\\' || (unsigned char)*c < 32) *c = '\'';
+    d->met.relative_coords = t.n;
+    d->met.relative_constraints = t.neq;
+    /* the initial state: the natural model's assembly and projected
+     * velocities, in joint coordinates */
+    if (mbs_rel_from_natural(m, &t, &w, d->x, d->v, s.q, s.u) != 0) {
+        mbs_err_add(err, "", "the initial configuration could not be mapped to joint coordinates");
+        rc = MBS_EINVAL;
+    }
+    s.t = d->t;
+    if (!rc && mbs_rtree_accel(&t, &w, s.t, s.q, s.u, m->spec->solver.baumgarte_alpha,
+                               m->spec->solver.baumgarte_beta, s.qdd) != 0) {
+        mbs_err_add(err, "", "t = 0: the articulated-body recursion met a zero inertia on a joint axis (relative "
+                    "formulation): a body without mass or inertia about a joint's axis");
+        rc = MBS_ESINGULAR;
+    }
+    if (!rc) {
+        mbs_rel_to_natural(m, &t, &w, d->x, d->v, d->a);
+        memcpy(d->xp, d->x, sizeof(double) * (size_t)m->nvar);
+        memcpy(d->vp, d->v, sizeof(double) * (size_t)m->nvar);
+        memcpy(d->ap, d->a, sizeof(double) * (size_t)m->nvar);
+        mbs_sample_now(smp);
+        s_relrun r = {smp, &s};
+        mbs_stepper run = {s_done, &r, smp->interval};
+        rc = mbs_integrate_relative(m, d, &s, &run, err);
+    }
+    mbs_rel_state_free(&s);
+    mbs_rtree_ws_free(&w);
+    mbs_rtree_free(&t);
+    return rc;
+}
