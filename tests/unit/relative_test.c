@@ -1,0 +1,403 @@
+/*
+ * relative_test.c - the relative-coordinate formulation (issue 12;
+ * formulation/relative/tree.h, integrate/integrator_rel.h, run/relative.h)
+ * against the natural-coordinate solver and closed forms:
+ *
+ *  - forward dynamics at random states (joint coordinates and rates) of a
+ *    planar double pendulum with a spring-damper, a torque and joint
+ *    damping, a spatial 3-link chain of revolute joints on skew axes, the
+ *    same with a spherical joint, a planar cart-pendulum and a spatial chain
+ *    with a prismatic joint: the accelerations mapped to the natural
+ *    coordinates against the natural model's consistent accelerations
+ *    (mbs_accelerations) at the mapped state; and the mapping's round trip;
+ *  - the single pendulum (point mass, and a uniform rod) against
+ *    theta'' = -g/L sin theta and -3g/(2L) sin theta;
+ *  - the four-bar's circuit equations: Phi = 0 and J u = 0 at the input
+ *    state, J against finite differences of Phi;
+ *  - whole runs of examples with solver.formulation=relative against
+ *    natural runs at tight tolerances;
+ *  - the refusals of what the formulation does not run yet.
+ */
+#include "check.h"
+#include "testutil.h"
+
+#include "mbs/analysis/analysis.h"
+#include "mbs/analysis/system.h"
+#include "mbs/dynamics/force.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/model/data.h"
+#include "mbs/run/relative.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned s_seed = 12345;
+static double s_rand(void)
+{
+    s_seed = s_seed * 1103515245u + 12345u;
+    return ((s_seed >> 8) & 0xffff) / 65536.0 - 0.5;
+}
+
+/* ---- forward dynamics against the natural coordinates -------------------------------- */
+
+/* The natural model's accelerations at (d->x, d->v, t) by its KKT system
+ * [M Phi_q^T; Phi_q 0] [a; lam] = [Q; -gamma] (constraint.c's gamma), solved directly (not by
+ * mbs_accelerations' augmented-Lagrangian iteration, whose penalty (1e9 x
+ * the mass scale) limits it to about 1e-9 relative: the comparison is to
+ * measure the formulations).  0, or -1. */
+static int s_natural_accel(const mbs_model *m, mbs_data *d, double t)
+{
+    int n = m->nvar, ne = m->neq;
+    mbs_cons_eval(m, d->x, t, d->phi, d->jac);
+    mbs_cons_gamma(m, d->x, d->v, t, d->gam);
+    mbs_force_eval(m, d, d->x, d->v, t, d->Q);
+    if (mbs_kkt_build(m, d, 1.0, 0, 0, 0, NULL, d->x, d->v, t) != 0) return -1;
+    double *rhs = calloc((size_t)(n + ne), sizeof(double));
+    if (!rhs) return -1;
+    memcpy(rhs, d->Q, sizeof(double) * (size_t)n);
+    for (int i = 0; i < ne; i++) rhs[n + i] = -d->gam[i];
+    mbs_kkt_solve(m, d, rhs);
+    memcpy(d->a, rhs, sizeof(double) * (size_t)n);
+    free(rhs);
+    return 0;
+}
+
+/* Largest relative difference of the accelerations of `trials` random
+ * states of the mechanism `doc`: relative (mapped to the natural
+ * coordinates) against the natural model's.  Also the round trip of the
+ * mapping (joint coordinates -> natural -> joint coordinates) into *trip. */
+static double s_fd_compare(const char *doc, int trials, double qscale, double *trip)
+{
+    mbs_errlist el = {0};
+    mbs_spec *s = mech_parse(doc, strlen(doc), NULL, 0, &el);
+    CHECK(s != NULL);
+    if (!s) { for (int i = 0; i < el.n; i++) fprintf(stderr, "  %s\n", el.e[i].message); return INFINITY; }
+    mbs_model *m = mbs_model_new(s, NULL, &el);
+    CHECK(m != NULL);
+    mbs_data *d = m ? mbs_data_new(m) : NULL;
+    mbs_rtree t;
+    mbs_rtree_ws w;
+    CHECK(mbs_rtree_build(s, &t, &el) == 0);
+    CHECK(mbs_rtree_ws_new(&t, &w) == 0);
+    CHECK(d && mbs_initialize(m, d, NULL, &el) == 0);
+    int n = t.n, nv = m->nvar;
+    double *q = calloc((size_t)n, sizeof(double)), *u = calloc((size_t)n, sizeof(double));
+    double *qdd = calloc((size_t)n, sizeof(double)), *q2 = calloc((size_t)n, sizeof(double));
+    double *u2 = calloc((size_t)n, sizeof(double)), *a = calloc((size_t)nv, sizeof(double));
+    double worst = 0;
+    *trip = 0;
+    for (int k = 0; k < trials; k++) {
+        for (int i = 0; i < n; i++) { q[i] = 2 * qscale * s_rand(); u[i] = 4 * s_rand(); }
+        CHECK(mbs_rtree_accel(&t, &w, 0.3, q, u, 0, 0, qdd) == 0);
+        mbs_rel_to_natural(m, &t, &w, d->x, d->v, a);
+        /* the natural model's accelerations at the same state */
+        CHECK(s_natural_accel(m, d, 0.3) >= 0);
+        double amax = 0, dmax = 0;
+        for (int i = 0; i < nv; i++) { amax = fmax(amax, fabs(d->a[i])); dmax = fmax(dmax, fabs(d->a[i] - a[i])); }
+        worst = fmax(worst, dmax / fmax(amax, 1e-300));
+        /* round trip */
+        CHECK(mbs_rel_from_natural(m, &t, &w, d->x, d->v, q2, u2) == 0);
+        for (int i = 0; i < n; i++) *trip = fmax(*trip, fmax(fabs(remainder(q2[i] - q[i], 2 * M_PI)), fabs(u2[i] - u[i])));
+    }
+    free(q); free(u); free(qdd); free(q2); free(u2); free(a);
+    mbs_rtree_ws_free(&w);
+    mbs_rtree_free(&t);
+    mbs_data_free(&d);
+    mbs_model_free(&m);
+    mbs_spec_free(&s);
+    return worst;
+}
+
+static const char *const DOUBLE_PENDULUM =
+    "{\"name\": \"dp\", \"dimension\": 2, \"gravity\": [0.4, -9.81],"
+    " \"bodies\": [{\"name\": \"a\", \"mass\": 1.3, \"inertia\": 0.11, \"com\": [0.5, 0.1], \"angle\": 0.2},"
+    "  {\"name\": \"b\", \"mass\": 0.7, \"inertia\": 0.05, \"com\": [1.4, -0.3], \"angle\": -0.4}],"
+    " \"joints\": [{\"name\": \"O\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"a\"], \"at\": [0, 0]},"
+    "  {\"name\": \"K\", \"type\": \"revolute\", \"bodies\": [\"a\", \"b\"], \"at\": [1, 0.2]}],"
+    " \"forces\": [{\"type\": \"spring_damper\", \"bodies\": [\"ground\", \"b\"], \"points\": [[2, 1], [1.8, -0.4]],"
+    "   \"stiffness\": 40, \"damping\": 1.5, \"free_length\": 1.2, \"preload\": 3},"
+    "  {\"type\": \"joint_damping\", \"joint\": \"K\", \"coefficient\": 0.3},"
+    "  {\"type\": \"torque\", \"body\": \"b\", \"value\": \"=2*t+1\", \"frame\": \"global\"}],"
+    " \"solver\": {\"t_end\": 1}, \"outputs\": {\"interval\": 0.1, \"channels\": []}}";
+
+static const char *const CHAIN3 =
+    "{\"name\": \"chain3\", \"dimension\": 3, \"gravity\": [0.3, -9.81, 1.2],"
+    " \"bodies\": [{\"name\": \"a\", \"mass\": 1.1, \"inertia\": [0.02, 0.05, 0.04, 0.003, -0.002, 0.001],"
+    "   \"com\": [0.2, -0.3, 0.1], \"orientation\": [0.923380516876639, 0.102597835208515, -0.307793505625546, 0.205195670417031]},"
+    "  {\"name\": \"b\", \"mass\": 0.8, \"inertia\": [0.03, 0.01, 0.035, -0.004, 0.001, 0.002],"
+    "   \"com\": [0.5, -0.7, 0.3], \"orientation\": [0.733799385705343, 0.419313934688767, 0.104828483672192, -0.524142418360959]},"
+    "  {\"name\": \"c\", \"mass\": 0.6, \"inertia\": [0.01, 0.02, 0.015, 0.0, 0.001, -0.001],"
+    "   \"com\": [0.9, -1.0, 0.2], \"orientation\": [1, 0, 0, 0]}],"
+    " \"joints\": [{\"name\": \"J1\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"a\"], \"at\": [0, 0, 0], \"axis\": [1, 0, 0]},"
+    "  {\"name\": \"J2\", \"type\": %s, \"bodies\": [\"a\", \"b\"], \"at\": [0.3, -0.5, 0.2]},"
+    "  {\"name\": \"J3\", \"type\": \"revolute\", \"bodies\": [\"b\", \"c\"], \"at\": [0.7, -0.8, 0.3], \"axis\": [0.48, 0.6, 0.64]}],"
+    " \"forces\": [{\"type\": \"force\", \"body\": \"c\", \"at\": [1, -1.1, 0.2], \"value\": [1, \"=sin(t)\", -2], \"frame\": \"body\"}],"
+    " \"solver\": {\"t_end\": 1}, \"outputs\": {\"interval\": 0.1, \"channels\": []}}";
+
+static const char *const CART =
+    "{\"name\": \"cart\", \"dimension\": 2, \"gravity\": [0, -9.81],"
+    " \"bodies\": [{\"name\": \"cart\", \"mass\": 2, \"inertia\": 0.1, \"com\": [0, 0]},"
+    "  {\"name\": \"pole\", \"mass\": 0.5, \"inertia\": 0.02, \"com\": [0.1, -0.5], \"angle\": 0.3}],"
+    " \"joints\": [{\"name\": \"slide\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"cart\"], \"at\": [0, 0], \"axis\": [0.8, 0.6]},"
+    "  {\"name\": \"hinge\", \"type\": \"revolute\", \"bodies\": [\"cart\", \"pole\"], \"at\": [0, 0]}],"
+    " \"forces\": [{\"type\": \"spring_damper\", \"bodies\": [\"ground\", \"cart\"], \"points\": [[-1, 0], [0, 0]],"
+    "   \"stiffness\": 20, \"damping\": 0.5}, {\"type\": \"joint_damping\", \"joint\": \"slide\", \"coefficient\": 0.7}],"
+    " \"solver\": {\"t_end\": 1}, \"outputs\": {\"interval\": 0.1, \"channels\": []}}";
+
+static const char *const CHAIN_P3 =
+    "{\"name\": \"chainp\", \"dimension\": 3, \"gravity\": [0, 0, -9.81],"
+    " \"bodies\": [{\"name\": \"a\", \"mass\": 1.5, \"inertia\": [0.02, 0.03, 0.04, 0, 0, 0], \"com\": [0, 0, 0.5]},"
+    "  {\"name\": \"b\", \"mass\": 0.9, \"inertia\": [0.03, 0.025, 0.012, 0.002, 0, 0.001], \"com\": [0.3, 0.1, 0.4],"
+    "   \"orientation\": [0.825136997007035, 0.206284249251759, 0.515710623129397, 0.103142124625879]},"
+    "  {\"name\": \"c\", \"mass\": 0.4, \"inertia\": [0.01, 0.01, 0.002, 0, 0, 0], \"com\": [0.6, 0.2, 0.1]}],"
+    " \"joints\": [{\"name\": \"J1\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"a\"], \"at\": [0, 0, 0], \"axis\": [0, 0, 1]},"
+    "  {\"name\": \"J2\", \"type\": \"prismatic\", \"bodies\": [\"a\", \"b\"], \"at\": [0.1, 0, 0.5], \"axis\": [0.6, 0, 0.8]},"
+    "  {\"name\": \"J3\", \"type\": \"revolute\", \"bodies\": [\"b\", \"c\"], \"at\": [0.4, 0.1, 0.3], \"axis\": [0, 1, 0]}],"
+    " \"forces\": [{\"type\": \"joint_damping\", \"joint\": \"J2\", \"coefficient\": 0.4}],"
+    " \"solver\": {\"t_end\": 1}, \"outputs\": {\"interval\": 0.1, \"channels\": []}}";
+
+static void test_forward_dynamics(void)
+{
+    char doc[4096];
+    double trip, e;
+    e = s_fd_compare(DOUBLE_PENDULUM, 20, 3.0, &trip);
+    printf("  planar double pendulum (spring, damper, torque): |a_rel - a_nat| / |a| = %.2e, round trip %.1e\n", e, trip);
+    CHECK(e < 1e-12);
+    CHECK(trip < 1e-10);
+    snprintf(doc, sizeof doc, CHAIN3, "\"revolute\", \"axis\": [0, 0.6, 0.8]");
+    e = s_fd_compare(doc, 20, 3.0, &trip);
+    printf("  spatial 3-link chain, skew revolute axes, body-frame force: %.2e, round trip %.1e\n", e, trip);
+    CHECK(e < 1e-12);
+    CHECK(trip < 1e-10);
+    /* the spherical joint's three revolutes: middle angle within +-1.2 rad */
+    snprintf(doc, sizeof doc, CHAIN3, "\"spherical\"");
+    e = s_fd_compare(doc, 20, 1.2, &trip);
+    printf("  spatial chain with a spherical joint: %.2e, round trip %.1e\n", e, trip);
+    CHECK(e < 1e-12);
+    CHECK(trip < 1e-10);
+    e = s_fd_compare(CART, 20, 1.0, &trip);
+    printf("  planar cart-pendulum (prismatic, spring, joint damping): %.2e, round trip %.1e\n", e, trip);
+    CHECK(e < 1e-12);
+    CHECK(trip < 1e-10);
+    e = s_fd_compare(CHAIN_P3, 20, 1.0, &trip);
+    printf("  spatial chain with a prismatic joint: %.2e, round trip %.1e\n", e, trip);
+    CHECK(e < 1e-12);
+    CHECK(trip < 1e-10);
+}
+
+/* ---- closed forms -------------------------------------------------------------------- */
+
+static void test_pendulum_closed_form(void)
+{
+    const double L = 1.3, g = 9.81, th0 = 0.3;
+    for (int rod = 0; rod < 2; rod++) {
+        char doc[1024];
+        double c[2] = {(rod ? L / 2 : L) * sin(th0), -(rod ? L / 2 : L) * cos(th0)};
+        snprintf(doc, sizeof doc,
+                 "{\"name\": \"p\", \"dimension\": 2, \"gravity\": [0, %.17g], \"bodies\": [{\"name\": \"bob\", "
+                 "\"mass\": 2, \"inertia\": %.17g, \"com\": [%.17g, %.17g]}], \"joints\": [{\"name\": \"O\", \"type\": "
+                 "\"revolute\", \"bodies\": [\"ground\", \"bob\"], \"at\": [0, 0]}], \"solver\": {\"t_end\": 1}, "
+                 "\"outputs\": {\"interval\": 0.1, \"channels\": []}}",
+                 -g, rod ? 2 * L * L / 12 : 0.0, c[0], c[1]);
+        mbs_errlist el = {0};
+        mbs_spec *s = mech_parse(doc, strlen(doc), NULL, 0, &el);
+        CHECK(s != NULL);
+        if (!s) continue;
+        mbs_rtree t;
+        mbs_rtree_ws w;
+        CHECK(mbs_rtree_build(s, &t, &el) == 0);
+        CHECK(mbs_rtree_ws_new(&t, &w) == 0);
+        CHECK(t.n == 1 && t.neq == 0);
+        double worst = 0;
+        for (int k = 0; k < 50; k++) {
+            double q = 6 * s_rand(), u = 8 * s_rand(), qdd;
+            mbs_rtree_accel(&t, &w, 0, &q, &u, 0, 0, &qdd);
+            double exact = -(rod ? 1.5 : 1.0) * g / L * sin(th0 + q);
+            worst = fmax(worst, fabs(qdd - exact));
+        }
+        printf("  single pendulum (%s): |theta'' - closed form| <= %.1e rad/s^2\n", rod ? "uniform rod" : "point mass",
+               worst);
+        CHECK(worst < 1e-12);
+        mbs_rtree_ws_free(&w);
+        mbs_rtree_free(&t);
+        mbs_spec_free(&s);
+    }
+}
+
+/* ---- circuit equations --------------------------------------------------------------- */
+
+static void test_circuit(void)
+{
+    char *text = t_slurp("examples/four_bar.json", NULL);
+    CHECK(text != NULL);
+    if (!text) return;
+    mbs_errlist el = {0};
+    mbs_spec *s = mech_parse(text, strlen(text), NULL, 0, &el);
+    free(text);
+    CHECK(s != NULL);
+    if (!s) return;
+    mbs_model *m = mbs_model_new(s, NULL, &el);
+    mbs_data *d = mbs_data_new(m);
+    CHECK(mbs_initialize(m, d, NULL, &el) == 0);
+    mbs_rtree t;
+    mbs_rtree_ws w;
+    CHECK(mbs_rtree_build(s, &t, &el) == 0);
+    CHECK(mbs_rtree_ws_new(&t, &w) == 0);
+    CHECK(t.n == 3 && t.neq == 2 && t.g.nchord == 1);
+    double q[3], u[3], qdd[3];
+    CHECK(mbs_rel_from_natural(m, &t, &w, d->x, d->v, q, u) == 0);
+    mbs_rtree_kinematics(&t, &w, q, u);
+    mbs_rtree_circuit(&t, &w);
+    double pm = 0, vm = 0;
+    for (int r = 0; r < t.neq; r++) { pm = fmax(pm, fabs(w.phi[r])); vm = fmax(vm, fabs(w.phid[r])); }
+    printf("  four-bar at its assembled input state: |Phi| = %.1e m, |J u| = %.1e m/s\n", pm, vm);
+    CHECK(pm < 1e-9);
+    CHECK(vm < 1e-9);
+    /* J against central differences of Phi along each coordinate */
+    double Jfd[6], J0[6], ph[2];
+    memcpy(J0, w.J, sizeof J0);
+    for (int c = 0; c < 3; c++) {
+        double h = 1e-6, qq[3];
+        memcpy(qq, q, sizeof qq);
+        qq[c] += h;
+        mbs_rtree_kinematics(&t, &w, qq, NULL);
+        mbs_rtree_circuit(&t, &w);
+        ph[0] = w.phi[0]; ph[1] = w.phi[1];
+        qq[c] -= 2 * h;
+        mbs_rtree_kinematics(&t, &w, qq, NULL);
+        mbs_rtree_circuit(&t, &w);
+        for (int r = 0; r < 2; r++) Jfd[r * 3 + c] = (ph[r] - w.phi[r]) / (2 * h);
+    }
+    double jd = 0;
+    for (int i = 0; i < 6; i++) jd = fmax(jd, fabs(Jfd[i] - J0[i]));
+    printf("  four-bar circuit Jacobian against central differences: %.1e\n", jd);
+    CHECK(jd < 1e-8);
+    /* the accelerations satisfy the second derivative of the circuit equations */
+    CHECK(mbs_rtree_accel(&t, &w, 0, q, u, 0, 0, qdd) == 0);
+    double ac = 0;
+    for (int r = 0; r < t.neq; r++) {
+        double acc = w.bias[r];
+        for (int c = 0; c < 3; c++) acc += w.J[r * 3 + c] * qdd[c];
+        ac = fmax(ac, fabs(acc));
+    }
+    printf("  four-bar: |J qdd + J' u| = %.1e m/s^2\n", ac);
+    CHECK(ac < 1e-9);
+    mbs_rtree_ws_free(&w);
+    mbs_rtree_free(&t);
+    mbs_data_free(&d);
+    mbs_model_free(&m);
+    mbs_spec_free(&s);
+}
+
+/* ---- whole runs ---------------------------------------------------------------------- */
+
+/* Run `path` in both formulations (relative: dopri5 at tolerance tol;
+ * natural: bdf at 1e-10) and compare every channel over every sample:
+ * max |rel - nat| / max(scale, max |nat|) must stay below `bound`. */
+static void s_compare_runs(const char *path, const char *t_end, double tol, double bound, int verbose)
+{
+    char tolset[64], tend[64];
+    snprintf(tolset, sizeof tolset, "solver.tolerance=%g", tol);
+    snprintf(tend, sizeof tend, "solver.t_end=%s", t_end);
+    const char *rel[] = {"solver.formulation=relative", tolset, tend, NULL};
+    const char *nat[] = {"solver.integrator=bdf", "solver.tolerance=1e-10", tend, NULL};
+    t_run a, b;
+    t_run_file(path, rel, &a);
+    t_run_file(path, nat, &b);
+    CHECK(a.rc == 0);
+    CHECK(b.rc == 0);
+    CHECK(a.met.formulation && !strcmp(a.met.formulation, "relative"));
+    if (a.rc || b.rc || a.res.nsample != b.res.nsample) {
+        CHECK(a.res.nsample == b.res.nsample);
+        t_run_free(&a);
+        t_run_free(&b);
+        return;
+    }
+    double worst = 0, escale = 0;
+    const char *wch = "";
+    /* the energies are compared on the scale of the largest of them (the
+     * total is constant: its own range is rounding) */
+    for (int c = 0; c < b.spec->nchannel; c++) {
+        mbs_quantity qk = b.spec->channels[c].quantity;
+        if (qk != MBS_Q_KINETIC_ENERGY && qk != MBS_Q_POTENTIAL_ENERGY && qk != MBS_Q_TOTAL_ENERGY) continue;
+        for (int i = 0; i < b.res.nsample; i++) escale = fmax(escale, fabs(b.res.rows[(size_t)i * (1 + b.res.nchannel) + c + 1]));
+    }
+    for (int c = 0; c < a.spec->nchannel; c++) {
+        const char *name = a.spec->channels[c].name;
+        mbs_quantity qk = a.spec->channels[c].quantity;
+        if (qk == MBS_Q_CONSTRAINT_VIOLATION) continue; /* not an answer */
+        double scale = 0;
+        for (int i = 0; i < b.res.nsample; i++) scale = fmax(scale, fabs(b.res.rows[(size_t)i * (1 + b.res.nchannel) + c + 1]));
+        if (qk == MBS_Q_KINETIC_ENERGY || qk == MBS_Q_POTENTIAL_ENERGY || qk == MBS_Q_TOTAL_ENERGY) scale = escale;
+        double e = t_maxdiff(&a, &b, name) / fmax(scale, 1e-12);
+        if (verbose) printf("    %-14s %.2e\n", name, e);
+        if (e > worst) { worst = e; wch = name; }
+    }
+    printf("  %s to t = %s, relative at tolerance %g (%ld steps, chords '%s'): largest difference %.2e of the "
+           "channel's range (%s), bound %.0e\n", path, t_end, tol, a.met.steps, a.met.chords, worst, wch, bound);
+    CHECK(worst < bound);
+    CHECK(a.met.tolerance_met);
+    t_run_free(&a);
+    t_run_free(&b);
+}
+
+static void test_runs(void)
+{
+    /* bound: the accuracy contract's global error of 100 x tolerance
+     * (docs/accuracy.md) for each run, relative at 1e-9 plus natural at
+     * 1e-10, doubled for the channels (velocities, reactions, energies)
+     * measured against their own range rather than the mechanism's length:
+     * 2.2e-7 of each channel's range */
+    const double bound = 2 * 100 * (1e-9 + 1e-10);
+    s_compare_runs("examples/pendulum.json", "10", 1e-9, bound, 0);
+    s_compare_runs("examples/iftomm_a01_pendulum.json", "20", 1e-9, bound, 0);
+    s_compare_runs("examples/double_pendulum.json", "2", 1e-9, bound, 0);
+    s_compare_runs("examples/four_bar.json", "10", 1e-9, bound, 0);
+}
+
+/* ---- refusals ------------------------------------------------------------------------- */
+
+/* Parse `path` with the overrides: it must be refused with a message
+ * containing `needle`. */
+static void s_refused(const char *path, const char *const *sets, const char *needle)
+{
+    char *text = t_slurp(path, NULL);
+    CHECK(text != NULL);
+    if (!text) return;
+    t_sets ts;
+    t_sets_parse(&ts, sets);
+    mbs_errlist el = {0};
+    mbs_spec *s = mech_parse(text, strlen(text), ts.ov, ts.n, &el);
+    free(text);
+    CHECK(s == NULL);
+    int found = 0;
+    for (int i = 0; i < el.n; i++) if (strstr(el.e[i].message, needle)) found = 1;
+    if (!CHECK(found)) for (int i = 0; i < el.n; i++) fprintf(stderr, "    got: %s\n", el.e[i].message);
+    mbs_spec_free(&s);
+}
+
+static void test_refusals(void)
+{
+    const char *rel[] = {"solver.formulation=relative", NULL};
+    s_refused("examples/bouncing_ball.json", rel, "does not run contacts yet");
+    s_refused("examples/flores_slider_crank_friction.json", rel, "joints with clearance");
+    s_refused("examples/dc_motor_flywheel_inductive.json", rel, "dc motors without inductance");
+    s_refused("examples/slider_crank.json", rel, "does not run drivers yet");
+    const char *bdf[] = {"solver.formulation=relative", "solver.integrator=bdf", NULL};
+    s_refused("examples/pendulum.json", bdf, "integrates with dopri5 only");
+    const char *statics[] = {"solver.formulation=relative", "solver.analysis=statics", NULL};
+    s_refused("examples/pendulum.json", statics, "runs the dynamics analysis only");
+    const char *bad[] = {"solver.formulation=joint", NULL};
+    s_refused("examples/pendulum.json", bad, "expected one of: natural, relative");
+}
+
+int main(void)
+{
+    test_forward_dynamics();
+    test_pendulum_closed_form();
+    test_circuit();
+    test_refusals();
+    test_runs();
+    return CHECK_SUMMARY("relative_test");
+}
