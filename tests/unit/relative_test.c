@@ -118,6 +118,7 @@ static const char *const DOUBLE_PENDULUM =
     " \"forces\": [{\"type\": \"spring_damper\", \"bodies\": [\"ground\", \"b\"], \"points\": [[2, 1], [1.8, -0.4]],"
     "   \"stiffness\": 40, \"damping\": 1.5, \"free_length\": 1.2, \"preload\": 3},"
     "  {\"type\": \"joint_damping\", \"joint\": \"K\", \"coefficient\": 0.3},"
+    "  {\"type\": \"rotational_spring_damper\", \"joint\": \"K\", \"stiffness\": 5, \"damping\": 0.2, \"free_angle\": 0.3},"
     "  {\"type\": \"torque\", \"body\": \"b\", \"value\": \"=2*t+1\", \"frame\": \"global\"}],"
     " \"solver\": {\"t_end\": 1}, \"outputs\": {\"interval\": 0.1, \"channels\": []}}";
 
@@ -157,17 +158,43 @@ static const char *const CHAIN_P3 =
     " \"forces\": [{\"type\": \"joint_damping\", \"joint\": \"J2\", \"coefficient\": 0.4}],"
     " \"solver\": {\"t_end\": 1}, \"outputs\": {\"interval\": 0.1, \"channels\": []}}";
 
+/* a floating body held by a spring (2-D) and two (3-D, one of them to a
+ * pendulum): the floating root's P x, y (z), R z (x, y, z) nodes */
+static const char *const FLOAT2 =
+    "{\"name\": \"f2\", \"dimension\": 2, \"gravity\": [0, -9.81],"
+    " \"bodies\": [{\"name\": \"box\", \"mass\": 1.2, \"inertia\": 0.07, \"com\": [0.3, -0.4], \"angle\": 0.5}],"
+    " \"forces\": [{\"type\": \"spring_damper\", \"bodies\": [\"ground\", \"box\"], \"points\": [[0, 0], [0.5, -0.3]],"
+    "   \"stiffness\": 30, \"damping\": 0.2}],"
+    " \"solver\": {\"t_end\": 1}, \"outputs\": {\"interval\": 0.1, \"channels\": []}}";
+
+static const char *const FLOAT3 =
+    "{\"name\": \"f3\", \"dimension\": 3, \"gravity\": [0, 0, -9.81],"
+    " \"bodies\": [{\"name\": \"arm\", \"mass\": 0.8, \"inertia\": [0.02, 0.03, 0.01, 0, 0, 0], \"com\": [0, 0, -0.5]},"
+    "  {\"name\": \"box\", \"mass\": 1.2, \"inertia\": [0.05, 0.04, 0.03, 0.002, 0, 0], \"com\": [0.6, 0.2, -0.9]}],"
+    " \"joints\": [{\"name\": \"J\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"arm\"], \"at\": [0, 0, 0], \"axis\": [0, 1, 0]}],"
+    " \"forces\": [{\"type\": \"spring_damper\", \"bodies\": [\"arm\", \"box\"], \"points\": [[0, 0, -1], [0.5, 0.2, -0.8]],"
+    "   \"stiffness\": 30, \"damping\": 0.2},"
+    "  {\"type\": \"spring_damper\", \"bodies\": [\"ground\", \"box\"], \"points\": [[1, 1, 0], [0.7, 0.3, -0.8]],"
+    "   \"stiffness\": 20, \"damping\": 0.1},"
+    "  {\"type\": \"torque\", \"body\": \"box\", \"value\": [0.1, -0.2, \"=0.3*t\"], \"frame\": \"body\"}],"
+    " \"solver\": {\"t_end\": 1}, \"outputs\": {\"interval\": 0.1, \"channels\": []}}";
+
 static void test_forward_dynamics(void)
 {
     char doc[4096];
     double trip, e;
     e = s_fd_compare(DOUBLE_PENDULUM, 20, 3.0, &trip);
-    printf("  planar double pendulum (spring, damper, torque): |a_rel - a_nat| / |a| = %.2e, round trip %.1e\n", e, trip);
+    printf("  planar double pendulum (spring-damper, rotational spring-damper, joint damping, torque): |a_rel - a_nat| / |a| = %.2e, round trip %.1e\n", e, trip);
     CHECK(e < 1e-12);
     CHECK(trip < 1e-10);
     snprintf(doc, sizeof doc, CHAIN3, "\"revolute\", \"axis\": [0, 0.6, 0.8]");
     e = s_fd_compare(doc, 20, 3.0, &trip);
     printf("  spatial 3-link chain, skew revolute axes, body-frame force: %.2e, round trip %.1e\n", e, trip);
+    CHECK(e < 1e-12);
+    CHECK(trip < 1e-10);
+    snprintf(doc, sizeof doc, CHAIN3, "\"cylindrical\", \"axis\": [0, 0.6, 0.8]");
+    e = s_fd_compare(doc, 20, 1.0, &trip);
+    printf("  spatial chain with a cylindrical joint: %.2e, round trip %.1e\n", e, trip);
     CHECK(e < 1e-12);
     CHECK(trip < 1e-10);
     /* the spherical joint's three revolutes: middle angle within +-1.2 rad */
@@ -182,6 +209,14 @@ static void test_forward_dynamics(void)
     CHECK(trip < 1e-10);
     e = s_fd_compare(CHAIN_P3, 20, 1.0, &trip);
     printf("  spatial chain with a prismatic joint: %.2e, round trip %.1e\n", e, trip);
+    CHECK(e < 1e-12);
+    CHECK(trip < 1e-10);
+    e = s_fd_compare(FLOAT2, 20, 1.0, &trip);
+    printf("  planar floating body on a spring: %.2e, round trip %.1e\n", e, trip);
+    CHECK(e < 1e-12);
+    CHECK(trip < 1e-10);
+    e = s_fd_compare(FLOAT3, 20, 1.2, &trip);
+    printf("  spatial floating body on two springs, body-frame torque: %.2e, round trip %.1e\n", e, trip);
     CHECK(e < 1e-12);
     CHECK(trip < 1e-10);
 }
