@@ -99,18 +99,19 @@ typedef struct {
     mbs_rel_state *s;
     double tp, *qp, *up, *qddp; /* (n) the previous accepted state          */
     double *qs, *us, *qdds;     /* (n) a sample's                            */
+    mbs_rtree_ws *ws;           /* a sample's evaluations (s->w keeps the step's end) */
 } s_relrun;
 
 /* The run's book-keeping at the relative state held by w (time t): mapped
  * to d, then mbs_run_step_done over (d->t, t]. */
-static int s_book(const mbs_model *m, mbs_data *d, s_relrun *r, double t, mbs_errlist *err)
+static int s_book(const mbs_model *m, mbs_data *d, s_relrun *r, const mbs_rtree_ws *w, double t, mbs_errlist *err)
 {
     size_t nb = sizeof(double) * (size_t)m->nvar;
     memcpy(d->xp, d->x, nb);
     memcpy(d->vp, d->v, nb);
     memcpy(d->ap, d->a, nb);
     d->tp = d->t;
-    mbs_rel_to_natural(m, r->s->tree, r->s->w, d->x, d->v, d->a);
+    mbs_rel_to_natural(m, r->s->tree, w, d->x, d->v, d->a);
     d->t = t;
     return mbs_run_step_done(m, d, r->smp, err);
 }
@@ -128,7 +129,7 @@ static int s_done(void *ctx, const mbs_model *m, mbs_data *d, mbs_errlist *err)
     s_relrun *r = ctx;
     mbs_rel_state *s = r->s;
     const mbs_solver_spec *o = &m->spec->solver;
-    int n = s->n, rc = 0, sampled = 0;
+    int n = s->n, rc = 0;
     double t0 = r->tp, t1 = s->t, h = t1 - t0;
     while (!rc && h > 0 && r->smp->next < r->smp->nsample) {
         double ts = mbs_sample_time(r->smp, r->smp->next);
@@ -146,18 +147,14 @@ static int s_done(void *ctx, const mbs_model *m, mbs_data *d, mbs_errlist *err)
             r->qs[i] = H[0] * p0 + H[1] * m0 + H[2] * c0 + H[3] * c1 + H[4] * m1 + H[5] * p1;
             r->us[i] = (D[0] * p0 + D[1] * m0 + D[2] * c0 + D[3] * c1 + D[4] * m1 + D[5] * p1) / h;
         }
-        if (mbs_rtree_accel(s->tree, s->w, ts, r->qs, r->us, o->baumgarte_alpha, o->baumgarte_beta, r->qdds) != 0) {
+        if (mbs_rtree_accel(s->tree, r->ws, ts, r->qs, r->us, o->baumgarte_alpha, o->baumgarte_beta, r->qdds) != 0) {
             mbs_err_add(err, "", "t = %.6g: singular articulated-body recursion at an output sample", ts);
             return MBS_ESINGULAR;
         }
-        sampled = 1;
-        rc = s_book(m, d, r, ts, err);
+        rc = s_book(m, d, r, r->ws, ts, err);
     }
-    /* the step's end (the integrator's last stage, evaluated again when a
-     * sample used the workspace) */
-    if (!rc && sampled)
-        rc = mbs_rtree_accel(s->tree, s->w, t1, s->q, s->u, o->baumgarte_alpha, o->baumgarte_beta, r->qdds);
-    if (!rc) rc = s_book(m, d, r, t1, err);
+    /* the step's end: the integrator's last stage, still in s->w */
+    if (!rc) rc = s_book(m, d, r, s->w, t1, err);
     r->tp = t1;
     memcpy(r->qp, s->q, sizeof(double) * (size_t)n);
     memcpy(r->up, s->u, sizeof(double) * (size_t)n);
@@ -202,8 +199,10 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
         memcpy(d->ap, d->a, sizeof(double) * (size_t)m->nvar);
         mbs_sample_now(smp);
         size_t nb = sizeof(double) * (size_t)(t.n + 1);
-        s_relrun r = {smp, &s, s.t, malloc(nb), malloc(nb), malloc(nb), malloc(nb), malloc(nb), malloc(nb)};
-        if (!r.qp || !r.up || !r.qddp || !r.qs || !r.us || !r.qdds) {
+        mbs_rtree_ws ws;
+        int wsrc = mbs_rtree_ws_new(&t, &ws);
+        s_relrun r = {smp, &s, s.t, malloc(nb), malloc(nb), malloc(nb), malloc(nb), malloc(nb), malloc(nb), &ws};
+        if (wsrc || !r.qp || !r.up || !r.qddp || !r.qs || !r.us || !r.qdds) {
             rc = MBS_ENOMEM;
         } else {
             memcpy(r.qp, s.q, nb - sizeof(double));
@@ -213,6 +212,7 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
             rc = mbs_integrate_relative(m, d, &s, &run, err);
         }
         free(r.qp); free(r.up); free(r.qddp); free(r.qs); free(r.us); free(r.qdds);
+        if (!wsrc) mbs_rtree_ws_free(&ws);
     }
     mbs_rel_state_free(&s);
     mbs_rtree_ws_free(&w);
