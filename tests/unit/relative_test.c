@@ -16,7 +16,8 @@
  *    state, J against finite differences of Phi;
  *  - whole runs of examples with solver.formulation=relative against
  *    natural runs at tight tolerances;
- *  - the refusals of what the formulation does not run yet.
+ *  - the refusals of what the formulation does not run yet (a driver on a
+ *    chord joint among them).
  */
 #include "check.h"
 #include "testutil.h"
@@ -283,7 +284,7 @@ static void test_circuit(void)
     double q[3], u[3], qdd[3];
     CHECK(mbs_rel_from_natural(m, &t, &w, d->x, d->v, q, u) == 0);
     mbs_rtree_kinematics(&t, &w, q, u);
-    mbs_rtree_circuit(&t, &w);
+    mbs_rtree_circuit(&t, &w, 0);
     double pm = 0, vm = 0;
     for (int r = 0; r < t.neq; r++) { pm = fmax(pm, fabs(w.phi[r])); vm = fmax(vm, fabs(w.phid[r])); }
     printf("  four-bar at its assembled input state: |Phi| = %.1e m, |J u| = %.1e m/s\n", pm, vm);
@@ -297,11 +298,11 @@ static void test_circuit(void)
         memcpy(qq, q, sizeof qq);
         qq[c] += h;
         mbs_rtree_kinematics(&t, &w, qq, NULL);
-        mbs_rtree_circuit(&t, &w);
+        mbs_rtree_circuit(&t, &w, 0);
         ph[0] = w.phi[0]; ph[1] = w.phi[1];
         qq[c] -= 2 * h;
         mbs_rtree_kinematics(&t, &w, qq, NULL);
-        mbs_rtree_circuit(&t, &w);
+        mbs_rtree_circuit(&t, &w, 0);
         for (int r = 0; r < 2; r++) Jfd[r * 3 + c] = (ph[r] - w.phi[r]) / (2 * h);
     }
     double jd = 0;
@@ -399,6 +400,7 @@ static void test_runs(void)
     s_compare_runs("examples/double_pendulum.json", "2", 1e-9, bound, 0);
     s_compare_runs("examples/four_bar.json", "10", 1e-9, bound, 0);
     s_compare_runs("examples/dc_motor_flywheel.json", "2", 1e-9, bound, 0);
+    s_compare_runs("examples/slider_crank.json", "2", 1e-9, bound, 0); /* a driver (tree joint A) */
     s_compare_runs("examples/iftomm_a03_andrews.json", "0.03", 1e-9, bound, 0);
     s_compare_runs("examples/iftomm_a04_bricard.json", "10", 1e-9, bound, 0);
     /* the spatial slider-crank: the natural bdf runs at 1e-10 and 1e-11
@@ -438,7 +440,28 @@ static void test_refusals(void)
     s_refused("examples/bouncing_ball.json", rel, "does not run contacts yet");
     s_refused("examples/flores_slider_crank_friction.json", rel, "joints with clearance");
     s_refused("examples/dc_motor_flywheel_inductive.json", rel, "dc motors without inductance");
-    s_refused("examples/slider_crank.json", rel, "does not run drivers yet");
+    /* a driver on the four-bar's chord joint C */
+    char *fb = t_slurp("examples/four_bar.json", NULL);
+    CHECK(fb != NULL);
+    if (fb) {
+        const char *key = "\"forces\": []";
+        char *at = strstr(fb, key), doc[8192];
+        CHECK(at != NULL);
+        if (at) {
+            snprintf(doc, sizeof doc, "%.*s\"drivers\": [{\"joint\": \"C\", \"motion\": {\"kind\": \"constant_speed\", "
+                     "\"speed\": 1}}], %s", (int)(at - fb), fb, at);
+            t_sets ts;
+            t_sets_parse(&ts, rel);
+            mbs_errlist el = {0};
+            mbs_spec *sp = mech_parse(doc, strlen(doc), ts.ov, ts.n, &el);
+            CHECK(sp == NULL);
+            int found = 0;
+            for (int i = 0; i < el.n; i++) if (strstr(el.e[i].message, "drivers of chord joints")) found = 1;
+            CHECK(found);
+            mbs_spec_free(&sp);
+        }
+        free(fb);
+    }
     const char *bdf[] = {"solver.formulation=relative", "solver.integrator=bdf", NULL};
     s_refused("examples/pendulum.json", bdf, "integrates with dopri5 only");
     const char *statics[] = {"solver.formulation=relative", "solver.analysis=statics", NULL};

@@ -19,11 +19,6 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
                     "now); use the natural formulation for statics and kinematics");
         bad = 1;
     }
-    if (s->ndriver > 0) {
-        mbs_err_add(err, "/drivers", "solver.formulation \"relative\" does not run drivers yet (%d given); use the "
-                    "natural formulation", s->ndriver);
-        bad = 1;
-    }
     if (s->ncontact > 0) {
         mbs_err_add(err, "/contacts", "solver.formulation \"relative\" does not run contacts yet (%d pairs); use the "
                     "natural formulation", s->ncontact);
@@ -66,6 +61,18 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
                             "a revolute joint of the spanning tree, not a chord (for now)", F->name);
                 bad = 1;
             }
+        }
+    }
+    for (int d = 0; d < s->ndriver; d++) {
+        int j = s->drivers[d].joint;
+        char ptr[64];
+        snprintf(ptr, sizeof ptr, "/drivers/%d", d);
+        if (j < 0 || (s->joints[j].type != MBS_JOINT_REVOLUTE && s->joints[j].type != MBS_JOINT_PRISMATIC) ||
+            (have_g && !g.branch[j])) {
+            mbs_err_add(err, ptr, "solver.formulation \"relative\" does not run drivers of chord joints yet (joint "
+                        "'%s' closes a loop of the spanning tree); use the natural formulation",
+                        j >= 0 ? s->joints[j].name : "?");
+            bad = 1;
         }
     }
     if (have_g) mbs_sysgraph_free(&g);
@@ -178,7 +185,7 @@ static void s_vec_ref(const mbs_rvec *v, double x[3])
 
 static void s_add_eq(mbs_rtree *t, int j, mbs_rvec a, mbs_rvec b, int distance)
 {
-    mbs_req *e = &t->eq[t->neq++];
+    mbs_req *e = &t->eq[t->nceq++];
     e->a = a;
     e->b = b;
     e->joint = j;
@@ -255,6 +262,7 @@ static void s_chord_eqs(mbs_rtree *t, int j)
 void mbs_rtree_free(mbs_rtree *t)
 {
     free(t->node); free(t->body_node); free(t->inertia); free(t->eq); free(t->gimbal);
+    free(t->drv_coord); free(t->drv_sign); free(t->drv_fn);
     mbs_sysgraph_free(&t->g);
     memset(t, 0, sizeof *t);
 }
@@ -277,7 +285,14 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
     t->inertia = calloc((size_t)nb + 1, sizeof *t->inertia);
     t->eq = calloc((size_t)neq + 1, sizeof *t->eq);
     t->gimbal = calloc((size_t)nnode + 1, sizeof(int));
-    if (!t->node || !t->body_node || !t->inertia || !t->eq || !t->gimbal) { mbs_rtree_free(t); return MBS_ENOMEM; }
+    t->drv_coord = calloc((size_t)s->ndriver + 1, sizeof(int));
+    t->drv_sign = calloc((size_t)s->ndriver + 1, sizeof(double));
+    t->drv_fn = calloc((size_t)s->ndriver + 1, sizeof(const mbs_fn *));
+    if (!t->node || !t->body_node || !t->inertia || !t->eq || !t->gimbal || !t->drv_coord || !t->drv_sign ||
+        !t->drv_fn) {
+        mbs_rtree_free(t);
+        return MBS_ENOMEM;
+    }
     /* nodes, parents first (the graph's breadth-first order) */
     for (int k = 0; k < nb; k++) {
         int b = t->g.order[k], pb = t->g.parent[b];
@@ -307,7 +322,23 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
         }
     }
     for (int c = 0; c < t->g.nchord; c++) s_chord_eqs(t, t->g.chords[c]);
-    (void)err;
+    /* drivers of tree joints: the child's node carries the joint's one freedom */
+    for (int d = 0; d < s->ndriver; d++) {
+        int j = s->drivers[d].joint;
+        if (j < 0 || !t->g.branch[j]) {
+            mbs_err_add(err, "/drivers", "driver of joint '%s': not a joint of the spanning tree",
+                        j >= 0 ? s->joints[j].name : "?");
+            mbs_rtree_free(t);
+            return MBS_EINVAL;
+        }
+        const mbs_joint_spec *J = &s->joints[j];
+        int child = J->body[1] >= 0 && t->g.parent_joint[J->body[1]] == j ? J->body[1] : J->body[0];
+        t->drv_coord[t->ndrv] = t->node[t->body_node[child]].coord;
+        t->drv_sign[t->ndrv] = child == J->body[1] ? 1.0 : -1.0;
+        t->drv_fn[t->ndrv] = &s->drivers[d].motion;
+        t->ndrv++;
+    }
+    t->neq = t->nceq + t->ndrv;
     return 0;
 }
 

@@ -49,12 +49,16 @@
  * (mbs_rtree_accel).  Redundant chord equations (a dependent row) get a
  * zero multiplier.
  *
+ * Drivers of tree revolute and prismatic joints are rheonomic rows beside
+ * the circuit equations (the joint's measure, signed as the natural
+ * coordinates measure it, equal to the motion f(t)).
+ *
  * Forces: gravity; translational spring-dampers between body points; point
  * forces and torques (global or body axes); joint damping and dc_motors
  * without inductance and rotor inertia on revolute and prismatic joints,
  * tree or chord; rotational spring-dampers on tree revolute joints.  The
  * rest is refused by mbs_rtree_supported (contacts, clearance joints,
- * drivers, element states, ...).
+ * drivers of chord joints, element states, ...).
  */
 #ifndef MBS_TREE_H
 #define MBS_TREE_H
@@ -94,8 +98,13 @@ typedef struct {
     mbs_rnode *node;        /* (nnode) parents before children                 */
     int *body_node;         /* (nbody) the node carrying each body's pose     */
     mbs_rbi *inertia;       /* (nbody) about the reference origin, ref. coords */
-    int neq;                /* circuit equations                               */
-    mbs_req *eq;            /* (neq)                                           */
+    int neq;                /* constraint equations: nceq circuit, then drivers */
+    int nceq;               /* the chords' circuit equations                    */
+    mbs_req *eq;            /* (nceq)                                           */
+    int ndrv;               /* drivers (of tree joints): q_c sign = f(t)        */
+    int *drv_coord;         /* (ndrv) the driven node's coordinate              */
+    double *drv_sign;       /* (ndrv) +1: the joint's measure is q, -1: -q     */
+    const mbs_fn **drv_fn;  /* (ndrv) the motion (in the spec)                  */
     mbs_sysgraph g;         /* the spanning tree and its chords                */
     int *gimbal;            /* (n) 1: the middle coordinate of an R x, y, z triple */
 } mbs_rtree;
@@ -109,7 +118,8 @@ typedef struct {
     mbs_wrench *pA, *fext;  /* (nnode) bias wrenches; (nbody) applied wrenches */
     double *IA;             /* (nnode x 36) articulated inertias               */
     double *U;              /* (nnode x 6) U_i = IA_i S_i, a wrench (n f)      */
-    const double *q;        /* the coordinates of the last kinematics pass     */
+    const double *q, *u;    /* the coordinates and rates of the last kinematics
+                               pass (u may be NULL)                          */
     double *D, *uu;         /* (nnode)                                         */
     double *phi, *phid, *bias; /* (neq) Phi, Phi' = J u, J' u                 */
     double *J;              /* (neq x n) row-major                              */
@@ -159,10 +169,12 @@ int mbs_rtree_forward(const mbs_rtree *t, mbs_rtree_ws *w, double *qdd);
  * velocities, no gravity): one O(n) pass. */
 void mbs_rtree_minv(const mbs_rtree *t, mbs_rtree_ws *w, const double *f, double *y);
 
-/* The circuit equations at the state of the last mbs_rtree_kinematics:
- * w->phi, w->J (u-rows), w->phid = J u and w->bias = J' u (what J qdd
- * adds up to the equations' second derivative). */
-void mbs_rtree_circuit(const mbs_rtree *t, mbs_rtree_ws *w);
+/* The constraint equations at the state of the last mbs_rtree_kinematics
+ * and time `time`: the circuit equations and the drivers' (sign q_c - f(t)
+ * = 0, the joint's measure as the natural coordinates define it): w->phi,
+ * w->J (u-rows), w->phid = Phi' and w->bias (what J qdd adds up to the
+ * equations' second derivative: J' u, or -f''(t)). */
+void mbs_rtree_circuit(const mbs_rtree *t, mbs_rtree_ws *w, double time);
 
 /* The accelerations of the whole formulation at (time, q, u): the tree's,
  * corrected by the chords' multipliers (index 1, Baumgarte coefficients

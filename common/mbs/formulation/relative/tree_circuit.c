@@ -51,13 +51,13 @@ static void s_vec_eval(const mbs_rtree *t, const mbs_rtree_ws *w, const mbs_rvec
     }
 }
 
-void mbs_rtree_circuit(const mbs_rtree *t, mbs_rtree_ws *w)
+void mbs_rtree_circuit(const mbs_rtree *t, mbs_rtree_ws *w, double time)
 {
     int n = t->n;
     if (t->neq == 0) return;
     mbs_rtree_accel_pass(t, w, NULL); /* bias accelerations: qdd = 0, base at rest */
     double *Ja = w->jq, *Jb = w->jq + 3 * (size_t)n;
-    for (int r = 0; r < t->neq; r++) {
+    for (int r = 0; r < t->nceq; r++) {
         const mbs_req *e = &t->eq[r];
         double a[3], ad[3], ab[3], b[3], bd[3], bb[3];
         s_vec_eval(t, w, &e->a, a, ad, ab, Ja);
@@ -69,6 +69,17 @@ void mbs_rtree_circuit(const mbs_rtree *t, mbs_rtree_ws *w)
         for (int c = 0; c < n; c++)
             row[c] = b[0] * Ja[c] + b[1] * Ja[n + c] + b[2] * Ja[2 * n + c] + a[0] * Jb[c] + a[1] * Jb[n + c] +
                      a[2] * Jb[2 * n + c];
+    }
+    /* drivers: sign q_c - f(t) = 0, linear in q */
+    for (int k = 0; k < t->ndrv; k++) {
+        int r = t->nceq + k, c = t->drv_coord[k];
+        double df, ddf, f = mbs_fn_eval(t->drv_fn[k], time, &df, &ddf), sg = t->drv_sign[k];
+        double *row = w->J + (size_t)r * n;
+        memset(row, 0, sizeof(double) * (size_t)n);
+        row[c] = sg;
+        w->phi[r] = sg * w->q[c] - f;
+        w->phid[r] = sg * (w->u ? w->u[c] : 0) - df;
+        w->bias[r] = -ddf;
     }
 }
 
@@ -113,7 +124,7 @@ int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const doub
         mbs_rtree_accel_pass(t, w, qdd);
         return 0;
     }
-    mbs_rtree_circuit(t, w);
+    mbs_rtree_circuit(t, w, time);
     /* Y = M^-1 J^T, K = J Y */
     for (int k = 0; k < m; k++) mbs_rtree_minv(t, w, w->J + (size_t)k * n, w->Y + (size_t)k * n);
     for (int i = 0; i < m; i++) {

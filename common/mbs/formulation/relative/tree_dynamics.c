@@ -11,6 +11,7 @@ void mbs_rtree_kinematics(const mbs_rtree *t, mbs_rtree_ws *w, const double *q, 
 {
     static const double zero3[3] = {0, 0, 0};
     w->q = q;
+    w->u = u;
     for (int i = 0; i < t->nnode; i++) {
         const mbs_rnode *nd = &t->node[i];
         const double *Rl = nd->parent >= 0 ? w->R + 9 * nd->parent : s_I3;
