@@ -22,24 +22,21 @@ static const double A[7][6] = {
 /* 5th minus 4th order weights */
 static const double E[7] = {71.0 / 57600, 0, -71.0 / 16695, 71.0 / 1920, -17253.0 / 339200, 22.0 / 525, -1.0 / 40};
 
-/* Gimbal margin: |cos| of a spherical joint's middle angle below which the
- * run stops (its three revolutes lose a freedom at 0). */
-#define REL_GIMBAL_MARGIN 1e-3
-
 int mbs_rel_state_new(mbs_rel_state *s, const mbs_rtree *t, mbs_rtree_ws *w)
 {
     memset(s, 0, sizeof *s);
     s->tree = t;
     s->w = w;
     s->n = t->n;
-    size_t n = (size_t)t->n + 1;
-    s->q = calloc(n, sizeof(double));
+    s->nq = t->nq;
+    size_t n = (size_t)t->n + 1, nq = (size_t)t->nq + 1;
+    s->q = calloc(nq, sizeof(double));
     s->u = calloc(n, sizeof(double));
     s->qdd = calloc(n, sizeof(double));
-    s->k = calloc(14 * n, sizeof(double));
-    s->ys = calloc(2 * n, sizeof(double));
-    s->y0 = calloc(2 * n, sizeof(double));
-    s->wq = calloc(n, sizeof(double));
+    s->k = calloc(7 * (n + nq), sizeof(double));
+    s->ys = calloc(n + nq, sizeof(double));
+    s->y0 = calloc(n + nq, sizeof(double));
+    s->wq = calloc(nq, sizeof(double));
     s->wu = calloc(n, sizeof(double));
     if (!s->q || !s->u || !s->qdd || !s->k || !s->ys || !s->y0 || !s->wq || !s->wu) {
         mbs_rel_state_free(s);
@@ -54,18 +51,18 @@ void mbs_rel_state_free(mbs_rel_state *s)
     memset(s, 0, sizeof *s);
 }
 
-/* Slope of stage s at (t, y): k_s = (u, qdd). */
+/* Slope at (t, y = (q, u)): k = (qdot, udd). */
 static int s_slope(mbs_rel_state *s, double t, const double *y, double *k)
 {
-    int n = s->n;
-    memcpy(k, y + n, sizeof(double) * (size_t)n);
-    return mbs_rtree_accel(s->tree, s->w, t, y, y + n, s->alpha, s->beta, k + n);
+    int nq = s->nq;
+    mbs_rtree_qdot(s->tree, y, y + nq, k);
+    return mbs_rtree_accel(s->tree, s->w, t, y, y + nq, s->alpha, s->beta, k + nq);
 }
 
 int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mbs_stepper *run, mbs_errlist *err)
 {
     const mbs_solver_spec *o = &m->spec->solver;
-    int n = s->n, n2 = 2 * n;
+    int n = s->n, nq = s->nq, n2 = nq + n;
     double T = o->t_end;
     double hmax = o->max_step > 0 ? o->max_step : run->interval;
     double hmin = o->min_step > 0 ? o->min_step : 1e-12;
@@ -74,23 +71,18 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
     s->beta = o->baumgarte_beta;
     /* error weights (integrator_rel.h) */
     double rtol = d->tol.rtol, L = d->tol.L > 0 ? d->tol.L : 1.0;
-    for (int i = 0; i < s->tree->nnode; i++) {
-        const mbs_rnode *nd = &s->tree->node[i];
-        if (nd->coord < 0) continue;
-        double scale = nd->kind == MBS_RN_PRISMATIC ? L : 1.0;
-        s->wq[nd->coord] = rtol * scale;
-        s->wu[nd->coord] = rtol * scale / T;
-    }
+    for (int i = 0; i < nq; i++) s->wq[i] = rtol * mbs_rtree_qscale(s->tree, i, L);
+    for (int i = 0; i < n; i++) s->wu[i] = rtol * mbs_rtree_uscale(s->tree, i, L) / T;
     double *k[7];
     for (int st = 0; st < 7; st++) k[st] = s->k + (size_t)st * n2;
     /* FSAL: the first slope is the current state's */
-    memcpy(k[0], s->u, sizeof(double) * (size_t)n);
-    memcpy(k[0] + n, s->qdd, sizeof(double) * (size_t)n);
+    mbs_rtree_qdot(s->tree, s->q, s->u, k[0]);
+    memcpy(k[0] + nq, s->qdd, sizeof(double) * (size_t)n);
     int rejected_in_row = 0;
     while (s->t < T * (1 - 1e-14)) {
         if (s->t + 1.01 * h > T) h = T - s->t;
-        memcpy(s->y0, s->q, sizeof(double) * (size_t)n);
-        memcpy(s->y0 + n, s->u, sizeof(double) * (size_t)n);
+        memcpy(s->y0, s->q, sizeof(double) * (size_t)nq);
+        memcpy(s->y0 + nq, s->u, sizeof(double) * (size_t)n);
         /* stages 2..7; the 7th is at the 5th-order solution */
         for (int st = 1; st < 7; st++) {
             for (int i = 0; i < n2; i++) {
@@ -110,8 +102,7 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
             double e = 0;
             for (int st = 0; st < 7; st++) e += E[st] * k[st][i];
             e *= h;
-            int c = i < n ? i : i - n;
-            double wgt = i < n ? s->wq[c] : s->wu[c] + rtol * fmax(fabs(s->y0[i]), fabs(s->ys[i]));
+            double wgt = i < nq ? s->wq[i] : s->wu[i - nq] + rtol * fmax(fabs(s->y0[i]), fabs(s->ys[i]));
             e2 += (e / wgt) * (e / wgt);
         }
         double en = sqrt(e2 / (n2 > 0 ? n2 : 1));
@@ -119,19 +110,12 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
         double fac = en > 0 ? 0.9 * pow(en, -0.2) : 5.0;
         if (en <= 1.0) {
             s->t = s->t + h >= T * (1 - 1e-14) ? T : s->t + h;
-            memcpy(s->q, s->ys, sizeof(double) * (size_t)n);
-            memcpy(s->u, s->ys + n, sizeof(double) * (size_t)n);
-            memcpy(s->qdd, k[6] + n, sizeof(double) * (size_t)n);
+            memcpy(s->q, s->ys, sizeof(double) * (size_t)nq);
+            memcpy(s->u, s->ys + nq, sizeof(double) * (size_t)n);
+            memcpy(s->qdd, k[6] + nq, sizeof(double) * (size_t)n);
             memcpy(k[0], k[6], sizeof(double) * (size_t)n2);
             d->met.steps++;
             mbs_note_error(d, en);
-            int gl = mbs_rtree_gimbal_check(s->tree, s->q, REL_GIMBAL_MARGIN);
-            if (gl) {
-                mbs_err_add(err, "", "t = %.6g: a spherical joint or floating body reached the gimbal lock of its "
-                            "three revolutes (coordinate %d, the relative formulation's spherical joint); use the "
-                            "natural formulation", s->t, gl - 1);
-                return MBS_EDIVERGE;
-            }
             /* s->w holds the last stage's kinematics and accelerations: the
              * accepted state's, which the run maps to its outputs */
             int rc = mbs_step_done(m, d, run, err);

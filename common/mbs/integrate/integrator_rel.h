@@ -8,10 +8,12 @@
  *
  * Error control as the natural coordinates' dopri5 (accuracy.h): the local
  * tolerance d->tol.rtol (the user's tolerance times the DOPRI5 factor), the
- * length L = d->tol.L; a revolute coordinate is held to rtol (a link of
- * length L turning by rtol moves its end by rtol L), a prismatic one to
- * rtol L, their rates to the same over t_end plus rtol |u|; weighted RMS
- * norm, accepted when <= 1.
+ * length L = d->tol.L; a revolute coordinate (and a ball's quaternion
+ * component) is held to rtol (a link of length L turning by rtol moves its
+ * end by rtol L), a prismatic one to rtol L, the rates to the same over
+ * t_end plus rtol |u|; weighted RMS norm, accepted when <= 1.  A ball's
+ * quaternion is integrated with q' = 1/2 (0, w) (x) q, its length left as
+ * it drifts (the kinematics normalises it).
  */
 #ifndef MBS_INTEGRATOR_REL_H
 #define MBS_INTEGRATOR_REL_H
@@ -25,11 +27,11 @@
 typedef struct {
     const mbs_rtree *tree;   /* borrowed                                        */
     mbs_rtree_ws *w;         /* borrowed                                        */
-    int n;
-    double t, *q, *u, *qdd;  /* (n) accepted state                              */
-    double *k;               /* (7 x 2n) stage slopes                           */
-    double *ys, *y0;         /* (2n) stage state, step start                    */
-    double *wq, *wu;         /* (n) absolute error weights                      */
+    int n, nq;               /* rates, coordinates (tree.h)                     */
+    double t, *q, *u, *qdd;  /* (nq, n, n) accepted state                       */
+    double *k;               /* (7 x (nq + n)) stage slopes (qdot, udd)         */
+    double *ys, *y0;         /* (nq + n) stage state, step start                */
+    double *wq, *wu;         /* (nq, n) absolute error weights                  */
     double alpha, beta;      /* Baumgarte coefficients (1/s)                    */
 } mbs_rel_state;
 

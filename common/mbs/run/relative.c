@@ -97,8 +97,9 @@ int mbs_rel_from_natural(const mbs_model *m, const mbs_rtree *t, mbs_rtree_ws *w
 typedef struct {
     mbs_sampler *smp;
     mbs_rel_state *s;
-    double tp, *qp, *up, *qddp; /* (n) the previous accepted state          */
-    double *qs, *us, *qdds;     /* (n) a sample's                            */
+    double tp, *qp, *qdp, *qddp; /* (nq) the previous accepted state: q, q', q'' */
+    double *qd, *qdd;            /* (nq) q' and q'' of the step's end          */
+    double *qs, *qds, *us, *udds; /* a sample's q, q' (nq), u, u' (n)          */
     mbs_rtree_ws *ws;           /* a sample's evaluations (s->w keeps the step's end) */
 } s_relrun;
 
@@ -129,8 +130,11 @@ static int s_done(void *ctx, const mbs_model *m, mbs_data *d, mbs_errlist *err)
     s_relrun *r = ctx;
     mbs_rel_state *s = r->s;
     const mbs_solver_spec *o = &m->spec->solver;
-    int n = s->n, rc = 0;
+    int nq = s->nq, rc = 0;
     double t0 = r->tp, t1 = s->t, h = t1 - t0;
+    /* q' and q'' at the step's end (a ball's quaternion: not u and u') */
+    mbs_rtree_qdot(s->tree, s->q, s->u, r->qd);
+    mbs_rtree_qddot(s->tree, s->q, s->u, s->qdd, r->qd, r->qdd);
     while (!rc && h > 0 && r->smp->next < r->smp->nsample) {
         double ts = mbs_sample_time(r->smp, r->smp->next);
         if (ts >= t1 * (1 - 1e-13)) break;
@@ -141,13 +145,14 @@ static int s_done(void *ctx, const mbs_model *m, mbs_data *d, mbs_errlist *err)
         double D[6] = {-30 * x2 + 60 * x3 - 30 * x4, 1 - 18 * x2 + 32 * x3 - 15 * x4,
                        x - 4.5 * x2 + 6 * x3 - 2.5 * x4, 1.5 * x2 - 4 * x3 + 2.5 * x4,
                        -12 * x2 + 28 * x3 - 15 * x4, 30 * x2 - 60 * x3 + 30 * x4};
-        for (int i = 0; i < n; i++) {
-            double p0 = r->qp[i], p1 = s->q[i], m0 = h * r->up[i], m1 = h * s->u[i];
-            double c0 = h * h * r->qddp[i], c1 = h * h * s->qdd[i];
+        for (int i = 0; i < nq; i++) {
+            double p0 = r->qp[i], p1 = s->q[i], m0 = h * r->qdp[i], m1 = h * r->qd[i];
+            double c0 = h * h * r->qddp[i], c1 = h * h * r->qdd[i];
             r->qs[i] = H[0] * p0 + H[1] * m0 + H[2] * c0 + H[3] * c1 + H[4] * m1 + H[5] * p1;
-            r->us[i] = (D[0] * p0 + D[1] * m0 + D[2] * c0 + D[3] * c1 + D[4] * m1 + D[5] * p1) / h;
+            r->qds[i] = (D[0] * p0 + D[1] * m0 + D[2] * c0 + D[3] * c1 + D[4] * m1 + D[5] * p1) / h;
         }
-        if (mbs_rtree_accel(s->tree, r->ws, ts, r->qs, r->us, o->baumgarte_alpha, o->baumgarte_beta, r->qdds) != 0) {
+        mbs_rtree_rates(s->tree, r->qs, r->qds, r->us);
+        if (mbs_rtree_accel(s->tree, r->ws, ts, r->qs, r->us, o->baumgarte_alpha, o->baumgarte_beta, r->udds) != 0) {
             mbs_err_add(err, "", "t = %.6g: singular articulated-body recursion at an output sample", ts);
             return MBS_ESINGULAR;
         }
@@ -156,9 +161,9 @@ static int s_done(void *ctx, const mbs_model *m, mbs_data *d, mbs_errlist *err)
     /* the step's end: the integrator's last stage, still in s->w */
     if (!rc) rc = s_book(m, d, r, s->w, t1, err);
     r->tp = t1;
-    memcpy(r->qp, s->q, sizeof(double) * (size_t)n);
-    memcpy(r->up, s->u, sizeof(double) * (size_t)n);
-    memcpy(r->qddp, s->qdd, sizeof(double) * (size_t)n);
+    memcpy(r->qp, s->q, sizeof(double) * (size_t)nq);
+    memcpy(r->qdp, r->qd, sizeof(double) * (size_t)nq);
+    memcpy(r->qddp, r->qdd, sizeof(double) * (size_t)nq);
     return rc;
 }
 
@@ -198,20 +203,22 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
         memcpy(d->vp, d->v, sizeof(double) * (size_t)m->nvar);
         memcpy(d->ap, d->a, sizeof(double) * (size_t)m->nvar);
         mbs_sample_now(smp);
-        size_t nb = sizeof(double) * (size_t)(t.n + 1);
+        size_t nb = sizeof(double) * (size_t)(t.n + 1), nqb = sizeof(double) * (size_t)(t.nq + 1);
         mbs_rtree_ws ws;
         int wsrc = mbs_rtree_ws_new(&t, &ws);
-        s_relrun r = {smp, &s, s.t, malloc(nb), malloc(nb), malloc(nb), malloc(nb), malloc(nb), malloc(nb), &ws};
-        if (wsrc || !r.qp || !r.up || !r.qddp || !r.qs || !r.us || !r.qdds) {
+        s_relrun r = {smp, &s, s.t, malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb),
+                      malloc(nqb), malloc(nb), malloc(nb), &ws};
+        if (wsrc || !r.qp || !r.qdp || !r.qddp || !r.qd || !r.qdd || !r.qs || !r.qds || !r.us || !r.udds) {
             rc = MBS_ENOMEM;
         } else {
-            memcpy(r.qp, s.q, nb - sizeof(double));
-            memcpy(r.up, s.u, nb - sizeof(double));
-            memcpy(r.qddp, s.qdd, nb - sizeof(double));
+            memcpy(r.qp, s.q, nqb - sizeof(double));
+            mbs_rtree_qdot(&t, s.q, s.u, r.qdp);
+            mbs_rtree_qddot(&t, s.q, s.u, s.qdd, r.qdp, r.qddp);
             mbs_stepper run = {s_done, &r, smp->interval};
             rc = mbs_integrate_relative(m, d, &s, &run, err);
         }
-        free(r.qp); free(r.up); free(r.qddp); free(r.qs); free(r.us); free(r.qdds);
+        free(r.qp); free(r.qdp); free(r.qddp); free(r.qd); free(r.qdd); free(r.qs); free(r.qds); free(r.us);
+        free(r.udds);
         if (!wsrc) mbs_rtree_ws_free(&ws);
     }
     mbs_rel_state_free(&s);

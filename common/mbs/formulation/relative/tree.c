@@ -90,7 +90,11 @@ static int s_add_node(mbs_rtree *t, mbs_rnode_kind kind, int parent, int joint, 
     nd->parent = parent;
     nd->body = -1;
     nd->joint = joint;
-    nd->coord = kind == MBS_RN_RIGID ? -1 : t->n++;
+    nd->dof = kind == MBS_RN_RIGID ? 0 : kind == MBS_RN_BALL ? 3 : 1;
+    nd->coord = nd->dof ? t->n : -1;
+    nd->qcoord = nd->dof ? t->nq : -1;
+    t->n += nd->dof;
+    t->nq += kind == MBS_RN_BALL ? 4 : nd->dof;
     if (p) v3copy(p, nd->p);
     if (u) v3unit(u, nd->u);
     return t->nnode++;
@@ -107,11 +111,9 @@ static int s_joint_nodes(mbs_rtree *t, int b, int pn)
         /* a floating root: translations, then rotations about its centre of mass */
         last = s_add_node(t, MBS_RN_PRISMATIC, -1, -1, B->com, ex);
         last = s_add_node(t, MBS_RN_PRISMATIC, last, -1, B->com, ey);
-        if (t->dim == 3) last = s_add_node(t, MBS_RN_PRISMATIC, last, -1, B->com, ez);
         if (t->dim == 3) {
-            last = s_add_node(t, MBS_RN_REVOLUTE, last, -1, B->com, ex);
-            last = s_add_node(t, MBS_RN_REVOLUTE, last, -1, B->com, ey);
-            t->gimbal[t->node[last].coord] = 1;
+            last = s_add_node(t, MBS_RN_PRISMATIC, last, -1, B->com, ez);
+            return s_add_node(t, MBS_RN_BALL, last, -1, B->com, ez);
         }
         return s_add_node(t, MBS_RN_REVOLUTE, last, -1, B->com, ez);
     }
@@ -132,11 +134,7 @@ static int s_joint_nodes(mbs_rtree *t, int b, int pn)
         last = s_add_node(t, MBS_RN_REVOLUTE, pn, j, J->at, J->axes[first]);
         return s_add_node(t, MBS_RN_REVOLUTE, last, j, J->at, J->axes[1 - first]);
     }
-    case MBS_JOINT_SPHERICAL:
-        last = s_add_node(t, MBS_RN_REVOLUTE, pn, j, J->at, ex);
-        last = s_add_node(t, MBS_RN_REVOLUTE, last, j, J->at, ey);
-        t->gimbal[t->node[last].coord] = 1;
-        return s_add_node(t, MBS_RN_REVOLUTE, last, j, J->at, ez);
+    case MBS_JOINT_SPHERICAL: return s_add_node(t, MBS_RN_BALL, pn, j, J->at, ez);
     default: /* fixed */
         return s_add_node(t, MBS_RN_RIGID, pn, j, J->at, ax);
     }
@@ -144,11 +142,10 @@ static int s_joint_nodes(mbs_rtree *t, int b, int pn)
 
 static int s_joint_nodes_count(const mbs_spec *s, const mbs_sysgraph *g, int b)
 {
-    if (g->parent[b] == -2) return s->dim == 3 ? 6 : 3;
+    if (g->parent[b] == -2) return s->dim == 3 ? 4 : 3;
     switch (s->joints[g->parent_joint[b]].type) {
     case MBS_JOINT_CYLINDRICAL:
     case MBS_JOINT_UNIVERSAL: return 2;
-    case MBS_JOINT_SPHERICAL: return 3;
     default: return 1;
     }
 }
@@ -261,8 +258,8 @@ static void s_chord_eqs(mbs_rtree *t, int j)
 
 void mbs_rtree_free(mbs_rtree *t)
 {
-    free(t->node); free(t->body_node); free(t->inertia); free(t->eq); free(t->gimbal);
-    free(t->drv_coord); free(t->drv_sign); free(t->drv_fn);
+    free(t->node); free(t->body_node); free(t->inertia); free(t->eq);
+    free(t->drv_coord); free(t->drv_qcoord); free(t->drv_sign); free(t->drv_fn);
     mbs_sysgraph_free(&t->g);
     memset(t, 0, sizeof *t);
 }
@@ -284,11 +281,11 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
     t->body_node = calloc((size_t)nb + 1, sizeof(int));
     t->inertia = calloc((size_t)nb + 1, sizeof *t->inertia);
     t->eq = calloc((size_t)neq + 1, sizeof *t->eq);
-    t->gimbal = calloc((size_t)nnode + 1, sizeof(int));
     t->drv_coord = calloc((size_t)s->ndriver + 1, sizeof(int));
+    t->drv_qcoord = calloc((size_t)s->ndriver + 1, sizeof(int));
     t->drv_sign = calloc((size_t)s->ndriver + 1, sizeof(double));
     t->drv_fn = calloc((size_t)s->ndriver + 1, sizeof(const mbs_fn *));
-    if (!t->node || !t->body_node || !t->inertia || !t->eq || !t->gimbal || !t->drv_coord || !t->drv_sign ||
+    if (!t->node || !t->body_node || !t->inertia || !t->eq || !t->drv_coord || !t->drv_qcoord || !t->drv_sign ||
         !t->drv_fn) {
         mbs_rtree_free(t);
         return MBS_ENOMEM;
@@ -334,6 +331,7 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
         const mbs_joint_spec *J = &s->joints[j];
         int child = J->body[1] >= 0 && t->g.parent_joint[J->body[1]] == j ? J->body[1] : J->body[0];
         t->drv_coord[t->ndrv] = t->node[t->body_node[child]].coord;
+        t->drv_qcoord[t->ndrv] = t->node[t->body_node[child]].qcoord;
         t->drv_sign[t->ndrv] = child == J->body[1] ? 1.0 : -1.0;
         t->drv_fn[t->ndrv] = &s->drivers[d].motion;
         t->ndrv++;
@@ -348,16 +346,16 @@ int mbs_rtree_ws_new(const mbs_rtree *t, mbs_rtree_ws *w)
     size_t nn = (size_t)t->nnode + 1, n = (size_t)t->n + 1, m = (size_t)t->neq + 1, nb = (size_t)t->spec->nbody + 1;
     w->R = malloc(sizeof(double) * 9 * nn);
     w->p = malloc(sizeof(double) * 3 * nn);
-    w->S = calloc(nn, sizeof(mbs_twist));
+    w->S = calloc(n, sizeof(mbs_twist));
     w->V = calloc(nn, sizeof(mbs_twist));
     w->c = calloc(nn, sizeof(mbs_twist));
     w->A = calloc(nn, sizeof(mbs_twist));
     w->pA = calloc(nn, sizeof(mbs_wrench));
     w->fext = calloc(nb, sizeof(mbs_wrench));
     w->IA = malloc(sizeof(double) * 36 * nn);
-    w->U = calloc(6 * nn, sizeof(double));
-    w->D = calloc(nn, sizeof(double));
-    w->uu = calloc(nn, sizeof(double));
+    w->U = calloc(6 * n, sizeof(double));
+    w->Dinv = calloc(9 * nn, sizeof(double));
+    w->uu = calloc(n, sizeof(double));
     w->phi = calloc(m, sizeof(double));
     w->phid = calloc(m, sizeof(double));
     w->bias = calloc(m, sizeof(double));
@@ -369,7 +367,7 @@ int mbs_rtree_ws_new(const mbs_rtree *t, mbs_rtree_ws *w)
     w->qdd0 = calloc(n, sizeof(double));
     w->tau = calloc(n, sizeof(double));
     w->jq = calloc(6 * n, sizeof(double));
-    if (!w->R || !w->p || !w->S || !w->V || !w->c || !w->A || !w->pA || !w->fext || !w->IA || !w->U || !w->D ||
+    if (!w->R || !w->p || !w->S || !w->V || !w->c || !w->A || !w->pA || !w->fext || !w->IA || !w->U || !w->Dinv ||
         !w->uu || !w->phi || !w->phid || !w->bias || !w->J || !w->Y || !w->K || !w->rhs || !w->lam || !w->qdd0 ||
         !w->tau || !w->jq) {
         mbs_rtree_ws_free(w);
@@ -382,28 +380,23 @@ int mbs_rtree_ws_new(const mbs_rtree *t, mbs_rtree_ws *w)
 void mbs_rtree_ws_free(mbs_rtree_ws *w)
 {
     free(w->R); free(w->p); free(w->S); free(w->V); free(w->c); free(w->A); free(w->pA); free(w->fext);
-    free(w->IA); free(w->U); free(w->D); free(w->uu); free(w->phi); free(w->phid); free(w->bias); free(w->J);
+    free(w->IA); free(w->U); free(w->Dinv); free(w->uu); free(w->phi); free(w->phid); free(w->bias); free(w->J);
     free(w->Y); free(w->K); free(w->rhs); free(w->lam); free(w->qdd0); free(w->tau); free(w->jq);
     memset(w, 0, sizeof *w);
 }
 
 /* ---- joint coordinates from poses ------------------------------------------------------ */
 
-/* XYZ angles of R = Rx(a) Ry(b) Rz(c). */
-static void s_euler_xyz(const double R[9], double e[3])
-{
-    e[1] = asin(fmax(-1.0, fmin(1.0, R[2])));
-    e[0] = atan2(-R[5], R[8]);
-    e[2] = atan2(-R[1], R[0]);
-}
+/* A ball's quaternion of the rotation R (w >= 0). */
+static void s_ball_q(const double R[9], double *q) { mat_to_quat(R, q); }
 
 int mbs_rtree_from_poses(const mbs_rtree *t, mbs_rtree_ws *w, const double *R, const double *p,
                          const mbs_twist *V, double *q, double *u)
 {
     const mbs_spec *s = t->spec;
     int nb = s->nbody;
-    memset(q, 0, sizeof(double) * (size_t)t->n);
-    memset(u, 0, sizeof(double) * (size_t)t->n);
+    memset(q, 0, sizeof(double) * (size_t)(t->nq > 0 ? t->nq : 1));
+    memset(u, 0, sizeof(double) * (size_t)(t->n > 0 ? t->n : 1));
     static const double ez[3] = {0, 0, 1};
     for (int b = 0; b < nb; b++) {
         int pb = t->g.parent[b] >= 0 ? t->g.parent[b] : -1;
@@ -428,26 +421,25 @@ int mbs_rtree_from_poses(const mbs_rtree *t, mbs_rtree_ws *w, const double *R, c
             s_rot(RG, 0, cc, Rc);
             for (int a = 0; a < 3; a++) sft[a] = pG[a] - (cc[a] - Rc[a]);
             if (t->dim == 2) {
-                q[n0->coord] = sft[0];
-                q[n0->coord + 1] = sft[1];
-                q[n0->coord + 2] = s_angle_about(RG, ez);
+                q[n0->qcoord] = sft[0];
+                q[n0->qcoord + 1] = sft[1];
+                q[n0->qcoord + 2] = s_angle_about(RG, ez);
             } else {
-                double e[3];
-                s_euler_xyz(RG, e);
-                for (int a = 0; a < 3; a++) { q[n0->coord + a] = sft[a]; q[n0->coord + 3 + a] = e[a]; }
+                for (int a = 0; a < 3; a++) q[n0->qcoord + a] = sft[a];
+                s_ball_q(RG, q + t->node[last].qcoord);
             }
             continue;
         }
         const mbs_joint_spec *J = &s->joints[t->g.parent_joint[b]];
         switch (J->type) {
-        case MBS_JOINT_REVOLUTE: q[n0->coord] = s_angle_about(RG, n0->u); break;
-        case MBS_JOINT_PRISMATIC: q[n0->coord] = v3dot(n0->u, pG); break;
+        case MBS_JOINT_REVOLUTE: q[n0->qcoord] = s_angle_about(RG, n0->u); break;
+        case MBS_JOINT_PRISMATIC: q[n0->qcoord] = v3dot(n0->u, pG); break;
         case MBS_JOINT_CYLINDRICAL: {
             double Rp[3], x[3];
             s_rot(RG, 0, n0->p, Rp);
             for (int a = 0; a < 3; a++) x[a] = pG[a] - (n0->p[a] - Rp[a]);
-            q[n0->coord] = v3dot(n0->u, x);
-            q[n0->coord + 1] = s_angle_about(RG, n0->u);
+            q[n0->qcoord] = v3dot(n0->u, x);
+            q[n0->qcoord + 1] = s_angle_about(RG, n0->u);
             break;
         }
         case MBS_JOINT_UNIVERSAL: {
@@ -458,16 +450,11 @@ int mbs_rtree_from_poses(const mbs_rtree *t, mbs_rtree_ws *w, const double *R, c
             double al = atan2(v3dot(ab, Rb), v3dot(n1->u, Rb));
             s_axis_rot(n0->u, al, R1);
             s_mm(R1, 1, RG, Rr);
-            q[n0->coord] = al;
-            q[n1->coord] = s_angle_about(Rr, n1->u);
+            q[n0->qcoord] = al;
+            q[n1->qcoord] = s_angle_about(Rr, n1->u);
             break;
         }
-        case MBS_JOINT_SPHERICAL: {
-            double e[3];
-            s_euler_xyz(RG, e);
-            for (int a = 0; a < 3; a++) q[n0->coord + a] = e[a];
-            break;
-        }
+        case MBS_JOINT_SPHERICAL: s_ball_q(RG, q + n0->qcoord); break;
         default:
             break;
         }
@@ -479,8 +466,8 @@ int mbs_rtree_from_poses(const mbs_rtree *t, mbs_rtree_ws *w, const double *R, c
         mbs_twist dV = V[b];
         if (pb >= 0) dV = mbs_twist_axpy(-1.0, &V[pb], &dV);
         int idx[6], k = 0, stop = pb >= 0 ? t->body_node[pb] : -1;
-        for (int i = t->body_node[b]; i != stop && k < 6; i = t->node[i].parent)
-            if (t->node[i].coord >= 0) idx[k++] = i;
+        for (int i = t->body_node[b]; i != stop; i = t->node[i].parent)
+            for (int a = 0; a < t->node[i].dof && k < 6; a++) idx[k++] = t->node[i].coord + a;
         if (k == 0) continue;
         double N[36], r[6];
         for (int a = 0; a < k; a++) {
@@ -514,18 +501,88 @@ int mbs_rtree_from_poses(const mbs_rtree *t, mbs_rtree_ws *w, const double *R, c
         }
         for (int c = k - 1; c >= 0; c--) {
             double acc = r[c];
-            for (int j = c + 1; j < k; j++) acc -= N[c * k + j] * u[t->node[idx[j]].coord];
-            u[t->node[idx[c]].coord] = acc / N[c * k + c];
+            for (int j = c + 1; j < k; j++) acc -= N[c * k + j] * u[idx[j]];
+            u[idx[c]] = acc / N[c * k + c];
         }
     }
     return 0;
 }
 
-int mbs_rtree_gimbal_check(const mbs_rtree *t, const double *q, double margin)
+/* ---- coordinates and rates ------------------------------------------------------------- */
+
+/* p (x) q of quaternions w x y z */
+static void s_qmul(const double *a, const double *b, double *o)
 {
-    for (int i = 0; i < t->n; i++)
-        if (t->gimbal[i] && fabs(cos(q[i])) < margin) return 1 + i;
-    return 0;
+    double r[4] = {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+                   a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+                   a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+                   a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
+    memcpy(o, r, sizeof r);
+}
+
+void mbs_rtree_qdot(const mbs_rtree *t, const double *q, const double *u, double *qdot)
+{
+    for (int i = 0; i < t->nnode; i++) {
+        const mbs_rnode *nd = &t->node[i];
+        if (nd->kind == MBS_RN_BALL) {
+            double wq[4] = {0, 0.5 * u[nd->coord], 0.5 * u[nd->coord + 1], 0.5 * u[nd->coord + 2]};
+            s_qmul(wq, q + nd->qcoord, qdot + nd->qcoord);
+        } else if (nd->dof == 1) {
+            qdot[nd->qcoord] = u[nd->coord];
+        }
+    }
+}
+
+void mbs_rtree_qddot(const mbs_rtree *t, const double *q, const double *u, const double *udd, const double *qdot,
+                     double *qddot)
+{
+    for (int i = 0; i < t->nnode; i++) {
+        const mbs_rnode *nd = &t->node[i];
+        if (nd->kind == MBS_RN_BALL) {
+            double aq[4] = {0, 0.5 * udd[nd->coord], 0.5 * udd[nd->coord + 1], 0.5 * udd[nd->coord + 2]};
+            double wq[4] = {0, 0.5 * u[nd->coord], 0.5 * u[nd->coord + 1], 0.5 * u[nd->coord + 2]}, x[4], y[4];
+            s_qmul(aq, q + nd->qcoord, x);
+            s_qmul(wq, qdot + nd->qcoord, y);
+            for (int k = 0; k < 4; k++) qddot[nd->qcoord + k] = x[k] + y[k];
+        } else if (nd->dof == 1) {
+            qddot[nd->qcoord] = udd[nd->coord];
+        }
+    }
+}
+
+void mbs_rtree_rates(const mbs_rtree *t, const double *q, const double *qdot, double *u)
+{
+    for (int i = 0; i < t->nnode; i++) {
+        const mbs_rnode *nd = &t->node[i];
+        if (nd->kind == MBS_RN_BALL) {
+            const double *qq = q + nd->qcoord;
+            double n2 = qq[0] * qq[0] + qq[1] * qq[1] + qq[2] * qq[2] + qq[3] * qq[3];
+            double qc[4] = {qq[0], -qq[1], -qq[2], -qq[3]}, x[4];
+            s_qmul(qdot + nd->qcoord, qc, x);
+            for (int k = 0; k < 3; k++) u[nd->coord + k] = n2 > 0 ? 2 * x[1 + k] / n2 : 0;
+        } else if (nd->dof == 1) {
+            u[nd->coord] = qdot[nd->qcoord];
+        }
+    }
+}
+
+double mbs_rtree_qscale(const mbs_rtree *t, int i, double length)
+{
+    for (int k = 0; k < t->nnode; k++) {
+        const mbs_rnode *nd = &t->node[k];
+        int nq = nd->kind == MBS_RN_BALL ? 4 : nd->dof;
+        if (nd->dof && i >= nd->qcoord && i < nd->qcoord + nq) return nd->kind == MBS_RN_PRISMATIC ? length : 1.0;
+    }
+    return 1.0;
+}
+
+double mbs_rtree_uscale(const mbs_rtree *t, int i, double length)
+{
+    for (int k = 0; k < t->nnode; k++) {
+        const mbs_rnode *nd = &t->node[k];
+        if (nd->dof && i >= nd->coord && i < nd->coord + nd->dof) return nd->kind == MBS_RN_PRISMATIC ? length : 1.0;
+    }
+    return 1.0;
 }
 
 int mbs_rtree_chord_names(const mbs_rtree *t, char *buf, size_t size)

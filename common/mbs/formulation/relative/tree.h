@@ -12,13 +12,14 @@
  * coordinates.  A tree joint is a chain of elementary one-freedom nodes:
  * revolute 1 R, prismatic 1 P, cylindrical P + R on one axis, universal
  * R(axes[0]) + R(axes[1]) (the first axis fixed in the joint's first body),
- * spherical R x, y, z about the global axes at t = 0 through the joint point
- * (three revolutes: a gimbal lock where the middle angle reaches 90 degrees,
- * checked), fixed no node freedom; a floating root P x, y (z), then R z (x,
- * y, z) through its centre of mass.  The intermediate nodes are massless.
+ * spherical a ball node about the joint point (orientation a quaternion,
+ * four coordinates, its three rates the angular velocity in the parent's
+ * reference axes: no gimbal lock), fixed no node freedom; a floating root
+ * P x, y (z), then R z (a ball) through its centre of mass.  The intermediate nodes are massless.
  * A body's pose is T_b = T_parent G(q) with G the product of its nodes'
  * exponentials exp(S_k q_k) (the product-of-exponentials form), so q = 0 is
- * the input configuration; q and u (the rates) have the same size n.
+ * the input configuration; q has nq entries, the rates u and
+ * accelerations n (nq = n plus one per ball).
  *
  * Dynamics (why this method).  The articulated-body recursion
  * (Featherstone's ABA), in world coordinates and written in the motor
@@ -67,13 +68,15 @@
 #include "mbs/formulation/relative/sysgraph.h"
 #include "mbs/mbs.h"
 
-typedef enum { MBS_RN_REVOLUTE = 0, MBS_RN_PRISMATIC, MBS_RN_RIGID } mbs_rnode_kind;
+typedef enum { MBS_RN_REVOLUTE = 0, MBS_RN_PRISMATIC, MBS_RN_RIGID, MBS_RN_BALL } mbs_rnode_kind;
 
 typedef struct {
     mbs_rnode_kind kind;
     int parent;       /* node index, -1: the ground                           */
     int body;         /* the body whose pose this node carries, -1 massless   */
-    int coord;        /* index into q and u, -1 for a rigid node              */
+    int dof;          /* freedoms: 1 (revolute, prismatic), 3 (ball), 0 (rigid) */
+    int coord;        /* its first rate in u, -1 for a rigid node             */
+    int qcoord;       /* its first coordinate in q (a ball's: a quaternion, 4) */
     int joint;        /* spec joint, -1 for a floating root's nodes            */
     double p[3], u[3];/* axis: a point on it and its unit direction, ref. coords */
 } mbs_rnode;
@@ -94,7 +97,8 @@ typedef struct {
 typedef struct {
     const mbs_spec *spec;   /* borrowed                                        */
     int dim;
-    int nnode, n;           /* nodes; coordinates (= rates)                    */
+    int nnode, n, nq;       /* nodes; rates u (n); coordinates q (nq: n plus one
+                               per ball, whose orientation is a quaternion)  */
     mbs_rnode *node;        /* (nnode) parents before children                 */
     int *body_node;         /* (nbody) the node carrying each body's pose     */
     mbs_rbi *inertia;       /* (nbody) about the reference origin, ref. coords */
@@ -102,30 +106,31 @@ typedef struct {
     int nceq;               /* the chords' circuit equations                    */
     mbs_req *eq;            /* (nceq)                                           */
     int ndrv;               /* drivers (of tree joints): q_c sign = f(t)        */
-    int *drv_coord;         /* (ndrv) the driven node's coordinate              */
+    int *drv_coord;         /* (ndrv) the driven node's rate in u               */
+    int *drv_qcoord;        /* (ndrv) its coordinate in q                       */
     double *drv_sign;       /* (ndrv) +1: the joint's measure is q, -1: -q     */
     const mbs_fn **drv_fn;  /* (ndrv) the motion (in the spec)                  */
     mbs_sysgraph g;         /* the spanning tree and its chords                */
-    int *gimbal;            /* (n) 1: the middle coordinate of an R x, y, z triple */
 } mbs_rtree;
 
 /* Per-evaluation state, sized by mbs_rtree_ws_new (nothing is allocated by
  * the evaluations). */
 typedef struct {
     double *R, *p;          /* (nnode x 9, x 3) poses: x_world = R x_ref + p   */
-    mbs_twist *S;           /* (nnode) unit twists of the node axes, world      */
+    mbs_twist *S;           /* (n) unit twists of the rates' axes, world        */
     mbs_twist *V, *c, *A;   /* (nnode) twists, velocity-product terms, accelerations */
     mbs_wrench *pA, *fext;  /* (nnode) bias wrenches; (nbody) applied wrenches */
     double *IA;             /* (nnode x 36) articulated inertias               */
-    double *U;              /* (nnode x 6) U_i = IA_i S_i, a wrench (n f)      */
+    double *U;              /* (n x 6) U = IA S per rate, a wrench (n f)       */
+    double *Dinv;           /* (nnode x 9) D^-1 = (S^T IA S)^-1 (1 x 1 or 3 x 3) */
     const double *q, *u;    /* the coordinates and rates of the last kinematics
                                pass (u may be NULL)                          */
-    double *D, *uu;         /* (nnode)                                         */
+    double *uu;             /* (n)                                             */
     double *phi, *phid, *bias; /* (neq) Phi, Phi' = J u, J' u                 */
     double *J;              /* (neq x n) row-major                              */
     double *Y;              /* (n x neq) M^-1 J^T, column k at Y + k n          */
     double *K, *rhs, *lam;  /* (neq x neq), (neq), (neq)                        */
-    double *qdd0, *tau;     /* (n)                                              */
+    double *qdd0, *tau;     /* (n) the tree's accelerations, joint forces       */
     double *jq;             /* (n x 3 x 2) scratch rows of one equation's vectors */
     int nchord_eq;
 } mbs_rtree_ws;
@@ -189,10 +194,23 @@ int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const doub
 int mbs_rtree_from_poses(const mbs_rtree *t, mbs_rtree_ws *w, const double *R, const double *p,
                          const mbs_twist *V, double *q, double *u);
 
-/* 0 when no spherical joint or 3-D floating root of the tree is near its
- * gimbal lock at q (|cos| of the middle angle of its R x, y, z triple at
- * least `margin`), else 1 + the index of that middle coordinate. */
-int mbs_rtree_gimbal_check(const mbs_rtree *t, const double *q, double margin);
+/* The coordinates' rate qdot (nq) of the rates u: u itself, and for a
+ * ball qdot = 1/2 (0, w) (x) q with w its rates (the angular velocity in
+ * its parent's reference axes). */
+void mbs_rtree_qdot(const mbs_rtree *t, const double *q, const double *u, double *qdot);
+
+/* Their second derivative qddot (nq) from q, qdot and the accelerations
+ * udd: udd itself, for a ball 1/2 (0, w') (x) q + 1/2 (0, w) (x) qdot. */
+void mbs_rtree_qddot(const mbs_rtree *t, const double *q, const double *u, const double *udd, const double *qdot,
+                     double *qddot);
+
+/* The rates u of (q, qdot): qdot itself, for a ball w = 2 vec(qdot (x) q*) / |q|^2. */
+void mbs_rtree_rates(const mbs_rtree *t, const double *q, const double *qdot, double *u);
+
+/* The error scale of coordinate i of q and of rate i of u: 1 for angles and
+ * quaternion components, `length` for slides. */
+double mbs_rtree_qscale(const mbs_rtree *t, int i, double length);
+double mbs_rtree_uscale(const mbs_rtree *t, int i, double length);
 
 /* The chords' names as "a, b" into buf (snprintf semantics). */
 int mbs_rtree_chord_names(const mbs_rtree *t, char *buf, size_t size);

@@ -40,14 +40,14 @@ static void s_vec_eval(const mbs_rtree *t, const mbs_rtree_ws *w, const mbs_rvec
         }
         for (int a = 0; a < 3; a++) { x[a] += sg * y[a]; xd[a] += sg * yd[a]; xb[a] += sg * yb[a]; }
         /* rows: the path's axes moving the term */
-        for (int i = tm->body >= 0 ? t->body_node[tm->body] : -1; i >= 0; i = t->node[i].parent) {
-            int c = t->node[i].coord;
-            if (c < 0) continue;
-            double col[3];
-            if (tm->kind == 1) mbs_twist_point_velocity(&w->S[i], y, col);
-            else v3cross(w->S[i].w, y, col);
-            for (int a = 0; a < 3; a++) Jx[(size_t)a * n + c] += sg * col[a];
-        }
+        for (int i = tm->body >= 0 ? t->body_node[tm->body] : -1; i >= 0; i = t->node[i].parent)
+            for (int q = 0; q < t->node[i].dof; q++) {
+                int c = t->node[i].coord + q;
+                double col[3];
+                if (tm->kind == 1) mbs_twist_point_velocity(&w->S[c], y, col);
+                else v3cross(w->S[c].w, y, col);
+                for (int a = 0; a < 3; a++) Jx[(size_t)a * n + c] += sg * col[a];
+            }
     }
 }
 
@@ -72,12 +72,12 @@ void mbs_rtree_circuit(const mbs_rtree *t, mbs_rtree_ws *w, double time)
     }
     /* drivers: sign q_c - f(t) = 0, linear in q */
     for (int k = 0; k < t->ndrv; k++) {
-        int r = t->nceq + k, c = t->drv_coord[k];
+        int r = t->nceq + k, c = t->drv_coord[k], cq = t->drv_qcoord[k];
         double df, ddf, f = mbs_fn_eval(t->drv_fn[k], time, &df, &ddf), sg = t->drv_sign[k];
         double *row = w->J + (size_t)r * n;
         memset(row, 0, sizeof(double) * (size_t)n);
         row[c] = sg;
-        w->phi[r] = sg * w->q[c] - f;
+        w->phi[r] = sg * w->q[cq] - f;
         w->phid[r] = sg * (w->u ? w->u[c] : 0) - df;
         w->bias[r] = -ddf;
     }

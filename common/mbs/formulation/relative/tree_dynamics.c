@@ -22,29 +22,44 @@ void mbs_rtree_kinematics(const mbs_rtree *t, mbs_rtree_ws *w, const double *q, 
         s_rot(Rl, 0, nd->u, uw);
         s_rot(Rl, 0, nd->p, pw);
         for (int k = 0; k < 3; k++) pw[k] += pl[k];
-        double qi = nd->coord >= 0 ? q[nd->coord] : 0, ui = nd->coord >= 0 && u ? u[nd->coord] : 0;
-        /* the joint's motion G in the parent's reference coordinates, and its axis in the world */
+        double qi = nd->dof > 0 ? q[nd->qcoord] : 0;
+        /* the joint's motion G in the parent's reference coordinates, and its axes in the world */
         if (nd->kind == MBS_RN_REVOLUTE) {
             s_axis_rot(nd->u, qi, RG);
+            w->S[nd->coord] = mbs_axis_revolute(pw, uw);
+        } else if (nd->kind == MBS_RN_PRISMATIC) {
+            memcpy(RG, s_I3, sizeof RG);
+            w->S[nd->coord] = mbs_axis_prismatic(uw);
+        } else if (nd->kind == MBS_RN_BALL) {
+            /* rotation by the quaternion (normalised here: its length is
+             * not a coordinate) about the joint point; the rates are the
+             * angular velocity in the parent's reference axes */
+            const double *qq = q + nd->qcoord;
+            double nq = sqrt(qq[0] * qq[0] + qq[1] * qq[1] + qq[2] * qq[2] + qq[3] * qq[3]);
+            double qn[4] = {1, 0, 0, 0};
+            if (nq > 0) for (int k = 0; k < 4; k++) qn[k] = qq[k] / nq;
+            quat_to_mat(qn, RG);
+            for (int a = 0; a < 3; a++) {
+                double ea[3] = {Rl[a], Rl[3 + a], Rl[6 + a]};
+                w->S[nd->coord + a] = mbs_axis_revolute(pw, ea);
+            }
+        } else {
+            memcpy(RG, s_I3, sizeof RG);
+        }
+        if (nd->kind == MBS_RN_PRISMATIC) {
+            v3scale(qi, nd->u, pG);
+        } else {
             double Rp[3];
             s_rot(RG, 0, nd->p, Rp);
             v3sub(nd->p, Rp, pG);
-            w->S[i] = mbs_axis_revolute(pw, uw);
-        } else if (nd->kind == MBS_RN_PRISMATIC) {
-            memcpy(RG, s_I3, sizeof RG);
-            v3scale(qi, nd->u, pG);
-            w->S[i] = mbs_axis_prismatic(uw);
-        } else {
-            memcpy(RG, s_I3, sizeof RG);
-            pG[0] = pG[1] = pG[2] = 0;
-            w->S[i] = s_zero_twist;
         }
         /* pose T_i = T_parent G */
         s_mm(Rl, 0, RG, R);
         s_rot(Rl, 0, pG, p);
         for (int k = 0; k < 3; k++) p[k] += pl[k];
         /* twist and velocity-product term c_i = V_i x S_i u_i */
-        mbs_twist Su = mbs_twist_axpy(ui, &w->S[i], &s_zero_twist);
+        mbs_twist Su = s_zero_twist;
+        for (int a = 0; a < nd->dof && u; a++) Su = mbs_twist_axpy(u[nd->coord + a], &w->S[nd->coord + a], &Su);
         w->V[i] = mbs_twist_axpy(1.0, &Su, &Vl);
         w->c[i] = mbs_twist_cross(&w->V[i], &Su);
     }
@@ -215,7 +230,7 @@ void mbs_rtree_applied(const mbs_rtree *t, mbs_rtree_ws *w, double time)
             double sg = child == b1 ? 1.0 : -1.0;
             double ax[3], x0[3], x1[3];
             double rate = s_joint_rate(t, w, F->joint, ax, x0, x1);
-            double ang = sg * w->q[t->node[node].coord];
+            double ang = sg * w->q[t->node[node].qcoord];
             s_joint_load(t, w, F->joint, -F->stiffness * (ang - F->free_angle) - F->damping * rate, ax, x0, x1);
             break;
         }
@@ -257,6 +272,31 @@ static void s_world_inertia(const mbs_rtree *t, const mbs_rtree_ws *w, int i, do
     mbs_rbi_matrix(Iw, M);
 }
 
+/* Pass 3 at node i: its coordinates' accelerations qdd = D^-1 (u - U^T a')
+ * from the uu and the factorisation of pass 2, added to a' (in place). */
+static void s_node_accel(const mbs_rtree *t, const mbs_rtree_ws *w, int i, mbs_twist *a, double *qdd)
+{
+    const mbs_rnode *nd = &t->node[i];
+    int k = nd->dof, c0 = nd->coord;
+    if (k == 0) return;
+    const double *Di = w->Dinv + 9 * i;
+    double r[3];
+    for (int b = 0; b < k; b++) {
+        mbs_wrench U = s_6w(w->U + 6 * (c0 + b));
+        r[b] = w->uu[c0 + b] - mbs_power(a, &U);
+    }
+    double x[3];
+    for (int b = 0; b < k; b++) {
+        double acc = 0;
+        for (int c = 0; c < k; c++) acc += (k == 1 ? Di[0] : Di[3 * b + c]) * r[c];
+        x[b] = acc;
+    }
+    for (int b = 0; b < k; b++) {
+        qdd[c0 + b] = x[b];
+        *a = mbs_twist_axpy(x[b], &w->S[c0 + b], a);
+    }
+}
+
 int mbs_rtree_forward(const mbs_rtree *t, mbs_rtree_ws *w, double *qdd)
 {
     int nn = t->nnode;
@@ -275,33 +315,57 @@ int mbs_rtree_forward(const mbs_rtree *t, mbs_rtree_ws *w, double *qdd)
         mbs_wrench g = mbs_twist_cross_wrench(&w->V[i], &h);
         w->pA[i] = mbs_wrench_axpy(-1.0, &w->fext[b], &g);
     }
-    /* inwards: project on each axis, hand the rest to the parent */
+    /* inwards: project on each node's axes (D = S^T IA S, 1 x 1 or 3 x 3),
+     * hand the rest to the parent */
     for (int i = nn - 1; i >= 0; i--) {
         const mbs_rnode *nd = &t->node[i];
-        double *IA = w->IA + 36 * i;
-        mbs_wrench Ic = s_apply6(IA, &w->c[i]);
-        mbs_wrench pa = mbs_wrench_axpy(1.0, &Ic, &w->pA[i]);
-        double Ia[36];
+        int k = nd->dof, c0 = nd->coord;
+        double *IA = w->IA + 36 * i, Ia[36];
         memcpy(Ia, IA, sizeof Ia);
-        if (nd->coord >= 0) {
-            mbs_wrench U = s_apply6(IA, &w->S[i]);
-            double D = mbs_power(&w->S[i], &U);
-            if (!(D > 0) || !isfinite(D)) return MBS_ESINGULAR;
-            double uu = w->tau[nd->coord] - mbs_power(&w->S[i], &w->pA[i]);
-            double *u6 = w->U + 6 * i;
-            s_w6(&U, u6);
-            w->D[i] = D;
-            w->uu[i] = uu;
-            for (int r = 0; r < 6; r++)
-                for (int c = 0; c < 6; c++) Ia[6 * r + c] -= u6[r] * u6[c] / D;
-            /* pa = pA + Ia c + U u / D */
+        mbs_wrench pa;
+        if (k > 0) {
+            double D[9], *Di = w->Dinv + 9 * i, uu[3];
+            mbs_wrench U[3];
+            for (int a = 0; a < k; a++) {
+                U[a] = s_apply6(IA, &w->S[c0 + a]);
+                s_w6(&U[a], w->U + 6 * (c0 + a));
+                uu[a] = w->tau[c0 + a] - mbs_power(&w->S[c0 + a], &w->pA[i]);
+                w->uu[c0 + a] = uu[a];
+            }
+            for (int a = 0; a < k; a++)
+                for (int b = 0; b < k; b++) D[3 * a + b] = mbs_power(&w->S[c0 + a], &U[b]);
+            if (k == 1) {
+                if (!(D[0] > 0) || !isfinite(D[0])) return MBS_ESINGULAR;
+                Di[0] = 1 / D[0];
+            } else {
+                double Dm[9] = {D[0], D[1], D[2], D[3], D[4], D[5], D[6], D[7], D[8]};
+                double det = m3inv(Dm, Di);
+                if (!(det > 0) || !isfinite(det)) return MBS_ESINGULAR;
+            }
+            /* Ia = IA - U D^-1 U^T */
+            for (int a = 0; a < k; a++)
+                for (int b = 0; b < k; b++) {
+                    const double *ua = w->U + 6 * (c0 + a), *ub = w->U + 6 * (c0 + b);
+                    double f = Di[3 * a + b];
+                    if (k == 1) f = Di[0];
+                    for (int r = 0; r < 6; r++)
+                        for (int c = 0; c < 6; c++) Ia[6 * r + c] -= ua[r] * f * ub[c];
+                }
+            /* pa = pA + Ia c + U D^-1 u */
             mbs_wrench Iac = s_apply6(Ia, &w->c[i]);
             pa = mbs_wrench_axpy(1.0, &Iac, &w->pA[i]);
-            pa = mbs_wrench_axpy(uu / D, &U, &pa);
+            for (int a = 0; a < k; a++) {
+                double g = 0;
+                for (int b = 0; b < k; b++) g += (k == 1 ? Di[0] : Di[3 * a + b]) * uu[b];
+                pa = mbs_wrench_axpy(g, &U[a], &pa);
+            }
+        } else {
+            mbs_wrench Ic = s_apply6(IA, &w->c[i]);
+            pa = mbs_wrench_axpy(1.0, &Ic, &w->pA[i]);
         }
         if (nd->parent >= 0) {
             double *IP = w->IA + 36 * nd->parent;
-            for (int k = 0; k < 36; k++) IP[k] += Ia[k];
+            for (int c = 0; c < 36; c++) IP[c] += Ia[c];
             w->pA[nd->parent] = mbs_wrench_axpy(1.0, &pa, &w->pA[nd->parent]);
         }
     }
@@ -312,12 +376,7 @@ int mbs_rtree_forward(const mbs_rtree *t, mbs_rtree_ws *w, double *qdd)
         const mbs_rnode *nd = &t->node[i];
         mbs_twist al = nd->parent >= 0 ? w->A[nd->parent] : a0;
         mbs_twist a = mbs_twist_axpy(1.0, &w->c[i], &al);
-        if (nd->coord >= 0) {
-            mbs_wrench U = s_6w(w->U + 6 * i);
-            double x = (w->uu[i] - mbs_power(&a, &U)) / w->D[i];
-            qdd[nd->coord] = x;
-            a = mbs_twist_axpy(x, &w->S[i], &a);
-        }
+        s_node_accel(t, w, i, &a, qdd);
         w->A[i] = a;
     }
     return 0;
@@ -331,24 +390,26 @@ void mbs_rtree_minv(const mbs_rtree *t, mbs_rtree_ws *w, const double *f, double
     memset(p, 0, sizeof(mbs_wrench) * (size_t)nn);
     for (int i = nn - 1; i >= 0; i--) {
         const mbs_rnode *nd = &t->node[i];
+        int k = nd->dof, c0 = nd->coord;
         mbs_wrench pa = p[i];
-        if (nd->coord >= 0) {
-            mbs_wrench U = s_6w(w->U + 6 * i);
-            double uu = f[nd->coord] - mbs_power(&w->S[i], &p[i]);
-            w->uu[i] = uu;
-            pa = mbs_wrench_axpy(uu / w->D[i], &U, &pa);
+        const double *Di = w->Dinv + 9 * i;
+        double uu[3];
+        for (int a = 0; a < k; a++) {
+            uu[a] = f[c0 + a] - mbs_power(&w->S[c0 + a], &p[i]);
+            w->uu[c0 + a] = uu[a];
+        }
+        for (int a = 0; a < k; a++) {
+            double g = 0;
+            for (int b = 0; b < k; b++) g += (k == 1 ? Di[0] : Di[3 * a + b]) * uu[b];
+            mbs_wrench U = s_6w(w->U + 6 * (c0 + a));
+            pa = mbs_wrench_axpy(g, &U, &pa);
         }
         if (nd->parent >= 0) p[nd->parent] = mbs_wrench_axpy(1.0, &pa, &p[nd->parent]);
     }
     for (int i = 0; i < nn; i++) {
         const mbs_rnode *nd = &t->node[i];
         mbs_twist a = nd->parent >= 0 ? w->A[nd->parent] : s_zero_twist;
-        if (nd->coord >= 0) {
-            mbs_wrench U = s_6w(w->U + 6 * i);
-            double x = (w->uu[i] - mbs_power(&a, &U)) / w->D[i];
-            y[nd->coord] = x;
-            a = mbs_twist_axpy(x, &w->S[i], &a);
-        }
+        s_node_accel(t, w, i, &a, y);
         w->A[i] = a;
     }
 }
@@ -360,7 +421,7 @@ void mbs_rtree_accel_pass(const mbs_rtree *t, mbs_rtree_ws *w, const double *qdd
         const mbs_rnode *nd = &t->node[i];
         mbs_twist a = nd->parent >= 0 ? w->A[nd->parent] : s_zero_twist;
         a = mbs_twist_axpy(1.0, &w->c[i], &a);
-        if (nd->coord >= 0 && qdd) a = mbs_twist_axpy(qdd[nd->coord], &w->S[i], &a);
+        for (int b = 0; b < nd->dof && qdd; b++) a = mbs_twist_axpy(qdd[nd->coord + b], &w->S[nd->coord + b], &a);
         w->A[i] = a;
     }
 }
