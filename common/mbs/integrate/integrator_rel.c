@@ -83,18 +83,29 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
         if (s->t + 1.01 * h > T) h = T - s->t;
         memcpy(s->y0, s->q, sizeof(double) * (size_t)nq);
         memcpy(s->y0 + nq, s->u, sizeof(double) * (size_t)n);
-        /* stages 2..7; the 7th is at the 5th-order solution */
-        for (int st = 1; st < 7; st++) {
+        /* stages 2..7; the 7th is at the 5th-order solution.  A stage
+         * whose recursion fails (a non-positive or non-finite pivot: a
+         * state thrown far by too long a step) rejects the step; the run
+         * fails only when the step falls below solver.min_step for it */
+        int bad = 0;
+        for (int st = 1; st < 7 && !bad; st++) {
             for (int i = 0; i < n2; i++) {
                 double acc = 0;
                 for (int j = 0; j < st; j++) acc += A[st][j] * k[j][i];
                 s->ys[i] = s->y0[i] + h * acc;
             }
-            if (s_slope(s, s->t + C[st] * h, s->ys, k[st]) != 0) {
+            bad = s_slope(s, s->t + C[st] * h, s->ys, k[st]) != 0;
+        }
+        if (bad) {
+            d->met.rejected_steps++;
+            rejected_in_row++;
+            h *= 0.25;
+            if (h < hmin) {
                 mbs_err_add(err, "", "t = %.6g: the articulated-body recursion met a zero inertia on a joint axis "
                             "(relative formulation): a body without mass or inertia about a joint's axis", s->t);
                 return MBS_ESINGULAR;
             }
+            continue;
         }
         /* the embedded error estimate, weighted RMS */
         double e2 = 0;
