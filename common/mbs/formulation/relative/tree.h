@@ -35,7 +35,10 @@
  * O(n) pass per chord equation (mbs_rtree_minv).  In world coordinates the
  * recursion needs no transformation between node frames (a twist or a
  * wrench is added to its parent's as it is); the body inertias are
- * transformed once per evaluation.  The cutset wrenches are the pA the
+ * transformed once per evaluation.  A ball node's D is 3 x 3; D, D^-1 and
+ * the articulated inertias are kept exactly symmetric (a thin link's D is
+ * ill-conditioned, and a rounding asymmetry grew node by node along a
+ * chain until D lost definiteness).  The cutset wrenches are the pA the
  * recursion carries, not yet exposed (joint reactions: the run computes them
  * from the natural coordinates it maps the state to).
  *
