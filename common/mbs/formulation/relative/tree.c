@@ -12,7 +12,7 @@
 
 int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
 {
-    int n0 = err ? err->n + err->dropped : 0, bad = 0;
+    int bad = 0;
     const mbs_solver_spec *o = &s->solver;
     if (o->analysis != MBS_ANALYSIS_DYNAMICS) {
         mbs_err_add(err, "/solver/analysis", "solver.formulation \"relative\" runs the dynamics analysis only (for "
@@ -76,7 +76,6 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
         }
     }
     if (have_g) mbs_sysgraph_free(&g);
-    (void)n0;
     return bad ? MBS_EINVAL : 0;
 }
 
@@ -387,9 +386,6 @@ void mbs_rtree_ws_free(mbs_rtree_ws *w)
 
 /* ---- joint coordinates from poses ------------------------------------------------------ */
 
-/* A ball's quaternion of the rotation R (w >= 0). */
-static void s_ball_q(const double R[9], double *q) { mat_to_quat(R, q); }
-
 int mbs_rtree_from_poses(const mbs_rtree *t, mbs_rtree_ws *w, const double *R, const double *p,
                          const mbs_twist *V, double *q, double *u)
 {
@@ -426,7 +422,7 @@ int mbs_rtree_from_poses(const mbs_rtree *t, mbs_rtree_ws *w, const double *R, c
                 q[n0->qcoord + 2] = s_angle_about(RG, ez);
             } else {
                 for (int a = 0; a < 3; a++) q[n0->qcoord + a] = sft[a];
-                s_ball_q(RG, q + t->node[last].qcoord);
+                mat_to_quat(RG, q + t->node[last].qcoord); /* w >= 0 */
             }
             continue;
         }
@@ -454,7 +450,7 @@ int mbs_rtree_from_poses(const mbs_rtree *t, mbs_rtree_ws *w, const double *R, c
             q[n1->qcoord] = s_angle_about(Rr, n1->u);
             break;
         }
-        case MBS_JOINT_SPHERICAL: s_ball_q(RG, q + n0->qcoord); break;
+        case MBS_JOINT_SPHERICAL: mat_to_quat(RG, q + n0->qcoord); break; /* w >= 0 */
         default:
             break;
         }
