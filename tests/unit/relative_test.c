@@ -440,6 +440,23 @@ static void s_compare_runs(const char *path, const char *t_end, double tol, doub
     s_compare_runs_with(path, t_end, tol, 1e-10, 0, bound, verbose);
 }
 
+/* solver.abs_tolerance reaches the relative integrator's weights: a tight
+ * one takes more steps than the derived one (1e-6 x L = 3e-6 m here). */
+static void test_abs_tolerance(void)
+{
+    const char *a[] = {"solver.formulation=relative", NULL};
+    const char *b[] = {"solver.formulation=relative", "solver.abs_tolerance=1e-9", NULL};
+    t_run ra, rb;
+    t_run_file("examples/four_bar.json", a, &ra);
+    t_run_file("examples/four_bar.json", b, &rb);
+    CHECK(ra.rc == 0 && rb.rc == 0);
+    printf("  four-bar relative: %ld steps at the derived absolute tolerance, %ld with abs_tolerance 1e-9\n",
+           ra.met.steps, rb.met.steps);
+    CHECK(rb.met.steps > ra.met.steps * 3 / 2);
+    t_run_free(&ra);
+    t_run_free(&rb);
+}
+
 static void test_runs(void)
 {
     /* bound: the accuracy contract's global error of 100 x tolerance
@@ -575,6 +592,7 @@ int main(void)
     test_circuit();
     test_refusals();
     test_runs();
+    test_abs_tolerance();
     test_references();
     return CHECK_SUMMARY("relative_test");
 }

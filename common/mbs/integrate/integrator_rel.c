@@ -73,6 +73,12 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
     double rtol = d->tol.rtol, L = d->tol.L > 0 ? d->tol.L : 1.0;
     for (int i = 0; i < nq; i++) s->wq[i] = rtol * mbs_rtree_qscale(s->tree, i, L);
     for (int i = 0; i < n; i++) s->wu[i] = rtol * mbs_rtree_uscale(s->tree, i, L) / T;
+    /* solver.abs_tolerance given: every coordinate and rate to it, as the
+     * natural coordinates hold theirs (points and unit vectors alike) */
+    if (!d->tol.per_var) {
+        for (int i = 0; i < nq; i++) s->wq[i] = d->tol.atol_x;
+        for (int i = 0; i < n; i++) s->wu[i] = d->tol.atol_v;
+    }
     double *k[7];
     for (int st = 0; st < 7; st++) k[st] = s->k + (size_t)st * n2;
     /* FSAL: the first slope is the current state's */

@@ -11,7 +11,9 @@
  * length L = d->tol.L; a revolute coordinate (and a ball's quaternion
  * component) is held to rtol (a link of length L turning by rtol moves its
  * end by rtol L), a prismatic one to rtol L, the rates to the same over
- * t_end plus rtol |u|; weighted RMS norm, accepted when <= 1.  A ball's
+ * t_end plus rtol |u| (with solver.abs_tolerance set: every coordinate
+ * to it, every rate to it plus rtol |u|, as accuracy.h's weights without
+ * per-variable scales); weighted RMS norm, accepted when <= 1.  A ball's
  * quaternion is integrated with q' = 1/2 (0, w) (x) q, its length left as
  * it drifts (the kinematics normalises it).
  */
