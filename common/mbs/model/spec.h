@@ -226,7 +226,7 @@ typedef enum {
     MBS_FORM_NATURAL = 0,       /* natural coordinates (the default)          */
     MBS_FORM_RELATIVE           /* joint coordinates of a spanning tree, chords
                                    closing the loops (run/relative.h): dopri5
-                                   only, no contacts, drivers of chords,
+                                   only, no rigid contacts, drivers of chords,
                                    ... for now                               */
 } mbs_formulation_kind;
 

@@ -4,6 +4,7 @@
  */
 #include "mbs/run/relative.h"
 
+#include "mbs/contact/contact.h"
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/integrate/integrator_rel.h"
 #include "mbs/linalg/vec.h"
@@ -92,6 +93,50 @@ int mbs_rel_from_natural(const mbs_model *m, const mbs_rtree *t, mbs_rtree_ws *w
     return rc;
 }
 
+/* ---- compliant contacts ---------------------------------------------------------------- */
+
+/* What the contact hook needs: the run, and scratch for the natural state
+ * and the per-body generalized forces. */
+typedef struct {
+    const mbs_model *m;
+    mbs_data *d;
+    double *x, *v;  /* (nvar)                                                    */
+    double *Qb;     /* (nbody x nb)                                              */
+} s_contacts;
+
+/* mbs_rtree_ws.extra: the compliant contacts' forces at the state of w, by
+ * the natural coordinates' contact module on the mapped state, each body's
+ * generalized forces on its NCS slots turned into the wrench that does the
+ * same work in any rigid motion of the body (a point slot X with force Q:
+ * force Q and moment X x Q; a unit-vector slot: moment X x Q). */
+static void s_contact_wrenches(void *ctx, const mbs_rtree *t, mbs_rtree_ws *w, double time)
+{
+    s_contacts *c = ctx;
+    const mbs_model *m = c->m;
+    int dim = m->dim, nb = m->nb;
+    (void)time;
+    mbs_rel_to_natural(m, t, w, c->x, c->v, NULL);
+    memset(c->Qb, 0, sizeof(double) * (size_t)m->nbody * (size_t)nb);
+    mbs_contact_forces_body(m, c->d, c->x, c->v, c->Qb);
+    for (int b = 0; b < m->nbody; b++) {
+        const mbs_body *bd = &m->body[b];
+        const double *Q = c->Qb + (size_t)b * nb;
+        double qb[MBS_NB_MAX];
+        mbs_gather(m, b, c->x, 0, qb);
+        for (int k = 0; k <= (dim == 3 ? 3 : 1); k++) {
+            int is_point = k == 0 || bd->vec_is_point[k - 1];
+            double X[3] = {qb[dim * k], qb[dim * k + 1], dim == 3 ? qb[dim * k + 2] : 0};
+            double F[3] = {Q[dim * k], Q[dim * k + 1], dim == 3 ? Q[dim * k + 2] : 0}, n[3];
+            if (F[0] == 0 && F[1] == 0 && F[2] == 0) continue;
+            v3cross(X, F, n);
+            for (int i = 0; i < 3; i++) {
+                w->fext[b].n[i] += n[i];
+                if (is_point) w->fext[b].f[i] += F[i];
+            }
+        }
+    }
+}
+
 /* ---- the run ------------------------------------------------------------------------- */
 
 typedef struct {
@@ -105,7 +150,8 @@ typedef struct {
 
 /* The run's book-keeping at the relative state held by w (time t): mapped
  * to d, then mbs_run_step_done over (d->t, t]. */
-static int s_book(const mbs_model *m, mbs_data *d, s_relrun *r, const mbs_rtree_ws *w, double t, mbs_errlist *err)
+static int s_book(const mbs_model *m, mbs_data *d, s_relrun *r, const mbs_rtree_ws *w, double t, double h,
+                  mbs_errlist *err)
 {
     size_t nb = sizeof(double) * (size_t)m->nvar;
     memcpy(d->xp, d->x, nb);
@@ -114,7 +160,7 @@ static int s_book(const mbs_model *m, mbs_data *d, s_relrun *r, const mbs_rtree_
     d->tp = d->t;
     mbs_rel_to_natural(m, r->s->tree, w, d->x, d->v, d->a);
     d->t = t;
-    return mbs_run_step_done(m, d, r->smp, err);
+    return mbs_run_step_done_ahead(m, d, r->smp, h, err);
 }
 
 /* The stepper's `done`: the output samples inside the accepted step are
@@ -156,10 +202,10 @@ static int s_done(void *ctx, const mbs_model *m, mbs_data *d, mbs_errlist *err)
             mbs_err_add(err, "", "t = %.6g: singular articulated-body recursion at an output sample", ts);
             return MBS_ESINGULAR;
         }
-        rc = s_book(m, d, r, r->ws, ts, err);
+        rc = s_book(m, d, r, r->ws, ts, h, err);
     }
     /* the step's end: the integrator's last stage, still in s->w */
-    if (!rc) rc = s_book(m, d, r, s->w, t1, err);
+    if (!rc) rc = s_book(m, d, r, s->w, t1, h, err);
     r->tp = t1;
     memcpy(r->qp, s->q, sizeof(double) * (size_t)nq);
     memcpy(r->qdp, r->qd, sizeof(double) * (size_t)nq);
@@ -178,6 +224,15 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
     if (rc) { mbs_rtree_free(&t); return rc; }
     rc = mbs_rel_state_new(&s, &t, &w);
     if (rc) { mbs_rtree_ws_free(&w); mbs_rtree_free(&t); return rc; }
+    s_contacts sc = {m, d, NULL, NULL, NULL};
+    if (m->spec->ncontact > 0) {
+        sc.x = malloc(sizeof(double) * (size_t)(m->nvar + 1));
+        sc.v = malloc(sizeof(double) * (size_t)(m->nvar + 1));
+        sc.Qb = malloc(sizeof(double) * ((size_t)m->nbody * (size_t)m->nb + 1));
+        if (!sc.x || !sc.v || !sc.Qb) rc = MBS_ENOMEM;
+        w.extra = s_contact_wrenches;
+        w.extra_ctx = &sc;
+    }
     d->met.formulation = "relative";
     mbs_rtree_chord_names(&t, d->met.chords, sizeof d->met.chords);
     /* plain text in the metrics' JSON */
@@ -206,6 +261,8 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
         size_t nb = sizeof(double) * (size_t)(t.n + 1), nqb = sizeof(double) * (size_t)(t.nq + 1);
         mbs_rtree_ws ws;
         int wsrc = mbs_rtree_ws_new(&t, &ws);
+        ws.extra = w.extra;
+        ws.extra_ctx = w.extra_ctx;
         s_relrun r = {smp, &s, s.t, malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb),
                       malloc(nqb), malloc(nb), malloc(nb), &ws};
         if (wsrc || !r.qp || !r.qdp || !r.qddp || !r.qd || !r.qdd || !r.qs || !r.qds || !r.us || !r.udds) {
@@ -221,6 +278,7 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
         free(r.udds);
         if (!wsrc) mbs_rtree_ws_free(&ws);
     }
+    free(sc.x); free(sc.v); free(sc.Qb);
     mbs_rel_state_free(&s);
     mbs_rtree_ws_free(&w);
     mbs_rtree_free(&t);

@@ -44,6 +44,11 @@ static double s_energy(const mbs_model *m, const mbs_data *d)
 
 int mbs_run_step_done(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
 {
+    return mbs_run_step_done_ahead(m, d, smp, d->t - d->tp, err);
+}
+
+int mbs_run_step_done_ahead(const mbs_model *m, mbs_data *d, mbs_sampler *smp, double h_ahead, mbs_errlist *err)
+{
     /* constraint violation at the accepted state (position, velocity) */
     if (!d->cons_at_state) mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
     d->cons_at_state = 0;
@@ -73,7 +78,7 @@ int mbs_run_step_done(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
         double a = mbs_joint_coord(m, j, d->x, NULL, NULL);
         d->jangle_ref[j] += remainder(a - d->jangle_ref[j], 2 * M_PI);
     }
-    mbs_contact_step(m, d, d->t - d->tp);
+    mbs_contact_step_ahead(m, d, d->t - d->tp, h_ahead);
     mbs_sample_interval(smp);
     /* progress, cancellation and the wall-clock limit */
     if (s_cur) {

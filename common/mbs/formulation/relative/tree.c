@@ -19,9 +19,16 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
                     "now); use the natural formulation for statics and kinematics");
         bad = 1;
     }
-    if (s->ncontact > 0) {
-        mbs_err_add(err, "/contacts", "solver.formulation \"relative\" does not run contacts yet (%d pairs); use the "
-                    "natural formulation", s->ncontact);
+    int rigid = 0;
+    for (int k = 0; k < s->ncontact; k++) rigid += s->contacts[k].law == MBS_LAW_RIGID;
+    if (rigid > 0) {
+        mbs_err_add(err, "/contacts", "solver.formulation \"relative\" does not run rigid contacts yet (%d pairs); "
+                    "use the natural formulation", rigid);
+        bad = 1;
+    }
+    if (s->ncontact > 0 && o->contact_force_unknowns) {
+        mbs_err_add(err, "/solver/contact_force_unknowns", "solver.formulation \"relative\" takes compliant "
+                    "contacts as forces: contact_force_unknowns needs the natural formulation");
         bad = 1;
     }
     mbs_sysgraph g;

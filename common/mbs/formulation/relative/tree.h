@@ -61,8 +61,9 @@
  * forces and torques (global or body axes); joint damping and dc_motors
  * without inductance and rotor inertia on revolute and prismatic joints,
  * tree or chord; rotational spring-dampers on tree revolute joints.  The
- * rest is refused by mbs_rtree_supported (contacts, clearance joints,
- * drivers of chord joints, element states, ...).
+ * compliant contacts come from the run (mbs_rtree_ws.extra).  The rest is
+ * refused by mbs_rtree_supported (rigid contacts, clearance joints, drivers
+ * of chord joints, element states, ...).
  */
 #ifndef MBS_TREE_H
 #define MBS_TREE_H
@@ -118,7 +119,7 @@ typedef struct {
 
 /* Per-evaluation state, sized by mbs_rtree_ws_new (nothing is allocated by
  * the evaluations). */
-typedef struct {
+typedef struct mbs_rtree_ws {
     double *R, *p;          /* (nnode x 9, x 3) poses: x_world = R x_ref + p   */
     mbs_twist *S;           /* (n) unit twists of the rates' axes, world        */
     mbs_twist *V, *c, *A;   /* (nnode) twists, velocity-product terms, accelerations */
@@ -128,6 +129,11 @@ typedef struct {
     double *Dinv;           /* (nnode x 9) D^-1 = (S^T IA S)^-1 (1 x 1 or 3 x 3) */
     const double *q, *u;    /* the coordinates and rates of the last kinematics
                                pass (u may be NULL)                          */
+    /* wrenches the layer above adds (world, about the origin, into fext;
+     * the run's compliant contacts, run/relative.c), called by
+     * mbs_rtree_applied after the force elements; NULL: none */
+    void (*extra)(void *ctx, const mbs_rtree *t, struct mbs_rtree_ws *w, double time);
+    void *extra_ctx;
     double *uu;             /* (n)                                             */
     double *phi, *phid, *bias; /* (neq) Phi, Phi' = J u, J' u                 */
     double *J;              /* (neq x n) row-major                              */

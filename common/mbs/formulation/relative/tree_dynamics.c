@@ -253,6 +253,7 @@ void mbs_rtree_applied(const mbs_rtree *t, mbs_rtree_ws *w, double time)
         double rate = s_joint_rate(t, w, j, ax, x0, x1);
         s_joint_load(t, w, j, -c * rate, ax, x0, x1);
     }
+    if (w->extra) w->extra(w->extra_ctx, t, w, time);
 }
 
 /* ---- passes 2 and 3: the articulated-body recursion ---------------------------------- */
