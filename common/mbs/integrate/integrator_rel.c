@@ -22,6 +22,11 @@ static const double A[7][6] = {
 /* 5th minus 4th order weights */
 static const double E[7] = {71.0 / 57600, 0, -71.0 / 16695, 71.0 / 1920, -17253.0 / 339200, 22.0 / 525, -1.0 / 40};
 
+/* A step in whose last REL_ONSET_PAST a compliant contact starts or ends is
+ * accepted; one with an earlier switch is taken again (integrator_rk.c's
+ * RK_ONSET_PAST). */
+#define REL_ONSET_PAST 1e-3
+
 int mbs_rel_state_new(mbs_rel_state *s, const mbs_rtree *t, mbs_rtree_ws *w)
 {
     memset(s, 0, sizeof *s);
@@ -125,6 +130,16 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
         double en = sqrt(e2 / (n2 > 0 ? n2 : 1));
         if (!isfinite(en)) en = 1e10;
         double fac = en > 0 ? 0.9 * pow(en, -0.2) : 5.0;
+        /* a compliant contact starting or ending within the step: taken
+         * again to end just past the switch (integrator_rk.c's rule) */
+        if (en <= 1.0 && s->switch_at) {
+            double sw = s->switch_at(s->switch_ctx, s, s->y0, s->ys, h);
+            if (sw < 1 - REL_ONSET_PAST && sw * h > 2 * hmin) {
+                h *= sw * (1 + 0.5 * REL_ONSET_PAST);
+                d->met.events++;
+                continue;
+            }
+        }
         if (en <= 1.0) {
             s->t = s->t + h >= T * (1 - 1e-14) ? T : s->t + h;
             memcpy(s->q, s->ys, sizeof(double) * (size_t)nq);

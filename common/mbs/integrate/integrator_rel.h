@@ -26,7 +26,7 @@
 /* The integrator's state: the accepted (t, q, u, qdd), the run observes it
  * through the stepper's `done` (which maps it to the natural coordinates
  * of the outputs: run/relative.c). */
-typedef struct {
+typedef struct mbs_rel_state {
     const mbs_rtree *tree;   /* borrowed                                        */
     mbs_rtree_ws *w;         /* borrowed                                        */
     int n, nq;               /* rates, coordinates (tree.h)                     */
@@ -35,6 +35,12 @@ typedef struct {
     double *ys, *y0;         /* (nq + n) stage state, step start                */
     double *wq, *wu;         /* (nq, n) absolute error weights                  */
     double alpha, beta;      /* Baumgarte coefficients (1/s)                    */
+    /* the run's look at a step before it is accepted: the fraction of the
+     * step h from y0 to y1 (q, u) at which a compliant contact starts or
+     * ends (1: none; run/relative.c), so that the step is taken again to
+     * end just past it, as natural dopri5 does; NULL: none */
+    double (*switch_at)(void *ctx, const struct mbs_rel_state *s, const double *y0, const double *y1, double h);
+    void *switch_ctx;
 } mbs_rel_state;
 
 /* Allocate the state for tree t (q, u, qdd zero).  0 or MBS_ENOMEM. */

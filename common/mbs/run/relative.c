@@ -137,6 +137,26 @@ static void s_contact_wrenches(void *ctx, const mbs_rtree *t, mbs_rtree_ws *w, d
     }
 }
 
+/* mbs_rel_state.switch_at: where in the step a compliant contact starts or
+ * ends (mbs_contact_switch on the mapped start and end states; the end's
+ * kinematics are the last stage's, still in the state's workspace). */
+typedef struct {
+    const mbs_model *m;
+    mbs_data *d;
+    mbs_rtree_ws *ws;       /* scratch for the start's kinematics            */
+    double *x0, *v0, *x1, *v1; /* (nvar)                                     */
+} s_switch;
+
+static double s_switch_at(void *ctx, const mbs_rel_state *s, const double *y0, const double *y1, double h)
+{
+    s_switch *c = ctx;
+    (void)y1;
+    mbs_rel_to_natural(c->m, s->tree, s->w, c->x1, c->v1, NULL);
+    mbs_rtree_kinematics(s->tree, c->ws, y0, y0 + s->nq);
+    mbs_rel_to_natural(c->m, s->tree, c->ws, c->x0, c->v0, NULL);
+    return mbs_contact_switch(c->m, c->d, c->x0, c->v0, c->x1, c->v1, h);
+}
+
 /* ---- the run ------------------------------------------------------------------------- */
 
 typedef struct {
@@ -263,6 +283,14 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
         int wsrc = mbs_rtree_ws_new(&t, &ws);
         ws.extra = w.extra;
         ws.extra_ctx = w.extra_ctx;
+        size_t nv = sizeof(double) * (size_t)(m->nvar + 1);
+        s_switch sw = {m, d, &ws, NULL, NULL, NULL, NULL};
+        if (m->spec->ncontact > 0 && !wsrc) {
+            sw.x0 = malloc(nv); sw.v0 = malloc(nv); sw.x1 = malloc(nv); sw.v1 = malloc(nv);
+            if (!sw.x0 || !sw.v0 || !sw.x1 || !sw.v1) wsrc = MBS_ENOMEM;
+            s.switch_at = s_switch_at;
+            s.switch_ctx = &sw;
+        }
         s_relrun r = {smp, &s, s.t, malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb),
                       malloc(nqb), malloc(nb), malloc(nb), &ws};
         if (wsrc || !r.qp || !r.qdp || !r.qddp || !r.qd || !r.qdd || !r.qs || !r.qds || !r.us || !r.udds) {
@@ -276,6 +304,7 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
         }
         free(r.qp); free(r.qdp); free(r.qddp); free(r.qd); free(r.qdd); free(r.qs); free(r.qds); free(r.us);
         free(r.udds);
+        free(sw.x0); free(sw.v0); free(sw.x1); free(sw.v1);
         if (!wsrc) mbs_rtree_ws_free(&ws);
     }
     free(sc.x); free(sc.v); free(sc.Qb);
