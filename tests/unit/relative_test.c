@@ -354,6 +354,104 @@ static void test_circuit(void)
     mbs_spec_free(&s);
 }
 
+/* Every chord joint type closing a spatial loop (ground -R z- a -R x- b and
+ * ground -P y- c -R- d, the chord between b and d, both reached at depth 2,
+ * so that any type is the chord): the equation count of sysgraph.c, Phi = 0
+ * at the input configuration,
+ * the Jacobian rows against central differences of Phi, and J' u against
+ * central differences of J u along u, at random states. */
+static void test_chord_types(void)
+{
+    static const struct { const char *type, *extra; int neq; } chords[] = {
+        {"revolute", "\"at\": [0.6, 0.5, 0.4], \"axis\": [0, 0.6, 0.8]", 5},
+        {"prismatic", "\"at\": [0.6, 0.5, 0.4], \"axis\": [0.6, 0, 0.8]", 5},
+        {"cylindrical", "\"at\": [0.6, 0.5, 0.4], \"axis\": [0.6, 0, 0.8]", 4},
+        {"universal", "\"at\": [0.6, 0.5, 0.4], \"axes\": [[0, 0, 1], [0.6, 0.8, 0]]", 4},
+        {"spherical", "\"at\": [0.6, 0.5, 0.4]", 3},
+        {"fixed", "\"at\": [0.6, 0.5, 0.4]", 6},
+        {"distance", "\"points\": [[1, 1, 1], [0.6, 0.5, 0.4]]", 1},
+    };
+    for (size_t k = 0; k < sizeof chords / sizeof chords[0]; k++) {
+        char doc[4096];
+        snprintf(doc, sizeof doc,
+                 "{\"name\": \"loop\", \"dimension\": 3, \"gravity\": [0, 0, -9.81],"
+                 " \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": [0.1, 0.1, 0.1, 0, 0, 0], \"com\": [0.3, 0, 0]},"
+                 "  {\"name\": \"b\", \"mass\": 1, \"inertia\": [0.1, 0.1, 0.1, 0, 0, 0], \"com\": [0.5, 0.2, 0.1]},"
+                 "  {\"name\": \"c\", \"mass\": 1, \"inertia\": [0.1, 0.1, 0.1, 0, 0, 0], \"com\": [0.8, 0.6, 0.2]},"
+                 "  {\"name\": \"d\", \"mass\": 1, \"inertia\": [0.1, 0.1, 0.1, 0, 0, 0], \"com\": [0.7, 0.5, 0.3]}],"
+                 " \"joints\": [{\"name\": \"J1\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"a\"], \"at\": [0, 0, 0], \"axis\": [0, 0, 1]},"
+                 "  {\"name\": \"J2\", \"type\": \"revolute\", \"bodies\": [\"a\", \"b\"], \"at\": [0.5, 0, 0], \"axis\": [1, 0, 0]},"
+                 "  {\"name\": \"J3\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"c\"], \"at\": [0.8, 0.6, 0.2], \"axis\": [0, 1, 0]},"
+                 "  {\"name\": \"J4\", \"type\": \"revolute\", \"bodies\": [\"c\", \"d\"], \"at\": [0.8, 0.6, 0.3], \"axis\": [0, 0.6, 0.8]},"
+                 "  {\"name\": \"K\", \"type\": \"%s\", \"bodies\": [\"b\", \"d\"], %s}],"
+                 " \"solver\": {\"t_end\": 1}, \"outputs\": {\"interval\": 0.1, \"channels\": []}}",
+                 chords[k].type, chords[k].extra);
+        mbs_errlist el = {0};
+        mbs_spec *sp = mech_parse(doc, strlen(doc), NULL, 0, &el);
+        if (!CHECK(sp != NULL)) {
+            for (int i = 0; i < el.n; i++) fprintf(stderr, "  %s: %s\n", chords[k].type, el.e[i].message);
+            continue;
+        }
+        mbs_rtree t;
+        mbs_rtree_ws w;
+        CHECK(mbs_rtree_build(sp, &t, &el) == 0);
+        CHECK(mbs_rtree_ws_new(&t, &w) == 0);
+        CHECK(t.n == 4 && t.g.nchord == 1 && t.g.chords[0] == 4);
+        CHECK(t.neq == chords[k].neq);
+        int n = t.n, m = t.neq;
+        double q[4], u[4], qq[4], J0[6 * 4], ph[6], pd[6], jd = 0, bd = 0, jmax = 0, bmax = 0;
+        /* the circuit equations hold at the input configuration */
+        double zero[4] = {0, 0, 0, 0}, p0 = 0;
+        mbs_rtree_kinematics(&t, &w, zero, NULL);
+        mbs_rtree_circuit(&t, &w, 0);
+        for (int r = 0; r < m; r++) p0 = fmax(p0, fabs(w.phi[r]));
+        CHECK(p0 < 1e-14);
+        for (int trial = 0; trial < 5; trial++) {
+            for (int i = 0; i < n; i++) { q[i] = s_rand(); u[i] = 2 * s_rand(); }
+            mbs_rtree_kinematics(&t, &w, q, u);
+            mbs_rtree_circuit(&t, &w, 0);
+            double bias[6];
+            memcpy(J0, w.J, sizeof(double) * (size_t)(m * n));
+            memcpy(bias, w.bias, sizeof(double) * (size_t)m);
+            const double h = 1e-6;
+            for (int c = 0; c < n; c++) {
+                memcpy(qq, q, sizeof qq);
+                qq[c] += h;
+                mbs_rtree_kinematics(&t, &w, qq, u);
+                mbs_rtree_circuit(&t, &w, 0);
+                memcpy(ph, w.phi, sizeof(double) * (size_t)m);
+                qq[c] -= 2 * h;
+                mbs_rtree_kinematics(&t, &w, qq, u);
+                mbs_rtree_circuit(&t, &w, 0);
+                for (int r = 0; r < m; r++) {
+                    double fd = (ph[r] - w.phi[r]) / (2 * h);
+                    jd = fmax(jd, fabs(fd - J0[r * n + c]));
+                    jmax = fmax(jmax, fabs(J0[r * n + c]));
+                }
+            }
+            /* J' u: d/dt (J u) along u with qdd = 0 */
+            for (int i = 0; i < n; i++) qq[i] = q[i] + h * u[i];
+            mbs_rtree_kinematics(&t, &w, qq, u);
+            mbs_rtree_circuit(&t, &w, 0);
+            memcpy(pd, w.phid, sizeof(double) * (size_t)m);
+            for (int i = 0; i < n; i++) qq[i] = q[i] - h * u[i];
+            mbs_rtree_kinematics(&t, &w, qq, u);
+            mbs_rtree_circuit(&t, &w, 0);
+            for (int r = 0; r < m; r++) {
+                bd = fmax(bd, fabs((pd[r] - w.phid[r]) / (2 * h) - bias[r]));
+                bmax = fmax(bmax, fabs(bias[r]));
+            }
+        }
+        printf("  chord %-11s %d equations: |J - dPhi/dq| %.1e (of %.1e), |J'u - d(Ju)/dt| %.1e (of %.1e)\n",
+               chords[k].type, m, jd, jmax, bd, bmax);
+        CHECK(jd < 1e-8 * (1 + jmax));
+        CHECK(bd < 1e-7 * (1 + bmax));
+        mbs_rtree_ws_free(&w);
+        mbs_rtree_free(&t);
+        mbs_spec_free(&sp);
+    }
+}
+
 /* ---- whole runs ---------------------------------------------------------------------- */
 
 /* Run `path` (a file, or a document when it starts with '{') in the
@@ -621,6 +719,7 @@ int main(void)
     test_forward_dynamics();
     test_pendulum_closed_form();
     test_circuit();
+    test_chord_types();
     test_refusals();
     test_runs();
     test_abs_tolerance();
