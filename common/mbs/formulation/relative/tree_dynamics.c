@@ -59,8 +59,8 @@ void mbs_rtree_kinematics(const mbs_rtree *t, mbs_rtree_ws *w, const double *q, 
         for (int k = 0; k < 3; k++) p[k] += pl[k];
         /* twist and velocity-product term c_i = V_i x S_i u_i */
         mbs_twist Su = s_zero_twist;
-        for (int a = 0; a < nd->dof && u; a++) Su = mbs_twist_axpy(u[nd->coord + a], &w->S[nd->coord + a], &Su);
-        w->V[i] = mbs_twist_axpy(1.0, &Su, &Vl);
+        for (int a = 0; a < nd->dof && u; a++) Su = s_taxpy(u[nd->coord + a], &w->S[nd->coord + a], &Su);
+        w->V[i] = s_taxpy(1.0, &Su, &Vl);
         w->c[i] = mbs_twist_cross(&w->V[i], &Su);
     }
 }
@@ -284,7 +284,7 @@ static void s_node_accel(const mbs_rtree *t, const mbs_rtree_ws *w, int i, mbs_t
     double r[3];
     for (int b = 0; b < k; b++) {
         mbs_wrench U = s_6w(w->U + 6 * (c0 + b));
-        r[b] = w->uu[c0 + b] - mbs_power(a, &U);
+        r[b] = w->uu[c0 + b] - s_power(a, &U);
     }
     double x[3];
     for (int b = 0; b < k; b++) {
@@ -294,7 +294,7 @@ static void s_node_accel(const mbs_rtree *t, const mbs_rtree_ws *w, int i, mbs_t
     }
     for (int b = 0; b < k; b++) {
         qdd[c0 + b] = x[b];
-        *a = mbs_twist_axpy(x[b], &w->S[c0 + b], a);
+        *a = s_taxpy(x[b], &w->S[c0 + b], a);
     }
 }
 
@@ -314,7 +314,7 @@ int mbs_rtree_forward(const mbs_rtree *t, mbs_rtree_ws *w, double *qdd)
         s_world_inertia(t, w, i, IA, &Iw);
         mbs_wrench h = mbs_rbi_apply(&Iw, &w->V[i]);
         mbs_wrench g = mbs_twist_cross_wrench(&w->V[i], &h);
-        w->pA[i] = mbs_wrench_axpy(-1.0, &w->fext[b], &g);
+        w->pA[i] = s_waxpy(-1.0, &w->fext[b], &g);
     }
     /* inwards: project on each node's axes (D = S^T IA S, 1 x 1 or 3 x 3),
      * hand the rest to the parent */
@@ -330,11 +330,11 @@ int mbs_rtree_forward(const mbs_rtree *t, mbs_rtree_ws *w, double *qdd)
             for (int a = 0; a < k; a++) {
                 U[a] = s_apply6(IA, &w->S[c0 + a]);
                 s_w6(&U[a], w->U + 6 * (c0 + a));
-                uu[a] = w->tau[c0 + a] - mbs_power(&w->S[c0 + a], &w->pA[i]);
+                uu[a] = w->tau[c0 + a] - s_power(&w->S[c0 + a], &w->pA[i]);
                 w->uu[c0 + a] = uu[a];
             }
             for (int a = 0; a < k; a++)
-                for (int b = a; b < k; b++) D[3 * a + b] = D[3 * b + a] = mbs_power(&w->S[c0 + a], &U[b]);
+                for (int b = a; b < k; b++) D[3 * a + b] = D[3 * b + a] = s_power(&w->S[c0 + a], &U[b]);
             if (k == 1) {
                 if (!(D[0] > 0) || !isfinite(D[0])) return MBS_ESINGULAR;
                 Di[0] = 1 / D[0];
@@ -364,20 +364,20 @@ int mbs_rtree_forward(const mbs_rtree *t, mbs_rtree_ws *w, double *qdd)
                 for (int c = r + 1; c < 6; c++) Ia[6 * r + c] = Ia[6 * c + r] = 0.5 * (Ia[6 * r + c] + Ia[6 * c + r]);
             /* pa = pA + Ia c + U D^-1 u */
             mbs_wrench Iac = s_apply6(Ia, &w->c[i]);
-            pa = mbs_wrench_axpy(1.0, &Iac, &w->pA[i]);
+            pa = s_waxpy(1.0, &Iac, &w->pA[i]);
             for (int a = 0; a < k; a++) {
                 double g = 0;
                 for (int b = 0; b < k; b++) g += (k == 1 ? Di[0] : Di[3 * a + b]) * uu[b];
-                pa = mbs_wrench_axpy(g, &U[a], &pa);
+                pa = s_waxpy(g, &U[a], &pa);
             }
         } else {
             mbs_wrench Ic = s_apply6(IA, &w->c[i]);
-            pa = mbs_wrench_axpy(1.0, &Ic, &w->pA[i]);
+            pa = s_waxpy(1.0, &Ic, &w->pA[i]);
         }
         if (nd->parent >= 0) {
             double *IP = w->IA + 36 * nd->parent;
             for (int c = 0; c < 36; c++) IP[c] += Ia[c];
-            w->pA[nd->parent] = mbs_wrench_axpy(1.0, &pa, &w->pA[nd->parent]);
+            w->pA[nd->parent] = s_waxpy(1.0, &pa, &w->pA[nd->parent]);
         }
     }
     /* outwards: accelerations, gravity as the base's acceleration -g */
@@ -386,7 +386,7 @@ int mbs_rtree_forward(const mbs_rtree *t, mbs_rtree_ws *w, double *qdd)
     for (int i = 0; i < nn; i++) {
         const mbs_rnode *nd = &t->node[i];
         mbs_twist al = nd->parent >= 0 ? w->A[nd->parent] : a0;
-        mbs_twist a = mbs_twist_axpy(1.0, &w->c[i], &al);
+        mbs_twist a = s_taxpy(1.0, &w->c[i], &al);
         s_node_accel(t, w, i, &a, qdd);
         w->A[i] = a;
     }
@@ -406,16 +406,16 @@ void mbs_rtree_minv(const mbs_rtree *t, mbs_rtree_ws *w, const double *f, double
         const double *Di = w->Dinv + 9 * i;
         double uu[3];
         for (int a = 0; a < k; a++) {
-            uu[a] = f[c0 + a] - mbs_power(&w->S[c0 + a], &p[i]);
+            uu[a] = f[c0 + a] - s_power(&w->S[c0 + a], &p[i]);
             w->uu[c0 + a] = uu[a];
         }
         for (int a = 0; a < k; a++) {
             double g = 0;
             for (int b = 0; b < k; b++) g += (k == 1 ? Di[0] : Di[3 * a + b]) * uu[b];
             mbs_wrench U = s_6w(w->U + 6 * (c0 + a));
-            pa = mbs_wrench_axpy(g, &U, &pa);
+            pa = s_waxpy(g, &U, &pa);
         }
-        if (nd->parent >= 0) p[nd->parent] = mbs_wrench_axpy(1.0, &pa, &p[nd->parent]);
+        if (nd->parent >= 0) p[nd->parent] = s_waxpy(1.0, &pa, &p[nd->parent]);
     }
     for (int i = 0; i < nn; i++) {
         const mbs_rnode *nd = &t->node[i];
@@ -431,8 +431,8 @@ void mbs_rtree_accel_pass(const mbs_rtree *t, mbs_rtree_ws *w, const double *qdd
     for (int i = 0; i < t->nnode; i++) {
         const mbs_rnode *nd = &t->node[i];
         mbs_twist a = nd->parent >= 0 ? w->A[nd->parent] : s_zero_twist;
-        a = mbs_twist_axpy(1.0, &w->c[i], &a);
-        for (int b = 0; b < nd->dof && qdd; b++) a = mbs_twist_axpy(qdd[nd->coord + b], &w->S[nd->coord + b], &a);
+        a = s_taxpy(1.0, &w->c[i], &a);
+        for (int b = 0; b < nd->dof && qdd; b++) a = s_taxpy(qdd[nd->coord + b], &w->S[nd->coord + b], &a);
         w->A[i] = a;
     }
 }

@@ -92,6 +92,26 @@ static inline mbs_wrench s_apply6(const double I[36], const mbs_twist *t)
     return s_6w(y);
 }
 
+/* Inline copies of motor.h's sums and products for the recursion's inner
+ * loops (the same arithmetic; motor.c's are calls across files). */
+static inline mbs_twist s_taxpy(double a, const mbs_twist *x, const mbs_twist *y)
+{
+    mbs_twist o;
+    for (int i = 0; i < 3; i++) { o.w[i] = a * x->w[i] + y->w[i]; o.v[i] = a * x->v[i] + y->v[i]; }
+    return o;
+}
+static inline mbs_wrench s_waxpy(double a, const mbs_wrench *x, const mbs_wrench *y)
+{
+    mbs_wrench o;
+    for (int i = 0; i < 3; i++) { o.n[i] = a * x->n[i] + y->n[i]; o.f[i] = a * x->f[i] + y->f[i]; }
+    return o;
+}
+static inline double s_power(const mbs_twist *t, const mbs_wrench *f)
+{
+    return t->w[0] * f->n[0] + t->w[1] * f->n[1] + t->w[2] * f->n[2] + t->v[0] * f->f[0] + t->v[1] * f->f[1] +
+           t->v[2] * f->f[2];
+}
+
 /* The nodes' true spatial accelerations w->A for rates qdd (NULL: zero,
  * the bias accelerations), base at rest, after mbs_rtree_kinematics. */
 void mbs_rtree_accel_pass(const mbs_rtree *t, mbs_rtree_ws *w, const double *qdd);
