@@ -12,6 +12,7 @@
  *   the run (divergence), 5 time limit reached, 6 input/output error.
  */
 #include "mbs/mbs.h"
+#include "mbs/formulation/relative/tree.h"
 #include "mechanism/mechanism.h"
 
 #include <errno.h>
@@ -111,12 +112,22 @@ static void s_print_report(const mbs_spec *sp, const mbs_report *r, const char *
            r->assembly_iterations, r->assembly_max_move);
     printf("velocities     projected, largest change %.3g\n", r->velocity_correction);
     printf("half-bandwidth %d\n", r->bandwidth);
-    /* the same mechanism in relative coordinates (issue 12; not solved in
-     * them yet): the spanning tree's joint coordinates, the equations of
-     * its chords and of the drivers */
+    /* the same mechanism in relative coordinates (issue 12): the spanning
+     * tree's joint coordinates, the equations of its chords and of the
+     * drivers; whether solver.formulation "relative" runs it */
     printf("relative       %d joint coordinates, %d constraints (%d chords, longest loop %d joints; %d drivers), "
            "%d floating roots\n", r->rel_coords, r->rel_constraints, r->rel_chords, r->rel_longest_loop, sp->ndriver,
            r->rel_roots);
+    mbs_errlist *el = calloc(1, sizeof *el);
+    if (el) {
+        mbs_spec probe = *sp; /* the dynamics is what the formulation runs */
+        probe.solver.analysis = MBS_ANALYSIS_DYNAMICS;
+        if (mbs_rtree_supported(&probe, el) == 0)
+            printf("relative run   supported (--set solver.formulation=relative, dopri5)\n");
+        else
+            printf("relative run   not yet: %s%s\n", el->n ? el->e[0].message : "", el->n > 1 ? " (and more)" : "");
+        free(el);
+    }
     for (int i = 0; i < r->warnings; i++) printf("warning        %s\n", r->warning[i]);
 }
 

@@ -139,6 +139,11 @@ void mbs_result_free(mbs_result *r); /* frees rows and frames, keeps the struct 
 
 typedef struct {
     const char *integrator;
+    const char *formulation;    /* "natural" or "relative" (solver.formulation) */
+    int relative_coords, relative_constraints; /* relative: joint coordinates,
+                                   chord equations                            */
+    char chords[256];           /* relative: the spanning tree's chord joints,
+                                   comma list ("" without loops)             */
     double wall_seconds, cpu_seconds;
     long steps, rejected_steps;
     long newton_iterations, jacobian_evaluations, factorizations;

@@ -13,6 +13,7 @@
  * goes on, so one pass finds as many problems as it can.
  */
 #include "mechanism/mechanism_int.h"
+#include "mbs/formulation/relative/tree.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -29,6 +30,7 @@ static const char *const s_analysis_names[] = {"dynamics", "statics", "kinematic
 static const char *const s_integrator_names[] = {"trapezoidal_al", "bdf", "dopri5", "moreau_jean", "event_driven",
                                                 NULL};
 static const char *const s_lcp_names[] = {"auto", "lemke", "pgs", NULL};
+static const char *const s_formulation_names[] = {"natural", "relative", NULL};
 
 static const struct {
     const char *key;
@@ -63,10 +65,11 @@ static const struct {
     {"lcp_tolerance", S_NUM, MECH_POS, 0, 0, O(lcp_tolerance), NULL, NULL},
     {"lcp_max_iterations", S_INT, 0, 1, 1000000, O(lcp_max_iterations), NULL, NULL},
     {"lcp_regularization", S_NUM, MECH_NONNEG, 0, 0, O(lcp_regularization), NULL, NULL},
+    {"formulation", S_ENUM, 0, 0, 0, O(formulation), s_formulation_names, NULL},
 #undef O
 };
 _Static_assert(sizeof(mbs_analysis) == sizeof(int) && sizeof(mbs_integrator) == sizeof(int) &&
-               sizeof(mbs_lcp_choice) == sizeof(int),
+               sizeof(mbs_lcp_choice) == sizeof(int) && sizeof(mbs_formulation_kind) == sizeof(int),
                "enum options are stored as int");
 #define S_NOPTS ((int)(sizeof s_opts / sizeof s_opts[0]))
 
@@ -75,7 +78,7 @@ static const char *const s_opt_keys[] = {
     "abs_tolerance", "max_order", "max_newton", "penalty", "baumgarte_alpha",
     "baumgarte_beta", "assembly_tolerance", "max_assembly_iterations",
     "contact_deactivation", "contact_force_unknowns", "time_limit", "lcp_solver", "lcp_lemke_max", "lcp_tolerance",
-    "lcp_max_iterations", "lcp_regularization", NULL};
+    "lcp_max_iterations", "lcp_regularization", "formulation", NULL};
 
 static int s_opt_index(const char *key)
 {
@@ -537,9 +540,14 @@ static void s_parse_solver(mech_ctx *c, json_t *root, const int *opt_ov,
             if (idx < 0) {
                 char b[48];
                 const char *const *nm = s_opts[k].names;
-                mech_err(c, ptr, "invalid %s %s%s%s; expected \"%s\", \"%s\" or \"%s\"",
-                         s_opts[k].key, s ? "'" : "", s ? mech_clip(b, sizeof b, s, 32) : "(not a string)",
-                         s ? "'" : "", nm[0], nm[1], nm[2]);
+                if (!nm[2])
+                    mech_err(c, ptr, "invalid %s %s%s%s; expected \"%s\" or \"%s\"", s_opts[k].key,
+                             s ? "'" : "", s ? mech_clip(b, sizeof b, s, 32) : "(not a string)",
+                             s ? "'" : "", nm[0], nm[1]);
+                else
+                    mech_err(c, ptr, "invalid %s %s%s%s; expected \"%s\", \"%s\" or \"%s\"",
+                             s_opts[k].key, s ? "'" : "", s ? mech_clip(b, sizeof b, s, 32) : "(not a string)",
+                             s ? "'" : "", nm[0], nm[1], nm[2]);
             } else {
                 memcpy(field, &(int){idx}, sizeof(int));
             }
@@ -677,6 +685,28 @@ static void s_parse_top(mech_ctx *c, json_t *root)
     }
 }
 
+/* solver.formulation "relative" (issue 12): dopri5 is its integrator (the
+ * default there; another one named is refused), and what the formulation
+ * does not run yet is refused with the reason (mbs_rtree_supported). */
+static void s_check_relative(mech_ctx *c)
+{
+    mbs_solver_spec *o = &c->spec->solver;
+    if (!c->integrator_named)
+        o->integrator = MBS_INT_DOPRI5;
+    else if (o->integrator != MBS_INT_DOPRI5)
+        mech_err(c, "/solver/integrator", "solver.formulation \"relative\" integrates with dopri5 only (for now), "
+                 "not '%s': set solver.integrator to \"dopri5\" or leave it out", mbs_integrator_name(o->integrator));
+    mbs_errlist *el = calloc(1, sizeof *el);
+    if (!el) {
+        mech_err(c, "", "out of memory");
+        return;
+    }
+    if (mbs_rtree_supported(c->spec, el) != 0)
+        for (int i = 0; i < el->n; i++)
+            mech_err(c, el->e[i].pointer, "%s", el->e[i].message);
+    free(el);
+}
+
 mbs_spec *mech_parse(const char *text, size_t len, const mech_override *ov, int nov,
                      mbs_errlist *err)
 {
@@ -737,6 +767,8 @@ mbs_spec *mech_parse(const char *text, size_t len, const mech_override *ov, int 
         mech_expand_clearance(&c);
     mech_parse_controllers(&c, root);
     mech_parse_outputs(&c, root);
+    if (!c.nerr && c.spec->solver.formulation == MBS_FORM_RELATIVE)
+        s_check_relative(&c);
 
     mbs_spec *spec = c.spec;
     if (c.nerr)

@@ -584,6 +584,11 @@ void mbs_contact_data_free(mbs_data *d)
 
 void mbs_contact_step(const mbs_model *m, mbs_data *d, double h)
 {
+    mbs_contact_step_ahead(m, d, h, h);
+}
+
+void mbs_contact_step_ahead(const mbs_model *m, mbs_data *d, double h, double h_ahead)
+{
     int nc = m->spec->ncontact, ns = m->spec->nshape;
     if (nc == 0) return;
     double t0 = mbs_now();
@@ -621,7 +626,7 @@ void mbs_contact_step(const mbs_model *m, mbs_data *d, double h)
          * not grow, and 5 steps ahead put 3100 pairs instead of 1000 into
          * the 100-ball box's Moreau-Jean systems); the acceleration term
          * matters for a body at rest or at the apex of a small bounce */
-        double hn = mbs_step_growth_max(&m->spec->solver) * fmax(h, 1e-6);
+        double hn = mbs_step_growth_max(&m->spec->solver) * fmax(h_ahead, 1e-6);
         for (int i = 0; i < ns; i++) {
             mbs_shape S;
             mbs_contact_world_shape(m, i, d->x, &S);

@@ -93,6 +93,13 @@ double mbs_contact_switch(const mbs_model *m, const mbs_data *d, const double *x
  * pairs that start touching, the next active set, contact metrics. */
 void mbs_contact_step(const mbs_model *m, mbs_data *d, double h);
 
+/* The same with the boxes grown for a next step of h_ahead instead of h
+ * (h still the step just taken, for the onset speeds): a run that reports
+ * its steps in pieces (the relative formulation's samples inside a step,
+ * run/relative.c) looks ahead by the whole step.  mbs_contact_step(m, d, h)
+ * is mbs_contact_step_ahead(m, d, h, h). */
+void mbs_contact_step_ahead(const mbs_model *m, mbs_data *d, double h, double h_ahead);
+
 /* Forget the contact state of a previous run (called when a run starts). */
 void mbs_contact_reset(const mbs_model *m, mbs_data *d);
 

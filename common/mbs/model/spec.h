@@ -231,6 +231,14 @@ typedef enum {
 } mbs_lcp_choice;
 
 typedef enum {
+    MBS_FORM_NATURAL = 0,       /* natural coordinates (the default)          */
+    MBS_FORM_RELATIVE           /* joint coordinates of a spanning tree, chords
+                                   closing the loops (run/relative.h): dopri5
+                                   only, no rigid contacts, drivers of chords,
+                                   ... for now                               */
+} mbs_formulation_kind;
+
+typedef enum {
     MBS_ANALYSIS_DYNAMICS = 0,
     MBS_ANALYSIS_STATICS,       /* static equilibrium only (one sample)       */
     MBS_ANALYSIS_KINEMATICS     /* fully driven: position/velocity/accel     */
@@ -267,6 +275,7 @@ typedef struct {
                                 impulse row solves (W + eps diag W); 0 = none
                                 (docs/contacts.md)                            */
     double time_limit;       /* wall seconds; 0 = none                        */
+    mbs_formulation_kind formulation; /* natural (default) or relative      */
 } mbs_solver_spec;
 
 /* ---- outputs ------------------------------------------------------------- */

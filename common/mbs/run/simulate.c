@@ -8,6 +8,7 @@
 #include "mbs/integrate/integrators.h"
 #include "mbs/analysis/system.h"
 #include "mbs/run/run.h"
+#include "mbs/run/relative.h"
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/dynamics/force.h"
 #include "mbs/dynamics/controller.h"
@@ -44,6 +45,11 @@ static double s_energy(const mbs_model *m, const mbs_data *d)
 }
 
 int mbs_run_step_done(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
+{
+    return mbs_run_step_done_ahead(m, d, smp, d->t - d->tp, err);
+}
+
+int mbs_run_step_done_ahead(const mbs_model *m, mbs_data *d, mbs_sampler *smp, double h_ahead, mbs_errlist *err)
 {
     /* constraint violation at the accepted state (position, velocity) */
     if (!d->cons_at_state) mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
@@ -86,7 +92,7 @@ int mbs_run_step_done(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_err
         d->jangle_ref[j] += remainder(a - d->jangle_ref[j], 2 * M_PI);
     }
     if (m->nctrl > 0) mbs_ctrl_step_done(m, d);
-    mbs_contact_step(m, d, d->t - d->tp);
+    mbs_contact_step_ahead(m, d, d->t - d->tp, h_ahead);
     mbs_sample_interval(smp);
     /* progress, cancellation and the wall-clock limit */
     if (s_cur) {
@@ -135,6 +141,7 @@ static int s_step_done(void *smp, const mbs_model *m, mbs_data *d, mbs_errlist *
 static int s_integrate(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
 {
     const mbs_solver_spec *o = &m->spec->solver;
+    if (o->formulation == MBS_FORM_RELATIVE) return mbs_run_relative(m, d, smp, err);
     mbs_sample_now(smp);
     if (o->analysis == MBS_ANALYSIS_KINEMATICS) return mbs_kinematics(m, d, smp, err);
     mbs_stepper run = {s_step_done, smp, smp->interval};
@@ -190,6 +197,7 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
     s_run *saved = s_cur;
     s_cur = &run;
     memset(&d->met, 0, sizeof d->met);
+    d->met.formulation = "natural";
     mbs_contact_reset(m, d);
     mbs_ed_reset(d);
     d->sysdim_sum = 0;
@@ -280,6 +288,11 @@ int mbs_metrics_json(const mbs_metrics *x, char *buf, size_t size)
     size_t len = 0;
     if (!buf) size = 0;
     APPEND(snprintf(AT, REST, "{\"integrator\": \"%s\", ", x->integrator ? x->integrator : ""));
+    APPEND(snprintf(AT, REST, "\"formulation\": \"%s\", ", x->formulation ? x->formulation : "natural"));
+    if (x->formulation && !strcmp(x->formulation, "relative"))
+        /* joint names are checked by the parser: no quotes */
+        APPEND(snprintf(AT, REST, "\"relative_coordinates\": %d, \"relative_constraints\": %d, \"chords\": \"%s\", ",
+                        x->relative_coords, x->relative_constraints, x->chords));
     APPEND(s_num(AT, REST, "wall_seconds", x->wall_seconds, 0));
     APPEND(s_num(AT, REST, "cpu_seconds", x->cpu_seconds, 0));
     APPEND(snprintf(AT, REST, "\"steps\": %ld, \"rejected_steps\": %ld, \"newton_iterations\": %ld, "

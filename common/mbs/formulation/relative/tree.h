@@ -1,0 +1,227 @@
+/*
+ * tree.h - the relative-coordinate formulation's equations of motion
+ * (issue 12, seed 001): kinematics of the spanning tree from the joint
+ * coordinates, O(n) forward dynamics of the tree, and the chords' circuit
+ * equations that close the loops.
+ *
+ * Coordinates.  Every body's frame is the global frame at t = 0 carried
+ * along with the body (its "reference coordinates"), so that a body point
+ * given globally at t = 0 has those coordinates in its body for ever, and
+ * every joint axis (a line fixed in both bodies, in the same place at
+ * t = 0) has the same unit twist in the parent's and the child's reference
+ * coordinates.  A tree joint is a chain of elementary one-freedom nodes:
+ * revolute 1 R, prismatic 1 P, cylindrical P + R on one axis, universal
+ * R(axes[0]) + R(axes[1]) (the first axis fixed in the joint's first body),
+ * spherical a ball node about the joint point (orientation a quaternion,
+ * four coordinates, its three rates the angular velocity in the parent's
+ * reference axes: no gimbal lock), fixed no node freedom; a floating root
+ * P x, y (z), then R z (a ball) through its centre of mass.  The intermediate nodes are massless.
+ * A body's pose is T_b = T_parent G(q) with G the product of its nodes'
+ * exponentials exp(S_k q_k) (the product-of-exponentials form), so q = 0 is
+ * the input configuration; q has nq entries, the rates u and
+ * accelerations n (nq = n plus one per ball).
+ *
+ * Dynamics (why this method).  The articulated-body recursion
+ * (Featherstone's ABA), in world coordinates and written in the motor
+ * algebra of motor.h: pass 1 outwards, the nodes' poses, twists V_i =
+ * V_parent + S_i u_i and velocity-product terms c_i = V_i x S_i u_i; pass 2
+ * inwards, articulated inertias IA_i and bias wrenches pA_i, projected on
+ * each node's axis (D_i = S_i . IA_i S_i); pass 3 outwards, the
+ * accelerations, with gravity as the base's acceleration -g.  Chosen over
+ * seed 001's cutset equations evaluated recursively (the composite form,
+ * which builds the n x n mass matrix and factorises it, O(n^2)..O(n^3))
+ * because it is O(n) in time and memory whatever the tree's shape, and its
+ * factorisation (IA, D) is reused for the loops: M^-1 J^T takes one more
+ * O(n) pass per chord equation (mbs_rtree_minv).  In world coordinates the
+ * recursion needs no transformation between node frames (a twist or a
+ * wrench is added to its parent's as it is); the body inertias are
+ * transformed once per evaluation.  A ball node's D is 3 x 3; D, D^-1 and
+ * the articulated inertias are kept exactly symmetric (a thin link's D is
+ * ill-conditioned, and a rounding asymmetry grew node by node along a
+ * chain until D lost definiteness).  The cutset wrenches are the pA the
+ * recursion carries, not yet exposed (joint reactions: the run computes them
+ * from the natural coordinates it maps the state to).
+ *
+ * Loops.  Each chord joint gives its constraint equations (the circuit
+ * equations) as dot products of body-fixed vectors and point differences:
+ * a revolute 2 (plane) or 5 (space), prismatic 2 or 5, spherical 3,
+ * universal 4, cylindrical 4, fixed 3 or 6, distance 1, the counts of
+ * sysgraph.c.  Position level Phi(q), velocity level J(q) u (J dense,
+ * nchord_eq x n), acceleration level J qdd + bias(q, u): solved by the
+ * index-1 form with Baumgarte's terms, qdd = qdd_tree + M^-1 J^T lam with
+ * (J M^-1 J^T) lam = -bias - 2 alpha Phi' - beta^2 Phi - J qdd_tree
+ * (mbs_rtree_accel).  Redundant chord equations (a dependent row) get a
+ * zero multiplier.
+ *
+ * Drivers of tree revolute and prismatic joints are rheonomic rows beside
+ * the circuit equations (the joint's measure, signed as the natural
+ * coordinates measure it, equal to the motion f(t)).
+ *
+ * Forces: gravity; translational spring-dampers between body points; point
+ * forces and torques (global or body axes); joint damping and dc_motors
+ * without inductance and rotor inertia on revolute and prismatic joints,
+ * tree or chord; rotational spring-dampers on tree revolute joints.  The
+ * compliant contacts come from the run (mbs_rtree_ws.extra).  The rest is
+ * refused by mbs_rtree_supported (rigid contacts, clearance joints, drivers
+ * of chord joints, element states, ...).
+ */
+#ifndef MBS_TREE_H
+#define MBS_TREE_H
+
+#include "mbs/formulation/relative/motor.h"
+#include "mbs/formulation/relative/sysgraph.h"
+#include "mbs/mbs.h"
+
+typedef enum { MBS_RN_REVOLUTE = 0, MBS_RN_PRISMATIC, MBS_RN_RIGID, MBS_RN_BALL } mbs_rnode_kind;
+
+typedef struct {
+    mbs_rnode_kind kind;
+    int parent;       /* node index, -1: the ground                           */
+    int body;         /* the body whose pose this node carries, -1 massless   */
+    int dof;          /* freedoms: 1 (revolute, prismatic), 3 (ball), 0 (rigid) */
+    int coord;        /* its first rate in u, -1 for a rigid node             */
+    int qcoord;       /* its first coordinate in q (a ball's: a quaternion, 4) */
+    int joint;        /* spec joint, -1 for a floating root's nodes            */
+    double p[3], u[3];/* axis: a point on it and its unit direction, ref. coords */
+} mbs_rnode;
+
+/* A vector of the circuit equations: a body-fixed free vector (kind 0,
+ * ref. direction r of body b), a body point (kind 1, ref. point r), or
+ * the difference t[0] - t[1] of two points (n = 2).  Ground: b = -1. */
+typedef struct { int kind, body; double r[3]; } mbs_rterm;
+typedef struct { int n; mbs_rterm t[2]; } mbs_rvec;
+
+/* One circuit equation: a . b - c = 0. */
+typedef struct {
+    mbs_rvec a, b;
+    double c;
+    int joint;
+} mbs_req;
+
+typedef struct {
+    const mbs_spec *spec;   /* borrowed                                        */
+    int dim;
+    int nnode, n, nq;       /* nodes; rates u (n); coordinates q (nq: n plus one
+                               per ball, whose orientation is a quaternion)  */
+    mbs_rnode *node;        /* (nnode) parents before children                 */
+    int *body_node;         /* (nbody) the node carrying each body's pose     */
+    mbs_rbi *inertia;       /* (nbody) about the reference origin, ref. coords */
+    int neq;                /* constraint equations: nceq circuit, then drivers */
+    int nceq;               /* the chords' circuit equations                    */
+    mbs_req *eq;            /* (nceq)                                           */
+    int ndrv;               /* drivers (of tree joints): q_c sign = f(t)        */
+    int *drv_coord;         /* (ndrv) the driven node's rate in u               */
+    int *drv_qcoord;        /* (ndrv) its coordinate in q                       */
+    double *drv_sign;       /* (ndrv) +1: the joint's measure is q, -1: -q     */
+    const mbs_fn **drv_fn;  /* (ndrv) the motion (in the spec)                  */
+    mbs_sysgraph g;         /* the spanning tree and its chords                */
+} mbs_rtree;
+
+/* Per-evaluation state, sized by mbs_rtree_ws_new (nothing is allocated by
+ * the evaluations). */
+typedef struct mbs_rtree_ws {
+    double *R, *p;          /* (nnode x 9, x 3) poses: x_world = R x_ref + p   */
+    mbs_twist *S;           /* (n) unit twists of the rates' axes, world        */
+    mbs_twist *V, *c, *A;   /* (nnode) twists, velocity-product terms, accelerations */
+    mbs_wrench *pA, *fext;  /* (nnode) bias wrenches; (nbody) applied wrenches */
+    double *IA;             /* (nnode x 36) articulated inertias               */
+    double *U;              /* (n x 6) U = IA S per rate, a wrench (n f)       */
+    double *Dinv;           /* (nnode x 9) D^-1 = (S^T IA S)^-1 (1 x 1 or 3 x 3) */
+    const double *q, *u;    /* the coordinates and rates of the last kinematics
+                               pass (u may be NULL)                          */
+    /* wrenches the layer above adds (world, about the origin, into fext;
+     * the run's compliant contacts, run/relative.c), called by
+     * mbs_rtree_applied after the force elements; NULL: none */
+    void (*extra)(void *ctx, const mbs_rtree *t, struct mbs_rtree_ws *w, double time);
+    void *extra_ctx;
+    double *uu;             /* (n)                                             */
+    double *phi, *phid, *bias; /* (neq) Phi, Phi' = J u, J' u                 */
+    double *J;              /* (neq x n) row-major                              */
+    double *Y;              /* (n x neq) M^-1 J^T, column k at Y + k n          */
+    double *K, *rhs, *lam;  /* (neq x neq), (neq), (neq)                        */
+    double *qdd0, *tau;     /* (n) the tree's accelerations, joint forces       */
+    double *jq;             /* (n x 3 x 2) scratch rows of one equation's vectors */
+    int nchord_eq;
+} mbs_rtree_ws;
+
+/* Refuse what the relative formulation does not run yet: 0, or MBS_EINVAL
+ * with one message per reason in err (the JSON pointer of the offending
+ * object where there is one). */
+int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err);
+
+/* Build the tree of spec s (spanning tree of sysgraph.c): nodes, inertias,
+ * circuit equations.  0, MBS_EINVAL (message in err) or MBS_ENOMEM.  The
+ * spec is borrowed; free with mbs_rtree_free. */
+int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err);
+void mbs_rtree_free(mbs_rtree *t);
+
+int mbs_rtree_ws_new(const mbs_rtree *t, mbs_rtree_ws *w);
+void mbs_rtree_ws_free(mbs_rtree_ws *w);
+
+/* Pass 1: the nodes' poses, axis twists, twists and velocity-product terms
+ * at (q, u) (u may be NULL: zero rates). */
+void mbs_rtree_kinematics(const mbs_rtree *t, mbs_rtree_ws *w, const double *q, const double *u);
+
+/* The body's pose, twist and spatial acceleration (world coordinates; the
+ * ground's for b < 0) after mbs_rtree_kinematics (and, for A, after an
+ * acceleration pass: mbs_rtree_forward / mbs_rtree_accel). */
+void mbs_rtree_body(const mbs_rtree *t, const mbs_rtree_ws *w, int b, double R[9], double p[3], mbs_twist *V,
+                    mbs_twist *A);
+
+/* The applied wrenches at (t, q, u) into w->fext (world, about the origin)
+ * and the generalized joint forces of tree joints into w->tau (after
+ * mbs_rtree_kinematics). */
+void mbs_rtree_applied(const mbs_rtree *t, mbs_rtree_ws *w, double time);
+
+/* Passes 2 and 3 of the articulated-body recursion: the tree's
+ * accelerations qdd (n) under gravity, w->fext and w->tau (after
+ * mbs_rtree_kinematics and mbs_rtree_applied); w->A the nodes' spatial
+ * accelerations.  0, or MBS_ESINGULAR (a node's D_i not positive). */
+int mbs_rtree_forward(const mbs_rtree *t, mbs_rtree_ws *w, double *qdd);
+
+/* y = M^-1 f with the factorisation of the last mbs_rtree_forward (no
+ * velocities, no gravity): one O(n) pass. */
+void mbs_rtree_minv(const mbs_rtree *t, mbs_rtree_ws *w, const double *f, double *y);
+
+/* The constraint equations at the state of the last mbs_rtree_kinematics
+ * and time `time`: the circuit equations and the drivers' (sign q_c - f(t)
+ * = 0, the joint's measure as the natural coordinates define it): w->phi,
+ * w->J (u-rows), w->phid = Phi' and w->bias (what J qdd adds up to the
+ * equations' second derivative: J' u, or -f''(t)). */
+void mbs_rtree_circuit(const mbs_rtree *t, mbs_rtree_ws *w, double time);
+
+/* The accelerations of the whole formulation at (time, q, u): the tree's,
+ * corrected by the chords' multipliers (index 1, Baumgarte coefficients
+ * alpha, beta in 1/s).  0, or MBS_ESINGULAR. */
+int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const double *q, const double *u,
+                    double alpha, double beta, double *qdd);
+
+/* Joint coordinates and rates of a configuration given by every body's
+ * pose and twist (R, p: x_world = R x_ref + p, R b x 9, p b x 3; V world
+ * twists), e.g. mapped from another formulation's state: 0, or -1 when a
+ * joint's coordinates could not be recovered. */
+int mbs_rtree_from_poses(const mbs_rtree *t, mbs_rtree_ws *w, const double *R, const double *p,
+                         const mbs_twist *V, double *q, double *u);
+
+/* The coordinates' rate qdot (nq) of the rates u: u itself, and for a
+ * ball qdot = 1/2 (0, w) (x) q with w its rates (the angular velocity in
+ * its parent's reference axes). */
+void mbs_rtree_qdot(const mbs_rtree *t, const double *q, const double *u, double *qdot);
+
+/* Their second derivative qddot (nq) from q, qdot and the accelerations
+ * udd: udd itself, for a ball 1/2 (0, w') (x) q + 1/2 (0, w) (x) qdot. */
+void mbs_rtree_qddot(const mbs_rtree *t, const double *q, const double *u, const double *udd, const double *qdot,
+                     double *qddot);
+
+/* The rates u of (q, qdot): qdot itself, for a ball w = 2 vec(qdot (x) q*) / |q|^2. */
+void mbs_rtree_rates(const mbs_rtree *t, const double *q, const double *qdot, double *u);
+
+/* The error scale of coordinate i of q and of rate i of u: 1 for angles and
+ * quaternion components, `length` for slides. */
+double mbs_rtree_qscale(const mbs_rtree *t, int i, double length);
+double mbs_rtree_uscale(const mbs_rtree *t, int i, double length);
+
+/* The chords' names as "a, b" into buf (snprintf semantics). */
+int mbs_rtree_chord_names(const mbs_rtree *t, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * tree_circuit.c - the chords' circuit equations and the accelerations of
+ * the tree with its loops closed (index 1 + Baumgarte) (tree.h).
+ */
+#include "mbs/formulation/relative/tree_int.h"
+
+/* ---- circuit equations --------------------------------------------------------------- */
+
+/* A vector of an equation at the current state: value x, rate xd, bias
+ * acceleration xb (w->A holds the bias accelerations), and its rate's
+ * Jacobian rows Jx (3 x n, overwritten). */
+static void s_vec_eval(const mbs_rtree *t, const mbs_rtree_ws *w, const mbs_rvec *v, double x[3], double xd[3],
+                       double xb[3], double *Jx)
+{
+    int n = t->n;
+    memset(x, 0, sizeof(double) * 3);
+    memset(xd, 0, sizeof(double) * 3);
+    memset(xb, 0, sizeof(double) * 3);
+    memset(Jx, 0, sizeof(double) * 3 * (size_t)n);
+    for (int k = 0; k < v->n; k++) {
+        const mbs_rterm *tm = &v->t[k];
+        double sg = k == 0 ? 1.0 : -1.0;
+        double R[9], p[3], y[3], yd[3], yb[3], rr[3] = {tm->r[0], tm->r[1], t->dim == 3 ? tm->r[2] : 0};
+        mbs_twist V, A;
+        mbs_rtree_body(t, w, tm->body, R, p, &V, &A);
+        s_rot(R, 0, rr, y);
+        if (tm->kind == 1) {
+            for (int a = 0; a < 3; a++) y[a] += p[a];
+            mbs_twist_point_velocity(&V, y, yd);
+            double ay[3], wv[3];
+            mbs_twist_point_velocity(&A, y, ay);
+            v3cross(V.w, yd, wv);
+            for (int a = 0; a < 3; a++) yb[a] = ay[a] + wv[a];
+        } else {
+            double ay[3], wv[3];
+            v3cross(V.w, y, yd);
+            v3cross(A.w, y, ay);
+            v3cross(V.w, yd, wv);
+            for (int a = 0; a < 3; a++) yb[a] = ay[a] + wv[a];
+        }
+        for (int a = 0; a < 3; a++) { x[a] += sg * y[a]; xd[a] += sg * yd[a]; xb[a] += sg * yb[a]; }
+        /* rows: the path's axes moving the term */
+        for (int i = tm->body >= 0 ? t->body_node[tm->body] : -1; i >= 0; i = t->node[i].parent)
+            for (int q = 0; q < t->node[i].dof; q++) {
+                int c = t->node[i].coord + q;
+                double col[3];
+                if (tm->kind == 1) mbs_twist_point_velocity(&w->S[c], y, col);
+                else v3cross(w->S[c].w, y, col);
+                for (int a = 0; a < 3; a++) Jx[(size_t)a * n + c] += sg * col[a];
+            }
+    }
+}
+
+void mbs_rtree_circuit(const mbs_rtree *t, mbs_rtree_ws *w, double time)
+{
+    int n = t->n;
+    if (t->neq == 0) return;
+    mbs_rtree_accel_pass(t, w, NULL); /* bias accelerations: qdd = 0, base at rest */
+    double *Ja = w->jq, *Jb = w->jq + 3 * (size_t)n;
+    for (int r = 0; r < t->nceq; r++) {
+        const mbs_req *e = &t->eq[r];
+        double a[3], ad[3], ab[3], b[3], bd[3], bb[3];
+        s_vec_eval(t, w, &e->a, a, ad, ab, Ja);
+        s_vec_eval(t, w, &e->b, b, bd, bb, Jb);
+        w->phi[r] = v3dot(a, b) - e->c;
+        w->phid[r] = v3dot(ad, b) + v3dot(a, bd);
+        w->bias[r] = v3dot(ab, b) + 2 * v3dot(ad, bd) + v3dot(a, bb);
+        double *row = w->J + (size_t)r * n;
+        for (int c = 0; c < n; c++)
+            row[c] = b[0] * Ja[c] + b[1] * Ja[n + c] + b[2] * Ja[2 * n + c] + a[0] * Jb[c] + a[1] * Jb[n + c] +
+                     a[2] * Jb[2 * n + c];
+    }
+    /* drivers: sign q_c - f(t) = 0, linear in q */
+    for (int k = 0; k < t->ndrv; k++) {
+        int r = t->nceq + k, c = t->drv_coord[k], cq = t->drv_qcoord[k];
+        double df, ddf, f = mbs_fn_eval(t->drv_fn[k], time, &df, &ddf), sg = t->drv_sign[k];
+        double *row = w->J + (size_t)r * n;
+        memset(row, 0, sizeof(double) * (size_t)n);
+        row[c] = sg;
+        w->phi[r] = sg * w->q[cq] - f;
+        w->phid[r] = sg * (w->u ? w->u[c] : 0) - df;
+        w->bias[r] = -ddf;
+    }
+}
+
+/* Solve the symmetric positive semi-definite K x = r (m x m) by LDL^T
+ * without pivoting; a pivot below eps times the largest diagonal (a
+ * dependent equation) gets x = 0 in its place.  K is overwritten. */
+static int s_ldl_solve(int m, double *K, double *r)
+{
+    double dmax = 0;
+    for (int i = 0; i < m; i++) dmax = fmax(dmax, fabs(K[i * m + i]));
+    double eps = 1e-11 * (dmax > 0 ? dmax : 1);
+    int dropped = 0;
+    for (int j = 0; j < m; j++) {
+        double d = K[j * m + j];
+        for (int k = 0; k < j; k++) d -= K[j * m + k] * K[j * m + k] * K[k * m + k];
+        if (!(d > eps)) { d = 0; dropped++; }
+        K[j * m + j] = d;
+        for (int i = j + 1; i < m; i++) {
+            double s = K[i * m + j];
+            for (int k = 0; k < j; k++) s -= K[i * m + k] * K[j * m + k] * K[k * m + k];
+            K[i * m + j] = d > 0 ? s / d : 0;
+        }
+    }
+    for (int i = 0; i < m; i++)
+        for (int k = 0; k < i; k++) r[i] -= K[i * m + k] * r[k];
+    for (int i = 0; i < m; i++) r[i] = K[i * m + i] > 0 ? r[i] / K[i * m + i] : 0;
+    for (int i = m - 1; i >= 0; i--)
+        for (int k = i + 1; k < m; k++) r[i] -= K[k * m + i] * r[k];
+    return dropped;
+}
+
+int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const double *q, const double *u,
+                    double alpha, double beta, double *qdd)
+{
+    int n = t->n, m = t->neq;
+    mbs_rtree_kinematics(t, w, q, u);
+    mbs_rtree_applied(t, w, time);
+    int rc = mbs_rtree_forward(t, w, w->qdd0);
+    if (rc) return rc;
+    if (m == 0) {
+        memcpy(qdd, w->qdd0, sizeof(double) * (size_t)n);
+        mbs_rtree_accel_pass(t, w, qdd);
+        return 0;
+    }
+    mbs_rtree_circuit(t, w, time);
+    /* Y = M^-1 J^T, K = J Y */
+    for (int k = 0; k < m; k++) mbs_rtree_minv(t, w, w->J + (size_t)k * n, w->Y + (size_t)k * n);
+    for (int i = 0; i < m; i++) {
+        const double *Ji = w->J + (size_t)i * n;
+        for (int k = 0; k < m; k++) {
+            const double *Yk = w->Y + (size_t)k * n;
+            double acc = 0;
+            for (int c = 0; c < n; c++) acc += Ji[c] * Yk[c];
+            w->K[i * m + k] = acc;
+        }
+        double jq = 0;
+        for (int c = 0; c < n; c++) jq += Ji[c] * w->qdd0[c];
+        w->rhs[i] = -w->bias[i] - 2 * alpha * w->phid[i] - beta * beta * w->phi[i] - jq;
+    }
+    s_ldl_solve(m, w->K, w->rhs);
+    memcpy(w->lam, w->rhs, sizeof(double) * (size_t)m);
+    for (int c = 0; c < n; c++) {
+        double acc = w->qdd0[c];
+        for (int k = 0; k < m; k++) acc += w->Y[(size_t)k * n + c] * w->lam[k];
+        qdd[c] = acc;
+    }
+    mbs_rtree_accel_pass(t, w, qdd);
+    return 0;
+}
+

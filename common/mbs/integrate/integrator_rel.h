@@ -1,0 +1,56 @@
+/*
+ * integrator_rel.h - Dormand-Prince 5(4) on the relative-coordinate
+ * formulation (formulation/relative/tree.h): y = (q, u) of the spanning
+ * tree's joint coordinates and rates, y' = (u, qdd) with qdd from the
+ * articulated-body recursion and the chords' index-1 + Baumgarte equations
+ * (mbs_rtree_accel).  Its own file and state, beside the natural
+ * coordinates' integrators (integrators.h), which it does not touch.
+ *
+ * Error control as the natural coordinates' dopri5 (accuracy.h): the local
+ * tolerance d->tol.rtol (the user's tolerance times the DOPRI5 factor), the
+ * length L = d->tol.L; a revolute coordinate (and a ball's quaternion
+ * component) is held to rtol (a link of length L turning by rtol moves its
+ * end by rtol L), a prismatic one to rtol L, the rates to the same over
+ * t_end plus rtol |u| (with solver.abs_tolerance set: every coordinate
+ * to it, every rate to it plus rtol |u|, as accuracy.h's weights without
+ * per-variable scales); weighted RMS norm, accepted when <= 1.  A ball's
+ * quaternion is integrated with q' = 1/2 (0, w) (x) q, its length left as
+ * it drifts (the kinematics normalises it).
+ */
+#ifndef MBS_INTEGRATOR_REL_H
+#define MBS_INTEGRATOR_REL_H
+
+#include "mbs/formulation/relative/tree.h"
+#include "mbs/integrate/integrators.h"
+
+/* The integrator's state: the accepted (t, q, u, qdd), the run observes it
+ * through the stepper's `done` (which maps it to the natural coordinates
+ * of the outputs: run/relative.c). */
+typedef struct mbs_rel_state {
+    const mbs_rtree *tree;   /* borrowed                                        */
+    mbs_rtree_ws *w;         /* borrowed                                        */
+    int n, nq;               /* rates, coordinates (tree.h)                     */
+    double t, *q, *u, *qdd;  /* (nq, n, n) accepted state                       */
+    double *k;               /* (7 x (nq + n)) stage slopes (qdot, udd)         */
+    double *ys, *y0;         /* (nq + n) stage state, step start                */
+    double *wq, *wu;         /* (nq, n) absolute error weights                  */
+    double alpha, beta;      /* Baumgarte coefficients (1/s)                    */
+    /* the run's look at a step before it is accepted: the fraction of the
+     * step h from y0 to y1 (q, u) at which a compliant contact starts or
+     * ends (1: none; run/relative.c), so that the step is taken again to
+     * end just past it, as natural dopri5 does; NULL: none */
+    double (*switch_at)(void *ctx, const struct mbs_rel_state *s, const double *y0, const double *y1, double h);
+    void *switch_ctx;
+} mbs_rel_state;
+
+/* Allocate the state for tree t (q, u, qdd zero).  0 or MBS_ENOMEM. */
+int mbs_rel_state_new(mbs_rel_state *s, const mbs_rtree *t, mbs_rtree_ws *w);
+void mbs_rel_state_free(mbs_rel_state *s);
+
+/* Integrate from s (t, q, u; qdd consistent) to t_end; every accepted step
+ * goes to run->done.  Metrics (steps, rejected steps, error estimate) in
+ * d->met; the error weights from d->tol (mbs_tol_init first).  0, or
+ * MBS_ESINGULAR / MBS_EDIVERGE with a message. */
+int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mbs_stepper *run, mbs_errlist *err);
+
+#endif

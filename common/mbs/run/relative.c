@@ -1,0 +1,315 @@
+/*
+ * relative.c - relative-coordinate runs and the bridge to the natural
+ * coordinates of the outputs (relative.h).
+ */
+#include "mbs/run/relative.h"
+
+#include "mbs/contact/contact.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/integrate/integrator_rel.h"
+#include "mbs/linalg/vec.h"
+#include "mbs/model/accuracy.h"
+#include "mbs/run/run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void mbs_rel_to_natural(const mbs_model *m, const mbs_rtree *t, const mbs_rtree_ws *w, double *x, double *v,
+                        double *a)
+{
+    int dim = m->dim;
+    for (int b = 0; b < m->nbody; b++) {
+        const mbs_body *bd = &m->body[b];
+        double R[9], p[3];
+        mbs_twist V, A;
+        mbs_rtree_body(t, w, b, R, p, &V, &A);
+        for (int k = 0; k <= (dim == 3 ? 3 : 1); k++) {
+            int is_point = k == 0 || bd->vec_is_point[k - 1];
+            double r[3] = {bd->q0[dim * k], bd->q0[dim * k + 1], dim == 3 ? bd->q0[dim * k + 2] : 0};
+            double X[3], Xd[3], Xa[3], wv[3];
+            /* the slot at the pose, its velocity and acceleration */
+            for (int i = 0; i < 3; i++) X[i] = R[3 * i] * r[0] + R[3 * i + 1] * r[1] + R[3 * i + 2] * r[2];
+            if (is_point) {
+                for (int i = 0; i < 3; i++) X[i] += p[i];
+                mbs_twist_point_velocity(&V, X, Xd);
+                mbs_twist_point_velocity(&A, X, Xa);
+            } else {
+                v3cross(V.w, X, Xd);
+                v3cross(A.w, X, Xa);
+            }
+            v3cross(V.w, Xd, wv);
+            for (int i = 0; i < 3; i++) Xa[i] += wv[i];
+            for (int c = 0; c < dim; c++) {
+                int var = bd->var[dim * k + c];
+                if (var < 0) continue;
+                x[var] = X[c];
+                v[var] = Xd[c];
+                if (a) a[var] = Xa[c];
+            }
+        }
+    }
+}
+
+int mbs_rel_from_natural(const mbs_model *m, const mbs_rtree *t, mbs_rtree_ws *w, const double *x, const double *v,
+                         double *q, double *u)
+{
+    int nb = m->nbody, dim = m->dim, rc = 0;
+    double *R = malloc(sizeof(double) * 9 * (size_t)(nb > 0 ? nb : 1));
+    double *p = malloc(sizeof(double) * 3 * (size_t)(nb > 0 ? nb : 1));
+    mbs_twist *V = malloc(sizeof(mbs_twist) * (size_t)(nb > 0 ? nb : 1));
+    if (!R || !p || !V) { free(R); free(p); free(V); return -1; }
+    for (int b = 0; b < nb && !rc; b++) {
+        const mbs_body *bd = &m->body[b];
+        double qb[MBS_NB_MAX], qd[MBS_NB_MAX], E[9], Ed[9], E0[9], E0i[9], Ei[9], W[9];
+        mbs_gather(m, b, x, 0, qb);
+        mbs_gather(m, b, v, 1, qd);
+        mbs_ncs_matrix(m, b, qb, E);
+        mbs_ncs_matrix(m, b, qd, Ed);
+        mbs_ncs_matrix(m, b, bd->q0, E0);
+        if (dim == 2) Ed[8] = 0;
+        if (m3inv(E0, E0i) == 0 || m3inv(E, Ei) == 0) { rc = -1; break; }
+        /* rotation from the reference configuration, and the reference origin's image */
+        double *Rb = R + 9 * b, r0[3] = {qb[0], qb[1], dim == 3 ? qb[2] : 0};
+        double r0ref[3] = {bd->q0[0], bd->q0[1], dim == 3 ? bd->q0[2] : 0}, rr[3];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                Rb[3 * i + j] = E[3 * i] * E0i[j] + E[3 * i + 1] * E0i[3 + j] + E[3 * i + 2] * E0i[6 + j];
+        for (int i = 0; i < 3; i++) rr[i] = Rb[3 * i] * r0ref[0] + Rb[3 * i + 1] * r0ref[1] + Rb[3 * i + 2] * r0ref[2];
+        for (int i = 0; i < 3; i++) p[3 * b + i] = r0[i] - rr[i];
+        /* angular velocity from E' = [w]x E, the twist at the world origin */
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                W[3 * i + j] = Ed[3 * i] * Ei[j] + Ed[3 * i + 1] * Ei[3 + j] + Ed[3 * i + 2] * Ei[6 + j];
+        double om[3] = {0.5 * (W[7] - W[5]), 0.5 * (W[2] - W[6]), 0.5 * (W[3] - W[1])}, wr[3];
+        double r0d[3] = {qd[0], qd[1], dim == 3 ? qd[2] : 0};
+        v3cross(om, r0, wr);
+        v3copy(om, V[b].w);
+        for (int i = 0; i < 3; i++) V[b].v[i] = r0d[i] - wr[i];
+    }
+    if (!rc) rc = mbs_rtree_from_poses(t, w, R, p, V, q, u);
+    free(R); free(p); free(V);
+    return rc;
+}
+
+/* ---- compliant contacts ---------------------------------------------------------------- */
+
+/* What the contact hook needs: the run, and scratch for the natural state
+ * and the per-body generalized forces. */
+typedef struct {
+    const mbs_model *m;
+    mbs_data *d;
+    double *x, *v;  /* (nvar)                                                    */
+    double *Qb;     /* (nbody x nb)                                              */
+} s_contacts;
+
+/* mbs_rtree_ws.extra: the compliant contacts' forces at the state of w, by
+ * the natural coordinates' contact module on the mapped state, each body's
+ * generalized forces on its NCS slots turned into the wrench that does the
+ * same work in any rigid motion of the body (a point slot X with force Q:
+ * force Q and moment X x Q; a unit-vector slot: moment X x Q). */
+static void s_contact_wrenches(void *ctx, const mbs_rtree *t, mbs_rtree_ws *w, double time)
+{
+    s_contacts *c = ctx;
+    const mbs_model *m = c->m;
+    int dim = m->dim, nb = m->nb;
+    (void)time;
+    mbs_rel_to_natural(m, t, w, c->x, c->v, NULL);
+    memset(c->Qb, 0, sizeof(double) * (size_t)m->nbody * (size_t)nb);
+    mbs_contact_forces_body(m, c->d, c->x, c->v, c->Qb);
+    for (int b = 0; b < m->nbody; b++) {
+        const mbs_body *bd = &m->body[b];
+        const double *Q = c->Qb + (size_t)b * nb;
+        double qb[MBS_NB_MAX];
+        mbs_gather(m, b, c->x, 0, qb);
+        for (int k = 0; k <= (dim == 3 ? 3 : 1); k++) {
+            int is_point = k == 0 || bd->vec_is_point[k - 1];
+            double X[3] = {qb[dim * k], qb[dim * k + 1], dim == 3 ? qb[dim * k + 2] : 0};
+            double F[3] = {Q[dim * k], Q[dim * k + 1], dim == 3 ? Q[dim * k + 2] : 0}, n[3];
+            if (F[0] == 0 && F[1] == 0 && F[2] == 0) continue;
+            v3cross(X, F, n);
+            for (int i = 0; i < 3; i++) {
+                w->fext[b].n[i] += n[i];
+                if (is_point) w->fext[b].f[i] += F[i];
+            }
+        }
+    }
+}
+
+/* mbs_rel_state.switch_at: where in the step a compliant contact starts or
+ * ends (mbs_contact_switch on the mapped start and end states; the end's
+ * kinematics are the last stage's, still in the state's workspace). */
+typedef struct {
+    const mbs_model *m;
+    mbs_data *d;
+    mbs_rtree_ws *ws;       /* scratch for the start's kinematics            */
+    double *x0, *v0, *x1, *v1; /* (nvar)                                     */
+} s_switch;
+
+static double s_switch_at(void *ctx, const mbs_rel_state *s, const double *y0, const double *y1, double h)
+{
+    s_switch *c = ctx;
+    (void)y1;
+    mbs_rel_to_natural(c->m, s->tree, s->w, c->x1, c->v1, NULL);
+    mbs_rtree_kinematics(s->tree, c->ws, y0, y0 + s->nq);
+    mbs_rel_to_natural(c->m, s->tree, c->ws, c->x0, c->v0, NULL);
+    return mbs_contact_switch(c->m, c->d, c->x0, c->v0, c->x1, c->v1, h);
+}
+
+/* ---- the run ------------------------------------------------------------------------- */
+
+typedef struct {
+    mbs_sampler *smp;
+    mbs_rel_state *s;
+    double tp, *qp, *qdp, *qddp; /* (nq) the previous accepted state: q, q', q'' */
+    double *qd, *qdd;            /* (nq) q' and q'' of the step's end          */
+    double *qs, *qds, *us, *udds; /* a sample's q, q' (nq), u, u' (n)          */
+    mbs_rtree_ws *ws;           /* a sample's evaluations (s->w keeps the step's end) */
+} s_relrun;
+
+/* The run's book-keeping at the relative state held by w (time t): mapped
+ * to d, then mbs_run_step_done over (d->t, t]. */
+static int s_book(const mbs_model *m, mbs_data *d, s_relrun *r, const mbs_rtree_ws *w, double t, double h,
+                  mbs_errlist *err)
+{
+    size_t nb = sizeof(double) * (size_t)m->nvar;
+    memcpy(d->xp, d->x, nb);
+    memcpy(d->vp, d->v, nb);
+    memcpy(d->ap, d->a, nb);
+    d->tp = d->t;
+    mbs_rel_to_natural(m, r->s->tree, w, d->x, d->v, d->a);
+    d->t = t;
+    return mbs_run_step_done_ahead(m, d, r->smp, h, err);
+}
+
+/* The stepper's `done`: the output samples inside the accepted step are
+ * taken at states interpolated in the joint coordinates (quintic Hermite on
+ * q with u and qdd at both ends, then the accelerations at that state): a
+ * step may turn a body by radians, along which the natural coordinates'
+ * unit vectors are far from polynomial (a flywheel at 240 rad/s, steps of
+ * 0.01 s: 0.47 rad/s off at the samples when they were interpolated
+ * there); each is handed to the run as a step ending at the sample, then
+ * the step's end. */
+static int s_done(void *ctx, const mbs_model *m, mbs_data *d, mbs_errlist *err)
+{
+    s_relrun *r = ctx;
+    mbs_rel_state *s = r->s;
+    const mbs_solver_spec *o = &m->spec->solver;
+    int nq = s->nq, rc = 0;
+    double t0 = r->tp, t1 = s->t, h = t1 - t0;
+    /* q' and q'' at the step's end (a ball's quaternion: not u and u') */
+    mbs_rtree_qdot(s->tree, s->q, s->u, r->qd);
+    mbs_rtree_qddot(s->tree, s->q, s->u, s->qdd, r->qd, r->qdd);
+    while (!rc && h > 0 && r->smp->next < r->smp->nsample) {
+        double ts = mbs_sample_time(r->smp, r->smp->next);
+        if (ts >= t1 * (1 - 1e-13)) break;
+        double x = (ts - t0) / h, x2 = x * x, x3 = x2 * x, x4 = x3 * x, x5 = x4 * x;
+        double H[6] = {1 - 10 * x3 + 15 * x4 - 6 * x5, x - 6 * x3 + 8 * x4 - 3 * x5,
+                       0.5 * x2 - 1.5 * x3 + 1.5 * x4 - 0.5 * x5, 0.5 * x3 - x4 + 0.5 * x5,
+                       -4 * x3 + 7 * x4 - 3 * x5, 10 * x3 - 15 * x4 + 6 * x5};
+        double D[6] = {-30 * x2 + 60 * x3 - 30 * x4, 1 - 18 * x2 + 32 * x3 - 15 * x4,
+                       x - 4.5 * x2 + 6 * x3 - 2.5 * x4, 1.5 * x2 - 4 * x3 + 2.5 * x4,
+                       -12 * x2 + 28 * x3 - 15 * x4, 30 * x2 - 60 * x3 + 30 * x4};
+        for (int i = 0; i < nq; i++) {
+            double p0 = r->qp[i], p1 = s->q[i], m0 = h * r->qdp[i], m1 = h * r->qd[i];
+            double c0 = h * h * r->qddp[i], c1 = h * h * r->qdd[i];
+            r->qs[i] = H[0] * p0 + H[1] * m0 + H[2] * c0 + H[3] * c1 + H[4] * m1 + H[5] * p1;
+            r->qds[i] = (D[0] * p0 + D[1] * m0 + D[2] * c0 + D[3] * c1 + D[4] * m1 + D[5] * p1) / h;
+        }
+        mbs_rtree_rates(s->tree, r->qs, r->qds, r->us);
+        if (mbs_rtree_accel(s->tree, r->ws, ts, r->qs, r->us, o->baumgarte_alpha, o->baumgarte_beta, r->udds) != 0) {
+            mbs_err_add(err, "", "t = %.6g: singular articulated-body recursion at an output sample", ts);
+            return MBS_ESINGULAR;
+        }
+        rc = s_book(m, d, r, r->ws, ts, h, err);
+    }
+    /* the step's end: the integrator's last stage, still in s->w */
+    if (!rc) rc = s_book(m, d, r, s->w, t1, h, err);
+    r->tp = t1;
+    memcpy(r->qp, s->q, sizeof(double) * (size_t)nq);
+    memcpy(r->qdp, r->qd, sizeof(double) * (size_t)nq);
+    memcpy(r->qddp, r->qdd, sizeof(double) * (size_t)nq);
+    return rc;
+}
+
+int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
+{
+    mbs_rtree t;
+    mbs_rtree_ws w;
+    mbs_rel_state s;
+    int rc = mbs_rtree_build(m->spec, &t, err);
+    if (rc) return rc;
+    rc = mbs_rtree_ws_new(&t, &w);
+    if (rc) { mbs_rtree_free(&t); return rc; }
+    rc = mbs_rel_state_new(&s, &t, &w);
+    if (rc) { mbs_rtree_ws_free(&w); mbs_rtree_free(&t); return rc; }
+    s_contacts sc = {m, d, NULL, NULL, NULL};
+    if (m->spec->ncontact > 0) {
+        sc.x = malloc(sizeof(double) * (size_t)(m->nvar + 1));
+        sc.v = malloc(sizeof(double) * (size_t)(m->nvar + 1));
+        sc.Qb = malloc(sizeof(double) * ((size_t)m->nbody * (size_t)m->nb + 1));
+        if (!sc.x || !sc.v || !sc.Qb) rc = MBS_ENOMEM;
+        w.extra = s_contact_wrenches;
+        w.extra_ctx = &sc;
+    }
+    d->met.formulation = "relative";
+    mbs_rtree_chord_names(&t, d->met.chords, sizeof d->met.chords);
+    /* plain text in the metrics' JSON */
+    for (char *c = d->met.chords; *c; c++) if (*c == '"' || *c == '\\' || (unsigned char)*c < 32) *c = '\'';
+    d->met.relative_coords = t.n;
+    d->met.relative_constraints = t.neq;
+    /* the initial state: the natural model's assembly and projected
+     * velocities, in joint coordinates */
+    if (mbs_rel_from_natural(m, &t, &w, d->x, d->v, s.q, s.u) != 0) {
+        mbs_err_add(err, "", "the initial configuration could not be mapped to joint coordinates");
+        rc = MBS_EINVAL;
+    }
+    s.t = d->t;
+    if (!rc && mbs_rtree_accel(&t, &w, s.t, s.q, s.u, m->spec->solver.baumgarte_alpha,
+                               m->spec->solver.baumgarte_beta, s.qdd) != 0) {
+        mbs_err_add(err, "", "t = 0: the articulated-body recursion met a zero inertia on a joint axis (relative "
+                    "formulation): a body without mass or inertia about a joint's axis");
+        rc = MBS_ESINGULAR;
+    }
+    if (!rc) {
+        mbs_rel_to_natural(m, &t, &w, d->x, d->v, d->a);
+        memcpy(d->xp, d->x, sizeof(double) * (size_t)m->nvar);
+        memcpy(d->vp, d->v, sizeof(double) * (size_t)m->nvar);
+        memcpy(d->ap, d->a, sizeof(double) * (size_t)m->nvar);
+        mbs_sample_now(smp);
+        size_t nb = sizeof(double) * (size_t)(t.n + 1), nqb = sizeof(double) * (size_t)(t.nq + 1);
+        mbs_rtree_ws ws;
+        int wsrc = mbs_rtree_ws_new(&t, &ws);
+        ws.extra = w.extra;
+        ws.extra_ctx = w.extra_ctx;
+        size_t nv = sizeof(double) * (size_t)(m->nvar + 1);
+        s_switch sw = {m, d, &ws, NULL, NULL, NULL, NULL};
+        if (m->spec->ncontact > 0 && !wsrc) {
+            sw.x0 = malloc(nv); sw.v0 = malloc(nv); sw.x1 = malloc(nv); sw.v1 = malloc(nv);
+            if (!sw.x0 || !sw.v0 || !sw.x1 || !sw.v1) wsrc = MBS_ENOMEM;
+            s.switch_at = s_switch_at;
+            s.switch_ctx = &sw;
+        }
+        s_relrun r = {smp, &s, s.t, malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb),
+                      malloc(nqb), malloc(nb), malloc(nb), &ws};
+        if (wsrc || !r.qp || !r.qdp || !r.qddp || !r.qd || !r.qdd || !r.qs || !r.qds || !r.us || !r.udds) {
+            rc = MBS_ENOMEM;
+        } else {
+            memcpy(r.qp, s.q, nqb - sizeof(double));
+            mbs_rtree_qdot(&t, s.q, s.u, r.qdp);
+            mbs_rtree_qddot(&t, s.q, s.u, s.qdd, r.qdp, r.qddp);
+            mbs_stepper run = {s_done, &r, smp->interval};
+            rc = mbs_integrate_relative(m, d, &s, &run, err);
+        }
+        free(r.qp); free(r.qdp); free(r.qddp); free(r.qd); free(r.qdd); free(r.qs); free(r.qds); free(r.us);
+        free(r.udds);
+        free(sw.x0); free(sw.v0); free(sw.x1); free(sw.v1);
+        if (!wsrc) mbs_rtree_ws_free(&ws);
+    }
+    free(sc.x); free(sc.v); free(sc.Qb);
+    mbs_rel_state_free(&s);
+    mbs_rtree_ws_free(&w);
+    mbs_rtree_free(&t);
+    return rc;
+}

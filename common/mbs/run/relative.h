@@ -1,0 +1,37 @@
+/*
+ * relative.h - runs in the relative-coordinate formulation
+ * (solver.formulation "relative"; formulation/relative/tree.h) and the
+ * bridge between its joint coordinates and the natural coordinates that
+ * the outputs, energies and metrics are written on.
+ *
+ * The bridge.  A body's natural-coordinate slots are body-fixed points and
+ * unit vectors (formulation/natural/ncs.c): slot values at t = 0 are q0, so
+ * at a pose (R, p) a point slot is R q0 + p and a vector slot R q0, their
+ * rates and accelerations those of a body point / vector with the body's
+ * twist and spatial acceleration.  Every existing output channel then works
+ * unchanged on d->x, d->v, d->a.  Back: a body's pose from its slots
+ * (rotation E E0^-1 with E the NCS matrix), its twist from their rates.
+ */
+#ifndef MBS_RUN_RELATIVE_H
+#define MBS_RUN_RELATIVE_H
+
+#include "mbs/formulation/relative/tree.h"
+#include "mbs/output/output.h"
+
+/* The natural coordinates x, v (and a, unless NULL) of the state held by w
+ * (after mbs_rtree_accel or mbs_rtree_kinematics; a needs the former). */
+void mbs_rel_to_natural(const mbs_model *m, const mbs_rtree *t, const mbs_rtree_ws *w, double *x, double *v,
+                        double *a);
+
+/* Joint coordinates q and rates u of the natural state (x, v).  0, or -1. */
+int mbs_rel_from_natural(const mbs_model *m, const mbs_rtree *t, mbs_rtree_ws *w, const double *x, const double *v,
+                         double *q, double *u);
+
+/* The dynamics of a run in the relative formulation from the initialised
+ * natural state in d (assembly and velocity projection by mbs_initialize):
+ * its first sample, then dopri5 on the joint coordinates, every accepted
+ * step mapped to d and handed to mbs_run_step_done.  Metrics: formulation
+ * and chords.  0 or an MBS_E* code with a message. */
+int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);
+
+#endif
