@@ -63,6 +63,8 @@ void mech_ptr_idx(char *out, const char *base, size_t i)
 
 const char *mech_type_name(const json_t *v)
 {
+    /* an absent key (json_object_get gives NULL, which json_typeof reads) */
+    if (!v) return "nothing (the key is missing)";
     switch (json_typeof(v)) {
     case JSON_OBJECT: return "an object";
     case JSON_ARRAY: return "an array";

@@ -496,6 +496,10 @@ static void test_parser_errors(void)
          NULL, NULL, "/controllers/0/y_min", "below 'y_max'"},
         {"\"type\": \"pid\", \"kp\": 1, \"sample_period\": -0.001, \"measure\": {\"quantity\": \"joint_velocity\", \"joint\": \"j\"}",
          NULL, NULL, "/controllers/0/sample_period", ">= 0"},
+        /* a state-space block without B (the fuzzer's find: the message
+         * read the type of the absent key) */
+        {"\"type\": \"lti\", \"A\": [[0]], \"C\": [1], \"measure\": {\"quantity\": \"joint_velocity\", \"joint\": \"j\"}",
+         NULL, NULL, "/controllers/0/B", "the key is missing"},
         {"\"type\": \"lti\", \"num\": [1, 2, 3], \"den\": [1, 2], \"measure\": {\"quantity\": \"joint_velocity\", \"joint\": \"j\"}",
          NULL, NULL, "/controllers/0/den", "proper"},
         {"\"type\": \"lti\", \"A\": [[0, 1], [-1, 0]], \"B\": [1], \"C\": [1, 0], \"measure\": {\"quantity\": \"joint_velocity\", \"joint\": \"j\"}",
