@@ -17,3 +17,9 @@ bench-mujoco: $(B)/bench/mujoco_fourbar
 $(B)/bench/mujoco_balls_box: bench/mujoco/balls_box.c mk/mujoco.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(OPT) -o $@ $< -lmujoco -ljansson -lm
+
+# the spatial open chain of issue 12's speed criterion (bench/mujoco/chain.c),
+# run beside build/mbs by bench/relative_chain.py
+$(B)/bench/mujoco_chain: bench/mujoco/chain.c mk/mujoco.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(OPT) -o $@ $< -lmujoco -lm
