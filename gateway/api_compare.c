@@ -1,15 +1,25 @@
 /*
- * api_compare.c - GET /api/v1/compare/deactivation?model=A[&model=B...]
+ * api_compare.c - GET /api/v1/compare?option=O&model=A[&model=B...] and its
+ * first case, GET /api/v1/compare/deactivation?model=A[&model=B...].
  *
- * For each model: the paired runs of its sweeps that differ only in the
- * solver option contact_deactivation (same sweep, same parameters, same other
- * options, both done; design jobs only: verification runs are not pairs).
- * Speed-up of a pair = wall(off) / wall(on); reported as median, quartiles,
- * min and max.  Mean system dimension, active contacts, steps and Newton
- * iterations both ways; the contact pairs the model declares.  The
- * largest output difference |y_off - y_on| over all channels and samples of
- * the first max_pairs pairs (default 200), read from the stored samples.
- * ?speedups=1 adds every pair's speed-up, ascending.
+ * For each model: the paired runs of its sweeps that differ only in one
+ * solver option O (contact_deactivation, formulation or integrator): same
+ * sweep, same parameters, same other options, both done; design jobs only
+ * (verification runs are not pairs).  One side of a pair has O = base, the
+ * other O = other (defaults: contact_deactivation false / true, formulation
+ * natural / relative, integrator bdf / dopri5; ?base= and ?other= choose).
+ * Speed-up of a pair = wall(base) / wall(other), reported as median,
+ * quartiles, min and max, and with ?speedups=1 every pair's, ascending.
+ * Means of the cost and size metrics both ways (steps, Newton iterations,
+ * system dimension, ...), aggregated by the database over at most
+ * CMP_MAX_PAIRS pairs; the contact pairs the model declares.  The largest
+ * output difference |y_base - y_other| over all channels and samples of the
+ * first max_pairs pairs (default 200), read from the stored samples, and
+ * per channel; /compare lists those pairs side by side ("runs").
+ *
+ * /compare/deactivation answers as it did before /compare existed: the
+ * same numbers under its own names (deactivation_off = base,
+ * deactivation_on = other; job_off, job_on), without the newer fields.
  */
 #include "gw.h"
 #include "mechanism/mechanism.h"
@@ -17,12 +27,57 @@
 #include "svc/msg.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_MODELS 20
+#define CMP_MAX_PAIRS 100000   /* pairs aggregated per model, at most */
 
 typedef struct { const char *v[MAX_MODELS]; int n; } models_q;
+
+/* The options a comparison can pair, their values and default sides. */
+typedef struct {
+    const char *name;
+    const char *const *values;   /* allowed values, NULL-terminated      */
+    int boolean;                 /* values are JSON booleans             */
+    const char *base, *other;    /* default sides                        */
+} cmp_option;
+
+static const char *const s_bool_values[] = { "false", "true", NULL };
+static const char *const s_form_values[] = { "natural", "relative", NULL };
+static const char *const s_int_values[] = { "trapezoidal_al", "bdf", "dopri5", "moreau_jean", "event_driven", NULL };
+
+static const cmp_option s_options[] = {
+    { "contact_deactivation", s_bool_values, 1, "false", "true" },
+    { "formulation", s_form_values, 0, "natural", "relative" },
+    { "integrator", s_int_values, 0, "bdf", "dopri5" },
+};
+#define NOPTION (int)(sizeof s_options / sizeof s_options[0])
+
+/* Metric columns averaged both ways; the first MEAN_LEGACY are those of
+ * /compare/deactivation.  Constant identifiers: pasted into the SQL. */
+static const char *const s_means[] = {
+    "mean_system_dimension", "wall_seconds", "mean_active_contacts", "mean_lcp_dimension", "steps",
+    "newton_iterations",
+    "cpu_seconds", "rejected_steps", "jacobian_evaluations", "factorizations", "max_system_dimension",
+    "coords_after", "constraints_after", "relative_coordinates", "relative_constraints",
+    "max_constraint_violation", "energy_drift",
+};
+#define NMEAN (int)(sizeof s_means / sizeof s_means[0])
+#define MEAN_LEGACY 6
+
+/* What one request compares and how its answer is named. */
+typedef struct {
+    const cmp_option *opt;
+    const char *base, *other;        /* the sides' values (query text)    */
+    char base_json[32], other_json[32];
+    const char *kbase, *kother;      /* keys of the two sides            */
+    const char *jbase, *jother;      /* keys of the worst pair's job ids */
+    int legacy;                      /* /compare/deactivation's shape    */
+    int speedups;
+    long max_pairs;
+} cmp_req;
 
 static enum MHD_Result s_collect(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
@@ -32,21 +87,13 @@ static enum MHD_Result s_collect(void *cls, enum MHD_ValueKind kind, const char 
     return MHD_YES;
 }
 
-static int s_cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Quantile of sorted data by linear interpolation. */
-static double s_quantile(const double *s, int n, double q)
-{
-    double pos = q * (n - 1);
-    int i = (int)pos;
-    return i + 1 < n ? s[i] + (pos - i) * (s[i + 1] - s[i]) : s[n - 1];
-}
-
 static json_t *s_num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
+/* A numeric column as JSON (null when SQL NULL). */
+static json_t *s_col(PGresult *res, int row, int col)
+{
+    return PQgetisnull(res, row, col) ? json_null() : s_num(atof(PQgetvalue(res, row, col)));
+}
 
 /* Largest |difference| of two stored sample blocks (same model: same
  * columns); the per-channel maxima are raised in chmax (ncol - 1 entries,
@@ -88,75 +135,161 @@ static int s_declared_pairs(PGconn **db, const char *model)
     return n;
 }
 
-/* One model's comparison, or NULL after a database error (reply set). */
-static json_t *s_model(gw_req *r, PGconn **db, const char *model, long max_pairs, int speedups)
+/* The pairs of a model as a CTE "p" (ia, ib: job ids; a_<col>, b_<col>:
+ * their metrics; a_params: the parameters), first CMP_MAX_PAIRS by ia.
+ * $1 model, $2 option, $3 / $4 the sides' values as JSON.  Caller frees. */
+static char *s_pairs_cte(void)
 {
-    const char *p[] = { model };
-    PGresult *res = db_exec(db,
-        "SELECT a.id, b.id, ma.wall_seconds, mb.wall_seconds, ma.mean_system_dimension, mb.mean_system_dimension, "
-        "  ma.mean_active_contacts, mb.mean_active_contacts, ma.mean_lcp_dimension, mb.mean_lcp_dimension, "
-        "  mb.contact_method, ma.steps, mb.steps, ma.newton_iterations, mb.newton_iterations "
-        "FROM jobs a JOIN sweeps s ON s.id = a.sweep_id "
-        "JOIN jobs b ON b.sweep_id = a.sweep_id AND b.parameters = a.parameters "
-        "  AND (b.solver_overrides - 'contact_deactivation') = (a.solver_overrides - 'contact_deactivation') "
-        "JOIN metrics ma ON ma.job_id = a.id JOIN metrics mb ON mb.job_id = b.id "
-        "WHERE s.model_id = $1 AND a.status = 'done' AND b.status = 'done' AND a.kind = 'design' AND b.kind = 'design' "
-        "  AND a.solver_overrides -> 'contact_deactivation' = 'false'::jsonb "
-        "  AND b.solver_overrides -> 'contact_deactivation' = 'true'::jsonb "
-        "ORDER BY a.id LIMIT 100000", 1, p);
-    if (!db_ok(res)) { gw_reply_db_error(r, res); PQclear(res); return NULL; }
-    int n = PQntuples(res), k = 0;
-    double *speed = malloc(sizeof(double) * (n + 1)), dim_off = 0, dim_on = 0, w_off = 0, w_on = 0;
-    double act_off = 0, act_on = 0, lcp_off = 0, lcp_on = 0, st_off = 0, st_on = 0, nw_off = 0, nw_on = 0;
-    int nst = 0, nnw = 0;                      /* pairs with both counts reported */
-    for (int i = 0; i < n; i++) {
-        if (!PQgetisnull(res, i, 11) && !PQgetisnull(res, i, 12)) {
-            st_off += atof(PQgetvalue(res, i, 11)); st_on += atof(PQgetvalue(res, i, 12)); nst++;
-        }
-        if (!PQgetisnull(res, i, 13) && !PQgetisnull(res, i, 14)) {
-            nw_off += atof(PQgetvalue(res, i, 13)); nw_on += atof(PQgetvalue(res, i, 14)); nnw++;
-        }
-        double off = atof(PQgetvalue(res, i, 2)), on = atof(PQgetvalue(res, i, 3));
-        if (on > 0) speed[k++] = off / on;
-        w_off += off; w_on += on;
-        dim_off += atof(PQgetvalue(res, i, 4)); dim_on += atof(PQgetvalue(res, i, 5));
-        act_off += atof(PQgetvalue(res, i, 6)); act_on += atof(PQgetvalue(res, i, 7));
-        lcp_off += atof(PQgetvalue(res, i, 8)); lcp_on += atof(PQgetvalue(res, i, 9));
+    char *sql = NULL; size_t len = 0;
+    FILE *f = open_memstream(&sql, &len);
+    fputs("WITH p AS (SELECT a.id AS ia, b.id AS ib, a.parameters AS a_params, "
+          "ma.integrator AS a_integrator, mb.integrator AS b_integrator, "
+          "ma.formulation AS a_formulation, mb.formulation AS b_formulation, "
+          "ma.contact_method AS a_contact_method, mb.contact_method AS b_contact_method", f);
+    for (int k = 0; k < NMEAN; k++) fprintf(f, ", ma.%s AS a_%s, mb.%s AS b_%s", s_means[k], s_means[k], s_means[k], s_means[k]);
+    fprintf(f, " FROM jobs a JOIN sweeps s ON s.id = a.sweep_id "
+               "JOIN jobs b ON b.sweep_id = a.sweep_id AND b.parameters = a.parameters "
+               "  AND (b.solver_overrides - $2::text) = (a.solver_overrides - $2::text) "
+               "JOIN metrics ma ON ma.job_id = a.id JOIN metrics mb ON mb.job_id = b.id "
+               "WHERE s.model_id = $1 AND a.status = 'done' AND b.status = 'done' "
+               "  AND a.kind = 'design' AND b.kind = 'design' "
+               "  AND a.solver_overrides -> $2::text = $3::jsonb AND b.solver_overrides -> $2::text = $4::jsonb "
+               "ORDER BY a.id LIMIT %d) ", CMP_MAX_PAIRS);
+    fclose(f);
+    return sql;
+}
+
+/* The aggregates of the pairs, one row: count, quartiles, min, max of the
+ * speed-ups, the speed-ups ascending (JSON, when asked), the first pair's
+ * contact method (other side), the sides' integrators and formulations,
+ * then per s_means column both means (the legacy ones over the pairs
+ * reporting it both ways, as /compare/deactivation always did). */
+static PGresult *s_aggregate(PGconn **db, const char *model, const cmp_req *q)
+{
+    char *cte = s_pairs_cte(), *sql = NULL; size_t len = 0;
+    FILE *f = open_memstream(&sql, &len);
+    fputs(cte, f);
+    fputs("SELECT count(*), "
+          "percentile_cont(ARRAY[0.25, 0.5, 0.75]) WITHIN GROUP (ORDER BY a_wall_seconds / b_wall_seconds) "
+          "  FILTER (WHERE b_wall_seconds > 0)::text, "
+          "min(a_wall_seconds / b_wall_seconds) FILTER (WHERE b_wall_seconds > 0), "
+          "max(a_wall_seconds / b_wall_seconds) FILTER (WHERE b_wall_seconds > 0), "
+          "CASE WHEN $5 THEN array_to_json(array_agg(a_wall_seconds / b_wall_seconds ORDER BY a_wall_seconds / b_wall_seconds) "
+          "  FILTER (WHERE b_wall_seconds > 0))::text END, "
+          "(array_agg(b_contact_method ORDER BY ia))[1], "
+          "string_agg(DISTINCT a_integrator, ','), string_agg(DISTINCT b_integrator, ','), "
+          "string_agg(DISTINCT coalesce(a_formulation, 'natural'), ','), "
+          "string_agg(DISTINCT coalesce(b_formulation, 'natural'), ',')", f);
+    for (int k = 0; k < NMEAN; k++) {
+        const char *c = s_means[k];
+        if (k < MEAN_LEGACY)     /* over the pairs reporting it both ways */
+            fprintf(f, ", avg(a_%s) FILTER (WHERE a_%s IS NOT NULL AND b_%s IS NOT NULL)"
+                       ", avg(b_%s) FILTER (WHERE a_%s IS NOT NULL AND b_%s IS NOT NULL)", c, c, c, c, c, c);
+        else                     /* each side over its runs reporting it (relative_*: one side) */
+            fprintf(f, ", avg(a_%s), avg(b_%s)", c, c);
     }
-    qsort(speed, (size_t)k, sizeof *speed, s_cmp);
+    fputs(" FROM p", f);
+    fclose(f);
+    const char *p[] = { model, q->opt->name, q->base_json, q->other_json, q->speedups ? "true" : "false" };
+    PGresult *res = db_exec(db, sql, 5, p);
+    free(sql); free(cte);
+    return res;
+}
+
+/* The first max_pairs pairs, by base job id: ia, ib, wall both ways, steps,
+ * rejected steps, Newton iterations, system dimension both ways, the
+ * sides' integrators and formulations, the parameters. */
+static PGresult *s_first_pairs(PGconn **db, const char *model, const cmp_req *q)
+{
+    char *cte = s_pairs_cte(), *sql = NULL; size_t len = 0;
+    FILE *f = open_memstream(&sql, &len);
+    fputs(cte, f);
+    fputs("SELECT ia, ib, a_wall_seconds, b_wall_seconds, a_steps, b_steps, a_rejected_steps, b_rejected_steps, "
+          "a_newton_iterations, b_newton_iterations, a_mean_system_dimension, b_mean_system_dimension, "
+          "a_integrator, b_integrator, coalesce(a_formulation, 'natural'), coalesce(b_formulation, 'natural'), "
+          "a_params::text FROM p ORDER BY ia LIMIT $5", f);
+    fclose(f);
+    char lim[24];
+    snprintf(lim, sizeof lim, "%ld", q->max_pairs);
+    const char *p[] = { model, q->opt->name, q->base_json, q->other_json, lim };
+    PGresult *res = db_exec(db, sql, 5, p);
+    free(sql); free(cte);
+    return res;
+}
+
+/* One side of a listed pair (columns from s_first_pairs, side 0 or 1). */
+static json_t *s_run_side(PGresult *res, int i, int side)
+{
+    json_t *o = json_pack("{s:I}", "job", (json_int_t)atoll(PQgetvalue(res, i, side)));
+    json_object_set_new(o, "wall_seconds", s_col(res, i, 2 + side));
+    json_object_set_new(o, "steps", s_col(res, i, 4 + side));
+    json_object_set_new(o, "rejected_steps", s_col(res, i, 6 + side));
+    json_object_set_new(o, "newton_iterations", s_col(res, i, 8 + side));
+    json_object_set_new(o, "mean_system_dimension", s_col(res, i, 10 + side));
+    json_object_set_new(o, "integrator", PQgetisnull(res, i, 12 + side) ? json_null() : json_string(PQgetvalue(res, i, 12 + side)));
+    json_object_set_new(o, "formulation", json_string(PQgetvalue(res, i, 14 + side)));
+    return o;
+}
+
+/* A pair of means {kbase: a, kother: b}, or null when neither is known. */
+static json_t *s_pair_of(const cmp_req *q, PGresult *res, int ca, int cb)
+{
+    if (PQgetisnull(res, 0, ca) && PQgetisnull(res, 0, cb)) return json_null();
+    return json_pack("{s:o,s:o}", q->kother, s_col(res, 0, cb), q->kbase, s_col(res, 0, ca));
+}
+
+/* One model's comparison, or NULL after a database error (reply set). */
+static json_t *s_model(gw_req *r, PGconn **db, const char *model, const cmp_req *q)
+{
+    PGresult *agg = s_aggregate(db, model, q);
+    if (!db_ok(agg)) { gw_reply_db_error(r, agg); PQclear(agg); return NULL; }
+    int n = atoi(PQgetvalue(agg, 0, 0));
     json_t *out = json_pack("{s:s,s:i}", "model", model, "pairs", n);
+    if (!q->legacy) {
+        json_object_set_new(out, "option", json_string(q->opt->name));
+        json_object_set_new(out, "base", json_string(q->base));
+        json_object_set_new(out, "other", json_string(q->other));
+    }
     int declared = s_declared_pairs(db, model);
     json_object_set_new(out, "declared_pairs", declared < 0 ? json_null() : json_integer(declared));
-    /* ?speedups=1: every pair's speed-up, ascending (the front end's dots) */
-    if (speedups) {
-        json_t *all = json_array();
-        for (int i = 0; i < k; i++) json_array_append_new(all, s_num(speed[i]));
-        json_object_set_new(out, "speedups", all);
+    /* speed-up: quartiles ("{q1,median,q3}" from percentile_cont), extremes */
+    double qs[3] = { NAN, NAN, NAN };
+    if (!PQgetisnull(agg, 0, 1)) sscanf(PQgetvalue(agg, 0, 1), "{%lf,%lf,%lf}", &qs[0], &qs[1], &qs[2]);
+    if (q->speedups) {
+        json_t *all = PQgetisnull(agg, 0, 4) ? NULL : json_loads(PQgetvalue(agg, 0, 4), 0, NULL);
+        json_object_set_new(out, "speedups", json_is_array(all) ? all : (json_decref(all), json_array()));
     }
-    json_object_set_new(out, "speedup", k == 0 ? json_null() : json_pack("{s:o,s:o,s:o,s:o,s:o}",
-        "median", s_num(s_quantile(speed, k, 0.5)), "q1", s_num(s_quantile(speed, k, 0.25)),
-        "q3", s_num(s_quantile(speed, k, 0.75)), "min", s_num(speed[0]), "max", s_num(speed[k - 1])));
-    json_object_set_new(out, "mean_system_dimension", n == 0 ? json_null() :
-        json_pack("{s:o,s:o}", "deactivation_on", s_num(dim_on / n), "deactivation_off", s_num(dim_off / n)));
-    json_object_set_new(out, "mean_wall_seconds", n == 0 ? json_null() :
-        json_pack("{s:o,s:o}", "deactivation_on", s_num(w_on / n), "deactivation_off", s_num(w_off / n)));
-    json_object_set_new(out, "mean_active_contacts", n == 0 ? json_null() :
-        json_pack("{s:o,s:o}", "deactivation_on", s_num(act_on / n), "deactivation_off", s_num(act_off / n)));
-    /* unknowns of the complementarity problems (rigid contacts only; 0 for
-     * compliant contacts, which are force elements without unknowns) */
-    json_object_set_new(out, "mean_lcp_dimension", n == 0 ? json_null() :
-        json_pack("{s:o,s:o}", "deactivation_on", s_num(lcp_on / n), "deactivation_off", s_num(lcp_off / n)));
-    /* the integrator's work both ways (steps taken, Newton iterations) */
-    json_object_set_new(out, "mean_steps", nst == 0 ? json_null() :
-        json_pack("{s:o,s:o}", "deactivation_on", s_num(st_on / nst), "deactivation_off", s_num(st_off / nst)));
-    json_object_set_new(out, "mean_newton_iterations", nnw == 0 ? json_null() :
-        json_pack("{s:o,s:o}", "deactivation_on", s_num(nw_on / nnw), "deactivation_off", s_num(nw_off / nnw)));
-    json_object_set_new(out, "contact_method", n == 0 || PQgetisnull(res, 0, 10) ? json_null()
-                                               : json_string(PQgetvalue(res, 0, 10)));
-    free(speed);
+    json_object_set_new(out, "speedup", PQgetisnull(agg, 0, 2) ? json_null() : json_pack("{s:o,s:o,s:o,s:o,s:o}",
+        "median", s_num(qs[1]), "q1", s_num(qs[0]), "q3", s_num(qs[2]),
+        "min", s_col(agg, 0, 2), "max", s_col(agg, 0, 3)));
+    /* means both ways: /compare/deactivation's names first */
+    static const char *const legacy_names[MEAN_LEGACY] = {
+        "mean_system_dimension", "mean_wall_seconds", "mean_active_contacts", "mean_lcp_dimension",
+        "mean_steps", "mean_newton_iterations" };
+    for (int k = 0; k < (q->legacy ? MEAN_LEGACY : NMEAN); k++) {
+        char key[64];
+        if (k < MEAN_LEGACY) snprintf(key, sizeof key, "%s", legacy_names[k]);
+        else snprintf(key, sizeof key, "mean_%s", s_means[k]);
+        json_object_set_new(out, key, s_pair_of(q, agg, 10 + 2 * k, 11 + 2 * k));
+    }
+    json_object_set_new(out, "contact_method", PQgetisnull(agg, 0, 5) ? json_null() : json_string(PQgetvalue(agg, 0, 5)));
+    if (!q->legacy) {
+        /* what each side ran with, comma lists of the distinct values */
+        json_t *ig = json_object(), *fm = json_object();
+        json_object_set_new(ig, q->kbase, PQgetisnull(agg, 0, 6) ? json_null() : json_string(PQgetvalue(agg, 0, 6)));
+        json_object_set_new(ig, q->kother, PQgetisnull(agg, 0, 7) ? json_null() : json_string(PQgetvalue(agg, 0, 7)));
+        json_object_set_new(fm, q->kbase, PQgetisnull(agg, 0, 8) ? json_null() : json_string(PQgetvalue(agg, 0, 8)));
+        json_object_set_new(fm, q->kother, PQgetisnull(agg, 0, 9) ? json_null() : json_string(PQgetvalue(agg, 0, 9)));
+        json_object_set_new(out, "integrators", ig);
+        json_object_set_new(out, "formulations", fm);
+    }
+    PQclear(agg);
+
     /* output difference from the samples of the first max_pairs pairs */
-    int np = n < max_pairs ? n : (int)max_pairs;
-    double worst = 0; const char *worst_off = NULL, *worst_on = NULL;
+    PGresult *res = n ? s_first_pairs(db, model, q) : NULL;
+    if (n && !db_ok(res)) { gw_reply_db_error(r, res); PQclear(res); json_decref(out); return NULL; }
+    int np = res ? PQntuples(res) : 0;
+    double worst = 0; const char *worst_a = NULL, *worst_b = NULL;
     char *ids = NULL; size_t idlen = 0;
     FILE *f = open_memstream(&ids, &idlen);
     fputc('{', f);
@@ -172,55 +305,121 @@ static json_t *s_model(gw_req *r, PGconn **db, const char *model, long max_pairs
     enum { MAXCH = 256 };
     double chmax[MAXCH];
     for (int c = 0; c < MAXCH; c++) chmax[c] = 0;
-    json_t *chnames = NULL;
+    json_t *chnames = NULL, *runs = json_array();
     for (int i = 0; i < np; i++) {
         int a = -1, b = -1;
         for (int j = 0; j < PQntuples(s); j++) {
             if (!strcmp(PQgetvalue(s, j, 0), PQgetvalue(res, i, 0))) a = j;
             if (!strcmp(PQgetvalue(s, j, 0), PQgetvalue(res, i, 1))) b = j;
         }
-        if (a < 0 || b < 0) continue;
-        if (!chnames) chnames = json_loads(PQgetvalue(s, a, 4), 0, NULL);
-        double d = s_diff(s, a, b, chmax, MAXCH);
-        if (d > worst || isnan(d) || !worst_off) { worst = d; worst_off = PQgetvalue(res, i, 0); worst_on = PQgetvalue(res, i, 1); }
+        double d = NAN;
+        if (a >= 0 && b >= 0) {
+            if (!chnames) chnames = json_loads(PQgetvalue(s, a, 4), 0, NULL);
+            d = s_diff(s, a, b, chmax, MAXCH);
+            if (d > worst || isnan(d) || !worst_a) { worst = d; worst_a = PQgetvalue(res, i, 0); worst_b = PQgetvalue(res, i, 1); }
+        }
+        if (q->legacy) continue;
+        /* the pair side by side */
+        double wa = atof(PQgetvalue(res, i, 2)), wb = atof(PQgetvalue(res, i, 3));
+        json_t *params = json_loads(PQgetvalue(res, i, 16), 0, NULL);
+        json_t *row = json_pack("{s:o,s:o,s:o}", "parameters", params ? params : json_object(),
+                                "speedup", wb > 0 ? s_num(wa / wb) : json_null(),
+                                "max_output_difference", a >= 0 && b >= 0 ? s_num(d) : json_null());
+        json_object_set_new(row, q->kbase, s_run_side(res, i, 0));
+        json_object_set_new(row, q->kother, s_run_side(res, i, 1));
+        json_array_append_new(runs, row);
     }
-    json_object_set_new(out, "max_output_difference", !worst_off ? json_null() :
-        json_pack("{s:o,s:I,s:I,s:i}", "value", s_num(worst), "job_off", (json_int_t)atoll(worst_off),
-                  "job_on", (json_int_t)atoll(worst_on), "pairs_compared", np));
+    json_t *md = json_null();
+    if (worst_a) {
+        md = json_pack("{s:o,s:i}", "value", s_num(worst), "pairs_compared", np);
+        json_object_set_new(md, q->jbase, json_integer((json_int_t)atoll(worst_a)));
+        json_object_set_new(md, q->jother, json_integer((json_int_t)atoll(worst_b)));
+    }
+    json_object_set_new(out, "max_output_difference", md);
     /* the largest difference of each output channel over the compared pairs */
     json_t *per = json_object();
     size_t ci; json_t *cn;
-    if (worst_off && json_is_array(chnames))
+    if (worst_a && json_is_array(chnames))
         json_array_foreach(chnames, ci, cn)
             if (ci < MAXCH && json_is_string(cn)) json_object_set_new(per, json_string_value(cn), s_num(chmax[ci]));
     json_object_set_new(out, "max_output_difference_by_channel", per);
+    if (q->legacy) json_decref(runs);
+    else json_object_set_new(out, "runs", runs);
     json_decref(chnames);
     PQclear(s);
     PQclear(res);
     return out;
 }
 
-int api_compare_deactivation(gw_req *r)
+/* A side's value from ?key= (default def) checked against the option's
+ * values and turned into JSON text.  0, or -1 with a 400 reply set. */
+static int s_side(gw_req *r, const cmp_option *o, const char *key, const char *def, const char **val,
+                  char *json, size_t size)
 {
-    models_q q = { .n = 0 };
-    long max_pairs;
-    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, s_collect, &q);
-    if (q.n == 0) return gw_reply_error(r, 400, "bad_request", "give at least one model=ID", NULL);
-    if (gw_query_int(r, "max_pairs", 200, 1, 2000, &max_pairs)) return 0;
+    const char *v = gw_query(r, key);
+    if (!v) v = def;
+    for (int i = 0; o->values[i]; i++)
+        if (!strcmp(v, o->values[i])) {
+            *val = o->values[i];
+            snprintf(json, size, o->boolean ? "%s" : "\"%s\"", o->values[i]);
+            return 0;
+        }
+    char msg[200];
+    snprintf(msg, sizeof msg, "%s must be one of the values of %s:", key, o->name);
+    for (int i = 0; o->values[i]; i++)
+        snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s %s", i ? "," : "", o->values[i]);
+    gw_reply_error(r, 400, "bad_request", msg, json_pack("[{s:s,s:s}]", "pointer", key, "message", msg));
+    return -1;
+}
+
+/* The comparison of every ?model= under q (sides and names set). */
+static int s_compare(gw_req *r, cmp_req *q)
+{
+    models_q mq = { .n = 0 };
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, s_collect, &mq);
+    if (mq.n == 0) return gw_reply_error(r, 400, "bad_request", "give at least one model=ID", NULL);
+    if (gw_query_int(r, "max_pairs", 200, 1, 2000, &q->max_pairs)) return 0;
     const char *sp = gw_query(r, "speedups");
     if (sp && strcmp(sp, "0") && strcmp(sp, "1")) return gw_reply_error(r, 400, "bad_request", "speedups must be 0 or 1", NULL);
-    int speedups = sp && !strcmp(sp, "1");
+    q->speedups = sp && !strcmp(sp, "1");
     PGconn **db = gw_db();
     if (!db) return gw_reply_db_error(r, NULL);
     json_t *models = json_array();
-    for (int i = 0; i < q.n; i++) {
-        if (!gw_is_model_id(q.v[i])) {
+    for (int i = 0; i < mq.n; i++) {
+        if (!gw_is_model_id(mq.v[i])) {
             json_decref(models);
-            return gw_reply_error(r, 404, "not_found", "no such model", json_pack("[{s:s,s:s}]", "pointer", "model", "message", q.v[i]));
+            return gw_reply_error(r, 404, "not_found", "no such model", json_pack("[{s:s,s:s}]", "pointer", "model", "message", mq.v[i]));
         }
-        json_t *m = s_model(r, db, q.v[i], max_pairs, speedups);
+        json_t *m = s_model(r, db, mq.v[i], q);
         if (!m) { json_decref(models); return 0; }
         json_array_append_new(models, m);
     }
     return gw_reply_json(r, 200, json_pack("{s:o}", "models", models));
+}
+
+int api_compare(gw_req *r)
+{
+    cmp_req q = { .kbase = "base", .kother = "other", .jbase = "job_base", .jother = "job_other" };
+    const char *name = gw_query(r, "option");
+    for (int i = 0; name && i < NOPTION; i++)
+        if (!strcmp(name, s_options[i].name)) q.opt = &s_options[i];
+    if (!q.opt) {
+        const char *msg = "option must be contact_deactivation, formulation or integrator";
+        return gw_reply_error(r, 400, "bad_request", msg, json_pack("[{s:s,s:s}]", "pointer", "option", "message", msg));
+    }
+    if (s_side(r, q.opt, "base", q.opt->base, &q.base, q.base_json, sizeof q.base_json) ||
+        s_side(r, q.opt, "other", q.opt->other, &q.other, q.other_json, sizeof q.other_json)) return 0;
+    if (!strcmp(q.base, q.other)) {
+        const char *msg = "base and other must differ";
+        return gw_reply_error(r, 400, "bad_request", msg, json_pack("[{s:s,s:s}]", "pointer", "other", "message", msg));
+    }
+    return s_compare(r, &q);
+}
+
+int api_compare_deactivation(gw_req *r)
+{
+    cmp_req q = { .opt = &s_options[0], .base = "false", .other = "true", .base_json = "false", .other_json = "true",
+                  .kbase = "deactivation_off", .kother = "deactivation_on", .jbase = "job_off", .jother = "job_on",
+                  .legacy = 1 };
+    return s_compare(r, &q);
 }

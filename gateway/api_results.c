@@ -27,6 +27,7 @@ const char *const gw_metric_cols[] = {
     "integrator", "wall_seconds", "cpu_seconds", "steps", "rejected_steps", "newton_iterations",
     "jacobian_evaluations", "factorizations", "mean_system_dimension", "max_system_dimension",
     "coords_before", "coords_after", "constraints_before", "constraints_after",
+    "formulation", "relative_coordinates", "relative_constraints",
     "max_constraint_violation", "max_velocity_violation", "energy_drift", "conservative",
     "mean_active_contacts", "max_active_contacts", "contact_activations", "contact_deactivations",
     "contact_detection_seconds", "linear_algebra_seconds", "peak_memory_bytes", "order_max_used", "singular_steps",

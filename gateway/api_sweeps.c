@@ -135,18 +135,46 @@ static int s_check_top(gw_req *r, const json_t *spec)
     return 0;
 }
 
+/* The model parsed with a row's parameters and one solver combination, or
+ * NULL with the errors in el. */
+static mbs_spec *s_parse_with(const char *def, const json_t *params, const json_t *solver, mbs_errlist *el)
+{
+    job_overrides ov;
+    job_overrides_build(params, solver, &ov);
+    mbs_spec *spec = mech_parse(def, strlen(def), ov.ov, ov.n, el);
+    job_overrides_free(&ov);
+    return spec;
+}
+
+/* A combination with solver.formulation "relative" that the relative
+ * formulation refuses (an integrator other than dopri5, an element it does
+ * not run yet) but that parses in natural coordinates: the sweep is
+ * accepted and those jobs fail with the solver's message, like any failed
+ * job, so that a paired sweep (formulation [natural, relative], crossed with
+ * integrators) keeps its natural runs.  The natural parse, or NULL. */
+static mbs_spec *s_parse_natural(const char *def, const json_t *params, const json_t *solver)
+{
+    const char *f = json_string_value(json_object_get(solver, "formulation"));
+    if (!f || strcmp(f, "relative")) return NULL;
+    json_t *nat = json_deep_copy(solver);
+    json_object_set_new(nat, "formulation", json_string("natural"));
+    mbs_errlist *el = calloc(1, sizeof *el);
+    mbs_spec *spec = el ? s_parse_with(def, params, nat, el) : NULL;
+    free(el);
+    json_decref(nat);
+    return spec;
+}
+
 /* Parse the model with the first row's overrides: solver option names and
  * values, parameter values, response channels.  0 or -1 with the reply set. */
 static int s_check_overrides(gw_req *r, const char *def, copy_buf *b, const json_t *responses)
 {
     size_t i; json_t *solver;
     json_array_foreach(b->first_solvers, i, solver) {
-        job_overrides ov;
         json_t *report, *details;
-        job_overrides_build(b->first_params, solver, &ov);
         mbs_errlist *el = calloc(1, sizeof *el);
-        mbs_spec *spec = mech_parse(def, strlen(def), ov.ov, ov.n, el);
-        job_overrides_free(&ov);
+        mbs_spec *spec = s_parse_with(def, b->first_params, solver, el);
+        if (!spec) spec = s_parse_natural(def, b->first_params, solver);
         if (!spec) {
             details = json_array();
             for (int k = 0; k < el->n; k++)

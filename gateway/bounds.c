@@ -8,9 +8,12 @@
  *    back ("too big integer"): a job with such a value could never be sent.
  *    The sweep's design seed (an integer) is exempt;
  *  - the solver options a sweep or a model sets are within the ranges of
- *    docs/service.md ("Limits"), beyond the solver's own checks (> 0, ...).
+ *    docs/service.md ("Limits"), beyond the solver's own checks (> 0, ...),
+ *    and the integrator and formulation are names the solver knows (with
+ *    their pointer: the solver's override message has none).
  */
 #include "gw.h"
+#include "mechanism/mechanism.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -68,10 +71,32 @@ static const struct { const char *key; double hi; const char *unit; } s_ranges[]
     { "time_limit", 86400, "s" },
 };
 
+/* A named value of the options a comparison pairs (integrator,
+ * formulation; issue 12): 0, or -1 with msg set.  Expressions ("$name",
+ * "=...") and other options are left to the solver, whose message has no
+ * pointer. */
+static int s_name_ok(const char *key, const char *v, char *msg, size_t msz)
+{
+    static const char *const forms[] = { "natural", "relative" };
+    int isint = !strcmp(key, "integrator"), isform = !strcmp(key, "formulation");
+    if ((!isint && !isform) || v[0] == '$' || v[0] == '=') return 0;
+    for (int i = 0; isint && i <= MBS_INT_EVENT_DRIVEN; i++)
+        if (!strcmp(v, mbs_integrator_name((mbs_integrator)i))) return 0;
+    for (int i = 0; isform && i < 2; i++)
+        if (!strcmp(v, forms[i])) return 0;
+    size_t k = (size_t)snprintf(msg, msz, "unknown %s '%.40s': one of", key, v);
+    for (int i = 0; isint && i <= MBS_INT_EVENT_DRIVEN && k < msz; i++)
+        k += (size_t)snprintf(msg + k, msz - k, "%s %s", i ? "," : "", mbs_integrator_name((mbs_integrator)i));
+    for (int i = 0; isform && i < 2 && k < msz; i++)
+        k += (size_t)snprintf(msg + k, msz - k, "%s %s", i ? "," : "", forms[i]);
+    return -1;
+}
+
 /* One value of option `key`: 0, or -1 with msg set. */
 static int s_option_ok(const char *key, const json_t *v, char *msg, size_t msz)
 {
-    if (!json_is_number(v)) return 0;      /* names, booleans, expressions: the solver checks them */
+    if (json_is_string(v)) return s_name_ok(key, json_string_value(v), msg, msz);
+    if (!json_is_number(v)) return 0;      /* booleans, expressions: the solver checks them */
     double x = json_number_value(v);
     for (size_t i = 0; i < sizeof s_ranges / sizeof s_ranges[0]; i++) {
         if (strcmp(key, s_ranges[i].key)) continue;

@@ -25,6 +25,7 @@ int api_jobs_result(gw_req *r);
 int api_jobs_poses(gw_req *r);
 int api_models_geometry(gw_req *r);
 int api_compare_deactivation(gw_req *r);
+int api_compare(gw_req *r);
 int api_healthz(gw_req *r);
 int api_metrics(gw_req *r);
 int api_workers_list(gw_req *r);
@@ -50,6 +51,7 @@ const gw_route gw_routes[] = {
     { "GET",  "/api/v1/jobs/*/poses",            api_jobs_poses,      0, 0, "jobs_poses" },
     { "GET",  "/api/v1/samples",                 api_samples,         0, 0, "samples" },
     { "GET",  "/api/v1/compare/deactivation",    api_compare_deactivation, 0, 0, "compare_deactivation" },
+    { "GET",  "/api/v1/compare",                 api_compare,         0, 0, "compare" },
     { "GET",  "/api/v1/workers",                 api_workers_list,    0, 0, "workers_list" },
     { "GET",  "/healthz",                        api_healthz,         0, 0, "healthz" },
     { "GET",  "/metrics",                        api_metrics,         0, 0, "metrics" },

@@ -252,6 +252,12 @@ json_t *job_metrics_json(const mbs_metrics *m)
 #define R(f) json_object_set_new(o, #f, s_num(m->f))
 #define I(f) json_object_set_new(o, #f, json_integer((json_int_t)m->f))
     json_object_set_new(o, "integrator", m->integrator ? json_string(m->integrator) : json_null());
+    /* the formulation (issue 12); joint coordinates and chord equations in
+       relative coordinates only (null in natural ones) */
+    json_object_set_new(o, "formulation", json_string(m->formulation ? m->formulation : "natural"));
+    int rel = m->formulation && !strcmp(m->formulation, "relative");
+    json_object_set_new(o, "relative_coordinates", rel ? json_integer(m->relative_coords) : json_null());
+    json_object_set_new(o, "relative_constraints", rel ? json_integer(m->relative_constraints) : json_null());
     R(wall_seconds); R(cpu_seconds); I(steps); I(rejected_steps);
     I(newton_iterations); I(jacobian_evaluations); I(factorizations);
     R(mean_system_dimension); I(max_system_dimension);

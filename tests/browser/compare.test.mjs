@@ -1,7 +1,9 @@
 // compare.test.mjs - view 5 in Chromium: the deactivation view's numbers
 // equal /api/v1/compare/deactivation for every model with pairs (run.sh ran
 // paired sweeps of two models), sort in the URL, models without pairs on
-// request, and the CSV holds the table.
+// request, and the CSV holds the table; the option selector shows the
+// formulation pairs (run.sh: natural and relative, dopri5) as
+// /api/v1/compare?option=formulation gives them.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -78,6 +80,47 @@ test('the comparison equals the API, sorts, and its CSV holds the table', async 
   await page.goto(`${env.base}/`);
   await page.click('nav >> text=Contact deactivation');
   await page.waitForSelector('#compare-table');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('the option selector: formulation pairs as the API gives them, the option in the URL', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await page.goto(`${env.base}/compare`);
+  await page.waitForSelector('#compare-table');
+  await page.selectOption('#compare-option', 'formulation');
+  await until(async () => new URL(page.url()).searchParams.get('option') === 'formulation', 'option in the URL');
+  await page.waitForSelector('#compare-table tbody tr[data-model]');
+  assert.match(await page.textContent('h1'), /Formulations/);
+  const models = (await api('/api/v1/models?limit=1000')).items;
+  const cmp = (await api(`/api/v1/compare?option=formulation&${models.map((m) => `model=${m.id}`).join('&')}`)).models;
+  const paired = cmp.filter((m) => m.pairs > 0);
+  assert.equal(paired.length, 1, 'the pendulum has formulation pairs');
+  const rows = await page.$$eval('#compare-table tbody tr', (trs) => trs.map((tr) => ({
+    model: tr.dataset.model,
+    ...Object.fromEntries([...tr.querySelectorAll('td[data-col]')].map((td) => [td.dataset.col, td.dataset.v === '' ? null : Number(td.dataset.v)])),
+  })));
+  assert.equal(rows.length, 1);
+  const [r] = rows, [m] = paired;
+  assert.equal(r.model, m.model);
+  assert.equal(r.pairs, 2);
+  assert.equal(r.median, m.speedup.median);
+  for (const [k, f] of [['steps', 'mean_steps'], ['dim', 'mean_system_dimension'], ['wall', 'mean_wall_seconds']]) {
+    assert.equal(r[`${k}_base`], m[f].base, `${k} natural`);
+    assert.equal(r[`${k}_other`], m[f].other, `${k} relative`);
+  }
+  assert.equal(r.diff, m.max_output_difference.value);
+  assert.equal(m.formulations.base, 'natural');
+  assert.equal(m.formulations.other, 'relative');
+  assert.equal(Number(await page.getAttribute('#compare-boxes', 'data-dots')), 2);
+  // a deep link keeps the option; back to contact deactivation drops it from the URL
+  await page.goto(`${env.base}/compare?option=integrator&all=1`);
+  await page.waitForSelector('#compare-table tbody tr');
+  assert.equal(await page.inputValue('#compare-option'), 'integrator');
+  await page.selectOption('#compare-option', 'contact_deactivation');
+  await until(async () => !new URL(page.url()).searchParams.has('option'), 'default option not in the URL');
+  await page.waitForSelector('#compare-table td[data-col=wall_on]');
   assert.deepEqual(errors, []);
   await page.context().close();
 });

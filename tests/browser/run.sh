@@ -40,13 +40,18 @@ PAIRS=$(post_sweep '{"model":"'$MID'","name":"pairs","design":{"kind":"grid"},"p
   "solver":{"contact_deactivation":[true,false]}}')
 BPAIRS=$(post_sweep '{"model":"'$BALL'","name":"ball pairs","design":{"kind":"grid"},"parameters":{"e":{"values":[0.7,0.9]}},
   "solver":{"contact_deactivation":[true,false]}}')
+# paired formulations of the pendulum (dopri5 both ways), for the
+# comparison view's option selector (issue 12)
+FPAIRS=$(post_sweep '{"model":"'$MID'","name":"formulation pairs","design":{"kind":"grid"},"parameters":{"L":{"values":[0.8,1.2]}},
+  "solver":{"formulation":["natural","relative"],"integrator":"dopri5"}}')
 # a spatial mechanism, for the three.js animation (one job, 1 s of its run)
 SPMID=$(post_model "$ROOT/examples/iftomm_spatial_slider_crank.json"); [ -n "$SPMID" ] || fail "no spatial model id"
 SPATIAL=$(post_sweep '{"model":"'$SPMID'","name":"spatial","design":{"kind":"list","rows":[{}]},"solver":{"t_end":1}}')
 wait_until 120 sweep_is "$SPATIAL" done || fail "spatial sweep: $(sweep_state "$SPATIAL")"
 wait_until 120 sweep_is "$PAIRS" done || fail "pairs sweep: $(sweep_state "$PAIRS")"
 wait_until 120 sweep_is "$BPAIRS" done || fail "ball pairs sweep: $(sweep_state "$BPAIRS")"
-ok "paired sweeps $PAIRS $BPAIRS done"
+wait_until 120 sweep_is "$FPAIRS" done || fail "formulation pairs sweep: $(sweep_state "$FPAIRS")"
+ok "paired sweeps $PAIRS $BPAIRS $FPAIRS done"
 
 # no worker from here on: the control sweep stays queued
 kill -TERM "$W1" "$W2"; wait "$W1" "$W2" 2>/dev/null

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A sweep submitted over HTTP runs to the end on two workers; every job's
 # samples, responses and metrics match `build/mbs run` with the same
-# parameters; results.csv, compare/deactivation and /metrics answer.
+# parameters; results.csv, compare/deactivation (and /compare with its
+# option, the same numbers) and /metrics answer.
 source "$(dirname "$0")/lib.sh"
 it_init sweep
 start_gateway
@@ -102,6 +103,23 @@ assert c["mean_steps"]["deactivation_on"] > 0 and c["mean_steps"]["deactivation_
 assert c["mean_newton_iterations"] is None or c["mean_newton_iterations"]["deactivation_on"] >= 0
 PY
 ok "compare/deactivation: 6 pairs"
+# the general comparison's contact_deactivation case gives the same numbers
+get "/api/v1/compare?option=contact_deactivation&model=$MID&speedups=1" | jget 'd["models"][0]' > "$IT_TMP/cmpg.json"
+python3 - "$IT_TMP/cmp.json" "$IT_TMP/cmpg.json" <<'PY' || fail "compare?option=contact_deactivation: $(cat "$IT_TMP/cmpg.json")"
+import json, sys
+old, new = (json.load(open(f)) for f in sys.argv[1:3])
+assert new["option"] == "contact_deactivation" and new["base"] == "false" and new["other"] == "true"
+for k in ["model", "pairs", "declared_pairs", "speedup", "speedups", "contact_method", "max_output_difference_by_channel"]:
+    assert old[k] == new[k], (k, old[k], new[k])
+for k in ["mean_system_dimension", "mean_wall_seconds", "mean_active_contacts", "mean_lcp_dimension", "mean_steps",
+          "mean_newton_iterations"]:
+    assert old[k] == ({"deactivation_off": new[k]["base"], "deactivation_on": new[k]["other"]} if new[k] else None), k
+o, n = old["max_output_difference"], new["max_output_difference"]
+assert (o["value"], o["pairs_compared"], o["job_off"], o["job_on"]) == (n["value"], n["pairs_compared"], n["job_base"], n["job_other"])
+assert len(new["runs"]) == 6 and sorted(r["speedup"] for r in new["runs"]) == new["speedups"]
+assert set(old) < set(new), set(old) - set(new)
+PY
+ok "compare?option=contact_deactivation: the numbers of compare/deactivation"
 get /metrics | grep -q '^mbsweep_jobs{state="done"} 12' || fail "/metrics jobs"
 # the front end's table and decimated samples (this test also runs under ASan):
 # every job once with its responses; min/max buckets bracket every sample

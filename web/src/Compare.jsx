@@ -1,12 +1,15 @@
-// Compare.jsx - view 5: contact deactivation across models.  Every model
-// with paired runs (same sweep, same parameters, contact_deactivation on and
-// off; GET /api/v1/compare/deactivation) side by side: the speed-up as a box
+// Compare.jsx - view 5: paired runs across models, for one solver option at
+// a time (contact_deactivation, the default; formulation; integrator).
+// Every model with paired runs (same sweep, same parameters, the option at
+// its two values; GET /api/v1/compare?option=...) side by side: the speed-up as a box
 // (quartiles, median, whiskers to min and max) with every pair as a dot, on
 // a log axis; the median speed-up against the contact pairs each model
 // declares; and a table with the speed-up, declared pairs, wall time, system
 // dimension, active contacts, steps and Newton iterations both ways and the
 // largest output difference; sort, CSV.  State in the URL:
-// /compare?sort=KEY&desc=1&all=1 (all: models without pairs too).
+// /compare?option=O&sort=KEY&desc=1&all=1 (all: models without pairs too).
+// Columns "on" / "off" of contact deactivation are the API's other / base
+// sides; for the other options their keys end in _other / _base.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { apiGet } from './api.js';
 import { setQuery } from './router.jsx';
@@ -15,7 +18,35 @@ import { canvas2d } from './canvas.js';
 
 const BATCH = 20;   // models per request (the API's limit)
 
-const COLS = [
+// The options and how their sides are named: [base, other] labels and the
+// suffixes of the column keys (contact deactivation keeps its on / off).
+const OPTIONS = {
+  contact_deactivation: { title: 'Contact deactivation', labels: ['off', 'on'], keys: ['off', 'on'], file: 'contact-deactivation' },
+  formulation: { title: 'Formulations', labels: ['natural', 'relative'], keys: ['base', 'other'], file: 'formulations' },
+  integrator: { title: 'Integrators', labels: ['bdf', 'dopri5'], keys: ['base', 'other'], file: 'integrators' },
+};
+
+// Metrics shown both ways: key stem, label stem, the API's mean_* field.
+const BOTH = [
+  ['wall', 'Wall s', 'mean_wall_seconds'], ['dim', 'System dim.', 'mean_system_dimension'],
+  ['act', 'Active contacts', 'mean_active_contacts'], ['steps', 'Steps', 'mean_steps'],
+  ['newton', 'Newton it.', 'mean_newton_iterations'],
+];
+
+// The table's columns for one option (o: an OPTIONS entry).
+function columns(o) {
+  const [kb, ko] = o.keys, [lb, lo] = o.labels;
+  return [
+    ...HEAD,
+    ...BOTH.flatMap(([k, label, f]) => [
+      { key: `${k}_${ko}`, label: `${label} ${lo}`, get: (m) => m[f] && m[f].other },
+      { key: `${k}_${kb}`, label: `${label} ${lb}`, get: (m) => m[f] && m[f].base },
+    ]),
+    { key: 'diff', label: 'Largest output difference', get: (m) => m.max_output_difference && m.max_output_difference.value },
+  ];
+}
+
+const HEAD = [
   { key: 'name', label: 'Model', get: (m) => m.name, text: true },
   { key: 'pairs', label: 'Pairs', get: (m) => m.pairs },
   { key: 'declared', label: 'Declared contact pairs', get: (m) => m.declared_pairs },
@@ -24,26 +55,15 @@ const COLS = [
   { key: 'q3', label: 'q3', get: (m) => m.speedup && m.speedup.q3 },
   { key: 'min', label: 'min', get: (m) => m.speedup && m.speedup.min },
   { key: 'max', label: 'max', get: (m) => m.speedup && m.speedup.max },
-  { key: 'wall_on', label: 'Wall s on', get: (m) => m.mean_wall_seconds && m.mean_wall_seconds.deactivation_on },
-  { key: 'wall_off', label: 'Wall s off', get: (m) => m.mean_wall_seconds && m.mean_wall_seconds.deactivation_off },
-  { key: 'dim_on', label: 'System dim. on', get: (m) => m.mean_system_dimension && m.mean_system_dimension.deactivation_on },
-  { key: 'dim_off', label: 'System dim. off', get: (m) => m.mean_system_dimension && m.mean_system_dimension.deactivation_off },
-  { key: 'act_on', label: 'Active contacts on', get: (m) => m.mean_active_contacts && m.mean_active_contacts.deactivation_on },
-  { key: 'act_off', label: 'Active contacts off', get: (m) => m.mean_active_contacts && m.mean_active_contacts.deactivation_off },
-  { key: 'steps_on', label: 'Steps on', get: (m) => m.mean_steps && m.mean_steps.deactivation_on },
-  { key: 'steps_off', label: 'Steps off', get: (m) => m.mean_steps && m.mean_steps.deactivation_off },
-  { key: 'newton_on', label: 'Newton it. on', get: (m) => m.mean_newton_iterations && m.mean_newton_iterations.deactivation_on },
-  { key: 'newton_off', label: 'Newton it. off', get: (m) => m.mean_newton_iterations && m.mean_newton_iterations.deactivation_off },
-  { key: 'diff', label: 'Largest output difference', get: (m) => m.max_output_difference && m.max_output_difference.value },
 ];
 
-function csv(rows) {
+function csv(rows, COLS) {
   const f = (v) => (v === null || v === undefined ? '' : /[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
   return [['model_id', ...COLS.map((c) => c.key)].join(','),
     ...rows.map((m) => [m.model, ...COLS.map((c) => c.get(m))].map(f).join(','))].join('\n') + '\n';
 }
 
-function Boxes({ rows }) {
+function Boxes({ rows, title }) {
   const ref = useRef(null);
   const W = 760, ROW = 26, PADL = 180, PADR = 20, H = Math.max(60, rows.length * ROW + 40);
   const vals = rows.flatMap((m) => [m.speedup.min, m.speedup.max]).filter((v) => v > 0);
@@ -76,7 +96,7 @@ function Boxes({ rows }) {
     for (const t of [0.5, 1, 2, 5, 10, 20, 50, 100]) if (t >= lo && t <= hi) g.fillText(`${t}×`, X(t), H - 10);
   }, [rows]);
   const dots = rows.reduce((n, m) => n + (m.speedups || []).filter((v) => v > 0).length, 0);
-  return <canvas ref={ref} id="compare-boxes" data-dots={dots} role="img" aria-label="Speed-up of contact deactivation per model: quartiles, median and range on a log axis; the table below has the numbers" />;
+  return <canvas ref={ref} id="compare-boxes" data-dots={dots} role="img" aria-label={`Speed-up (${title}) per model: quartiles, median and range on a log axis; the table below has the numbers`} />;
 }
 
 // The speed-up (median, and q1 to q3 as a bar) against the number of
@@ -117,13 +137,18 @@ function VsPairs({ rows }) {
 }
 
 export function Compare({ query }) {
-  const [models, setModels] = useState(null);
+  const [data, setData] = useState(null);     // { option, models }: a list is shown for its option only
   const [error, setError] = useState(null);
+  const option = OPTIONS[query.get('option')] ? query.get('option') : 'contact_deactivation';
+  const o = OPTIONS[option];
+  const models = data && data.option === option ? data.models : null;
+  const COLS = useMemo(() => columns(o), [option]);
   const sort = COLS.some((c) => c.key === query.get('sort')) ? query.get('sort') : 'median';
   const desc = query.get('desc') === '1' || (!query.get('sort'));
   const all = query.get('all') === '1';
   useEffect(() => {
     const ctl = new AbortController();
+    setError(null);
     (async () => {
       try {
         const list = (await apiGet('/api/v1/models?limit=1000', ctl.signal)).items;
@@ -131,14 +156,14 @@ export function Compare({ query }) {
         const out = [];
         for (let i = 0; i < list.length && i < 1000; i += BATCH) {
           const q = list.slice(i, i + BATCH).map((m) => `model=${encodeURIComponent(m.id)}`).join('&');
-          const r = await apiGet(`/api/v1/compare/deactivation?${q}&speedups=1`, ctl.signal);
+          const r = await apiGet(`/api/v1/compare?option=${option}&${q}&speedups=1`, ctl.signal);
           for (const m of r.models) out.push({ ...m, name: names.get(m.model) || m.model });
         }
-        setModels(out);
+        setData({ option, models: out });
       } catch (e) { if (e.name !== 'AbortError') setError(e.message); }
     })();
     return () => ctl.abort();
-  }, []);
+  }, [option]);
   const rows = useMemo(() => {
     if (!models) return [];
     const col = COLS.find((c) => c.key === sort);
@@ -152,28 +177,35 @@ export function Compare({ query }) {
       return (x < y ? -1 : 1) * (desc ? -1 : 1);
     });
     return r;
-  }, [models, sort, desc, all]);
+  }, [models, sort, desc, all, COLS]);
   const download = () => {
-    const url = URL.createObjectURL(new Blob([csv(rows)], { type: 'text/csv' }));
+    const url = URL.createObjectURL(new Blob([csv(rows, COLS)], { type: 'text/csv' }));
     const a = document.createElement('a');
-    a.href = url; a.download = 'contact-deactivation.csv'; document.body.appendChild(a); a.click(); a.remove();
+    a.href = url; a.download = `${o.file}.csv`; document.body.appendChild(a); a.click(); a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 10000);
   };
-  if (error) return <main><h1>Contact deactivation</h1><p class="error" role="alert">{error}</p></main>;
-  if (!models) return <main><h1>Contact deactivation</h1><p>Loading…</p></main>;
+  const select = (
+    <label>Compare <select id="compare-option" value={option}
+      onChange={(e) => setQuery({ option: e.currentTarget.value === 'contact_deactivation' ? null : e.currentTarget.value, sort: null, desc: null })}>
+      {Object.entries(OPTIONS).map(([k, v]) => <option value={k}>{v.title} ({v.labels[1]} vs {v.labels[0]})</option>)}
+    </select></label>);
+  if (error) return <main><h1>{o.title}</h1>{select}<p class="error" role="alert">{error}</p></main>;
+  if (!models) return <main><h1>{o.title}</h1>{select}<p>Loading…</p></main>;
   const withPairs = rows.filter((m) => m.speedup);
   return (
     <main class="wide">
-      <h1>Contact deactivation across models</h1>
-      <p>Speed-up = wall time with deactivation off / on, over the pairs of done jobs of a sweep that differ only in
-        <code>contact_deactivation</code> (a sweep with <code>"solver": {'{'}"contact_deactivation": [true, false]{'}'}</code>).</p>
+      <h1>{o.title} across models</h1>
+      <p>Speed-up = wall time {o.labels[0]} / {o.labels[1]}, over the pairs of done jobs of a sweep that differ only in
+        <code>{option}</code> (a sweep with <code>"solver": {'{'}"{option}": [{option === 'contact_deactivation' ? 'true, false'
+          : `"${o.labels[0]}", "${o.labels[1]}"`}]{'}'}</code>).</p>
       <div class="controls">
+        {select}
         <label class="check"><input type="checkbox" id="compare-all" checked={all} onChange={(e) => setQuery({ all: e.currentTarget.checked ? 1 : null })} />
           models without pairs too</label>
         <p id="compare-count">{withPairs.length} models with pairs</p>
         <button type="button" id="compare-csv" onClick={download}>CSV of this table</button>
       </div>
-      {withPairs.length > 0 && <Boxes rows={withPairs} />}
+      {withPairs.length > 0 && <Boxes rows={withPairs} title={o.title} />}
       {withPairs.length > 0 && <VsPairs rows={withPairs} />}
       <div class="scroll-x">
         <table class="list" id="compare-table">

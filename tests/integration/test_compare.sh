@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Paired runs over solver.formulation and solver.integrator (issue 12): a
+# sweep of examples/pendulum.json crossing formulation [natural, relative]
+# with integrator [bdf, dopri5] finishes; the relative jobs with bdf fail
+# with the solver's message (relative integrates with dopri5 only); each
+# job's metrics record its formulation; /compare?option=formulation and
+# option=integrator pair the runs, and the two formulations' outputs agree
+# within 100 x the tolerance of each channel's scale; bad options and values
+# are refused.  (/compare?option=contact_deactivation against
+# /compare/deactivation: test_sweep.sh.)
+source "$(dirname "$0")/lib.sh"
+it_init compare
+start_gateway
+start_worker w1
+MID=$(post_model "$ROOT/examples/pendulum.json"); [ -n "$MID" ] || fail "no model id"
+
+# unknown values of the paired options: 422 with the option's pointer
+api POST /api/v1/sweeps '{"model":"'$MID'","design":{"kind":"grid"},"parameters":{},
+  "solver":{"formulation":["natural","joint"]}}'
+[ "$STATUS" = 422 ] && echo "$BODY" | grep -q '"/solver/formulation/1"' || fail "formulation joint: $STATUS $BODY"
+api POST /api/v1/sweeps '{"model":"'$MID'","design":{"kind":"grid"},"parameters":{},
+  "solver":{"integrator":["bdf","rk4"]}}'
+[ "$STATUS" = 422 ] && echo "$BODY" | grep -q '"/solver/integrator/1"' || fail "integrator rk4: $STATUS $BODY"
+ok "unknown formulation and integrator values: 422 with /solver/formulation/1, /solver/integrator/1"
+
+# 2 lengths x 2 formulations x 2 integrators = 8 jobs
+TOL=1e-6
+SID=$(post_sweep '{"model":"'$MID'","name":"formulations","design":{"kind":"grid"},
+  "parameters":{"L":{"values":[0.8,1.2]}},
+  "solver":{"formulation":["natural","relative"],"integrator":["bdf","dopri5"],"tolerance":'$TOL'}}')
+[ -n "$SID" ] || fail "no sweep id"
+finished() { [ "$(sql "SELECT count(*) FROM jobs WHERE sweep_id = '$SID' AND status IN ('done','failed')")" = 8 ]; }
+wait_until 60 finished || fail "sweep not finished: $(sweep_state "$SID")"
+[ "$(count "$SID" done)" = 6 ] && [ "$(count "$SID" failed)" = 2 ] || fail "states: $(sweep_state "$SID")"
+[ "$(sql "SELECT count(*) FROM jobs WHERE sweep_id = '$SID' AND status = 'failed'
+          AND solver_overrides->>'formulation' = 'relative' AND solver_overrides->>'integrator' = 'bdf'
+          AND error LIKE '%dopri5 only%'")" = 2 ] || fail "failed jobs: $(sql "SELECT solver_overrides, error FROM jobs WHERE status = 'failed'")"
+# each job's metrics name its formulation, relative ones their joint coordinates
+[ "$(sql "SELECT count(*) FROM jobs j JOIN metrics m ON m.job_id = j.id
+          WHERE m.formulation = j.solver_overrides->>'formulation'
+            AND m.integrator = j.solver_overrides->>'integrator'
+            AND (m.formulation = 'natural') = (m.relative_coordinates IS NULL)")" = 6 ] \
+  || fail "metrics formulation: $(sql "SELECT j.solver_overrides, m.formulation, m.relative_coordinates FROM jobs j JOIN metrics m ON m.job_id = j.id")"
+[ "$(sql "SELECT DISTINCT relative_coordinates FROM metrics WHERE formulation = 'relative'")" = 1 ] || fail "relative coordinates"
+ok "8 jobs: 6 done, 2 relative + bdf failed with the solver's message; metrics carry the formulation"
+
+# formulation: natural dopri5 against relative dopri5 (bdf's relative runs failed: no pairs)
+get "/api/v1/compare?option=formulation&model=$MID&speedups=1" | jget 'd["models"][0]' > "$IT_TMP/form.json"
+get "/api/v1/jobs/$(sql "SELECT id FROM jobs WHERE sweep_id = '$SID' AND parameters->>'L' = '1.2'
+  AND solver_overrides->>'formulation' = 'natural' AND solver_overrides->>'integrator' = 'dopri5'")/result?format=csv" > "$IT_TMP/nat.csv"
+python3 - "$IT_TMP/form.json" "$IT_TMP/nat.csv" "$TOL" <<'PY' || fail "compare formulation: $(cat "$IT_TMP/form.json")"
+import csv, json, sys
+c = json.load(open(sys.argv[1])); tol = float(sys.argv[3])
+assert c["option"] == "formulation" and c["base"] == "natural" and c["other"] == "relative"
+assert c["pairs"] == 2, c["pairs"]
+assert c["formulations"] == {"base": "natural", "other": "relative"}, c["formulations"]
+assert c["integrators"] == {"base": "dopri5", "other": "dopri5"}, c["integrators"]
+assert len(c["speedups"]) == 2 and c["speedup"]["min"] <= c["speedup"]["median"] <= c["speedup"]["max"]
+assert c["mean_relative_coordinates"]["other"] == 1 and c["mean_relative_coordinates"]["base"] is None
+assert c["mean_steps"]["base"] > 0 and c["mean_steps"]["other"] > 0
+assert c["mean_system_dimension"]["base"] > 0 and c["mean_system_dimension"]["other"] > 0
+runs = c["runs"]; assert len(runs) == 2
+for r in runs:
+    assert r["base"]["formulation"] == "natural" and r["other"]["formulation"] == "relative", r
+    assert r["base"]["job"] != r["other"]["job"] and r["speedup"] > 0 and r["max_output_difference"] >= 0
+    assert r["parameters"]["L"] in (0.8, 1.2)
+# the bound: relative_test finds the two formulations within 100 x tol of each
+# channel's scale; the scale here is max(range, max |y|) of the natural run at
+# L = 1.2 (the energy is nearly constant: its range is no scale), the largest
+# L bounding both lengths' ranges.  cv (the constraint violation, 0 in
+# relative coordinates) is a diagnostic within the tolerance, not a motion.
+rows = list(csv.reader(open(sys.argv[2]))); hdr = rows[0]
+cols = {h: [float(r[i]) for r in rows[1:]] for i, h in enumerate(hdr)}
+by = c["max_output_difference_by_channel"]
+assert set(by) == set(hdr[1:]), by
+worst = 0
+for ch, d in by.items():
+    y = cols[ch]; scale = max(max(y) - min(y), max(abs(v) for v in y))
+    bound = tol if ch == "cv" else 100 * tol * scale
+    assert d <= bound, (ch, d, bound)
+    if ch != "cv": worst = max(worst, d / scale / tol)
+md = c["max_output_difference"]
+assert md["pairs_compared"] == 2 and md["value"] == max(by.values()), md
+print("largest difference %.3g x tol of the channel's scale" % worst, file=sys.stderr)
+PY
+ok "compare formulation: 2 pairs (dopri5 both), outputs within 100 x tol of each channel's scale"
+
+# integrator: natural bdf against natural dopri5 (relative bdf failed: no pair)
+get "/api/v1/compare?option=integrator&model=$MID&base=bdf&other=dopri5" | jget 'd["models"][0]' > "$IT_TMP/int.json"
+python3 - "$IT_TMP/int.json" <<'PY' || fail "compare integrator: $(cat "$IT_TMP/int.json")"
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert c["pairs"] == 2 and c["integrators"] == {"base": "bdf", "other": "dopri5"}, c
+assert c["formulations"] == {"base": "natural", "other": "natural"}, c["formulations"]
+assert c["mean_newton_iterations"]["base"] > 0 and c["mean_steps"]["base"] > 0 and c["mean_steps"]["other"] > 0
+assert c["mean_jacobian_evaluations"]["base"] > 0 and c["mean_jacobian_evaluations"]["other"] == 0
+assert all(r["base"]["integrator"] == "bdf" and r["other"]["integrator"] == "dopri5" for r in c["runs"])
+PY
+# the other way round: the speed-ups invert
+get "/api/v1/compare?option=integrator&model=$MID&base=dopri5&other=bdf" | jget 'd["models"][0]' > "$IT_TMP/int2.json"
+python3 - "$IT_TMP/int.json" "$IT_TMP/int2.json" <<'PY' || fail "integrator swapped"
+import json, sys, math
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert math.isclose(a["speedup"]["min"] * b["speedup"]["max"], 1, rel_tol=1e-12)
+assert a["max_output_difference"]["value"] == b["max_output_difference"]["value"]
+PY
+ok "compare integrator: 2 pairs bdf vs dopri5 (Jacobians bdf only); swapped sides invert the speed-ups"
+
+# refusals: no option, unknown option, a value the option does not take, equal sides
+code() { curl -s -o "$IT_TMP/body" -w '%{http_code}' "$BASE$1"; }
+for q in "model=$MID" "option=tolerance&model=$MID" "option=formulation&other=joint&model=$MID" \
+         "option=contact_deactivation&base=yes&model=$MID" "option=integrator&base=bdf&other=bdf&model=$MID" \
+         "option=formulation"; do
+  [ "$(code "/api/v1/compare?$q")" = 400 ] || fail "compare?$q: $(cat "$IT_TMP/body")"
+done
+[ "$(code "/api/v1/compare?option=formulation&other=joint&model=$MID")" = 400 ] && grep -q '"pointer": *"other"' "$IT_TMP/body" \
+  || fail "pointer of a bad value: $(cat "$IT_TMP/body")"
+[ "$(code "/api/v1/compare?option=formulation&model=0000000000000000")" = 200 ] \
+  && [ "$(jget 'd["models"][0]["pairs"]' < "$IT_TMP/body")" = 0 ] || fail "unknown model: $(cat "$IT_TMP/body")"
+ok "compare refuses a missing or unknown option, a bad value, equal sides (400); no pairs: 0"
