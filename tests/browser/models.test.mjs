@@ -168,6 +168,22 @@ test('a sweep submitted from the form: job count first, then it runs to done and
   await page.fill('tr[data-param="m"] input.sf-levels', '3');
   await page.selectOption('#sf-cd', 'model');
   await until(async () => (await count()) === 6, 'back to 6');
+  // solver and run options: an integrator, half the jobs verified (3 more,
+  // counted by the gateway), a priority and a time limit per job
+  await page.selectOption('#sf-integrator', 'dopri5');
+  await page.fill('#sf-priority', '5');
+  await page.fill('#sf-time-limit', '60');
+  await page.fill('#sf-verify', '1.5');
+  await page.waitForSelector('#sf-problems');
+  assert.match(await page.textContent('#sf-problems'), /\/verify/);
+  assert.equal(await page.isDisabled('#sf-submit'), true);
+  await page.fill('#sf-verify', '0.5');
+  await until(async () => (await page.getAttribute('#sf-count', 'data-verify')) === '3', '3 verification jobs counted');
+  assert.equal(await count(), 6);
+  assert.match(await page.textContent('#sf-count'), /^6 jobs and 3 verification jobs/);
+  const dry2 = await apiPost('/api/v1/sweeps?dry_run=1', { model: env.mid, design: { kind: 'grid' }, verify: 0.5,
+    parameters: { L: { values: [0.7, 1.3] }, m: { min: 1, max: 2, levels: 3 } }, solver: { integrator: 'dopri5' } });
+  assert.deepEqual([dry2.jobs, dry2.verify_jobs], [6, 3]);
   await shot(page, 'web-sweep-form.png');
   // the form's fields are in the URL: a deep link opens the same form, with
   // the same count from the gateway
@@ -185,7 +201,9 @@ test('a sweep submitted from the form: job count first, then it runs to done and
   assert.deepEqual([await p2.inputValue('tr[data-param="m"] input.sf-min'), await p2.inputValue('tr[data-param="m"] input.sf-max'),
     await p2.inputValue('tr[data-param="m"] input.sf-levels')], ['1', '2', '3']);
   assert.equal(await p2.inputValue('#sf-cd'), 'model');
-  await p2.waitForSelector('#sf-count[data-jobs="6"]');
+  assert.deepEqual([await p2.inputValue('#sf-integrator'), await p2.inputValue('#sf-verify'), await p2.inputValue('#sf-priority'),
+    await p2.inputValue('#sf-time-limit')], ['dopri5', '0.5', '5', '60']);
+  await p2.waitForSelector('#sf-count[data-jobs="6"][data-verify="3"]');
   assert.equal(p2.url(), link);
   // a link with a broken or foreign sf opens the default form
   await p2.goto(`${env.base}/models/${env.mid}?sf=${encodeURIComponent('{"kind":"nope","p":{"zz":["values","1"]},"r":[1]}')}`);
@@ -203,6 +221,10 @@ test('a sweep submitted from the form: job count first, then it runs to done and
   assert.equal(s.njobs, 6);
   assert.equal(s.name, 'from the form');
   assert.deepEqual(s.spec.responses, [{ name: 'x_max', channel: 'x', reduce: 'max' }]);
+  // the stored spec carries the integrator, the verified fraction, priority and time limit
+  assert.equal(s.spec.solver.integrator, 'dopri5');
+  assert.deepEqual([s.spec.verify, s.spec.priority, s.spec.time_limit], [0.5, 5, 60]);
+  assert.equal(s.verification.jobs, 3);
   assert.equal(await page.textContent('#sweep-model'), s.model_name);
   // a worker runs it (the control sweep paused meanwhile, as sweeps.test.mjs
   // needs it queued); the table fills by itself

@@ -1,8 +1,10 @@
 // SweepForm.jsx - submit a sweep of a model from a form (api/sweep.schema.json):
 // name, design (kind, seed, samples), each model parameter kept at its
 // default, given values, or a range with levels; solver options (contact
-// deactivation on, off or both, i.e. paired runs; end time; tolerance);
-// responses (name, channel, reduction).  The job count is the gateway's own:
+// deactivation on, off or both, i.e. paired runs; integrator; end time;
+// tolerance); responses (name, channel, reduction); how the sweep runs (the
+// fraction of jobs verified at a tenth of the tolerance, priority, time
+// limit per job, attempts).  The job count is the gateway's own:
 // the sweep is sent with ?dry_run=1 (checked and counted, not stored) after
 // every change, so the form shows exactly how many jobs a submission makes,
 // or what is wrong with it (with JSON pointers).  Submitting opens the sweep.
@@ -14,6 +16,8 @@ import { ErrorList } from './Models.jsx';
 const KINDS = ['grid', 'random', 'lhs', 'sobol', 'oat'];
 // the reductions of api/sweep.schema.json (the step measures take their
 // defaults here: band 2 %, limits 10-90 %, the last sample as final value)
+// the integrators the solver accepts (docs/mechanism-format.md, solver block)
+const INTEGRATORS = ['bdf', 'trapezoidal_al', 'dopri5', 'moreau_jean', 'event_driven'];
 const REDUCE = ['max', 'min', 'final', 'mean', 'rms', 'argmax', 'integral', 'rise_time', 'settling_time', 'overshoot'];
 
 // "1, 2.5, 3" -> [1, 2.5, 3], or null when a value is not a number.
@@ -46,15 +50,24 @@ export function buildSweep(model, f) {
   else if (f.cd !== 'model') solver.contact_deactivation = f.cd === 'on';
   if (f.t_end !== '') solver.t_end = Number(f.t_end);
   if (f.tolerance !== '') solver.tolerance = Number(f.tolerance);
+  if (f.integrator !== '') solver.integrator = f.integrator;
   const responses = f.responses.filter((r) => r.name.trim() && r.channel.trim())
     .map((r) => ({ name: r.name.trim(), channel: r.channel.trim(), reduce: r.reduce }));
-  return { sweep: { model, name: f.name, design, parameters, solver, responses } };
+  const sweep = { model, name: f.name, design, parameters, solver, responses };
+  // how it runs: numbers as typed (the gateway refuses what is out of range, with its pointer)
+  for (const k of ['verify', 'priority', 'time_limit', 'max_attempts']) {
+    if (f[k] === '') continue;
+    const x = Number(f[k]);
+    if (!Number.isFinite(x)) return { error: `${k} must be a number` };
+    sweep[k] = x;
+  }
+  return { sweep };
 }
 
 // The form's fields in the URL (?sf=JSON): only those that differ from the
 // defaults, so a fresh form has no parameter; parameters as [mode, values]
 // or [mode, min, max, levels]; responses as [name, channel, reduce].
-const FIELDS = ['name', 'kind', 'seed', 'samples', 'cd', 't_end', 'tolerance'];
+const FIELDS = ['name', 'kind', 'seed', 'samples', 'cd', 't_end', 'tolerance', 'integrator', 'verify', 'priority', 'time_limit', 'max_attempts'];
 export function formToUrl(f, d) {
   const o = {};
   for (const k of FIELDS) if (f[k] !== d[k]) o[k] = f[k];
@@ -80,6 +93,7 @@ export function formFromUrl(text, d) {
   for (const k of FIELDS) if (str(o[k])) f[k] = o[k];
   if (!KINDS.includes(f.kind)) f.kind = d.kind;
   if (!['model', 'on', 'off', 'both'].includes(f.cd)) f.cd = d.cd;
+  if (f.integrator !== '' && !INTEGRATORS.includes(f.integrator)) f.integrator = d.integrator;
   if (o.p && typeof o.p === 'object') {
     for (const [n, x] of Object.entries(o.p)) {
       if (!(n in f.params) || !Array.isArray(x) || !x.every(str)) continue;
@@ -97,7 +111,8 @@ export function SweepForm({ model, def, query }) {
   const paramNames = Object.keys(def.parameters || {});
   const channels = ((def.outputs && def.outputs.channels) || []).map((c) => c.name);
   const defaults = useMemo(() => ({
-    name: '', kind: 'grid', seed: '', samples: '20', cd: 'model', t_end: '', tolerance: '',
+    name: '', kind: 'grid', seed: '', samples: '20', cd: 'model', t_end: '', tolerance: '', integrator: '',
+    verify: '', priority: '', time_limit: '', max_attempts: '',
     params: Object.fromEntries(paramNames.map((n) => [n, { mode: 'default', values: '', min: '', max: '', levels: '3' }])),
     responses: channels.length ? [{ name: `${channels[0]}_max`, channel: channels[0], reduce: 'max' }] : [],
   }), [model]);
@@ -179,6 +194,17 @@ export function SweepForm({ model, def, query }) {
             <option value="both">on and off (paired runs)</option></select></label>
           <label>End time (s) <input id="sf-tend" class="short" type="number" step="any" min="0" value={f.t_end} placeholder={String((def.solver || {}).t_end ?? '')} onInput={(e) => set('t_end', e.currentTarget.value)} /></label>
           <label>Tolerance <input id="sf-tol" class="short" type="number" step="any" min="0" value={f.tolerance} placeholder="model's" onInput={(e) => set('tolerance', e.currentTarget.value)} /></label>
+          <label>Integrator <select id="sf-integrator" value={f.integrator} onChange={(e) => set('integrator', e.currentTarget.value)}>
+            <option value="">{`model's${(def.solver || {}).integrator ? ` (${def.solver.integrator})` : ''}`}</option>
+            {INTEGRATORS.map((x) => <option value={x}>{x}</option>)}</select></label>
+        </div>
+      </fieldset>
+      <fieldset><legend>How the sweep runs</legend>
+        <div class="controls">
+          <label title="the fraction of the jobs run again at a tenth of the tolerance, to measure their error">Verify a fraction <input id="sf-verify" class="short" type="number" step="any" min="0" max="1" value={f.verify} placeholder="0: none" onInput={(e) => set('verify', e.currentTarget.value)} /></label>
+          <label>Priority <input id="sf-priority" class="short" type="number" step="1" value={f.priority} placeholder="0" onInput={(e) => set('priority', e.currentTarget.value)} /></label>
+          <label>Time limit per job (s) <input id="sf-time-limit" class="short" type="number" step="any" min="0" value={f.time_limit} placeholder="gateway's" onInput={(e) => set('time_limit', e.currentTarget.value)} /></label>
+          <label>Attempts <input id="sf-attempts" class="short" type="number" step="1" min="1" max="20" value={f.max_attempts} placeholder="3" onInput={(e) => set('max_attempts', e.currentTarget.value)} /></label>
         </div>
       </fieldset>
       <fieldset><legend>Responses</legend>
@@ -198,7 +224,7 @@ export function SweepForm({ model, def, query }) {
         <button type="button" id="sf-add-response" onClick={() => set('responses', [...f.responses, { name: '', channel: channels[0] || '', reduce: 'max' }])}>Add a response</button>
       </fieldset>
       <div class="controls">
-        <p id="sf-count" aria-live="polite" data-jobs={count && !count.error ? count.jobs : ''}>
+        <p id="sf-count" aria-live="polite" data-jobs={count && !count.error ? count.jobs : ''} data-verify={count && !count.error ? count.verify_jobs || 0 : ''}>
           {!count && !asked ? <button type="button" id="sf-count-button" onClick={() => setAsked(true)}>Count the jobs</button>
             : !count ? 'Counting the jobs…' : count.error ? 'Not a valid sweep yet.'
             : `${count.jobs} job${count.jobs === 1 ? '' : 's'}${count.verify_jobs ? ` and ${count.verify_jobs} verification jobs` : ''}`}
