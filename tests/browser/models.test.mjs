@@ -247,3 +247,55 @@ test('a sweep submitted from the form: job count first, then it runs to done and
   assert.deepEqual(benign(errors, true), []);
   await page.context().close();
 });
+
+test('the sweep form\'s design list: rows pasted as a table, counted by the gateway, kept in the link, stored as given', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await withToken(page);
+  await page.goto(`${env.base}/models/${env.mid}`);
+  await page.waitForSelector('#sweep-form');
+  const count = async () => { await page.waitForSelector('#sf-count[data-jobs]:not([data-jobs=""])'); return Number(await page.getAttribute('#sf-count', 'data-jobs')); };
+  await page.fill('#sf-name', 'list from the form');
+  await page.selectOption('#sf-kind', 'list');
+  await page.waitForSelector('#sf-rows');
+  assert.equal(await page.$('#sf-params'), null, 'the rows replace the parameters\' table');
+  // a row short of a value: said before anything is sent, submit disabled
+  await page.fill('#sf-rows', 'L, m\n0.6, 1\n0.9');
+  await page.waitForSelector('#sf-problems');
+  assert.match(await page.textContent('#sf-problems'), /line 3 must hold 2 numbers/);
+  assert.equal(await page.isDisabled('#sf-submit'), true);
+  // a parameter the model does not have: the gateway's pointer
+  await page.fill('#sf-rows', 'L, zz\n0.6, 1');
+  await until(async () => /\/design\/rows\/0/.test((await page.textContent('#sf-problems').catch(() => '')) || ''), 'the pointer of the unknown parameter');
+  // three rows separated by tabs (pasted from a spreadsheet), then paired runs: 3, then 6 jobs
+  await page.fill('#sf-rows', 'L\tm\n0.6\t1\n0.9\t2\n1.2\t3\n');
+  await until(async () => (await count()) === 3, '3 rows counted');
+  await page.selectOption('#sf-cd', 'both');
+  await until(async () => (await count()) === 6, '6 jobs with paired runs');
+  const rows = [{ L: 0.6, m: 1 }, { L: 0.9, m: 2 }, { L: 1.2, m: 3 }];
+  const dry = await apiPost('/api/v1/sweeps?dry_run=1', { model: env.mid, design: { kind: 'list', rows }, solver: { contact_deactivation: [true, false] } });
+  assert.equal(dry.jobs, 6);
+  // the link holds the rows: a fresh page shows the same form and count
+  const link = page.url();
+  const p2 = await newPage(browser, errors);
+  await withToken(p2);
+  await p2.goto(link);
+  await p2.waitForSelector('#sf-rows');
+  assert.equal(await p2.inputValue('#sf-rows'), 'L\tm\n0.6\t1\n0.9\t2\n1.2\t3\n');
+  await p2.waitForSelector('#sf-count[data-jobs="6"]');
+  await p2.context().close();
+  // submitted: the spec's rows as given, each row's job twice (on and off)
+  await page.click('#sf-submit');
+  await page.waitForURL(/\/sweeps\/[0-9a-f-]{36}$/);
+  const id = new URL(page.url()).pathname.split('/').pop();
+  const s = await api(`/api/v1/sweeps/${id}`);
+  assert.deepEqual([s.name, s.njobs, s.spec.design.kind], ['list from the form', 6, 'list']);
+  assert.deepEqual(s.spec.design.rows, rows);
+  const jobs = (await api(`/api/v1/sweeps/${id}/jobs?limit=10`)).items.sort((a, b) => a.idx - b.idx);
+  assert.deepEqual(jobs.map((j) => j.parameters), rows.flatMap((r) => [r, r]));
+  assert.deepEqual(jobs.map((j) => j.solver_overrides.contact_deactivation), [true, false, true, false, true, false]);
+  // no worker runs it here: cancelled, so that it does not wait for the next file's
+  await apiPost(`/api/v1/sweeps/${id}/cancel`);
+  assert.deepEqual(benign(errors, true), []);
+  await page.context().close();
+});
