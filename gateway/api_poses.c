@@ -108,8 +108,8 @@ static json_t *s_geometry(const mbs_spec *sp)
         }
         json_array_append_new(shapes, o);
     }
-    return json_pack("{s:i,s:o,s:o,s:o,s:o,s:o}", "dimension", dim, "bodies", bodies, "joints", joints,
-                     "springs", springs, "shapes", shapes, "actuators", actuators);
+    return json_pack("{s:i,s:o,s:o,s:o,s:o,s:o,s:o}", "dimension", dim, "gravity", s_vec(sp->gravity, dim),
+                     "bodies", bodies, "joints", joints, "springs", springs, "shapes", shapes, "actuators", actuators);
 }
 
 /* Parse a definition with overrides (JSON objects, may be NULL) into its

@@ -354,10 +354,12 @@ int api_sweeps_list(gw_req *r)
 {
     long limit, offset;
     char l[24], o[24];
-    const char *status = gw_query(r, "status"), *model = gw_query(r, "model");
+    const char *status = gw_query(r, "status"), *model = gw_query(r, "model"), *best = gw_query(r, "best");
     if (gw_query_int(r, "limit", 50, 1, 1000, &limit) || gw_query_int(r, "offset", 0, 0, 1L << 40, &offset)) return 0;
+    if (best && (!*best || strlen(best) > 200))
+        return gw_reply_error(r, 400, "bad_request", "best must name a response (1 to 200 characters)", NULL);
     snprintf(l, sizeof l, "%ld", limit); snprintf(o, sizeof o, "%ld", offset);
-    const char *p[] = { l, o, status, model };
+    const char *p[] = { l, o, status, model, best };
     PGconn **db = gw_db();
     if (!db) return gw_reply_db_error(r, NULL);
     return gw_reply_row_json(r, db_exec(db,
@@ -369,6 +371,13 @@ int api_sweeps_list(gw_req *r)
         "                  THEN now() + (now() - started_at) * ((k.total - k.finished)::float8 / k.finished) END AS eta, "
         "             coalesce((spec->>'verify')::float8, 0) AS verify, nverify AS verify_jobs, "
         "             (SELECT count(*) FROM verifications x WHERE x.sweep_id = sweeps.id) AS jobs_verified, "
+        /* the names of the responses, and with ?best=NAME the least and
+           largest value of that response over the done design jobs */
+        "             (SELECT coalesce(json_agg(x->>'name'), '[]') FROM jsonb_array_elements(CASE WHEN jsonb_typeof(spec->'responses') = 'array' "
+        "                     THEN spec->'responses' ELSE '[]' END) x) AS responses, "
+        "             CASE WHEN $5::text IS NOT NULL THEN (SELECT json_build_object('response', $5::text, 'min', min(v), 'max', max(v), 'jobs', count(v)) "
+        "                  FROM (SELECT (br.responses->>$5::text)::float8 AS v FROM jobs bj JOIN results br ON br.job_id = bj.id "
+        "                        WHERE bj.sweep_id = sweeps.id AND bj.kind = 'design' AND jsonb_typeof(br.responses->$5::text) = 'number') bq) END AS best, "
         "             sweeps.created_at, started_at, finished_at "
         "      FROM sweeps JOIN models mo ON mo.id = sweeps.model_id "
         /* live design-job counts per state (index jobs_sweep_status_idx); the
@@ -380,7 +389,7 @@ int api_sweeps_list(gw_req *r)
         "                                WHERE jobs.sweep_id = sweeps.id GROUP BY kind, status) c) k "
         "      CROSS JOIN (SELECT '{\"queued\":0,\"running\":0,\"done\":0,\"failed\":0,\"cancelled\":0}'::jsonb AS counts) z "
         "      WHERE ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR model_id = $4) "
-        "      ORDER BY sweeps.created_at DESC, sweeps.id LIMIT $1::int OFFSET $2::bigint) t", 4, p), 200, "sweeps");
+        "      ORDER BY sweeps.created_at DESC, sweeps.id LIMIT $1::int OFFSET $2::bigint) t", 5, p), 200, "sweeps");
 }
 
 /* The summary of one sweep.  Progress (njobs, counts) counts the design

@@ -7,6 +7,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { env, launch, newPage, api, until } from './helpers.mjs';
+import { ramp } from '../../web/src/colors.js';
 
 const browser = await launch();
 after(() => browser.close());
@@ -115,6 +116,23 @@ test('a spatial job: three.js drawn, scrubbed poses equal the stored ones, time 
     return n;
   });
   assert.ok(drawn > 200, `${drawn} pixels drawn`);
+  // coloured by the slider's x: the instances' colour (read back from
+  // three.js's buffer) is the sample at the time shown mapped through the scale
+  await page.goto(`${env.base}/jobs/${sp.id}?ch=x_slider&colour=x_slider`);
+  await page.waitForSelector('#colour-legend');
+  const cx = r.columns.indexOf('x_slider'), xs = r.rows.map((q) => q[cx]), xlo = Math.min(...xs), xhi = Math.max(...xs);
+  for (const f of [Math.floor(P.nframe / 4), Math.floor((3 * P.nframe) / 4)]) {
+    await page.fill('#time', String(P.times[f]));
+    await until(async () => (await shown(page)).f === f, `frame ${f} shown`);
+    const row = r.rows.find((q) => q[0] === P.times[f]);
+    const want = ramp((row[cx] - xlo) / (xhi - xlo)).match(/\d+/g).map(Number);
+    const got = await until(async () => {
+      const c = await page.$eval('.scene3d', (e) => e.dataset.colors || '');
+      const v = c.match(/\d+/g);
+      return v && v.length === 3 && v.map(Number).every((x, i) => Math.abs(x - want[i]) <= 1) ? v : null;
+    }, `frame ${f}: the instances in rgb(${want})`);
+    assert.equal(got.length, 3);
+  }
   assert.deepEqual(errors.filter((e) => !/GPU stall|GL Driver/.test(e)), []);
   await page.context().close();
 });
@@ -265,6 +283,57 @@ test('the min/max envelope of the whole sweep: the API against every job\'s samp
   await page.context().close();
 });
 
+// The pixels of the planar canvas whose colour is css ('rgb(r,g,b)', within 2 per channel).
+async function inkOf(page, css) {
+  return page.$eval('canvas.anim-canvas', (c, want) => {
+    const [r, g, b] = want.match(/\d+/g).map(Number), px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < px.length; i += 4) if (px[i + 3] === 255 && Math.abs(px[i] - r) <= 2 && Math.abs(px[i + 1] - g) <= 2 && Math.abs(px[i + 2] - b) <= 2) n++;
+    return n;
+  }, css);
+}
+
+test('one job coloured by a channel: the colour at a scrubbed time is the sample mapped through the scale, in the URL', async () => {
+  // the scale's ends are pinned here, not only read from the page's module
+  assert.equal(ramp(0), 'rgb(49,54,149)');
+  assert.equal(ramp(1), 'rgb(165,0,38)');
+  assert.equal(ramp(-3), ramp(0));
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await page.goto(`${env.base}/jobs/${J2}?ch=y`);
+  await page.waitForSelector('#anim-table');
+  assert.equal(await page.$('#colour-legend'), null, 'no scale before a channel is chosen');
+  // chosen beside the animation's controls; the choice goes to the URL
+  await page.selectOption('#colour', 'y');
+  await until(async () => new URL(page.url()).searchParams.get('colour') === 'y', 'colour=y in the URL');
+  await page.waitForSelector('#colour-legend');
+  const r = raw[J2], cy = r.columns.indexOf('y'), ys = r.rows.map((q) => q[cy]);
+  const lo = Math.min(...ys), hi = Math.max(...ys);
+  const legend = await page.$eval('#colour-legend', (e) => [e.dataset.channel, Number(e.dataset.lo), Number(e.dataset.hi)]);
+  assert.deepEqual(legend, ['y', lo, hi]);
+  const P = await api(`/api/v1/jobs/${J2}/poses`);
+  const seen = new Set();
+  for (const f of [0, 17, 45]) {
+    await page.fill('#time', String(P.times[f]));
+    await until(async () => (await page.$eval('#time-shown', (e) => Number(e.dataset.frame))) === f, `frame ${f}`);
+    const row = r.rows.find((q) => q[0] === P.times[f]);
+    const want = ramp((row[cy] - lo) / (hi - lo));
+    const got = await page.$eval(`#scene-jobs tr[data-job="${J2}"]`, (tr) => [Number(tr.querySelector('td[data-v]').dataset.v), Number(tr.dataset.tint), tr.querySelector('.swatch').dataset.color]);
+    assert.deepEqual(got, [row[cy], (row[cy] - lo) / (hi - lo), want], `frame ${f}`);
+    assert.ok(await inkOf(page, want) >= 20, `frame ${f}: ${want} drawn on the canvas`);
+    seen.add(want);
+  }
+  assert.equal(seen.size, 3, 'the colour follows the time');
+  // a deep link restores the choice; 'body' takes it away
+  await page.goto(`${env.base}/jobs/${J2}?ch=y&colour=y&t=${P.times[17]}`);
+  await page.waitForSelector('#colour-legend');
+  assert.equal(await page.$eval('#colour', (e) => e.value), 'y');
+  await page.selectOption('#colour', '');
+  await until(async () => (await page.$('#colour-legend')) === null && !new URL(page.url()).searchParams.has('colour'), 'colour taken away');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
 test('several jobs in one animated scene, side by side or overlaid, coloured by a channel', async () => {
   const errors = [];
   const page = await newPage(browser, errors);
@@ -282,10 +351,18 @@ test('several jobs in one animated scene, side by side or overlaid, coloured by 
     const r = raw[j], row = r.rows.filter((q) => q[0] <= P.times[f]).at(-1);
     assert.equal(v, row[r.columns.indexOf('x')], `x of job ${j} at t`);
   }
-  // the colours differ where the values do, and follow the ramp's ends
-  const colors = await page.$$eval('#scene-jobs .swatch', (s) => s.map((e) => e.dataset.color));
-  assert.equal(colors.length, 3);
-  assert.ok(colors.every((c) => /^rgb\(/.test(c)));
+  // the scale: from the least to the largest x over the three jobs' samples
+  // (legend), each job's colour its value mapped through it, and that
+  // colour drawn on the canvas (the com's dot and the rod are filled with it)
+  const xs = [J1, J2, J3].flatMap((j) => raw[j].rows.map((q) => q[raw[j].columns.indexOf('x')]));
+  const lo = Math.min(...xs), hi = Math.max(...xs);
+  assert.ok(hi > lo);
+  const legend = await page.$eval('#colour-legend', (e) => ({ ch: e.dataset.channel, lo: Number(e.dataset.lo), hi: Number(e.dataset.hi), marks: e.querySelectorAll('.mark').length }));
+  assert.deepEqual(legend, { ch: 'x', lo, hi, marks: 3 });
+  const colors = await page.$$eval('#scene-jobs tbody tr', (trs) => trs.map((tr) => tr.querySelector('.swatch').dataset.color));
+  assert.deepEqual(colors, vals.map(([, v]) => ramp((v - lo) / (hi - lo))));
+  assert.notEqual(colors[0], colors[2], 'jobs 1 and 3 (other lengths) at other values, in other colours');
+  for (const c of colors) assert.ok(await inkOf(page, c) >= 20, `${c} drawn on the canvas`);
   // overlaid: the same three jobs in one place; the URL keeps both choices
   await page.selectOption('#scene', 'over');
   await until(async () => new URL(page.url()).searchParams.get('scene') === 'over', 'scene=over in the URL');

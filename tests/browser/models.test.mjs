@@ -168,6 +168,22 @@ test('a sweep submitted from the form: job count first, then it runs to done and
   await page.fill('tr[data-param="m"] input.sf-levels', '3');
   await page.selectOption('#sf-cd', 'model');
   await until(async () => (await count()) === 6, 'back to 6');
+  // solver and run options: an integrator, half the jobs verified (3 more,
+  // counted by the gateway), a priority and a time limit per job
+  await page.selectOption('#sf-integrator', 'dopri5');
+  await page.fill('#sf-priority', '5');
+  await page.fill('#sf-time-limit', '60');
+  await page.fill('#sf-verify', '1.5');
+  await page.waitForSelector('#sf-problems');
+  assert.match(await page.textContent('#sf-problems'), /\/verify/);
+  assert.equal(await page.isDisabled('#sf-submit'), true);
+  await page.fill('#sf-verify', '0.5');
+  await until(async () => (await page.getAttribute('#sf-count', 'data-verify')) === '3', '3 verification jobs counted');
+  assert.equal(await count(), 6);
+  assert.match(await page.textContent('#sf-count'), /^6 jobs and 3 verification jobs/);
+  const dry2 = await apiPost('/api/v1/sweeps?dry_run=1', { model: env.mid, design: { kind: 'grid' }, verify: 0.5,
+    parameters: { L: { values: [0.7, 1.3] }, m: { min: 1, max: 2, levels: 3 } }, solver: { integrator: 'dopri5' } });
+  assert.deepEqual([dry2.jobs, dry2.verify_jobs], [6, 3]);
   await shot(page, 'web-sweep-form.png');
   // the form's fields are in the URL: a deep link opens the same form, with
   // the same count from the gateway
@@ -185,7 +201,9 @@ test('a sweep submitted from the form: job count first, then it runs to done and
   assert.deepEqual([await p2.inputValue('tr[data-param="m"] input.sf-min'), await p2.inputValue('tr[data-param="m"] input.sf-max'),
     await p2.inputValue('tr[data-param="m"] input.sf-levels')], ['1', '2', '3']);
   assert.equal(await p2.inputValue('#sf-cd'), 'model');
-  await p2.waitForSelector('#sf-count[data-jobs="6"]');
+  assert.deepEqual([await p2.inputValue('#sf-integrator'), await p2.inputValue('#sf-verify'), await p2.inputValue('#sf-priority'),
+    await p2.inputValue('#sf-time-limit')], ['dopri5', '0.5', '5', '60']);
+  await p2.waitForSelector('#sf-count[data-jobs="6"][data-verify="3"]');
   assert.equal(p2.url(), link);
   // a link with a broken or foreign sf opens the default form
   await p2.goto(`${env.base}/models/${env.mid}?sf=${encodeURIComponent('{"kind":"nope","p":{"zz":["values","1"]},"r":[1]}')}`);
@@ -203,6 +221,10 @@ test('a sweep submitted from the form: job count first, then it runs to done and
   assert.equal(s.njobs, 6);
   assert.equal(s.name, 'from the form');
   assert.deepEqual(s.spec.responses, [{ name: 'x_max', channel: 'x', reduce: 'max' }]);
+  // the stored spec carries the integrator, the verified fraction, priority and time limit
+  assert.equal(s.spec.solver.integrator, 'dopri5');
+  assert.deepEqual([s.spec.verify, s.spec.priority, s.spec.time_limit], [0.5, 5, 60]);
+  assert.equal(s.verification.jobs, 3);
   assert.equal(await page.textContent('#sweep-model'), s.model_name);
   // a worker runs it (the control sweep paused meanwhile, as sweeps.test.mjs
   // needs it queued); the table fills by itself
@@ -222,6 +244,58 @@ test('a sweep submitted from the form: job count first, then it runs to done and
   await new Promise((r) => { worker.once('exit', r); setTimeout(r, 5000); });
   await apiPost(`/api/v1/sweeps/${env.control}/resume`);
   assert.equal((await api(`/api/v1/sweeps/${env.control}`)).counts.done, 0, 'the control sweep did not run');
+  assert.deepEqual(benign(errors, true), []);
+  await page.context().close();
+});
+
+test('the sweep form\'s design list: rows pasted as a table, counted by the gateway, kept in the link, stored as given', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await withToken(page);
+  await page.goto(`${env.base}/models/${env.mid}`);
+  await page.waitForSelector('#sweep-form');
+  const count = async () => { await page.waitForSelector('#sf-count[data-jobs]:not([data-jobs=""])'); return Number(await page.getAttribute('#sf-count', 'data-jobs')); };
+  await page.fill('#sf-name', 'list from the form');
+  await page.selectOption('#sf-kind', 'list');
+  await page.waitForSelector('#sf-rows');
+  assert.equal(await page.$('#sf-params'), null, 'the rows replace the parameters\' table');
+  // a row short of a value: said before anything is sent, submit disabled
+  await page.fill('#sf-rows', 'L, m\n0.6, 1\n0.9');
+  await page.waitForSelector('#sf-problems');
+  assert.match(await page.textContent('#sf-problems'), /line 3 must hold 2 numbers/);
+  assert.equal(await page.isDisabled('#sf-submit'), true);
+  // a parameter the model does not have: the gateway's pointer
+  await page.fill('#sf-rows', 'L, zz\n0.6, 1');
+  await until(async () => /\/design\/rows\/0/.test((await page.textContent('#sf-problems').catch(() => '')) || ''), 'the pointer of the unknown parameter');
+  // three rows separated by tabs (pasted from a spreadsheet), then paired runs: 3, then 6 jobs
+  await page.fill('#sf-rows', 'L\tm\n0.6\t1\n0.9\t2\n1.2\t3\n');
+  await until(async () => (await count()) === 3, '3 rows counted');
+  await page.selectOption('#sf-cd', 'both');
+  await until(async () => (await count()) === 6, '6 jobs with paired runs');
+  const rows = [{ L: 0.6, m: 1 }, { L: 0.9, m: 2 }, { L: 1.2, m: 3 }];
+  const dry = await apiPost('/api/v1/sweeps?dry_run=1', { model: env.mid, design: { kind: 'list', rows }, solver: { contact_deactivation: [true, false] } });
+  assert.equal(dry.jobs, 6);
+  // the link holds the rows: a fresh page shows the same form and count
+  const link = page.url();
+  const p2 = await newPage(browser, errors);
+  await withToken(p2);
+  await p2.goto(link);
+  await p2.waitForSelector('#sf-rows');
+  assert.equal(await p2.inputValue('#sf-rows'), 'L\tm\n0.6\t1\n0.9\t2\n1.2\t3\n');
+  await p2.waitForSelector('#sf-count[data-jobs="6"]');
+  await p2.context().close();
+  // submitted: the spec's rows as given, each row's job twice (on and off)
+  await page.click('#sf-submit');
+  await page.waitForURL(/\/sweeps\/[0-9a-f-]{36}$/);
+  const id = new URL(page.url()).pathname.split('/').pop();
+  const s = await api(`/api/v1/sweeps/${id}`);
+  assert.deepEqual([s.name, s.njobs, s.spec.design.kind], ['list from the form', 6, 'list']);
+  assert.deepEqual(s.spec.design.rows, rows);
+  const jobs = (await api(`/api/v1/sweeps/${id}/jobs?limit=10`)).items.sort((a, b) => a.idx - b.idx);
+  assert.deepEqual(jobs.map((j) => j.parameters), rows.flatMap((r) => [r, r]));
+  assert.deepEqual(jobs.map((j) => j.solver_overrides.contact_deactivation), [true, false, true, false, true, false]);
+  // no worker runs it here: cancelled, so that it does not wait for the next file's
+  await apiPost(`/api/v1/sweeps/${id}/cancel`);
   assert.deepEqual(benign(errors, true), []);
   await page.context().close();
 });

@@ -126,3 +126,45 @@ test('pause, resume, cancel: the token is asked once, a wrong one is asked again
   assert.deepEqual(errors.filter((e) => !/401/.test(e)), []);
   await page.context().close();
 });
+
+test('the best value of a chosen response per sweep: equal to its jobs\' values, in the URL', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await page.goto(env.base + '/');
+  await page.waitForSelector('#sweeps-table tbody tr');
+  // the choices: the responses of the sweeps listed (the small sweep's, the bulk one's)
+  const opts = await page.$$eval('#sweeps-best option', (os) => os.map((o) => o.value));
+  for (const n of ['xmin', 'ymax', 'r1', 'r2']) assert.ok(opts.includes(n), `${n} offered`);
+  await page.selectOption('#sweeps-best', 'xmin');
+  await until(async () => new URL(page.url()).searchParams.get('best') === 'xmin', 'best=xmin in the URL');
+  const cell = `tr[data-id="${env.small}"] td[data-col=best]`;
+  await page.waitForSelector(`${cell}:not([data-v=""])`);
+  // expected from the small sweep's table: xmin of every done job
+  const t = await api(`/api/v1/sweeps/${env.small}/table?limit=100`);
+  const c = t.columns.findIndex((x) => x.group === 'response' && x.name === 'xmin');
+  const ys = t.rows.filter((r) => r[2] === 'done').map((r) => r[c]);
+  assert.ok(c > 0 && ys.length === 8 && Math.min(...ys) < Math.max(...ys));
+  assert.equal(Number(await page.getAttribute(cell, 'data-v')), Math.min(...ys));
+  // sorted by it: the sweeps with a value first, those without (the bulk sweep) after
+  const vs = await page.$$eval('#sweeps-table tbody td[data-col=best]', (tds) => tds.map((td) => td.dataset.v));
+  const k = vs.indexOf('');
+  assert.ok(k > 0 && vs.slice(k).every((v) => v === ''), `values before blanks: ${vs}`);
+  assert.equal(await page.getAttribute(`tr[data-id="${env.big}"] td[data-col=best]`, 'data-v'), '');
+  // the largest value instead; a reload keeps both choices
+  await page.selectOption('#sweeps-bdir', 'max');
+  await until(async () => new URL(page.url()).searchParams.get('bdir') === 'max', 'bdir=max in the URL');
+  await until(async () => Number(await page.getAttribute(cell, 'data-v')) === Math.max(...ys), 'the largest xmin');
+  await page.reload();
+  await page.waitForSelector(`${cell}:not([data-v=""])`);
+  assert.equal(Number(await page.getAttribute(cell, 'data-v')), Math.max(...ys));
+  assert.equal(await page.inputValue('#sweeps-best'), 'xmin');
+  // the API: best of the bulk sweep's r1 over its done jobs, a bad name refused
+  const { items } = await api('/api/v1/sweeps?limit=1000&best=r1');
+  const b = items.find((s) => s.id === env.big).best;
+  assert.deepEqual([b.response, b.jobs], ['r1', env.bigJobs - Math.floor((env.bigJobs - 1) / 97) - 1]);
+  assert.ok(b.min >= 0 && b.max > b.min && b.max <= 10);
+  assert.equal(items.find((s) => s.id === env.small).best.jobs, 0);
+  assert.equal((await fetch(`${env.base}/api/v1/sweeps?best=`)).status, 400);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});

@@ -28,13 +28,14 @@ export function MechanismView({ L, P, v, label, members = [], overlay = false, t
 }
 
 // The pose table: per body x y (z) and the angle or quaternion at the time shown.
-export function PoseTable({ P, pose, caption }) {
+// color: the colour every body is drawn in (a job's colour), or null: each its own.
+export function PoseTable({ P, pose, caption, color = null }) {
   const np = P.npose, names = np === 3 ? ['x', 'y', 'angle'] : ['x', 'y', 'z', 'qw', 'qx', 'qy', 'qz'];
   return (
     <table class="list small" id="anim-table">
       <caption>{caption}</caption>
       <thead><tr><th scope="col">Body</th>{names.map((n) => <th scope="col">{n}</th>)}</tr></thead>
-      <tbody>{P.bodies.map((b, i) => <tr data-body={b}><td><span class="swatch" data-color={bodyColor(i)} ref={(el) => { if (el) el.style.background = bodyColor(i); }} />{b}</td>
+      <tbody>{P.bodies.map((b, i) => <tr data-body={b}><td><span class="swatch" data-color={color || bodyColor(i)} ref={(el) => { if (el) el.style.background = color || bodyColor(i); }} />{b}</td>
         {names.map((_, k) => <td class="num" data-v={pose.v[i * np + k]}>{fmtNum(pose.v[i * np + k])}</td>)}</tr>)}</tbody>
     </table>
   );
@@ -98,12 +99,37 @@ function valueAt(sr, t) {
   return x === null || x === undefined || !Number.isFinite(x) ? null : x;
 }
 
+// The colour scale of a channel as a bar from its least value (left) to its
+// largest (right) over the jobs in the scene, with a mark at each job's
+// value at the time shown: the legend of the drawing's colours.
+const LEGEND_STOPS = 11;
+function ColourLegend({ color, values, ids }) {
+  const span = color.hi > color.lo ? color.hi - color.lo : 0;
+  const at = (x) => (span ? (x - color.lo) / span : 0.5);
+  const grad = `linear-gradient(to right, ${Array.from({ length: LEGEND_STOPS }, (_, i) => ramp(i / (LEGEND_STOPS - 1))).join(', ')})`;
+  return (
+    <div class="colour-legend" id="colour-legend" data-channel={color.channel} data-lo={color.lo} data-hi={color.hi}
+      role="img" aria-label={`Colour scale of ${color.channel}: ${fmtNum(color.lo)} (blue) to ${fmtNum(color.hi)} (red)`}>
+      <span class="name">{color.channel}</span>
+      <span class="lo">{fmtNum(color.lo)}</span>
+      <span class="bar" ref={(el) => { if (el) el.style.backgroundImage = grad; }}>
+        {values.map((x, k) => x !== null && (
+          <span class="mark" data-job={ids[k]} title={`job ${ids[k]}: ${fmtNum(x)}`}
+            ref={(el) => { if (el) el.style.left = `${(100 * Math.min(1, Math.max(0, at(x)))).toFixed(2)}%`; }} />
+        ))}
+      </span>
+      <span class="hi">{fmtNum(color.hi)}</span>
+    </div>
+  );
+}
+
 // others: [{id, P}] jobs drawn in the same scene (overlay: on top of this
 // one, else side by side), each at the same time (held at its last frame
 // when its run is shorter); color: {channel, lo, hi, series: [{t, v}] per
-// job, this one first} colours each job by the channel's value at the time
-// shown (lo -> blue, hi -> red).
-export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = null, others = [], overlay = false, color = null }) {
+// job in the order of ids (strings), this one first} colours each job by the channel's value at the time
+// shown (lo -> blue, hi -> red); colourBy: {channels, value, set} the
+// "Colour by" choice among the job's channels, shown with the controls.
+export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = null, others = [], overlay = false, color = null, colourBy = null }) {
   const L = useMemo(() => localGeometry(P.geometry), [P]);
   const oL = useMemo(() => others.map((o) => localGeometry(o.P.geometry)), [others]);
   const times = P.times, t0 = times.length ? times[0] : 0, t1 = times.length ? times[times.length - 1] : 0;
@@ -135,21 +161,25 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
   // (the table is made once per time it shows: not diffed at every frame)
   const tableT = useThrottled(t, playing ? 250 : 0);
   const tk = Math.min(Math.max(playing ? tableT : t, t0), t1);
+  // (its swatches in the colour this job is drawn in)
+  const nOthers = others.length;
   const table = useMemo(() => {
     const tp = poseAt(P, tk);
-    return tp && <PoseTable P={P} pose={tp} caption={`Poses at t = ${fmtNum(tp.t)} s (frame ${tp.f} of ${P.nframe}${tp.u ? ', interpolated' : ''})`} />;
-  }, [P, tk]);
+    const x = color && tp ? valueAt(color.series[color.ids.indexOf(String(id))], tp.t) : null;
+    const one = x !== null ? ramp(color.hi > color.lo ? (x - color.lo) / (color.hi - color.lo) : 0.5) : nOthers ? jobColor(0) : null;
+    return tp && <PoseTable P={P} pose={tp} color={one} caption={`Poses at t = ${fmtNum(tp.t)} s (frame ${tp.f} of ${P.nframe}${tp.u ? ', interpolated' : ''})`} />;
+  }, [P, tk, color, nOthers]);
 
   if (!pose) return <p id="no-poses">No body poses are stored for this job (run by an older worker): nothing to animate.</p>;
   const label = `t = ${fmtNum(pose.t)} s`;
   // the other jobs at the same time, each within its own run
   const members = others.map((o, k) => {
     const ts = o.P.times, v = ts.length ? poseAt(o.P, Math.min(Math.max(t, ts[0]), ts[ts.length - 1])).v : null;
-    return { L: oL[k], P: o.P, v };
+    return { id: o.id, L: oL[k], P: o.P, v };
   }).filter((m) => m.v && m.L.dim === L.dim);
-  const values = color ? [P, ...members.map((m) => m.P)].map((_, k) => valueAt(color.series[k], pose.t)) : null;
+  const ids = [id, ...members.map((m) => m.id)];
+  const values = color ? ids.map((j) => valueAt(color.series[color.ids.indexOf(String(j))], pose.t)) : null;
   const tint = values ? values.map((x) => (x === null ? null : color.hi > color.lo ? (x - color.lo) / (color.hi - color.lo) : 0.5)) : null;
-  const ids = [id, ...others.map((o) => o.id)];
   return (
     <figure class="anim">
       <MechanismView L={L} P={P} v={pose.v} label={label} members={members} overlay={overlay} tint={tint} />
@@ -157,14 +187,15 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
         <table class="list small" id="scene-jobs">
           <caption>Jobs in the scene{members.length ? (overlay ? ', overlaid' : ', side by side') : ''}{color ? `, coloured by ${color.channel} (${fmtNum(color.lo)} blue … ${fmtNum(color.hi)} red)` : ''}</caption>
           <thead><tr><th scope="col">Job</th><th scope="col">Colour</th>{color && <th scope="col">{color.channel} at t</th>}</tr></thead>
-          <tbody>{ids.slice(0, 1 + members.length).map((j, k) => (
-            <tr data-job={j}><td>{j}</td>
+          <tbody>{ids.map((j, k) => (
+            <tr data-job={j} data-tint={tint && tint[k] !== null ? tint[k] : ''}><td>{j}</td>
               <td><span class="swatch" data-color={tint && tint[k] !== null ? ramp(tint[k]) : members.length ? jobColor(k) : 'per body'}
                 ref={(el) => { if (el) el.style.background = tint && tint[k] !== null ? ramp(tint[k]) : members.length ? jobColor(k) : 'transparent'; }} /></td>
               {color && <td class="num" data-v={values[k]}>{fmtNum(values[k])}</td>}</tr>
           ))}</tbody>
         </table>
       )}
+      {color && <ColourLegend color={color} values={values} ids={ids} />}
       <div class="controls">
         <button type="button" id="play" onClick={() => (playing ? stop() : setPlaying(true))}>{playing ? 'Pause' : 'Play'}</button>
         <label>Speed <select id="speed" value={String(speed)} onChange={(e) => setSpeed(Number(e.currentTarget.value))}>
@@ -173,6 +204,9 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
         <label class="grow">Time <input id="time" type="range" min={t0} max={t1} step="any"
           value={pose.t} onInput={(e) => { stop(); setT(Number(e.currentTarget.value)); }} aria-valuetext={`${fmtNum(pose.t)} s`} /></label>
         <span id="time-shown" data-t={pose.t} data-frame={pose.f} data-u={pose.u}>{fmtNum(pose.t)} s</span>
+        {colourBy && <label>Colour by <select id="colour" value={colourBy.value || ''} onChange={(e) => colourBy.set(e.currentTarget.value || null)}>
+          <option value="">{members.length ? 'job' : 'body'}</option>{colourBy.channels.map((c) => <option value={c}>{c}</option>)}
+        </select></label>}
       </div>
       <figcaption>
         {table}

@@ -104,7 +104,7 @@ export function Job({ id, query }) {
       });
       let lo = Infinity, hi = -Infinity;
       for (const sr of series) if (sr) for (const v of sr.v) if (v !== null && Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
-      setColorData({ channel: colour, lo, hi, series });
+      setColorData({ channel: colour, lo, hi, series, ids: ids.map(String) });
     }).catch((e) => { if (e.name !== 'AbortError') setError(e.message); });
     return () => ctl.abort();
   }, [colour, result, sceneIds.join(',')]);
@@ -150,12 +150,11 @@ export function Job({ id, query }) {
         <label>Animate the overlaid jobs <select id="scene" value={scene || ''} onChange={(e) => setQuery({ scene: e.currentTarget.value || null })}>
           <option value="">no (this job only)</option><option value="side">side by side</option><option value="over">overlaid</option>
         </select></label>
-        <label>Colour by <select id="colour" value={colour || ''} onChange={(e) => setQuery({ colour: e.currentTarget.value || null })}>
-          <option value="">body</option>{allChannels.map((c) => <option value={c}>{c}</option>)}
-        </select></label>
       </div>
     );
-  }, [result, channels.join(','), withIds.join(','), wantEnv, scene, colour]);
+  }, [result, channels.join(','), withIds.join(','), wantEnv, scene]);
+
+  const colourBy = useMemo(() => ({ channels: allChannels, value: colour, set: (c) => setQuery({ colour: c }) }), [result, colour]);
 
   if (error) return <main><h1>Job {id}</h1><p class="error" role="alert">{error}</p></main>;
   if (!job) return <main><h1>Job {id}</h1><p>Loading…</p></main>;
@@ -165,7 +164,7 @@ export function Job({ id, query }) {
       {job.status !== 'done' ? <p>No samples: the job is {job.status}.</p> : !result || !poses ? <p>Loading samples…</p> : (
         <div class="job-grid">
           <section aria-label="Animation">
-            <Anim P={poses} id={id} others={others} overlay={scene === 'over'} color={colorData} t={t} setT={setTstate} playing={playing} setPlaying={setPlaying} speed={speed} setSpeed={setSpeed} />
+            <Anim P={poses} id={id} others={others} overlay={scene === 'over'} color={colorData} colourBy={colourBy} t={t} setT={setTstate} playing={playing} setPlaying={setPlaying} speed={speed} setSpeed={setSpeed} />
           </section>
           <section aria-label="Channels">
             {chooser}

@@ -15,7 +15,8 @@
 // the first) or overlaid.  Colours: per body, or per member when several are
 // shown; `tint` (optional, per member a number in [0, 1] or null) colours a
 // member's bodies by a channel's value at the time shown (colors.js ramp).
-// The camera looks at the extents of the whole run; dragging orbits it.  The
+// The camera looks at the extents of the whole run from above, up being
+// against the model's gravity (geometry.gravity); dragging orbits it.  The
 // scene is drawn only when the time, the tint or the camera changes.
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import * as THREE from 'three';
@@ -127,10 +128,13 @@ function bodyParts(L, size, colorOf) {
 // without a GPU) spends most of a frame shading pixels: three.js's Lambert
 // material, lit per pixel, drew the 100-ball box at 17 frames per second
 // where this one draws 30 and more.  The lights are those of the scene (a
-// hemisphere light along +y and a directional light from (1, 2, 3)).
-function bodyMaterial() {
+// hemisphere light along up, a directional light from sun: unit vectors).
+function bodyMaterial(up, sun) {
   return new THREE.ShaderMaterial({
+    uniforms: { uUp: { value: up.clone() }, uSun: { value: sun.clone() } },
     vertexShader: `
+      uniform vec3 uUp;
+      uniform vec3 uSun;
       varying vec3 vCol;
       void main() {
         mat4 m = modelMatrix;
@@ -138,7 +142,7 @@ function bodyMaterial() {
           m = m * instanceMatrix;
         #endif
         vec3 n = normalize(mat3(m) * normal);
-        float light = 0.42 + 0.28 * (0.5 * n.y + 0.5) + 0.42 * max(dot(n, normalize(vec3(1.0, 2.0, 3.0))), 0.0);
+        float light = 0.42 + 0.28 * (0.5 * dot(n, uUp) + 0.5) + 0.42 * max(dot(n, uSun), 0.0);
         vec3 c = vec3(1.0);
         #ifdef USE_INSTANCING_COLOR
           c = instanceColor;
@@ -207,12 +211,20 @@ export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = n
     renderer.setClearColor(0xfcfcfd);
     el.appendChild(renderer.domElement);
     const scene = new THREE.Scene();
-    scene.add(new THREE.HemisphereLight(0xffffff, 0x666666, 2.2));
+    // up is against gravity (most models have z up; three.js's default is
+    // y): the camera, the lights and the orbit turn about it
+    const g = P.geometry && P.geometry.gravity;
+    const up = g && Math.hypot(...g) > 0 ? vec(g).negate().normalize() : UP.clone();
+    const turn = new THREE.Quaternion().setFromUnitVectors(UP, up);
+    const hemi = new THREE.HemisphereLight(0xffffff, 0x666666, 2.2);
+    hemi.position.copy(up);
+    scene.add(hemi);
     const sun = new THREE.DirectionalLight(0xffffff, 1.5);
-    sun.position.set(1, 2, 3);
+    sun.position.set(1, 2, 3).applyQuaternion(turn);
     scene.add(sun);
     const camera = new THREE.PerspectiveCamera(40, width / height, span / 100, span * 100);
-    camera.position.copy(centre).add(new THREE.Vector3(1.2, 0.9, 1.6).multiplyScalar(span));
+    camera.up.copy(up);
+    camera.position.copy(centre).add(new THREE.Vector3(1.2, 0.9, 1.6).applyQuaternion(turn).multiplyScalar(span));
     camera.lookAt(centre);
     for (let k = 0; k < n; k++) {
       const ground = new THREE.Group();
@@ -240,7 +252,7 @@ export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = n
     const sets = [];
     const col = new THREE.Color();
     for (const [kind, parts] of groups) {
-      const mesh = new THREE.InstancedMesh(unitGeometry(kind, caps), bodyMaterial(), parts.length);
+      const mesh = new THREE.InstancedMesh(unitGeometry(kind, caps), bodyMaterial(up, sun.position.clone().normalize()), parts.length);
       mesh.frustumCulled = false;   // the instances move: no bounds computed once
       mesh.instanceMatrix.setUsage(THREE.DynamicDrawUsage);
       const member = new Int32Array(parts.length), body = new Int32Array(parts.length), local = new Float64Array(16 * parts.length);
@@ -298,6 +310,14 @@ export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = n
         if (s.mesh.instanceColor) s.mesh.instanceColor.needsUpdate = true;
       }
       c.tint = tkey;
+      // what the instances hold, read back: each member's colour (the text
+      // alternative of the tint, checked by job.test.mjs)
+      const seen = c.mats.map(() => '');
+      for (const s of c.sets) {
+        if (!s.mesh.instanceColor) continue;
+        for (let i = 0; i < s.member.length; i++) if (!seen[s.member[i]]) seen[s.member[i]] = col.fromArray(s.mesh.instanceColor.array, 3 * i).getStyle();
+      }
+      if (host.current) host.current.dataset.colors = tkey ? seen.join(';') : '';
     }
     c.draw();
   }, [...vs, tkey, L, box, shape]);

@@ -7,8 +7,10 @@ const JOBS = ['#1f5fbf', '#c0392b', '#27ae60', '#8e44ad', '#d35400', '#16a085', 
 export function bodyColor(b) { return PALETTE[((b % PALETTE.length) + PALETTE.length) % PALETTE.length]; }
 export function jobColor(k) { return JOBS[((k % JOBS.length) + JOBS.length) % JOBS.length]; }
 
-// A colour for x in [0, 1] (clamped): blue, cyan, green, yellow, red.
-const STOPS = [[49, 54, 149], [69, 117, 180], [116, 173, 209], [254, 224, 144], [244, 109, 67], [165, 0, 38]];
+// A colour for x in [0, 1] (clamped): dark blue, blue, green, amber, red, dark red.
+// (saturated throughout: the pale middle of a diverging scale vanished
+// against the drawing's light background on thin lines)
+const STOPS = [[49, 54, 149], [44, 123, 182], [0, 158, 115], [230, 159, 0], [215, 48, 39], [165, 0, 38]];
 export function ramp(x) {
   const u = Math.min(1, Math.max(0, Number.isFinite(x) ? x : 0)) * (STOPS.length - 1);
   const i = Math.min(STOPS.length - 2, Math.floor(u)), f = u - i, a = STOPS[i], b = STOPS[i + 1];
