@@ -95,6 +95,18 @@ get /metrics | grep -q '^mbsweep_zmq_dropped_total{reason="oversized"} [1-9]' ||
 kill -0 "$GW_PID" && get /healthz | grep -q '"status":"ok"' || fail "gateway after a 20 MB message"
 ok "300 kB frame (limit 200 kB) dropped and counted; 20 MB cut off by libzmq; gateway fine"
 
+# ---- 3b. malformed and invalid messages: each dropped and counted, nothing else -------------
+m0=$(zmq_count "['dropped']['malformed']"); i0=$(zmq_count "['dropped']['invalid']")
+"$PEER" "$ZMQ" "${WKEY[@]}" --id junk junk >"$IT_TMP/junk.out" || fail "junk peer"
+want_m=$(sed -n 's/^malformed //p' "$IT_TMP/junk.out"); want_i=$(sed -n 's/^invalid //p' "$IT_TMP/junk.out")
+junk_counted() {
+  [ "$(zmq_count "['dropped']['malformed']")" = $((m0 + want_m)) ] && [ "$(zmq_count "['dropped']['invalid']")" = $((i0 + want_i)) ]
+}
+wait_until 5 junk_counted || fail "junk: malformed $m0 -> $(zmq_count "['dropped']['malformed']") (want +$want_m), invalid $i0 -> $(zmq_count "['dropped']['invalid']") (want +$want_i)"
+kill -0 "$GW_PID" && get /healthz | grep -q '"status":"ok"' || fail "gateway after the junk messages"
+[ "$(sql "SELECT count(*) FROM jobs WHERE status = 'running' AND lease_owner = 'junk'")" = 0 ] || fail "the junk peer holds jobs"
+ok "$want_m malformed and $want_i invalid messages (65 jobs in hand, 0 slots, payload not nsample x channels, ...) each dropped and counted; gateway fine"
+
 # ---- 4. a job that cannot be sent fails with its reason --------------------------------------
 kill -TERM "$REAL"; wait "$REAL" 2>/dev/null
 wait_until 10 bash -c "[ \"\$(curl -s $BASE/healthz | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"workers\"])')\" = 0 ]" || fail "worker still counted"
