@@ -131,7 +131,15 @@ case "$r" in "failed 1 time limit of"*) ;; *) fail "time limit: $r" ;; esac
 wait_until 30 sweep_is "$MASSLESS" done || fail "massless sweep: $(sweep_state "$MASSLESS")"
 r2=$(sql "SELECT status || ' ' || attempt || ' ' || error FROM jobs WHERE sweep_id = '$MASSLESS'")
 case "$r2" in "failed 1 "*) ;; *) fail "massless body: $r2" ;; esac
-ok "time limit reached: failed at attempt 1 ($r); massless body: failed at attempt 1 ($r2)"
+# a singular mass matrix: a free body whose inertia is a parameter, 0 in the job
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["parameters"]["I"]=1; m["bodies"].append({"name":"free","mass":1,"inertia":"$I","com":[3,0]}); print(json.dumps(m))' \
+  "$PENDULUM" > "$IT_TMP/free.json"
+FREE=$(post_model "$IT_TMP/free.json"); [ -n "$FREE" ] || fail "no model id (free body)"
+SING=$(post_sweep '{"model":"'$FREE'","design":{"kind":"list","rows":[{"I":0}]}}')
+wait_until 30 sweep_is "$SING" done || fail "singular sweep: $(sweep_state "$SING")"
+r3=$(sql "SELECT status || ' ' || attempt || ' ' || error FROM jobs WHERE sweep_id = '$SING'")
+case "$r3" in "failed 1 "*singular*) ;; *) fail "singular mass matrix: $r3" ;; esac
+ok "time limit reached: failed at attempt 1 ($r); massless body: failed at attempt 1 ($r2); singular mass matrix: failed at attempt 1 ($r3)"
 
 # ---- 6. heartbeats cannot keep a job past its time limit ---------------------------------------
 kill -TERM "$W2"; wait "$W2" 2>/dev/null
