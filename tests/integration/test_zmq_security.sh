@@ -25,6 +25,20 @@ env -u MBSWEEP_SERVER_KEY -u MBSWEEP_CURVE_KEY_FILE timeout 10 "$DEVBUILD/worker
     >"$IT_TMP/nokeys-worker.log" 2>&1; rc=$?
 [ "$rc" = 2 ] || fail "worker without keys: exit $rc"
 ok "without keys the gateway and the worker refuse to start (exit 2, --zmq-open-insecure named)"
+# `make keys` (what `make up` uses: scripts/up.sh runs the same --curve-keygen-dir on run/keys):
+# four files, the secret ones 0600, the worker's key allow-listed, kept on a second run
+KD=$IT_TMP/make-keys
+(cd "$ROOT" && KEYS=$KD make -s keys >/dev/null) || fail "make keys"
+for f in server.key server.pub worker.key workers.allow; do [ -s "$KD/$f" ] || fail "make keys: no $f"; done
+[ "$(stat -c %a "$KD/server.key") $(stat -c %a "$KD/worker.key")" = "600 600" ] || fail "key files readable by others: $(stat -c '%n %a' "$KD"/*.key)"
+grep -qF "$(sed -n 's/^public //p' "$KD/worker.key")" "$KD/workers.allow" || fail "worker.key not in workers.allow"
+[ "$(sed -n 's/^public //p' "$KD/server.key")" = "$(sed -n 's/^public //p' "$KD/server.pub")" ] || fail "server.pub is not server.key's public key"
+sum1=$(cat "$KD"/* | md5sum)
+(cd "$ROOT" && KEYS=$KD make -s keys >/dev/null) || fail "make keys again"
+[ "$(cat "$KD"/* | md5sum)" = "$sum1" ] || fail "make keys replaced existing keys"
+grep -q -- '--curve-keygen-dir "$KEYS"' "$ROOT/scripts/up.sh" && grep -q -- '--curve-secret-file "$KEYS/server.key"' "$ROOT/scripts/up.sh" \
+  || fail "scripts/up.sh does not make and use the keys"
+ok "make keys: server and worker key pairs (0600), server.pub, the worker allow-listed; kept on a second run"
 
 start_gateway --zmq-max-message 200000 --lease 4
 MID=$(post_model "$PENDULUM"); [ -n "$MID" ] || fail "no model id"
