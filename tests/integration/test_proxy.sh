@@ -82,4 +82,5 @@ n_over=$(sql "SELECT count(*) FROM jobs WHERE sweep_id = '$SID' AND attempt > 2"
 [ "$n_over" = 0 ] || fail "$n_over job(s) ran more than twice"
 after=$(sql "SELECT count(*) FROM results r JOIN jobs j ON j.id = r.job_id WHERE j.sweep_id = '$SID' AND r.worker_id IN ('p1','p2')")
 [ "$(get "/api/v1/sweeps/$SID/results.csv" | wc -l)" = $((N + 1)) ] || fail "results.csv through the proxy"
-ok "sweep finished through gateway B: $N jobs done, one result each ($n_rerun re-run after A's leases expired, none twice), $after by the proxy's workers; results.csv through the proxy"
+taken=$(grep -c 'sent before its READY: taken' "$IT_TMP/gateway-b.log")
+ok "sweep finished through gateway B: $N jobs done, one result each ($n_rerun re-run after A's leases expired, none twice; $taken answer(s) sent before a moved worker's READY taken by B), $after by the proxy's workers; results.csv through the proxy"

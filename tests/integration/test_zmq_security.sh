@@ -208,3 +208,23 @@ wait_until 30 sweep_is "$SID" done || fail "sweep after the poison: $(sweep_stat
 r=$(sql "SELECT count(*) || ' ' || count(DISTINCT r.job_id) FROM results r JOIN jobs j ON j.id = r.job_id WHERE j.sweep_id = '$SID'")
 [ "$r" = "8 8" ] || fail "results of the poisoned sweep: $r (count, distinct jobs), expected 8 8"
 ok "a result the database refuses ($PJ) is dropped alone: $((NA - 1)) others of its batch stored, the job re-run, 8 results for 8 jobs"
+
+# ---- 10. an answer sent before READY to a restarted gateway is kept until the READY ----------
+# the peer takes the only job, the gateway is SIGKILLed and started again, the
+# peer's RESULT (queued in its socket meanwhile) reaches the new gateway before
+# its READY: kept, then taken because the database says the peer holds that
+# attempt; before, it was dropped and the job waited for its lease (30 s here)
+kill -TERM "$GW_PID"; wait "$GW_PID" 2>/dev/null
+start_gateway --zmq-max-message 200000 --lease 30
+SID=$(post_sweep '{"model":"'$MID'","design":{"kind":"list","rows":[{"L":1.03}]}}')
+"$PEER" "$ZMQ" "${WKEY[@]}" --id late late 20 >"$IT_TMP/late.out" 2>&1 &
+LATE=$!; IT_PIDS+=("$LATE")
+wait_until 15 grep -q '^job ' "$IT_TMP/late.out" || fail "late peer got no job: $(cat "$IT_TMP/late.out")"
+kill -KILL "$GW_PID"; wait "$GW_PID" 2>/dev/null
+JOB=$(sed -n 's/^job \([0-9]*\) .*/\1/p' "$IT_TMP/late.out")
+start_gateway --zmq-max-message 200000 --lease 30
+late_done() { [ "$(sql "SELECT j.status || ' ' || j.attempt || ' ' || coalesce(r.worker_id, '') FROM jobs j LEFT JOIN results r ON r.job_id = j.id WHERE j.id = $JOB")" = "done 1 late" ]; }
+wait_until 15 late_done || fail "job $JOB after the restart: $(sql "SELECT status, attempt, lease_owner FROM jobs WHERE id = $JOB"), peer: $(cat "$IT_TMP/late.out")"
+grep -q "RESULT of job $JOB attempt 1 from late, sent before its READY: taken" "$IT_TMP/gateway.log" || fail "no log line for the held RESULT"
+kill "$LATE" 2>/dev/null
+ok "a RESULT that reached a restarted gateway before its worker's READY was kept and taken: job $JOB done at attempt 1 by 'late'"

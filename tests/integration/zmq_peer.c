@@ -16,6 +16,12 @@
  *                         empty RESULTs, the first with a metric the database
  *                         cannot store ("steps": "many"); prints "poisoned ID"
  *                         and "answered N"
+ *     late SECONDS        READY with 1 slot; takes the first JOB, prints "job ID
+ *                         ATTEMPT", waits 1 s (the test kills and restarts the
+ *                         gateway meanwhile), sends an empty RESULT for it on
+ *                         the same socket (queued until it reconnects), then
+ *                         listens until SECONDS are up, answering WHO with
+ *                         READY; prints "sent"
  *     junk                READY, then 5 malformed messages (one frame, wrong
  *                         magic, wrong version, JSON that does not parse, a
  *                         JSON array) and 8 well-formed but invalid ones (65
@@ -202,6 +208,26 @@ int main(int argc, char **argv)
         printf("answered %d\n", n);
         s_listen(sock, 1.0, NULL, NULL, NULL);
         rc = n ? 0 : 1;
+    } else if (!strcmp(action, "late") && a + 1 < argc) {
+        long long job = 0;
+        int attempt = 0;
+        double end = s_now() + atof(argv[a + 1]);
+        s_ready(sock, 1, NULL);
+        while (!job && s_now() < end) s_listen(sock, 0.2, &job, &attempt, NULL);
+        if (job) {
+            printf("job %lld %d\n", job, attempt);
+            fflush(stdout);
+            struct timespec one = { 1, 0 };
+            nanosleep(&one, NULL);
+            json_t *r = json_pack("{s:I,s:i,s:[],s:i,s:{},s:{}}", "job", (json_int_t)job, "attempt", attempt,
+                                  "channels", "nsample", 0, "responses", "metrics");
+            msg_send(sock, NULL, 0, MSG_RESULT, r, NULL, 0);
+            json_decref(r);
+            printf("sent\n");
+            fflush(stdout);
+            s_listen(sock, end - s_now(), NULL, NULL, NULL);
+        }
+        rc = job ? 0 : 1;
     } else if (!strcmp(action, "junk")) {
         s_ready(sock, 1, NULL);
         s_listen(sock, 0.5, NULL, NULL, NULL);
