@@ -203,7 +203,7 @@ wait_until 10 bash -c "[ \"\$(psql '$DB' -X -tAq -c \"SELECT count(*) FROM resul
   || fail "the good results of the batch: $(good) stored, expected $((NA - 1))"
 [ "$(sql "SELECT count(*) FROM results WHERE job_id = $PJ")" = 0 ] || fail "the refused result was stored"
 grep -q "dropping a message of job $PJ" "$IT_TMP/gateway.log" || fail "no log line for the dropped result of job $PJ"
-start_worker keeper2
+start_worker keeper2; KEEPER2=$WK_PID
 wait_until 30 sweep_is "$SID" done || fail "sweep after the poison: $(sweep_state "$SID")"
 r=$(sql "SELECT count(*) || ' ' || count(DISTINCT r.job_id) FROM results r JOIN jobs j ON j.id = r.job_id WHERE j.sweep_id = '$SID'")
 [ "$r" = "8 8" ] || fail "results of the poisoned sweep: $r (count, distinct jobs), expected 8 8"
@@ -214,6 +214,8 @@ ok "a result the database refuses ($PJ) is dropped alone: $((NA - 1)) others of 
 # peer's RESULT (queued in its socket meanwhile) reaches the new gateway before
 # its READY: kept, then taken because the database says the peer holds that
 # attempt; before, it was dropped and the job waited for its lease (30 s here)
+# (no other worker: the peer must get the job)
+kill -TERM "$KEEPER2"; wait "$KEEPER2" 2>/dev/null
 kill -TERM "$GW_PID"; wait "$GW_PID" 2>/dev/null
 start_gateway --zmq-max-message 200000 --lease 30
 SID=$(post_sweep '{"model":"'$MID'","design":{"kind":"list","rows":[{"L":1.03}]}}')
