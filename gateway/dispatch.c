@@ -38,6 +38,9 @@
 
 #define MAX_PENDING 20000
 #define NCACHE 16
+#define MAX_HELD 256                    /* answers of peers not yet introduced */
+#define MAX_HELD_BYTES (64u << 20)
+#define HOLD_SECONDS 10.0
 
 static pthread_t s_thread;
 static atomic_int s_running, s_kick, s_alive;
@@ -50,6 +53,10 @@ static ds_pending *s_pend;
 static int s_npend;
 static struct { char id[17]; char *text; long used; } s_cache[NCACHE];
 static long s_clock;
+/* RESULTs and FAILEDs that came before their sender's READY (see s_hold) */
+static struct { msg_t m; double at; } s_held[MAX_HELD];
+static int s_nheld;
+static size_t s_held_bytes;
 
 static double s_now(void)
 {
@@ -219,6 +226,64 @@ static ds_worker *s_ready(msg_t *m, ds_worker *w)
     return w;
 }
 
+/* Remove held answer i (its message already moved out or to be cleared). */
+static void s_held_remove(int i)
+{
+    s_held_bytes -= s_held[i].m.bloblen;
+    msg_clear(&s_held[i].m);
+    s_held[i] = s_held[--s_nheld];
+    memset(&s_held[s_nheld], 0, sizeof s_held[s_nheld]);
+}
+
+/* Keep a RESULT or FAILED of a peer that has not sent READY to this gateway
+ * (its connection moved here: a gateway restart, or the proxy sending it to
+ * another gateway; its DEALER delivers what it queued before the READY that
+ * our WHO asks for).  Taken in s_replay once the READY is accepted; dropped
+ * after HOLD_SECONDS, or at once beyond MAX_HELD messages or MAX_HELD_BYTES.
+ * Returns 1 if m was moved into the store (m is then empty). */
+static int s_hold(msg_t *m)
+{
+    double t = s_now();
+    for (int i = s_nheld - 1; i >= 0; i--)
+        if (t - s_held[i].at > HOLD_SECONDS) { s_drop(DROP_UNKNOWN, "a held answer", "no READY came"); s_held_remove(i); }
+    if (s_nheld >= MAX_HELD || s_held_bytes + m->bloblen > MAX_HELD_BYTES) return 0;
+    s_held[s_nheld].m = *m;
+    s_held[s_nheld].at = t;
+    s_held_bytes += m->bloblen;
+    s_nheld++;
+    memset(m, 0, sizeof *m);
+    return 1;
+}
+
+/* The held answers of worker w, just introduced by READY: each is taken when
+ * w holds that attempt here or, failing that, the database says it does
+ * (status running, lease_owner w, same attempt: the lease it got from the
+ * gateway it was connected to before); the write is fenced the same way. */
+static void s_replay(ds_worker *w)
+{
+    for (int i = s_nheld - 1; i >= 0; i--) {
+        msg_t *m = &s_held[i].m;
+        if (m->idlen != w->idlen || memcmp(m->identity, w->ident, w->idlen)) continue;
+        long long id = json_integer_value(json_object_get(m->body, "job"));
+        int att = (int)json_integer_value(json_object_get(m->body, "attempt")), ok = 0, k = s_job_index(w, id);
+        if (strcmp(m->user, w->key)) ok = 0;          /* not the key that sent READY */
+        else if (k >= 0) { if (w->jobs[k].attempt == att) { s_job_remove(w, k); ok = 1; } }
+        else {
+            int own = 0; double lim;
+            ok = ds_owned(&s_db, w->name, &id, &att, 1, gw_cfg.job_time_limit, &own, &lim) == 0 && own;
+        }
+        if (ok) {
+            if (m->cmd == MSG_RESULT) w->done_delta++;
+            log_info("dispatch: %s of job %lld attempt %d from %s, sent before its READY: taken",
+                     m->cmd == MSG_RESULT ? "RESULT" : "FAILED", id, att, w->name);
+            s_held_bytes -= m->bloblen;
+            s_queue_pending(m, w, m->cmd == MSG_FAILED);   /* moves m out */
+            gw_dispatch_kick();
+        } else s_drop(DROP_NOT_LEASED, w->name, "held RESULT or FAILED");
+        s_held_remove(i);
+    }
+}
+
 static void s_handle(msg_t *m)
 {
     ds_worker *w = s_find(m);
@@ -233,10 +298,14 @@ static void s_handle(msg_t *m)
         return;
     }
     if (!w && m->cmd != MSG_READY) {
-        /* not introduced (gateway restarted?): ask for READY */
+        /* not introduced (gateway restarted? connection moved here?): ask
+           for READY; an answer is kept until then */
+        unsigned char ident[256];
+        size_t idlen = m->idlen;
+        memcpy(ident, m->identity, idlen);
+        if (!((m->cmd == MSG_RESULT || m->cmd == MSG_FAILED) && s_hold(m))) s_drop(DROP_UNKNOWN, peer, "no READY yet");
         json_t *e = json_object();
-        s_drop(DROP_UNKNOWN, peer, "no READY yet");
-        msg_send(s_sock, m->identity, m->idlen, MSG_WHO, e, NULL, 0);
+        msg_send(s_sock, ident, idlen, MSG_WHO, e, NULL, 0);
         json_decref(e);
         return;
     }
@@ -247,6 +316,7 @@ static void s_handle(msg_t *m)
         /* a fresh announce: what it holds is exactly the list */
         for (int k = w->njobs - 1; k >= 0; k--) if (w->jobs[k].cancelling) s_job_remove(w, k);
         s_reconcile(w, json_object_get(m->body, "jobs"));
+        s_replay(w);
         gw_dispatch_kick();
         break;
     case MSG_HEARTBEAT: {
@@ -549,6 +619,7 @@ void gw_dispatch_stop(void)
     if (s_npend && s_db && ds_write(&s_db, s_pend, s_npend, gw_cfg.backoff_seconds) == 0) s_npend = 0;
     for (int i = 0; i < s_npend; i++) msg_clear(&s_pend[i].m);
     free(s_pend);
+    while (s_nheld) s_held_remove(s_nheld - 1);
     for (int i = 0; i < s_nw; i++) free(s_w[i]);
     for (int i = 0; i < NCACHE; i++) free(s_cache[i].text);
     s_nw = 0;

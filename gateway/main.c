@@ -226,6 +226,10 @@ int main(int argc, char **argv)
     if (!strcmp(reads, "auto")) gw_cfg.token_reads = !s_loopback(gw_cfg.bind_addr);
     else if (!strcmp(reads, "on") || !strcmp(reads, "off")) gw_cfg.token_reads = !strcmp(reads, "on");
     else { s_usage(); return 2; }
+    /* said before anything is bound, so that the choice shows even when the bind fails */
+    if (!migrate_only)
+        log_info("http: %s (--token-reads %s, bind %s)", gw_cfg.token_reads ? "reads need the token" : "reads open",
+                 reads, gw_cfg.bind_addr);
     if (!migrate_only && !gw_cfg.no_auth && (!gw_cfg.token || strlen(gw_cfg.token) < 8)) {
         log_error("no API token (8 characters or more): set MBSWEEP_TOKEN, --token, --token-file, "
                   "or disable with --no-auth for local use");

@@ -9,10 +9,12 @@ set -euo pipefail
 # LD_LIBRARY_PATH); bench/blas.sh measures them (bench/README.md, BLAS).  The
 # Dockerfiles install the same.  CurveZMQ (the worker port) needs no extra
 # package: Debian's libzmq5 is built with libsodium (zmq_has("curve") is 1).
+# haproxy: the proxy in front of several gateways (deploy/haproxy.cfg,
+# docker-compose.yml), run by tests/integration/test_proxy.sh.
 pkgs=(build-essential pkg-config clang libclang-rt-14-dev
       libjansson-dev liblapacke-dev liblapack-dev libblas-dev libopenblas0-serial libsuitesparse-dev
       libzmq3-dev libmicrohttpd-dev libpq-dev zlib1g-dev postgresql
-      docker-compose wrk curl ca-certificates python3)
+      docker-compose haproxy wrk curl ca-certificates python3)
 # Node.js and npm build the web front end (mk/web.mk: npm ci + Vite; nothing
 # of Node runs in the service).  Debian's packages, only where the commands
 # are missing: a Node.js from elsewhere (nodesource bundles npm) is kept.

@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # docker-compose.yml is valid (docker-compose config) and every image's
 # command is a program the Makefile builds; the Dockerfiles build those
-# targets.  (No Docker engine runs here: the images themselves are not built.)
+# targets.  The deployment it describes (issue 11): CurveZMQ on for every
+# gateway and worker (keys mounted, never --zmq-open-insecure); gateways that
+# scale (no published port of their own) behind the `proxy`, whose
+# configuration deploy/haproxy.cfg is valid and names the gateway service's
+# ports; workers connecting through the proxy.  (No Docker engine runs here:
+# the images themselves are not built; tests/integration/test_proxy.sh runs
+# the proxy file with two local gateways.)
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 command -v docker-compose >/dev/null || fail "docker-compose not installed (scripts/deps.sh installs it)"
@@ -21,3 +27,27 @@ done
 echo "$cfg" | grep -q 'postgres' || fail "no postgres service"
 echo "$cfg" | grep -q 'MBSWEEP_GATEWAY' || fail "workers not configured by environment"
 ok "docker-compose config valid; gateway and worker images run build/gateway and build/worker"
+echo "$cfg" | python3 -c '
+import sys, yaml
+c = yaml.safe_load(sys.stdin)["services"]
+gw, wk, px = c["gateway"], c["worker"], c["proxy"]
+for name, s in c.items():
+    env = s.get("environment") or {}
+    assert "MBSWEEP_ZMQ_OPEN_INSECURE" not in env and "--zmq-open-insecure" not in str(s.get("command", "")), name + " runs open"
+ge, we = gw["environment"], wk["environment"]
+assert ge["MBSWEEP_CURVE_SECRET_FILE"].startswith("/keys/") and ge["MBSWEEP_CURVE_ALLOW"].startswith("/keys/"), "gateway keys"
+assert we["MBSWEEP_SERVER_KEY"].startswith("/keys/") and we["MBSWEEP_CURVE_KEY_FILE"].startswith("/keys/"), "worker keys"
+for s in (gw, wk):
+    assert any(v.startswith("keys:/keys") for v in s["volumes"]), "keys volume not mounted"
+assert not gw.get("ports"), "the gateway publishes ports: it cannot be scaled"
+assert ge["MBSWEEP_ZMQ_BIND"].endswith(":5555") and ge["PORT"] == "8080", "gateway ports"
+assert we["MBSWEEP_GATEWAY"] == "tcp://proxy:5555", "workers do not go through the proxy"
+assert any(v.endswith("deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro") for v in px["volumes"]), "proxy config"
+pub = [str(p) for p in px["ports"]]
+assert any("127.0.0.1:8080:8080" in p for p in pub) and any("5555" in p for p in pub), pub
+' || fail "the deployment in docker-compose.yml"
+command -v haproxy >/dev/null || fail "haproxy not installed (scripts/deps.sh installs it)"
+haproxy -c -q -f deploy/haproxy.cfg || fail "deploy/haproxy.cfg is not valid"
+grep -q '^ *server-template gw [0-9]* gateway:8080 ' deploy/haproxy.cfg && grep -q '^ *server-template gwz [0-9]* gateway:5555 ' deploy/haproxy.cfg \
+  || fail "deploy/haproxy.cfg does not name the gateway service's ports"
+ok "compose: CurveZMQ keys on every gateway and worker, none open; gateways scale behind the proxy (deploy/haproxy.cfg valid), workers through it"

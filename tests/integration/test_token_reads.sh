@@ -2,7 +2,7 @@
 # Reads with the API token (issue 11): with --token-reads on, every API read
 # needs the token (models and results can be confidential), /healthz and
 # /metrics excepted; the default on loopback keeps reads open ("auto": on
-# when HTTP listens beyond loopback).
+# when HTTP listens beyond loopback, checked on an address the bind refuses).
 source "$(dirname "$0")/lib.sh"
 it_init tokreads
 start_gateway --token-reads on
@@ -21,3 +21,14 @@ start_gateway
 [ "$(code "$BASE/api/v1/sweeps")" = 200 ] || fail "default on loopback: reads should be open"
 grep -q 'reads open' "$IT_TMP/gateway.log" || fail "start-up line does not say reads are open"
 ok "default (auto) on 127.0.0.1: reads open"
+# auto beyond loopback: the choice is logged before the bind, so a gateway
+# told to listen on an address of TEST-NET-1 (RFC 5737, on no interface here:
+# the bind fails and nothing listens beyond loopback) shows it
+"$DEVBUILD/gateway" --db "$DB" --bind 192.0.2.1 --port "$(free_port)" --token "$TOKEN" --no-dispatch \
+    >"$IT_TMP/beyond.log" 2>&1 &
+pid=$!; IT_PIDS+=("$pid")
+wait_until 20 grep -q 'http: reads' "$IT_TMP/beyond.log" || fail "no token-reads line: $(tail -3 "$IT_TMP/beyond.log")"
+grep -q 'http: reads need the token (--token-reads auto, bind 192.0.2.1)' "$IT_TMP/beyond.log" \
+  || fail "auto with a bind beyond loopback: $(grep 'http: reads' "$IT_TMP/beyond.log")"
+wait_until 20 bash -c "! kill -0 $pid" || fail "gateway bound to 192.0.2.1 kept running"
+ok "default (auto) with --bind 192.0.2.1 (beyond loopback): reads need the token"

@@ -25,6 +25,20 @@ env -u MBSWEEP_SERVER_KEY -u MBSWEEP_CURVE_KEY_FILE timeout 10 "$DEVBUILD/worker
     >"$IT_TMP/nokeys-worker.log" 2>&1; rc=$?
 [ "$rc" = 2 ] || fail "worker without keys: exit $rc"
 ok "without keys the gateway and the worker refuse to start (exit 2, --zmq-open-insecure named)"
+# `make keys` (what `make up` uses: scripts/up.sh runs the same --curve-keygen-dir on run/keys):
+# four files, the secret ones 0600, the worker's key allow-listed, kept on a second run
+KD=$IT_TMP/make-keys
+(cd "$ROOT" && KEYS=$KD make -s keys >/dev/null) || fail "make keys"
+for f in server.key server.pub worker.key workers.allow; do [ -s "$KD/$f" ] || fail "make keys: no $f"; done
+[ "$(stat -c %a "$KD/server.key") $(stat -c %a "$KD/worker.key")" = "600 600" ] || fail "key files readable by others: $(stat -c '%n %a' "$KD"/*.key)"
+grep -qF "$(sed -n 's/^public //p' "$KD/worker.key")" "$KD/workers.allow" || fail "worker.key not in workers.allow"
+[ "$(sed -n 's/^public //p' "$KD/server.key")" = "$(sed -n 's/^public //p' "$KD/server.pub")" ] || fail "server.pub is not server.key's public key"
+sum1=$(cat "$KD"/* | md5sum)
+(cd "$ROOT" && KEYS=$KD make -s keys >/dev/null) || fail "make keys again"
+[ "$(cat "$KD"/* | md5sum)" = "$sum1" ] || fail "make keys replaced existing keys"
+grep -q -- '--curve-keygen-dir "$KEYS"' "$ROOT/scripts/up.sh" && grep -q -- '--curve-secret-file "$KEYS/server.key"' "$ROOT/scripts/up.sh" \
+  || fail "scripts/up.sh does not make and use the keys"
+ok "make keys: server and worker key pairs (0600), server.pub, the worker allow-listed; kept on a second run"
 
 start_gateway --zmq-max-message 200000 --lease 4
 MID=$(post_model "$PENDULUM"); [ -n "$MID" ] || fail "no model id"
@@ -95,6 +109,18 @@ get /metrics | grep -q '^mbsweep_zmq_dropped_total{reason="oversized"} [1-9]' ||
 kill -0 "$GW_PID" && get /healthz | grep -q '"status":"ok"' || fail "gateway after a 20 MB message"
 ok "300 kB frame (limit 200 kB) dropped and counted; 20 MB cut off by libzmq; gateway fine"
 
+# ---- 3b. malformed and invalid messages: each dropped and counted, nothing else -------------
+m0=$(zmq_count "['dropped']['malformed']"); i0=$(zmq_count "['dropped']['invalid']")
+"$PEER" "$ZMQ" "${WKEY[@]}" --id junk junk >"$IT_TMP/junk.out" || fail "junk peer"
+want_m=$(sed -n 's/^malformed //p' "$IT_TMP/junk.out"); want_i=$(sed -n 's/^invalid //p' "$IT_TMP/junk.out")
+junk_counted() {
+  [ "$(zmq_count "['dropped']['malformed']")" = $((m0 + want_m)) ] && [ "$(zmq_count "['dropped']['invalid']")" = $((i0 + want_i)) ]
+}
+wait_until 5 junk_counted || fail "junk: malformed $m0 -> $(zmq_count "['dropped']['malformed']") (want +$want_m), invalid $i0 -> $(zmq_count "['dropped']['invalid']") (want +$want_i)"
+kill -0 "$GW_PID" && get /healthz | grep -q '"status":"ok"' || fail "gateway after the junk messages"
+[ "$(sql "SELECT count(*) FROM jobs WHERE status = 'running' AND lease_owner = 'junk'")" = 0 ] || fail "the junk peer holds jobs"
+ok "$want_m malformed and $want_i invalid messages (65 jobs in hand, 0 slots, payload not nsample x channels, ...) each dropped and counted; gateway fine"
+
 # ---- 4. a job that cannot be sent fails with its reason --------------------------------------
 kill -TERM "$REAL"; wait "$REAL" 2>/dev/null
 wait_until 10 bash -c "[ \"\$(curl -s $BASE/healthz | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"workers\"])')\" = 0 ]" || fail "worker still counted"
@@ -119,7 +145,15 @@ case "$r" in "failed 1 time limit of"*) ;; *) fail "time limit: $r" ;; esac
 wait_until 30 sweep_is "$MASSLESS" done || fail "massless sweep: $(sweep_state "$MASSLESS")"
 r2=$(sql "SELECT status || ' ' || attempt || ' ' || error FROM jobs WHERE sweep_id = '$MASSLESS'")
 case "$r2" in "failed 1 "*) ;; *) fail "massless body: $r2" ;; esac
-ok "time limit reached: failed at attempt 1 ($r); massless body: failed at attempt 1 ($r2)"
+# a singular mass matrix: a free body whose inertia is a parameter, 0 in the job
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["parameters"]["I"]=1; m["bodies"].append({"name":"free","mass":1,"inertia":"$I","com":[3,0]}); print(json.dumps(m))' \
+  "$PENDULUM" > "$IT_TMP/free.json"
+FREE=$(post_model "$IT_TMP/free.json"); [ -n "$FREE" ] || fail "no model id (free body)"
+SING=$(post_sweep '{"model":"'$FREE'","design":{"kind":"list","rows":[{"I":0}]}}')
+wait_until 30 sweep_is "$SING" done || fail "singular sweep: $(sweep_state "$SING")"
+r3=$(sql "SELECT status || ' ' || attempt || ' ' || error FROM jobs WHERE sweep_id = '$SING'")
+case "$r3" in "failed 1 "*singular*) ;; *) fail "singular mass matrix: $r3" ;; esac
+ok "time limit reached: failed at attempt 1 ($r); massless body: failed at attempt 1 ($r2); singular mass matrix: failed at attempt 1 ($r3)"
 
 # ---- 6. heartbeats cannot keep a job past its time limit ---------------------------------------
 kill -TERM "$W2"; wait "$W2" 2>/dev/null
@@ -169,8 +203,30 @@ wait_until 10 bash -c "[ \"\$(psql '$DB' -X -tAq -c \"SELECT count(*) FROM resul
   || fail "the good results of the batch: $(good) stored, expected $((NA - 1))"
 [ "$(sql "SELECT count(*) FROM results WHERE job_id = $PJ")" = 0 ] || fail "the refused result was stored"
 grep -q "dropping a message of job $PJ" "$IT_TMP/gateway.log" || fail "no log line for the dropped result of job $PJ"
-start_worker keeper2
+start_worker keeper2; KEEPER2=$WK_PID
 wait_until 30 sweep_is "$SID" done || fail "sweep after the poison: $(sweep_state "$SID")"
 r=$(sql "SELECT count(*) || ' ' || count(DISTINCT r.job_id) FROM results r JOIN jobs j ON j.id = r.job_id WHERE j.sweep_id = '$SID'")
 [ "$r" = "8 8" ] || fail "results of the poisoned sweep: $r (count, distinct jobs), expected 8 8"
 ok "a result the database refuses ($PJ) is dropped alone: $((NA - 1)) others of its batch stored, the job re-run, 8 results for 8 jobs"
+
+# ---- 10. an answer sent before READY to a restarted gateway is kept until the READY ----------
+# the peer takes the only job, the gateway is SIGKILLed and started again, the
+# peer's RESULT (queued in its socket meanwhile) reaches the new gateway before
+# its READY: kept, then taken because the database says the peer holds that
+# attempt; before, it was dropped and the job waited for its lease (30 s here)
+# (no other worker: the peer must get the job)
+kill -TERM "$KEEPER2"; wait "$KEEPER2" 2>/dev/null
+kill -TERM "$GW_PID"; wait "$GW_PID" 2>/dev/null
+start_gateway --zmq-max-message 200000 --lease 30
+SID=$(post_sweep '{"model":"'$MID'","design":{"kind":"list","rows":[{"L":1.03}]}}')
+"$PEER" "$ZMQ" "${WKEY[@]}" --id late late 20 >"$IT_TMP/late.out" 2>&1 &
+LATE=$!; IT_PIDS+=("$LATE")
+wait_until 15 grep -q '^job ' "$IT_TMP/late.out" || fail "late peer got no job: $(cat "$IT_TMP/late.out")"
+kill -KILL "$GW_PID"; wait "$GW_PID" 2>/dev/null
+JOB=$(sed -n 's/^job \([0-9]*\) .*/\1/p' "$IT_TMP/late.out")
+start_gateway --zmq-max-message 200000 --lease 30
+late_done() { [ "$(sql "SELECT j.status || ' ' || j.attempt || ' ' || coalesce(r.worker_id, '') FROM jobs j LEFT JOIN results r ON r.job_id = j.id WHERE j.id = $JOB")" = "done 1 late" ]; }
+wait_until 15 late_done || fail "job $JOB after the restart: $(sql "SELECT status, attempt, lease_owner FROM jobs WHERE id = $JOB"), peer: $(cat "$IT_TMP/late.out")"
+grep -q "RESULT of job $JOB attempt 1 from late, sent before its READY: taken" "$IT_TMP/gateway.log" || fail "no log line for the held RESULT"
+kill "$LATE" 2>/dev/null
+ok "a RESULT that reached a restarted gateway before its worker's READY was kept and taken: job $JOB done at attempt 1 by 'late'"

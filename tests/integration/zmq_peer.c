@@ -16,6 +16,21 @@
  *                         empty RESULTs, the first with a metric the database
  *                         cannot store ("steps": "many"); prints "poisoned ID"
  *                         and "answered N"
+ *     late SECONDS        READY with 1 slot; takes the first JOB, prints "job ID
+ *                         ATTEMPT", waits 1 s (the test kills and restarts the
+ *                         gateway meanwhile), sends an empty RESULT for it on
+ *                         the same socket (queued until it reconnects), then
+ *                         listens until SECONDS are up, answering WHO with
+ *                         READY; prints "sent"
+ *     junk                READY, then 5 malformed messages (one frame, wrong
+ *                         magic, wrong version, JSON that does not parse, a
+ *                         JSON array) and 8 well-formed but invalid ones (65
+ *                         jobs in hand, 0 slots, a RESULT whose payload does
+ *                         not match nsample x channels, one with the largest
+ *                         nsample, a FAILED whose attempt is a string, a READY
+ *                         listing job -1, an unknown command, poses of 0
+ *                         frames), then a valid HEARTBEAT; prints "malformed 5"
+ *                         and "invalid 8"
  * Without --server-key it connects without CurveZMQ.  Every wait is bounded.
  */
 #include "svc/msg.h"
@@ -43,6 +58,15 @@ static int s_key(const char *file, const char *which, char *out)
         if (!strncmp(line, which, strlen(which))) sscanf(line + strlen(which), "%40s", out);
     if (f) fclose(f);
     return strlen(out) == 40 ? 0 : -1;
+}
+
+/* A message of raw frames: header bytes (magic, version, command) and a body text. */
+static void s_raw(void *sock, const char *magic, int version, int cmd, const char *body)
+{
+    unsigned char hdr[5] = { (unsigned char)magic[0], (unsigned char)magic[1], (unsigned char)magic[2],
+                             (unsigned char)version, (unsigned char)cmd };
+    zmq_send(sock, hdr, 5, ZMQ_SNDMORE);
+    zmq_send(sock, body, strlen(body), 0);
 }
 
 static void s_ready(void *sock, int slots, json_t *jobs)
@@ -184,6 +208,55 @@ int main(int argc, char **argv)
         printf("answered %d\n", n);
         s_listen(sock, 1.0, NULL, NULL, NULL);
         rc = n ? 0 : 1;
+    } else if (!strcmp(action, "late") && a + 1 < argc) {
+        long long job = 0;
+        int attempt = 0;
+        double end = s_now() + atof(argv[a + 1]);
+        s_ready(sock, 1, NULL);
+        while (!job && s_now() < end) s_listen(sock, 0.2, &job, &attempt, NULL);
+        if (job) {
+            printf("job %lld %d\n", job, attempt);
+            fflush(stdout);
+            struct timespec one = { 1, 0 };
+            nanosleep(&one, NULL);
+            json_t *r = json_pack("{s:I,s:i,s:[],s:i,s:{},s:{}}", "job", (json_int_t)job, "attempt", attempt,
+                                  "channels", "nsample", 0, "responses", "metrics");
+            msg_send(sock, NULL, 0, MSG_RESULT, r, NULL, 0);
+            json_decref(r);
+            printf("sent\n");
+            fflush(stdout);
+            s_listen(sock, end - s_now(), NULL, NULL, NULL);
+        }
+        rc = job ? 0 : 1;
+    } else if (!strcmp(action, "junk")) {
+        s_ready(sock, 1, NULL);
+        s_listen(sock, 0.5, NULL, NULL, NULL);
+        /* malformed: the frames themselves */
+        zmq_send(sock, "hello", 5, 0);
+        s_raw(sock, "MBX", MSG_VERSION, MSG_HEARTBEAT, "{}");
+        s_raw(sock, "MBS", MSG_VERSION + 1, MSG_HEARTBEAT, "{}");
+        s_raw(sock, "MBS", MSG_VERSION, MSG_HEARTBEAT, "{\"jobs\": [");
+        s_raw(sock, "MBS", MSG_VERSION, MSG_HEARTBEAT, "[1, 2]");
+        /* invalid: well-formed, values out of their bounds */
+        char many[2048] = "{\"jobs\": [";
+        for (int k = 1; k <= 65; k++)
+            snprintf(many + strlen(many), sizeof many - strlen(many), "%s[%d, 1]", k > 1 ? "," : "", k);
+        strcat(many, "]}");
+        s_raw(sock, "MBS", MSG_VERSION, MSG_HEARTBEAT, many);
+        s_raw(sock, "MBS", MSG_VERSION, MSG_HEARTBEAT, "{\"slots\": 0}");
+        s_raw(sock, "MBS", MSG_VERSION, MSG_RESULT, "{\"job\": 1, \"attempt\": 1, \"channels\": [\"a\"], "
+              "\"nsample\": 3, \"responses\": {}, \"metrics\": {}}");
+        s_raw(sock, "MBS", MSG_VERSION, MSG_RESULT, "{\"job\": 1, \"attempt\": 1, \"channels\": [\"a\", \"b\"], "
+              "\"nsample\": 1099511627776, \"responses\": {}, \"metrics\": {}}");
+        s_raw(sock, "MBS", MSG_VERSION, MSG_FAILED, "{\"job\": 1, \"attempt\": \"1\", \"error\": \"x\"}");
+        s_raw(sock, "MBS", MSG_VERSION, MSG_READY, "{\"slots\": 1, \"jobs\": [[-1, 1]]}");
+        s_raw(sock, "MBS", MSG_VERSION, 99, "{}");
+        s_raw(sock, "MBS", MSG_VERSION, MSG_RESULT, "{\"job\": 1, \"attempt\": 1, \"channels\": [], \"nsample\": 0, "
+              "\"responses\": {}, \"metrics\": {}, \"poses\": {\"bodies\": [], \"npose\": 3, \"nframe\": 0}}");
+        /* and a valid one: the connection still serves */
+        s_raw(sock, "MBS", MSG_VERSION, MSG_HEARTBEAT, "{\"jobs\": []}");
+        s_listen(sock, 1.0, NULL, NULL, NULL);
+        printf("malformed 5\ninvalid 8\n");
     } else {
         fprintf(stderr, "zmq_peer: unknown action %s\n", action);
         rc = 2;
