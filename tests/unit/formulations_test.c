@@ -239,7 +239,7 @@ static double s_diffs(const t_run *a, const t_run *b, const double *scale, doubl
 static void s_check_runs(const s_case *c, const char *path, s_row *row)
 {
     int named;
-    mbs_integrator integ;
+    mbs_integrator integ = MBS_INT_BDF;
     if (!CHECK(s_written(path, &named, &integ) == 0)) return;
     /* naming bdf (or another integrator), it is refused as written, with that reason */
     if (named && integ != MBS_INT_DOPRI5) {
@@ -343,7 +343,7 @@ static void s_check_refs(const s_case *c, const char *path, s_row *row)
     json_t *refs = json_load_file(refpath, 0, &je);
     if (!refs) { snprintf(row->refs, sizeof row->refs, "-"); return; }
     int named;
-    mbs_integrator integ;
+    mbs_integrator integ = MBS_INT_BDF;
     CHECK(s_written(path, &named, &integ) == 0);
     double tend = t_ref_tend(refs, c->ref_cap > 0 ? c->ref_cap : 100.0);
     char tset[64], tb[2][96];
