@@ -4,8 +4,8 @@
  * and comparison"):
  *
  *  - an example the relative formulation does not run is refused at parse
- *    time, every message naming the formulation and its reason (checked
- *    against the expected reason of the table below, listed);
+ *    time with messages naming the formulation and its reasons (one of them
+ *    the expected reason of the table below; all listed);
  *  - every other example runs in both, natural as written (its own
  *    integrator: bdf when it names none) and relative with dopri5, and
  *    every output channel agrees over every sample within
@@ -36,7 +36,8 @@
 /* What an example does in the relative formulation, and the settings of its
  * comparison run.  refused: a piece of the expected refusal (NULL: runs).
  * t_end: of the comparison (NULL: as written); ntol, rtol: natural and
- * relative tolerances; ref_tend: cap on the reference checks' end time. */
+ * relative tolerances; ref_cap: cap on the reference checks' end time
+ * (0: 100 s). */
 typedef struct {
     const char *name;
     const char *refused;
