@@ -26,6 +26,8 @@ if [ "${1:-}" != "--target" ]; then python3 bench/actuator_cost.py; fi
 if [ "${1:-}" != "--target" ]; then
   if dpkg -s libmujoco-dev >/dev/null 2>&1; then make -s build/bench/mujoco_chain && python3 bench/relative_chain.py $([ "${1:-}" = "--quick" ] && echo 10); else echo "chains beside MuJoCo skipped: libmujoco-dev not installed (bash scripts/deps.sh --bench)"; fi
 fi
+# every example in both formulations side by side (issue 12; bench/README.md)
+if [ "${1:-}" != "--target" ]; then python3 bench/formulations.py $([ "${1:-}" = "--quick" ] && echo --quick); fi
 # the 100-ball box beside MuJoCo 2.2 in one run (issue 14)
 if [ "${1:-}" != "--target" ]; then bash bench/contact_mujoco.sh; fi
 if [ "${1:-}" != "--target" ]; then bash bench/contact_examples.sh $([ "${1:-}" = "--quick" ] && echo --quick); fi
