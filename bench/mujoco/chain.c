@@ -40,6 +40,15 @@
 #define AXIAL 1.25e-6
 #define TURN 0.25
 
+static long nwarn;
+
+/* MuJoCo's warnings counted and printed on stderr, not written to
+ * MUJOCO_LOG.TXT in the working directory. */
+static void quiet_warning(const char *msg)
+{
+    if (nwarn++ < 3) fprintf(stderr, "mujoco_chain: MuJoCo warning: %s\n", msg);
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -116,6 +125,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "mujoco_chain: N in 1..100000, STEP > 0, T_END > 0, REPEAT in 1..100\n");
         return 2;
     }
+    mju_user_warning = quiet_warning;
     char *xml = chain_xml(N, h);
     mjModel *m = compile(xml);
     free(xml);
