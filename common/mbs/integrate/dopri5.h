@@ -9,6 +9,15 @@
 
 #include "mbs/model/data.h"
 
+/* The Dormand-Prince 5(4) tableau: nodes c, stage coefficients a (row s:
+ * the weights of slopes 0..s-1; row 6 the 5th-order solution, FSAL), and e
+ * = 5th- minus 4th-order weights (the embedded error estimate).  Shared by
+ * the natural coordinates' stages below and the relative formulation's own
+ * DOPRI5 (integrator_rel.c). */
+extern const double mbs_dp5_c[7];
+extern const double mbs_dp5_a[7][6];
+extern const double mbs_dp5_e[7];
+
 /* Accelerations a at (t, x, v); non-zero aborts the step. */
 typedef int (*mbs_accel_fn)(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v,
                             double *a, void *ctx);

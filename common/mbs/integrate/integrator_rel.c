@@ -4,23 +4,12 @@
  * here because dopri5.c's run on the natural coordinates' arrays of d.
  */
 #include "mbs/integrate/integrator_rel.h"
+#include "mbs/integrate/dopri5.h"
 #include "mbs/model/accuracy.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const double C[7] = {0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1, 1};
-static const double A[7][6] = {
-    {0},
-    {1.0 / 5},
-    {3.0 / 40, 9.0 / 40},
-    {44.0 / 45, -56.0 / 15, 32.0 / 9},
-    {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
-    {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
-    {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
-/* 5th minus 4th order weights */
-static const double E[7] = {71.0 / 57600, 0, -71.0 / 16695, 71.0 / 1920, -17253.0 / 339200, 22.0 / 525, -1.0 / 40};
 
 /* A step in whose last REL_ONSET_PAST a compliant contact starts or ends is
  * accepted; one with an earlier switch is taken again (integrator_rk.c's
@@ -102,10 +91,10 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
         for (int st = 1; st < 7 && !bad; st++) {
             for (int i = 0; i < n2; i++) {
                 double acc = 0;
-                for (int j = 0; j < st; j++) acc += A[st][j] * k[j][i];
+                for (int j = 0; j < st; j++) acc += mbs_dp5_a[st][j] * k[j][i];
                 s->ys[i] = s->y0[i] + h * acc;
             }
-            bad = s_slope(s, s->t + C[st] * h, s->ys, k[st]) != 0;
+            bad = s_slope(s, s->t + mbs_dp5_c[st] * h, s->ys, k[st]) != 0;
         }
         if (bad) {
             d->met.rejected_steps++;
@@ -122,7 +111,7 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
         double e2 = 0;
         for (int i = 0; i < n2; i++) {
             double e = 0;
-            for (int st = 0; st < 7; st++) e += E[st] * k[st][i];
+            for (int st = 0; st < 7; st++) e += mbs_dp5_e[st] * k[st][i];
             e *= h;
             double wgt = i < nq ? s->wq[i] : s->wu[i - nq] + rtol * fmax(fabs(s->y0[i]), fabs(s->ys[i]));
             e2 += (e / wgt) * (e / wgt);
