@@ -40,6 +40,44 @@ static const char *const s_force_all[] = {"type", "name", "bodies", "points", "s
                                           "current_limit", "initial_current", NULL};
 #define S_FTYPES_LIST "spring_damper, rotational_spring_damper, force, torque, dc_motor, joint_actuator, joint_damping or gravity"
 
+/* What a dc_motor and a joint_actuator (named `what` in messages) share:
+ * the revolute or prismatic joint they drive (f->joint, its two bodies in
+ * f->body) and their input at obj[key], a function of time into f->value[0]
+ * or {"controller": name} into f->ctrl (index + 1), `what_input` saying
+ * what it is when it is missing; the unused components of f->value are 0
+ * (both bodies the ground while the joint is unknown).
+ * Returns the joint's index, or -1. */
+static int s_joint_drive(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec *f, const char *what,
+                         const char *key, const char *what_input)
+{
+    char kp[MECH_PTR_MAX];
+    f->body[0] = f->body[1] = MBS_GROUND;
+    int j = f->joint = mech_joint_ref(c, obj, ptr, "joint");
+    int jt = j >= 0 ? mech_joint_type(c, j) : MBS_JOINT_NTYPES;
+    if (j >= 0 && jt != MBS_JOINT_REVOLUTE && jt != MBS_JOINT_PRISMATIC && jt != MBS_JOINT_NTYPES) {
+        mech_ptr_key(kp, ptr, "joint");
+        mech_err(c, kp, "a %s drives a revolute or prismatic joint; '%s' is %s", what, c->spec->joints[j].name,
+                 mbs_joint_type_name(jt));
+    }
+    if (j >= 0) {
+        f->body[0] = c->spec->joints[j].body[0];
+        f->body[1] = c->spec->joints[j].body[1];
+    }
+    json_t *v = json_object_get(obj, key);
+    mech_ptr_key(kp, ptr, key);
+    if (!v) {
+        mech_err(c, ptr, "missing required key '%s' (%s)", key, what_input);
+    } else if (json_is_object(v) && json_object_get(v, "controller")) {
+        int k = mech_ctrl_ref(c, v, kp);
+        if (k >= 0) f->ctrl = k + 1;
+    } else {
+        mech_fn(c, v, kp, &f->value[0]);
+    }
+    for (int k = 0; k < 3; k++)
+        if (!f->value[k].c && !f->value[k].expr) mech_fn_constant(c, &f->value[k], 0, ptr);
+    return j;
+}
+
 /* A dc_motor entry (issue 13, dcmotor.h): on a revolute joint through a
  * gear (gear_ratio: motor speed / joint speed), on a prismatic joint
  * through a lead (m of travel per motor radian); supply voltage a function
@@ -53,31 +91,9 @@ static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec
     char kp[MECH_PTR_MAX];
     mbs_dcmotor *mo = &f->motor;
     f->type = MBS_FORCE_DC_MOTOR;
-    f->body[0] = f->body[1] = MBS_GROUND;
-    int j = f->joint = mech_joint_ref(c, obj, ptr, "joint");
+    int j = s_joint_drive(c, obj, ptr, f, "dc_motor", "voltage",
+                          "the supply voltage in V: a number, expression or function of time, or {\"controller\": name}");
     int jt = j >= 0 ? mech_joint_type(c, j) : MBS_JOINT_NTYPES;
-    if (j >= 0 && jt != MBS_JOINT_REVOLUTE && jt != MBS_JOINT_PRISMATIC && jt != MBS_JOINT_NTYPES) {
-        mech_ptr_key(kp, ptr, "joint");
-        mech_err(c, kp, "a dc_motor drives a revolute or prismatic joint; '%s' is %s", c->spec->joints[j].name,
-                 mbs_joint_type_name(jt));
-    }
-    if (j >= 0) {
-        f->body[0] = c->spec->joints[j].body[0];
-        f->body[1] = c->spec->joints[j].body[1];
-    }
-    json_t *v = json_object_get(obj, "voltage");
-    mech_ptr_key(kp, ptr, "voltage");
-    if (!v) {
-        mech_err(c, ptr, "missing required key 'voltage' (the supply voltage in V: a number, expression or "
-                 "function of time, or {\"controller\": name})");
-    } else if (json_is_object(v) && json_object_get(v, "controller")) {
-        int k = mech_ctrl_ref(c, v, kp);
-        if (k >= 0) f->ctrl = k + 1;
-    } else {
-        mech_fn(c, v, kp, &f->value[0]);
-    }
-    for (int k = 0; k < 3; k++)
-        if (!f->value[k].c && !f->value[k].expr) mech_fn_constant(c, &f->value[k], 0, ptr);
     mech_num_key(c, obj, ptr, "resistance", MECH_REQ | MECH_POS, 0, &mo->R);
     mech_num_key(c, obj, ptr, "torque_constant", MECH_REQ | MECH_POS, 0, &mo->kt);
     mech_num_key(c, obj, ptr, "back_emf_constant", MECH_REQ | MECH_POS, 0, &mo->ke);
@@ -139,33 +155,10 @@ static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec
  * {"controller": name}. */
 static void s_joint_actuator(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec *f)
 {
-    char kp[MECH_PTR_MAX];
     f->type = MBS_FORCE_JOINT_ACTUATOR;
-    f->body[0] = f->body[1] = MBS_GROUND;
-    int j = f->joint = mech_joint_ref(c, obj, ptr, "joint");
-    int jt = j >= 0 ? mech_joint_type(c, j) : MBS_JOINT_NTYPES;
-    if (j >= 0 && jt != MBS_JOINT_REVOLUTE && jt != MBS_JOINT_PRISMATIC && jt != MBS_JOINT_NTYPES) {
-        mech_ptr_key(kp, ptr, "joint");
-        mech_err(c, kp, "a joint_actuator drives a revolute or prismatic joint; '%s' is %s", c->spec->joints[j].name,
-                 mbs_joint_type_name(jt));
-    }
-    if (j >= 0) {
-        f->body[0] = c->spec->joints[j].body[0];
-        f->body[1] = c->spec->joints[j].body[1];
-    }
-    json_t *v = json_object_get(obj, "value");
-    mech_ptr_key(kp, ptr, "value");
-    if (!v) {
-        mech_err(c, ptr, "missing required key 'value' (the joint torque in N m or force in N: a number, expression "
-                 "or function of time, or {\"controller\": name})");
-    } else if (json_is_object(v) && json_object_get(v, "controller")) {
-        int k = mech_ctrl_ref(c, v, kp);
-        if (k >= 0) f->ctrl = k + 1;
-    } else {
-        mech_fn(c, v, kp, &f->value[0]);
-    }
-    for (int k = 0; k < 3; k++)
-        if (!f->value[k].c && !f->value[k].expr) mech_fn_constant(c, &f->value[k], 0, ptr);
+    s_joint_drive(c, obj, ptr, f, "joint_actuator", "value",
+                  "the joint torque in N m or force in N: a number, expression or function of time, or "
+                  "{\"controller\": name}");
 }
 
 /* The type index of a force entry, or -1. */
