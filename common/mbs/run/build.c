@@ -158,6 +158,18 @@ static int s_measure_bodies(const mbs_model *m, const mbs_channel_spec *ch, int 
     return 2;
 }
 
+/* The variables of bodies b[0], b[1] (ground or unused: MBS_GROUND) into
+ * all; 1 when one no longer fits (2 MBS_NB_MAX variables), else 0. */
+static int s_add_bodies(const mbs_model *m, mbs_fel *all, const int b[2])
+{
+    int big = 0;
+    for (int i = 0; i < 2; i++) {
+        if (b[i] >= 0 && all->nvar + m->nb > 2 * MBS_NB_MAX) big = 1;
+        else mbs_fel_add_body(m, all, b[i]);
+    }
+    return big;
+}
+
 /* Models with controllers: each force element that depends on the element
  * states or a continuous controller's output (a motor with a current state
  * or a controlled voltage) gets as further columns of its finite-
@@ -176,19 +188,10 @@ static int s_coupled_vars(mbs_model *m)
         if (m->ctrl_nz[c] == 0 && s->controllers[c].ts > 0) continue;
         int b[2];
         s_measure_bodies(m, &s->controllers[c].measure, b);
-        for (int i = 0; i < 2; i++) {
-            if (b[i] >= 0 && all.nvar + m->nb > 2 * MBS_NB_MAX) big = 1;
-            else mbs_fel_add_body(m, &all, b[i]);
-        }
+        big |= s_add_bodies(m, &all, b);
     }
-    for (int k = 0; k < m->nz; k++) {
-        if (m->z_force[k] < 0) continue;
-        const mbs_joint_spec *J = &s->joints[s->forces[m->z_force[k]].joint];
-        for (int i = 0; i < 2; i++) {
-            if (J->body[i] >= 0 && all.nvar + m->nb > 2 * MBS_NB_MAX) big = 1;
-            else mbs_fel_add_body(m, &all, J->body[i]);
-        }
-    }
+    for (int k = 0; k < m->nz; k++)
+        if (m->z_force[k] >= 0) big |= s_add_bodies(m, &all, s->joints[s->forces[m->z_force[k]].joint].body);
     if (big) return MBS_EINVAL;
     for (int e = 0; e < m->nstate_el; e++) {
         mbs_fel *el = &m->stel[e];
@@ -246,18 +249,10 @@ static int s_forces(mbs_model *m)
             if (F->damping != 0) m->conservative = 0;
             break;
         }
-        case MBS_FORCE_DC_MOTOR: { /* a torque law of the joint's rate (and t) */
-            const mbs_joint_spec *J = &s->joints[F->joint];
-            mbs_fel_add_body(m, fel, J->body[0]);
-            mbs_fel_add_body(m, fel, J->body[1]);
-            fel->has_rate = 1;
-            m->nstate_el++;
-            m->conservative = 0;
-            break;
-        }
+        case MBS_FORCE_DC_MOTOR:        /* a torque law of the joint's rate (and t) */
         case MBS_FORCE_JOINT_ACTUATOR: { /* state-dependent through a continuous controller */
             const mbs_joint_spec *J = &s->joints[F->joint];
-            if (F->ctrl > 0 && s->controllers[F->ctrl - 1].ts == 0) {
+            if (F->type == MBS_FORCE_DC_MOTOR || (F->ctrl > 0 && s->controllers[F->ctrl - 1].ts == 0)) {
                 mbs_fel_add_body(m, fel, J->body[0]);
                 mbs_fel_add_body(m, fel, J->body[1]);
                 fel->has_rate = 1;
