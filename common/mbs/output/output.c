@@ -114,6 +114,23 @@ void mbs_sampler_free(mbs_sampler *s)
     memset(s, 0, sizeof *s);
 }
 
+void mbs_quintic_hermite(double u, double H[6], double D[6], double S[6])
+{
+    double u2 = u * u, u3 = u2 * u, u4 = u3 * u, u5 = u4 * u;
+    const double h[6] = {1 - 10 * u3 + 15 * u4 - 6 * u5, u - 6 * u3 + 8 * u4 - 3 * u5,
+                         0.5 * u2 - 1.5 * u3 + 1.5 * u4 - 0.5 * u5, 0.5 * u3 - u4 + 0.5 * u5,
+                         -4 * u3 + 7 * u4 - 3 * u5, 10 * u3 - 15 * u4 + 6 * u5};
+    const double dd[6] = {-30 * u2 + 60 * u3 - 30 * u4, 1 - 18 * u2 + 32 * u3 - 15 * u4,
+                          u - 4.5 * u2 + 6 * u3 - 2.5 * u4, 1.5 * u2 - 4 * u3 + 2.5 * u4,
+                          -12 * u2 + 28 * u3 - 15 * u4, 30 * u2 - 60 * u3 + 30 * u4};
+    for (int k = 0; k < 6; k++) { H[k] = h[k]; D[k] = dd[k]; }
+    if (!S) return;
+    const double s[6] = {-60 * u + 180 * u2 - 120 * u3, -36 * u + 96 * u2 - 60 * u3,
+                         1 - 9 * u + 18 * u2 - 10 * u3, 3 * u - 12 * u2 + 10 * u3,
+                         -24 * u + 84 * u2 - 60 * u3, 60 * u - 180 * u2 + 120 * u3};
+    for (int k = 0; k < 6; k++) S[k] = s[k];
+}
+
 double mbs_sample_time(const mbs_sampler *s, int k)
 {
     double t = k * s->interval, T = s->m->spec->solver.t_end;
@@ -254,16 +271,8 @@ int mbs_sample_interval(mbs_sampler *s)
         }
         double u = (ts - t0) / h;
         if (u < 0) u = 0;
-        double u2 = u * u, u3 = u2 * u, u4 = u3 * u, u5 = u4 * u;
-        double H[6] = {1 - 10 * u3 + 15 * u4 - 6 * u5, u - 6 * u3 + 8 * u4 - 3 * u5,
-                       0.5 * u2 - 1.5 * u3 + 1.5 * u4 - 0.5 * u5, 0.5 * u3 - u4 + 0.5 * u5,
-                       -4 * u3 + 7 * u4 - 3 * u5, 10 * u3 - 15 * u4 + 6 * u5};
-        double D[6] = {-30 * u2 + 60 * u3 - 30 * u4, 1 - 18 * u2 + 32 * u3 - 15 * u4,
-                       u - 4.5 * u2 + 6 * u3 - 2.5 * u4, 1.5 * u2 - 4 * u3 + 2.5 * u4,
-                       -12 * u2 + 28 * u3 - 15 * u4, 30 * u2 - 60 * u3 + 30 * u4};
-        double S[6] = {-60 * u + 180 * u2 - 120 * u3, -36 * u + 96 * u2 - 60 * u3,
-                       1 - 9 * u + 18 * u2 - 10 * u3, 3 * u - 12 * u2 + 10 * u3,
-                       -24 * u + 84 * u2 - 60 * u3, 60 * u - 180 * u2 + 120 * u3};
+        double H[6], D[6], S[6];
+        mbs_quintic_hermite(u, H, D, S);
         double *xs = s->xs, *vs = s->xs + n, *as = s->xs + 2 * n;
         for (int i = 0; i < n; i++) {
             double p0 = d->xp[i], p1 = d->x[i], m0 = h * d->vp[i], m1 = h * d->v[i];
@@ -273,6 +282,7 @@ int mbs_sample_interval(mbs_sampler *s)
             as[i] = (S[0] * p0 + S[1] * m0 + S[2] * c0 + S[3] * c1 + S[4] * m1 + S[5] * p1) / (h * h);
         }
         /* element states: cubic Hermite on their values and rates */
+        double u2 = u * u, u3 = u2 * u;
         double g0 = 1 - 3 * u2 + 2 * u3, g1 = u - 2 * u2 + u3, g2 = 3 * u2 - 2 * u3, g3 = u3 - u2;
         for (int k = 0; k < m->nz; k++)
             s->zi[k] = g0 * d->zp[k] + g1 * h * d->zdp[k] + g2 * d->z[k] + g3 * h * d->zd[k];

@@ -36,6 +36,13 @@ void mbs_sampler_free(mbs_sampler *s);
 /* Time of sample k. */
 double mbs_sample_time(const mbs_sampler *s, int k);
 
+/* The quintic Hermite basis at u in [0, 1] of a step from (p0, m0, c0) to
+ * (p1, m1, c1) (values, h times the slopes, h^2 times the second
+ * derivatives): y(u) = H0 p0 + H1 m0 + H2 c0 + H3 c1 + H4 m1 + H5 p1, D its
+ * derivative in u, S its second derivative (S may be NULL).  The samplers
+ * of both formulations interpolate between accepted steps with it. */
+void mbs_quintic_hermite(double u, double H[6], double D[6], double S[6]);
+
 /* Take every sample in (d->tp, d->t] by quintic Hermite interpolation
  * between (xp, vp, ap) and (x, v, a); the element states by cubic Hermite
  * between (zp, zdp) and (z, zd). */

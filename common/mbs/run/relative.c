@@ -9,6 +9,7 @@
 #include "mbs/integrate/integrator_rel.h"
 #include "mbs/linalg/vec.h"
 #include "mbs/model/accuracy.h"
+#include "mbs/output/output.h"
 #include "mbs/run/run.h"
 
 #include <math.h>
@@ -204,13 +205,8 @@ static int s_done(void *ctx, const mbs_model *m, mbs_data *d, mbs_errlist *err)
     while (!rc && h > 0 && r->smp->next < r->smp->nsample) {
         double ts = mbs_sample_time(r->smp, r->smp->next);
         if (ts >= t1 * (1 - 1e-13)) break;
-        double x = (ts - t0) / h, x2 = x * x, x3 = x2 * x, x4 = x3 * x, x5 = x4 * x;
-        double H[6] = {1 - 10 * x3 + 15 * x4 - 6 * x5, x - 6 * x3 + 8 * x4 - 3 * x5,
-                       0.5 * x2 - 1.5 * x3 + 1.5 * x4 - 0.5 * x5, 0.5 * x3 - x4 + 0.5 * x5,
-                       -4 * x3 + 7 * x4 - 3 * x5, 10 * x3 - 15 * x4 + 6 * x5};
-        double D[6] = {-30 * x2 + 60 * x3 - 30 * x4, 1 - 18 * x2 + 32 * x3 - 15 * x4,
-                       x - 4.5 * x2 + 6 * x3 - 2.5 * x4, 1.5 * x2 - 4 * x3 + 2.5 * x4,
-                       -12 * x2 + 28 * x3 - 15 * x4, 30 * x2 - 60 * x3 + 30 * x4};
+        double H[6], D[6];
+        mbs_quintic_hermite((ts - t0) / h, H, D, NULL);
         for (int i = 0; i < nq; i++) {
             double p0 = r->qp[i], p1 = s->q[i], m0 = h * r->qdp[i], m1 = h * r->qd[i];
             double c0 = h * h * r->qddp[i], c1 = h * h * r->qdd[i];
