@@ -64,6 +64,52 @@ static inline int t_sets_parse(t_sets *s, const char *const *sets)
     return s->n;
 }
 
+/* text with its first `key` replaced by `repl`, into out (size bytes): 0,
+ * or -1 (a failed check) when the key is missing or out is too small.
+ * The tests change an example this way (outputs.interval and a motor's
+ * keys are not overrides). */
+static inline int t_splice(const char *text, const char *key, const char *repl, char *out, size_t size)
+{
+    const char *at = text ? strstr(text, key) : NULL;
+    CHECK(at != NULL);
+    if (!at) return -1;
+    int n = snprintf(out, size, "%.*s%s%s", (int)(at - text), text, repl, at + strlen(key));
+    CHECK(n > 0 && (size_t)n < size);
+    return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+/* t_splice on the file at path. */
+static inline int t_splice_file(const char *path, const char *key, const char *repl, char *out, size_t size)
+{
+    char *text = t_slurp(path, NULL);
+    int rc = t_splice(text, key, repl, out, size);
+    free(text);
+    return rc;
+}
+
+/* Parse `text` with the "NAME=VALUE" overrides (NULL: none): the parser
+ * must refuse it (checked) with an error whose message contains `msg` and,
+ * when `ptr` is given, whose JSON pointer is `ptr`.  Returns whether such
+ * an error came (the caller checks it); prints the errors when not. */
+static inline int t_parse_refused(const char *text, const char *const *sets, const char *ptr, const char *msg)
+{
+    t_sets ts;
+    t_sets_parse(&ts, sets);
+    mbs_errlist el;
+    memset(&el, 0, sizeof el);
+    mbs_spec *s = mech_parse(text, strlen(text), ts.ov, ts.n, &el);
+    CHECK(s == NULL);
+    int found = 0;
+    for (int e = 0; e < el.n; e++)
+        found |= (!ptr || !strcmp(el.e[e].pointer, ptr)) && strstr(el.e[e].message, msg) != NULL;
+    if (!found) {
+        fprintf(stderr, "  expected '%s' at %s, got:\n", msg, ptr ? ptr : "any pointer");
+        for (int e = 0; e < el.n; e++) fprintf(stderr, "    %s: %s\n", el.e[e].pointer, el.e[e].message);
+    }
+    mbs_spec_free(&s);
+    return found;
+}
+
 /* Run a mechanism given as JSON text with "NAME=VALUE" overrides (NULL
  * terminated), `hook(spec, ctx)` called after parsing and before
  * the model is built (e.g. to perturb the initial conditions); hook may be
