@@ -135,13 +135,14 @@ static int s_declared_pairs(PGconn **db, const char *model)
     return n;
 }
 
-/* The pairs of a model as a CTE "p" (ia, ib: job ids; a_<col>, b_<col>:
- * their metrics; a_params: the parameters), first CMP_MAX_PAIRS by ia.
- * $1 model, $2 option, $3 / $4 the sides' values as JSON.  Caller frees. */
-static char *s_pairs_cte(void)
+/* A query over the pairs of a model: opens a stream for its text and
+ * writes the CTE "p" (ia, ib: job ids; a_<col>, b_<col>: their metrics;
+ * a_params: the parameters), first CMP_MAX_PAIRS by ia; the caller writes
+ * its SELECT and runs it with s_pairs_run.  $1 model, $2 option, $3 / $4
+ * the sides' values as JSON, $5 the caller's. */
+static FILE *s_pairs_open(char **sql, size_t *len)
 {
-    char *sql = NULL; size_t len = 0;
-    FILE *f = open_memstream(&sql, &len);
+    FILE *f = open_memstream(sql, len);
     fputs("WITH p AS (SELECT a.id AS ia, b.id AS ib, a.parameters AS a_params, "
           "ma.integrator AS a_integrator, mb.integrator AS b_integrator, "
           "ma.formulation AS a_formulation, mb.formulation AS b_formulation, "
@@ -155,8 +156,18 @@ static char *s_pairs_cte(void)
                "  AND a.kind = 'design' AND b.kind = 'design' "
                "  AND a.solver_overrides -> $2::text = $3::jsonb AND b.solver_overrides -> $2::text = $4::jsonb "
                "ORDER BY a.id LIMIT %d) ", CMP_MAX_PAIRS);
+    return f;
+}
+
+/* Close f (from s_pairs_open: the text is in *sql only then), run the query
+ * with the parameters of request q for model and p5 as $5, free the text. */
+static PGresult *s_pairs_run(PGconn **db, FILE *f, char **sql, const char *model, const cmp_req *q, const char *p5)
+{
     fclose(f);
-    return sql;
+    const char *p[] = { model, q->opt->name, q->base_json, q->other_json, p5 };
+    PGresult *res = db_exec(db, *sql, 5, p);
+    free(*sql);
+    return res;
 }
 
 /* The aggregates of the pairs, one row: count, quartiles, min, max of the
@@ -166,9 +177,8 @@ static char *s_pairs_cte(void)
  * reporting it both ways, as /compare/deactivation always did). */
 static PGresult *s_aggregate(PGconn **db, const char *model, const cmp_req *q)
 {
-    char *cte = s_pairs_cte(), *sql = NULL; size_t len = 0;
-    FILE *f = open_memstream(&sql, &len);
-    fputs(cte, f);
+    char *sql = NULL; size_t len = 0;
+    FILE *f = s_pairs_open(&sql, &len);
     fputs("SELECT count(*), "
           "percentile_cont(ARRAY[0.25, 0.5, 0.75]) WITHIN GROUP (ORDER BY a_wall_seconds / b_wall_seconds) "
           "  FILTER (WHERE b_wall_seconds > 0)::text, "
@@ -189,11 +199,7 @@ static PGresult *s_aggregate(PGconn **db, const char *model, const cmp_req *q)
             fprintf(f, ", avg(a_%s), avg(b_%s)", c, c);
     }
     fputs(" FROM p", f);
-    fclose(f);
-    const char *p[] = { model, q->opt->name, q->base_json, q->other_json, q->speedups ? "true" : "false" };
-    PGresult *res = db_exec(db, sql, 5, p);
-    free(sql); free(cte);
-    return res;
+    return s_pairs_run(db, f, &sql, model, q, q->speedups ? "true" : "false");
 }
 
 /* The first max_pairs pairs, by base job id: ia, ib, wall both ways, steps,
@@ -201,20 +207,15 @@ static PGresult *s_aggregate(PGconn **db, const char *model, const cmp_req *q)
  * sides' integrators and formulations, the parameters. */
 static PGresult *s_first_pairs(PGconn **db, const char *model, const cmp_req *q)
 {
-    char *cte = s_pairs_cte(), *sql = NULL; size_t len = 0;
-    FILE *f = open_memstream(&sql, &len);
-    fputs(cte, f);
+    char *sql = NULL; size_t len = 0;
+    FILE *f = s_pairs_open(&sql, &len);
     fputs("SELECT ia, ib, a_wall_seconds, b_wall_seconds, a_steps, b_steps, a_rejected_steps, b_rejected_steps, "
           "a_newton_iterations, b_newton_iterations, a_mean_system_dimension, b_mean_system_dimension, "
           "a_integrator, b_integrator, coalesce(a_formulation, 'natural'), coalesce(b_formulation, 'natural'), "
           "a_params::text FROM p ORDER BY ia LIMIT $5", f);
-    fclose(f);
     char lim[24];
     snprintf(lim, sizeof lim, "%ld", q->max_pairs);
-    const char *p[] = { model, q->opt->name, q->base_json, q->other_json, lim };
-    PGresult *res = db_exec(db, sql, 5, p);
-    free(sql); free(cte);
-    return res;
+    return s_pairs_run(db, f, &sql, model, q, lim);
 }
 
 /* One side of a listed pair (columns from s_first_pairs, side 0 or 1). */
