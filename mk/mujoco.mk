@@ -14,12 +14,12 @@ bench-mujoco: $(B)/bench/mujoco_fourbar
 
 # the rigid-contact scene of an example (bench/mujoco/balls_box.c; issue 14),
 # run beside build/mbs by bench/contact_mujoco.sh
-$(B)/bench/mujoco_balls_box: bench/mujoco/balls_box.c mk/mujoco.mk
+$(B)/bench/mujoco_balls_box: bench/mujoco/balls_box.c bench/mujoco/mjutil.h mk/mujoco.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(OPT) -o $@ $< -lmujoco -ljansson -lm
 
 # the spatial open chain of issue 12's speed criterion (bench/mujoco/chain.c),
 # run beside build/mbs by bench/relative_chain.py
-$(B)/bench/mujoco_chain: bench/mujoco/chain.c mk/mujoco.mk
+$(B)/bench/mujoco_chain: bench/mujoco/chain.c bench/mujoco/mjutil.h mk/mujoco.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(OPT) -o $@ $< -lmujoco -lm

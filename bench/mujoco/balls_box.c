@@ -37,6 +37,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <mujoco/mujoco.h>
+#include "mjutil.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,13 +61,6 @@ static void quiet_warning(const char *msg)
 {
     (void)msg;
     nwarn++;
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
 static int vec3(json_t *a, double *out)
@@ -179,22 +173,6 @@ static char *write_mjcf(const char *solver, double tc, double zeta)
     return x;
 }
 
-static mjModel *compile(const char *xml)
-{
-    char tmp[] = "/tmp/mujoco_balls_XXXXXX";
-    int fd = mkstemp(tmp);
-    if (fd < 0) return NULL;
-    FILE *f = fdopen(fd, "w");
-    if (!f) { close(fd); remove(tmp); return NULL; }
-    fputs(xml, f);
-    fclose(f);
-    char err[1000] = "";
-    mjModel *m = mj_loadXML(tmp, NULL, err, sizeof err);
-    remove(tmp);
-    if (!m) fprintf(stderr, "mujoco_balls_box: MJCF rejected: %s\n", err);
-    return m;
-}
-
 typedef struct { double wall, pen_max, pen_end, mean_con, mean_z, energy; int full, bad; } result_t;
 
 static void run(const mjModel *m, mjData *d, result_t *r)
@@ -203,13 +181,13 @@ static void run(const mjModel *m, mjData *d, result_t *r)
     for (int i = 0; i < nball; i++)
         for (int k = 0; k < 3; k++) d->qvel[6 * i + k] = balls[i].v[k];
     int nstep = (int)llround(t_end / step);
-    double t0 = now(), pen = 0, con = 0;
+    double t0 = mj_bench_now(), pen = 0, con = 0;
     for (int s = 0; s < nstep; s++) {
         mj_step(m, d);
         con += d->ncon;
         for (int c = 0; c < d->ncon; c++) pen = fmax(pen, -d->contact[c].dist);
     }
-    r->wall = now() - t0;
+    r->wall = mj_bench_now() - t0;
     r->pen_max = pen;
     r->pen_end = 0;
     for (int c = 0; c < d->ncon; c++) r->pen_end = fmax(r->pen_end, -d->contact[c].dist);
@@ -253,7 +231,7 @@ int main(int argc, char **argv)
                 FILE *f = fopen(xml_out, "w");
                 if (f) { fputs(xml, f); fclose(f); }
             }
-            mjModel *m = compile(xml);
+            mjModel *m = mj_bench_compile(xml, "mujoco_balls_box");
             free(xml);
             if (!m) return 1;
             mjData *d = mj_makeData(m);

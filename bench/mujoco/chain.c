@@ -23,16 +23,15 @@
  * the tip's position at T_END (default 1 s), integrator RK4 (MuJoCo's exact
  * tree dynamics, so the only error is the integrator's). */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* M_PI, clock_gettime, mkstemp */
+#define _GNU_SOURCE /* M_PI; clock_gettime and mkstemp in mjutil.h */
 #endif
 #include <math.h>
 #include <stdarg.h>
 #include <mujoco/mujoco.h>
+#include "mjutil.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #define REPEAT 3
 #define LINK 0.1
@@ -47,13 +46,6 @@ static long nwarn;
 static void quiet_warning(const char *msg)
 {
     if (nwarn++ < 3) fprintf(stderr, "mujoco_chain: MuJoCo warning: %s\n", msg);
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* Append printf-formatted text to the growing buffer *b (length *n). */
@@ -96,22 +88,6 @@ static char *chain_xml(int N, double h)
     return b;
 }
 
-static mjModel *compile(const char *xml)
-{
-    char tmp[] = "/tmp/mujoco_chain_XXXXXX";
-    int fd = mkstemp(tmp);
-    if (fd < 0) return NULL;
-    FILE *f = fdopen(fd, "w");
-    if (!f) { close(fd); remove(tmp); return NULL; }
-    fputs(xml, f);
-    fclose(f);
-    char err[1000] = "";
-    mjModel *m = mj_loadXML(tmp, NULL, err, sizeof err);
-    remove(tmp);
-    if (!m) fprintf(stderr, "mujoco_chain: MJCF rejected: %s\n", err);
-    return m;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -127,7 +103,7 @@ int main(int argc, char **argv)
     }
     mju_user_warning = quiet_warning;
     char *xml = chain_xml(N, h);
-    mjModel *m = compile(xml);
+    mjModel *m = mj_bench_compile(xml, "mujoco_chain");
     free(xml);
     if (!m) return 1;
     mjData *d = mj_makeData(m);
@@ -136,9 +112,9 @@ int main(int argc, char **argv)
     double best = INFINITY, tip[3] = {0, 0, 0};
     for (int r = 0; r < repeat; r++) {
         mj_resetData(m, d);
-        double t0 = now();
+        double t0 = mj_bench_now();
         for (long s = 0; s < nstep; s++) mj_step(m, d);
-        best = fmin(best, now() - t0);
+        best = fmin(best, mj_bench_now() - t0);
         mj_forward(m, d);
         for (int k = 0; k < 3; k++) tip[k] = d->site_xpos[3 * site + k];
     }
