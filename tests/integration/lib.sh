@@ -80,6 +80,28 @@ start_gateway() {
   wait_until 20 curl -sf -o /dev/null "$BASE/healthz" || fail "gateway did not come up"
 }
 
+# start_gateway_b [ARGS...]: a second gateway on the same database and new
+# free ports (log gateway-b.log); sets GW_B, HTTP_B, ZMQ_PORT_B.
+start_gateway_b() {
+  HTTP_B=$(free_port); ZMQ_PORT_B=$(free_port)
+  "$DEVBUILD/gateway" --db "$DB" --port "$HTTP_B" --zmq "tcp://127.0.0.1:$ZMQ_PORT_B" --token "$TOKEN" "$@" \
+      >>"$IT_TMP/gateway-b.log" 2>&1 &
+  GW_B=$!; IT_PIDS+=("$GW_B")
+  wait_until 20 curl -sf -o /dev/null "http://127.0.0.1:$HTTP_B/healthz" || fail "gateway B did not come up"
+}
+
+# local_haproxy_cfg OUT HTTP_A ZMQ_A HTTP_B ZMQ_B: deploy/haproxy.cfg with
+# local addresses into OUT: the proxy binds new free ports P_HTTP and P_ZMQ
+# (set), its servers are the two gateways' HTTP and ZeroMQ ports.
+local_haproxy_cfg() {
+  P_HTTP=$(free_port); P_ZMQ=$(free_port)
+  sed -e "s|^\( *\)bind :8080$|\1bind 127.0.0.1:$P_HTTP|" \
+      -e "s|^\( *\)bind :5555$|\1bind 127.0.0.1:$P_ZMQ|" \
+      -e "s|^\( *\)server-template gw 8 gateway:8080 .*|\1server gw1 127.0.0.1:$2 check\n\1server gw2 127.0.0.1:$4 check|" \
+      -e "s|^\( *\)server-template gwz 8 gateway:5555 .*|\1server gwz1 127.0.0.1:$3 check port $2\n\1server gwz2 127.0.0.1:$5 check port $4|" \
+      "$ROOT/deploy/haproxy.cfg" > "$1"
+}
+
 # start_worker NAME [ARGS...]: sets WK_PID.
 start_worker() {
   local name=$1; shift

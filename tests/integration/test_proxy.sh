@@ -15,19 +15,10 @@ N=120
 
 # ---- the two gateways (same database, same server key: lib.sh's it_keys) ----------
 start_gateway; GW_A=$GW_PID; HTTP_A=$HTTP_PORT; ZMQ_PORT_A=$ZMQ_PORT
-HTTP_B=$(free_port); ZMQ_PORT_B=$(free_port)
-"$DEVBUILD/gateway" --db "$DB" --port "$HTTP_B" --zmq "tcp://127.0.0.1:$ZMQ_PORT_B" --token "$TOKEN" \
-    --heartbeat-ms 200 --lease 3 --backoff 0.2 >>"$IT_TMP/gateway-b.log" 2>&1 &
-GW_B=$!; IT_PIDS+=("$GW_B")
-wait_until 20 curl -sf -o /dev/null "http://127.0.0.1:$HTTP_B/healthz" || fail "gateway B did not come up"
+start_gateway_b --heartbeat-ms 200 --lease 3 --backoff 0.2
 
 # ---- the proxy: deploy/haproxy.cfg with local addresses ------------------------------
-P_HTTP=$(free_port); P_ZMQ=$(free_port)
-sed -e "s|^\( *\)bind :8080$|\1bind 127.0.0.1:$P_HTTP|" \
-    -e "s|^\( *\)bind :5555$|\1bind 127.0.0.1:$P_ZMQ|" \
-    -e "s|^\( *\)server-template gw 8 gateway:8080 .*|\1server gw1 127.0.0.1:$HTTP_A check\n\1server gw2 127.0.0.1:$HTTP_B check|" \
-    -e "s|^\( *\)server-template gwz 8 gateway:5555 .*|\1server gwz1 127.0.0.1:$ZMQ_PORT_A check port $HTTP_A\n\1server gwz2 127.0.0.1:$ZMQ_PORT_B check port $HTTP_B|" \
-    "$ROOT/deploy/haproxy.cfg" > "$IT_TMP/haproxy.cfg"
+local_haproxy_cfg "$IT_TMP/haproxy.cfg" "$HTTP_A" "$ZMQ_PORT_A" "$HTTP_B" "$ZMQ_PORT_B"
 [ "$(grep -c '^ *server gw' "$IT_TMP/haproxy.cfg")" = 4 ] && [ "$(grep -c "^ *bind 127.0.0.1:" "$IT_TMP/haproxy.cfg")" = 2 ] \
   || fail "deploy/haproxy.cfg: server-template or bind lines not in the expected form"
 haproxy -c -q -f "$IT_TMP/haproxy.cfg" >"$IT_TMP/haproxy-check.log" 2>&1 || fail "haproxy -c: $(cat "$IT_TMP/haproxy-check.log")"
