@@ -75,6 +75,29 @@ static const char *const s_channel_all[] = {"name", "quantity", "body", "point",
                                             "element", "shapes", "component", "controller", NULL};
 static const char *const s_output_keys[] = {"interval", "channels", NULL};
 
+/* The component at v (pointer kp; the channel's pointer ptr) of a quantity
+ * whose components are the names `names` (NULL-terminated), the k-th being
+ * component first + k; `expect` lists them for the messages. */
+static void s_named_component(mech_ctx *c, json_t *v, const char *ptr, const char *kp, mbs_channel_spec *ch,
+                              const char *const *names, mbs_component first, const char *quantity,
+                              const char *expect)
+{
+    const char *s = json_string_value(v);
+    if (!v) {
+        mech_err(c, ptr, "missing required key 'component' (%s) for quantity '%s'", expect, quantity);
+        return;
+    }
+    for (int k = 0; s && names[k]; k++)
+        if (strcmp(s, names[k]) == 0) {
+            ch->component = (mbs_component)(first + k);
+            return;
+        }
+    char b[48];
+    if (s) snprintf(b, sizeof b, "'%.30s'", s);
+    else snprintf(b, sizeof b, "%s", mech_type_name(v));
+    mech_err(c, kp, "component %s does not exist for quantity '%s'; expected %s", b, quantity, expect);
+}
+
 /* "component" of channel ch for quantity entry q. */
 static void s_component(mech_ctx *c, json_t *obj, const char *ptr, int q, mbs_channel_spec *ch)
 {
@@ -90,42 +113,14 @@ static void s_component(mech_ctx *c, json_t *obj, const char *ptr, int q, mbs_ch
         ch->component = MBS_C_Z; /* the planar scalar */
 
     if (rule == R_CTRL) {
-        const char *s = json_string_value(v);
-        const char *expect_c = "\"error\", \"output\", \"setpoint\", \"measurement\" or \"state\"";
-        if (!v) {
-            mech_err(c, ptr, "missing required key 'component' (%s) for quantity 'controller'", expect_c);
-            return;
-        }
-        for (int k = 0; s && s_ctrl_components[k]; k++)
-            if (strcmp(s, s_ctrl_components[k]) == 0) {
-                ch->component = (mbs_component)(MBS_C_ERROR + k);
-                return;
-            }
-        char b[48];
-        if (s) snprintf(b, sizeof b, "'%.30s'", s);
-        else snprintf(b, sizeof b, "%s", mech_type_name(v));
-        mech_err(c, kp, "component %s does not exist for quantity 'controller'; expected %s", b, expect_c);
+        s_named_component(c, v, ptr, kp, ch, s_ctrl_components, MBS_C_ERROR, "controller",
+                          "\"error\", \"output\", \"setpoint\", \"measurement\" or \"state\"");
         return;
     }
-
     if (rule == R_MOTOR) {
-        const char *s = json_string_value(v);
-        const char *expect_m = "\"current\", \"voltage\", \"speed\", \"torque\", \"power_in\", "
-                               "\"copper_loss\", \"friction_loss\", \"gear_loss\", \"power_out\" or "
-                               "\"magnetic_energy\"";
-        if (!v) {
-            mech_err(c, ptr, "missing required key 'component' (%s) for quantity 'motor'", expect_m);
-            return;
-        }
-        for (int k = 0; s && s_motor_components[k]; k++)
-            if (strcmp(s, s_motor_components[k]) == 0) {
-                ch->component = (mbs_component)(MBS_C_CURRENT + k);
-                return;
-            }
-        char b[48];
-        if (s) snprintf(b, sizeof b, "'%.30s'", s);
-        else snprintf(b, sizeof b, "%s", mech_type_name(v));
-        mech_err(c, kp, "component %s does not exist for quantity 'motor'; expected %s", b, expect_m);
+        s_named_component(c, v, ptr, kp, ch, s_motor_components, MBS_C_CURRENT, "motor",
+                          "\"current\", \"voltage\", \"speed\", \"torque\", \"power_in\", \"copper_loss\", "
+                          "\"friction_loss\", \"gear_loss\", \"power_out\" or \"magnetic_energy\"");
         return;
     }
 
