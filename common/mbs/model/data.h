@@ -101,6 +101,9 @@ struct mbs_data {
                              slow); its stage's time and positions are kept in
                              rk_worst_t and rk + 14 n (integrator_rk.c)      */
     double rk_worst_t;
+    int rk_ref_gap, rk_ref_wait; /* stages between refinements of DOPRI5's
+                             accelerations, and left until the next
+                             (integrator_rk.c s_refine)                      */
 
     /* generic scratch vectors */
     double *r1, *r2, *r3, *r4; /* (max(n, ne) + n + ne)                       */
