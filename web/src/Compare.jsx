@@ -278,11 +278,11 @@ export function Compare({ query }) {
       onChange={(e) => setQuery({ option: e.currentTarget.value === 'contact_deactivation' ? null : e.currentTarget.value, sort: null, desc: null })}>
       {Object.entries(OPTIONS).map(([k, v]) => <option value={k}>{v.title} ({v.labels[1]} vs {v.labels[0]})</option>)}
     </select></label>);
-  if (error) return <main><h1>{o.title}</h1>{select}<p class="error" role="alert">{error}</p></main>;
-  if (!models) return <main><h1>{o.title}</h1>{select}<p>Loading…</p></main>;
+  // one layout while loading, after an error and with the data, so that the
+  // option's select keeps the focus when the option changes (by keyboard)
   const withPairs = rows.filter((m) => m.pairs > 0);
   const drawn = withPairs.filter((m) => speedupOf(m));
-  const min = models.find((m) => m.timing);
+  const min = models && models.find((m) => m.timing);
   return (
     <main class="wide">
       <h1>{o.title} across models</h1>
@@ -297,18 +297,20 @@ export function Compare({ query }) {
         {select}
         <label class="check"><input type="checkbox" id="compare-all" checked={all} onChange={(e) => setQuery({ all: e.currentTarget.checked ? 1 : null })} />
           models without pairs too</label>
-        <p id="compare-count">{withPairs.length} models with pairs</p>
-        <button type="button" id="compare-csv" onClick={download}>CSV of this table</button>
+        {models && <p id="compare-count">{withPairs.length} models with pairs</p>}
+        {models && <button type="button" id="compare-csv" onClick={download}>CSV of this table</button>}
       </div>
+      {error && <p class="error" role="alert">{error}</p>}
+      {!error && !models && <p>Loading…</p>}
       {drawn.length > 0 && <Boxes rows={drawn} title={o.title} />}
       {drawn.length > 0 && option === 'contact_deactivation' && <VsPairs rows={drawn} />}
-      <div class="scroll-x" id="compare-scroll" tabindex="0" role="region" aria-label={`${o.title}: the table`}>
+      {models && <div class="scroll-x" id="compare-scroll" tabindex="0" role="region" aria-label={`${o.title}: the table`}>
         <table class="list compare" id="compare-table">
           <Header cols={TABLE} sort={sort} desc={desc} />
           <tbody>{rows.map((m) => (
             <tr data-model={m.model} data-verdict={verdict(m) || ''}>{TABLE.map((c) => <Cell c={c} m={m} />)}</tr>))}</tbody>
         </table>
-      </div>
+      </div>}
     </main>
   );
 }
