@@ -155,7 +155,9 @@ test('planar: each arrow on the canvas starts at its joint and is the stored for
     assert.deepEqual(table.map((r) => r.slice(0, 3)), ['A', 'crankpin'].map((n) => [n, ...stored(result, n, t, ['x', 'y'])]));
   }
   assert.ok(checked >= 5, `${checked} of 6 arrows long enough to check`);
-  // a deep link restores the arrows at the time shown
+  // a deep link restores the arrows at the time shown (t is written to the
+  // URL once the time stops)
+  await until(async () => Number(new URL(page.url()).searchParams.get('t')) === P.times.at(-1), 't in the URL');
   const url = page.url();
   assert.match(url, /forces=1/);
   const page2 = await newPage(browser, errors);
