@@ -112,7 +112,9 @@ test('planar: each arrow on the canvas starts at its joint and is the stored for
   await page.goto(`${env.base}/jobs/${planarJob}`);
   await page.waitForSelector('#forces');
   assert.equal(await page.$('#force-legend'), null, 'no arrows until asked');
-  await page.check('#forces');
+  // turned on from the keyboard
+  await page.focus('#forces');
+  await page.keyboard.press('Space');
   await until(async () => new URL(page.url()).searchParams.get('forces') === '1', 'forces=1 in the URL');
   await page.waitForSelector('#force-legend');
   // the scale: 80 px for the largest magnitude over the stored samples
@@ -155,6 +157,14 @@ test('planar: each arrow on the canvas starts at its joint and is the stored for
     assert.deepEqual(table.map((r) => r.slice(0, 3)), ['A', 'crankpin'].map((n) => [n, ...stored(result, n, t, ['x', 'y'])]));
   }
   assert.ok(checked >= 5, `${checked} of 6 arrows long enough to check`);
+  // the screenshot of docs/ (with SHOTS set): at the largest force of the run
+  if (process.env.SHOTS) {
+    const big = result.rows.reduce((b, r) => (Math.hypot(r[cols[0][0]], r[cols[0][1]]) > Math.hypot(b[cols[0][0]], b[cols[0][1]]) ? r : b));
+    await page.fill('#time', String(big[0]));
+    await page.waitForSelector(`#time-shown[data-t="${big[0]}"]`);
+    await page.screenshot({ path: path.join(process.env.SHOTS, 'web-job-forces.png') });
+    await frame(page, P, P.nframe - 1);
+  }
   // a deep link restores the arrows at the time shown (t is written to the
   // URL once the time stops)
   await until(async () => Number(new URL(page.url()).searchParams.get('t')) === P.times.at(-1), 't in the URL');
