@@ -133,6 +133,9 @@ test('the comparison equals the API, sorts, and its CSV holds the table', async 
   await page.check('#compare-all');
   await until(async () => (await page.$$('#compare-table tbody tr')).length === cmp.length, 'every model');
   assert.equal(new URL(page.url()).searchParams.get('all'), '1');
+  // long model names wrap: still within 1400 px
+  const [sw2, cw2] = await page.$eval('#compare-scroll', (e) => [e.scrollWidth, e.clientWidth]);
+  assert.ok(sw2 <= cw2, `every model: table ${sw2} px in ${cw2} px`);
   // the page's navigation reaches it
   await page.goto(`${env.base}/`);
   await page.click('nav >> text=Contact deactivation');
