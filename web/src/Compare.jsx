@@ -292,7 +292,7 @@ export function Compare({ query }) {
         {' '}<strong>Timing</strong> says whether it means anything:
         {option === 'contact_deactivation' && <> <em>nothing to deactivate</em> (the model declares no contact pair),</>}
         {' '}<em>too short to time</em> (runs under {min ? fmtShort(min.timing.min_seconds * 1e3) : 5} ms), <em>no clear
-        difference</em> (the quartiles straddle 1), or <em>measured</em>.</p>
+        difference</em> (the quartiles straddle 1, or the median is within {min ? fmtShort(min.timing.noise * 100) : 5} % of 1), or <em>measured</em>.</p>
       <div class="controls">
         {select}
         <label class="check"><input type="checkbox" id="compare-all" checked={all} onChange={(e) => setQuery({ all: e.currentTarget.checked ? 1 : null })} />
