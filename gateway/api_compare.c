@@ -9,7 +9,10 @@
  * other O = other (defaults: contact_deactivation false / true, formulation
  * natural / relative, integrator bdf / dopri5; ?base= and ?other= choose).
  * Speed-up of a pair = wall(base) / wall(other), reported as median,
- * quartiles, min and max, and with ?speedups=1 every pair's, ascending.
+ * quartiles, min and max, and with ?speedups=1 every pair's, ascending;
+ * /compare adds the same by CPU time (speedup_cpu) and a verdict on whether
+ * the speed-up means anything ("timing", s_timing: nothing to deactivate,
+ * runs too short to time, pairs that disagree, or measured).
  * Means of the cost and size metrics both ways (steps, Newton iterations,
  * system dimension, ...), aggregated by the database over at most
  * CMP_MAX_PAIRS pairs; the contact pairs the model declares.  The largest
@@ -33,6 +36,10 @@
 
 #define MAX_MODELS 20
 #define CMP_MAX_PAIRS 100000   /* pairs aggregated per model, at most */
+/* A median speed-up closer to 1 than this is not told from timing noise:
+ * the same pairs' CPU speed-ups (bouncing ball, 17 ms runs) moved by 3 %
+ * from one run of the browser tests to the next on the shared machine. */
+#define CMP_NOISE 0.05
 
 typedef struct { const char *v[MAX_MODELS]; int n; } models_q;
 
@@ -66,6 +73,8 @@ static const char *const s_means[] = {
 };
 #define NMEAN (int)(sizeof s_means / sizeof s_means[0])
 #define MEAN_LEGACY 6
+#define AGG_MEANS 10                      /* first column of the means in s_aggregate */
+#define AGG_CPU (AGG_MEANS + 2 * NMEAN)   /* first column of the CPU timing */
 
 /* What one request compares and how its answer is named. */
 typedef struct {
@@ -77,6 +86,7 @@ typedef struct {
     int legacy;                      /* /compare/deactivation's shape    */
     int speedups;
     long max_pairs;
+    double min_seconds;              /* shorter runs are too short to time */
 } cmp_req;
 
 static enum MHD_Result s_collect(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
@@ -198,13 +208,26 @@ static PGresult *s_aggregate(PGconn **db, const char *model, const cmp_req *q)
         else                     /* each side over its runs reporting it (relative_*: one side) */
             fprintf(f, ", avg(a_%s), avg(b_%s)", c, c);
     }
+    /* CPU speed-ups (pairs timed both ways), as the wall ones above, then
+     * the median time of each side, CPU and wall (AGG_CPU + 0 .. 8) */
+    fputs(", percentile_cont(ARRAY[0.25, 0.5, 0.75]) WITHIN GROUP (ORDER BY a_cpu_seconds / b_cpu_seconds) "
+          "  FILTER (WHERE a_cpu_seconds > 0 AND b_cpu_seconds > 0)::text, "
+          "min(a_cpu_seconds / b_cpu_seconds) FILTER (WHERE a_cpu_seconds > 0 AND b_cpu_seconds > 0), "
+          "max(a_cpu_seconds / b_cpu_seconds) FILTER (WHERE a_cpu_seconds > 0 AND b_cpu_seconds > 0), "
+          "CASE WHEN $5 THEN array_to_json(array_agg(a_cpu_seconds / b_cpu_seconds ORDER BY a_cpu_seconds / b_cpu_seconds) "
+          "  FILTER (WHERE a_cpu_seconds > 0 AND b_cpu_seconds > 0))::text END, "
+          "count(*) FILTER (WHERE a_cpu_seconds > 0 AND b_cpu_seconds > 0), "
+          "percentile_cont(0.5) WITHIN GROUP (ORDER BY a_cpu_seconds) FILTER (WHERE a_cpu_seconds > 0 AND b_cpu_seconds > 0), "
+          "percentile_cont(0.5) WITHIN GROUP (ORDER BY b_cpu_seconds) FILTER (WHERE a_cpu_seconds > 0 AND b_cpu_seconds > 0), "
+          "percentile_cont(0.5) WITHIN GROUP (ORDER BY a_wall_seconds) FILTER (WHERE b_wall_seconds > 0), "
+          "percentile_cont(0.5) WITHIN GROUP (ORDER BY b_wall_seconds) FILTER (WHERE b_wall_seconds > 0)", f);
     fputs(" FROM p", f);
     return s_pairs_run(db, f, &sql, model, q, q->speedups ? "true" : "false");
 }
 
 /* The first max_pairs pairs, by base job id: ia, ib, wall both ways, steps,
  * rejected steps, Newton iterations, system dimension both ways, the
- * sides' integrators and formulations, the parameters. */
+ * sides' integrators and formulations, the parameters, CPU both ways. */
 static PGresult *s_first_pairs(PGconn **db, const char *model, const cmp_req *q)
 {
     char *sql = NULL; size_t len = 0;
@@ -212,7 +235,7 @@ static PGresult *s_first_pairs(PGconn **db, const char *model, const cmp_req *q)
     fputs("SELECT ia, ib, a_wall_seconds, b_wall_seconds, a_steps, b_steps, a_rejected_steps, b_rejected_steps, "
           "a_newton_iterations, b_newton_iterations, a_mean_system_dimension, b_mean_system_dimension, "
           "a_integrator, b_integrator, coalesce(a_formulation, 'natural'), coalesce(b_formulation, 'natural'), "
-          "a_params::text FROM p ORDER BY ia LIMIT $5", f);
+          "a_params::text, a_cpu_seconds, b_cpu_seconds FROM p ORDER BY ia LIMIT $5", f);
     char lim[24];
     snprintf(lim, sizeof lim, "%ld", q->max_pairs);
     return s_pairs_run(db, f, &sql, model, q, lim);
@@ -223,6 +246,7 @@ static json_t *s_run_side(PGresult *res, int i, int side)
 {
     json_t *o = json_pack("{s:I}", "job", (json_int_t)atoll(PQgetvalue(res, i, side)));
     json_object_set_new(o, "wall_seconds", s_col(res, i, 2 + side));
+    json_object_set_new(o, "cpu_seconds", s_col(res, i, 17 + side));
     json_object_set_new(o, "steps", s_col(res, i, 4 + side));
     json_object_set_new(o, "rejected_steps", s_col(res, i, 6 + side));
     json_object_set_new(o, "newton_iterations", s_col(res, i, 8 + side));
@@ -239,6 +263,66 @@ static json_t *s_pair_of(const cmp_req *q, PGresult *res, int ca, int cb)
     return json_pack("{s:o,s:o}", q->kother, s_col(res, 0, cb), q->kbase, s_col(res, 0, ca));
 }
 
+/* Quartiles, min and max of a speed-up from the aggregate's text column
+ * cq ("{q1,median,q3}") and columns cq + 1, cq + 2; null without pairs. */
+static json_t *s_speedup(PGresult *agg, int cq, double qs[3])
+{
+    qs[0] = qs[1] = qs[2] = NAN;
+    if (PQgetisnull(agg, 0, cq + 1)) return json_null();
+    if (!PQgetisnull(agg, 0, cq)) sscanf(PQgetvalue(agg, 0, cq), "{%lf,%lf,%lf}", &qs[0], &qs[1], &qs[2]);
+    return json_pack("{s:o,s:o,s:o,s:o,s:o}", "median", s_num(qs[1]), "q1", s_num(qs[0]), "q3", s_num(qs[2]),
+                     "min", s_col(agg, 0, cq + 1), "max", s_col(agg, 0, cq + 2));
+}
+
+/* Whether the speed-up of a model's n pairs says anything (non-legacy
+ * answers only).  Basis: CPU seconds when every pair has them both ways,
+ * else wall seconds.  The verdict, the first that applies:
+ *   nothing_to_deactivate  contact deactivation, and the model declares no
+ *                          contact pair: both runs do the same work, any
+ *                          speed-up is timing noise;
+ *   too_short              the shorter side's median time is below
+ *                          q->min_seconds: timer, scheduler and the worker's
+ *                          own threads are of the size of the run;
+ *   no_clear_difference    the quartiles straddle 1 (a quarter of the pairs
+ *                          or more ran faster one way, a quarter the other),
+ *                          or the median is within CMP_NOISE of 1;
+ *   measured               otherwise. */
+static json_t *s_timing(const cmp_req *q, PGresult *agg, int n, int declared, const double wq[3], const double cq[3])
+{
+    if (n == 0) return json_null();
+    int cpu = atoi(PQgetvalue(agg, 0, AGG_CPU + 4)) == n;
+    int c0 = cpu ? AGG_CPU + 5 : AGG_CPU + 7;
+    const double *qs = cpu ? cq : wq;
+    double tb = PQgetisnull(agg, 0, c0) ? NAN : atof(PQgetvalue(agg, 0, c0));
+    double to = PQgetisnull(agg, 0, c0 + 1) ? NAN : atof(PQgetvalue(agg, 0, c0 + 1));
+    double shorter = tb < to ? tb : to;
+    const char *verdict;
+    char why[300];
+    if (!strcmp(q->opt->name, "contact_deactivation") && declared == 0) {
+        verdict = "nothing_to_deactivate";
+        snprintf(why, sizeof why, "the model declares no contact pair: both runs do the same work, their times differ by noise only");
+    } else if (!(shorter >= q->min_seconds)) {
+        verdict = "too_short";
+        snprintf(why, sizeof why, "the runs take %.3g ms of %s time (median of the shorter side), under %.3g ms: "
+                 "too short to time", shorter * 1e3, cpu ? "CPU" : "wall", q->min_seconds * 1e3);
+    } else if (qs[0] < 1 && qs[2] > 1) {
+        verdict = "no_clear_difference";
+        snprintf(why, sizeof why, "the pairs disagree: the quartiles of the speed-up, %.3g and %.3g, straddle 1",
+                 qs[0], qs[2]);
+    } else if (fabs(qs[1] - 1) < CMP_NOISE) {
+        verdict = "no_clear_difference";
+        snprintf(why, sizeof why, "the median speed-up, %.3g, is within %.0f %% of 1: not told from timing noise",
+                 qs[1], CMP_NOISE * 100);
+    } else {
+        verdict = "measured";
+        snprintf(why, sizeof why, "median %.3g over %d pairs, by %s time", qs[1], n, cpu ? "CPU" : "wall");
+    }
+    json_t *med = json_pack("{s:o,s:o}", q->kbase, s_num(tb), q->kother, s_num(to));
+    return json_pack("{s:s,s:s,s:s,s:o,s:f,s:f}", "verdict", verdict, "reason", why,
+                     "basis", cpu ? "cpu_seconds" : "wall_seconds", "median_seconds", med, "min_seconds", q->min_seconds,
+                     "noise", CMP_NOISE);
+}
+
 /* One model's comparison, or NULL after a database error (reply set). */
 static json_t *s_model(gw_req *r, PGconn **db, const char *model, const cmp_req *q)
 {
@@ -253,16 +337,16 @@ static json_t *s_model(gw_req *r, PGconn **db, const char *model, const cmp_req 
     }
     int declared = s_declared_pairs(db, model);
     json_object_set_new(out, "declared_pairs", declared < 0 ? json_null() : json_integer(declared));
-    /* speed-up: quartiles ("{q1,median,q3}" from percentile_cont), extremes */
-    double qs[3] = { NAN, NAN, NAN };
-    if (!PQgetisnull(agg, 0, 1)) sscanf(PQgetvalue(agg, 0, 1), "{%lf,%lf,%lf}", &qs[0], &qs[1], &qs[2]);
-    if (q->speedups) {
-        json_t *all = PQgetisnull(agg, 0, 4) ? NULL : json_loads(PQgetvalue(agg, 0, 4), 0, NULL);
-        json_object_set_new(out, "speedups", json_is_array(all) ? all : (json_decref(all), json_array()));
+    /* speed-up by wall time (and, not legacy, by CPU time): quartiles, extremes, every pair's */
+    double wq[3], cq[3];
+    json_object_set_new(out, "speedup", s_speedup(agg, 1, wq));
+    if (!q->legacy) json_object_set_new(out, "speedup_cpu", s_speedup(agg, AGG_CPU, cq));
+    for (int k = 0; q->speedups && k < (q->legacy ? 1 : 2); k++) {
+        int c = k ? AGG_CPU + 3 : 4;
+        json_t *all = PQgetisnull(agg, 0, c) ? NULL : json_loads(PQgetvalue(agg, 0, c), 0, NULL);
+        json_object_set_new(out, k ? "speedups_cpu" : "speedups", json_is_array(all) ? all : (json_decref(all), json_array()));
     }
-    json_object_set_new(out, "speedup", PQgetisnull(agg, 0, 2) ? json_null() : json_pack("{s:o,s:o,s:o,s:o,s:o}",
-        "median", s_num(qs[1]), "q1", s_num(qs[0]), "q3", s_num(qs[2]),
-        "min", s_col(agg, 0, 2), "max", s_col(agg, 0, 3)));
+    if (!q->legacy) json_object_set_new(out, "timing", s_timing(q, agg, n, declared, wq, cq));
     /* means both ways: /compare/deactivation's names first */
     static const char *const legacy_names[MEAN_LEGACY] = {
         "mean_system_dimension", "mean_wall_seconds", "mean_active_contacts", "mean_lcp_dimension",
@@ -271,7 +355,7 @@ static json_t *s_model(gw_req *r, PGconn **db, const char *model, const cmp_req 
         char key[64];
         if (k < MEAN_LEGACY) snprintf(key, sizeof key, "%s", legacy_names[k]);
         else snprintf(key, sizeof key, "mean_%s", s_means[k]);
-        json_object_set_new(out, key, s_pair_of(q, agg, 10 + 2 * k, 11 + 2 * k));
+        json_object_set_new(out, key, s_pair_of(q, agg, AGG_MEANS + 2 * k, AGG_MEANS + 1 + 2 * k));
     }
     json_object_set_new(out, "contact_method", PQgetisnull(agg, 0, 5) ? json_null() : json_string(PQgetvalue(agg, 0, 5)));
     if (!q->legacy) {
@@ -322,9 +406,11 @@ static json_t *s_model(gw_req *r, PGconn **db, const char *model, const cmp_req 
         if (q->legacy) continue;
         /* the pair side by side */
         double wa = atof(PQgetvalue(res, i, 2)), wb = atof(PQgetvalue(res, i, 3));
+        double ca = atof(PQgetvalue(res, i, 17)), cb = atof(PQgetvalue(res, i, 18));
         json_t *params = json_loads(PQgetvalue(res, i, 16), 0, NULL);
-        json_t *row = json_pack("{s:o,s:o,s:o}", "parameters", params ? params : json_object(),
+        json_t *row = json_pack("{s:o,s:o,s:o,s:o}", "parameters", params ? params : json_object(),
                                 "speedup", wb > 0 ? s_num(wa / wb) : json_null(),
+                                "speedup_cpu", ca > 0 && cb > 0 ? s_num(ca / cb) : json_null(),
                                 "max_output_difference", a >= 0 && b >= 0 ? s_num(d) : json_null());
         json_object_set_new(row, q->kbase, s_run_side(res, i, 0));
         json_object_set_new(row, q->kother, s_run_side(res, i, 1));
@@ -383,6 +469,13 @@ static int s_compare(gw_req *r, cmp_req *q)
     const char *sp = gw_query(r, "speedups");
     if (sp && strcmp(sp, "0") && strcmp(sp, "1")) return gw_reply_error(r, 400, "bad_request", "speedups must be 0 or 1", NULL);
     q->speedups = sp && !strcmp(sp, "1");
+    /* runs shorter than this are too short to time (default 5 ms) */
+    const char *ms = gw_query(r, "min_seconds");
+    char *end = NULL;
+    q->min_seconds = ms ? strtod(ms, &end) : 0.005;
+    if (ms && (end == ms || *end || !(q->min_seconds >= 0 && q->min_seconds <= 3600)))
+        return gw_reply_error(r, 400, "bad_request", "min_seconds must be a number of seconds from 0 to 3600",
+                              json_pack("[{s:s,s:s}]", "pointer", "min_seconds", "message", ms));
     PGconn **db = gw_db();
     if (!db) return gw_reply_db_error(r, NULL);
     json_t *models = json_array();

@@ -14,7 +14,9 @@
  * coordinates once, R0^T (p - com0), and places it at every frame with the
  * body's pose: com(t) + R(t) R0^T (p - com0).  Drawing needs nothing more:
  * the default skeleton joins each body's centre of mass to its joint and
- * spring points; declared shapes are drawn as they are.
+ * spring points; declared shapes are drawn as they are.  "forces" names
+ * the output channels that hold a joint's reaction force in every
+ * component, which a viewer draws as arrows from the job's samples.
  */
 #include "gw.h"
 #include "mechanism/mechanism.h"
@@ -36,6 +38,32 @@ static json_t *s_vec(const double *v, int n)
     json_t *a = json_array();
     for (int i = 0; i < n; i++) json_array_append_new(a, json_real(v[i]));
     return a;
+}
+
+/* The forces a viewer can draw as arrows from the job's own samples: per
+ * joint whose reaction_force the outputs declare in every component (x, y,
+ * and z in 3-D), {kind: "reaction_force", joint: index, name, channels:
+ * {x, y(, z)}}: the reaction on the joint's second body at the joint point
+ * (mbs_quantity), in the order of the joints. */
+static json_t *s_forces(const mbs_spec *sp)
+{
+    json_t *out = json_array();
+    static const char *const comp[3] = { "x", "y", "z" };
+    for (int k = 0; k < sp->njoint; k++) {
+        const char *name[3] = { NULL, NULL, NULL };
+        for (int c = 0; c < sp->nchannel; c++) {
+            const mbs_channel_spec *ch = &sp->channels[c];
+            if (ch->quantity == MBS_Q_REACTION_FORCE && ch->joint == k && (int)ch->component < sp->dim &&
+                !name[ch->component])
+                name[ch->component] = ch->name;
+        }
+        if (!name[0] || !name[1] || (sp->dim == 3 && !name[2])) continue;
+        json_t *chs = json_object();
+        for (int i = 0; i < sp->dim; i++) json_object_set_new(chs, comp[i], json_string(name[i]));
+        json_array_append_new(out, json_pack("{s:s,s:i,s:s,s:o}", "kind", "reaction_force", "joint", k,
+                                             "name", sp->joints[k].name, "channels", chs));
+    }
+    return out;
 }
 
 /* The drawing geometry of a spec (see the file comment); new JSON. */
@@ -108,8 +136,9 @@ static json_t *s_geometry(const mbs_spec *sp)
         }
         json_array_append_new(shapes, o);
     }
-    return json_pack("{s:i,s:o,s:o,s:o,s:o,s:o,s:o}", "dimension", dim, "gravity", s_vec(sp->gravity, dim),
-                     "bodies", bodies, "joints", joints, "springs", springs, "shapes", shapes, "actuators", actuators);
+    return json_pack("{s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "dimension", dim, "gravity", s_vec(sp->gravity, dim),
+                     "bodies", bodies, "joints", joints, "springs", springs, "shapes", shapes, "actuators", actuators,
+                     "forces", s_forces(sp));
 }
 
 /* Parse a definition with overrides (JSON objects, may be NULL) into its

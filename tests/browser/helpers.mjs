@@ -18,6 +18,7 @@ export const env = {
   bigJobs: Number(process.env.BIG_JOBS || 0),
   chromium: process.env.CHROMIUM || '/usr/bin/chromium',
   mid: process.env.MID,
+  ball: process.env.BALL,
   spatial: process.env.SPATIAL,
   zmq: process.env.ZMQ,
   worker: process.env.WORKER,

@@ -152,7 +152,7 @@ test('brushing the parallel coordinates filters the table; a deep link restores 
   const shown = await visibleRows(page);
   assert.ok(shown.length > 0 && shown.every((r) => Number(r['parameter.c']) >= lo && Number(r['parameter.c']) <= hi));
   // the text alternative shows the brush
-  const cells = await page.$$eval('#parcoords-table tr[data-key="parameter.c"] td', (tds) => tds.map((t) => t.textContent));
+  const cells = await page.$$eval('#parcoords-table tr[data-key="parameter.c"] td', (tds) => tds.map((t) => (t.querySelector('input') ? t.querySelector('input').value : t.textContent)));
   assert.ok(cells[4] !== '' && cells[5] !== '');
   // deep link: a fresh page on the same URL, sorted by c
   const link = `${page.url()}&sort=parameter.c`;

@@ -6,7 +6,9 @@
 # job's metrics record its formulation; /compare?option=formulation and
 # option=integrator pair the runs, and the two formulations' outputs agree
 # within 100 x the tolerance of each channel's scale; bad options and values
-# are refused.  (/compare?option=contact_deactivation against
+# are refused; the timing verdict of /compare (CPU speed-ups, too short to
+# time, no clear difference, nothing to deactivate for a model without
+# contact pairs).  (/compare?option=contact_deactivation against
 # /compare/deactivation: test_sweep.sh.)
 source "$(dirname "$0")/lib.sh"
 it_init compare
@@ -105,6 +107,79 @@ assert math.isclose(a["speedup"]["min"] * b["speedup"]["max"], 1, rel_tol=1e-12)
 assert a["max_output_difference"]["value"] == b["max_output_difference"]["value"]
 PY
 ok "compare integrator: 2 pairs bdf vs dopri5 (Jacobians bdf only); swapped sides invert the speed-ups"
+
+# timing (issue 10): the CPU speed-ups equal the runs' CPU times, and the
+# verdict follows its rule, recomputed here from the pairs listed in runs:
+# too_short when the shorter side's median time is under min_seconds (both
+# sides of the boundary), no_clear_difference when the quartiles straddle 1
+# or the median is within 5 % of 1
+pyq='
+import json, sys
+def quart(v, p):          # percentile_cont: linear between the sorted values
+    v = sorted(v); x = p * (len(v) - 1); i = int(x)
+    return v[i] if i + 1 >= len(v) else v[i] + (x - i) * (v[i + 1] - v[i])
+def check(c, min_s):
+    t = c["timing"]; runs = c["runs"]
+    assert t["basis"] == "cpu_seconds" and t["min_seconds"] == min_s and t["noise"] == 0.05, t
+    s = [r["base"]["cpu_seconds"] / r["other"]["cpu_seconds"] for r in runs]
+    assert sorted(s) == c["speedups_cpu"] and [r["speedup_cpu"] for r in runs] == s, (s, c["speedups_cpu"])
+    q = [quart(s, p) for p in (0.25, 0.5, 0.75)]
+    sc = c["speedup_cpu"]
+    for a, b in zip(q, (sc["q1"], sc["median"], sc["q3"])): assert abs(a - b) <= 1e-12 * abs(a), (q, sc)
+    assert (sc["min"], sc["max"]) == (min(s), max(s))
+    med = {k: quart([r[k]["cpu_seconds"] for r in runs], 0.5) for k in ("base", "other")}
+    for k in med: assert abs(med[k] - t["median_seconds"][k]) <= 1e-12 * med[k], (med, t)
+    if c.get("option") == "contact_deactivation" and c["declared_pairs"] == 0: want = "nothing_to_deactivate"
+    elif min(med.values()) < min_s: want = "too_short"
+    elif q[0] < 1 < q[2] or abs(q[1] - 1) < 0.05: want = "no_clear_difference"
+    else: want = "measured"
+    assert t["verdict"] == want and t["reason"], (t, want, q, med)
+    return min(med.values()), want
+'
+get "/api/v1/compare?option=formulation&model=$MID&speedups=1&min_seconds=0" | jget 'd["models"][0]' > "$IT_TMP/t0.json"
+SHORT=$(python3 -c "$pyq
+c = json.load(open(sys.argv[1])); short, v = check(c, 0)
+assert v != 'too_short', v
+print(repr(short))" "$IT_TMP/t0.json") || fail "timing, min_seconds 0: $(cat "$IT_TMP/t0.json")"
+# just above and just below the shorter side's median CPU time
+for f in 1.01 0.99; do
+  MS=$(python3 -c "print(repr($SHORT * $f))")
+  get "/api/v1/compare?option=formulation&model=$MID&speedups=1&min_seconds=$MS" | jget 'd["models"][0]' > "$IT_TMP/t.json"
+  python3 -c "$pyq
+c = json.load(open(sys.argv[1])); short, v = check(c, float(sys.argv[2]))
+assert (v == 'too_short') == (sys.argv[3] == '1.01'), (v, sys.argv[3])" "$IT_TMP/t.json" "$MS" "$f" \
+    || fail "timing, min_seconds $MS: $(cat "$IT_TMP/t.json")"
+done
+# the default threshold, 5 ms (these runs take a few ms: either verdict, by the rule)
+get "/api/v1/compare?option=formulation&model=$MID&speedups=1" | jget 'd["models"][0]' > "$IT_TMP/t.json"
+python3 -c "$pyq
+c = json.load(open(sys.argv[1])); check(c, 0.005)" "$IT_TMP/t.json" \
+  || fail "timing, default: $(cat "$IT_TMP/t.json")"
+for q in "min_seconds=-1" "min_seconds=abc" "min_seconds=1e9" "min_seconds="; do
+  [ "$(curl -s -o "$IT_TMP/body" -w '%{http_code}' "$BASE/api/v1/compare?option=formulation&model=$MID&$q")" = 400 ] \
+    && grep -q '"pointer": *"min_seconds"' "$IT_TMP/body" || fail "compare?$q: $(cat "$IT_TMP/body")"
+done
+ok "timing: CPU speed-ups equal the runs' CPU times; too_short flips at the shorter side's median ($SHORT s); bad min_seconds 400"
+
+# contact deactivation: the pendulum declares no contact pair (nothing to
+# deactivate, whatever its times), the bouncing ball one
+BID=$(post_model "$ROOT/examples/bouncing_ball.json"); [ -n "$BID" ] || fail "no ball model id"
+DS=$(post_sweep '{"model":"'$MID'","name":"deact pendulum","design":{"kind":"grid"},"parameters":{"L":{"values":[0.8,1.2]}},
+  "solver":{"contact_deactivation":[true,false]}}')
+DB=$(post_sweep '{"model":"'$BID'","name":"deact ball","design":{"kind":"grid"},"parameters":{"e":{"values":[0.7,0.9]}},
+  "solver":{"contact_deactivation":[true,false]}}')
+wait_until 90 sweep_is "$DS" done || fail "pendulum pairs: $(sweep_state "$DS")"
+wait_until 90 sweep_is "$DB" done || fail "ball pairs: $(sweep_state "$DB")"
+get "/api/v1/compare?option=contact_deactivation&model=$MID&model=$BID&speedups=1&min_seconds=0" > "$IT_TMP/d.json"
+python3 -c "$pyq
+p, b = json.load(open(sys.argv[1]))['models']
+assert p['declared_pairs'] == 0 and p['pairs'] == 2 and check(p, 0)[1] == 'nothing_to_deactivate', p['timing']
+assert b['declared_pairs'] == 1 and b['pairs'] == 2 and check(b, 0)[1] != 'nothing_to_deactivate', b['timing']" "$IT_TMP/d.json" \
+  || fail "deactivation timing: $(cat "$IT_TMP/d.json")"
+# /compare/deactivation keeps its shape: no timing, no CPU speed-up
+get "/api/v1/compare/deactivation?model=$BID&speedups=1" | jget '"|".join(k for k in ("timing", "speedup_cpu", "speedups_cpu") if k in d["models"][0])' > "$IT_TMP/k"
+[ ! -s "$IT_TMP/k" ] || [ "$(cat "$IT_TMP/k")" = "" ] || fail "compare/deactivation has $(cat "$IT_TMP/k")"
+ok "timing: the pendulum (no contact pair) has nothing to deactivate, the ball (1 pair) is timed; compare/deactivation unchanged"
 
 # refusals: no option, unknown option, a value the option does not take, equal sides
 code() { curl -s -o "$IT_TMP/body" -w '%{http_code}' "$BASE$1"; }

@@ -11,10 +11,11 @@ import { localGeometry, poseAt, frameAt } from './pose.js';
 import { jobColor, ramp, bodyColor, ACTUATOR_COLOR } from './colors.js';
 import { Planar } from './Planar.jsx';
 import { fmtNum } from './format.js';
+import { arrowsAt, FORCE_COLOR, ARROW_PX, ARROW_SPAN } from './forces.js';
 
 // three.js is loaded once, on the first spatial drawing.
 let s_scene3d = null;
-export function MechanismView({ L, P, v, label, members = [], overlay = false, tint = null }) {
+export function MechanismView({ L, P, v, label, members = [], overlay = false, tint = null, arrows = null }) {
   const [Scene, setScene] = useState(() => s_scene3d);
   const [err, setErr] = useState(null);
   useEffect(() => {
@@ -22,9 +23,9 @@ export function MechanismView({ L, P, v, label, members = [], overlay = false, t
       import('./Scene3D.jsx').then((m) => { s_scene3d = m.Scene3D; setScene(() => m.Scene3D); }).catch((e) => setErr(e.message));
     }
   }, [L.dim]);
-  if (L.dim === 2) return <Planar L={L} P={P} v={v} label={label} members={members} overlay={overlay} tint={tint} />;
+  if (L.dim === 2) return <Planar L={L} P={P} v={v} label={label} members={members} overlay={overlay} tint={tint} arrows={arrows} />;
   if (err) return <p class="error" role="alert">Cannot load the 3-D view: {err}</p>;
-  return Scene ? <Scene L={L} P={P} v={v} members={members} overlay={overlay} tint={tint} /> : <p>Loading the 3-D view…</p>;
+  return Scene ? <Scene L={L} P={P} v={v} members={members} overlay={overlay} tint={tint} arrows={arrows} /> : <p>Loading the 3-D view…</p>;
 }
 
 // The pose table: per body x y (z) and the angle or quaternion at the time shown.
@@ -123,13 +124,47 @@ function ColourLegend({ color, values, ids }) {
   );
 }
 
+// The scale of the force arrows (their legend): a magenta arrow as long as
+// the largest force of the run is drawn (2-D: ARROW_PX pixels; 3-D: a
+// fraction of the scene's size), with that force's value.
+function ForceLegend({ max, dim }) {
+  return (
+    <div class="force-legend" id="force-legend" data-max={max} role="img"
+      aria-label={`Force arrows: ${dim === 2 ? `${ARROW_PX} pixels` : `${ARROW_SPAN * 100} % of the scene's size`} = ${fmtNum(max)} N, the largest force of the run`}>
+      <span class="arrow" ref={(el) => { if (el) { el.style.width = `${ARROW_PX}px`; el.style.color = FORCE_COLOR; } }} />
+      <span>= {fmtNum(max)} N{dim === 3 ? ` (${ARROW_SPAN * 100} % of the scene)` : ''}, the largest force of the run</span>
+    </div>
+  );
+}
+
+// The forces drawn, as a table (their text alternative): per force its
+// components and magnitude at the time shown and its arrow's length.
+function ForceTable({ arrows, dim, t }) {
+  const names = dim === 3 ? ['x', 'y', 'z'] : ['x', 'y'];
+  const k = dim === 2 ? ARROW_PX / arrows.max : null;
+  return (
+    <table class="list small" id="force-table">
+      <caption>Joint reaction forces at t = {fmtNum(t)} s (N, on the joint's second body)</caption>
+      <thead><tr><th scope="col">Joint</th>{names.map((n) => <th scope="col">F{n}</th>)}<th scope="col">|F|</th>
+        {k && <th scope="col">arrow (px)</th>}</tr></thead>
+      <tbody>{arrows.items.map((a) => {
+        const m = Math.hypot(...a.F);
+        return (<tr data-force={a.name}><td>{a.name}</td>{a.F.map((x) => <td class="num" data-v={x}>{fmtNum(x)}</td>)}
+          <td class="num" data-v={m}>{fmtNum(m)}</td>{k && <td class="num">{fmtNum(Math.round(m * k * 10) / 10)}</td>}</tr>);
+      })}</tbody>
+    </table>
+  );
+}
+
 // others: [{id, P}] jobs drawn in the same scene (overlay: on top of this
 // one, else side by side), each at the same time (held at its last frame
 // when its run is shorter); color: {channel, lo, hi, series: [{t, v}] per
 // job in the order of ids (strings), this one first} colours each job by the channel's value at the time
 // shown (lo -> blue, hi -> red); colourBy: {channels, value, set} the
-// "Colour by" choice among the job's channels, shown with the controls.
-export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = null, others = [], overlay = false, color = null, colourBy = null }) {
+// "Colour by" choice among the job's channels, shown with the controls;
+// forces: {list, rows, max, on, set} the joint reaction forces of the job's
+// samples (forces.js) drawn as arrows when on, with their legend and table.
+export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = null, others = [], overlay = false, color = null, colourBy = null, forces = null }) {
   const L = useMemo(() => localGeometry(P.geometry), [P]);
   const oL = useMemo(() => others.map((o) => localGeometry(o.P.geometry)), [others]);
   const times = P.times, t0 = times.length ? times[0] : 0, t1 = times.length ? times[times.length - 1] : 0;
@@ -170,6 +205,15 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
     return tp && <PoseTable P={P} pose={tp} color={one} caption={`Poses at t = ${fmtNum(tp.t)} s (frame ${tp.f} of ${P.nframe}${tp.u ? ', interpolated' : ''})`} />;
   }, [P, tk, color, nOthers]);
 
+  // the force arrows at the time shown (the first job's), their table as the pose table's
+  const arrows = useMemo(() => (forces && forces.on && pose && forces.list.length
+    ? { items: arrowsAt(L, forces.list, forces.rows, pose.v, pose.t), max: forces.max } : null), [forces, pose && pose.t, L]);
+  const forceTable = useMemo(() => {
+    if (!arrows) return null;
+    const tp = poseAt(P, tk);
+    return tp && <ForceTable arrows={{ items: arrowsAt(L, forces.list, forces.rows, tp.v, tp.t), max: forces.max }} dim={L.dim} t={tp.t} />;
+  }, [arrows && forces, tk, L]);
+
   if (!pose) return <p id="no-poses">No body poses are stored for this job (run by an older worker): nothing to animate.</p>;
   const label = `t = ${fmtNum(pose.t)} s`;
   // the other jobs at the same time, each within its own run
@@ -182,7 +226,8 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
   const tint = values ? values.map((x) => (x === null ? null : color.hi > color.lo ? (x - color.lo) / (color.hi - color.lo) : 0.5)) : null;
   return (
     <figure class="anim">
-      <MechanismView L={L} P={P} v={pose.v} label={label} members={members} overlay={overlay} tint={tint} />
+      <MechanismView L={L} P={P} v={pose.v} label={label} members={members} overlay={overlay} tint={tint} arrows={arrows} />
+      {arrows && <ForceLegend max={forces.max} dim={L.dim} />}
       {(members.length > 0 || color) && (
         <table class="list small" id="scene-jobs">
           <caption>Jobs in the scene{members.length ? (overlay ? ', overlaid' : ', side by side') : ''}{color ? `, coloured by ${color.channel} (${fmtNum(color.lo)} blue … ${fmtNum(color.hi)} red)` : ''}</caption>
@@ -207,9 +252,12 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
         {colourBy && <label>Colour by <select id="colour" value={colourBy.value || ''} onChange={(e) => colourBy.set(e.currentTarget.value || null)}>
           <option value="">{members.length ? 'job' : 'body'}</option>{colourBy.channels.map((c) => <option value={c}>{c}</option>)}
         </select></label>}
+        {forces && forces.list.length > 0 && <label class="check"><input type="checkbox" id="forces" checked={forces.on}
+          onChange={(e) => forces.set(e.currentTarget.checked)} />Forces ({forces.list.map((f) => f.name).join(', ')})</label>}
       </div>
       <figcaption>
         {table}
+        {forceTable}
         <details class="joints"><summary>Joints and actuators</summary><JointTable G={P.geometry} /></details>
       </figcaption>
     </figure>

@@ -1,12 +1,19 @@
 // Compare.jsx - view 5: paired runs across models, for one solver option at
 // a time (contact_deactivation, the default; formulation; integrator).
 // Every model with paired runs (same sweep, same parameters, the option at
-// its two values; GET /api/v1/compare?option=...) side by side: the speed-up as a box
-// (quartiles, median, whiskers to min and max) with every pair as a dot, on
-// a log axis; the median speed-up against the contact pairs each model
-// declares; and a table with the speed-up, declared pairs, wall time, system
-// dimension, active contacts, steps and Newton iterations both ways and the
-// largest output difference; sort, CSV.  State in the URL:
+// its two values; GET /api/v1/compare?option=...) side by side: the speed-up
+// (by CPU time, the API's timing.basis) as a box (quartiles, median, whiskers
+// to min and max) with every pair as a dot, on a log axis; the median
+// speed-up against the contact pairs each model declares; and a table with
+// the speed-up, whether its timing means anything (the API's timing.verdict:
+// nothing to deactivate, too short to time, no clear difference, measured),
+// declared pairs, CPU time, system dimension, active contacts, steps and
+// Newton iterations both ways and the largest output difference; sort, CSV
+// (every column, wall times and wall speed-ups too).  A model that declares
+// no contact pair shows no speed-up of contact deactivation; an
+// inconclusive one is shown in grey.  The table fits 1400 px (two header
+// rows, short numbers) and scrolls sideways past that with the model's name
+// kept in view.  State in the URL:
 // /compare?option=O&sort=KEY&desc=1&all=1 (all: models without pairs too).
 // Columns "on" / "off" of contact deactivation are the API's other / base
 // sides; for the other options their keys end in _other / _base.
@@ -26,23 +33,46 @@ const OPTIONS = {
   integrator: { title: 'Integrators', labels: ['bdf', 'dopri5'], keys: ['base', 'other'], file: 'integrators' },
 };
 
-// Metrics shown both ways: key stem, label stem, the API's mean_* field.
+// What each timing verdict of the API (timing.verdict) is called here.
+const VERDICTS = {
+  measured: 'measured',
+  nothing_to_deactivate: 'nothing to deactivate',
+  too_short: 'too short to time',
+  no_clear_difference: 'no clear difference',
+};
+const verdict = (m) => (m.timing ? m.timing.verdict : null);
+// The speed-up the view shows: by CPU time where every pair has it (the
+// API's timing.basis), else by wall time; none when there is nothing to
+// deactivate (the model declares no contact pair: any "speed-up" is noise).
+function speedupOf(m) {
+  if (verdict(m) === 'nothing_to_deactivate') return null;
+  return (m.timing && m.timing.basis === 'cpu_seconds' ? m.speedup_cpu : m.speedup) || null;
+}
+const pairsOf = (m) => (m.timing && m.timing.basis === 'cpu_seconds' ? m.speedups_cpu : m.speedups) || [];
+const sp = (k) => (m) => { const s = speedupOf(m); return s ? s[k] : null; };
+
+// Metrics shown both ways: key stem, group label, the API's mean_* field,
+// the scale of the table's figures (seconds shown as ms; the CSV and data-v
+// keep seconds), whether the table shows it (else the CSV only).
 const BOTH = [
-  ['wall', 'Wall s', 'mean_wall_seconds'], ['dim', 'System dim.', 'mean_system_dimension'],
-  ['act', 'Active contacts', 'mean_active_contacts'], ['steps', 'Steps', 'mean_steps'],
-  ['newton', 'Newton it.', 'mean_newton_iterations'],
+  ['cpu', 'CPU ms', 'mean_cpu_seconds', 1e3, true], ['wall', 'Wall ms', 'mean_wall_seconds', 1e3, false],
+  ['dim', 'System dim.', 'mean_system_dimension', 1, true], ['act', 'Active contacts', 'mean_active_contacts', 1, true],
+  ['steps', 'Steps', 'mean_steps', 1, true], ['newton', 'Newton it.', 'mean_newton_iterations', 1, true],
 ];
 
-// The table's columns for one option (o: an OPTIONS entry).
+// The columns for one option (o: an OPTIONS entry): key, label, group (the
+// header's upper row), value, text (not a number), csv (CSV only), scale.
 function columns(o) {
   const [kb, ko] = o.keys, [lb, lo] = o.labels;
   return [
     ...HEAD,
-    ...BOTH.flatMap(([k, label, f]) => [
-      { key: `${k}_${ko}`, label: `${label} ${lo}`, get: (m) => m[f] && m[f].other },
-      { key: `${k}_${kb}`, label: `${label} ${lb}`, get: (m) => m[f] && m[f].base },
+    ...BOTH.flatMap(([k, label, f, scale, table]) => [
+      { key: `${k}_${ko}`, label: lo, group: label, scale, csv: !table, get: (m) => m[f] && m[f].other },
+      { key: `${k}_${kb}`, label: lb, group: label, scale, csv: !table, get: (m) => m[f] && m[f].base },
     ]),
     { key: 'diff', label: 'Largest output difference', get: (m) => m.max_output_difference && m.max_output_difference.value },
+    { key: 'basis', label: 'timed by', csv: true, text: true, get: (m) => (m.timing ? m.timing.basis : null) },
+    ...['median', 'q1', 'q3', 'min', 'max'].map((k) => ({ key: `wall_${k}`, label: `wall ${k}`, csv: true, get: (m) => m.speedup && m.speedup[k] })),
   ];
 }
 
@@ -50,12 +80,22 @@ const HEAD = [
   { key: 'name', label: 'Model', get: (m) => m.name, text: true },
   { key: 'pairs', label: 'Pairs', get: (m) => m.pairs },
   { key: 'declared', label: 'Declared contact pairs', get: (m) => m.declared_pairs },
-  { key: 'median', label: 'Speed-up median', get: (m) => m.speedup && m.speedup.median },
-  { key: 'q1', label: 'q1', get: (m) => m.speedup && m.speedup.q1 },
-  { key: 'q3', label: 'q3', get: (m) => m.speedup && m.speedup.q3 },
-  { key: 'min', label: 'min', get: (m) => m.speedup && m.speedup.min },
-  { key: 'max', label: 'max', get: (m) => m.speedup && m.speedup.max },
+  { key: 'median', label: 'median', group: 'Speed-up', get: sp('median') },
+  { key: 'q1', label: 'q1', group: 'Speed-up', get: sp('q1') },
+  { key: 'q3', label: 'q3', group: 'Speed-up', get: sp('q3') },
+  { key: 'min', label: 'min', group: 'Speed-up', get: sp('min') },
+  { key: 'max', label: 'max', group: 'Speed-up', get: sp('max') },
+  { key: 'timing', label: 'Timing', text: true, get: (m) => verdict(m) },
 ];
+
+// Numbers in the table: 4 significant digits (the CSV and data-v keep all).
+function fmtShort(v) {
+  if (v === null || v === undefined || Number.isNaN(v)) return '';
+  if (Number.isInteger(v) || Math.abs(v) >= 1e4) return fmtNum(Math.round(v * 10) / 10);
+  const a = Math.abs(v);
+  if (a !== 0 && a < 1e-3) return v.toExponential(2);
+  return String(Number(v.toPrecision(4)));
+}
 
 function csv(rows, COLS) {
   const f = (v) => (v === null || v === undefined ? '' : /[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
@@ -63,10 +103,14 @@ function csv(rows, COLS) {
     ...rows.map((m) => [m.model, ...COLS.map((c) => c.get(m))].map(f).join(','))].join('\n') + '\n';
 }
 
+// A flagged speed-up (too short to time, no clear difference) is drawn in
+// grey: shown, not to be read as a gain.
+const flagged = (m) => verdict(m) === 'too_short' || verdict(m) === 'no_clear_difference';
+
 function Boxes({ rows, title }) {
   const ref = useRef(null);
   const W = 760, ROW = 26, PADL = 180, PADR = 20, H = Math.max(60, rows.length * ROW + 40);
-  const vals = rows.flatMap((m) => [m.speedup.min, m.speedup.max]).filter((v) => v > 0);
+  const vals = rows.flatMap((m) => [speedupOf(m).min, speedupOf(m).max]).filter((v) => v > 0);
   const lo = Math.min(0.5, ...vals), hi = Math.max(2, ...vals);
   const X = (v) => PADL + ((Math.log(v) - Math.log(lo)) / (Math.log(hi) - Math.log(lo))) * (W - PADL - PADR);
   useEffect(() => {
@@ -78,16 +122,22 @@ function Boxes({ rows, title }) {
     g.strokeStyle = '#c0392b'; g.setLineDash([4, 3]);
     g.beginPath(); g.moveTo(X(1), 10); g.lineTo(X(1), H - 28); g.stroke(); g.setLineDash([]);
     rows.forEach((m, k) => {
-      const y = 20 + k * ROW, s = m.speedup;
-      g.fillStyle = '#222'; g.textAlign = 'right'; g.fillText(m.name.length > 24 ? `${m.name.slice(0, 23)}…` : m.name, PADL - 8, y + 4);
-      g.strokeStyle = '#555';
+      const y = 20 + k * ROW, s = speedupOf(m), grey = flagged(m);
+      const name = m.name.length > 24 ? `${m.name.slice(0, 23)}…` : m.name;
+      g.fillStyle = grey ? '#888' : '#222'; g.textAlign = 'right';
+      g.fillText(name, PADL - 8, y + 4);
+      // an inconclusive one says why, right of its whisker
+      if (grey) { g.textAlign = 'left'; g.fillText(VERDICTS[verdict(m)], Math.min(X(s.max) + 8, W - 130), y + 4); }
+      g.strokeStyle = grey ? '#aaa' : '#555';
       g.beginPath(); g.moveTo(X(s.min), y); g.lineTo(X(s.max), y); g.stroke();
-      g.fillStyle = 'rgba(31,95,191,0.35)'; g.fillRect(X(s.q1), y - 8, Math.max(1, X(s.q3) - X(s.q1)), 16);
+      g.fillStyle = grey ? 'rgba(150,150,150,0.3)' : 'rgba(31,95,191,0.35)';
+      g.fillRect(X(s.q1), y - 8, Math.max(1, X(s.q3) - X(s.q1)), 16);
       g.strokeRect(X(s.q1), y - 8, Math.max(1, X(s.q3) - X(s.q1)), 16);
-      g.strokeStyle = '#1f5fbf'; g.lineWidth = 2; g.beginPath(); g.moveTo(X(s.median), y - 9); g.lineTo(X(s.median), y + 9); g.stroke(); g.lineWidth = 1;
+      g.strokeStyle = grey ? '#777' : '#1f5fbf'; g.lineWidth = 2;
+      g.beginPath(); g.moveTo(X(s.median), y - 9); g.lineTo(X(s.median), y + 9); g.stroke(); g.lineWidth = 1;
       // every pair as a dot, spread vertically by a fixed jitter
-      g.fillStyle = 'rgba(20,20,20,0.55)';
-      (m.speedups || []).forEach((v, i) => {
+      g.fillStyle = grey ? 'rgba(120,120,120,0.55)' : 'rgba(20,20,20,0.55)';
+      pairsOf(m).forEach((v, i) => {
         if (!(v > 0)) return;
         g.beginPath(); g.arc(X(v), y + ((i * 7919) % 15) - 7, 2, 0, 2 * Math.PI); g.fill();
       });
@@ -95,8 +145,8 @@ function Boxes({ rows, title }) {
     g.fillStyle = '#555'; g.textAlign = 'center';
     for (const t of [0.5, 1, 2, 5, 10, 20, 50, 100]) if (t >= lo && t <= hi) g.fillText(`${t}×`, X(t), H - 10);
   }, [rows]);
-  const dots = rows.reduce((n, m) => n + (m.speedups || []).filter((v) => v > 0).length, 0);
-  return <canvas ref={ref} id="compare-boxes" data-dots={dots} role="img" aria-label={`Speed-up (${title}) per model: quartiles, median and range on a log axis; the table below has the numbers`} />;
+  const dots = rows.reduce((n, m) => n + pairsOf(m).filter((v) => v > 0).length, 0);
+  return <canvas ref={ref} id="compare-boxes" data-dots={dots} role="img" aria-label={`Speed-up (${title}) per model: quartiles, median and range on a log axis, grey where the timing is not conclusive; the table below has the numbers`} />;
 }
 
 // The speed-up (median, and q1 to q3 as a bar) against the number of
@@ -104,14 +154,14 @@ function Boxes({ rows, title }) {
 // model, labelled.  Its numbers are the table's (declared, q1, median, q3).
 function VsPairs({ rows }) {
   const ref = useRef(null);
-  const pts = rows.filter((m) => m.declared_pairs > 0 && m.speedup && m.speedup.median > 0);
+  const pts = rows.filter((m) => m.declared_pairs > 0 && speedupOf(m) && speedupOf(m).median > 0);
   const W = 760, H = 260, PADL = 56, PADR = 20, PADT = 14, PADB = 40;
   useEffect(() => {
     const c = ref.current;
     if (!c) return;
     const g = canvas2d(c, W, H);
     g.font = '12px system-ui, sans-serif';
-    const xs = pts.map((m) => m.declared_pairs), ys = pts.flatMap((m) => [m.speedup.q1, m.speedup.q3]).filter((v) => v > 0);
+    const xs = pts.map((m) => m.declared_pairs), ys = pts.flatMap((m) => [speedupOf(m).q1, speedupOf(m).q3]).filter((v) => v > 0);
     const x0 = Math.min(1, ...xs) / 1.6, x1 = Math.max(10, ...xs) * 1.6, y0 = Math.min(0.5, ...ys), y1 = Math.max(2, ...ys);
     const X = (v) => PADL + ((Math.log(v) - Math.log(x0)) / (Math.log(x1) - Math.log(x0))) * (W - PADL - PADR);
     const Y = (v) => H - PADB - ((Math.log(v) - Math.log(y0)) / (Math.log(y1) - Math.log(y0))) * (H - PADT - PADB);
@@ -124,16 +174,54 @@ function VsPairs({ rows }) {
     g.textAlign = 'right';
     for (const t of [0.5, 1, 2, 5, 10, 20, 50, 100]) if (t >= y0 && t <= y1) g.fillText(`${t}×`, PADL - 6, Y(t) + 4);
     pts.forEach((m) => {
-      const x = X(m.declared_pairs), s = m.speedup;
-      g.strokeStyle = '#1f5fbf'; g.lineWidth = 3;
+      const x = X(m.declared_pairs), s = speedupOf(m), col = flagged(m) ? '#999' : '#1f5fbf';
+      g.strokeStyle = col; g.lineWidth = 3;
       g.beginPath(); g.moveTo(x, Y(s.q1)); g.lineTo(x, Y(s.q3)); g.stroke(); g.lineWidth = 1;
-      g.fillStyle = '#1f5fbf'; g.beginPath(); g.arc(x, Y(s.median), 4, 0, 2 * Math.PI); g.fill();
-      g.fillStyle = '#222'; g.textAlign = 'left';
-      g.fillText(m.name.length > 20 ? `${m.name.slice(0, 19)}…` : m.name, x + 6, Y(s.median) - 5);
+      g.fillStyle = col; g.beginPath(); g.arc(x, Y(s.median), 4, 0, 2 * Math.PI); g.fill();
+      g.fillStyle = flagged(m) ? '#888' : '#222'; g.textAlign = 'left';
+      const name = m.name.length > 20 ? `${m.name.slice(0, 19)}…` : m.name;
+      g.fillText(flagged(m) ? `${name} (${VERDICTS[verdict(m)]})` : name, x + 6, Y(s.median) - 5);
     });
   }, [rows]);
   return <canvas ref={ref} id="compare-vs-pairs" data-points={pts.length} role="img"
-    aria-label="Median speed-up (bar: quartiles) against the number of contact pairs each model declares, both on log axes; the table below has the numbers (Declared contact pairs, q1, median, q3)" />;
+    aria-label="Median speed-up (bar: quartiles) against the number of contact pairs each model declares, both on log axes, grey where the timing is not conclusive; the table below has the numbers (Declared contact pairs, q1, median, q3)" />;
+}
+
+// The table's two header rows: a column with a group sits under the
+// group's name (upper row), one without spans both rows.  Every column's
+// own header is a sort button.
+function Header({ cols, sort, desc }) {
+  const th = (c, rowspan) => (
+    <th scope="col" rowspan={rowspan > 1 ? rowspan : undefined} class={c.key === 'name' ? 'sticky' : c.group ? 'sub' : ''}
+      aria-sort={c.key === sort ? (desc ? 'descending' : 'ascending') : 'none'}>
+      <button type="button" class="sort" data-sort={c.key} aria-label={c.group ? `${c.group} ${c.label}` : undefined}
+        onClick={() => setQuery({ sort: c.key, desc: c.key === sort && !desc ? 1 : null })}>
+        {c.label}{c.key === sort ? (desc ? ' ▼' : ' ▲') : ''}</button></th>);
+  // the upper row: a group's name over its columns, or a column of its own
+  const top = [];
+  cols.forEach((c) => {
+    const last = top[top.length - 1];
+    if (c.group && last && last.group === c.group) last.span++;
+    else top.push(c.group ? { group: c.group, span: 1 } : { col: c });
+  });
+  return (
+    <thead>
+      <tr>{top.map((t) => (t.group ? <th scope="colgroup" colspan={t.span} class="group">{t.group}</th> : th(t.col, 2)))}</tr>
+      <tr>{cols.filter((c) => c.group).map((c) => th(c, 1))}</tr>
+    </thead>);
+}
+
+// One cell of the table; a model's verdict under "Timing" with its reason
+// (the API's timing.reason) as the cell's description.
+function Cell({ c, m }) {
+  const v = c.get(m);
+  if (c.key === 'name') return <th scope="row" class="sticky">{v}</th>;
+  if (c.key === 'timing')
+    return <td class={`verdict ${v || ''}`} data-col="timing" data-v={v || ''} title={m.timing ? m.timing.reason : ''}>
+      {v ? VERDICTS[v] || v : ''}</td>;
+  const grey = c.group === 'Speed-up' && flagged(m);
+  return <td class={grey ? 'num flagged' : 'num'} data-col={c.key} data-v={v === null || v === undefined ? '' : v}>
+    {fmtShort(v === null || v === undefined ? v : v * (c.scale || 1))}</td>;
 }
 
 export function Compare({ query }) {
@@ -143,7 +231,8 @@ export function Compare({ query }) {
   const o = OPTIONS[option];
   const models = data && data.option === option ? data.models : null;
   const COLS = useMemo(() => columns(o), [option]);
-  const sort = COLS.some((c) => c.key === query.get('sort')) ? query.get('sort') : 'median';
+  const TABLE = useMemo(() => COLS.filter((c) => !c.csv), [COLS]);
+  const sort = TABLE.some((c) => c.key === query.get('sort')) ? query.get('sort') : 'median';
   const desc = query.get('desc') === '1' || (!query.get('sort'));
   const all = query.get('all') === '1';
   useEffect(() => {
@@ -189,38 +278,39 @@ export function Compare({ query }) {
       onChange={(e) => setQuery({ option: e.currentTarget.value === 'contact_deactivation' ? null : e.currentTarget.value, sort: null, desc: null })}>
       {Object.entries(OPTIONS).map(([k, v]) => <option value={k}>{v.title} ({v.labels[1]} vs {v.labels[0]})</option>)}
     </select></label>);
-  if (error) return <main><h1>{o.title}</h1>{select}<p class="error" role="alert">{error}</p></main>;
-  if (!models) return <main><h1>{o.title}</h1>{select}<p>Loading…</p></main>;
-  const withPairs = rows.filter((m) => m.speedup);
+  // one layout while loading, after an error and with the data, so that the
+  // option's select keeps the focus when the option changes (by keyboard)
+  const withPairs = rows.filter((m) => m.pairs > 0);
+  const drawn = withPairs.filter((m) => speedupOf(m));
+  const min = models && models.find((m) => m.timing);
   return (
     <main class="wide">
       <h1>{o.title} across models</h1>
-      <p>Speed-up = wall time {o.labels[0]} / {o.labels[1]}, over the pairs of done jobs of a sweep that differ only in
+      <p>Speed-up = CPU time {o.labels[0]} / {o.labels[1]} (wall time where the runs lack CPU time), over the pairs of done jobs of a sweep that differ only in
         <code>{option}</code> (a sweep with <code>"solver": {'{'}"{option}": [{option === 'contact_deactivation' ? 'true, false'
-          : `"${o.labels[0]}", "${o.labels[1]}"`}]{'}'}</code>).</p>
+          : `"${o.labels[0]}", "${o.labels[1]}"`}]{'}'}</code>).
+        {' '}<strong>Timing</strong> says whether it means anything:
+        {option === 'contact_deactivation' && <> <em>nothing to deactivate</em> (the model declares no contact pair),</>}
+        {' '}<em>too short to time</em> (runs under {min ? fmtShort(min.timing.min_seconds * 1e3) : 5} ms), <em>no clear
+        difference</em> (the quartiles straddle 1, or the median is within {min ? fmtShort(min.timing.noise * 100) : 5} % of 1), or <em>measured</em>.</p>
       <div class="controls">
         {select}
         <label class="check"><input type="checkbox" id="compare-all" checked={all} onChange={(e) => setQuery({ all: e.currentTarget.checked ? 1 : null })} />
           models without pairs too</label>
-        <p id="compare-count">{withPairs.length} models with pairs</p>
-        <button type="button" id="compare-csv" onClick={download}>CSV of this table</button>
+        {models && <p id="compare-count">{withPairs.length} models with pairs</p>}
+        {models && <button type="button" id="compare-csv" onClick={download}>CSV of this table</button>}
       </div>
-      {withPairs.length > 0 && <Boxes rows={withPairs} title={o.title} />}
-      {withPairs.length > 0 && <VsPairs rows={withPairs} />}
-      <div class="scroll-x">
-        <table class="list" id="compare-table">
-          <thead><tr>{COLS.map((c) => (
-            <th scope="col" aria-sort={c.key === sort ? (desc ? 'descending' : 'ascending') : 'none'}>
-              <button type="button" class="sort" data-sort={c.key}
-                onClick={() => setQuery({ sort: c.key, desc: c.key === sort && !desc ? 1 : null })}>
-                {c.label}{c.key === sort ? (desc ? ' ▼' : ' ▲') : ''}</button></th>))}</tr></thead>
+      {error && <p class="error" role="alert">{error}</p>}
+      {!error && !models && <p>Loading…</p>}
+      {drawn.length > 0 && <Boxes rows={drawn} title={o.title} />}
+      {drawn.length > 0 && option === 'contact_deactivation' && <VsPairs rows={drawn} />}
+      {models && <div class="scroll-x" id="compare-scroll" tabindex="0" role="region" aria-label={`${o.title}: the table`}>
+        <table class="list compare" id="compare-table">
+          <Header cols={TABLE} sort={sort} desc={desc} />
           <tbody>{rows.map((m) => (
-            <tr data-model={m.model}>{COLS.map((c) => {
-              const v = c.get(m);
-              return c.text ? <td>{v}</td> : <td class="num" data-col={c.key} data-v={v === null || v === undefined ? '' : v}>{fmtNum(v)}</td>;
-            })}</tr>))}</tbody>
+            <tr data-model={m.model} data-verdict={verdict(m) || ''}>{TABLE.map((c) => <Cell c={c} m={m} />)}</tr>))}</tbody>
         </table>
-      </div>
+      </div>}
     </main>
   );
 }

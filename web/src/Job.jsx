@@ -9,12 +9,14 @@
 //   &env=1                  the whole sweep's min/max envelope behind the plots
 //   &scene=side|over        the first three overlaid jobs animated with this one
 //   &colour=NAME            each job's mechanism coloured by a channel's value
+//   &forces=1               joint reaction forces drawn as arrows (forces.js)
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { apiGet } from './api.js';
 import { Link, setQuery } from './router.jsx';
 import { Plots } from './Plots.jsx';
 import { Anim } from './Anim.jsx';
 import { fmtNum } from './format.js';
+import { forceColumns, forceMax } from './forces.js';
 
 const POINTS = 1000;
 
@@ -155,6 +157,13 @@ export function Job({ id, query }) {
   }, [result, channels.join(','), withIds.join(','), wantEnv, scene]);
 
   const colourBy = useMemo(() => ({ channels: allChannels, value: colour, set: (c) => setQuery({ colour: c }) }), [result, colour]);
+  // the joint reaction forces the geometry names among the result's channels
+  const forcesOn = query.get('forces') === '1';
+  const forceList = useMemo(() => (poses && result ? forceColumns(poses.geometry, result.columns) : []), [poses, result]);
+  const forces = useMemo(() => forceList.length ? {
+    list: forceList, rows: result.rows, max: forceMax(result.rows, forceList), on: forcesOn,
+    set: (on) => setQuery({ forces: on ? '1' : null }),
+  } : null, [forceList, forcesOn]);
 
   if (error) return <main><h1>Job {id}</h1><p class="error" role="alert">{error}</p></main>;
   if (!job) return <main><h1>Job {id}</h1><p>Loading…</p></main>;
@@ -164,7 +173,7 @@ export function Job({ id, query }) {
       {job.status !== 'done' ? <p>No samples: the job is {job.status}.</p> : !result || !poses ? <p>Loading samples…</p> : (
         <div class="job-grid">
           <section aria-label="Animation">
-            <Anim P={poses} id={id} others={others} overlay={scene === 'over'} color={colorData} colourBy={colourBy} t={t} setT={setTstate} playing={playing} setPlaying={setPlaying} speed={speed} setSpeed={setSpeed} />
+            <Anim P={poses} id={id} others={others} overlay={scene === 'over'} color={colorData} colourBy={colourBy} forces={forces} t={t} setT={setTstate} playing={playing} setPlaying={setPlaying} speed={speed} setSpeed={setSpeed} />
           </section>
           <section aria-label="Channels">
             {chooser}

@@ -77,6 +77,17 @@ function setup(canvas, w) {
 }
 
 export function Parcoords({ store, axes, rows, brushes, onBrush }) {
+  // a brush typed in the table (the keyboard's way to brush): end e of axis
+  // a's brush b set to text; both ends empty clear it, one empty is the
+  // axis's end; the ends in either order
+  const setEnd = (a, b, e, text) => {
+    const r = b ? [...b] : [a.lo, a.hi];
+    r[e] = text.trim() === '' ? (e ? a.hi : a.lo) : Number(text);
+    if (!Number.isFinite(r[e])) return;
+    if (text.trim() === '' && !b) return;
+    if (text.trim() === '' && r[0] === a.lo && r[1] === a.hi) { onBrush(a.key, null); return; }
+    onBrush(a.key, [Math.min(r[0], r[1]), Math.max(r[0], r[1])]);
+  };
   const wrap = useRef(null), back = useRef(null), front = useRef(null);
   const [w, setW] = useState(0);
   const [drag, setDrag] = useState(null);   // {key, y0, y1}
@@ -160,7 +171,7 @@ export function Parcoords({ store, axes, rows, brushes, onBrush }) {
       </div>
       <figcaption>
         <details>
-          <summary>Axes and brushes as a table</summary>
+          <summary>Axes and brushes as a table (brushes typed here too)</summary>
           <table class="list small" id="parcoords-table">
             <thead><tr><th scope="col">Axis</th><th scope="col">Group</th><th scope="col">Min</th><th scope="col">Max</th>
               <th scope="col">Brush from</th><th scope="col">Brush to</th><th scope="col">x (px)</th></tr></thead>
@@ -170,7 +181,9 @@ export function Parcoords({ store, axes, rows, brushes, onBrush }) {
                 return (
                   <tr data-key={a.key}>
                     <td>{c.name}</td><td>{c.group}</td><td class="num">{fmtNum(a.lo)}</td><td class="num">{fmtNum(a.hi)}</td>
-                    <td class="num">{b ? fmtNum(b[0]) : ''}</td><td class="num">{b ? fmtNum(b[1]) : ''}</td>
+                    {[0, 1].map((e) => <td class="num"><input type="number" step="any" class="brush" data-end={e}
+                      aria-label={`Brush of ${c.name} ${e ? 'to' : 'from'}`} value={b ? String(b[e]) : ''}
+                      onChange={(ev) => setEnd(a, b, e, ev.currentTarget.value)} /></td>)}
                     <td class="num" data-x={a.x} data-top={a.top} data-bot={a.bot}>{Math.round(a.x)}</td>
                   </tr>
                 );

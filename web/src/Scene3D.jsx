@@ -18,11 +18,17 @@
 // The camera looks at the extents of the whole run from above, up being
 // against the model's gravity (geometry.gravity); dragging orbits it.  The
 // scene is drawn only when the time, the tint or the camera changes.
+// `arrows` ({items: [{p, F}], max}, forces.js) draws forces of the first
+// member as arrows (THREE.ArrowHelper) from their points, the largest of the
+// run ARROW_SPAN of the scene's size long; where three.js placed each
+// arrow's start and tip is read back into data-arrows (with data-arrow-scale,
+// metres per newton), as the instance colours are into data-colors.
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { extents } from './pose.js';
 import { bodyColor, jobColor, ramp, ACTUATOR_COLOR } from './colors.js';
+import { FORCE_COLOR, ARROW_SPAN } from './forces.js';
 
 const vec = (p) => new THREE.Vector3(p[0], p[1], p[2]);
 const UP = new THREE.Vector3(0, 1, 0);
@@ -189,7 +195,35 @@ function mulAffine(A, a, B, b, dst, d) {
   }
 }
 
-export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = null, width = 560, height = 420 }) {
+// The force arrows of context c at {items, max} (or none): one
+// ArrowHelper per force, kept between frames; what three.js then holds
+// (each arrow's start and tip in world coordinates) goes to host's
+// data-arrows as "x y z x y z" per arrow, ';'-separated.
+function placeArrows(c, arrows, host) {
+  const items = arrows && arrows.max > 0 ? arrows.items : [];
+  while (c.arrows.length > items.length) { const a = c.arrows.pop(); c.scene.remove(a); a.dispose(); }
+  while (c.arrows.length < items.length) {
+    const a = new THREE.ArrowHelper(new THREE.Vector3(1, 0, 0), new THREE.Vector3(), 1, FORCE_COLOR);
+    c.scene.add(a); c.arrows.push(a);
+  }
+  const k = items.length ? (ARROW_SPAN * c.size) / arrows.max : 0;
+  const dir = new THREE.Vector3(), o = new THREE.Vector3(), tip = new THREE.Vector3(), out = [];
+  items.forEach((it, i) => {
+    const a = c.arrows[i], len = Math.hypot(...it.F) * k;
+    a.visible = len > 0;
+    if (!a.visible) return;
+    a.position.set(it.p[0], it.p[1], it.p[2]);
+    a.setDirection(dir.set(it.F[0], it.F[1], it.F[2]).normalize());
+    const hl = Math.min(0.25 * len, 0.05 * c.size);
+    a.setLength(len, hl, 0.5 * hl);
+    a.updateMatrixWorld(true);
+    a.getWorldPosition(o); a.cone.getWorldPosition(tip);
+    out.push([o.x, o.y, o.z, tip.x, tip.y, tip.z].join(' '));
+  });
+  if (host) { host.dataset.arrows = out.join(';'); host.dataset.arrowScale = k ? String(k) : ''; }
+}
+
+export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = null, arrows = null, width = 560, height = 420 }) {
   const host = useRef(null);
   const ctx = useRef(null);
   const box = useMemo(() => extents(P, L), [P, L]);
@@ -271,7 +305,7 @@ export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = n
     const draw = () => renderer.render(scene, camera);
     controls.addEventListener('change', draw);
     controls.update();
-    ctx.current = { renderer, scene, camera, sets, mats, shift, draw, tint: null };
+    ctx.current = { renderer, scene, camera, sets, mats, shift, draw, tint: null, size, arrows: [] };
     return () => {
       controls.dispose();
       scene.traverse((o) => { if (o.geometry) o.geometry.dispose(); if (o.material) o.material.dispose(); if (o.dispose && o.isInstancedMesh) o.dispose(); });
@@ -319,8 +353,9 @@ export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = n
       }
       if (host.current) host.current.dataset.colors = tkey ? seen.join(';') : '';
     }
+    placeArrows(c, arrows, host.current);
     c.draw();
-  }, [...vs, tkey, L, box, shape]);
+  }, [...vs, tkey, L, box, shape, arrows]);
 
   return <div ref={host} class="anim-canvas scene3d" role="img" aria-label="The mechanism in 3-D (its positions are in the table below); drag to turn the view" />;
 }

@@ -1,0 +1,53 @@
+// forces.js - joint reaction forces drawn as arrows in the animation, from
+// the job's own samples: which columns of its result hold them (the
+// geometry's "forces" of GET /api/v1/jobs/{id}/poses name the channels),
+// their value at a time, and one scale for the whole run, so that an
+// arrow's length compares across times and joints (the legend gives it).
+import { place } from './pose.js';
+
+export const FORCE_COLOR = '#ff00cc';   // magenta: no body, job or actuator colour
+export const ARROW_PX = 80;             // 2-D: the largest force of the run, in CSS pixels
+export const ARROW_SPAN = 0.3;          // 3-D: the largest force, as a fraction of the scene's size
+
+// The drawable forces of geometry G among the result's columns ([time,
+// channel...]): [{name, joint, cols: [column of x, y(, z)]}]; a force whose
+// channels are not all in the result is left out.
+export function forceColumns(G, columns) {
+  const axes = G.dimension === 3 ? ['x', 'y', 'z'] : ['x', 'y'];
+  return (G.forces || []).map((f) => ({ name: f.name, joint: f.joint, cols: axes.map((a) => columns.indexOf(f.channels[a])) }))
+    .filter((f) => f.cols.every((c) => c > 0));
+}
+
+// The force of columns cols at time t from rows [[t, values...]] (times
+// ascending): linear between the two samples around t, the stored value at
+// a sample's time, held at either end.
+export function forceAt(rows, cols, t) {
+  const n = rows.length;
+  if (!n) return null;
+  let lo = 0, hi = n - 1;
+  if (t <= rows[0][0]) hi = 0;
+  else if (t >= rows[n - 1][0]) lo = hi = n - 1;
+  else {
+    // rows[lo][0] <= t < rows[hi][0]
+    while (hi - lo > 1) { const m = (lo + hi) >> 1; if (rows[m][0] <= t) lo = m; else hi = m; }
+    if (rows[lo][0] === t) hi = lo;
+  }
+  const a = rows[lo], b = rows[hi], u = hi > lo ? (t - a[0]) / (b[0] - a[0]) : 0;
+  return cols.map((c) => (u ? a[c] + u * (b[c] - a[c]) : a[c]));
+}
+
+// The largest magnitude of the forces over every sample (0 when none).
+export function forceMax(rows, list) {
+  let m = 0;
+  for (const r of rows) for (const f of list) m = Math.max(m, Math.hypot(...f.cols.map((c) => r[c])) || 0);
+  return m;
+}
+
+// The arrows at pose values v and time t: [{name, p (joint point, 3
+// components), F (force, dim components)}].
+export function arrowsAt(L, list, rows, v, t) {
+  return list.map((f) => {
+    const j = L.joints[f.joint];
+    return { name: f.name, p: place(L.dim, v, j.body, j.local), F: forceAt(rows, f.cols, t) };
+  }).filter((a) => a.F && a.F.every(Number.isFinite));
+}
