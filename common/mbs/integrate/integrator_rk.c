@@ -82,8 +82,13 @@
  * the pendulums) and a pass more per stage would cost 15 to 30 % for
  * nothing: a correction below RK_REFINE_BELOW x tolerance x |a| doubles the
  * distance to the next stage that refines, up to RK_REFINE_PROBE stages, so
- * that a run refines only where and while its mechanism needs it. */
-#define RK_REFINE_BELOW 0.1
+ * that a run refines only where and while its mechanism needs it.  With
+ * 0.1 the pendulums and the flyball refined at 1e-9 too (+9 to 21 %
+ * multiplier passes; bench/before_after.py put A01 and the double pendulum
+ * at 1.13 to 1.23 x the CPU before); with 1 the slider-crank refined only
+ * every other stage at 1e-7 .. 1e-9 and stayed at 5 to 13 x tol x L
+ * (0.5 to 2.3 with 0.3, the pendulums +1 to 2.5 % passes). */
+#define RK_REFINE_BELOW 0.3
 #define RK_REFINE_PROBE 64
 
 static void s_refine(const mbs_model *m, mbs_data *d, const double *c, double alpha, double tol, double *a)
