@@ -51,9 +51,6 @@ static ds_worker *s_w[DS_MAX_WORKERS];
 static int s_nw;
 static ds_pending *s_pend;
 static int s_npend;
-/* claims and result writes in one round trip (s_dispatch_write); off with
-   MBSWEEP_DISPATCH_NO_PIPELINE in the environment (for measuring) */
-static int s_pipeline = 1;
 static struct { char id[17]; char *text; long used; } s_cache[NCACHE];
 static long s_clock;
 /* RESULTs and FAILEDs that came before their sender's READY (see s_hold) */
@@ -348,24 +345,16 @@ static void s_handle(msg_t *m)
 
 /* ---- sending jobs ---------------------------------------------------------------- */
 
-/* Model definition from the small cache, or NULL when it is not there. */
-static const char *s_model_cached(const char *id)
-{
-    for (int i = 0; i < NCACHE; i++)
-        if (s_cache[i].text && !strcmp(s_cache[i].id, id)) { s_cache[i].used = ++s_clock; return s_cache[i].text; }
-    return NULL;
-}
-
 /* Model definition from the small cache, loaded on a miss.  NULL if it is
  * not in the database (*missing = 1) or the database failed. */
 static const char *s_model(const char *id, int *missing)
 {
     int lru = 0;
     *missing = 0;
-    const char *t0 = s_model_cached(id);
-    if (t0) return t0;
-    for (int i = 0; i < NCACHE; i++)
+    for (int i = 0; i < NCACHE; i++) {
+        if (s_cache[i].text && !strcmp(s_cache[i].id, id)) { s_cache[i].used = ++s_clock; return s_cache[i].text; }
         if (s_cache[i].used < s_cache[lru].used) lru = i;
+    }
     char *t = ds_model_text(&s_db, id);
     if (!t) { *missing = PQstatus(s_db) == CONNECTION_OK; return NULL; }
     free(s_cache[lru].text);
@@ -402,93 +391,43 @@ static json_t *s_job_body(const ds_claimed *c, char *why, size_t size)
                      "time_limit", c->time_limit);
 }
 
-/* One owner entry per free slot, round-robin over the workers; their number. */
-static int s_owners(char **owners)
-{
-    int n = 0;
-    for (int round = 0; round < DS_MAX_SLOTS; round++)
-        for (int i = 0; i < s_nw; i++)
-            if (s_w[i]->slots - s_w[i]->njobs > round) owners[n++] = s_w[i]->name;
-    return n;
-}
-
-/* Send a claimed job to its owner, or fail it (never sendable) or unclaim it
- * (worker gone, database away).  With db = 0 (the connection is inside a
- * pipeline) a job that needs the database for any of that (a model not in
- * the cache, a failure, an unclaim) is left alone: returns 1.  Else 0. */
-static int s_send_claimed(const ds_claimed *c, double t, int db, int *sent)
-{
-    int wi = s_index_by_name(c->owner), missing = 0;
-    char why[512] = "";
-    const char *def = db ? s_model(c->model, &missing) : s_model_cached(c->model);
-    if (!db && (!def || wi < 0)) return 1;
-    json_t *body = def ? s_job_body(c, why, sizeof why) : NULL;
-    if (!db && (why[0] || !body)) { json_decref(body); return 1; }
-    if (!def && missing) snprintf(why, sizeof why, "cannot send the job: model %s not found", c->model);
-    if (why[0]) {
-        /* never sendable: fail it with the reason (no retry, no log spin) */
-        ds_fail(&s_db, c->id, c->attempt, c->owner, why);
-    } else if (wi < 0 || !body) {
-        ds_unclaim(&s_db, c->id, c->attempt);  /* database away: try again later */
-    } else if (msg_send(s_sock, s_w[wi]->ident, s_w[wi]->idlen, MSG_JOB, body, def, strlen(def)) != 0) {
-        /* the worker's connection is gone (ROUTER_MANDATORY) */
-        if (!db) { json_decref(body); return 1; }
-        ds_unclaim(&s_db, c->id, c->attempt);
-        s_drop_worker(wi, "unreachable");
-    } else {
-        s_job_add(s_w[wi], c->id, c->attempt, t, c->time_limit * s_w[wi]->slots);
-        (*sent)++;
-    }
-    json_decref(body);
-    return 0;
-}
-
-/* static: 512 KB with 64 slots per worker, too much for a thread's stack */
-static char *s_own[DS_MAX_WORKERS * DS_MAX_SLOTS];
-
 /* Claim jobs for every free slot and send them. */
 static void s_dispatch(void)
 {
-    int n = s_owners(s_own), sent = 0;
+    /* static: 512 KB with 64 slots per worker, too much for a thread's stack */
+    static char *owners[DS_MAX_WORKERS * DS_MAX_SLOTS];
+    int n = 0, sent = 0;
+    /* one owner entry per free slot, round-robin over the workers */
+    for (int round = 0; round < DS_MAX_SLOTS; round++)
+        for (int i = 0; i < s_nw; i++)
+            if (s_w[i]->slots - s_w[i]->njobs > round) owners[n++] = s_w[i]->name;
     if (n == 0) return;
     ds_claimed *c; int nc;
-    if (ds_claim(&s_db, s_own, n, gw_cfg.lease_seconds, gw_cfg.job_time_limit, &c, &nc)) return;
+    if (ds_claim(&s_db, owners, n, gw_cfg.lease_seconds, gw_cfg.job_time_limit, &c, &nc)) return;
     double t = s_now();
-    for (int i = 0; i < nc; i++) s_send_claimed(&c[i], t, 1, &sent);
+    for (int i = 0; i < nc; i++) {
+        int wi = s_index_by_name(c[i].owner), missing;
+        char why[512] = "";
+        const char *def = s_model(c[i].model, &missing);
+        json_t *body = def ? s_job_body(&c[i], why, sizeof why) : NULL;
+        if (!def && missing) snprintf(why, sizeof why, "cannot send the job: model %s not found", c[i].model);
+        if (why[0]) {
+            /* never sendable: fail it with the reason (no retry, no log spin) */
+            ds_fail(&s_db, c[i].id, c[i].attempt, c[i].owner, why);
+        } else if (wi < 0 || !body) {
+            ds_unclaim(&s_db, c[i].id, c[i].attempt);  /* database away: try again later */
+        } else if (msg_send(s_sock, s_w[wi]->ident, s_w[wi]->idlen, MSG_JOB, body, def, strlen(def)) != 0) {
+            /* the worker's connection is gone (ROUTER_MANDATORY) */
+            ds_unclaim(&s_db, c[i].id, c[i].attempt);
+            s_drop_worker(wi, "unreachable");
+        } else {
+            s_job_add(s_w[wi], c[i].id, c[i].attempt, t, c[i].time_limit * s_w[wi]->slots);
+            sent++;
+        }
+        json_decref(body);
+    }
     ds_claimed_free(c, nc);
     if (nc == n && sent) gw_dispatch_kick(); /* maybe more: come back at once */
-}
-
-/* The pending results written */
-static void s_pend_clear(void)
-{
-    for (int i = 0; i < s_npend; i++) msg_clear(&s_pend[i].m);
-    s_npend = 0;
-}
-
-/* s_dispatch and the write of the pending results in one round trip
- * (ds_pipe_start): the claimed jobs are sent while PostgreSQL writes.
- * 0, or -1 when the pipeline could not be used (nothing done). */
-static int s_dispatch_write(void)
-{
-    int n = s_owners(s_own), sent = 0;
-    if (n == 0 || ds_pipe_start(&s_db, s_own, n, gw_cfg.lease_seconds, gw_cfg.job_time_limit, s_pend, s_npend))
-        return -1;
-    ds_claimed *c; int nc;
-    int crc = ds_pipe_claimed(&s_db, &c, &nc);
-    double t = s_now();
-    /* what needs the database waits for the end of the pipeline */
-    static int later[DS_MAX_WORKERS * DS_MAX_SLOTS];
-    int nlater = 0;
-    for (int i = 0; i < nc; i++)
-        if (s_send_claimed(&c[i], t, 0, &sent)) later[nlater++] = i;
-    if (ds_pipe_finish(&s_db) == 0) s_pend_clear();
-    for (int k = 0; k < nlater; k++) s_send_claimed(&c[later[k]], t, 1, &sent);
-    if (crc == 0) {
-        ds_claimed_free(c, nc);
-        if (nc == n && sent) gw_dispatch_kick();
-    }
-    return 0;
 }
 
 /* ---- periodic work ---------------------------------------------------------------- */
@@ -604,14 +543,15 @@ static void *s_main(void *arg)
            waits for its next job, nobody waits for the write (a result in
            memory is as safe as before: the job's lease still holds it) */
         if (atomic_exchange(&s_kick, 0) || t >= next_claim) {
-            /* with results to write: both in one round trip when it can */
-            if (!(s_npend && t >= next_write && s_pipeline && s_dispatch_write() == 0)) s_dispatch();
+            s_dispatch();
             next_claim = t + 0.25;
         }
         /* 3. results and failures, batched; kept while the database is away */
         if (s_npend && t >= next_write) {
-            if (ds_write(&s_db, s_pend, s_npend, gw_cfg.backoff_seconds) == 0) s_pend_clear();
-            else next_write = t + 0.5;
+            if (ds_write(&s_db, s_pend, s_npend, gw_cfg.backoff_seconds) == 0) {
+                for (int i = 0; i < s_npend; i++) msg_clear(&s_pend[i].m);
+                s_npend = 0;
+            } else next_write = t + 0.5;
         }
         /* 4. heartbeats, leases, cancellations, sweeps */
         if (t >= next_tick) {
@@ -629,7 +569,6 @@ int gw_dispatch_start(void)
        a 200 MB message is never read; between the two it is dropped and counted */
     int64_t maxmsg = gw_cfg.zmq_max_message ? 2 * (int64_t)gw_cfg.zmq_max_message : -1;
     char pub[41], secret[41];
-    s_pipeline = getenv("MBSWEEP_DISPATCH_NO_PIPELINE") == NULL;
     s_ctx = zmq_ctx_new();
     s_curve = gw_cfg.curve_secret_file != NULL;
     if (s_curve) {

@@ -64,16 +64,6 @@ void ds_claimed_free(ds_claimed *c, int n);
 int ds_unclaim(PGconn **db, long long id, int attempt);
 /* Write results and failures in one transaction (one by one if it fails). */
 int ds_write(PGconn **db, ds_pending *p, int n, double backoff);
-/* A claim (as ds_claim) and the write of np RESULTs (no FAILED, at most one
- * batch) in one round trip: libpq pipeline mode, each statement its own
- * transaction.  ds_pipe_start sends both (-1: not possible, nothing sent:
- * use ds_claim and ds_write); ds_pipe_claimed then gives the claim's rows
- * (as ds_claim) while the server writes; ds_pipe_finish reads the write's
- * status and leaves pipeline mode (0 written; -1 not: the caller keeps them
- * for ds_write).  No other statement may run between start and finish. */
-int ds_pipe_start(PGconn **db, char **owners, int n, double lease, double time_limit, ds_pending *p, int np);
-int ds_pipe_claimed(PGconn **db, ds_claimed **out, int *nout);
-int ds_pipe_finish(PGconn **db);
 /* Extend the leases of the jobs in hand of live workers. */
 int ds_extend(PGconn **db, const long long *ids, const int *att, int n, double lease);
 /* Requeue (or fail) the jobs whose lease expired. */

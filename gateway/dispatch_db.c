@@ -80,20 +80,18 @@ static db_stmt s_claim = { "ds_claim",
     "       coalesce((s.spec->>'time_limit')::float8, $4::float8) "
     "FROM upd JOIN sweeps s ON s.id = upd.sweep_id ORDER BY upd.id", 0 };
 
-/* The claim's four parameters (into the caller's buffers; *arr freed by it). */
-static void s_claim_params(char **owners, int n, double lease, double time_limit, char nb[16], char lb[32],
-                           char tb[32], char **arr, const char *p[4])
+int ds_claim(PGconn **db, char **owners, int n, double lease, double time_limit,
+             ds_claimed **out, int *nout)
 {
-    *arr = s_text_array(owners, n);
-    snprintf(nb, 16, "%d", n);
-    snprintf(lb, 32, "%.3f", lease);
-    snprintf(tb, 32, "%.3f", time_limit);
-    p[0] = nb; p[1] = *arr; p[2] = lb; p[3] = tb;
-}
-
-/* The claimed rows of the claim's result r (cleared here).  0 or -1. */
-static int s_claim_rows(PGresult *r, ds_claimed **out, int *nout)
-{
+    char nb[16], lb[32], tb[32];
+    char *arr = s_text_array(owners, n);
+    snprintf(nb, sizeof nb, "%d", n);
+    snprintf(lb, sizeof lb, "%.3f", lease);
+    snprintf(tb, sizeof tb, "%.3f", time_limit);
+    const char *p[] = { nb, arr, lb, tb };
+    /* lock candidates in priority order, skipping rows another gateway holds */
+    PGresult *r = db_execp(db, &s_claim, 4, p, NULL, NULL, 0);
+    free(arr);
     *out = NULL; *nout = 0;
     if (!db_ok(r)) { log_warn("dispatch: claim: %s", PQresultErrorMessage(r)); PQclear(r); return -1; }
     int rows = PQntuples(r);
@@ -111,18 +109,6 @@ static int s_claim_rows(PGresult *r, ds_claimed **out, int *nout)
     PQclear(r);
     *out = c; *nout = rows;
     return 0;
-}
-
-int ds_claim(PGconn **db, char **owners, int n, double lease, double time_limit,
-             ds_claimed **out, int *nout)
-{
-    char nb[16], lb[32], tb[32], *arr;
-    const char *p[4];
-    s_claim_params(owners, n, lease, time_limit, nb, lb, tb, &arr, p);
-    /* lock candidates in priority order, skipping rows another gateway holds */
-    PGresult *r = db_execp(db, &s_claim, 4, p, NULL, NULL, 0);
-    free(arr);
-    return s_claim_rows(r, out, nout);
 }
 
 void ds_claimed_free(ds_claimed *c, int n)
@@ -239,28 +225,14 @@ static char *s_bytea_array(const void *const *v, const size_t *len, int n, int *
     return buf;
 }
 
-/* The four parameters of s_results for the RESULTs among p[0..n). */
-typedef struct {
-    int k;                /* rows (0: no RESULT among them)                */
-    char *txt, *sa, *fa, *ia;
-    const char *prm[4];
-    int len[4], fmt[4];
-} s_rparams;
-
-static void s_rparams_free(s_rparams *rp)
+/* Write the RESULTs among p[0..n) in one statement.  0, or -1 (logged). */
+static int s_write_results(PGconn **db, ds_pending *p, int n)
 {
-    free(rp->txt); free(rp->sa); free(rp->fa); free(rp->ia);
-    memset(rp, 0, sizeof *rp);
-}
-
-static void s_results_params(ds_pending *p, int n, s_rparams *rp)
-{
-    memset(rp, 0, sizeof *rp);
     json_t *rows = json_array();
     long long *ids = calloc((size_t)n + 1, sizeof *ids);
     const void **smp = calloc((size_t)n + 1, sizeof *smp), **fr = calloc((size_t)n + 1, sizeof *fr);
     size_t *slen = calloc((size_t)n + 1, sizeof *slen), *flen = calloc((size_t)n + 1, sizeof *flen);
-    int k = 0;
+    int k = 0, rc = 0;
     for (int i = 0; i < n; i++) {
         if (p[i].failed) continue;
         json_t *b = p[i].m.body;
@@ -280,31 +252,18 @@ static void s_results_params(ds_pending *p, int n, s_rparams *rp)
     }
     if (k) {
         int ssize, fsize;
-        rp->k = k;
-        rp->txt = json_dumps(rows, JSON_COMPACT);
-        rp->sa = s_bytea_array(smp, slen, k, &ssize);
-        rp->fa = s_bytea_array(fr, flen, k, &fsize);
-        rp->ia = ds_int_array(ids, NULL, k);
-        rp->prm[0] = rp->txt; rp->prm[1] = rp->sa; rp->prm[2] = rp->fa; rp->prm[3] = rp->ia;
-        rp->len[1] = ssize; rp->len[2] = fsize;
-        rp->fmt[1] = rp->fmt[2] = 1;
+        char *txt = json_dumps(rows, JSON_COMPACT);
+        char *sa = s_bytea_array(smp, slen, k, &ssize), *fa = s_bytea_array(fr, flen, k, &fsize);
+        char *ia = ds_int_array(ids, NULL, k);
+        const char *prm[] = { txt, sa, fa, ia };
+        int len[4] = { 0, ssize, fsize, 0 }, fmt[4] = { 0, 1, 1, 0 };
+        PGresult *r = db_execp(db, &s_results, 4, prm, len, fmt, 0);
+        if (!db_ok(r)) { log_warn("dispatch: write results: %s", PQresultErrorMessage(r)); rc = -1; }
+        PQclear(r);
+        free(txt); free(sa); free(fa); free(ia);
     }
     json_decref(rows);
     free(ids); free(smp); free(fr); free(slen); free(flen);
-}
-
-/* Write the RESULTs among p[0..n) in one statement.  0, or -1 (logged). */
-static int s_write_results(PGconn **db, ds_pending *p, int n)
-{
-    s_rparams rp;
-    int rc = 0;
-    s_results_params(p, n, &rp);
-    if (rp.k) {
-        PGresult *r = db_execp(db, &s_results, 4, rp.prm, rp.len, rp.fmt, 0);
-        if (!db_ok(r)) { log_warn("dispatch: write results: %s", PQresultErrorMessage(r)); rc = -1; }
-        PQclear(r);
-    }
-    s_rparams_free(&rp);
     return rc;
 }
 
@@ -388,83 +347,6 @@ int ds_write(PGconn **db, ds_pending *p, int n, double backoff)
                   (long long)json_integer_value(json_object_get(p[i].m.body, "job")));
     }
     return 0;
-}
-
-/* ---- a claim and a write in one round trip (libpq pipeline mode) ---------------- */
-
-int ds_pipe_start(PGconn **db, char **owners, int n, double lease, double time_limit, ds_pending *p, int np)
-{
-    if (np == 0 || np > WRITE_BATCH || PQstatus(*db) != CONNECTION_OK || PQtransactionStatus(*db) != PQTRANS_IDLE)
-        return -1;
-    for (int i = 0; i < np; i++) if (p[i].failed) return -1;
-    if (db_prepare(*db, &s_claim) || db_prepare(*db, &s_results)) return -1;
-    s_rparams rp;
-    s_results_params(p, np, &rp);
-    if (!rp.k) { s_rparams_free(&rp); return -1; }
-    char nb[16], lb[32], tb[32], *arr;
-    const char *cp[4];
-    s_claim_params(owners, n, lease, time_limit, nb, lb, tb, &arr, cp);
-    /* each statement its own transaction: a Sync after each (statements
-       before one Sync form one implicit transaction, and the claim must not
-       be rolled back by a failed write, nor wait for the write's commit) */
-    int ok = PQenterPipelineMode(*db)
-          && PQsendQueryPrepared(*db, s_claim.name, 4, cp, NULL, NULL, 0) && PQpipelineSync(*db)
-          && PQsendQueryPrepared(*db, s_results.name, 4, rp.prm, rp.len, rp.fmt, 0) && PQpipelineSync(*db);
-    free(arr);
-    s_rparams_free(&rp);
-    if (!ok) {
-        log_warn("dispatch: pipeline: %s", PQerrorMessage(*db));
-        /* nothing was sent if the first call failed; else the results are
-           read and dropped by ds_pipe_finish's loop through a bad connection */
-        if (PQpipelineStatus(*db) != PQ_PIPELINE_OFF && !PQexitPipelineMode(*db)) PQreset(*db);
-        return -1;
-    }
-    return 0;
-}
-
-/* The result of one pipelined statement and its Sync: the statement's
- * result (NULL if the connection broke), the rest read and dropped. */
-static PGresult *s_pipe_next(PGconn *c)
-{
-    PGresult *r = PQgetResult(c), *x;
-    if (!r) return NULL;
-    /* the statement's end (NULL), then its Sync */
-    while ((x = PQgetResult(c)) != NULL) PQclear(x);
-    x = PQgetResult(c);
-    if (x && PQresultStatus(x) != PGRES_PIPELINE_SYNC) {
-        /* not the expected Sync: the stream is out of step, drop the connection */
-        PQclear(x);
-        PQclear(r);
-        return NULL;
-    }
-    PQclear(x);
-    return r;
-}
-
-int ds_pipe_claimed(PGconn **db, ds_claimed **out, int *nout)
-{
-    PGresult *r = s_pipe_next(*db);
-    if (!r) {
-        *out = NULL; *nout = 0;
-        log_warn("dispatch: pipeline: claim lost: %s", PQerrorMessage(*db));
-        return -1;
-    }
-    return s_claim_rows(r, out, nout);
-}
-
-int ds_pipe_finish(PGconn **db)
-{
-    PGresult *r = s_pipe_next(*db);
-    int rc = 0;
-    if (!r || !db_ok(r)) {
-        log_warn("dispatch: pipeline: write results: %s", r ? PQresultErrorMessage(r) : PQerrorMessage(*db));
-        rc = -1;
-    }
-    PQclear(r);
-    /* leave pipeline mode; a connection out of step is reset (the main loop
-       reconnects a bad one) */
-    if (!PQexitPipelineMode(*db)) PQreset(*db);
-    return rc;
 }
 
 /* The heartbeat's lease extension; jobs by primary key (see s_results). */

@@ -58,15 +58,6 @@ static int s_prepare(PGconn *c, db_stmt *s, PGresult **err)
     return 0;
 }
 
-int db_prepare(PGconn *c, db_stmt *s)
-{
-    PGresult *r = NULL;
-    if (s_prepare(c, s, &r) == 0) return 0;
-    log_warn("db: prepare %s: %s", s->name, PQresultErrorMessage(r));
-    PQclear(r);
-    return -1;
-}
-
 PGresult *db_execp(PGconn **c, db_stmt *s, int n, const char *const *params,
                    const int *lengths, const int *formats, int result_format)
 {

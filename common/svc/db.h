@@ -54,10 +54,6 @@ typedef struct {
 PGresult *db_execp(PGconn **c, db_stmt *s, int n, const char *const *params,
                    const int *lengths, const int *formats, int result_format);
 
-/* Prepare s on *c now unless its backend has it (before a pipeline, where
- * PQprepare cannot run).  0, or -1 (logged). */
-int db_prepare(PGconn *c, db_stmt *s);
-
 /* db_cmd for a prepared statement (db_execp): 0 or -1 (logged with `what`). */
 int db_cmdp(PGconn **c, const char *what, db_stmt *s, int n, const char *const *params);
 
