@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # scripts/down.sh - `make down`: stop the workers, the gateway and the
 # PostgreSQL cluster that scripts/up.sh started (by their recorded pids).
+# MBSWEEP_RUN: the run directory up.sh was given (default run/).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-RUN=$PWD/run
+RUN=${MBSWEEP_RUN:-$PWD/run}
+case "$RUN" in /*) ;; *) RUN=$PWD/$RUN ;; esac
 pids=()
 [ -f "$RUN/workers.pid" ] && pids+=($(cat "$RUN/workers.pid"))
 [ -f "$RUN/gateway.pid" ] && pids+=($(cat "$RUN/gateway.pid"))

@@ -9,10 +9,20 @@
 # generated once).  The worker port uses CurveZMQ keys from run/keys
 # (`make keys`, generated once: server.key, server.pub, worker.key,
 # workers.allow).  Running it again while up only prints the address.
+#
+# Environment (for tests and for a second instance; the defaults are what
+# `make up` documents): PORT, ZMQ_PORT; MBSWEEP_RUN, the run directory
+# (default run/; its parents must be world-executable, PostgreSQL runs as
+# user postgres under root); MBSWEEP_WORKERS, the number of workers (default
+# one per core); PG_FAST=1 turns PostgreSQL's fsync off (scripts/pg.sh).
+# `MBSWEEP_RUN=DIR make down` stops that instance.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PORT=${PORT:-8080}; ZMQ_PORT=${ZMQ_PORT:-5555}
-RUN=$PWD/run
+RUN=${MBSWEEP_RUN:-$PWD/run}
+case "$RUN" in /*) ;; *) RUN=$PWD/$RUN ;; esac
+NWORKERS=${MBSWEEP_WORKERS:-$(nproc)}
+case "$NWORKERS" in ''|*[!0-9]*) echo "up: MBSWEEP_WORKERS must be a number, not '$NWORKERS'" >&2; exit 2 ;; esac
 URL="http://127.0.0.1:$PORT"
 
 alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
@@ -28,7 +38,8 @@ make -s build/gateway build/worker build/www/index.html
 mkdir -p "$RUN"; chmod 755 "$RUN"
 
 # database and token
-CI=$(bash scripts/pg.sh start "$RUN/pg" 2>/dev/null | tail -1)
+CI=$(bash scripts/pg.sh start "$RUN/pg" 2>>"$RUN/pg.log" | tail -1) \
+  || { echo "up: PostgreSQL did not start, see $RUN/pg.log and $RUN/pg/postgres.log" >&2; tail -5 "$RUN/pg.log" >&2; exit 1; }
 if [ ! -s "$RUN/token" ]; then
   (umask 077; head -c 32 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 32 > "$RUN/token")
 fi
@@ -43,9 +54,9 @@ nohup build/gateway --db "$CI" --port "$PORT" --token-file "$RUN/token" \
   --curve-allow "$KEYS/workers.allow" >>"$RUN/gateway.log" 2>&1 &
 echo $! > "$RUN/gateway.pid"
 for _ in $(seq 1 100); do curl -sf -o /dev/null "$URL/healthz" && break; sleep 0.1; done
-curl -sf -o /dev/null "$URL/healthz" || { echo "up: the gateway did not start, see run/gateway.log" >&2; tail -5 "$RUN/gateway.log" >&2; exit 1; }
+curl -sf -o /dev/null "$URL/healthz" || { echo "up: the gateway did not start, see $RUN/gateway.log" >&2; tail -5 "$RUN/gateway.log" >&2; exit 1; }
 : > "$RUN/workers.pid"
-for i in $(seq 1 "$(nproc)"); do
+for i in $(seq 1 "$NWORKERS"); do
   nohup build/worker --connect "tcp://127.0.0.1:$ZMQ_PORT" --curve-server-key "$KEYS/server.pub" \
     --curve-key-file "$KEYS/worker.key" >>"$RUN/worker-$i.log" 2>&1 &
   echo $! >> "$RUN/workers.pid"
@@ -113,4 +124,5 @@ fi
 echo
 echo "mbsweep is up: $URL   (the web front end; API under $URL/api/v1/, health $URL/healthz)"
 echo "API token: $TOKEN     (curl -H 'Authorization: Bearer $TOKEN' ...)"
-echo "workers: $(nproc), logs in run/, stop with: make down"
+down="make down"; [ "$RUN" = "$PWD/run" ] || down="MBSWEEP_RUN=$RUN make down"
+echo "workers: $NWORKERS, logs in $RUN/, stop with: $down"

@@ -4,13 +4,14 @@
 # ZeroMQ sockets and real processes, then two of them again with the
 # sanitizer builds (build/san/gateway, build/san/worker).  One private PostgreSQL cluster serves
 # every test (each test has its own database); everything started here is
-# stopped on exit, pass or fail.  Needs the solver: if build/gateway,
-# build/worker or build/mbs do not build, the suite fails.
+# stopped on exit, pass or fail (test_up.sh starts its own cluster through
+# `make up`).  Needs the solver and the front end (served by test_up.sh): if
+# build/gateway, build/worker, build/mbs or build/www do not build, the suite fails.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 start=$SECONDS
-make -s build/gateway build/worker build/mbs build/tests/svc_test build/tests/zmq_peer || { echo "suite_service: build failed" >&2; exit 1; }
+make -s build/gateway build/worker build/mbs build/www/index.html build/tests/svc_test build/tests/zmq_peer || { echo "suite_service: build failed" >&2; exit 1; }
 build/tests/svc_test || exit 1
 
 TMP=$(mktemp -d /tmp/mbsweep-suite.XXXXXX); chmod 755 "$TMP"

@@ -60,12 +60,14 @@ typedef struct {
     int joint;           /* joint index, -1 rigid-body constraint, or
                             -2 - d for driver d                            */
     int body;            /* rigid-body constraint: its body                  */
+    /* The affine vectors are kept once in the model's pool (several
+     * equations share them: a body's NCS vectors, a joint's axis) */
     /* LIN */
-    mbs_avec a;
+    const mbs_avec *a;
     int comp;
     /* DOT */
     int nprod;
-    mbs_avec p[2][2];    /* products p[m][0] . p[m][1]                       */
+    const mbs_avec *p[2][2]; /* products *p[m][0] . *p[m][1]                 */
     mbs_tw w[2];         /* weights                                          */
     mbs_tw g;            /* target                                           */
     /* Jacobian row pattern: variables touched (sorted, unique)            */
@@ -119,6 +121,7 @@ struct mbs_model {
     int neq;             /* constraint equations kept                         */
     mbs_eq *eq;
     int *colpool;
+    void *eqav;          /* pool of the equations' affine vectors (ncs_equations.c) */
 
     /* Mass matrix on the variables: CSR of the upper+lower pattern (sym). */
     int *M_ptr, *M_col; double *M_val;

@@ -15,30 +15,35 @@
 #include "mbs/dynamics/quantity.h"
 #include "mbs/output/output.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- edge sets -> CSR adjacency -------------------------------------------------- */
+/* ---- graphs -> CSR adjacency ------------------------------------------------------ */
 
+/* The graphs of the orderings are made by a generator that calls s_edge for
+ * every pair, run twice: first to count each vertex's degree, then to write
+ * the neighbours into place.  No list of pairs is kept (a 10,000-body
+ * spatial chain has 10^7 of them: 80 MB as int pairs in a doubling array,
+ * most of the model check's memory). */
 typedef struct {
-    long n, cap;
-    int (*e)[2];
-} s_edges;
+    int fill;  /* 0: counting the degrees into p[a + 1]; 1: writing adj */
+    int *p;    /* (n + 1) row starts                                     */
+    int *next; /* (n) next write position of each row                    */
+    int *adj;
+} s_adj;
 
-static int s_edge(s_edges *E, int a, int b)
+static void s_edge(s_adj *A, int a, int b)
 {
-    if (a == b) return 0;
-    if (E->n + 2 > E->cap) {
-        long cap = E->cap ? 2 * E->cap : 1024;
-        void *ne = realloc(E->e, sizeof(int[2]) * (size_t)cap);
-        if (!ne) return -1;
-        E->e = ne;
-        E->cap = cap;
+    if (a == b) return;
+    if (!A->fill) {
+        A->p[a + 1]++;
+        A->p[b + 1]++;
+        return;
     }
-    E->e[E->n][0] = a; E->e[E->n][1] = b; E->n++;
-    E->e[E->n][0] = b; E->e[E->n][1] = a; E->n++;
-    return 0;
+    A->adj[A->next[a]++] = b;
+    A->adj[A->next[b]++] = a;
 }
 
 static int s_cmp_int(const void *x, const void *y)
@@ -47,34 +52,37 @@ static int s_cmp_int(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* CSR of the unique edges of E (E unchanged); returns 0 or -1.  The edges are bucketed by
- * their first vertex (a counting sort), then each row is sorted and its
- * repeats dropped: the same sorted adjacency as sorting all pairs, in time
- * about linear in the number of pairs (a 10,000-body spatial chain has
- * 10^7; sorting them all took 2 of its 5.7 s of model check). */
-static int s_csr(s_edges *E, int n, int **ptr, int **adj)
+/* CSR adjacency of the n-vertex graph that gen(m, A) makes: each row sorted,
+ * repeats dropped.  0 or -1 (out of memory, or more than INT_MAX pairs). */
+static int s_csr(const mbs_model *m, void (*gen)(const mbs_model *m, s_adj *A), int n, int **ptr, int **adj)
 {
-    int *p = calloc((size_t)n + 1, sizeof(int)), *next = malloc(sizeof(int) * ((size_t)n + 1));
-    int *a = malloc(sizeof(int) * (size_t)(E->n > 0 ? E->n : 1));
-    if (!p || !next || !a) { free(p); free(next); free(a); return -1; }
-    for (long i = 0; i < E->n; i++) p[E->e[i][0] + 1]++;
-    for (int i = 0; i < n; i++) p[i + 1] += p[i];
-    memcpy(next, p, sizeof(int) * ((size_t)n + 1));
-    for (long i = 0; i < E->n; i++) a[next[E->e[i][0]]++] = E->e[i][1];
+    s_adj A = {0, calloc((size_t)n + 1, sizeof(int)), malloc(sizeof(int) * ((size_t)n + 1)), NULL};
+    if (!A.p || !A.next) { free(A.p); free(A.next); return -1; }
+    gen(m, &A);
+    long total = 0;
+    for (int i = 0; i < n; i++) {
+        total += A.p[i + 1];
+        if (total > INT_MAX) { free(A.p); free(A.next); return -1; }
+        A.p[i + 1] = (int)total;
+    }
+    A.adj = malloc(sizeof(int) * (size_t)(total > 0 ? total : 1));
+    if (!A.adj) { free(A.p); free(A.next); return -1; }
+    memcpy(A.next, A.p, sizeof(int) * ((size_t)n + 1));
+    A.fill = 1;
+    gen(m, &A);
     /* sort and dedupe each row in place, compacting the rows forward */
     long u = 0;
     for (int r = 0; r < n; r++) {
-        int lo = p[r], hi = p[r + 1];
-        qsort(a + lo, (size_t)(hi - lo), sizeof(int), s_cmp_int);
-        p[r] = (int)u;
+        int lo = A.p[r], hi = A.p[r + 1];
+        qsort(A.adj + lo, (size_t)(hi - lo), sizeof(int), s_cmp_int);
+        A.p[r] = (int)u;
         for (int k = lo; k < hi; k++)
-            if (k == lo || a[k] != a[k - 1]) a[u++] = a[k];
+            if (k == lo || A.adj[k] != A.adj[k - 1]) A.adj[u++] = A.adj[k];
     }
-    p[n] = (int)u;
-    free(next);
-    /* E itself is left as it was: a caller may add edges and build again */
-    *ptr = p;
-    *adj = a;
+    A.p[n] = (int)u;
+    free(A.next);
+    *ptr = A.p;
+    *adj = A.adj;
     return 0;
 }
 
@@ -323,106 +331,117 @@ static int s_forces(mbs_model *m)
 
 /* ---- orderings ------------------------------------------------------------------------- */
 
+/* Variable graph: mass coupling, equation rows, force elements, bodies with
+ * contact shapes (their contact stiffness couples all of their coordinates:
+ * body-diagonal blocks, see contact.c). */
+static void s_var_graph(const mbs_model *m, s_adj *A)
+{
+    int n = m->nvar, ne = m->neq;
+    for (int i = 0; i < n; i++)
+        for (int p = m->M_ptr[i]; p < m->M_ptr[i + 1]; p++) s_edge(A, i, m->M_col[p]);
+    for (int i = 0; i < ne; i++)
+        for (int a = 0; a < m->eq[i].nnz; a++)
+            for (int b = a + 1; b < m->eq[i].nnz; b++) s_edge(A, m->eq[i].cols[a], m->eq[i].cols[b]);
+    for (int e = 0; e < m->nstate_el; e++)
+        for (int a = 0; a < m->stel[e].nvar; a++) {
+            for (int b = a + 1; b < m->stel[e].nvar; b++) s_edge(A, m->stel[e].vars[a], m->stel[e].vars[b]);
+            for (int b = 0; b < m->stel[e].ncvar; b++) s_edge(A, m->stel[e].vars[a], m->stel[e].cvars[b]);
+        }
+    for (int i = 0; i < m->spec->nshape; i++) {
+        int b = m->spec->shapes[i].body;
+        if (b < 0) continue;
+        for (int a = 0; a < m->nb; a++)
+            for (int c = a + 1; c < m->nb; c++)
+                if (m->body[b].var[a] >= 0 && m->body[b].var[c] >= 0) s_edge(A, m->body[b].var[a], m->body[b].var[c]);
+    }
+}
+
+/* KKT graph: variables 0..n-1, equations n..n+ne-1. */
+static void s_kkt_graph(const mbs_model *m, s_adj *A)
+{
+    int n = m->nvar;
+    s_var_graph(m, A);
+    for (int i = 0; i < m->neq; i++)
+        for (int a = 0; a < m->eq[i].nnz; a++) s_edge(A, n + i, m->eq[i].cols[a]);
+}
+
+/* GGL graph: q-v coupling, the mass/force pattern on v (and K on v-q), the
+ * constraint rows on (v, lam), (q, mu), (lam, q), (mu, v). */
+static void s_ggl_graph(const mbs_model *m, s_adj *A)
+{
+    int n = m->nvar, ne = m->neq;
+    for (int i = 0; i < n; i++) s_edge(A, i, n + i);
+    for (int i = 0; i < n; i++)
+        for (int p = m->M_ptr[i]; p < m->M_ptr[i + 1]; p++) s_edge(A, n + i, n + m->M_col[p]);
+    for (int e = 0; e < m->nstate_el; e++)
+        for (int a = 0; a < m->stel[e].nvar; a++) {
+            for (int b = 0; b < m->stel[e].nvar; b++) {
+                s_edge(A, n + m->stel[e].vars[a], n + m->stel[e].vars[b]);
+                s_edge(A, n + m->stel[e].vars[a], m->stel[e].vars[b]);
+            }
+            for (int b = 0; b < m->stel[e].ncvar; b++) {
+                s_edge(A, n + m->stel[e].vars[a], n + m->stel[e].cvars[b]);
+                s_edge(A, n + m->stel[e].vars[a], m->stel[e].cvars[b]);
+            }
+        }
+    for (int i = 0; i < m->spec->nshape; i++) {
+        int b = m->spec->shapes[i].body;
+        if (b < 0) continue;
+        for (int a = 0; a < m->nb; a++)
+            for (int c = 0; c < m->nb; c++) {
+                int va = m->body[b].var[a], vc = m->body[b].var[c];
+                if (va < 0 || vc < 0) continue;
+                s_edge(A, n + va, vc);
+                s_edge(A, n + va, n + vc);
+            }
+    }
+    for (int r = 0; r < ne; r++)
+        for (int a = 0; a < m->eq[r].nnz; a++) {
+            int c = m->eq[r].cols[a];
+            s_edge(A, n + c, 2 * n + r);
+            s_edge(A, c, 2 * n + ne + r);
+            s_edge(A, 2 * n + r, c);
+            s_edge(A, 2 * n + ne + r, n + c);
+            for (int b = 0; b < m->eq[r].nnz; b++) s_edge(A, n + c, m->eq[r].cols[b]);
+        }
+}
+
+/* RCM orderings and bandwidths of the three graphs. */
 static int s_orderings(mbs_model *m)
 {
     int n = m->nvar, ne = m->neq, rc = 0;
-    s_edges E = {0, 0, NULL};
-    /* variable graph: mass coupling, equation rows, force elements */
-    for (int i = 0; i < n && !rc; i++)
-        for (int p = m->M_ptr[i]; p < m->M_ptr[i + 1] && !rc; p++) rc = s_edge(&E, i, m->M_col[p]);
-    for (int i = 0; i < ne && !rc; i++)
-        for (int a = 0; a < m->eq[i].nnz && !rc; a++)
-            for (int b = a + 1; b < m->eq[i].nnz && !rc; b++) rc = s_edge(&E, m->eq[i].cols[a], m->eq[i].cols[b]);
-    for (int e = 0; e < m->nstate_el && !rc; e++)
-        for (int a = 0; a < m->stel[e].nvar && !rc; a++) {
-            for (int b = a + 1; b < m->stel[e].nvar && !rc; b++) rc = s_edge(&E, m->stel[e].vars[a], m->stel[e].vars[b]);
-            for (int b = 0; b < m->stel[e].ncvar && !rc; b++) rc = s_edge(&E, m->stel[e].vars[a], m->stel[e].cvars[b]);
-        }
-    /* bodies carrying contact shapes: their contact stiffness couples all of
-     * their coordinates (body-diagonal blocks, see contact.c) */
-    for (int i = 0; i < m->spec->nshape && !rc; i++) {
-        int b = m->spec->shapes[i].body;
-        if (b < 0) continue;
-        for (int a = 0; a < m->nb && !rc; a++)
-            for (int c = a + 1; c < m->nb && !rc; c++)
-                if (m->body[b].var[a] >= 0 && m->body[b].var[c] >= 0)
-                    rc = s_edge(&E, m->body[b].var[a], m->body[b].var[c]);
-    }
-    long nvar_edges = E.n;
     int *ptr = NULL, *adj = NULL;
     m->perm = malloc(sizeof(int) * (size_t)(n + 1));
     m->iperm = malloc(sizeof(int) * (size_t)(n + 1));
-    if (rc || !m->perm || !m->iperm || s_csr(&E, n, &ptr, &adj)) rc = MBS_ENOMEM;
+    if (!m->perm || !m->iperm || s_csr(m, s_var_graph, n, &ptr, &adj)) rc = MBS_ENOMEM;
     if (!rc) {
         m->kd = mbs_rcm(n, ptr, adj, m->perm);
         for (int i = 0; i < n; i++) m->iperm[m->perm[i]] = i;
     }
     free(ptr); free(adj);
-    /* KKT graph: variables 0..n-1, equations n..n+ne-1 */
-    (void)nvar_edges;
-    for (int i = 0; i < ne && !rc; i++)
-        for (int a = 0; a < m->eq[i].nnz && !rc; a++) rc = s_edge(&E, n + i, m->eq[i].cols[a]);
     m->nkkt = n + ne;
     m->kperm = malloc(sizeof(int) * (size_t)(m->nkkt + 1));
     m->kiperm = malloc(sizeof(int) * (size_t)(m->nkkt + 1));
     ptr = adj = NULL;
-    if (rc || !m->kperm || !m->kiperm || s_csr(&E, m->nkkt, &ptr, &adj)) rc = MBS_ENOMEM;
+    if (rc || !m->kperm || !m->kiperm || s_csr(m, s_kkt_graph, m->nkkt, &ptr, &adj)) rc = MBS_ENOMEM;
     if (!rc) {
         int bw = mbs_rcm(m->nkkt, ptr, adj, m->kperm);
         for (int i = 0; i < m->nkkt; i++) m->kiperm[m->kperm[i]] = i;
         m->kkl = m->kku = bw;
     }
     free(ptr); free(adj);
-    /* GGL graph: q-v coupling, the mass/force pattern on v (and K on v-q),
-     * the constraint rows on (v, lam), (q, mu), (lam, q), (mu, v) */
-    free(E.e);
-    E.e = NULL; E.n = E.cap = 0;
     int gn = 2 * n + 2 * ne;
-    for (int i = 0; i < n && !rc; i++) rc = s_edge(&E, i, n + i);
-    for (int i = 0; i < n && !rc; i++)
-        for (int p = m->M_ptr[i]; p < m->M_ptr[i + 1] && !rc; p++) rc = s_edge(&E, n + i, n + m->M_col[p]);
-    for (int e = 0; e < m->nstate_el && !rc; e++)
-        for (int a = 0; a < m->stel[e].nvar && !rc; a++) {
-            for (int b = 0; b < m->stel[e].nvar && !rc; b++) {
-                rc = s_edge(&E, n + m->stel[e].vars[a], n + m->stel[e].vars[b]);
-                if (!rc) rc = s_edge(&E, n + m->stel[e].vars[a], m->stel[e].vars[b]);
-            }
-            for (int b = 0; b < m->stel[e].ncvar && !rc; b++) {
-                rc = s_edge(&E, n + m->stel[e].vars[a], n + m->stel[e].cvars[b]);
-                if (!rc) rc = s_edge(&E, n + m->stel[e].vars[a], m->stel[e].cvars[b]);
-            }
-        }
-    for (int i = 0; i < m->spec->nshape && !rc; i++) {
-        int b = m->spec->shapes[i].body;
-        if (b < 0) continue;
-        for (int a = 0; a < m->nb && !rc; a++)
-            for (int c = 0; c < m->nb && !rc; c++) {
-                int va = m->body[b].var[a], vc = m->body[b].var[c];
-                if (va < 0 || vc < 0) continue;
-                rc = s_edge(&E, n + va, vc);
-                if (!rc) rc = s_edge(&E, n + va, n + vc);
-            }
-    }
-    for (int r = 0; r < ne && !rc; r++)
-        for (int a = 0; a < m->eq[r].nnz && !rc; a++) {
-            int c = m->eq[r].cols[a];
-            rc = s_edge(&E, n + c, 2 * n + r);
-            if (!rc) rc = s_edge(&E, c, 2 * n + ne + r);
-            if (!rc) rc = s_edge(&E, 2 * n + r, c);
-            if (!rc) rc = s_edge(&E, 2 * n + ne + r, n + c);
-            for (int b = 0; b < m->eq[r].nnz && !rc; b++) rc = s_edge(&E, n + c, m->eq[r].cols[b]);
-        }
     m->nggl = gn;
     m->gperm = malloc(sizeof(int) * (size_t)(gn + 1));
     m->giperm = malloc(sizeof(int) * (size_t)(gn + 1));
     ptr = adj = NULL;
-    if (rc || !m->gperm || !m->giperm || s_csr(&E, gn, &ptr, &adj)) rc = MBS_ENOMEM;
+    if (rc || !m->gperm || !m->giperm || s_csr(m, s_ggl_graph, gn, &ptr, &adj)) rc = MBS_ENOMEM;
     if (!rc) {
         int bw = mbs_rcm(gn, ptr, adj, m->gperm);
         for (int i = 0; i < gn; i++) m->giperm[m->gperm[i]] = i;
         m->gkl = m->gku = bw;
     }
-    free(ptr); free(adj); free(E.e);
+    free(ptr); free(adj);
     return rc;
 }
 
@@ -474,7 +493,7 @@ void mbs_model_free(mbs_model **pm)
 {
     if (!pm || !*pm) return;
     mbs_model *m = *pm;
-    free(m->body); free(m->x0); free(m->v0); free(m->eq); free(m->colpool);
+    free(m->body); free(m->x0); free(m->v0); free(m->eq); free(m->colpool); mbs_ncs_equations_free(m);
     free(m->M_ptr); free(m->M_col); free(m->M_val);
     free(m->perm); free(m->iperm); free(m->kperm); free(m->kiperm); free(m->gperm); free(m->giperm);
     for (int e = 0; m->stel && e < m->nstate_el; e++) free(m->stel[e].cvars);

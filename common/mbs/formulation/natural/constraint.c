@@ -98,11 +98,11 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
         if (row) memset(row, 0, sizeof(double) * (size_t)e->nnz);
         if (e->kind == MBS_EQ_LIN) {
             double A[3];
-            mbs_avec_eval(m, &e->a, x, 0, A);
+            mbs_avec_eval(m, e->a, x, 0, A);
             phi[i] = A[e->comp] - g;
             if (row) {
                 s_jcol jc[2 * MBS_NB_MAX];
-                int n = s_av_jac(m, &e->a, jc);
+                int n = s_av_jac(m, e->a, jc);
                 for (int k = 0; k < n; k++) row[s_colpos(e, jc[k].var)] += jc[k].col[e->comp];
             }
             continue;
@@ -111,20 +111,20 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
         for (int p = 0; p < e->nprod; p++) {
             double w, dw, ddw, P[3], Q[3];
             s_tw(&e->w[p], t, &w, &dw, &ddw);
-            mbs_avec_eval(m, &e->p[p][0], x, 0, P);
-            mbs_avec_eval(m, &e->p[p][1], x, 0, Q);
+            mbs_avec_eval(m, e->p[p][0], x, 0, P);
+            mbs_avec_eval(m, e->p[p][1], x, 0, Q);
             double pq = 0;
             for (int a = 0; a < dim; a++) pq += P[a] * Q[a];
             val += w * pq;
             if (!row) continue;
             s_jcol jc[2 * MBS_NB_MAX];
-            int n = s_av_jac(m, &e->p[p][0], jc);
+            int n = s_av_jac(m, e->p[p][0], jc);
             for (int k = 0; k < n; k++) {
                 double d = 0;
                 for (int a = 0; a < dim; a++) d += jc[k].col[a] * Q[a];
                 row[s_colpos(e, jc[k].var)] += w * d;
             }
-            n = s_av_jac(m, &e->p[p][1], jc);
+            n = s_av_jac(m, e->p[p][1], jc);
             for (int k = 0; k < n; k++) {
                 double d = 0;
                 for (int a = 0; a < dim; a++) d += jc[k].col[a] * P[a];
@@ -148,8 +148,8 @@ void mbs_cons_phit(const mbs_model *m, const double *x, double t, double *phit)
                 double w, dw, ddw, P[3], Q[3];
                 s_tw(&e->w[p], t, &w, &dw, &ddw);
                 if (dw == 0) continue;
-                mbs_avec_eval(m, &e->p[p][0], x, 0, P);
-                mbs_avec_eval(m, &e->p[p][1], x, 0, Q);
+                mbs_avec_eval(m, e->p[p][0], x, 0, P);
+                mbs_avec_eval(m, e->p[p][1], x, 0, Q);
                 double pq = 0;
                 for (int a = 0; a < dim; a++) pq += P[a] * Q[a];
                 val += dw * pq;
@@ -171,10 +171,10 @@ void mbs_cons_gamma(const mbs_model *m, const double *x, const double *v, double
             for (int p = 0; p < e->nprod; p++) {
                 double w, dw, ddw, P[3], Q[3], Pd[3], Qd[3];
                 s_tw(&e->w[p], t, &w, &dw, &ddw);
-                mbs_avec_eval(m, &e->p[p][0], x, 0, P);
-                mbs_avec_eval(m, &e->p[p][1], x, 0, Q);
-                mbs_avec_eval(m, &e->p[p][0], v, 1, Pd);
-                mbs_avec_eval(m, &e->p[p][1], v, 1, Qd);
+                mbs_avec_eval(m, e->p[p][0], x, 0, P);
+                mbs_avec_eval(m, e->p[p][1], x, 0, Q);
+                mbs_avec_eval(m, e->p[p][0], v, 1, Pd);
+                mbs_avec_eval(m, e->p[p][1], v, 1, Qd);
                 double pq = 0, pdq = 0, pdqd = 0;
                 for (int a = 0; a < dim; a++) {
                     pq += P[a] * Q[a];
@@ -200,7 +200,7 @@ void mbs_cons_hess_add(const mbs_model *m, const double *x, double t, const doub
             double w, dw, ddw;
             s_tw(&e->w[p], t, &w, &dw, &ddw);
             s_jcol jp[2 * MBS_NB_MAX], jq[2 * MBS_NB_MAX];
-            int np = s_av_jac(m, &e->p[p][0], jp), nq = s_av_jac(m, &e->p[p][1], jq);
+            int np = s_av_jac(m, e->p[p][0], jp), nq = s_av_jac(m, e->p[p][1], jq);
             double f = scale * lam[i] * w;
             /* d/dx (P_x^T Q + Q_x^T P) = P_x^T Q_x + Q_x^T P_x */
             for (int a = 0; a < np; a++)
@@ -247,10 +247,10 @@ void mbs_cons_jvq_add(const mbs_model *m, const double *x, const double *v, doub
             double w, dw, ddw, Pd[3], Qd[3];
             s_tw(&e->w[p], t, &w, &dw, &ddw);
             /* d/dq [w (Pdot . Q + P . Qdot)] = w (Pdot^T Q_q + Qdot^T P_q) */
-            mbs_avec_eval(m, &e->p[p][0], v, 1, Pd);
-            mbs_avec_eval(m, &e->p[p][1], v, 1, Qd);
+            mbs_avec_eval(m, e->p[p][0], v, 1, Pd);
+            mbs_avec_eval(m, e->p[p][1], v, 1, Qd);
             s_jcol jp[2 * MBS_NB_MAX], jq[2 * MBS_NB_MAX];
-            int np = s_av_jac(m, &e->p[p][0], jp), nq = s_av_jac(m, &e->p[p][1], jq);
+            int np = s_av_jac(m, e->p[p][0], jp), nq = s_av_jac(m, e->p[p][1], jq);
             for (int b = 0; b < nq; b++) {
                 double d = 0;
                 for (int k = 0; k < dim; k++) d += Pd[k] * jq[b].col[k];

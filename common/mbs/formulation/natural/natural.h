@@ -17,6 +17,8 @@ int mbs_ncs_build(mbs_model *m, mbs_errlist *err);
  * elimination absorbed, per joint) and drivers; patterns, joint measures,
  * counts in m->report0.  0 or MBS_ENOMEM. */
 int mbs_ncs_equations(mbs_model *m, const mbs_elim *el);
+/* Free the pool of the equations' affine vectors (m->eqav); NULL after. */
+void mbs_ncs_equations_free(mbs_model *m);
 
 /* NCS coordinates of a global point / direction of body b at t = 0. */
 void mbs_local_point(const mbs_model *m, int b, const double p[3], double c[3]);
