@@ -167,13 +167,25 @@ typedef struct {
     double *qd, *qdd;            /* (nq) q' and q'' of the step's end          */
     double *qs, *qds, *us, *udds; /* a sample's q, q' (nq), u, u' (n)          */
     mbs_rtree_ws *ws;           /* a sample's evaluations (s->w keeps the step's end) */
+    double *rx;                 /* (njoint x 6) the joint reactions of a sample */
 } s_relrun;
+
+/* The joint reactions from the cutset wrenches of the state held by w
+ * (after mbs_rtree_accel) handed to the reaction channels (when a channel
+ * needs them). */
+static void s_give_reactions(mbs_data *d, const mbs_rtree *t, mbs_rtree_ws *w, double *rx)
+{
+    if (!d->rx || !rx) return;
+    mbs_rtree_reactions(t, w, rx);
+    mbs_reaction_given(d, rx);
+}
 
 /* The run's book-keeping at the relative state held by w (time t): mapped
  * to d, then mbs_run_step_done over (d->t, t]. */
-static int s_book(const mbs_model *m, mbs_data *d, s_relrun *r, const mbs_rtree_ws *w, double t, double h,
+static int s_book(const mbs_model *m, mbs_data *d, s_relrun *r, mbs_rtree_ws *w, double t, double h,
                   mbs_errlist *err)
 {
+    s_give_reactions(d, r->s->tree, w, r->rx);
     size_t nb = sizeof(double) * (size_t)m->nvar;
     memcpy(d->xp, d->x, nb);
     memcpy(d->vp, d->v, nb);
@@ -273,6 +285,9 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
         memcpy(d->xp, d->x, sizeof(double) * (size_t)m->nvar);
         memcpy(d->vp, d->v, sizeof(double) * (size_t)m->nvar);
         memcpy(d->ap, d->a, sizeof(double) * (size_t)m->nvar);
+        size_t njb = sizeof(double) * (6 * (size_t)m->spec->njoint + 1);
+        double *rx = malloc(njb);
+        s_give_reactions(d, &t, &w, rx);
         mbs_sample_now(smp);
         size_t nb = sizeof(double) * (size_t)(t.n + 1), nqb = sizeof(double) * (size_t)(t.nq + 1);
         mbs_rtree_ws ws;
@@ -288,8 +303,8 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
             s.switch_ctx = &sw;
         }
         s_relrun r = {smp, &s, s.t, malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb),
-                      malloc(nqb), malloc(nb), malloc(nb), &ws};
-        if (wsrc || !r.qp || !r.qdp || !r.qddp || !r.qd || !r.qdd || !r.qs || !r.qds || !r.us || !r.udds) {
+                      malloc(nqb), malloc(nb), malloc(nb), &ws, rx};
+        if (!rx || wsrc || !r.qp || !r.qdp || !r.qddp || !r.qd || !r.qdd || !r.qs || !r.qds || !r.us || !r.udds) {
             rc = MBS_ENOMEM;
         } else {
             memcpy(r.qp, s.q, nqb - sizeof(double));
@@ -299,7 +314,8 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
             rc = mbs_integrate_relative(m, d, &s, &run, err);
         }
         free(r.qp); free(r.qdp); free(r.qddp); free(r.qd); free(r.qdd); free(r.qs); free(r.qds); free(r.us);
-        free(r.udds);
+        free(r.udds); free(rx);
+        mbs_reaction_given(d, NULL);
         free(sw.x0); free(sw.v0); free(sw.x1); free(sw.v1);
         if (!wsrc) mbs_rtree_ws_free(&ws);
     }

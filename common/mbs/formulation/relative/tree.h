@@ -38,9 +38,9 @@
  * transformed once per evaluation.  A ball node's D is 3 x 3; D, D^-1 and
  * the articulated inertias are kept exactly symmetric (a thin link's D is
  * ill-conditioned, and a rounding asymmetry grew node by node along a
- * chain until D lost definiteness).  The cutset wrenches are the pA the
- * recursion carries, not yet exposed (joint reactions: the run computes them
- * from the natural coordinates it maps the state to).
+ * chain until D lost definiteness).  The joint reactions are the cutset
+ * wrenches, summed inwards with the final accelerations
+ * (mbs_rtree_reactions).
  *
  * Loops.  Each chord joint gives its constraint equations (the circuit
  * equations) as dot products of body-fixed vectors and point differences:
@@ -141,6 +141,9 @@ typedef struct mbs_rtree_ws {
     double *K, *rhs, *lam;  /* (neq x neq), (neq), (neq)                        */
     double *qdd0, *tau;     /* (n) the tree's accelerations, joint forces       */
     double *jq;             /* (n x 3 x 2) scratch rows of one equation's vectors */
+    mbs_wrench *fj, *fc, *fchord; /* (nnode) transmitted wrenches, (nbody) chords'
+                               wrenches on each body, (njoint) each chord's on its
+                               body[1] (mbs_rtree_reactions)                   */
     int nchord_eq;
 } mbs_rtree_ws;
 
@@ -195,6 +198,17 @@ void mbs_rtree_circuit(const mbs_rtree *t, mbs_rtree_ws *w, double time);
  * alpha, beta in 1/s).  0, or MBS_ESINGULAR. */
 int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const double *q, const double *u,
                     double alpha, double beta, double *qdd);
+
+/* The joint reactions at the state of the last mbs_rtree_accel (its
+ * accelerations and multipliers), from the cutset wrenches
+ * (tree_reaction.c): for every joint of the spec, the wrench its body[0]
+ * exerts through it on its body[1] (the ground: minus the one on body[0]),
+ * world axes, force then moment about the joint point on that body (a
+ * distance joint's end there), into out (njoint x 6) - what the natural
+ * coordinates' reaction channels give (output/reaction.c).  A tree joint's
+ * is the wrench it transmits into its subtree, a chord's that of its
+ * circuit equations' multipliers. */
+void mbs_rtree_reactions(const mbs_rtree *t, mbs_rtree_ws *w, double *out);
 
 /* Joint coordinates and rates of a configuration given by every body's
  * pose and twist (R, p: x_world = R x_ref + p, R b x 9, p b x 3; V world

@@ -258,8 +258,8 @@ void mbs_rtree_applied(const mbs_rtree *t, mbs_rtree_ws *w, double time)
 
 /* ---- passes 2 and 3: the articulated-body recursion ---------------------------------- */
 
-/* The body inertia of node i in world coordinates as a 6 x 6 matrix. */
-static void s_world_inertia(const mbs_rtree *t, const mbs_rtree_ws *w, int i, double M[36], mbs_rbi *Iw)
+/* The body inertia of node i in world coordinates (tree_int.h). */
+void mbs_rtree_world_rbi(const mbs_rtree *t, const mbs_rtree_ws *w, int i, mbs_rbi *Iw)
 {
     const mbs_rbi *I = &t->inertia[t->node[i].body];
     const double *R = w->R + 9 * i, *p = w->p + 3 * i;
@@ -270,6 +270,12 @@ static void s_world_inertia(const mbs_rtree *t, const mbs_rtree_ws *w, int i, do
     s_mm(R, 0, I->Ic, T);
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++) Iw->Ic[3 * a + b] = T[3 * a] * R[3 * b] + T[3 * a + 1] * R[3 * b + 1] + T[3 * a + 2] * R[3 * b + 2];
+}
+
+/* The body inertia of node i in world coordinates as a 6 x 6 matrix. */
+static void s_world_inertia(const mbs_rtree *t, const mbs_rtree_ws *w, int i, double M[36], mbs_rbi *Iw)
+{
+    mbs_rtree_world_rbi(t, w, i, Iw);
     mbs_rbi_matrix(Iw, M);
 }
 
