@@ -254,7 +254,7 @@ static double s_along_run(const char *path, const char *t_end, double tol, doubl
     if (!u.ok) { s_setup_free(&u); return INFINITY; }
     mbs_rel_state s;
     mbs_errlist el = {0};
-    CHECK(mbs_rel_state_new(&s, &u.t, &u.w) == 0);
+    CHECK(mbs_rel_state_new(&s, &u.t, &u.w, 0) == 0);
     CHECK(mbs_rel_from_natural(u.m, &u.t, &u.w, u.d->x, u.d->v, s.q, s.u) == 0);
     s.t = 0;
     const mbs_solver_spec *o = &u.s->solver;

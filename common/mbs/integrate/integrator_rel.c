@@ -16,23 +16,26 @@
  * RK_ONSET_PAST). */
 #define REL_ONSET_PAST 1e-3
 
-int mbs_rel_state_new(mbs_rel_state *s, const mbs_rtree *t, mbs_rtree_ws *w)
+int mbs_rel_state_new(mbs_rel_state *s, const mbs_rtree *t, mbs_rtree_ws *w, int nz)
 {
     memset(s, 0, sizeof *s);
     s->tree = t;
     s->w = w;
     s->n = t->n;
     s->nq = t->nq;
-    size_t n = (size_t)t->n + 1, nq = (size_t)t->nq + 1;
+    s->nz = nz;
+    size_t n = (size_t)t->n + 1, nq = (size_t)t->nq + 1, z = (size_t)nz + 1;
     s->q = calloc(nq, sizeof(double));
     s->u = calloc(n, sizeof(double));
     s->qdd = calloc(n, sizeof(double));
-    s->k = calloc(7 * (n + nq), sizeof(double));
-    s->ys = calloc(n + nq, sizeof(double));
-    s->y0 = calloc(n + nq, sizeof(double));
+    s->z = calloc(z, sizeof(double));
+    s->zd = calloc(z, sizeof(double));
+    s->k = calloc(7 * (n + nq + z), sizeof(double));
+    s->ys = calloc(n + nq + z, sizeof(double));
+    s->y0 = calloc(n + nq + z, sizeof(double));
     s->wq = calloc(nq, sizeof(double));
     s->wu = calloc(n, sizeof(double));
-    if (!s->q || !s->u || !s->qdd || !s->k || !s->ys || !s->y0 || !s->wq || !s->wu) {
+    if (!s->q || !s->u || !s->qdd || !s->z || !s->zd || !s->k || !s->ys || !s->y0 || !s->wq || !s->wu) {
         mbs_rel_state_free(s);
         return MBS_ENOMEM;
     }
@@ -41,14 +44,16 @@ int mbs_rel_state_new(mbs_rel_state *s, const mbs_rtree *t, mbs_rtree_ws *w)
 
 void mbs_rel_state_free(mbs_rel_state *s)
 {
-    free(s->q); free(s->u); free(s->qdd); free(s->k); free(s->ys); free(s->y0); free(s->wq); free(s->wu);
+    free(s->q); free(s->u); free(s->qdd); free(s->z); free(s->zd); free(s->k); free(s->ys); free(s->y0); free(s->wq); free(s->wu);
     memset(s, 0, sizeof *s);
 }
 
-/* Slope at (t, y = (q, u)): k = (qdot, udd). */
+/* Slope at (t, y = (q, u, z)): k = (qdot, udd, zd). */
 static int s_slope(mbs_rel_state *s, double t, const double *y, double *k)
 {
-    int nq = s->nq;
+    int nq = s->nq, n = s->n;
+    s->z_eval = y + nq + n;
+    s->zd_eval = k + nq + n;
     mbs_rtree_qdot(s->tree, y, y + nq, k);
     return mbs_rtree_accel(s->tree, s->w, t, y, y + nq, s->alpha, s->beta, k + nq);
 }
@@ -56,7 +61,8 @@ static int s_slope(mbs_rel_state *s, double t, const double *y, double *k)
 int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mbs_stepper *run, mbs_errlist *err)
 {
     const mbs_solver_spec *o = &m->spec->solver;
-    int n = s->n, nq = s->nq, n2 = nq + n;
+    int n = s->n, nq = s->nq, nz = s->nz, n2 = nq + n + nz;
+    size_t zb = sizeof(double) * (size_t)nz;
     double T = o->t_end;
     double hmax = o->max_step > 0 ? o->max_step : run->interval;
     double hmin = o->min_step > 0 ? o->min_step : 1e-12;
@@ -78,11 +84,13 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
     /* FSAL: the first slope is the current state's */
     mbs_rtree_qdot(s->tree, s->q, s->u, k[0]);
     memcpy(k[0] + nq, s->qdd, sizeof(double) * (size_t)n);
+    memcpy(k[0] + nq + n, s->zd, zb);
     int rejected_in_row = 0;
     while (s->t < T * (1 - 1e-14)) {
         if (s->t + 1.01 * h > T) h = T - s->t;
         memcpy(s->y0, s->q, sizeof(double) * (size_t)nq);
         memcpy(s->y0 + nq, s->u, sizeof(double) * (size_t)n);
+        memcpy(s->y0 + nq + n, s->z, zb);
         /* stages 2..7; the 7th is at the 5th-order solution.  A stage
          * whose recursion fails (a non-positive or non-finite pivot: a
          * state thrown far by too long a step) rejects the step; the run
@@ -113,7 +121,8 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
             double e = 0;
             for (int st = 0; st < 7; st++) e += mbs_dp5_e[st] * k[st][i];
             e *= h;
-            double wgt = i < nq ? s->wq[i] : s->wu[i - nq] + rtol * fmax(fabs(s->y0[i]), fabs(s->ys[i]));
+            double ay = fmax(fabs(s->y0[i]), fabs(s->ys[i]));
+            double wgt = i < nq ? s->wq[i] : i < nq + n ? s->wu[i - nq] + rtol * ay : mbs_wz(d, i - nq - n, ay);
             e2 += (e / wgt) * (e / wgt);
         }
         double en = sqrt(e2 / (n2 > 0 ? n2 : 1));
@@ -134,6 +143,8 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
             memcpy(s->q, s->ys, sizeof(double) * (size_t)nq);
             memcpy(s->u, s->ys + nq, sizeof(double) * (size_t)n);
             memcpy(s->qdd, k[6] + nq, sizeof(double) * (size_t)n);
+            memcpy(s->z, s->ys + nq + n, zb);
+            memcpy(s->zd, k[6] + nq + n, zb);
             memcpy(k[0], k[6], sizeof(double) * (size_t)n2);
             d->met.steps++;
             mbs_note_error(d, en);

@@ -31,9 +31,13 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
                     "contacts as forces: contact_force_unknowns needs the natural formulation");
         bad = 1;
     }
-    if (s->nctrl > 0) {
-        mbs_err_add(err, "/controllers", "solver.formulation \"relative\" does not run controllers yet (%d); use the "
-                    "natural formulation", s->nctrl);
+    for (int c = 0; c < s->nctrl; c++) {
+        if (!(s->controllers[c].ts > 0)) continue;
+        char ptr[64];
+        snprintf(ptr, sizeof ptr, "/controllers/%d", c);
+        mbs_err_add(err, ptr, "controller '%s': solver.formulation \"relative\" runs continuous controllers only "
+                    "(for now), not sampled ones (sample_period > 0); use the natural formulation",
+                    s->controllers[c].name);
         bad = 1;
     }
     mbs_sysgraph g;
@@ -60,17 +64,18 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
         /* the elements mbs_rtree_applied evaluates; any other is refused
          * rather than left out of the equations */
         if (F->type != MBS_FORCE_SPRING_DAMPER && F->type != MBS_FORCE_POINT_FORCE && F->type != MBS_FORCE_TORQUE &&
-            F->type != MBS_FORCE_ROTATIONAL_SPRING_DAMPER && F->type != MBS_FORCE_DC_MOTOR) {
+            F->type != MBS_FORCE_ROTATIONAL_SPRING_DAMPER && F->type != MBS_FORCE_DC_MOTOR &&
+            F->type != MBS_FORCE_JOINT_ACTUATOR) {
             mbs_err_add(err, ptr, "force '%s': solver.formulation \"relative\" does not run this element type yet; "
                         "use the natural formulation", F->name);
             bad = 1;
         }
-        if (F->type == MBS_FORCE_DC_MOTOR) {
+        if (F->type == MBS_FORCE_DC_MOTOR || F->type == MBS_FORCE_JOINT_ACTUATOR) {
             int jt = F->joint >= 0 ? (int)s->joints[F->joint].type : -1;
-            if (F->motor.L > 0 || F->motor.J > 0 || (jt != MBS_JOINT_REVOLUTE && jt != MBS_JOINT_PRISMATIC)) {
-                mbs_err_add(err, ptr, "dc_motor '%s': solver.formulation \"relative\" runs dc motors without "
-                            "inductance and rotor_inertia on revolute or prismatic joints only (for now); use the "
-                            "natural formulation", F->name);
+            if (jt != MBS_JOINT_REVOLUTE && jt != MBS_JOINT_PRISMATIC) {
+                mbs_err_add(err, ptr, "%s '%s': solver.formulation \"relative\" runs it on revolute or prismatic "
+                            "joints only (for now); use the natural formulation",
+                            F->type == MBS_FORCE_DC_MOTOR ? "dc_motor" : "joint_actuator", F->name);
                 bad = 1;
             }
         }
@@ -335,6 +340,19 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
                     I->Ic[3 * i + j] = T[3 * i] * R0[3 * j] + T[3 * i + 1] * R0[3 * j + 1] + T[3 * i + 2] * R0[3 * j + 2];
         } else {
             I->Ic[8] = B->inertia[0];
+        }
+        /* the rotors of dc_motors on revolute joints from the ground to
+         * this body (the parser allows no other): J N^2 about the joint's
+         * axis, as the natural coordinates add them (ncs.c) */
+        for (int e = 0; e < s->nforce; e++) {
+            const mbs_force_spec *F = &s->forces[e];
+            if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0) continue;
+            const mbs_joint_spec *Jt = &s->joints[F->joint];
+            if (Jt->body[0] != b && Jt->body[1] != b) continue;
+            double add = F->motor.J * F->motor.ratio * F->motor.ratio;
+            if (s->dim == 2) { I->Ic[8] += add; continue; }
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) I->Ic[3 * i + j] += add * Jt->axis[i] * Jt->axis[j];
         }
     }
     for (int c = 0; c < t->g.nchord; c++) s_chord_eqs(t, t->g.chords[c]);

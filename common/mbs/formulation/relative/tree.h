@@ -58,9 +58,11 @@
  * coordinates measure it, equal to the motion f(t)).
  *
  * Forces: gravity; translational spring-dampers between body points; point
- * forces and torques (global or body axes); joint damping and dc_motors
- * without inductance and rotor inertia on revolute and prismatic joints,
- * tree or chord; rotational spring-dampers on tree revolute joints.  The
+ * forces and torques (global or body axes); joint damping and dc_motors on
+ * revolute and prismatic joints, tree or chord (without inductance or
+ * controller here; with them the run adds their torques through `extra`,
+ * w->motors_by_run; rotor inertias in the body inertias, as the natural
+ * coordinates'); rotational spring-dampers on tree revolute joints.  The
  * compliant contacts come from the run (mbs_rtree_ws.extra).  The rest is
  * refused by mbs_rtree_supported (rigid contacts, clearance joints, drivers
  * of chord joints, element states, ...).
@@ -145,6 +147,9 @@ typedef struct mbs_rtree_ws {
                                wrenches on each body, (njoint) each chord's on its
                                body[1] (mbs_rtree_reactions)                   */
     int nchord_eq;
+    int motors_by_run;      /* 1: mbs_rtree_applied leaves the dc_motors to
+                               `extra` (inductive ones, controlled ones: the
+                               run's element states; mbs_rtree_joint_load) */
 } mbs_rtree_ws;
 
 /* Refuse what the relative formulation does not run yet: 0, or MBS_EINVAL
@@ -175,6 +180,12 @@ void mbs_rtree_body(const mbs_rtree *t, const mbs_rtree_ws *w, int b, double R[9
  * and the generalized joint forces of tree joints into w->tau (after
  * mbs_rtree_kinematics). */
 void mbs_rtree_applied(const mbs_rtree *t, mbs_rtree_ws *w, double time);
+
+/* Add the equal and opposite load f along joint j's coordinate to w->fext
+ * (a revolute: torque f about its axis on body[1], -f on body[0]; a
+ * prismatic: force f along its axis at body[1]'s joint point, -f at
+ * body[0]'s), after mbs_rtree_kinematics: how a dc_motor's torque enters. */
+void mbs_rtree_joint_load(const mbs_rtree *t, mbs_rtree_ws *w, int j, double f);
 
 /* Passes 2 and 3 of the articulated-body recursion: the tree's
  * accelerations qdd (n) under gravity, w->fext and w->tau (after

@@ -155,6 +155,13 @@ static void s_joint_load(const mbs_rtree *t, mbs_rtree_ws *w, int j, double f, c
     s_torque_on(w, J->body[0], F);
 }
 
+void mbs_rtree_joint_load(const mbs_rtree *t, mbs_rtree_ws *w, int j, double f)
+{
+    double ax[3], x0[3], x1[3];
+    (void)s_joint_rate(t, w, j, ax, x0, x1);
+    s_joint_load(t, w, j, f, ax, x0, x1);
+}
+
 /* Body b's body-frame vector vb (the body's input axes) in the world now. */
 static void s_body_dir(const mbs_rtree *t, const mbs_rtree_ws *w, int b, const double vb[3], double g[3])
 {
@@ -235,11 +242,18 @@ void mbs_rtree_applied(const mbs_rtree *t, mbs_rtree_ws *w, double time)
             break;
         }
         case MBS_FORCE_DC_MOTOR: {
+            if (w->motors_by_run) break;
             double ax[3], x0[3], x1[3];
             double rate = s_joint_rate(t, w, F->joint, ax, x0, x1);
             mbs_dcmotor_state st;
             mbs_dcmotor_eval(&F->motor, mbs_fn_eval(&F->value[0], time, NULL, NULL), 0, rate, &st);
             s_joint_load(t, w, F->joint, st.torque, ax, x0, x1);
+            break;
+        }
+        case MBS_FORCE_JOINT_ACTUATOR: {
+            /* its value of time (a controlled one: by the run) */
+            if (w->motors_by_run || F->ctrl > 0) break;
+            mbs_rtree_joint_load(t, w, F->joint, mbs_fn_eval(&F->value[0], time, NULL, NULL));
             break;
         }
         default:
