@@ -62,7 +62,7 @@ static const s_case s_cases[] = {
     {"bouncing_ball_rigid", "does not run rigid contacts", 0, 0, 0, 0, NULL},
     {"cam_follower", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL},
     {"cam_follower_rigid", "does not run rigid contacts", 0, 0, 0, 0, NULL},
-    {"dc_motor_arm_pd", "runs continuous controllers only", 0, 0, 0, 0, NULL},
+    {"dc_motor_arm_pd", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL},
     {"dc_motor_flywheel", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL},
     {"dc_motor_flywheel_inductive", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL},
     {"dc_motor_flywheel_pi", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL},

@@ -4,6 +4,7 @@
  * here because dopri5.c's run on the natural coordinates' arrays of d.
  */
 #include "mbs/integrate/integrator_rel.h"
+#include "mbs/dynamics/controller.h"
 #include "mbs/integrate/dopri5.h"
 #include "mbs/model/accuracy.h"
 
@@ -88,6 +89,10 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
     int rejected_in_row = 0;
     while (s->t < T * (1 - 1e-14)) {
         if (s->t + 1.01 * h > T) h = T - s->t;
+        /* a sampled controller's next instant: the step ends there (the
+         * run keeps d->t at the accepted state) */
+        double t_stop = m->nctrl > 0 ? mbs_ctrl_next_stop(m, d) : INFINITY;
+        if (s->t + 1.01 * h > t_stop) h = t_stop - s->t;
         memcpy(s->y0, s->q, sizeof(double) * (size_t)nq);
         memcpy(s->y0 + nq, s->u, sizeof(double) * (size_t)n);
         memcpy(s->y0 + nq + n, s->z, zb);
@@ -152,6 +157,18 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
              * accepted state's, which the run maps to its outputs */
             int rc = mbs_step_done(m, d, run, err);
             if (rc) return rc;
+            /* a sampled controller's held output changed at this state (the
+             * run mapped it to d): the first slope of the next step (FSAL)
+             * is taken again after the jump */
+            if (m->nctrl > 0 && mbs_ctrl_sample(m, d)) {
+                if (s_slope(s, s->t, s->ys, k[0]) != 0) {
+                    mbs_err_add(err, "", "t = %.6g: singular articulated-body recursion after a controller's sample",
+                                s->t);
+                    return MBS_ESINGULAR;
+                }
+                memcpy(s->qdd, k[0] + nq, sizeof(double) * (size_t)n);
+                memcpy(s->zd, k[0] + nq + n, zb);
+            }
             h *= fmin(MBS_STEP_GROWTH_MAX, fmax(0.2, fac));
             if (rejected_in_row) h = fmin(h, h / fmax(fac, 1.0));
             rejected_in_row = 0;

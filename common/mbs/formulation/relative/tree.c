@@ -31,15 +31,6 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
                     "contacts as forces: contact_force_unknowns needs the natural formulation");
         bad = 1;
     }
-    for (int c = 0; c < s->nctrl; c++) {
-        if (!(s->controllers[c].ts > 0)) continue;
-        char ptr[64];
-        snprintf(ptr, sizeof ptr, "/controllers/%d", c);
-        mbs_err_add(err, ptr, "controller '%s': solver.formulation \"relative\" runs continuous controllers only "
-                    "(for now), not sampled ones (sample_period > 0); use the natural formulation",
-                    s->controllers[c].name);
-        bad = 1;
-    }
     mbs_sysgraph g;
     int have_g = mbs_sysgraph_build(s, &g) == 0;
     for (int j = 0; j < s->njoint; j++) {
