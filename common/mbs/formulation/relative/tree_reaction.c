@@ -80,6 +80,13 @@ static void s_point_now(const mbs_rtree *t, const mbs_rtree_ws *w, int b, const 
     for (int a = 0; a < 3; a++) x[a] += p[a];
 }
 
+static mbs_wrench s_neg(const mbs_wrench *W)
+{
+    mbs_wrench o;
+    for (int a = 0; a < 3; a++) { o.n[a] = -W->n[a]; o.f[a] = -W->f[a]; }
+    return o;
+}
+
 /* out (6): the wrench W (about the world origin) as force and moment about
  * the point x. */
 static void s_about(const mbs_wrench *W, const double x[3], double out[6])
@@ -138,10 +145,10 @@ void mbs_rtree_reactions(const mbs_rtree *t, mbs_rtree_ws *w, double *out)
             /* the tree joint's child body: the wrench into it is + on the child */
             int child = b1 >= 0 && t->g.parent_joint[b1] == j ? b1 : b0;
             W = w->fj[t->body_node[child]];
-            if (child != b1) W = s_waxpy(-2.0, &W, &W); /* -W: the reaction on the other side */
+            if (child != b1) W = s_neg(&W); /* the child is body[0]: body[1] takes the opposite */
         } else {
             W = w->fchord[j];
-            if (b1 < 0) W = s_waxpy(-2.0, &W, &W);
+            if (b1 < 0) W = s_neg(&W);
         }
         double x[3];
         if (J->type == MBS_JOINT_DISTANCE) s_point_now(t, w, b1 >= 0 ? b1 : b0, J->points[b1 >= 0 ? 1 : 0], x);
