@@ -372,7 +372,8 @@ static void s_check_refs(const s_case *c, const char *path, s_row *row)
  * meets every reference to 10 s (above) but stops at t = 14.31 s, at 1e-8
  * at t = 7.06 s (both: step size below solver.min_step; 1e-5, 1e-6, 1e-7,
  * 1e-10 run through 10 s, measured).  What is checked: such a run either
- * ends or stops saying so, never returns a wrong answer silently. */
+ * ends or stops saying so (a singular position, the loop equations' pivot
+ * ratio), never returns a wrong answer silently. */
 static void test_a02_stops(void)
 {
     static const char *const tols[][2] = {{"solver.tolerance=1e-8", "solver.t_end=10"},
@@ -384,7 +385,7 @@ static void test_a02_stops(void)
         const char *msg = r.err.n ? r.err.e[0].message : "";
         printf("  iftomm_a02_four_bar_n2 relative %s, %s: %s%s\n", tols[k][0], tols[k][1],
                r.rc == 0 ? "ran through" : "KNOWN LIMIT, stopped: ", msg);
-        CHECK(r.rc == 0 || strstr(msg, "below solver.min_step") != NULL);
+        CHECK(r.rc == 0 || (strstr(msg, "below solver.min_step") != NULL && strstr(msg, "singular position") != NULL));
         t_run_free(&r);
     }
 }

@@ -179,8 +179,14 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
         }
         h = fmin(h, hmax);
         if (h < hmin && s->t < T * (1 - 1e-14)) {
-            mbs_err_add(err, "", "t = %.6g: step size %.3g below solver.min_step (relative formulation, dopri5)",
-                        s->t, h);
+            /* at a singular position of a loop say so: the common cause */
+            if (s->tree->neq > 0 && s->w->pivot_ratio < 1e-6)
+                mbs_err_add(err, "", "t = %.6g: step size %.3g below solver.min_step (relative formulation, dopri5) at "
+                            "a singular position (loop equations nearly dependent, pivot ratio %.1e); natural bdf "
+                            "passes it", s->t, h, s->w->pivot_ratio);
+            else
+                mbs_err_add(err, "", "t = %.6g: step size %.3g below solver.min_step (relative formulation, dopri5)",
+                            s->t, h);
             return MBS_EDIVERGE;
         }
     }

@@ -405,6 +405,7 @@ int mbs_rtree_ws_new(const mbs_rtree *t, mbs_rtree_ws *w)
         return MBS_ENOMEM;
     }
     w->nchord_eq = t->neq;
+    w->pivot_ratio = 1;
     return 0;
 }
 

@@ -147,6 +147,10 @@ typedef struct mbs_rtree_ws {
                                wrenches on each body, (njoint) each chord's on its
                                body[1] (mbs_rtree_reactions)                   */
     int nchord_eq;
+    double pivot_ratio;     /* the last mbs_rtree_accel's smallest pivot of
+                               J M^-1 J^T over its largest diagonal (near 0:
+                               nearly dependent equations, a singular
+                               position; 1 without equations)           */
     int motors_by_run;      /* 1: mbs_rtree_applied leaves the dc_motors to
                                `extra` (inductive ones, controlled ones: the
                                run's element states; mbs_rtree_joint_load) */
