@@ -19,6 +19,11 @@
  * motors' currents, continuous controllers' states: model.h nz) are
  * integrated with (q, u), their rates computed by the run's hook at each
  * evaluation (z_eval, zd_eval), held to accuracy.h's weights mbs_wz.
+ * Sampled controllers: a step ends at each sampling instant
+ * (mbs_ctrl_next_stop) and, when a held output changed there
+ * (mbs_ctrl_sample, on the state the run mapped to d), the next step's
+ * first slope is taken again.  A step size below solver.min_step at a
+ * singular position of a loop is reported as such (w->pivot_ratio).
  */
 #ifndef MBS_INTEGRATOR_REL_H
 #define MBS_INTEGRATOR_REL_H
