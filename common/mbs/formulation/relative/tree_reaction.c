@@ -154,5 +154,8 @@ void mbs_rtree_reactions(const mbs_rtree *t, mbs_rtree_ws *w, double *out)
         if (J->type == MBS_JOINT_DISTANCE) s_point_now(t, w, b1 >= 0 ? b1 : b0, J->points[b1 >= 0 ? 1 : 0], x);
         else s_point_now(t, w, b1 >= 0 ? b1 : b0, J->at, x);
         s_about(&W, x, out + 6 * j);
+        /* a distance joint carries a force along the rod only: no moment
+         * about its end (rounding), as the natural recovery gives it */
+        if (J->type == MBS_JOINT_DISTANCE) out[6 * j + 3] = out[6 * j + 4] = out[6 * j + 5] = 0;
     }
 }
