@@ -562,6 +562,20 @@ static void test_runs(void)
     s_compare_runs("examples/four_bar.json", "10", 1e-9, bound, 0);
     s_compare_runs("examples/dc_motor_flywheel.json", "2", 1e-9, bound, 0);
     s_compare_runs("examples/slider_crank.json", "2", 1e-9, bound, 0); /* a driver (tree joint A) */
+    /* element states in the relative DOPRI5, by the natural coordinates'
+     * motor and controller code on the mapped state: an inductive motor's
+     * current, a continuous PI speed loop, and a PI loop on a slider-crank
+     * press whose motor has a rotor inertia (in the crank's inertia) */
+    s_compare_runs("examples/dc_motor_flywheel_inductive.json", "2", 1e-9, bound, 0);
+    s_compare_runs("examples/dc_motor_flywheel_pi.json", "1", 1e-9, bound, 0);
+    /* two sampled PD loops (1 ms, zero-order hold) on a two-link arm: the
+     * relative DOPRI5 ends a step at every sampling instant and takes its
+     * first slope again after the held outputs jump */
+    s_compare_runs("examples/dc_motor_arm_pd.json", "2", 1e-9, bound, 0);
+    /* the press: natural bdf at 1e-10 and 1e-11 differ from each other by
+     * 2.9e-6 of the current's range (measured), relative at 1e-9 is 1.2e-6
+     * from the first: the bound is that scatter's */
+    s_compare_runs("examples/dc_motor_press_pi.json", "3", 1e-9, 5e-6, 0);
     s_compare_runs("examples/iftomm_a03_andrews.json", "0.03", 1e-9, bound, 0);
     s_compare_runs("examples/iftomm_a04_bricard.json", "10", 1e-9, bound, 0);
     s_compare_runs(SPHERICAL2, "3", 1e-9, bound, 1); /* two ball joints turning through 90 degrees */
@@ -593,6 +607,58 @@ static void test_runs(void)
     s_compare_runs_with("examples/four_bar.json", "10", 1e-8, 1e-11, 1, 2 * 100 * 1e-8, 0);
 }
 
+/* ---- element states and controllers --------------------------------------------------- */
+
+/* A continuous PI speed controller on a joint_actuator (an ideal torque) on
+ * a flywheel, J w' = u = kp (r - w) + ki int (r - w): J w'' + kp w' + ki w
+ * = ki r, w(0) = 0, w'(0) = kp r / J (controller_test's closed form), in
+ * the relative formulation (the controller's state integrated with the
+ * joint coordinates, its output evaluated on the mapped state); and the
+ * same actuator with a constant value (the tree's own path), w = tau t / J. */
+static void test_joint_actuator(void)
+{
+    static const char *const DOC =
+        "{\"dimension\": 2, \"parameters\": {\"J\": 0.001, \"kp\": 0.005, \"ki\": 0.1, \"r\": 100, \"ts\": %s},"
+        " \"bodies\": [{\"name\": \"flywheel\", \"mass\": 2.0, \"inertia\": \"$J\", \"com\": [0, 0]}],"
+        " \"joints\": [{\"name\": \"shaft\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"flywheel\"], \"at\": [0, 0]}],"
+        " \"controllers\": [{\"name\": \"speed\", \"type\": \"pid\", \"kp\": \"$kp\", \"ki\": \"$ki\", \"sample_period\": \"$ts\","
+        "   \"measure\": {\"quantity\": \"joint_velocity\", \"joint\": \"shaft\"}, \"setpoint\": \"$r\"}],"
+        " \"forces\": [{\"name\": \"drive\", \"type\": \"joint_actuator\", \"joint\": \"shaft\", \"value\": %s}],"
+        " \"solver\": {\"t_end\": 1, \"formulation\": \"relative\", \"tolerance\": 1e-8},"
+        " \"outputs\": {\"interval\": 0.01, \"channels\": ["
+        "   {\"name\": \"omega\", \"quantity\": \"joint_velocity\", \"joint\": \"shaft\"}]}}";
+    const double Ja = 1e-3, kp = 0.005, ki = 0.1, rs = 100, ts = 0.01;
+    double wn = sqrt(ki / Ja), zeta = kp / (2 * Ja * wn), sg = zeta * wn, wd = wn * sqrt(1 - zeta * zeta);
+    double A = -rs, B = (kp * rs / Ja + sg * A) / wd;
+    /* the digital loop (ts = 10 ms, held output): w[k+1] = w[k] + ts u[k] / J
+     * exactly, u[k] from the controller's recursion (controller_test's) */
+    double wk[101], s0 = 0, wv = 0;
+    for (int k = 0; k <= 100; k++) {
+        double e = rs - wv, I = s0 + ts * e;
+        wk[k] = wv;
+        s0 = I;
+        wv += ts * (kp * e + ki * I) / Ja;
+    }
+    char doc[4096];
+    for (int ctl = 0; ctl < 3; ctl++) {
+        snprintf(doc, sizeof doc, DOC, ctl == 2 ? "0.01" : "0", ctl ? "{\"controller\": \"speed\"}" : "0.02");
+        t_run r;
+        t_run_text(doc, NULL, &r);
+        CHECK(r.rc == 0);
+        double worst = 0;
+        for (int k = 0; k <= 100 && r.rc == 0; k++) {
+            double t = k * 0.01;
+            double ex = ctl == 2 ? wk[k] : ctl ? rs + exp(-sg * t) * (A * cos(wd * t) + B * sin(wd * t)) : 0.02 * t / Ja;
+            worst = fmax(worst, fabs(t_at(&r, "omega", t) - ex));
+        }
+        printf("  relative: a joint_actuator %s on a flywheel: speed error %.2e rad/s (%.3g x tol x 100 rad/s)\n",
+               ctl == 2 ? "under a sampled PI (10 ms)" : ctl ? "under a continuous PI" : "of constant torque", worst,
+               worst / (1e-8 * rs));
+        CHECK(worst <= 100 * 1e-8 * rs);
+        t_run_free(&r);
+    }
+}
+
 /* ---- refusals ------------------------------------------------------------------------- */
 
 /* Parse `path` with the overrides: it must be refused with a message
@@ -613,7 +679,6 @@ static void test_refusals(void)
     const char *cfu[] = {"solver.formulation=relative", "solver.contact_force_unknowns=true", NULL};
     s_refused("examples/bouncing_ball.json", cfu, "contact_force_unknowns needs the natural formulation");
     s_refused("examples/flores_slider_crank_friction.json", rel, "joints with clearance");
-    s_refused("examples/dc_motor_flywheel_inductive.json", rel, "dc motors without inductance");
     /* a driver on the four-bar's chord joint C */
     char *fb = t_slurp("examples/four_bar.json", NULL), doc[8192];
     CHECK(fb != NULL);
@@ -621,17 +686,6 @@ static void test_refusals(void)
                  "\"speed\": 1}}], \"forces\": []", doc, sizeof doc) == 0)
         CHECK(t_parse_refused(doc, rel, NULL, "drivers of chord joints"));
     free(fb);
-    /* controllers and the ideal joint actuator (issue 13) are not in the
-     * tree's equations yet: refused, not left out */
-    s_refused("examples/dc_motor_flywheel_pi.json", rel, "does not run controllers yet");
-    {
-        static const char *const ACT =
-            "{\"dimension\": 2, \"bodies\": [{\"name\": \"w\", \"mass\": 2, \"inertia\": 0.001, \"com\": [0, 0]}],"
-            " \"joints\": [{\"name\": \"shaft\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"w\"], \"at\": [0, 0]}],"
-            " \"forces\": [{\"name\": \"drive\", \"type\": \"joint_actuator\", \"joint\": \"shaft\", \"value\": 0.1}],"
-            " \"solver\": {\"t_end\": 1, \"formulation\": \"relative\"}}";
-        CHECK(t_parse_refused(ACT, NULL, NULL, "does not run this element type yet"));
-    }
     const char *bdf[] = {"solver.formulation=relative", "solver.integrator=bdf", NULL};
     s_refused("examples/pendulum.json", bdf, "integrates with dopri5 only");
     const char *statics[] = {"solver.formulation=relative", "solver.analysis=statics", NULL};
@@ -691,6 +745,7 @@ int main(void)
     test_circuit();
     test_chord_types();
     test_refusals();
+    test_joint_actuator();
     test_runs();
     test_abs_tolerance();
     test_references();

@@ -4,6 +4,7 @@
  * here because dopri5.c's run on the natural coordinates' arrays of d.
  */
 #include "mbs/integrate/integrator_rel.h"
+#include "mbs/dynamics/controller.h"
 #include "mbs/integrate/dopri5.h"
 #include "mbs/model/accuracy.h"
 
@@ -16,23 +17,26 @@
  * RK_ONSET_PAST). */
 #define REL_ONSET_PAST 1e-3
 
-int mbs_rel_state_new(mbs_rel_state *s, const mbs_rtree *t, mbs_rtree_ws *w)
+int mbs_rel_state_new(mbs_rel_state *s, const mbs_rtree *t, mbs_rtree_ws *w, int nz)
 {
     memset(s, 0, sizeof *s);
     s->tree = t;
     s->w = w;
     s->n = t->n;
     s->nq = t->nq;
-    size_t n = (size_t)t->n + 1, nq = (size_t)t->nq + 1;
+    s->nz = nz;
+    size_t n = (size_t)t->n + 1, nq = (size_t)t->nq + 1, z = (size_t)nz + 1;
     s->q = calloc(nq, sizeof(double));
     s->u = calloc(n, sizeof(double));
     s->qdd = calloc(n, sizeof(double));
-    s->k = calloc(7 * (n + nq), sizeof(double));
-    s->ys = calloc(n + nq, sizeof(double));
-    s->y0 = calloc(n + nq, sizeof(double));
+    s->z = calloc(z, sizeof(double));
+    s->zd = calloc(z, sizeof(double));
+    s->k = calloc(7 * (n + nq + z), sizeof(double));
+    s->ys = calloc(n + nq + z, sizeof(double));
+    s->y0 = calloc(n + nq + z, sizeof(double));
     s->wq = calloc(nq, sizeof(double));
     s->wu = calloc(n, sizeof(double));
-    if (!s->q || !s->u || !s->qdd || !s->k || !s->ys || !s->y0 || !s->wq || !s->wu) {
+    if (!s->q || !s->u || !s->qdd || !s->z || !s->zd || !s->k || !s->ys || !s->y0 || !s->wq || !s->wu) {
         mbs_rel_state_free(s);
         return MBS_ENOMEM;
     }
@@ -41,14 +45,16 @@ int mbs_rel_state_new(mbs_rel_state *s, const mbs_rtree *t, mbs_rtree_ws *w)
 
 void mbs_rel_state_free(mbs_rel_state *s)
 {
-    free(s->q); free(s->u); free(s->qdd); free(s->k); free(s->ys); free(s->y0); free(s->wq); free(s->wu);
+    free(s->q); free(s->u); free(s->qdd); free(s->z); free(s->zd); free(s->k); free(s->ys); free(s->y0); free(s->wq); free(s->wu);
     memset(s, 0, sizeof *s);
 }
 
-/* Slope at (t, y = (q, u)): k = (qdot, udd). */
+/* Slope at (t, y = (q, u, z)): k = (qdot, udd, zd). */
 static int s_slope(mbs_rel_state *s, double t, const double *y, double *k)
 {
-    int nq = s->nq;
+    int nq = s->nq, n = s->n;
+    s->z_eval = y + nq + n;
+    s->zd_eval = k + nq + n;
     mbs_rtree_qdot(s->tree, y, y + nq, k);
     return mbs_rtree_accel(s->tree, s->w, t, y, y + nq, s->alpha, s->beta, k + nq);
 }
@@ -56,7 +62,8 @@ static int s_slope(mbs_rel_state *s, double t, const double *y, double *k)
 int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mbs_stepper *run, mbs_errlist *err)
 {
     const mbs_solver_spec *o = &m->spec->solver;
-    int n = s->n, nq = s->nq, n2 = nq + n;
+    int n = s->n, nq = s->nq, nz = s->nz, n2 = nq + n + nz;
+    size_t zb = sizeof(double) * (size_t)nz;
     double T = o->t_end;
     double hmax = o->max_step > 0 ? o->max_step : run->interval;
     double hmin = o->min_step > 0 ? o->min_step : 1e-12;
@@ -78,11 +85,17 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
     /* FSAL: the first slope is the current state's */
     mbs_rtree_qdot(s->tree, s->q, s->u, k[0]);
     memcpy(k[0] + nq, s->qdd, sizeof(double) * (size_t)n);
+    memcpy(k[0] + nq + n, s->zd, zb);
     int rejected_in_row = 0;
     while (s->t < T * (1 - 1e-14)) {
         if (s->t + 1.01 * h > T) h = T - s->t;
+        /* a sampled controller's next instant: the step ends there (the
+         * run keeps d->t at the accepted state) */
+        double t_stop = m->nctrl > 0 ? mbs_ctrl_next_stop(m, d) : INFINITY;
+        if (s->t + 1.01 * h > t_stop) h = t_stop - s->t;
         memcpy(s->y0, s->q, sizeof(double) * (size_t)nq);
         memcpy(s->y0 + nq, s->u, sizeof(double) * (size_t)n);
+        memcpy(s->y0 + nq + n, s->z, zb);
         /* stages 2..7; the 7th is at the 5th-order solution.  A stage
          * whose recursion fails (a non-positive or non-finite pivot: a
          * state thrown far by too long a step) rejects the step; the run
@@ -113,7 +126,8 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
             double e = 0;
             for (int st = 0; st < 7; st++) e += mbs_dp5_e[st] * k[st][i];
             e *= h;
-            double wgt = i < nq ? s->wq[i] : s->wu[i - nq] + rtol * fmax(fabs(s->y0[i]), fabs(s->ys[i]));
+            double ay = fmax(fabs(s->y0[i]), fabs(s->ys[i]));
+            double wgt = i < nq ? s->wq[i] : i < nq + n ? s->wu[i - nq] + rtol * ay : mbs_wz(d, i - nq - n, ay);
             e2 += (e / wgt) * (e / wgt);
         }
         double en = sqrt(e2 / (n2 > 0 ? n2 : 1));
@@ -134,6 +148,8 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
             memcpy(s->q, s->ys, sizeof(double) * (size_t)nq);
             memcpy(s->u, s->ys + nq, sizeof(double) * (size_t)n);
             memcpy(s->qdd, k[6] + nq, sizeof(double) * (size_t)n);
+            memcpy(s->z, s->ys + nq + n, zb);
+            memcpy(s->zd, k[6] + nq + n, zb);
             memcpy(k[0], k[6], sizeof(double) * (size_t)n2);
             d->met.steps++;
             mbs_note_error(d, en);
@@ -141,6 +157,18 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
              * accepted state's, which the run maps to its outputs */
             int rc = mbs_step_done(m, d, run, err);
             if (rc) return rc;
+            /* a sampled controller's held output changed at this state (the
+             * run mapped it to d): the first slope of the next step (FSAL)
+             * is taken again after the jump */
+            if (m->nctrl > 0 && mbs_ctrl_sample(m, d)) {
+                if (s_slope(s, s->t, s->ys, k[0]) != 0) {
+                    mbs_err_add(err, "", "t = %.6g: singular articulated-body recursion after a controller's sample",
+                                s->t);
+                    return MBS_ESINGULAR;
+                }
+                memcpy(s->qdd, k[0] + nq, sizeof(double) * (size_t)n);
+                memcpy(s->zd, k[0] + nq + n, zb);
+            }
             h *= fmin(MBS_STEP_GROWTH_MAX, fmax(0.2, fac));
             if (rejected_in_row) h = fmin(h, h / fmax(fac, 1.0));
             rejected_in_row = 0;
@@ -151,8 +179,14 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
         }
         h = fmin(h, hmax);
         if (h < hmin && s->t < T * (1 - 1e-14)) {
-            mbs_err_add(err, "", "t = %.6g: step size %.3g below solver.min_step (relative formulation, dopri5)",
-                        s->t, h);
+            /* at a singular position of a loop say so: the common cause */
+            if (s->tree->neq > 0 && s->w->pivot_ratio < 1e-6)
+                mbs_err_add(err, "", "t = %.6g: step size %.3g below solver.min_step (relative formulation, dopri5) at "
+                            "a singular position (loop equations nearly dependent, pivot ratio %.1e); natural bdf "
+                            "passes it", s->t, h, s->w->pivot_ratio);
+            else
+                mbs_err_add(err, "", "t = %.6g: step size %.3g below solver.min_step (relative formulation, dopri5)",
+                            s->t, h);
             return MBS_EDIVERGE;
         }
     }

@@ -15,7 +15,15 @@
  * to it, every rate to it plus rtol |u|, as accuracy.h's weights without
  * per-variable scales); weighted RMS norm, accepted when <= 1.  A ball's
  * quaternion is integrated with q' = 1/2 (0, w) (x) q, its length left as
- * it drifts (the kinematics normalises it).
+ * it drifts (the kinematics normalises it).  Element states z (inductive
+ * motors' currents, continuous controllers' states: model.h nz) are
+ * integrated with (q, u), their rates computed by the run's hook at each
+ * evaluation (z_eval, zd_eval), held to accuracy.h's weights mbs_wz.
+ * Sampled controllers: a step ends at each sampling instant
+ * (mbs_ctrl_next_stop) and, when a held output changed there
+ * (mbs_ctrl_sample, on the state the run mapped to d), the next step's
+ * first slope is taken again.  A step size below solver.min_step at a
+ * singular position of a loop is reported as such (w->pivot_ratio).
  */
 #ifndef MBS_INTEGRATOR_REL_H
 #define MBS_INTEGRATOR_REL_H
@@ -29,11 +37,18 @@
 typedef struct mbs_rel_state {
     const mbs_rtree *tree;   /* borrowed                                        */
     mbs_rtree_ws *w;         /* borrowed                                        */
-    int n, nq;               /* rates, coordinates (tree.h)                     */
+    int n, nq, nz;           /* rates, coordinates (tree.h), element states     */
     double t, *q, *u, *qdd;  /* (nq, n, n) accepted state                       */
-    double *k;               /* (7 x (nq + n)) stage slopes (qdot, udd)         */
-    double *ys, *y0;         /* (nq + n) stage state, step start                */
+    double *z, *zd;          /* (nz) accepted element states (a motor's current,
+                                a continuous controller's) and their rates    */
+    double *k;               /* (7 x (nq + n + nz)) stage slopes (qdot, udd, zd) */
+    double *ys, *y0;         /* (nq + n + nz) stage state, step start           */
     double *wq, *wu;         /* (nq, n) absolute error weights                  */
+    /* the element states of the evaluation under way and where their rates
+     * go: set before each mbs_rtree_accel, read by the run's hook (its
+     * `extra`, run/relative.c), which writes the rates */
+    const double *z_eval;
+    double *zd_eval;
     double alpha, beta;      /* Baumgarte coefficients (1/s)                    */
     /* the run's look at a step before it is accepted: the fraction of the
      * step h from y0 to y1 (q, u) at which a compliant contact starts or
@@ -43,8 +58,9 @@ typedef struct mbs_rel_state {
     void *switch_ctx;
 } mbs_rel_state;
 
-/* Allocate the state for tree t (q, u, qdd zero).  0 or MBS_ENOMEM. */
-int mbs_rel_state_new(mbs_rel_state *s, const mbs_rtree *t, mbs_rtree_ws *w);
+/* Allocate the state for tree t and nz element states (q, u, qdd, z
+ * zero).  0 or MBS_ENOMEM. */
+int mbs_rel_state_new(mbs_rel_state *s, const mbs_rtree *t, mbs_rtree_ws *w, int nz);
 void mbs_rel_state_free(mbs_rel_state *s);
 
 /* Integrate from s (t, q, u; qdd consistent) to t_end; every accepted step

@@ -59,6 +59,14 @@ double mbs_channel_value(mbs_sampler *s, int c, double t, const double *x, const
 double mbs_reaction(const mbs_model *m, mbs_data *d, int joint, int torque, mbs_component comp, double t,
                     const double *x, const double *v, const double *a);
 
+/* The relative formulation's path (run/relative.c): every joint's reaction
+ * at the state about to be sampled, computed by the formulation (njoint x 6,
+ * as mbs_reaction gives them: force, then torque, on body[1] at the joint
+ * point, world axes), returned by the reaction channels instead of the
+ * recovery from the natural coordinates until the next call; NULL: back to
+ * that recovery.  Nothing when no channel needs reactions (d->rx NULL). */
+void mbs_reaction_given(mbs_data *d, const double *wrenches);
+
 /* Workspace of the reaction recovery (sized for the model; NULL on ENOMEM). */
 struct mbs_rx_ws *mbs_reaction_ws_new(const mbs_model *m);
 void mbs_reaction_ws_free(struct mbs_rx_ws **w);

@@ -138,6 +138,8 @@ struct mbs_rx_ws {
     double *out;                 /* (nj x 6) the wrenches                     */
     double t; const double *x;   /* state of the cached solution              */
     int valid;
+    int given;                   /* out set by mbs_reaction_given             */
+    int nj;                      /* joints                                    */
 };
 
 void mbs_reaction_ws_free(struct mbs_rx_ws **pw)
@@ -164,6 +166,7 @@ struct mbs_rx_ws *mbs_reaction_ws_new(const mbs_model *m)
     w->A = calloc((size_t)(neq > 0 ? neq : 1) * (size_t)(nu > 0 ? nu : 1), sizeof(double));
     w->rhs = calloc((size_t)mrows + 1, sizeof(double));
     w->out = calloc((size_t)(6 * nj + 1), sizeof(double));
+    w->nj = nj;
     int liwork = 1;
     /* the largest problem: every joint with S_MAXDIR directions */
     if (mbs_lstsq_query(neq, nu, &w->lwork, &liwork) != 0) w->lwork = 0;
@@ -307,12 +310,21 @@ static int s_solve_all(const mbs_model *m, mbs_data *d, struct mbs_rx_ws *ws, do
     return rc;
 }
 
+void mbs_reaction_given(mbs_data *d, const double *wrenches)
+{
+    struct mbs_rx_ws *ws = d->rx;
+    if (!ws) return;
+    ws->valid = 0;
+    ws->given = wrenches != NULL;
+    if (wrenches) memcpy(ws->out, wrenches, sizeof(double) * 6 * (size_t)ws->nj);
+}
+
 double mbs_reaction(const mbs_model *m, mbs_data *d, int joint, int torque, mbs_component comp, double t,
                     const double *x, const double *v, const double *a)
 {
     struct mbs_rx_ws *ws = d->rx;
     if (!ws) return NAN; /* prepared by the sampler when a channel needs it */
-    if (!(ws->valid && ws->t == t && ws->x == x)) {
+    if (!ws->given && !(ws->valid && ws->t == t && ws->x == x)) {
         if (s_solve_all(m, d, ws, t, x, v, a) != 0) return NAN;
         ws->t = t;
         ws->x = x;

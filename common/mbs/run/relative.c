@@ -5,6 +5,7 @@
 #include "mbs/run/relative.h"
 
 #include "mbs/contact/contact.h"
+#include "mbs/dynamics/force.h"
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/integrate/integrator_rel.h"
 #include "mbs/linalg/vec.h"
@@ -94,29 +95,28 @@ int mbs_rel_from_natural(const mbs_model *m, const mbs_rtree *t, mbs_rtree_ws *w
     return rc;
 }
 
-/* ---- compliant contacts ---------------------------------------------------------------- */
+/* ---- what the run adds to the tree's forces: contacts, motors with states ------------- */
 
-/* What the contact hook needs: the run, and scratch for the natural state
- * and the per-body generalized forces. */
+/* What the hook needs: the run, its integrator state (the element states
+ * of the evaluation under way), and scratch for the natural state and the
+ * per-body generalized forces. */
 typedef struct {
     const mbs_model *m;
     mbs_data *d;
+    mbs_rel_state *s;
     double *x, *v;  /* (nvar)                                                    */
     double *Qb;     /* (nbody x nb)                                              */
 } s_contacts;
 
-/* mbs_rtree_ws.extra: the compliant contacts' forces at the state of w, by
- * the natural coordinates' contact module on the mapped state, each body's
- * generalized forces on its NCS slots turned into the wrench that does the
- * same work in any rigid motion of the body (a point slot X with force Q:
- * force Q and moment X x Q; a unit-vector slot: moment X x Q). */
-static void s_contact_wrenches(void *ctx, const mbs_rtree *t, mbs_rtree_ws *w, double time)
+/* The compliant contacts' forces at the natural state (c->x, c->v) of w,
+ * by the natural coordinates' contact module, each body's generalized
+ * forces on its NCS slots turned into the wrench that does the same work
+ * in any rigid motion of the body (a point slot X with force Q: force Q
+ * and moment X x Q; a unit-vector slot: moment X x Q). */
+static void s_contact_wrenches(s_contacts *c, mbs_rtree_ws *w)
 {
-    s_contacts *c = ctx;
     const mbs_model *m = c->m;
     int dim = m->dim, nb = m->nb;
-    (void)time;
-    mbs_rel_to_natural(m, t, w, c->x, c->v, NULL);
     memset(c->Qb, 0, sizeof(double) * (size_t)m->nbody * (size_t)nb);
     mbs_contact_forces_body(m, c->d, c->x, c->v, c->Qb);
     for (int b = 0; b < m->nbody; b++) {
@@ -136,6 +136,41 @@ static void s_contact_wrenches(void *ctx, const mbs_rtree *t, mbs_rtree_ws *w, d
             }
         }
     }
+}
+
+/* The dc_motors and joint actuators at the natural state (c->x, c->v) and
+ * the element states of the evaluation under way (c->s->z_eval), by the
+ * natural coordinates' motor and controller code (mbs_force_motor: the
+ * current a state when the motor has inductance, the voltage a
+ * controller's output when it has one; mbs_element_force: an actuator's
+ * value or its controller's output): their torques on their joints, and
+ * the element states' rates into c->s->zd_eval (mbs_force_zrate). */
+static void s_motor_loads(s_contacts *c, const mbs_rtree *t, mbs_rtree_ws *w, double time)
+{
+    const mbs_model *m = c->m;
+    const double *z = c->s->z_eval;
+    for (int e = 0; e < m->spec->nforce; e++) {
+        const mbs_force_spec *F = &m->spec->forces[e];
+        if (F->type == MBS_FORCE_JOINT_ACTUATOR) {
+            mbs_rtree_joint_load(t, w, F->joint, mbs_element_force(m, c->d, e, c->x, c->v, z, time, 0));
+            continue;
+        }
+        if (F->type != MBS_FORCE_DC_MOTOR) continue;
+        mbs_dcmotor_state st;
+        mbs_force_motor(m, c->d, e, c->x, c->v, z, time, &st);
+        mbs_rtree_joint_load(t, w, F->joint, st.torque);
+    }
+    if (m->nz > 0 && c->s->zd_eval) mbs_force_zrate(m, c->d, c->x, c->v, z, time, c->s->zd_eval);
+}
+
+/* mbs_rtree_ws.extra: the state of w mapped to the natural coordinates
+ * once, then the contacts' and the motors' loads there. */
+static void s_run_loads(void *ctx, const mbs_rtree *t, mbs_rtree_ws *w, double time)
+{
+    s_contacts *c = ctx;
+    mbs_rel_to_natural(c->m, t, w, c->x, c->v, NULL);
+    if (c->m->spec->ncontact > 0) s_contact_wrenches(c, w);
+    if (w->motors_by_run) s_motor_loads(c, t, w, time);
 }
 
 /* mbs_rel_state.switch_at: where in the step a compliant contact starts or
@@ -167,17 +202,36 @@ typedef struct {
     double *qd, *qdd;            /* (nq) q' and q'' of the step's end          */
     double *qs, *qds, *us, *udds; /* a sample's q, q' (nq), u, u' (n)          */
     mbs_rtree_ws *ws;           /* a sample's evaluations (s->w keeps the step's end) */
+    double *rx;                 /* (njoint x 6) the joint reactions of a sample */
+    double *zp, *zdp, *zs, *zds; /* (nz) element states and rates: the previous
+                                   accepted state's, a sample's            */
 } s_relrun;
 
-/* The run's book-keeping at the relative state held by w (time t): mapped
- * to d, then mbs_run_step_done over (d->t, t]. */
-static int s_book(const mbs_model *m, mbs_data *d, s_relrun *r, const mbs_rtree_ws *w, double t, double h,
-                  mbs_errlist *err)
+/* The joint reactions from the cutset wrenches of the state held by w
+ * (after mbs_rtree_accel) handed to the reaction channels (when a channel
+ * needs them). */
+static void s_give_reactions(mbs_data *d, const mbs_rtree *t, mbs_rtree_ws *w, double *rx)
 {
-    size_t nb = sizeof(double) * (size_t)m->nvar;
+    if (!d->rx || !rx) return;
+    mbs_rtree_reactions(t, w, rx);
+    mbs_reaction_given(d, rx);
+}
+
+/* The run's book-keeping at the relative state held by w (time t) with
+ * element states z, rates zd: mapped to d, then mbs_run_step_done over
+ * (d->t, t]. */
+static int s_book(const mbs_model *m, mbs_data *d, s_relrun *r, mbs_rtree_ws *w, double t, double h,
+                  const double *z, const double *zd, mbs_errlist *err)
+{
+    s_give_reactions(d, r->s->tree, w, r->rx);
+    size_t nb = sizeof(double) * (size_t)m->nvar, zb = sizeof(double) * (size_t)m->nz;
     memcpy(d->xp, d->x, nb);
     memcpy(d->vp, d->v, nb);
     memcpy(d->ap, d->a, nb);
+    memcpy(d->zp, d->z, zb);
+    memcpy(d->zdp, d->zd, zb);
+    memcpy(d->z, z, zb);
+    memcpy(d->zd, zd, zb);
     d->tp = d->t;
     mbs_rel_to_natural(m, r->s->tree, w, d->x, d->v, d->a);
     d->t = t;
@@ -214,14 +268,23 @@ static int s_done(void *ctx, const mbs_model *m, mbs_data *d, mbs_errlist *err)
             r->qds[i] = (D[0] * p0 + D[1] * m0 + D[2] * c0 + D[3] * c1 + D[4] * m1 + D[5] * p1) / h;
         }
         mbs_rtree_rates(s->tree, r->qs, r->qds, r->us);
+        /* element states: cubic Hermite on their values and rates */
+        double u = (ts - t0) / h, u2 = u * u, u3 = u2 * u;
+        double g0 = 1 - 3 * u2 + 2 * u3, g1 = u - 2 * u2 + u3, g2 = 3 * u2 - 2 * u3, g3 = u3 - u2;
+        for (int k = 0; k < s->nz; k++)
+            r->zs[k] = g0 * r->zp[k] + g1 * h * r->zdp[k] + g2 * s->z[k] + g3 * h * s->zd[k];
+        s->z_eval = r->zs;
+        s->zd_eval = r->zds;
         if (mbs_rtree_accel(s->tree, r->ws, ts, r->qs, r->us, o->baumgarte_alpha, o->baumgarte_beta, r->udds) != 0) {
             mbs_err_add(err, "", "t = %.6g: singular articulated-body recursion at an output sample", ts);
             return MBS_ESINGULAR;
         }
-        rc = s_book(m, d, r, r->ws, ts, h, err);
+        rc = s_book(m, d, r, r->ws, ts, h, r->zs, r->zds, err);
     }
     /* the step's end: the integrator's last stage, still in s->w */
-    if (!rc) rc = s_book(m, d, r, s->w, t1, h, err);
+    if (!rc) rc = s_book(m, d, r, s->w, t1, h, s->z, s->zd, err);
+    memcpy(r->zp, s->z, sizeof(double) * (size_t)s->nz);
+    memcpy(r->zdp, s->zd, sizeof(double) * (size_t)s->nz);
     r->tp = t1;
     memcpy(r->qp, s->q, sizeof(double) * (size_t)nq);
     memcpy(r->qdp, r->qd, sizeof(double) * (size_t)nq);
@@ -238,17 +301,24 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
     if (rc) return rc;
     rc = mbs_rtree_ws_new(&t, &w);
     if (rc) { mbs_rtree_free(&t); return rc; }
-    rc = mbs_rel_state_new(&s, &t, &w);
+    rc = mbs_rel_state_new(&s, &t, &w, m->nz);
     if (rc) { mbs_rtree_ws_free(&w); mbs_rtree_free(&t); return rc; }
-    s_contacts sc = {m, d, NULL, NULL, NULL};
-    if (m->spec->ncontact > 0) {
+    /* the run's loads: compliant contacts; dc_motors when the run has
+     * element states or controllers (their currents and voltages come from
+     * the natural coordinates' motor and controller code) */
+    s_contacts sc = {m, d, &s, NULL, NULL, NULL};
+    w.motors_by_run = m->nz > 0 || m->nctrl > 0;
+    if (m->spec->ncontact > 0 || w.motors_by_run) {
         sc.x = malloc(sizeof(double) * (size_t)(m->nvar + 1));
         sc.v = malloc(sizeof(double) * (size_t)(m->nvar + 1));
         sc.Qb = malloc(sizeof(double) * ((size_t)m->nbody * (size_t)m->nb + 1));
         if (!sc.x || !sc.v || !sc.Qb) rc = MBS_ENOMEM;
-        w.extra = s_contact_wrenches;
+        w.extra = s_run_loads;
         w.extra_ctx = &sc;
     }
+    memcpy(s.z, d->z, sizeof(double) * (size_t)m->nz);
+    s.z_eval = s.z;
+    s.zd_eval = s.zd;
     d->met.formulation = "relative";
     mbs_rtree_chord_names(&t, d->met.chords, sizeof d->met.chords);
     /* plain text in the metrics' JSON */
@@ -273,12 +343,17 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
         memcpy(d->xp, d->x, sizeof(double) * (size_t)m->nvar);
         memcpy(d->vp, d->v, sizeof(double) * (size_t)m->nvar);
         memcpy(d->ap, d->a, sizeof(double) * (size_t)m->nvar);
+        size_t njb = sizeof(double) * (6 * (size_t)m->spec->njoint + 1);
+        double *rx = malloc(njb);
+        s_give_reactions(d, &t, &w, rx);
         mbs_sample_now(smp);
         size_t nb = sizeof(double) * (size_t)(t.n + 1), nqb = sizeof(double) * (size_t)(t.nq + 1);
+        size_t nzb = sizeof(double) * (size_t)(m->nz + 1);
         mbs_rtree_ws ws;
         int wsrc = mbs_rtree_ws_new(&t, &ws);
         ws.extra = w.extra;
         ws.extra_ctx = w.extra_ctx;
+        ws.motors_by_run = w.motors_by_run;
         size_t nv = sizeof(double) * (size_t)(m->nvar + 1);
         s_switch sw = {m, d, &ws, NULL, NULL, NULL, NULL};
         if (m->spec->ncontact > 0 && !wsrc) {
@@ -288,18 +363,21 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
             s.switch_ctx = &sw;
         }
         s_relrun r = {smp, &s, s.t, malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb),
-                      malloc(nqb), malloc(nb), malloc(nb), &ws};
-        if (wsrc || !r.qp || !r.qdp || !r.qddp || !r.qd || !r.qdd || !r.qs || !r.qds || !r.us || !r.udds) {
+                      malloc(nqb), malloc(nb), malloc(nb), &ws, rx, malloc(nzb), malloc(nzb), malloc(nzb), malloc(nzb)};
+        if (!r.zp || !r.zdp || !r.zs || !r.zds || !rx || wsrc || !r.qp || !r.qdp || !r.qddp || !r.qd || !r.qdd || !r.qs || !r.qds || !r.us || !r.udds) {
             rc = MBS_ENOMEM;
         } else {
             memcpy(r.qp, s.q, nqb - sizeof(double));
+            memcpy(r.zp, s.z, nzb - sizeof(double));
+            memcpy(r.zdp, s.zd, nzb - sizeof(double));
             mbs_rtree_qdot(&t, s.q, s.u, r.qdp);
             mbs_rtree_qddot(&t, s.q, s.u, s.qdd, r.qdp, r.qddp);
             mbs_stepper run = {s_done, &r, smp->interval};
             rc = mbs_integrate_relative(m, d, &s, &run, err);
         }
         free(r.qp); free(r.qdp); free(r.qddp); free(r.qd); free(r.qdd); free(r.qs); free(r.qds); free(r.us);
-        free(r.udds);
+        free(r.udds); free(rx); free(r.zp); free(r.zdp); free(r.zs); free(r.zds);
+        mbs_reaction_given(d, NULL);
         free(sw.x0); free(sw.v0); free(sw.x1); free(sw.v1);
         if (!wsrc) mbs_rtree_ws_free(&ws);
     }

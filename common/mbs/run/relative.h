@@ -30,7 +30,12 @@ int mbs_rel_from_natural(const mbs_model *m, const mbs_rtree *t, mbs_rtree_ws *w
 /* The dynamics of a run in the relative formulation from the initialised
  * natural state in d (assembly and velocity projection by mbs_initialize):
  * its first sample, then dopri5 on the joint coordinates, every accepted
- * step mapped to d and handed to mbs_run_step_done.  Metrics: formulation
+ * step mapped to d and handed to mbs_run_step_done (the element states
+ * into d->z with the joint coordinates; the joint reactions of the reaction
+ * channels from the cutset wrenches, mbs_rtree_reactions).  The compliant
+ * contacts, and the dc_motors and joint actuators when the run has element
+ * states or controllers, are evaluated by the natural coordinates' code on
+ * the mapped state and enter the tree as wrenches.  Metrics: formulation
  * and chords.  0 or an MBS_E* code with a message. */
 int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);
 

@@ -31,11 +31,6 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
                     "contacts as forces: contact_force_unknowns needs the natural formulation");
         bad = 1;
     }
-    if (s->nctrl > 0) {
-        mbs_err_add(err, "/controllers", "solver.formulation \"relative\" does not run controllers yet (%d); use the "
-                    "natural formulation", s->nctrl);
-        bad = 1;
-    }
     mbs_sysgraph g;
     int have_g = mbs_sysgraph_build(s, &g) == 0;
     for (int j = 0; j < s->njoint; j++) {
@@ -60,17 +55,18 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
         /* the elements mbs_rtree_applied evaluates; any other is refused
          * rather than left out of the equations */
         if (F->type != MBS_FORCE_SPRING_DAMPER && F->type != MBS_FORCE_POINT_FORCE && F->type != MBS_FORCE_TORQUE &&
-            F->type != MBS_FORCE_ROTATIONAL_SPRING_DAMPER && F->type != MBS_FORCE_DC_MOTOR) {
+            F->type != MBS_FORCE_ROTATIONAL_SPRING_DAMPER && F->type != MBS_FORCE_DC_MOTOR &&
+            F->type != MBS_FORCE_JOINT_ACTUATOR) {
             mbs_err_add(err, ptr, "force '%s': solver.formulation \"relative\" does not run this element type yet; "
                         "use the natural formulation", F->name);
             bad = 1;
         }
-        if (F->type == MBS_FORCE_DC_MOTOR) {
+        if (F->type == MBS_FORCE_DC_MOTOR || F->type == MBS_FORCE_JOINT_ACTUATOR) {
             int jt = F->joint >= 0 ? (int)s->joints[F->joint].type : -1;
-            if (F->motor.L > 0 || F->motor.J > 0 || (jt != MBS_JOINT_REVOLUTE && jt != MBS_JOINT_PRISMATIC)) {
-                mbs_err_add(err, ptr, "dc_motor '%s': solver.formulation \"relative\" runs dc motors without "
-                            "inductance and rotor_inertia on revolute or prismatic joints only (for now); use the "
-                            "natural formulation", F->name);
+            if (jt != MBS_JOINT_REVOLUTE && jt != MBS_JOINT_PRISMATIC) {
+                mbs_err_add(err, ptr, "%s '%s': solver.formulation \"relative\" runs it on revolute or prismatic "
+                            "joints only (for now); use the natural formulation",
+                            F->type == MBS_FORCE_DC_MOTOR ? "dc_motor" : "joint_actuator", F->name);
                 bad = 1;
             }
         }
@@ -336,6 +332,19 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
         } else {
             I->Ic[8] = B->inertia[0];
         }
+        /* the rotors of dc_motors on revolute joints from the ground to
+         * this body (the parser allows no other): J N^2 about the joint's
+         * axis, as the natural coordinates add them (ncs.c) */
+        for (int e = 0; e < s->nforce; e++) {
+            const mbs_force_spec *F = &s->forces[e];
+            if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0) continue;
+            const mbs_joint_spec *Jt = &s->joints[F->joint];
+            if (Jt->body[0] != b && Jt->body[1] != b) continue;
+            double add = F->motor.J * F->motor.ratio * F->motor.ratio;
+            if (s->dim == 2) { I->Ic[8] += add; continue; }
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) I->Ic[3 * i + j] += add * Jt->axis[i] * Jt->axis[j];
+        }
     }
     for (int c = 0; c < t->g.nchord; c++) s_chord_eqs(t, t->g.chords[c]);
     /* drivers of tree joints: the child's node carries the joint's one freedom */
@@ -386,13 +395,17 @@ int mbs_rtree_ws_new(const mbs_rtree *t, mbs_rtree_ws *w)
     w->qdd0 = calloc(n, sizeof(double));
     w->tau = calloc(n, sizeof(double));
     w->jq = calloc(6 * n, sizeof(double));
+    w->fj = calloc(nn, sizeof(mbs_wrench));
+    w->fc = calloc(nb, sizeof(mbs_wrench));
+    w->fchord = calloc((size_t)t->spec->njoint + 1, sizeof(mbs_wrench));
     if (!w->R || !w->p || !w->S || !w->V || !w->c || !w->A || !w->pA || !w->fext || !w->IA || !w->U || !w->Dinv ||
         !w->uu || !w->phi || !w->phid || !w->bias || !w->J || !w->Y || !w->K || !w->rhs || !w->lam || !w->qdd0 ||
-        !w->tau || !w->jq) {
+        !w->tau || !w->jq || !w->fj || !w->fc || !w->fchord) {
         mbs_rtree_ws_free(w);
         return MBS_ENOMEM;
     }
     w->nchord_eq = t->neq;
+    w->pivot_ratio = 1;
     return 0;
 }
 
@@ -401,6 +414,7 @@ void mbs_rtree_ws_free(mbs_rtree_ws *w)
     free(w->R); free(w->p); free(w->S); free(w->V); free(w->c); free(w->A); free(w->pA); free(w->fext);
     free(w->IA); free(w->U); free(w->Dinv); free(w->uu); free(w->phi); free(w->phid); free(w->bias); free(w->J);
     free(w->Y); free(w->K); free(w->rhs); free(w->lam); free(w->qdd0); free(w->tau); free(w->jq);
+    free(w->fj); free(w->fc); free(w->fchord);
     memset(w, 0, sizeof *w);
 }
 

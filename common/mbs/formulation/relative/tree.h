@@ -38,9 +38,9 @@
  * transformed once per evaluation.  A ball node's D is 3 x 3; D, D^-1 and
  * the articulated inertias are kept exactly symmetric (a thin link's D is
  * ill-conditioned, and a rounding asymmetry grew node by node along a
- * chain until D lost definiteness).  The cutset wrenches are the pA the
- * recursion carries, not yet exposed (joint reactions: the run computes them
- * from the natural coordinates it maps the state to).
+ * chain until D lost definiteness).  The joint reactions are the cutset
+ * wrenches, summed inwards with the final accelerations
+ * (mbs_rtree_reactions).
  *
  * Loops.  Each chord joint gives its constraint equations (the circuit
  * equations) as dot products of body-fixed vectors and point differences:
@@ -58,9 +58,11 @@
  * coordinates measure it, equal to the motion f(t)).
  *
  * Forces: gravity; translational spring-dampers between body points; point
- * forces and torques (global or body axes); joint damping and dc_motors
- * without inductance and rotor inertia on revolute and prismatic joints,
- * tree or chord; rotational spring-dampers on tree revolute joints.  The
+ * forces and torques (global or body axes); joint damping and dc_motors on
+ * revolute and prismatic joints, tree or chord (without inductance or
+ * controller here; with them the run adds their torques through `extra`,
+ * w->motors_by_run; rotor inertias in the body inertias, as the natural
+ * coordinates'); rotational spring-dampers on tree revolute joints.  The
  * compliant contacts come from the run (mbs_rtree_ws.extra).  The rest is
  * refused by mbs_rtree_supported (rigid contacts, clearance joints, drivers
  * of chord joints, element states, ...).
@@ -141,7 +143,17 @@ typedef struct mbs_rtree_ws {
     double *K, *rhs, *lam;  /* (neq x neq), (neq), (neq)                        */
     double *qdd0, *tau;     /* (n) the tree's accelerations, joint forces       */
     double *jq;             /* (n x 3 x 2) scratch rows of one equation's vectors */
+    mbs_wrench *fj, *fc, *fchord; /* (nnode) transmitted wrenches, (nbody) chords'
+                               wrenches on each body, (njoint) each chord's on its
+                               body[1] (mbs_rtree_reactions)                   */
     int nchord_eq;
+    double pivot_ratio;     /* the last mbs_rtree_accel's smallest pivot of
+                               J M^-1 J^T over its largest diagonal (near 0:
+                               nearly dependent equations, a singular
+                               position; 1 without equations)           */
+    int motors_by_run;      /* 1: mbs_rtree_applied leaves the dc_motors to
+                               `extra` (inductive ones, controlled ones: the
+                               run's element states; mbs_rtree_joint_load) */
 } mbs_rtree_ws;
 
 /* Refuse what the relative formulation does not run yet: 0, or MBS_EINVAL
@@ -173,6 +185,12 @@ void mbs_rtree_body(const mbs_rtree *t, const mbs_rtree_ws *w, int b, double R[9
  * mbs_rtree_kinematics). */
 void mbs_rtree_applied(const mbs_rtree *t, mbs_rtree_ws *w, double time);
 
+/* Add the equal and opposite load f along joint j's coordinate to w->fext
+ * (a revolute: torque f about its axis on body[1], -f on body[0]; a
+ * prismatic: force f along its axis at body[1]'s joint point, -f at
+ * body[0]'s), after mbs_rtree_kinematics: how a dc_motor's torque enters. */
+void mbs_rtree_joint_load(const mbs_rtree *t, mbs_rtree_ws *w, int j, double f);
+
 /* Passes 2 and 3 of the articulated-body recursion: the tree's
  * accelerations qdd (n) under gravity, w->fext and w->tau (after
  * mbs_rtree_kinematics and mbs_rtree_applied); w->A the nodes' spatial
@@ -195,6 +213,17 @@ void mbs_rtree_circuit(const mbs_rtree *t, mbs_rtree_ws *w, double time);
  * alpha, beta in 1/s).  0, or MBS_ESINGULAR. */
 int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const double *q, const double *u,
                     double alpha, double beta, double *qdd);
+
+/* The joint reactions at the state of the last mbs_rtree_accel (its
+ * accelerations and multipliers), from the cutset wrenches
+ * (tree_reaction.c): for every joint of the spec, the wrench its body[0]
+ * exerts through it on its body[1] (the ground: minus the one on body[0]),
+ * world axes, force then moment about the joint point on that body (a
+ * distance joint's end there), into out (njoint x 6) - what the natural
+ * coordinates' reaction channels give (output/reaction.c).  A tree joint's
+ * is the wrench it transmits into its subtree, a chord's that of its
+ * circuit equations' multipliers. */
+void mbs_rtree_reactions(const mbs_rtree *t, mbs_rtree_ws *w, double *out);
 
 /* Joint coordinates and rates of a configuration given by every body's
  * pose and twist (R, p: x_world = R x_ref + p, R b x 9, p b x 3; V world

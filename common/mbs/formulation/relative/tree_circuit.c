@@ -85,16 +85,19 @@ void mbs_rtree_circuit(const mbs_rtree *t, mbs_rtree_ws *w, double time)
 
 /* Solve the symmetric positive semi-definite K x = r (m x m) by LDL^T
  * without pivoting; a pivot below eps times the largest diagonal (a
- * dependent equation) gets x = 0 in its place.  K is overwritten. */
-static int s_ldl_solve(int m, double *K, double *r)
+ * dependent equation) gets x = 0 in its place.  K is overwritten; *ratio
+ * the smallest pivot over the largest diagonal (1 when m = 0). */
+static int s_ldl_solve(int m, double *K, double *r, double *ratio)
 {
     double dmax = 0;
     for (int i = 0; i < m; i++) dmax = fmax(dmax, fabs(K[i * m + i]));
     double eps = 1e-11 * (dmax > 0 ? dmax : 1);
     int dropped = 0;
+    *ratio = 1;
     for (int j = 0; j < m; j++) {
         double d = K[j * m + j];
         for (int k = 0; k < j; k++) d -= K[j * m + k] * K[j * m + k] * K[k * m + k];
+        if (dmax > 0) *ratio = fmin(*ratio, fmax(d, 0) / dmax);
         if (!(d > eps)) { d = 0; dropped++; }
         K[j * m + j] = d;
         for (int i = j + 1; i < m; i++) {
@@ -139,7 +142,7 @@ int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const doub
         for (int c = 0; c < n; c++) jq += Ji[c] * w->qdd0[c];
         w->rhs[i] = -w->bias[i] - 2 * alpha * w->phid[i] - beta * beta * w->phi[i] - jq;
     }
-    s_ldl_solve(m, w->K, w->rhs);
+    s_ldl_solve(m, w->K, w->rhs, &w->pivot_ratio);
     memcpy(w->lam, w->rhs, sizeof(double) * (size_t)m);
     for (int c = 0; c < n; c++) {
         double acc = w->qdd0[c];

@@ -155,6 +155,13 @@ static void s_joint_load(const mbs_rtree *t, mbs_rtree_ws *w, int j, double f, c
     s_torque_on(w, J->body[0], F);
 }
 
+void mbs_rtree_joint_load(const mbs_rtree *t, mbs_rtree_ws *w, int j, double f)
+{
+    double ax[3], x0[3], x1[3];
+    (void)s_joint_rate(t, w, j, ax, x0, x1);
+    s_joint_load(t, w, j, f, ax, x0, x1);
+}
+
 /* Body b's body-frame vector vb (the body's input axes) in the world now. */
 static void s_body_dir(const mbs_rtree *t, const mbs_rtree_ws *w, int b, const double vb[3], double g[3])
 {
@@ -235,11 +242,18 @@ void mbs_rtree_applied(const mbs_rtree *t, mbs_rtree_ws *w, double time)
             break;
         }
         case MBS_FORCE_DC_MOTOR: {
+            if (w->motors_by_run) break;
             double ax[3], x0[3], x1[3];
             double rate = s_joint_rate(t, w, F->joint, ax, x0, x1);
             mbs_dcmotor_state st;
             mbs_dcmotor_eval(&F->motor, mbs_fn_eval(&F->value[0], time, NULL, NULL), 0, rate, &st);
             s_joint_load(t, w, F->joint, st.torque, ax, x0, x1);
+            break;
+        }
+        case MBS_FORCE_JOINT_ACTUATOR: {
+            /* its value of time (a controlled one: by the run) */
+            if (w->motors_by_run || F->ctrl > 0) break;
+            mbs_rtree_joint_load(t, w, F->joint, mbs_fn_eval(&F->value[0], time, NULL, NULL));
             break;
         }
         default:
@@ -258,8 +272,8 @@ void mbs_rtree_applied(const mbs_rtree *t, mbs_rtree_ws *w, double time)
 
 /* ---- passes 2 and 3: the articulated-body recursion ---------------------------------- */
 
-/* The body inertia of node i in world coordinates as a 6 x 6 matrix. */
-static void s_world_inertia(const mbs_rtree *t, const mbs_rtree_ws *w, int i, double M[36], mbs_rbi *Iw)
+/* The body inertia of node i in world coordinates (tree_int.h). */
+void mbs_rtree_world_rbi(const mbs_rtree *t, const mbs_rtree_ws *w, int i, mbs_rbi *Iw)
 {
     const mbs_rbi *I = &t->inertia[t->node[i].body];
     const double *R = w->R + 9 * i, *p = w->p + 3 * i;
@@ -270,6 +284,12 @@ static void s_world_inertia(const mbs_rtree *t, const mbs_rtree_ws *w, int i, do
     s_mm(R, 0, I->Ic, T);
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++) Iw->Ic[3 * a + b] = T[3 * a] * R[3 * b] + T[3 * a + 1] * R[3 * b + 1] + T[3 * a + 2] * R[3 * b + 2];
+}
+
+/* The body inertia of node i in world coordinates as a 6 x 6 matrix. */
+static void s_world_inertia(const mbs_rtree *t, const mbs_rtree_ws *w, int i, double M[36], mbs_rbi *Iw)
+{
+    mbs_rtree_world_rbi(t, w, i, Iw);
     mbs_rbi_matrix(Iw, M);
 }
 

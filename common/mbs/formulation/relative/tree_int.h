@@ -116,4 +116,8 @@ static inline double s_power(const mbs_twist *t, const mbs_wrench *f)
  * the bias accelerations), base at rest, after mbs_rtree_kinematics. */
 void mbs_rtree_accel_pass(const mbs_rtree *t, mbs_rtree_ws *w, const double *qdd);
 
+/* The body inertia of node i (a node carrying a body) in world coordinates,
+ * after mbs_rtree_kinematics. */
+void mbs_rtree_world_rbi(const mbs_rtree *t, const mbs_rtree_ws *w, int i, mbs_rbi *Iw);
+
 #endif

@@ -1,0 +1,161 @@
+/*
+ * tree_reaction.c - the joint reactions of the relative formulation from its
+ * cutset wrenches (tree.h, mbs_rtree_reactions).
+ *
+ * A tree joint.  Cutting it separates the tree into the subtree beyond it
+ * and the rest (seed 001's cutset); the wrench the joint transmits into the
+ * subtree balances the subtree's bodies: the sum of their inertial wrenches
+ * I (a - g) + V x* I V less the wrenches applied to them (force elements,
+ * contacts) and the chords' constraint wrenches on them.  One inward pass
+ * over the nodes with the final accelerations (the transmitted wrenches of
+ * the articulated-body recursion once the loops' multipliers are in the
+ * accelerations) gives every node's; a joint of several nodes (universal,
+ * cylindrical) transmits the same wrench through its massless intermediate
+ * node, so the joint's is the one into its child body's node.  A driven
+ * joint's wrench has the driver's force along its axis (the multiplier of
+ * the driver's row enters only through the accelerations); an undriven
+ * one's axis component is zero to rounding: its joint loads (damping,
+ * motors, springs) are applied wrenches, as the natural coordinates'
+ * reactions leave them out too.
+ *
+ * A chord joint.  Circuit equation r, a . b - c = 0 with multiplier lam_r,
+ * does the work lam_r (a' . b + a . b') in a virtual motion: a point term y
+ * of a (sign s) on body B carries the force lam_r s b at y, a free-vector
+ * term the moment lam_r s y x b (and the same with a and b swapped).  The
+ * chord's reaction on its body[1] is the sum over its equations; a chord
+ * whose body[1] is the ground: minus the sum on body[0].  Dependent chord
+ * equations (Bricard) have zero multipliers (tree_circuit.c), so a
+ * statically indeterminate mechanism's reactions are one of its admissible
+ * distributions, not the natural coordinates' minimum-norm one.
+ */
+#include "mbs/formulation/relative/tree_int.h"
+
+/* Add to w->fc the wrenches that multiplier lam of the vector v's terms
+ * (dotted with the other vector's value o) exert on their bodies; the
+ * wrench on body `only` (>= 0) also into *acc when acc is given. */
+static void s_term_wrenches(const mbs_rtree *t, mbs_rtree_ws *w, const mbs_rvec *v, const double o[3], double lam,
+                            int only, mbs_wrench *acc)
+{
+    for (int k = 0; k < v->n; k++) {
+        const mbs_rterm *tm = &v->t[k];
+        if (tm->body < 0) continue;
+        double R[9], p[3], y[3], rr[3] = {tm->r[0], tm->r[1], t->dim == 3 ? tm->r[2] : 0};
+        mbs_rtree_body(t, w, tm->body, R, p, NULL, NULL);
+        s_rot(R, 0, rr, y);
+        double s = (k == 0 ? 1.0 : -1.0) * lam;
+        mbs_wrench f = {{0, 0, 0}, {0, 0, 0}};
+        if (tm->kind == 1) {
+            for (int a = 0; a < 3; a++) { y[a] += p[a]; f.f[a] = s * o[a]; }
+            v3cross(y, f.f, f.n);
+        } else {
+            double yo[3];
+            v3cross(y, o, yo);
+            v3scale(s, yo, f.n);
+        }
+        w->fc[tm->body] = s_waxpy(1.0, &f, &w->fc[tm->body]);
+        if (acc && tm->body == only) *acc = s_waxpy(1.0, &f, acc);
+    }
+}
+
+/* The value of a vector of the circuit equations at the current poses. */
+static void s_vec_value(const mbs_rtree *t, const mbs_rtree_ws *w, const mbs_rvec *v, double x[3])
+{
+    x[0] = x[1] = x[2] = 0;
+    for (int k = 0; k < v->n; k++) {
+        const mbs_rterm *tm = &v->t[k];
+        double R[9], p[3], y[3], rr[3] = {tm->r[0], tm->r[1], t->dim == 3 ? tm->r[2] : 0};
+        mbs_rtree_body(t, w, tm->body, R, p, NULL, NULL);
+        s_rot(R, 0, rr, y);
+        if (tm->kind == 1) for (int a = 0; a < 3; a++) y[a] += p[a];
+        for (int a = 0; a < 3; a++) x[a] += (k == 0 ? 1.0 : -1.0) * y[a];
+    }
+}
+
+/* World position now of the point with reference coordinates r on body b. */
+static void s_point_now(const mbs_rtree *t, const mbs_rtree_ws *w, int b, const double r[3], double x[3])
+{
+    double R[9], p[3], rr[3] = {r[0], r[1], t->dim == 3 ? r[2] : 0};
+    mbs_rtree_body(t, w, b, R, p, NULL, NULL);
+    s_rot(R, 0, rr, x);
+    for (int a = 0; a < 3; a++) x[a] += p[a];
+}
+
+static mbs_wrench s_neg(const mbs_wrench *W)
+{
+    mbs_wrench o;
+    for (int a = 0; a < 3; a++) { o.n[a] = -W->n[a]; o.f[a] = -W->f[a]; }
+    return o;
+}
+
+/* out (6): the wrench W (about the world origin) as force and moment about
+ * the point x. */
+static void s_about(const mbs_wrench *W, const double x[3], double out[6])
+{
+    double xf[3];
+    v3cross(x, W->f, xf);
+    for (int a = 0; a < 3; a++) { out[a] = W->f[a]; out[3 + a] = W->n[a] - xf[a]; }
+}
+
+void mbs_rtree_reactions(const mbs_rtree *t, mbs_rtree_ws *w, double *out)
+{
+    const mbs_spec *s = t->spec;
+    int nj = s->njoint;
+    static const mbs_wrench zero = {{0, 0, 0}, {0, 0, 0}};
+    memset(out, 0, sizeof(double) * 6 * (size_t)(nj > 0 ? nj : 1));
+    for (int b = 0; b < s->nbody; b++) w->fc[b] = zero;
+    /* the chords' constraint wrenches on the bodies, and each chord's on its
+     * body[1] (or, body[1] the ground, on its body[0]) */
+    for (int j = 0; j < nj; j++) w->fchord[j] = zero;
+    for (int r = 0; r < t->nceq; r++) {
+        const mbs_req *e = &t->eq[r];
+        const mbs_joint_spec *J = &s->joints[e->joint];
+        int side = J->body[1] >= 0 ? J->body[1] : J->body[0];
+        double a[3], b[3];
+        s_vec_value(t, w, &e->a, a);
+        s_vec_value(t, w, &e->b, b);
+        s_term_wrenches(t, w, &e->a, b, w->lam[r], side, &w->fchord[e->joint]);
+        s_term_wrenches(t, w, &e->b, a, w->lam[r], side, &w->fchord[e->joint]);
+    }
+    /* inwards: each node's transmitted wrench, its body's balance plus its
+     * children's (gravity as the base's acceleration -g, as in pass 3) */
+    const double *g = s->gravity;
+    mbs_twist ag = {{0, 0, 0}, {-g[0], -g[1], t->dim == 3 ? -g[2] : 0}};
+    for (int i = 0; i < t->nnode; i++) w->fj[i] = zero;
+    for (int i = t->nnode - 1; i >= 0; i--) {
+        const mbs_rnode *nd = &t->node[i];
+        if (nd->body >= 0) {
+            mbs_rbi Iw;
+            mbs_rtree_world_rbi(t, w, i, &Iw);
+            mbs_twist a = s_taxpy(1.0, &ag, &w->A[i]);
+            mbs_wrench ia = mbs_rbi_apply(&Iw, &a), h = mbs_rbi_apply(&Iw, &w->V[i]);
+            mbs_wrench vh = mbs_twist_cross_wrench(&w->V[i], &h);
+            mbs_wrench f = s_waxpy(1.0, &ia, &vh);
+            f = s_waxpy(-1.0, &w->fext[nd->body], &f);
+            f = s_waxpy(-1.0, &w->fc[nd->body], &f);
+            w->fj[i] = s_waxpy(1.0, &f, &w->fj[i]);
+        }
+        if (nd->parent >= 0) w->fj[nd->parent] = s_waxpy(1.0, &w->fj[i], &w->fj[nd->parent]);
+    }
+    /* each joint's wrench on its body[1], about its point there */
+    for (int j = 0; j < nj; j++) {
+        const mbs_joint_spec *J = &s->joints[j];
+        int b1 = J->body[1], b0 = J->body[0];
+        mbs_wrench W;
+        if (t->g.branch[j]) {
+            /* the tree joint's child body: the wrench into it is + on the child */
+            int child = b1 >= 0 && t->g.parent_joint[b1] == j ? b1 : b0;
+            W = w->fj[t->body_node[child]];
+            if (child != b1) W = s_neg(&W); /* the child is body[0]: body[1] takes the opposite */
+        } else {
+            W = w->fchord[j];
+            if (b1 < 0) W = s_neg(&W);
+        }
+        double x[3];
+        if (J->type == MBS_JOINT_DISTANCE) s_point_now(t, w, b1 >= 0 ? b1 : b0, J->points[b1 >= 0 ? 1 : 0], x);
+        else s_point_now(t, w, b1 >= 0 ? b1 : b0, J->at, x);
+        s_about(&W, x, out + 6 * j);
+        /* a distance joint carries a force along the rod only: no moment
+         * about its end (rounding), as the natural recovery gives it */
+        if (J->type == MBS_JOINT_DISTANCE) out[6 * j + 3] = out[6 * j + 4] = out[6 * j + 5] = 0;
+    }
+}
