@@ -284,7 +284,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
     int nz = m->nz;
     size_t zb = sizeof(double) * (size_t)nz;
     double *zpred = d->zs, *bz = d->zk, *zD = d->zk + nz, *zkap = d->zk + 2 * (size_t)nz;
-    double *zw = d->zk + 3 * (size_t)nz;
+    double *zw = d->zk + 3 * (size_t)nz, *zV = d->zk + 4 * (size_t)nz;
     int k = 1, steps_at_order = 0, fails = 0;
     /* discrete controllers: the step before it was cut to a sample, and
      * whether the last accepted point is a sample (the history moved onto
@@ -458,11 +458,16 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                  * joint's rate kept for the step after the solve */
                 double dz_n = m->nctrl > 0 && nz > 0 ? mbs_zelim_pre(m, d, d->x, d->v, t1, w0, bz) : 0;
                 for (int q = 0; q < nz && m->nctrl == 0; q++) {
+                    /* the joint's rate at this iterate: at the first, else
+                     * kept from the last update (below); the voltage of t1 */
+                    if (it == 0) {
+                        zw[q] = s_motor_rate(m, q, d->x, d->v);
+                        zV[q] = mbs_fn_eval(&m->spec->forces[m->z_force[q]].value[0], t1, NULL, NULL);
+                    }
                     mbs_dcmotor_state st;
-                    mbs_force_motor(m, d, m->z_force[q], d->x, d->v, d->z, t1, &st);
+                    mbs_dcmotor_eval(&m->spec->forces[m->z_force[q]].motor, zV[q], d->z[q], zw[q], &st);
                     double dz0 = (st.di - (w0 * d->z[q] + bz[q])) / zD[q];
                     d->z[q] += dz0;
-                    zw[q] = s_motor_rate(m, q, d->x, d->v);
                     dz_n = fmax(dz_n, fabs(dz0) / mbs_wz(d, q, fabs(d->z[q])));
                 }
                 /* residuals, scaled as the matrix (see the file header) */
@@ -505,7 +510,8 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 /* element states follow the joint's rate (the eliminated row) */
                 if (m->nctrl > 0 && nz > 0) dz_n = fmax(dz_n, mbs_zelim_post(m, d, F1, F2));
                 for (int q = 0; q < nz && m->nctrl == 0; q++) {
-                    double dz1 = zkap[q] * (s_motor_rate(m, q, d->x, d->v) - zw[q]);
+                    double w_new = s_motor_rate(m, q, d->x, d->v), dz1 = zkap[q] * (w_new - zw[q]);
+                    zw[q] = w_new;
                     d->z[q] += dz1;
                     dz_n = fmax(dz_n, fabs(dz1) / mbs_wz(d, q, fabs(d->z[q])));
                 }
