@@ -30,6 +30,7 @@
 #include "mbs/analysis/analysis.h"
 #include "mbs/dynamics/controller.h"
 #include "mbs/dynamics/force.h"
+#include "mbs/formulation/natural/natural.h"
 
 #include <string.h>
 
@@ -120,5 +121,8 @@ int mbs_bdf_sample(const mbs_model *m, mbs_data *d, double h)
     }
     if (nz > 0) memcpy(d->zd, zdp, sizeof(double) * (size_t)nz);
     memcpy(d->ha, d->a, sizeof(double) * (size_t)n);
+    /* the constraints at the sample's state again (the differences left
+     * them at a moved one) */
+    mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
     return 1;
 }
