@@ -221,9 +221,7 @@ static double s_noise_gain(const mbs_model *m, mbs_data *d, double rtol)
 /* The joint rate of the element owning element state q (a motor's joint). */
 static double s_motor_rate(const mbs_model *m, int q, const double *x, const double *v)
 {
-    double rate = 0;
-    mbs_joint_coord(m, m->spec->forces[m->z_force[q]].joint, x, v, &rate);
-    return rate;
+    return mbs_joint_rate(m, m->spec->forces[m->z_force[q]].joint, x, v);
 }
 
 /* ---- workspace ------------------------------------------------------------------------ */
