@@ -16,7 +16,8 @@
  * da = a+ - a-, da' = a+' - a-' the jumps of the acceleration and of its
  * rate along each motion (and the same for z').  The accelerations are the
  * consistent ones under each set of outputs (mbs_accelerations), the rates
- * forward differences along each motion over eps = EPS_H x the last step.
+ * forward differences along each motion over eps = EPS_H x the history's
+ * mean step.
  * Left out: tau^3/6 da'' in v (tau^4/24 in q), i.e. (tau lambda)^2 / 6
  * relative to the jump's own term, lambda the rate of the transient (500
  * 1/s on the arm, tau up to 1 ms).  The multipliers are predictions only
@@ -32,9 +33,10 @@
 #include "mbs/dynamics/force.h"
 #include "mbs/formulation/natural/natural.h"
 
+#include <math.h>
 #include <string.h>
 
-/* the difference step of the rates, relative to the last step: small
+/* the difference step of the rates, relative to the history's mean step: small
  * against the history's span (the truncation, eps/2 a'', against the
  * terms kept) and large against the accelerations' solve tolerance (1e-10
  * relative: noise 1e-10 |a| / eps in the rate, times tau^2 / 2) */
@@ -97,7 +99,9 @@ int mbs_bdf_sample(const mbs_model *m, mbs_data *d, double h)
     memcpy(x, d->x, sizeof(double) * (size_t)n);
     memcpy(v, d->v, sizeof(double) * (size_t)n);
     if (nz > 0) memcpy(z, d->z, sizeof(double) * (size_t)nz);
-    double eps = EPS_H * h;
+    /* the mean step over the history (the last step alone may be a short
+     * one cut to the sample, while the points to move lie further back) */
+    double eps = EPS_H * (d->nhist >= 2 ? fmax(h, (d->t - d->th[d->nhist - 1]) / (d->nhist - 1)) : h);
     /* before the jump (the old outputs held), then after it (d->a and
      * d->lam stay there) */
     for (int c = 0; c < nc; c++) {

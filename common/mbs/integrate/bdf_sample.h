@@ -18,7 +18,8 @@ size_t mbs_bdf_sample_size(const mbs_model *m);
  * under the new outputs (Taylor terms of the jump in the derivatives up to
  * the third in q), d->a, d->lam and d->ha become the accelerations and
  * multipliers after the jump, d->zd the states' rates, and the run goes on
- * at the same order.  h: the last step (scales the difference quotients).
+ * at the same order.  h: the last step (with the history's mean step, it
+ * scales the difference quotients).
  * 1 after a restart, 0 when no held output changed (nothing done), or
  * MBS_ESINGULAR when the accelerations cannot be solved. */
 int mbs_bdf_sample(const mbs_model *m, mbs_data *d, double h);
