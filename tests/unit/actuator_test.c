@@ -516,6 +516,17 @@ static void test_parser_errors(void)
                  types[k], k ? ", \"axis\": [1, 0]" : "", k ? ", \"lead\": 0.01" : "");
         CHECK(t_parse_refused(doc, NULL, "/forces/0/rotor_inertia", "between two moving bodies"));
     }
+    /* on a prismatic joint to ground: the natural formulation's only */
+    const char *slider = "{\"dimension\": 2,"
+                         " \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1e-3, \"com\": [0, 0]}],"
+                         " \"joints\": [{\"name\": \"j\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"a\"],"
+                         "   \"at\": [0, 0], \"axis\": [1, 0]}],"
+                         " \"forces\": [{\"name\": \"m\", \"type\": \"dc_motor\", \"joint\": \"j\", \"voltage\": 12,"
+                         "   \"resistance\": 1, \"torque_constant\": 0.05, \"back_emf_constant\": 0.05,"
+                         "   \"rotor_inertia\": 1e-5, \"lead\": 0.01}],"
+                         " \"solver\": {\"t_end\": 1}}";
+    const char *rel[] = {"solver.formulation=relative", NULL};
+    CHECK(t_parse_refused(slider, rel, "/forces/0/rotor_inertia", "natural formulation"));
 }
 
 /* The parser takes an inductance > 0 and an initial current (the current
