@@ -84,8 +84,9 @@ static int s_joint_drive(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_sp
  * of time.  Inductance 0: the current is algebraic; > 0: it is a state of
  * the equations (L di/dt = V - R i - ke w_m, from initial_current, 0 by
  * default), integrated by bdf and dopri5 only (the run refuses the other
- * integrators and analyses, run/simulate.c).  The rotor's inertia needs a
- * rotor state that is not there yet, and is refused rather than ignored. */
+ * integrators and analyses, run/simulate.c).  The rotor's inertia on a
+ * joint between two moving bodies needs a rotor state that is not there
+ * yet, and is refused rather than ignored. */
 static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec *f)
 {
     char kp[MECH_PTR_MAX];
@@ -136,16 +137,29 @@ static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec
     /* the rotor's inertia: on a revolute joint to ground the rotor turns
      * about a fixed axis at N times the body's rate, so its kinetic energy
      * is that of an inertia J N^2 about the joint's axis added to the
-     * driven body (the model build adds it, ncs.c); elsewhere it would be a
-     * configuration-dependent mass, which the natural coordinates' constant
-     * mass matrix does not have */
+     * driven body; on a prismatic joint to ground the body translates along
+     * a fixed axis and the rotor's kinetic energy 1/2 J (v / lead)^2 is a
+     * mass J / lead^2 along that axis (the model build adds both, ncs.c).
+     * Between two moving bodies the rotor turns at w_A + N (w_B - w_A): the
+     * cross term w_A w_B of its kinetic energy is a configuration-dependent
+     * mass, which the natural coordinates' constant mass matrix does not
+     * have */
     int grounded = j >= 0 && (c->spec->joints[j].body[0] == MBS_GROUND || c->spec->joints[j].body[1] == MBS_GROUND);
-    if (mo->J > 0 && (jt != MBS_JOINT_REVOLUTE || !grounded)) {
+    if (mo->J > 0 && ((jt != MBS_JOINT_REVOLUTE && jt != MBS_JOINT_PRISMATIC) || !grounded)) {
         mech_ptr_key(kp, ptr, "rotor_inertia");
-        mech_err(c, kp, "a rotor inertia is supported on a revolute joint to ground (its reflected inertia "
-                 "rotor_inertia x gear_ratio^2 joins the driven body's); here add rotor_inertia x gear_ratio^2 "
-                 "(or rotor_inertia / lead^2 on a prismatic joint) to the inertia of the body the motor drives, "
-                 "about the joint's axis, and give 0");
+        mech_err(c, kp, "a rotor inertia is supported on a revolute or prismatic joint to ground (its reflected "
+                 "inertia rotor_inertia x gear_ratio^2, or mass rotor_inertia / lead^2, joins the driven body's); "
+                 "between two moving bodies the rotor's kinetic energy is a configuration-dependent mass: add "
+                 "rotor_inertia x gear_ratio^2 (or rotor_inertia / lead^2) to the inertia (mass) of the body the "
+                 "motor drives and give 0");
+    } else if (mo->J > 0 && jt == MBS_JOINT_PRISMATIC && c->spec->solver.formulation == MBS_FORM_RELATIVE) {
+        /* the relative formulation adds a rotor's inertia about its joint's
+         * axis (a revolute joint's); the prismatic joint's mass along the
+         * axis is the natural formulation's only */
+        mech_ptr_key(kp, ptr, "rotor_inertia");
+        mech_err(c, kp, "solver.formulation \"relative\" takes a rotor inertia on a revolute joint to ground only "
+                 "(for now); on a prismatic joint use the natural formulation, or give 0 and add rotor_inertia / "
+                 "lead^2 to the driven body's mass");
     }
 }
 

@@ -227,38 +227,51 @@ static void test_current_limit(void)
 
 /* A slider on a prismatic joint driven through a lead (m per motor rad):
  * m v' = (kt (V - ke v / lead) / R - b v / lead) / lead, i.e. the same first
- * order with v_ss = lead kt V / (kt ke + b R), tau = m R lead^2 / (kt ke + b R). */
+ * order with v_ss = lead kt V / (kt ke + b R), tau = m R lead^2 / (kt ke + b
+ * R).  With a rotor inertia Jr the rotor's kinetic energy 1/2 Jr (v /
+ * lead)^2 adds the mass Jr / lead^2 (here Jr = m lead^2: twice the mass,
+ * tau doubled, v_ss the same); the energy channel holds it too. */
 static void test_prismatic_lead(void)
 {
-    double lead = 0.002, mass = 50, k = KT * KT + B * R, vss = lead * KT * V / k, tau = mass * R * lead * lead / k;
-    char doc[4096];
-    snprintf(doc, sizeof doc,
-             "{\"dimension\": 2, \"gravity\": [0, -9.81],"
-             " \"bodies\": [{\"name\": \"table\", \"mass\": %g, \"inertia\": 1, \"com\": [0, 0]}],"
-             " \"joints\": [{\"name\": \"rail\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"table\"],"
-             "   \"at\": [0, 0], \"axis\": [1, 0]}],"
-             " \"forces\": [{\"name\": \"m\", \"type\": \"dc_motor\", \"joint\": \"rail\", \"voltage\": %g,"
-             "   \"resistance\": %g, \"torque_constant\": %g, \"back_emf_constant\": %g, \"viscous_friction\": %g,"
-             "   \"lead\": %g}],"
-             " \"solver\": {\"t_end\": 0.1, \"tolerance\": 1e-8},"
-             " \"outputs\": {\"interval\": 0.001, \"channels\": ["
-             "   {\"name\": \"v\", \"quantity\": \"velocity\", \"body\": \"table\", \"component\": \"x\"},"
-             "   {\"name\": \"F\", \"quantity\": \"motor\", \"element\": \"m\", \"component\": \"torque\"},"
-             "   {\"name\": \"wm\", \"quantity\": \"motor\", \"element\": \"m\", \"component\": \"speed\"}]}}",
-             mass, V, R, KT, KT, B, lead);
-    t_run r;
-    t_run_text(doc, NULL, &r);
-    CHECK(r.rc == 0);
-    if (r.rc) { t_run_free(&r); return; }
-    printf("  prismatic lead: v_ss %.6g m/s, tau %.4g s\n", vss, tau);
-    for (double t = 0.01; t <= 0.1 + 1e-9; t += 0.01) {
-        double v = vss * (1 - exp(-t / tau));
-        CHECK_NEAR(t_at(&r, "v", t), v, 100 * 1e-8 * vss);
-        CHECK_NEAR(t_at(&r, "wm", t), t_at(&r, "v", t) / lead, 1e-9 * vss / lead);
-        double i = (V - KT * v / lead) / R;
-        CHECK_NEAR(t_at(&r, "F", t), (KT * i - B * v / lead) / lead, 1e-6 * KT * V / R / lead);
+    double lead = 0.002, mass = 50, k = KT * KT + B * R, vss = lead * KT * V / k;
+    for (int rot = 0; rot < 2; rot++) {
+        double Jr = rot ? mass * lead * lead : 0, meff = mass + Jr / (lead * lead), tau = meff * R * lead * lead / k;
+        char doc[4096];
+        snprintf(doc, sizeof doc,
+                 "{\"dimension\": 2, \"gravity\": [0, -9.81],"
+                 " \"bodies\": [{\"name\": \"table\", \"mass\": %g, \"inertia\": 1, \"com\": [0, 0]}],"
+                 " \"joints\": [{\"name\": \"rail\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"table\"],"
+                 "   \"at\": [0, 0], \"axis\": [1, 0]}],"
+                 " \"forces\": [{\"name\": \"m\", \"type\": \"dc_motor\", \"joint\": \"rail\", \"voltage\": %g,"
+                 "   \"resistance\": %g, \"torque_constant\": %g, \"back_emf_constant\": %g, \"viscous_friction\": %g,"
+                 "   \"lead\": %g, \"rotor_inertia\": %.17g}],"
+                 " \"solver\": {\"t_end\": 0.1, \"tolerance\": 1e-8},"
+                 " \"outputs\": {\"interval\": 0.001, \"channels\": ["
+                 "   {\"name\": \"v\", \"quantity\": \"velocity\", \"body\": \"table\", \"component\": \"x\"},"
+                 "   {\"name\": \"F\", \"quantity\": \"motor\", \"element\": \"m\", \"component\": \"torque\"},"
+                 "   {\"name\": \"wm\", \"quantity\": \"motor\", \"element\": \"m\", \"component\": \"speed\"},"
+                 "   {\"name\": \"T\", \"quantity\": \"kinetic_energy\"}]}}",
+                 mass, V, R, KT, KT, B, lead, Jr);
+        t_run r;
+        t_run_text(doc, NULL, &r);
+        CHECK(r.rc == 0);
+        if (r.rc) { t_run_free(&r); continue; }
+        double worst = 0;
+        for (double t = 0.01; t <= 0.1 + 1e-9; t += 0.01) {
+            double v = vss * (1 - exp(-t / tau));
+            worst = fmax(worst, fabs(t_at(&r, "v", t) - v));
+            CHECK_NEAR(t_at(&r, "v", t), v, 100 * 1e-8 * vss);
+            CHECK_NEAR(t_at(&r, "wm", t), t_at(&r, "v", t) / lead, 1e-9 * vss / lead);
+            double i = (V - KT * v / lead) / R;
+            CHECK_NEAR(t_at(&r, "F", t), (KT * i - B * v / lead) / lead, 1e-6 * KT * V / R / lead);
+            /* the table's and the rotor's kinetic energy */
+            double vt = t_at(&r, "v", t);
+            CHECK_NEAR(t_at(&r, "T", t), 0.5 * meff * vt * vt, 1e-9 * 0.5 * meff * vss * vss);
+        }
+        printf("  prismatic lead, rotor inertia %g kg m^2 (mass %g + %g kg): v_ss %.6g m/s, tau %.4g s, speed error "
+               "%.2e m/s (%.2g x tol x v_ss)\n", Jr, mass, Jr / (lead * lead), vss, tau, worst, worst / (1e-8 * vss));
+        t_run_free(&r);
     }
-    t_run_free(&r);
 }
 
 /* ---- the current as a state (inductance > 0) ----------------------------------------- */
@@ -461,8 +474,6 @@ static void test_parser_errors(void)
     static const struct { const char *motor_extra, *joint, *channel, *ptr, *msg; } cases[] = {
         {", \"inductance\": -0.01", "revolute", NULL, "/forces/0/inductance", ">= 0"},
         {", \"initial_current\": 1", "revolute", NULL, "/forces/0/initial_current", "inductance > 0"},
-        {", \"rotor_inertia\": 1e-5, \"lead\": 0.01", "prismatic", NULL, "/forces/0/rotor_inertia",
-         "revolute joint to ground"},
         {", \"lead\": 0.01", "revolute", NULL, "/forces/0/lead", "prismatic"},
         {", \"gear_ratio\": 10", "prismatic", NULL, "/forces/0/gear_ratio", "lead"},
         {"", "prismatic", NULL, "/forces/0", "'lead'"},
@@ -488,6 +499,34 @@ static void test_parser_errors(void)
                  cases[i].channel ? cases[i].channel : "", cases[i].channel ? "]}" : "");
         if (!CHECK(t_parse_refused(doc, NULL, cases[i].ptr, cases[i].msg))) fprintf(stderr, "  (case %zu)\n", i);
     }
+    /* a rotor inertia on joints between two moving bodies (revolute and
+     * prismatic): refused, with the reason */
+    const char *types[] = {"revolute", "prismatic"};
+    for (int k = 0; k < 2; k++) {
+        char doc[4096];
+        snprintf(doc, sizeof doc,
+                 "{\"dimension\": 2,"
+                 " \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1e-3, \"com\": [0, 0]},"
+                 "   {\"name\": \"b\", \"mass\": 1, \"inertia\": 1e-3, \"com\": [1, 0]}],"
+                 " \"joints\": [{\"name\": \"p\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"a\"], \"at\": [0, 0]},"
+                 "   {\"name\": \"j\", \"type\": \"%s\", \"bodies\": [\"a\", \"b\"], \"at\": [1, 0]%s}],"
+                 " \"forces\": [{\"name\": \"m\", \"type\": \"dc_motor\", \"joint\": \"j\", \"voltage\": 12,"
+                 "   \"resistance\": 1, \"torque_constant\": 0.05, \"back_emf_constant\": 0.05, \"rotor_inertia\": 1e-5%s}],"
+                 " \"solver\": {\"t_end\": 1}}",
+                 types[k], k ? ", \"axis\": [1, 0]" : "", k ? ", \"lead\": 0.01" : "");
+        CHECK(t_parse_refused(doc, NULL, "/forces/0/rotor_inertia", "between two moving bodies"));
+    }
+    /* on a prismatic joint to ground: the natural formulation's only */
+    const char *slider = "{\"dimension\": 2,"
+                         " \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1e-3, \"com\": [0, 0]}],"
+                         " \"joints\": [{\"name\": \"j\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"a\"],"
+                         "   \"at\": [0, 0], \"axis\": [1, 0]}],"
+                         " \"forces\": [{\"name\": \"m\", \"type\": \"dc_motor\", \"joint\": \"j\", \"voltage\": 12,"
+                         "   \"resistance\": 1, \"torque_constant\": 0.05, \"back_emf_constant\": 0.05,"
+                         "   \"rotor_inertia\": 1e-5, \"lead\": 0.01}],"
+                         " \"solver\": {\"t_end\": 1}}";
+    const char *rel[] = {"solver.formulation=relative", NULL};
+    CHECK(t_parse_refused(slider, rel, "/forces/0/rotor_inertia", "natural formulation"));
 }
 
 /* The parser takes an inductance > 0 and an initial current (the current

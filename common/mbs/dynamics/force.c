@@ -107,7 +107,9 @@ static void s_dir_now(const mbs_model *m, int b, const double *vbody, const doub
 
 /* ---- joint measures ------------------------------------------------------------------ */
 
-double mbs_joint_coord(const mbs_model *m, int j, const double *x, const double *v, double *rate)
+/* The joint's coordinate (when coord) and its rate (when rate != NULL):
+ * the rate alone skips the angle's atan2 (a motor needs only the rate). */
+static double s_joint_measure(const mbs_model *m, int j, const double *x, const double *v, double *rate, int coord)
 {
     const mbs_jgeom *g = &m->jg[j];
     const mbs_joint_spec *J = &m->spec->joints[j];
@@ -145,7 +147,19 @@ double mbs_joint_coord(const mbs_model *m, int j, const double *x, const double 
         double n2 = c * c + s * s;
         *rate = n2 > 0 ? (c * sd - s * cd) / n2 : 0;
     }
-    return atan2(s, c);
+    return coord ? atan2(s, c) : 0;
+}
+
+double mbs_joint_coord(const mbs_model *m, int j, const double *x, const double *v, double *rate)
+{
+    return s_joint_measure(m, j, x, v, rate, 1);
+}
+
+double mbs_joint_rate(const mbs_model *m, int j, const double *x, const double *v)
+{
+    double rate = 0;
+    s_joint_measure(m, j, x, v, &rate, 0);
+    return rate;
 }
 
 /* Continuous joint angle: branch chosen next to the reference in d. */
@@ -241,8 +255,7 @@ void mbs_force_motor(const mbs_model *m, const mbs_data *d, int e, const double 
                      double t, mbs_dcmotor_state *st)
 {
     const mbs_force_spec *F = &m->spec->forces[e];
-    double rate = 0;
-    mbs_joint_coord(m, F->joint, x, v, v ? &rate : NULL);
+    double rate = v ? mbs_joint_rate(m, F->joint, x, v) : 0;
     int k = m->force_z ? m->force_z[e] : -1;
     s_motor_at(m, d, e, rate, k >= 0 && z ? z[k] : 0, t, x, v, z, st);
 }

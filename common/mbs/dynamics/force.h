@@ -55,5 +55,7 @@ double mbs_element_force(const mbs_model *m, const mbs_data *d, int e, const dou
 /* Relative coordinate of a revolute (angle, continuous branch not handled)
  * or prismatic (displacement) joint and its rate.  */
 double mbs_joint_coord(const mbs_model *m, int j, const double *x, const double *v, double *rate);
+/* The rate of that coordinate alone (cheaper: no angle). */
+double mbs_joint_rate(const mbs_model *m, int j, const double *x, const double *v);
 
 #endif

@@ -92,6 +92,7 @@
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/dynamics/force.h"
 #include "mbs/dynamics/controller.h"
+#include "mbs/integrate/bdf_sample.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -220,9 +221,7 @@ static double s_noise_gain(const mbs_model *m, mbs_data *d, double rtol)
 /* The joint rate of the element owning element state q (a motor's joint). */
 static double s_motor_rate(const mbs_model *m, int q, const double *x, const double *v)
 {
-    double rate = 0;
-    mbs_joint_coord(m, m->spec->forces[m->z_force[q]].joint, x, v, &rate);
-    return rate;
+    return mbs_joint_rate(m, m->spec->forces[m->z_force[q]].joint, x, v);
 }
 
 /* ---- workspace ------------------------------------------------------------------------ */
@@ -238,6 +237,8 @@ int mbs_bdf_ws_new(const mbs_model *m, mbs_data *d)
         d->zh[h] = calloc((size_t)(m->nz > 0 ? m->nz : 1), sizeof(double));
         ok &= d->qh[h] && d->vh[h] && d->lh[h] && d->zh[h];
     }
+    /* the restart at a controller's sample (bdf_sample.c) */
+    if (ok && m->nctrl > 0) ok = (d->bdf_smp = calloc(mbs_bdf_sample_size(m), sizeof(double))) != NULL;
     /* the stabilised index-2 matrix, and the contact force unknowns */
     if (ok && mbs_mat_init(&d->ggl, MBS_MAT_GEN, m->nggl, m->gkl, m->gku)) ok = 0;
     if (ok && m->spec->solver.contact_force_unknowns && mbs_cu_ws_new(m, d)) ok = 0;
@@ -250,6 +251,8 @@ void mbs_bdf_ws_free(mbs_data *d)
         free(d->qh[h]); free(d->vh[h]); free(d->lh[h]); free(d->zh[h]);
         d->qh[h] = d->vh[h] = d->lh[h] = d->zh[h] = NULL;
     }
+    free(d->bdf_smp);
+    d->bdf_smp = NULL;
     mbs_mat_free(&d->ggl);
     mbs_cu_ws_free(d);
 }
@@ -293,8 +296,13 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
     int nz = m->nz;
     size_t zb = sizeof(double) * (size_t)nz;
     double *zpred = d->zs, *bz = d->zk, *zD = d->zk + nz, *zkap = d->zk + 2 * (size_t)nz;
-    double *zw = d->zk + 3 * (size_t)nz;
+    double *zw = d->zk + 3 * (size_t)nz, *zV = d->zk + 4 * (size_t)nz;
     int k = 1, steps_at_order = 0, fails = 0;
+    /* discrete controllers: the step before it was cut to a sample, and
+     * whether the last accepted point is a sample (the history moved onto
+     * the new motion: bdf_sample.c) */
+    double h_free = 0;
+    int at_sample = 0;
     /* singular positions: max |lam| of the last accepted step with
      * converged multipliers and its running mean (the floor of the jump test:
      * a multiplier passing near zero, a pendulum's rod at the top, is no
@@ -320,6 +328,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
         if (d->t + h > T || d->t + 1.01 * h > T) h = T - d->t;
         /* a discrete controller's next sample: the step ends there */
         double t_stop = m->nctrl > 0 ? mbs_ctrl_next_stop(m, d) : INFINITY;
+        h_free = h;
         if (d->t + 1.01 * h > t_stop) h = t_stop - d->t;
         double t1 = h == t_stop - d->t ? t_stop : d->t + h;
         /* contact force unknowns: the pairs in the system for this step (a
@@ -461,11 +470,16 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                  * joint's rate kept for the step after the solve */
                 double dz_n = m->nctrl > 0 && nz > 0 ? mbs_zelim_pre(m, d, d->x, d->v, t1, w0, bz) : 0;
                 for (int q = 0; q < nz && m->nctrl == 0; q++) {
+                    /* the joint's rate at this iterate: at the first, else
+                     * kept from the last update (below); the voltage of t1 */
+                    if (it == 0) {
+                        zw[q] = s_motor_rate(m, q, d->x, d->v);
+                        zV[q] = mbs_fn_eval(&m->spec->forces[m->z_force[q]].value[0], t1, NULL, NULL);
+                    }
                     mbs_dcmotor_state st;
-                    mbs_force_motor(m, d, m->z_force[q], d->x, d->v, d->z, t1, &st);
+                    mbs_dcmotor_eval(&m->spec->forces[m->z_force[q]].motor, zV[q], d->z[q], zw[q], &st);
                     double dz0 = (st.di - (w0 * d->z[q] + bz[q])) / zD[q];
                     d->z[q] += dz0;
-                    zw[q] = s_motor_rate(m, q, d->x, d->v);
                     dz_n = fmax(dz_n, fabs(dz0) / mbs_wz(d, q, fabs(d->z[q])));
                 }
                 /* residuals, scaled as the matrix (see the file header) */
@@ -508,7 +522,8 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 /* element states follow the joint's rate (the eliminated row) */
                 if (m->nctrl > 0 && nz > 0) dz_n = fmax(dz_n, mbs_zelim_post(m, d, F1, F2));
                 for (int q = 0; q < nz && m->nctrl == 0; q++) {
-                    double dz1 = zkap[q] * (s_motor_rate(m, q, d->x, d->v) - zw[q]);
+                    double w_new = s_motor_rate(m, q, d->x, d->v), dz1 = zkap[q] * (w_new - zw[q]);
+                    zw[q] = w_new;
                     d->z[q] += dz1;
                     dz_n = fmax(dz_n, fabs(dz1) / mbs_wz(d, q, fabs(d->z[q])));
                 }
@@ -657,25 +672,20 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
             fails = 0;
             int rc = mbs_step_done(m, d, run, err);
             if (rc) return rc;
-            /* a discrete controller's output changed: the forces jump, so
-             * the history restarts from this point at order 1 (Taylor
-             * predictor from the accelerations after the jump) */
-            if (m->nctrl > 0 && mbs_ctrl_sample(m, d)) {
-                if (mbs_accelerations(m, d, d->t)) {
-                    mbs_err_add(err, "", "t = %.6g: accelerations after a controller's sample: singular system", d->t);
-                    return MBS_ESINGULAR;
-                }
-                mbs_force_zrate(m, d, d->x, d->v, d->z, d->t, d->zd);
-                d->nhist = 0;
-                s_push(d, n);
-                memcpy(d->ha, d->a, sizeof(double) * (size_t)n);
-                k = 1;
-                steps_at_order = 0;
+            /* a discrete controller's sample: the forces jump, the history
+             * moves onto the motion under the new outputs (bdf_sample.c) */
+            at_sample = 0;
+            if (m->nctrl > 0 && (at_sample = mbs_bdf_sample(m, d, h)) < 0) {
+                mbs_err_add(err, "", "t = %.6g: accelerations after a controller's sample: singular system", d->t);
+                return MBS_ESINGULAR;
             }
-            /* step: grow only by a clear margin (keeps the matrix fresh) */
+            /* step: grow only by a clear margin (keeps the matrix fresh);
+             * a step cut short to a sample resumes with the step wanted
+             * before the cut */
             double fac = 0.9 * rk;
             if (fac >= 1.5) h *= fmin(fac, 2.0);
             else if (fac < 1.0) h *= fmax(0.5, fac);
+            if (at_sample) h = fmax(h, h_free);
         } else {
             d->met.rejected_steps++;
             fails++;
@@ -707,7 +717,12 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                     mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
                     gentle = mbs_rank_margin(m, d) < SING_RANK_MARGIN;
                 }
-                k = gentle ? kk - 1 : 1;
+                /* just after a sample, down by one at every rejection: the
+                 * oldest history points, the least accurately moved
+                 * (bdf_sample.c), go first (BDF1 cannot follow the
+                 * transient the jump starts: its step collapsed to 1e-6 s
+                 * on the arm) */
+                k = gentle || (at_sample && kk > 1) ? kk - 1 : 1;
                 steps_at_order = 0;
             }
             /* Newton failed where the mechanism has redundant equations:

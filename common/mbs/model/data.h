@@ -122,6 +122,8 @@ struct mbs_data {
     double *qh[MBS_BDF_HIST], *vh[MBS_BDF_HIST];
     double *lh[MBS_BDF_HIST]; /* multipliers of the past points (BDF's predictor) */
     double *zh[MBS_BDF_HIST]; /* element states of the past points (nz)         */
+    double *bdf_smp;      /* models with controllers: the restart's scratch at
+                             a sample (integrate/bdf_sample.h)               */
 
     /* output bookkeeping: continuous angles */
     double *jangle_ref;   /* (njoint) last accepted revolute angles           */

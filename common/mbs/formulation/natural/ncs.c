@@ -318,18 +318,22 @@ static void s_body_mass(mbs_model *m, int b)
         mbs_point_map(m, b, e, 1, Lk[k]);
         for (int i = 0; i < dim * nb; i++) Lk[k][i] -= L0[i];
     }
-    /* rotors of dc_motors on revolute joints from ground to this body (the
-     * parser allows no other): each adds J N^2 about the joint's axis */
-    double rotor = 0, rax[9] = {0};
+    /* rotors of dc_motors on revolute and prismatic joints from ground to
+     * this body (the parser allows no other): on a revolute joint each adds
+     * J N^2 about the joint's axis, on a prismatic one a mass J N^2 (N = 1 /
+     * lead) along its axis (tra: the body translates, so every point's
+     * velocity is the com's, and the term is 1/2 J N^2 (axis . v_com)^2) */
+    double rotor = 0, rax[9] = {0}, tra[9] = {0};
     for (int e = 0; e < m->spec->nforce; e++) {
         const mbs_force_spec *F = &m->spec->forces[e];
         if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0) continue;
         const mbs_joint_spec *Jt = &m->spec->joints[F->joint];
         if (Jt->body[0] != b && Jt->body[1] != b) continue;
         double add = F->motor.J * F->motor.ratio * F->motor.ratio;
-        rotor += add;
+        int slide = Jt->type == MBS_JOINT_PRISMATIC;
+        if (!slide) rotor += add;
         for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) rax[3 * i + j] += add * Jt->axis[i] * Jt->axis[j];
+            for (int j = 0; j < 3; j++) (slide ? tra : rax)[3 * i + j] += add * Jt->axis[i] * Jt->axis[j];
     }
     /* second moment about the NCS origin, global axes: Jc + m d d^T */
     double Jc[9] = {0}, d[3];
@@ -384,9 +388,14 @@ static void s_body_mass(mbs_model *m, int b)
             }
             bd->Mb[r * nb + c] = acc;
         }
-    /* gravity: Q = L(c_com)^T m g */
     double Lc[3 * MBS_NB_MAX];
     mbs_point_map(m, b, cbar, 1, Lc);
+    /* the prismatic rotors' mass along their axes, at the com's velocity */
+    for (int r = 0; r < nb; r++)
+        for (int c = 0; c < nb; c++)
+            for (int a = 0; a < dim; a++)
+                for (int k = 0; k < dim; k++) bd->Mb[r * nb + c] += Lc[a * nb + r] * tra[3 * a + k] * Lc[k * nb + c];
+    /* gravity: Q = L(c_com)^T m g */
     for (int s = 0; s < nb; s++) {
         double acc = 0;
         for (int a = 0; a < dim; a++) acc += Lc[a * nb + s] * m->spec->gravity[a];
