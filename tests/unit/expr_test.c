@@ -247,6 +247,12 @@ static void test_fn_table(void)
     CHECK_NEAR(mbs_fn_eval(&f, -1, &d, NULL), 0, 0);    /* held outside */
     CHECK_NEAR(d, 0, 0);
     CHECK_NEAR(mbs_fn_eval(&f, 9, &d, NULL), 0, 0);
+    /* the first and last times belong to the table: one-sided slopes
+     * (a driver from t = 0 must start with the table's rate, not 0) */
+    CHECK_NEAR(mbs_fn_eval(&f, 0, &d, NULL), 0, 0);
+    CHECK_NEAR(d, 2, 1e-15);
+    CHECK_NEAR(mbs_fn_eval(&f, 3, &d, NULL), 0, 1e-15);
+    CHECK_NEAR(d, -1, 1e-15);
 
     /* natural spline through the same rows: interpolates, zero curvature at
      * the ends, continuous slope inside */
@@ -262,6 +268,12 @@ static void test_fn_table(void)
     CHECK_NEAR(mbs_fn_eval(&f, 1, &d, &dd), 2, 1e-14);
     CHECK_NEAR(dd, -3, 1e-14);
     CHECK_NEAR(mbs_fn_eval(&f, 3, NULL, NULL), 0, 1e-14);
+    /* the slope at the first time is the spline's (the limit from inside) */
+    double d0, dh;
+    mbs_fn_eval(&f, 0, &d0, NULL);
+    mbs_fn_eval(&f, 1e-9, &dh, NULL);
+    CHECK(fabs(d0) > 1);
+    CHECK_NEAR(d0, dh, 1e-6);
     /* derivative continuity at the inner knot, from both sides */
     double dl, dr;
     mbs_fn_eval(&f, 1 - 1e-9, &dl, NULL);

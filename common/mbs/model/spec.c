@@ -147,17 +147,21 @@ static int s_table_interval(const mbs_fn *f, double t)
     return lo;
 }
 
-/* Table: linear or natural cubic spline inside the table; outside it the
- * end values are held (derivatives zero). */
+/* Table: linear or natural cubic spline inside the table, its first and
+ * last times included (one-sided derivatives there); outside it the end
+ * values are held (derivatives zero).  A table starting at t = 0 used to
+ * give its held rate 0 at t = 0 and the spline's slope just after: a driver
+ * with that jump in its velocity stopped the BDF at its first step (step
+ * below min_step), the end likewise at t_end. */
 static double s_table_eval(const mbs_fn *f, double t, double *df, double *ddf)
 {
     double d = 0, dd = 0, v;
     int n = f->n;
     if (n <= 0 || !f->c) {
         v = 0;
-    } else if (n == 1 || t <= f->c[0]) {
+    } else if (n == 1 || t < f->c[0]) {
         v = f->c[1];
-    } else if (t >= f->c[2 * (n - 1)]) {
+    } else if (t > f->c[2 * (n - 1)]) {
         v = f->c[2 * (n - 1) + 1];
     } else {
         int i = s_table_interval(f, t);
@@ -173,7 +177,7 @@ static double s_table_eval(const mbs_fn *f, double t, double *df, double *ddf)
             dd = a * m0 + b * m1;
         } else {
             d = (v1 - v0) / h;
-            v = v0 + d * (t - t0);
+            v = t == t1 ? v1 : v0 + d * (t - t0); /* the last row's value exactly */
         }
     }
     if (df)
