@@ -51,6 +51,7 @@
 #include "mbs/integrate/integrators.h"
 #include "mbs/contact/contact_rigid.h"
 #include "mbs/linalg/lcp.h"
+#include "mbs/linalg/cinv.h"
 #include "mbs/analysis/system.h"
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/dynamics/force.h"
@@ -75,6 +76,12 @@ struct mbs_mj_ws {
     int *isl_vptr, *isl_var;   /* (nisl + 1), (n): variables of each island   */
     int *isl_eptr, *isl_eq;    /* (nisl + 1), (ne): its equations             */
     mbs_mat *isl_mat;          /* (nisl) dense KKT matrices (n = 0: large)    */
+    mbs_cinv *isl_ci;          /* (nisl) Schur-complement constrained inverse */
+    int *isl_schur;            /* (nisl) 1: M_I is positive definite (cinv)   */
+    int *isl_lu;               /* (nisl) 1: this step uses the LU factor      */
+    double *abuf;              /* (bufmax^2) an island's constraint matrix    */
+    double *ibuf2;             /* (bufmax) solve scratch                       */
+    int *onbuf;                /* (bufmax) an island's equations switched on  */
     int any_large;
     int bufmax;
     double *kbuf;              /* (nkkt) global right-hand side              */
@@ -92,6 +99,8 @@ struct mbs_mj_ws {
     mbs_rpoint *pt;            /* (cap)                                      */
     long *boff;                /* (cap) offset of the point's B columns       */
     double *bstore;            /* B columns                                   */
+    double *gstore;            /* G rows in the B columns' (island) order     */
+    double *wblk;              /* (9 cap) W_ii blocks, row-major (c, d)       */
     double *lam, *qf, *bt, *wd;/* (3 cap) impulses, G v_f, targets, W_ii      */
     double *gam0;              /* (cap) gamma^- = G_n v0                      */
     double *cg_p, *cg_l0;      /* (3 cap) NNCG direction, sweep change        */
@@ -102,6 +111,7 @@ struct mbs_mj_ws {
     void *lwork;
     /* vectors */
     double *xm, *vf, *tmp, *mv; /* (n)                                       */
+    double *vi;                /* (n) velocity in island order (PGS)          */
     long nlemke, npgs;
     /* the last accepted step, for the reaction recovery */
     int np_last, ncomp_last;
@@ -162,7 +172,10 @@ static int s_islands(const mbs_model *m, mbs_mj_ws *w)
     w->isl_vptr = calloc((size_t)ni + 1, sizeof(int));
     w->isl_eptr = calloc((size_t)ni + 1, sizeof(int));
     w->isl_mat = calloc((size_t)ni + 1, sizeof(mbs_mat));
-    if (!w->isl_vptr || !w->isl_eptr || !w->isl_mat) return -1;
+    w->isl_ci = calloc((size_t)ni + 1, sizeof(mbs_cinv));
+    w->isl_schur = calloc((size_t)ni + 1, sizeof(int));
+    w->isl_lu = calloc((size_t)ni + 1, sizeof(int));
+    if (!w->isl_vptr || !w->isl_eptr || !w->isl_mat || !w->isl_ci || !w->isl_schur || !w->isl_lu) return -1;
     for (int i = 0; i < n; i++) w->var_loc[i] = w->isl_vptr[w->var_isl[i] + 1]++;
     for (int r = 0; r < ne; r++) {
         w->eq_loc[r] = -1;
@@ -182,6 +195,34 @@ static int s_islands(const mbs_model *m, mbs_mj_ws *w)
         if (N > w->bufmax) w->bufmax = N;
         if (N > S_ISL_DENSE_MAX) { w->any_large = 1; continue; }
         if (mbs_mat_init(&w->isl_mat[k], MBS_MAT_GEN, N, N - 1, N - 1)) return -1;
+    }
+    /* the Schur-complement form for the islands of one body (a free body)
+     * whose mass matrix is positive definite; the others keep the LU factor
+     * of their KKT matrix, whose pivoting stays accurate on the ill-
+     * conditioned mass matrices of mechanisms (measured: a slider-crank's
+     * island in the Schur form moved its slider's tilt by 1e-10 rad of
+     * round-off, against 4e-15 with the LU factor) */
+    for (int k = 0; k < ni; k++) w->isl_schur[k] = 0;
+    for (int b = 0; b < m->nbody; b++) {
+        int I = s_body_isl(m, w, b);
+        if (I >= 0) w->isl_schur[I]++;
+    }
+    w->abuf = calloc((size_t)w->bufmax * (size_t)w->bufmax + 1, sizeof(double));
+    w->ibuf2 = calloc((size_t)w->bufmax + 1, sizeof(double));
+    w->onbuf = calloc((size_t)w->bufmax + 1, sizeof(int));
+    if (!w->abuf || !w->ibuf2 || !w->onbuf) return -1;
+    for (int k = 0; k < ni; k++) {
+        if (w->isl_mat[k].n == 0 || w->isl_schur[k] != 1) { w->isl_schur[k] = 0; continue; }
+        int nv = w->isl_vptr[k + 1] - w->isl_vptr[k], ne_k = w->isl_eptr[k + 1] - w->isl_eptr[k];
+        if (mbs_cinv_init(&w->isl_ci[k], nv, ne_k)) return -1;
+        double *Md = w->abuf;
+        memset(Md, 0, sizeof(double) * (size_t)nv * (size_t)nv);
+        for (int a = w->isl_vptr[k]; a < w->isl_vptr[k + 1]; a++) {
+            int i = w->isl_var[a];
+            for (int q = m->M_ptr[i]; q < m->M_ptr[i + 1]; q++)
+                Md[w->var_loc[i] * nv + w->var_loc[m->M_col[q]]] += m->M_val[q];
+        }
+        w->isl_schur[k] = w->isl_schur[k] == 1 && mbs_cinv_set_minv(&w->isl_ci[k], Md) == 0;
     }
     return 0;
 }
@@ -226,6 +267,7 @@ int mbs_mj_ws_new(const mbs_model *m, mbs_data *d)
     }
     int cap = w->cap > 0 ? w->cap : 1;
     ALLOC(w->lam_prev, 3 * cap); ALLOC(w->lam_n_prev, cap); ALLOC(w->pt, cap); ALLOC(w->boff, cap); ALLOC(w->bstore, bcap + 1);
+    ALLOC(w->gstore, bcap + 1); ALLOC(w->wblk, 9 * cap); ALLOC(w->vi, nn);
     ALLOC(w->lam, 3 * cap); ALLOC(w->qf, 3 * cap); ALLOC(w->bt, 3 * cap); ALLOC(w->wd, 3 * cap);
     ALLOC(w->gam0, cap); ALLOC(w->cg_p, 3 * cap); ALLOC(w->cg_l0, 3 * cap);
     /* Lemke: at most 7 unknowns per point (normal, 2 x 2 directions, 2 slacks) */
@@ -244,10 +286,13 @@ void mbs_mj_ws_free(mbs_data *d)
     mbs_mj_ws *w = d->mj;
     if (!w) return;
     for (int k = 0; w->isl_mat && k < w->nisl; k++) mbs_mat_free(&w->isl_mat[k]);
+    for (int k = 0; w->isl_ci && k < w->nisl; k++) mbs_cinv_free(&w->isl_ci[k]);
+    free(w->isl_ci); free(w->isl_schur); free(w->isl_lu); free(w->abuf); free(w->ibuf2); free(w->onbuf);
     free(w->var_isl); free(w->var_loc); free(w->eq_loc); free(w->isl_vptr); free(w->isl_var);
     free(w->isl_eptr); free(w->isl_eq); free(w->isl_mat); free(w->kbuf); free(w->ibuf);
     free(w->pair_isl); free(w->pair_blen); free(w->pair_slot); free(w->pair_lstep); free(w->pair_istep);
     free(w->lam_prev); free(w->lam_n_prev); free(w->pt); free(w->boff); free(w->bstore);
+    free(w->gstore); free(w->wblk); free(w->vi);
     free(w->lam); free(w->qf); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0);
     free(w->lM); free(w->lWc); free(w->lq); free(w->lz); free(w->lw); free(w->lcomp); free(w->lwork);
     free(w->xm); free(w->vf); free(w->tmp); free(w->mv);
@@ -257,9 +302,28 @@ void mbs_mj_ws_free(mbs_data *d)
 
 /* ---- island KKT systems ---------------------------------------------------------------- */
 
-/* Build and factor the dense KKT matrices of the small islands with the
- * Jacobian in d->jac (and the banded global one when an island is large).
- * 0 or the LAPACK info of the first singular island. */
+/* Island I's constrained inverse in the Schur-complement form (cinv.h)
+ * with the Jacobian in d->jac.  0, or 1 when the island's equations are
+ * dependent there (the LU factor of its KKT matrix then decides). */
+static int s_factor_schur(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int I)
+{
+    int nv = w->isl_vptr[I + 1] - w->isl_vptr[I], ne = w->isl_eptr[I + 1] - w->isl_eptr[I];
+    double *A = w->abuf;
+    memset(A, 0, sizeof(double) * (size_t)nv * (size_t)ne);
+    for (int a = 0; a < ne; a++) {
+        int r = w->isl_eq[w->isl_eptr[I] + a];
+        w->onbuf[a] = d->eq_on[r] != 0;
+        const mbs_eq *e = &m->eq[r];
+        const double *row = d->jac + (e->cols - m->colpool);
+        for (int c = 0; c < e->nnz; c++) A[(size_t)a * nv + w->var_loc[e->cols[c]]] += row[c];
+    }
+    return mbs_cinv_factor(&w->isl_ci[I], A, w->onbuf);
+}
+
+/* Factor every island at the Jacobian in d->jac: the Schur-complement form
+ * where the island's mass matrix allows it, else the dense KKT matrix
+ * (and the banded global one when an island is large).  0 or the LAPACK
+ * info of the first singular island. */
 static int s_factor(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, const double *x, double t)
 {
     int n = m->nvar;
@@ -270,6 +334,12 @@ static int s_factor(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, const double 
     for (int I = 0; I < w->nisl; I++) {
         mbs_mat *A = &w->isl_mat[I];
         if (A->n == 0) continue;
+        w->isl_lu[I] = 1;
+        if (w->isl_schur[I] && s_factor_schur(m, d, w, I) == 0) {
+            w->isl_lu[I] = 0;
+            d->met.factorizations++;
+            continue;
+        }
         int nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
         mbs_mat_zero(A);
         for (int a = w->isl_vptr[I]; a < w->isl_vptr[I + 1]; a++) {
@@ -297,9 +367,17 @@ static int s_factor(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, const double 
 }
 
 /* Solve island I's KKT system in place: buf = [variables; equations] in the
- * island's local order. */
-static void s_isl_solve(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int I, double *buf)
+ * island's local order; the variables' part is the answer (the Schur form
+ * leaves the equations' part as it was).  e_zero: the equations' part of
+ * the right-hand side is zero (the Schur form then skips it). */
+static void s_isl_solve(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int I, double *buf, int e_zero)
 {
+    if (w->isl_mat[I].n > 0 && !w->isl_lu[I]) {
+        int nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
+        mbs_cinv_solve(&w->isl_ci[I], buf, e_zero ? NULL : buf + nv, w->ibuf2);
+        memcpy(buf, w->ibuf2, sizeof(double) * (size_t)nv);
+        return;
+    }
     if (w->isl_mat[I].n > 0) { mbs_mat_solve(&w->isl_mat[I], buf); return; }
     /* a large island: through the banded KKT matrix of the whole model */
     int n = m->nvar, nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
@@ -325,26 +403,16 @@ static void s_solve_all(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, const dou
             int r = w->isl_eq[a];
             buf[nv + a - w->isl_eptr[I]] = d->eq_on[r] ? fe[r] : 0;
         }
-        s_isl_solve(m, d, w, I, buf);
+        s_isl_solve(m, d, w, I, buf, 0);
         for (int a = 0; a < nv; a++) y[w->isl_var[w->isl_vptr[I] + a]] = buf[a];
     }
 }
 
 /* ---- contact points, B columns ------------------------------------------------------------ */
 
-/* Value of point i's B column c at variable var (0 outside its islands). */
-static double s_bval(const mbs_mj_ws *w, int i, int c, int var)
-{
-    int k = w->pt[i].pair, I = w->var_isl[var];
-    const double *B = w->bstore + w->boff[i] + (long)c * w->pair_blen[k];
-    if (I == w->pair_isl[2 * k]) return B[w->var_loc[var]];
-    if (I == w->pair_isl[2 * k + 1]) return B[w->isl_vptr[w->pair_isl[2 * k] + 1] - w->isl_vptr[w->pair_isl[2 * k]] +
-                                              w->var_loc[var]];
-    return 0;
-}
-
 /* Compute point i's B columns for its ncomp components (KKT solves on the
- * pair's islands). */
+ * pair's islands), and keep its G rows in the same island order (gstore,
+ * beside the B columns: the PGS sweep reads both contiguously). */
 static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int ncomp)
 {
     const mbs_rpoint *P = &w->pt[i];
@@ -352,6 +420,7 @@ static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int nc
     const int *vars = m->cfel[k].vars;
     for (int c = 0; c < ncomp; c++) {
         double *B = w->bstore + w->boff[i] + (long)c * w->pair_blen[k];
+        double *Gl = w->gstore + w->boff[i] + (long)c * w->pair_blen[k];
         int off = 0;
         for (int s = 0; s < 2; s++) {
             int I = w->pair_isl[2 * k + s];
@@ -361,7 +430,8 @@ static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int nc
             memset(w->ibuf, 0, sizeof(double) * (size_t)N);
             for (int j = 0; j < P->nv; j++)
                 if (w->var_isl[vars[j]] == I) w->ibuf[w->var_loc[vars[j]]] += P->G[c][j];
-            s_isl_solve(m, d, w, I, w->ibuf);
+            memcpy(Gl + off, w->ibuf, sizeof(double) * (size_t)nv);
+            s_isl_solve(m, d, w, I, w->ibuf, 1);
             memcpy(B + off, w->ibuf, sizeof(double) * (size_t)nv);
             off += nv;
         }
@@ -394,40 +464,89 @@ static void s_vadd(const mbs_mj_ws *w, int i, int c, double dl, double *v)
 
 /* ---- the complementarity problem ------------------------------------------------------------ */
 
+/* Island-ordered velocity slices of point i's two sides: v0 (n0 values)
+ * and v1 (n1, 0 when the pair has one moving island), in the order of its
+ * gstore / bstore columns. */
+static inline void s_sides(const mbs_mj_ws *w, int i, double *vi, double **v0, int *n0, double **v1, int *n1)
+{
+    int k = w->pt[i].pair, I0 = w->pair_isl[2 * k], I1 = w->pair_isl[2 * k + 1];
+    *v0 = vi + w->isl_vptr[I0];
+    *n0 = w->isl_vptr[I0 + 1] - w->isl_vptr[I0];
+    *v1 = I1 >= 0 ? vi + w->isl_vptr[I1] : vi;
+    *n1 = I1 >= 0 ? w->isl_vptr[I1 + 1] - w->isl_vptr[I1] : 0;
+}
+
+/* G_c . v of point i on the island-ordered velocity vi. */
+static inline double s_ldot(const mbs_mj_ws *w, int i, int c, const double *v0, int n0, const double *v1, int n1)
+{
+    const double *g = w->gstore + w->boff[i] + (long)c * (n0 + n1);
+    double s = 0;
+    for (int a = 0; a < n0; a++) s += g[a] * v0[a];
+    for (int a = 0; a < n1; a++) s += g[n0 + a] * v1[a];
+    return s;
+}
+
+/* v += sum_c dl[c] B_c (point i, components c < nc) on the island-ordered
+ * velocity. */
+static inline void s_laxpy(const mbs_mj_ws *w, int i, int nc, const double *dl, double *v0, int n0, double *v1,
+                           int n1)
+{
+    int len = n0 + n1;
+    const double *B = w->bstore + w->boff[i];
+    for (int c = 0; c < nc; c++) {
+        if (dl[c] == 0) continue;
+        const double *b = B + (long)c * len;
+        for (int a = 0; a < n0; a++) v0[a] += dl[c] * b[a];
+        for (int a = 0; a < n1; a++) v1[a] += dl[c] * b[n0 + a];
+    }
+}
+
 /* One projected Gauss-Seidel sweep in velocity form over the np points in
- * order (pair id, then point): w_i = G_i v + b_i, Lambda_i <- proj(Lambda_i
- * - w_i / W_ii), v += B_i dLambda_i.  With the regularisation eps > 0
- * (constraint force mixing) each row solves
- *     w_i + eps W_ii Lambda_i  (complementary to Lambda_i's bounds),
- * i.e. the LCP of W + eps diag(W): Lambda_i <- proj(Lambda_i - (w_i + eps
- * W_ii Lambda_i) / ((1 + eps) W_ii)).  Returns the largest velocity change
- * of an update, |dLambda| (1 + eps) W_ii. */
-static double s_sweep(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double eps, double *v)
+ * order (pair id, then point), each point's components in order (normal,
+ * t1, t2): w_c = G_c v + b_c, Lambda_c <- proj(Lambda_c - w_c / W_cc).
+ * The velocity vi is island-ordered; a point's components are updated
+ * one after the other as if v += B_c dLambda_c followed each, but v is
+ * touched once per point: the later components' velocities get the change
+ * W_c'c dLambda_c from the point's 3 x 3 Delassus block (the same
+ * iteration, one pass over the point's variables instead of three).  With
+ * the regularisation eps > 0 (constraint force mixing) each row solves
+ *     w_c + eps W_cc Lambda_c  (complementary to Lambda_c's bounds),
+ * i.e. the LCP of W + eps diag(W): Lambda_c <- proj(Lambda_c - (w_c + eps
+ * W_cc Lambda_c) / ((1 + eps) W_cc)).  Returns the largest velocity change
+ * of an update, |dLambda| (1 + eps) W_cc. */
+static double s_sweep(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double eps, double *vi)
 {
     double dmax = 0;
     for (int i = 0; i < np; i++) {
-        const mbs_rpoint *P = &w->pt[i];
-        double mu = m->spec->contacts[P->pair].friction;
+        double mu = m->spec->contacts[w->pt[i].pair].friction;
         int nc = mu > 0 ? ncomp : 1;
+        double *v0, *v1, dl[3] = {0, 0, 0}, wv[3] = {0, 0, 0};
+        int n0, n1, any = 0;
+        s_sides(w, i, vi, &v0, &n0, &v1, &n1);
+        double *lam = w->lam + 3 * i;
+        const double *W = w->wblk + 9 * i, *wd = w->wd + 3 * i, *bt = w->bt + 3 * i;
         for (int c = 0; c < nc; c++) {
-            int ic = 3 * i + c;
-            if (!(w->wd[ic] > 0)) continue;
+            if (!(wd[c] > 0)) continue;
             /* an open contact (no normal impulse) has no friction */
-            if (c > 0 && w->lam[3 * i] == 0 && w->lam[ic] == 0) continue;
-            double wii = (1 + eps) * w->wd[ic];
-            double wv = s_gdot(m, P, c, v) + w->bt[ic] + eps * w->wd[ic] * w->lam[ic];
-            double l = w->lam[ic] - wv / wii;
+            if (c > 0 && lam[0] == 0 && lam[c] == 0) continue;
+            double wii = (1 + eps) * wd[c];
+            wv[c] += s_ldot(w, i, c, v0, n0, v1, n1) + bt[c] + eps * wd[c] * lam[c];
+            double l = lam[c] - wv[c] / wii;
             if (c == 0) l = l > 0 ? l : 0;
             else {
-                double hi = mu * w->lam[3 * i];
+                double hi = mu * lam[0];
                 l = l > hi ? hi : l < -hi ? -hi : l;
             }
-            double dl = l - w->lam[ic];
-            if (dl == 0) continue;
-            s_vadd(w, i, c, dl, v);
-            w->lam[ic] = l;
-            if (fabs(dl) * wii > dmax) dmax = fabs(dl) * wii;
+            double d = l - lam[c];
+            if (d == 0) continue;
+            dl[c] = d;
+            any = 1;
+            lam[c] = l;
+            /* the later components see this change of the velocity */
+            for (int e = c + 1; e < nc; e++) wv[e] += W[3 * e + c] * d;
+            if (fabs(d) * wii > dmax) dmax = fabs(d) * wii;
         }
+        if (any) s_laxpy(w, i, nc, dl, v0, n0, v1, n1);
     }
     return dmax;
 }
@@ -457,10 +576,13 @@ static int s_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vsc
     double tol = (o->lcp_tolerance > 0 ? o->lcp_tolerance : 1e-10) * vscale;
     int maxit = o->lcp_max_iterations > 0 ? o->lcp_max_iterations : 2000;
     double *p = w->cg_p, *d = w->cg_l0, rprev = 0, eps = o->lcp_regularization;
-    int N = 3 * np;
+    int N = 3 * np, rc = -1;
+    /* the sweeps work on the velocity in island order (contiguous slices) */
+    double *vi = w->vi;
+    for (int a = 0; a < m->nvar; a++) vi[a] = v[w->isl_var[a]];
     for (int it = 1; it <= maxit; it++) {
         memcpy(d, w->lam, sizeof(double) * (size_t)N);
-        if (s_sweep(m, w, np, ncomp, eps, v) <= tol) return it;
+        if (s_sweep(m, w, np, ncomp, eps, vi) <= tol) { rc = it; break; }
         if (it == maxit) break;
         /* the sweep's change and its W-weighted norm */
         double r = 0;
@@ -472,17 +594,28 @@ static int s_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vsc
         rprev = r;
         if (beta > 1) beta = 0;
         /* momentum along the previous direction, new direction */
-        for (int i = 0; i < np; i++)
+        for (int i = 0; i < np; i++) {
+            double dl[3] = {0, 0, 0};
+            int any = 0;
             for (int c = 0; c < ncomp; c++) {
                 int k = 3 * i + c;
                 if (beta > 0 && p[k] != 0) {
                     w->lam[k] += beta * p[k];
-                    s_vadd(w, i, c, beta * p[k], v);
+                    dl[c] = beta * p[k];
+                    any = 1;
                 }
                 p[k] = d[k] + beta * p[k];
             }
+            if (any) {
+                double *v0, *v1;
+                int n0, n1;
+                s_sides(w, i, vi, &v0, &n0, &v1, &n1);
+                s_laxpy(w, i, ncomp, dl, v0, n0, v1, n1);
+            }
+        }
     }
-    return -1;
+    for (int a = 0; a < m->nvar; a++) v[w->isl_var[a]] = vi[a];
+    return rc;
 }
 
 /* Lemke on the standard LCP with friction directions: per point the
@@ -712,14 +845,20 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
     for (int i = 0; i < np; i++) {
         int nci = m->spec->contacts[w->pt[i].pair].friction > 0 ? ncomp : 1;
         s_bcols(m, d, w, i, nci);
+        int len = w->pair_blen[w->pt[i].pair];
+        const double *Gi = w->gstore + w->boff[i], *Bi = w->bstore + w->boff[i];
+        for (int c = 0; c < 9; c++) w->wblk[9 * i + c] = 0;
         for (int c = 0; c < 3; c++) { w->wd[3 * i + c] = 0; w->qf[3 * i + c] = 0; }
+        /* the 3 x 3 Delassus block W_cd = G_c B_d of the point */
+        for (int c = 0; c < nci; c++)
+            for (int e = 0; e < nci; e++) {
+                double s = 0;
+                for (int j = 0; j < len; j++) s += Gi[(long)c * len + j] * Bi[(long)e * len + j];
+                w->wblk[9 * i + 3 * c + e] = s;
+            }
         for (int c = 0; c < nci; c++) {
-            const mbs_rpoint *P = &w->pt[i];
-            double s = 0;
-            const int *vars = m->cfel[P->pair].vars;
-            for (int j = 0; j < P->nv; j++) s += P->G[c][j] * s_bval(w, i, c, vars[j]);
-            w->wd[3 * i + c] = s;
-            w->qf[3 * i + c] = s_gdot(m, P, c, w->vf);
+            w->wd[3 * i + c] = w->wblk[9 * i + 4 * c];
+            w->qf[3 * i + c] = s_gdot(m, &w->pt[i], c, w->vf);
         }
     }
     d->met.linear_algebra_seconds += mbs_now() - t0;
