@@ -889,13 +889,16 @@ static void s_project(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double t, d
 {
     int n = m->nvar, ne = m->neq;
     double tolx = 1e-12 * m->length_scale, tolv = 1e-12 * vscale;
-    for (int it = 0; it < 6; it++) {
-        mbs_cons_eval(m, d->x, t, d->phi, d->jac);
-        if (ne == 0 || mbs_phi_norm(d) <= tolx || it == 5) break;
+    /* the simplified Newton iterations need only Phi; the Jacobian is
+     * evaluated once, at the projected positions */
+    for (int it = 0; ne > 0 && it < 5; it++) {
+        mbs_cons_eval(m, d->x, t, d->phi, NULL);
+        if (mbs_phi_norm(d) <= tolx) break;
         for (int r = 0; r < ne; r++) d->r1[r] = -d->phi[r];
         s_solve_all(m, d, w, NULL, d->r1, w->tmp);
         for (int i = 0; i < n; i++) d->x[i] += w->tmp[i];
     }
+    mbs_cons_eval(m, d->x, t, d->phi, d->jac);
     if (ne == 0) return;
     mbs_cons_phit(m, d->x, t, d->phit);
     for (int it = 0; it < 4; it++) {
