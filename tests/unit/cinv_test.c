@@ -4,7 +4,8 @@
  * point system [M A^T; A 0] [v; mu] = [f; e] by Gaussian elimination with
  * partial pivoting written here:
  *   - random SPD M and full-rank A (fixed seed), n = 1..20, m = 0..n-1:
- *     v agrees to 1e-10 relative; A P = 0, P symmetric, P M P = P;
+ *     v agrees to 1e-10 relative; A P = 0, P symmetric, P M P = P, and
+ *     the range factor U (n - m columns) gives U U^T = P;
  *   - a row switched off equals the system without that row;
  *   - dependent rows and an indefinite M are refused (return 1).
  */
@@ -89,7 +90,7 @@ static void t_reference(int n, int m, const double *M, const double *A, const in
 
 static void t_random(void)
 {
-    double worst = 0, worst_ap = 0, worst_sym = 0, worst_pmp = 0;
+    double worst = 0, worst_ap = 0, worst_sym = 0, worst_pmp = 0, worst_u = 0;
     int cases = 0;
     for (int n = 1; n <= 20; n++)
         for (int m = 0; m < n; m++) {
@@ -119,6 +120,14 @@ static void t_random(void)
                     for (int k = 0; k < n; k++) { s += A[r * n + k] * c.P[k * n + j]; amax = fmax(amax, fabs(A[r * n + k])); }
                     worst_ap = fmax(worst_ap, fabs(s) / (amax * pmax));
                 }
+            /* the range factor: P = U U^T with r = n - m columns */
+            CHECK(c.r == n - m);
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++) {
+                    double s = 0;
+                    for (int k = 0; k < c.r; k++) s += c.U[i * c.r + k] * c.U[j * c.r + k];
+                    worst_u = fmax(worst_u, fabs(s - c.P[i * n + j]) / pmax);
+                }
             for (int i = 0; i < n; i++)
                 for (int j = 0; j < n; j++) {
                     worst_sym = fmax(worst_sym, fabs(c.P[i * n + j] - c.P[j * n + i]) / pmax);
@@ -131,11 +140,13 @@ static void t_random(void)
             cases++;
         }
     printf("  %d random saddle-point systems: v against Gaussian elimination %.2g (relative), |A P| %.2g, "
-           "|P - P^T| %.2g, |P M P - P| %.2g\n", cases, worst, worst_ap, worst_sym, worst_pmp);
+           "|P - P^T| %.2g, |P M P - P| %.2g, |U U^T - P| %.2g\n", cases, worst, worst_ap, worst_sym, worst_pmp,
+           worst_u);
     CHECK(worst <= 1e-10);
     CHECK(worst_ap <= 1e-10);
     CHECK(worst_sym == 0);
     CHECK(worst_pmp <= 1e-9);
+    CHECK(worst_u <= 1e-12);
 }
 
 /* A row switched off: the system without it; dependent rows and an

@@ -100,6 +100,14 @@ struct mbs_mj_ws {
     long *boff;                /* (cap) offset of the point's B columns       */
     double *bstore;            /* B columns                                   */
     double *gstore;            /* G rows in the B columns' (island) order     */
+    /* the PGS unknowns z: per island its velocity (LU islands) or the r
+     * numbers y of v = v_f + U y (Schur islands, P = U U^T) */
+    int *isl_zptr;             /* (nisl + 1) the island's slice of z          */
+    int *isl_red;              /* (nisl) 1: the slice is y (reduced)          */
+    double *z;                 /* (n)                                         */
+    double *astore, *bzstore;  /* per point and component: w = a z, z += b dl */
+    double *qz;                /* (3 cap) G v_f over the reduced sides        */
+    int *pzoff, *pzlen;        /* (2 cap) slice of each side of a point       */
     double *wblk;              /* (9 cap) W_ii blocks, row-major (c, d)       */
     double *lam, *qf, *bt, *wd;/* (3 cap) impulses, G v_f, targets, W_ii      */
     double *gam0;              /* (cap) gamma^- = G_n v0                      */
@@ -111,7 +119,6 @@ struct mbs_mj_ws {
     void *lwork;
     /* vectors */
     double *xm, *vf, *tmp, *mv; /* (n)                                       */
-    double *vi;                /* (n) velocity in island order (PGS)          */
     long nlemke, npgs;
     /* the last accepted step, for the reaction recovery */
     int np_last, ncomp_last;
@@ -267,7 +274,10 @@ int mbs_mj_ws_new(const mbs_model *m, mbs_data *d)
     }
     int cap = w->cap > 0 ? w->cap : 1;
     ALLOC(w->lam_prev, 3 * cap); ALLOC(w->lam_n_prev, cap); ALLOC(w->pt, cap); ALLOC(w->boff, cap); ALLOC(w->bstore, bcap + 1);
-    ALLOC(w->gstore, bcap + 1); ALLOC(w->wblk, 9 * cap); ALLOC(w->vi, nn);
+    ALLOC(w->gstore, bcap + 1);
+    ALLOC(w->astore, bcap + 1); ALLOC(w->bzstore, bcap + 1); ALLOC(w->qz, 3 * cap);
+    ALLOC(w->pzoff, 2 * cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn);
+    ALLOC(w->isl_zptr, w->nisl + 1); ALLOC(w->isl_red, w->nisl + 1); ALLOC(w->wblk, 9 * cap);
     ALLOC(w->lam, 3 * cap); ALLOC(w->qf, 3 * cap); ALLOC(w->bt, 3 * cap); ALLOC(w->wd, 3 * cap);
     ALLOC(w->gam0, cap); ALLOC(w->cg_p, 3 * cap); ALLOC(w->cg_l0, 3 * cap);
     /* Lemke: at most 7 unknowns per point (normal, 2 x 2 directions, 2 slacks) */
@@ -292,7 +302,8 @@ void mbs_mj_ws_free(mbs_data *d)
     free(w->isl_eptr); free(w->isl_eq); free(w->isl_mat); free(w->kbuf); free(w->ibuf);
     free(w->pair_isl); free(w->pair_blen); free(w->pair_slot); free(w->pair_lstep); free(w->pair_istep);
     free(w->lam_prev); free(w->lam_n_prev); free(w->pt); free(w->boff); free(w->bstore);
-    free(w->gstore); free(w->wblk); free(w->vi);
+    free(w->gstore); free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pzlen);
+    free(w->z); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
     free(w->lam); free(w->qf); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0);
     free(w->lM); free(w->lWc); free(w->lq); free(w->lz); free(w->lw); free(w->lcomp); free(w->lwork);
     free(w->xm); free(w->vf); free(w->tmp); free(w->mv);
@@ -363,6 +374,13 @@ static int s_factor(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, const double 
         if (info) return info;
     }
     (void)n;
+    /* the slices of the PGS unknowns */
+    w->isl_zptr[0] = 0;
+    for (int I = 0; I < w->nisl; I++) {
+        int nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
+        w->isl_red[I] = w->isl_mat[I].n > 0 && !w->isl_lu[I];
+        w->isl_zptr[I + 1] = w->isl_zptr[I] + (w->isl_red[I] ? w->isl_ci[I].r : nv);
+    }
     return 0;
 }
 
@@ -436,6 +454,43 @@ static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int nc
             off += nv;
         }
     }
+    /* the coefficients on z: a reduced side has a = b = G U (W = G U U^T
+     * G^T) and adds G v_f to qz; another side a = G, b = B */
+    for (int c = 0; c < 3; c++) w->qz[3 * i + c] = 0;
+    int len = w->pair_blen[k];
+    for (int c = 0; c < ncomp; c++) {
+        const double *B = w->bstore + w->boff[i] + (long)c * len, *Gl = w->gstore + w->boff[i] + (long)c * len;
+        double *A = w->astore + w->boff[i] + (long)c * len, *Bz = w->bzstore + w->boff[i] + (long)c * len;
+        int off = 0, zo = 0;
+        for (int s = 0; s < 2; s++) {
+            int I = w->pair_isl[2 * k + s];
+            w->pzoff[2 * i + s] = 0;
+            w->pzlen[2 * i + s] = 0;
+            if (I < 0) continue;
+            int nv = w->isl_vptr[I + 1] - w->isl_vptr[I], zl = w->isl_zptr[I + 1] - w->isl_zptr[I];
+            w->pzoff[2 * i + s] = w->isl_zptr[I];
+            w->pzlen[2 * i + s] = zl;
+            if (w->isl_red[I]) {
+                const double *U = w->isl_ci[I].U;
+                const int *iv = w->isl_var + w->isl_vptr[I];
+                double q = 0;
+                for (int j = 0; j < zl; j++) A[zo + j] = 0;
+                for (int l = 0; l < nv; l++) {
+                    double g = Gl[off + l];
+                    if (g == 0) continue;
+                    q += g * w->vf[iv[l]];
+                    for (int j = 0; j < zl; j++) A[zo + j] += g * U[l * zl + j];
+                }
+                memcpy(Bz + zo, A + zo, sizeof(double) * (size_t)zl);
+                w->qz[3 * i + c] += q;
+            } else {
+                memcpy(A + zo, Gl + off, sizeof(double) * (size_t)nv);
+                memcpy(Bz + zo, B + off, sizeof(double) * (size_t)nv);
+            }
+            off += nv;
+            zo += zl;
+        }
+    }
 }
 
 /* G_c . v over the pair's variables. */
@@ -464,22 +519,21 @@ static void s_vadd(const mbs_mj_ws *w, int i, int c, double dl, double *v)
 
 /* ---- the complementarity problem ------------------------------------------------------------ */
 
-/* Island-ordered velocity slices of point i's two sides: v0 (n0 values)
- * and v1 (n1, 0 when the pair has one moving island), in the order of its
- * gstore / bstore columns. */
-static inline void s_sides(const mbs_mj_ws *w, int i, double *vi, double **v0, int *n0, double **v1, int *n1)
+/* The slices of z of point i's two sides: v0 (n0 values) and v1 (n1, 0
+ * when the pair has one moving island), in the order of its astore /
+ * bzstore coefficients. */
+static inline void s_sides(const mbs_mj_ws *w, int i, double *z, double **v0, int *n0, double **v1, int *n1)
 {
-    int k = w->pt[i].pair, I0 = w->pair_isl[2 * k], I1 = w->pair_isl[2 * k + 1];
-    *v0 = vi + w->isl_vptr[I0];
-    *n0 = w->isl_vptr[I0 + 1] - w->isl_vptr[I0];
-    *v1 = I1 >= 0 ? vi + w->isl_vptr[I1] : vi;
-    *n1 = I1 >= 0 ? w->isl_vptr[I1 + 1] - w->isl_vptr[I1] : 0;
+    *v0 = z + w->pzoff[2 * i];
+    *n0 = w->pzlen[2 * i];
+    *v1 = z + w->pzoff[2 * i + 1];
+    *n1 = w->pzlen[2 * i + 1];
 }
 
-/* G_c . v of point i on the island-ordered velocity vi. */
+/* a_c . z of point i (its normal or tangent velocity minus qz). */
 static inline double s_ldot(const mbs_mj_ws *w, int i, int c, const double *v0, int n0, const double *v1, int n1)
 {
-    const double *g = w->gstore + w->boff[i] + (long)c * (n0 + n1);
+    const double *g = w->astore + w->boff[i] + (long)c * w->pair_blen[w->pt[i].pair];
     double s = 0;
     for (int a = 0; a < n0; a++) s += g[a] * v0[a];
     for (int a = 0; a < n1; a++) s += g[n0 + a] * v1[a];
@@ -491,8 +545,8 @@ static inline double s_ldot(const mbs_mj_ws *w, int i, int c, const double *v0, 
 static inline void s_laxpy(const mbs_mj_ws *w, int i, int nc, const double *dl, double *v0, int n0, double *v1,
                            int n1)
 {
-    int len = n0 + n1;
-    const double *B = w->bstore + w->boff[i];
+    int len = w->pair_blen[w->pt[i].pair];
+    const double *B = w->bzstore + w->boff[i];
     for (int c = 0; c < nc; c++) {
         if (dl[c] == 0) continue;
         const double *b = B + (long)c * len;
@@ -530,7 +584,7 @@ static double s_sweep(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, doubl
             /* an open contact (no normal impulse) has no friction */
             if (c > 0 && lam[0] == 0 && lam[c] == 0) continue;
             double wii = (1 + eps) * wd[c];
-            wv[c] += s_ldot(w, i, c, v0, n0, v1, n1) + bt[c] + eps * wd[c] * lam[c];
+            wv[c] += s_ldot(w, i, c, v0, n0, v1, n1) + w->qz[3 * i + c] + bt[c] + eps * wd[c] * lam[c];
             double l = lam[c] - wv[c] / wii;
             if (c == 0) l = l > 0 ? l : 0;
             else {
@@ -578,8 +632,31 @@ static int s_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vsc
     double *p = w->cg_p, *d = w->cg_l0, rprev = 0, eps = o->lcp_regularization;
     int N = 3 * np, rc = -1;
     /* the sweeps work on the velocity in island order (contiguous slices) */
-    double *vi = w->vi;
-    for (int a = 0; a < m->nvar; a++) vi[a] = v[w->isl_var[a]];
+    /* z: an LU island's velocity (with the warm start applied), a reduced
+     * island's y = sum U^T G^T Lambda over the points' sides on it */
+    double *vi = w->z;
+    for (int I = 0; I < w->nisl; I++) {
+        double *zs = vi + w->isl_zptr[I];
+        int zl = w->isl_zptr[I + 1] - w->isl_zptr[I];
+        if (w->isl_red[I]) memset(zs, 0, sizeof(double) * (size_t)zl);
+        else
+            for (int a = 0; a < zl; a++) zs[a] = v[w->isl_var[w->isl_vptr[I] + a]];
+    }
+    for (int i = 0; i < np; i++) {
+        int k = w->pt[i].pair, len = w->pair_blen[k], zo = 0;
+        for (int s = 0; s < 2; s++) {
+            int I = w->pair_isl[2 * k + s], zl = w->pzlen[2 * i + s];
+            if (I < 0) continue;
+            if (w->isl_red[I])
+                for (int c = 0; c < ncomp; c++) {
+                    double l = w->lam[3 * i + c];
+                    const double *b = w->bzstore + w->boff[i] + (long)c * len + zo;
+                    if (l == 0) continue;
+                    for (int j = 0; j < zl; j++) vi[w->pzoff[2 * i + s] + j] += l * b[j];
+                }
+            zo += zl;
+        }
+    }
     for (int it = 1; it <= maxit; it++) {
         memcpy(d, w->lam, sizeof(double) * (size_t)N);
         if (s_sweep(m, w, np, ncomp, eps, vi) <= tol) { rc = it; break; }
@@ -614,7 +691,21 @@ static int s_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vsc
             }
         }
     }
-    for (int a = 0; a < m->nvar; a++) v[w->isl_var[a]] = vi[a];
+    for (int I = 0; I < w->nisl; I++) {
+        const double *zs = vi + w->isl_zptr[I];
+        const int *iv = w->isl_var + w->isl_vptr[I];
+        int nv = w->isl_vptr[I + 1] - w->isl_vptr[I], zl = w->isl_zptr[I + 1] - w->isl_zptr[I];
+        if (!w->isl_red[I]) {
+            for (int a = 0; a < nv; a++) v[iv[a]] = zs[a];
+            continue;
+        }
+        const double *U = w->isl_ci[I].U;
+        for (int a = 0; a < nv; a++) {
+            double s = w->vf[iv[a]];
+            for (int j = 0; j < zl; j++) s += U[a * zl + j] * zs[j];
+            v[iv[a]] = s;
+        }
+    }
     return rc;
 }
 
@@ -846,14 +937,15 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
         int nci = m->spec->contacts[w->pt[i].pair].friction > 0 ? ncomp : 1;
         s_bcols(m, d, w, i, nci);
         int len = w->pair_blen[w->pt[i].pair];
-        const double *Gi = w->gstore + w->boff[i], *Bi = w->bstore + w->boff[i];
+        const double *Gi = w->astore + w->boff[i], *Bi = w->bzstore + w->boff[i];
         for (int c = 0; c < 9; c++) w->wblk[9 * i + c] = 0;
         for (int c = 0; c < 3; c++) { w->wd[3 * i + c] = 0; w->qf[3 * i + c] = 0; }
-        /* the 3 x 3 Delassus block W_cd = G_c B_d of the point */
+        /* the 3 x 3 Delassus block W_cd = G_c B_d = a_c b_d of the point */
+        int zl = w->pzlen[2 * i] + w->pzlen[2 * i + 1];
         for (int c = 0; c < nci; c++)
             for (int e = 0; e < nci; e++) {
                 double s = 0;
-                for (int j = 0; j < len; j++) s += Gi[(long)c * len + j] * Bi[(long)e * len + j];
+                for (int j = 0; j < zl; j++) s += Gi[(long)c * len + j] * Bi[(long)e * len + j];
                 w->wblk[9 * i + 3 * c + e] = s;
             }
         for (int c = 0; c < nci; c++) {

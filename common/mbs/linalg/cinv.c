@@ -18,8 +18,10 @@ int mbs_cinv_init(mbs_cinv *c, int n, int m)
     c->X = calloc(mn + 1, sizeof(double));
     c->S = calloc(mm + 1, sizeof(double));
     c->Z = calloc(mn + 1, sizeof(double));
+    c->U = calloc(nn + 1, sizeof(double));
+    c->W = calloc(nn + 1, sizeof(double));
     c->t = calloc((size_t)m + (size_t)n + 1, sizeof(double));
-    return c->Minv && c->P && c->X && c->Z && c->S && c->t ? 0 : -1;
+    return c->Minv && c->P && c->X && c->Z && c->S && c->t && c->U && c->W ? 0 : -1;
 }
 
 void mbs_cinv_free(mbs_cinv *c)
@@ -28,6 +30,8 @@ void mbs_cinv_free(mbs_cinv *c)
     free(c->P);
     free(c->X);
     free(c->Z);
+    free(c->U);
+    free(c->W);
     free(c->S);
     free(c->t);
     memset(c, 0, sizeof *c);
@@ -93,6 +97,33 @@ int mbs_cinv_set_minv(mbs_cinv *c, const double *M)
     return 0;
 }
 
+/* The range factor U of P (see cinv.h).  0, or 1 when a pivot of the
+ * first r steps is not positive (relative to P's largest diagonal). */
+static int s_range(mbs_cinv *c, const int *on)
+{
+    int n = c->n, r = n;
+    for (int k = 0; k < c->m; k++) r -= !on || on[k];
+    c->r = r;
+    double *A = c->W, dmax = 0;
+    memcpy(A, c->P, sizeof(double) * (size_t)n * (size_t)n);
+    for (int i = 0; i < n; i++) dmax = fmax(dmax, A[i * n + i]);
+    for (int k = 0; k < r; k++) {
+        int j = 0;
+        for (int i = 1; i < n; i++)
+            if (A[i * n + i] > A[j * n + j]) j = i;
+        double piv = A[j * n + j];
+        if (!(piv > 1e-13 * dmax)) return 1;
+        double s = 1 / sqrt(piv);
+        for (int i = 0; i < n; i++) c->U[i * r + k] = A[i * n + j] * s;
+        for (int i = 0; i < n; i++) {
+            double ui = c->U[i * r + k];
+            if (ui == 0) continue;
+            for (int l = 0; l < n; l++) A[i * n + l] -= ui * c->U[l * r + k];
+        }
+    }
+    return 0;
+}
+
 int mbs_cinv_factor(mbs_cinv *c, const double *A, const int *on)
 {
     int n = c->n, m = c->m;
@@ -136,7 +167,7 @@ int mbs_cinv_factor(mbs_cinv *c, const double *A, const int *on)
             for (int r = 0; r < m; r++) s -= Z[(size_t)r * n + i] * Z[(size_t)r * n + j];
             c->P[i * n + j] = c->P[j * n + i] = s;
         }
-    return 0;
+    return s_range(c, on);
 }
 
 void mbs_cinv_solve(const mbs_cinv *c, const double *f, const double *e, double *v)

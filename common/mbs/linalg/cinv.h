@@ -29,7 +29,10 @@ typedef struct {
     double *Z;    /* (m x n) L^-1 X                                 */
     double *S;    /* (m x m) Cholesky factor L of S (lower, row-major) */
     double *P;    /* (n x n) constrained inverse                    */
-    double *t;    /* (m) scratch                                    */
+    double *U;    /* (n x r) P = U U^T, row-major (range factor)    */
+    int r;        /* rank of P: n - (rows switched on)              */
+    double *t;    /* (m + n) scratch                                */
+    double *W;    /* (n x n) scratch                                */
 } mbs_cinv;
 
 /* Allocate for n variables and m equations (m may be 0).  0 or -1 (out of
@@ -44,8 +47,12 @@ void mbs_cinv_free(mbs_cinv *c);
 int mbs_cinv_set_minv(mbs_cinv *c, const double *M);
 
 /* Form X, S and P for the constraint matrix A (m x n, row-major); on[r] = 0
- * leaves row r out (on may be NULL: all rows in).  0, or 1 when S is not
- * positive definite (dependent rows). */
+ * leaves row r out (on may be NULL: all rows in), and the range factor
+ * U (n x r, r = n - rows on) with P = U U^T by a pivoted Cholesky
+ * factorisation of P (r outer-product steps, each on the largest remaining
+ * diagonal entry; P is positive semidefinite of rank r): velocities
+ * P f = U (U^T f) live in r numbers.  0, or 1 when S is not positive
+ * definite (dependent rows) or P has a smaller rank than r. */
 int mbs_cinv_factor(mbs_cinv *c, const double *A, const int *on);
 
 /* v = P f + X^T S^-1 e (the v part of the saddle-point solution); f (n) or
