@@ -108,6 +108,8 @@ struct mbs_mj_ws {
     double *astore, *bzstore;  /* per point and component: w = a z, z += b dl */
     double *qz;                /* (3 cap) G v_f over the reduced sides        */
     int *pzoff, *pzlen;        /* (2 cap) slice of each side of a point       */
+    double *pmu;               /* (cap) friction coefficient of the point     */
+    int *pstr;                 /* (cap) stride of its coefficient rows        */
     double *wblk;              /* (9 cap) W_ii blocks, row-major (c, d)       */
     double *lam, *qf, *bt, *wd;/* (3 cap) impulses, G v_f, targets, W_ii      */
     double *gam0;              /* (cap) gamma^- = G_n v0                      */
@@ -276,7 +278,7 @@ int mbs_mj_ws_new(const mbs_model *m, mbs_data *d)
     ALLOC(w->lam_prev, 3 * cap); ALLOC(w->lam_n_prev, cap); ALLOC(w->pt, cap); ALLOC(w->boff, cap); ALLOC(w->bstore, bcap + 1);
     ALLOC(w->gstore, bcap + 1);
     ALLOC(w->astore, bcap + 1); ALLOC(w->bzstore, bcap + 1); ALLOC(w->qz, 3 * cap);
-    ALLOC(w->pzoff, 2 * cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn);
+    ALLOC(w->pzoff, 2 * cap); ALLOC(w->pmu, cap); ALLOC(w->pstr, cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn);
     ALLOC(w->isl_zptr, w->nisl + 1); ALLOC(w->isl_red, w->nisl + 1); ALLOC(w->wblk, 9 * cap);
     ALLOC(w->lam, 3 * cap); ALLOC(w->qf, 3 * cap); ALLOC(w->bt, 3 * cap); ALLOC(w->wd, 3 * cap);
     ALLOC(w->gam0, cap); ALLOC(w->cg_p, 3 * cap); ALLOC(w->cg_l0, 3 * cap);
@@ -302,7 +304,7 @@ void mbs_mj_ws_free(mbs_data *d)
     free(w->isl_eptr); free(w->isl_eq); free(w->isl_mat); free(w->kbuf); free(w->ibuf);
     free(w->pair_isl); free(w->pair_blen); free(w->pair_slot); free(w->pair_lstep); free(w->pair_istep);
     free(w->lam_prev); free(w->lam_n_prev); free(w->pt); free(w->boff); free(w->bstore);
-    free(w->gstore); free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pzlen);
+    free(w->gstore); free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->pstr); free(w->pzlen);
     free(w->z); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
     free(w->lam); free(w->qf); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0);
     free(w->lM); free(w->lWc); free(w->lq); free(w->lz); free(w->lw); free(w->lcomp); free(w->lwork);
@@ -428,38 +430,21 @@ static void s_solve_all(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, const dou
 
 /* ---- contact points, B columns ------------------------------------------------------------ */
 
-/* Compute point i's B columns for its ncomp components (KKT solves on the
- * pair's islands), and keep its G rows in the same island order (gstore,
- * beside the B columns: the PGS sweep reads both contiguously). */
+/* Point i's coefficients for its ncomp components: its G rows in island
+ * order (gstore), its B columns (bstore: a KKT solve on an LU island, U a
+ * on a reduced one), and those on the PGS unknowns z: a reduced side has
+ * a = b = G U (W = G U U^T G^T) and adds G v_f to qz, an LU side a = G,
+ * b = B.  Also the point's compact sweep data (friction, stride). */
 static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int ncomp)
 {
     const mbs_rpoint *P = &w->pt[i];
-    int k = P->pair;
+    int k = P->pair, len = w->pair_blen[k];
     const int *vars = m->cfel[k].vars;
-    for (int c = 0; c < ncomp; c++) {
-        double *B = w->bstore + w->boff[i] + (long)c * w->pair_blen[k];
-        double *Gl = w->gstore + w->boff[i] + (long)c * w->pair_blen[k];
-        int off = 0;
-        for (int s = 0; s < 2; s++) {
-            int I = w->pair_isl[2 * k + s];
-            if (I < 0) continue;
-            int nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
-            int N = nv + w->isl_eptr[I + 1] - w->isl_eptr[I];
-            memset(w->ibuf, 0, sizeof(double) * (size_t)N);
-            for (int j = 0; j < P->nv; j++)
-                if (w->var_isl[vars[j]] == I) w->ibuf[w->var_loc[vars[j]]] += P->G[c][j];
-            memcpy(Gl + off, w->ibuf, sizeof(double) * (size_t)nv);
-            s_isl_solve(m, d, w, I, w->ibuf, 1);
-            memcpy(B + off, w->ibuf, sizeof(double) * (size_t)nv);
-            off += nv;
-        }
-    }
-    /* the coefficients on z: a reduced side has a = b = G U (W = G U U^T
-     * G^T) and adds G v_f to qz; another side a = G, b = B */
+    w->pmu[i] = m->spec->contacts[k].friction;
+    w->pstr[i] = len;
     for (int c = 0; c < 3; c++) w->qz[3 * i + c] = 0;
-    int len = w->pair_blen[k];
     for (int c = 0; c < ncomp; c++) {
-        const double *B = w->bstore + w->boff[i] + (long)c * len, *Gl = w->gstore + w->boff[i] + (long)c * len;
+        double *B = w->bstore + w->boff[i] + (long)c * len, *Gl = w->gstore + w->boff[i] + (long)c * len;
         double *A = w->astore + w->boff[i] + (long)c * len, *Bz = w->bzstore + w->boff[i] + (long)c * len;
         int off = 0, zo = 0;
         for (int s = 0; s < 2; s++) {
@@ -468,8 +453,13 @@ static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int nc
             w->pzlen[2 * i + s] = 0;
             if (I < 0) continue;
             int nv = w->isl_vptr[I + 1] - w->isl_vptr[I], zl = w->isl_zptr[I + 1] - w->isl_zptr[I];
+            int N = nv + w->isl_eptr[I + 1] - w->isl_eptr[I];
             w->pzoff[2 * i + s] = w->isl_zptr[I];
             w->pzlen[2 * i + s] = zl;
+            memset(w->ibuf, 0, sizeof(double) * (size_t)N);
+            for (int j = 0; j < P->nv; j++)
+                if (w->var_isl[vars[j]] == I) w->ibuf[w->var_loc[vars[j]]] += P->G[c][j];
+            memcpy(Gl + off, w->ibuf, sizeof(double) * (size_t)nv);
             if (w->isl_red[I]) {
                 const double *U = w->isl_ci[I].U;
                 const int *iv = w->isl_var + w->isl_vptr[I];
@@ -483,7 +473,14 @@ static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int nc
                 }
                 memcpy(Bz + zo, A + zo, sizeof(double) * (size_t)zl);
                 w->qz[3 * i + c] += q;
+                for (int l = 0; l < nv; l++) {
+                    double t = 0;
+                    for (int j = 0; j < zl; j++) t += U[l * zl + j] * A[zo + j];
+                    B[off + l] = t;
+                }
             } else {
+                s_isl_solve(m, d, w, I, w->ibuf, 1);
+                memcpy(B + off, w->ibuf, sizeof(double) * (size_t)nv);
                 memcpy(A + zo, Gl + off, sizeof(double) * (size_t)nv);
                 memcpy(Bz + zo, B + off, sizeof(double) * (size_t)nv);
             }
@@ -533,7 +530,7 @@ static inline void s_sides(const mbs_mj_ws *w, int i, double *z, double **v0, in
 /* a_c . z of point i (its normal or tangent velocity minus qz). */
 static inline double s_ldot(const mbs_mj_ws *w, int i, int c, const double *v0, int n0, const double *v1, int n1)
 {
-    const double *g = w->astore + w->boff[i] + (long)c * w->pair_blen[w->pt[i].pair];
+    const double *g = w->astore + w->boff[i] + (long)c * w->pstr[i];
     double s = 0;
     for (int a = 0; a < n0; a++) s += g[a] * v0[a];
     for (int a = 0; a < n1; a++) s += g[n0 + a] * v1[a];
@@ -545,7 +542,7 @@ static inline double s_ldot(const mbs_mj_ws *w, int i, int c, const double *v0, 
 static inline void s_laxpy(const mbs_mj_ws *w, int i, int nc, const double *dl, double *v0, int n0, double *v1,
                            int n1)
 {
-    int len = w->pair_blen[w->pt[i].pair];
+    int len = w->pstr[i];
     const double *B = w->bzstore + w->boff[i];
     for (int c = 0; c < nc; c++) {
         if (dl[c] == 0) continue;
@@ -572,7 +569,7 @@ static double s_sweep(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, doubl
 {
     double dmax = 0;
     for (int i = 0; i < np; i++) {
-        double mu = m->spec->contacts[w->pt[i].pair].friction;
+        double mu = w->pmu[i];
         int nc = mu > 0 ? ncomp : 1;
         double *v0, *v1, dl[3] = {0, 0, 0}, wv[3] = {0, 0, 0};
         int n0, n1, any = 0;
