@@ -7,22 +7,25 @@
 # ball (linear growth check).  Runs without deactivation are cut at
 # RIGID_SCALING_LIMIT seconds (solver.time_limit, default 120) and reported
 # as such.  RIGID_SCALING_EPS sets solver.lcp_regularization (default 1e-2;
-# 0 = the unregularised PGS).
+# 0 = the unregularised PGS).  MBS=path runs another build of the CLI (a
+# copy of build/mbs from before a change, for before/after in one session);
+# RIGID_SCALING_N sets the ball counts (default 25 50 100 200).
 set -u
 cd "$(dirname "$0")/.."
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 LIMIT=${RIGID_SCALING_LIMIT:-120}
+MBS=${MBS:-build/mbs}
 EPS=${RIGID_SCALING_EPS:-1e-2}
 echo
-echo "## Rigid contacts (Moreau-Jean): N balls in a box (bench/rigid_scaling.sh, lcp_regularization $EPS)"
+echo "## Rigid contacts (Moreau-Jean): N balls in a box (bench/rigid_scaling.sh, $MBS, lcp_regularization $EPS, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg))"
 echo
 echo "| N | declared pairs | wall/sim s on | wall/sim s off | LCP dim on | LCP dim off | pairs on (mean) | PGS limit hits on | complementarity on | us per step per ball (on) | us per step per point (on) |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for n in ${RIGID_SCALING_N:-25 50 100 200}; do
   python3 bench/contacts/box_balls.py "$n" 1.0 > "$T/m.json"
-  build/mbs run "$T/m.json" --set solver.contact_deactivation=true --set solver.lcp_regularization="$EPS" --quiet \
+  "$MBS" run "$T/m.json" --set solver.contact_deactivation=true --set solver.lcp_regularization="$EPS" --quiet \
       --metrics "$T/on.json" > /dev/null 2>&1
-  build/mbs run "$T/m.json" --set solver.contact_deactivation=false --set solver.lcp_regularization="$EPS" \
+  "$MBS" run "$T/m.json" --set solver.contact_deactivation=false --set solver.lcp_regularization="$EPS" \
       --set solver.time_limit="$LIMIT" --quiet \
       --metrics "$T/off.json" > /dev/null 2>&1
   python3 - "$n" "$T/on.json" "$T/off.json" "$LIMIT" <<'PY'

@@ -531,25 +531,41 @@ static inline void s_sides(const mbs_mj_ws *w, int i, double *z, double **v0, in
 static inline double s_ldot(const mbs_mj_ws *w, int i, int c, const double *v0, int n0, const double *v1, int n1)
 {
     const double *g = w->astore + w->boff[i] + (long)c * w->pstr[i];
-    double s = 0;
+    double s = 0, t = 0;
+    if (n0 == 6) {
+        /* a free body in space (6 reduced unknowns): fixed trip counts */
+        for (int a = 0; a < 6; a++) s += g[a] * v0[a];
+        if (n1 == 6)
+            for (int a = 0; a < 6; a++) t += g[6 + a] * v1[a];
+        else
+            for (int a = 0; a < n1; a++) t += g[6 + a] * v1[a];
+        return s + t;
+    }
     for (int a = 0; a < n0; a++) s += g[a] * v0[a];
-    for (int a = 0; a < n1; a++) s += g[n0 + a] * v1[a];
-    return s;
+    for (int a = 0; a < n1; a++) t += g[n0 + a] * v1[a];
+    return s + t;
 }
 
 /* v += sum_c dl[c] B_c (point i, components c < nc) on the island-ordered
- * velocity. */
+ * velocity, one pass over the point's unknowns. */
 static inline void s_laxpy(const mbs_mj_ws *w, int i, int nc, const double *dl, double *v0, int n0, double *v1,
                            int n1)
 {
     int len = w->pstr[i];
-    const double *B = w->bzstore + w->boff[i];
-    for (int c = 0; c < nc; c++) {
-        if (dl[c] == 0) continue;
-        const double *b = B + (long)c * len;
-        for (int a = 0; a < n0; a++) v0[a] += dl[c] * b[a];
-        for (int a = 0; a < n1; a++) v1[a] += dl[c] * b[n0 + a];
+    const double *b0 = w->bzstore + w->boff[i], *b1 = b0 + len, *b2 = b1 + len;
+    double d0 = dl[0], d1 = nc > 1 ? dl[1] : 0, d2 = nc > 2 ? dl[2] : 0;
+    if (nc == 1 || (d1 == 0 && d2 == 0)) {
+        for (int a = 0; a < n0; a++) v0[a] += d0 * b0[a];
+        for (int a = 0; a < n1; a++) v1[a] += d0 * b0[n0 + a];
+        return;
     }
+    if (nc == 2) {
+        for (int a = 0; a < n0; a++) v0[a] += d0 * b0[a] + d1 * b1[a];
+        for (int a = 0; a < n1; a++) v1[a] += d0 * b0[n0 + a] + d1 * b1[n0 + a];
+        return;
+    }
+    for (int a = 0; a < n0; a++) v0[a] += d0 * b0[a] + d1 * b1[a] + d2 * b2[a];
+    for (int a = 0; a < n1; a++) v1[a] += d0 * b0[n0 + a] + d1 * b1[n0 + a] + d2 * b2[n0 + a];
 }
 
 /* One projected Gauss-Seidel sweep in velocity form over the np points in
@@ -979,15 +995,25 @@ static void s_project(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double t, d
     int n = m->nvar, ne = m->neq;
     double tolx = 1e-12 * m->length_scale, tolv = 1e-12 * vscale;
     /* the simplified Newton iterations need only Phi; the Jacobian is
-     * evaluated once, at the projected positions */
+     * wanted at the projected positions, so it comes with the evaluation
+     * that the contraction of the last two iterations predicts to be the
+     * converged one (else one more evaluation at the end) */
+    double rprev = -1, rlast = -1;
+    int have_jac = 0;
     for (int it = 0; ne > 0 && it < 5; it++) {
-        mbs_cons_eval(m, d->x, t, d->phi, NULL);
-        if (mbs_phi_norm(d) <= tolx) break;
-        for (int r = 0; r < ne; r++) d->r1[r] = -d->phi[r];
+        int want = rprev > 0 && rlast * (rlast / rprev) <= tolx;
+        mbs_cons_eval(m, d->x, t, d->phi, want ? d->jac : NULL);
+        have_jac = want;
+        double r = mbs_phi_norm(d);
+        if (r <= tolx) break;
+        rprev = rlast;
+        rlast = r;
+        for (int k = 0; k < ne; k++) d->r1[k] = -d->phi[k];
         s_solve_all(m, d, w, NULL, d->r1, w->tmp);
         for (int i = 0; i < n; i++) d->x[i] += w->tmp[i];
+        have_jac = 0;
     }
-    mbs_cons_eval(m, d->x, t, d->phi, d->jac);
+    if (!have_jac) mbs_cons_eval(m, d->x, t, d->phi, d->jac);
     if (ne == 0) return;
     mbs_cons_phit(m, d->x, t, d->phit);
     for (int it = 0; it < 4; it++) {
@@ -1111,6 +1137,8 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_stepper *run,
         for (int i = 0; i < n; i++) d->a[i] = (d->v[i] - v0[i]) / h;
         d->t = t1;
         d->met.steps++;
+        /* Phi and its Jacobian are current at (x, t1) after s_project */
+        d->cons_at_state = 1;
         int rc = mbs_step_done(m, d, run, err);
         if (rc) return rc;
     }
