@@ -109,6 +109,7 @@ struct mbs_mj_ws {
     double *qz;                /* (3 cap) G v_f over the reduced sides        */
     int *pzoff, *pzlen;        /* (2 cap) slice of each side of a point       */
     double *pmu;               /* (cap) friction coefficient of the point     */
+    double *wdi;               /* (3 cap) 1 / ((1 + eps) W_cc) for the sweep  */
     int *pstr;                 /* (cap) stride of its coefficient rows        */
     double *wblk;              /* (9 cap) W_ii blocks, row-major (c, d)       */
     double *lam, *qf, *bt, *wd;/* (3 cap) impulses, G v_f, targets, W_ii      */
@@ -278,7 +279,7 @@ int mbs_mj_ws_new(const mbs_model *m, mbs_data *d)
     ALLOC(w->lam_prev, 3 * cap); ALLOC(w->lam_n_prev, cap); ALLOC(w->pt, cap); ALLOC(w->boff, cap); ALLOC(w->bstore, bcap + 1);
     ALLOC(w->gstore, bcap + 1);
     ALLOC(w->astore, bcap + 1); ALLOC(w->bzstore, bcap + 1); ALLOC(w->qz, 3 * cap);
-    ALLOC(w->pzoff, 2 * cap); ALLOC(w->pmu, cap); ALLOC(w->pstr, cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn);
+    ALLOC(w->pzoff, 2 * cap); ALLOC(w->pmu, cap); ALLOC(w->wdi, 3 * cap); ALLOC(w->pstr, cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn);
     ALLOC(w->isl_zptr, w->nisl + 1); ALLOC(w->isl_red, w->nisl + 1); ALLOC(w->wblk, 9 * cap);
     ALLOC(w->lam, 3 * cap); ALLOC(w->qf, 3 * cap); ALLOC(w->bt, 3 * cap); ALLOC(w->wd, 3 * cap);
     ALLOC(w->gam0, cap); ALLOC(w->cg_p, 3 * cap); ALLOC(w->cg_l0, 3 * cap);
@@ -304,7 +305,7 @@ void mbs_mj_ws_free(mbs_data *d)
     free(w->isl_eptr); free(w->isl_eq); free(w->isl_mat); free(w->kbuf); free(w->ibuf);
     free(w->pair_isl); free(w->pair_blen); free(w->pair_slot); free(w->pair_lstep); free(w->pair_istep);
     free(w->lam_prev); free(w->lam_n_prev); free(w->pt); free(w->boff); free(w->bstore);
-    free(w->gstore); free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->pstr); free(w->pzlen);
+    free(w->gstore); free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->wdi); free(w->pstr); free(w->pzlen);
     free(w->z); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
     free(w->lam); free(w->qf); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0);
     free(w->lM); free(w->lWc); free(w->lq); free(w->lz); free(w->lw); free(w->lcomp); free(w->lwork);
@@ -598,7 +599,7 @@ static double s_sweep(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, doubl
             if (c > 0 && lam[0] == 0 && lam[c] == 0) continue;
             double wii = (1 + eps) * wd[c];
             wv[c] += s_ldot(w, i, c, v0, n0, v1, n1) + w->qz[3 * i + c] + bt[c] + eps * wd[c] * lam[c];
-            double l = lam[c] - wv[c] / wii;
+            double l = lam[c] - wv[c] * w->wdi[3 * i + c];
             if (c == 0) l = l > 0 ? l : 0;
             else {
                 double hi = mu * lam[0];
@@ -963,6 +964,7 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
             }
         for (int c = 0; c < nci; c++) {
             w->wd[3 * i + c] = w->wblk[9 * i + 4 * c];
+            w->wdi[3 * i + c] = w->wd[3 * i + c] > 0 ? 1 / ((1 + eps) * w->wd[3 * i + c]) : 0;
             w->qf[3 * i + c] = s_gdot(m, &w->pt[i], c, w->vf);
         }
     }
