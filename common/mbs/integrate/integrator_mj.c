@@ -432,8 +432,8 @@ static void s_solve_all(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, const dou
 /* ---- contact points, B columns ------------------------------------------------------------ */
 
 /* Point i's coefficients for its ncomp components: its G rows in island
- * order (gstore), its B columns (bstore: a KKT solve on an LU island, U a
- * on a reduced one), and those on the PGS unknowns z: a reduced side has
+ * order (gstore), its B columns on LU islands (bstore: KKT solves; those
+ * on reduced islands, U a, only when Lemke needs them: s_bfill), and those on the PGS unknowns z: a reduced side has
  * a = b = G U (W = G U U^T G^T) and adds G v_f to qz, an LU side a = G,
  * b = B.  Also the point's compact sweep data (friction, stride). */
 static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int ncomp)
@@ -474,11 +474,6 @@ static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int nc
                 }
                 memcpy(Bz + zo, A + zo, sizeof(double) * (size_t)zl);
                 w->qz[3 * i + c] += q;
-                for (int l = 0; l < nv; l++) {
-                    double t = 0;
-                    for (int j = 0; j < zl; j++) t += U[l * zl + j] * A[zo + j];
-                    B[off + l] = t;
-                }
             } else {
                 s_isl_solve(m, d, w, I, w->ibuf, 1);
                 memcpy(B + off, w->ibuf, sizeof(double) * (size_t)nv);
@@ -487,6 +482,36 @@ static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int nc
             }
             off += nv;
             zo += zl;
+        }
+    }
+}
+
+/* The B columns U a of the np points' sides on reduced islands (Lemke's
+ * Delassus matrix and s_apply use B; the PGS sweeps do not). */
+static void s_bfill(const mbs_model *m, mbs_mj_ws *w, int np)
+{
+    for (int i = 0; i < np; i++) {
+        int k = w->pt[i].pair, len = w->pair_blen[k];
+        int nci = m->spec->contacts[k].friction > 0 ? 1 + (m->dim == 3 ? 2 : 1) : 1;
+        for (int c = 0; c < nci; c++) {
+            double *B = w->bstore + w->boff[i] + (long)c * len;
+            const double *A = w->astore + w->boff[i] + (long)c * len;
+            int off = 0, zo = 0;
+            for (int s = 0; s < 2; s++) {
+                int I = w->pair_isl[2 * k + s];
+                if (I < 0) continue;
+                int nv = w->isl_vptr[I + 1] - w->isl_vptr[I], zl = w->isl_zptr[I + 1] - w->isl_zptr[I];
+                if (w->isl_red[I]) {
+                    const double *U = w->isl_ci[I].U;
+                    for (int l = 0; l < nv; l++) {
+                        double t = 0;
+                        for (int j = 0; j < zl; j++) t += U[l * zl + j] * A[zo + j];
+                        B[off + l] = t;
+                    }
+                }
+                off += nv;
+                zo += zl;
+            }
         }
     }
 }
@@ -501,7 +526,7 @@ static double s_gdot(const mbs_model *m, const mbs_rpoint *P, int c, const doubl
 }
 
 /* v += dl * B (point i, component c). */
-static void s_vadd(const mbs_mj_ws *w, int i, int c, double dl, double *v)
+static void s_vadd(const mbs_mj_ws *w, int i, int c, double dl, double *v, int lu_only)
 {
     int k = w->pt[i].pair;
     const double *B = w->bstore + w->boff[i] + (long)c * w->pair_blen[k];
@@ -510,7 +535,8 @@ static void s_vadd(const mbs_mj_ws *w, int i, int c, double dl, double *v)
         if (I < 0) continue;
         int nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
         const int *iv = w->isl_var + w->isl_vptr[I];
-        for (int a = 0; a < nv; a++) v[iv[a]] += dl * B[a];
+        if (!(lu_only && w->isl_red[I]))
+            for (int a = 0; a < nv; a++) v[iv[a]] += dl * B[a];
         B += nv;
     }
 }
@@ -742,6 +768,7 @@ static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
         L += fr ? 1 + 3 * ntan : 1;
     }
     if (L > w->nl || L == 0) return -3;
+    s_bfill(m, w, np);
     /* the components in order (comp = 3 i + c) and their Delassus matrix
      * Wc[r + C b] = G_r B_b, one scattered B column at a time */
     int *comp = w->lcomp;
@@ -753,7 +780,7 @@ static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
     }
     for (int b = 0; b < C; b++) {
         memset(w->tmp, 0, sizeof(double) * (size_t)m->nvar);
-        s_vadd(w, comp[b] / 3, comp[b] % 3, 1.0, w->tmp);
+        s_vadd(w, comp[b] / 3, comp[b] % 3, 1.0, w->tmp, 0);
         for (int r = 0; r < C; r++) Wc[r + C * b] = s_gdot(m, &w->pt[comp[r] / 3], comp[r] % 3, w->tmp);
     }
     for (int r = 0; r < C; r++) qc[r] = w->qf[comp[r]] + w->bt[comp[r]];
@@ -808,12 +835,14 @@ static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
     return 0;
 }
 
-/* v += B Lambda for the current impulses of the np points. */
-static void s_apply(mbs_mj_ws *w, int np, int ncomp, double *v)
+/* v += B Lambda for the current impulses of the np points; lu_only: on
+ * the LU islands only (the PGS warm start: s_pgs forms a reduced island's
+ * velocity from y itself). */
+static void s_apply(mbs_mj_ws *w, int np, int ncomp, int lu_only, double *v)
 {
     for (int i = 0; i < np; i++)
         for (int c = 0; c < ncomp; c++)
-            if (w->lam[3 * i + c] != 0) s_vadd(w, i, c, w->lam[3 * i + c], v);
+            if (w->lam[3 * i + c] != 0) s_vadd(w, i, c, w->lam[3 * i + c], v, lu_only);
 }
 
 /* Largest relative violation of the contact conditions at the impulses
@@ -1088,7 +1117,7 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_stepper *run,
             if (o->lcp_solver != MBS_LCP_PGS) {
                 rc = s_lemke(m, w, np, ncomp);
                 if (rc == 0) {
-                    s_apply(w, np, ncomp, d->v);
+                    s_apply(w, np, ncomp, 0, d->v);
                     /* Lemke's answer is verified: pivoting on a badly scaled
                      * tableau (targets of far points, 2 g / h, can exceed the
                      * others by many orders) may end "solved" with a poor
@@ -1104,7 +1133,7 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_stepper *run,
             } else {
                 /* PGS from the warm start (zero after a Lemke failure) */
                 w->npgs++;
-                s_apply(w, np, ncomp, d->v);
+                s_apply(w, np, ncomp, 1, d->v);
                 if (s_pgs(m, w, np, ncomp, vscale, d->v) < 0) failed = 1;
             }
             mbs_note_lcp(d, dim, failed);
