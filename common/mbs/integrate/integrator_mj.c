@@ -42,10 +42,18 @@
  * optionally regularised (solver.lcp_regularization: W + eps diag W).
  *
  * Cost: the KKT matrix is block diagonal over the islands of variables
- * linked by bodies and equations (a free body is an island); each island
- * small enough is factorised densely, the others through the model's banded
- * KKT matrix.  B_i is non-zero only on the islands of the pair's two bodies,
- * so a box of N free balls costs O(N + number of contacts) per PGS sweep.
+ * linked by bodies and equations (a free body is an island).  An island of
+ * one body whose mass matrix is positive definite (a free body) is held in
+ * the Schur-complement form of linalg/cinv.h: its constrained inverse
+ * P = M^-1 - X^T S^-1 X with M^-1 formed once, and the range factor
+ * P = U U^T (r = 6 columns in space); the other small islands get a dense
+ * LU factor of their KKT matrix, the large ones go through the model's
+ * banded KKT matrix.  The PGS sweeps work on unknowns z: per reduced
+ * island the r numbers y of v = v_f + U y, per LU island its velocity; a
+ * point has coefficients a (w = a z + ...) and b (z += b dLambda), a = b =
+ * G U on a reduced island, G and B = M~^-1 G^T on an LU island, and its
+ * 3 x 3 Delassus block W = a b^T.  A box of N free balls costs O(N +
+ * number of contacts) per PGS sweep, 12 numbers per ball-ball point.
  * Everything is sized by mbs_mj_ws_new at data creation.
  */
 #include "mbs/integrate/integrators.h"
@@ -99,7 +107,6 @@ struct mbs_mj_ws {
     mbs_rpoint *pt;            /* (cap)                                      */
     long *boff;                /* (cap) offset of the point's B columns       */
     double *bstore;            /* B columns                                   */
-    double *gstore;            /* G rows in the B columns' (island) order     */
     /* the PGS unknowns z: per island its velocity (LU islands) or the r
      * numbers y of v = v_f + U y (Schur islands, P = U U^T) */
     int *isl_zptr;             /* (nisl + 1) the island's slice of z          */
@@ -277,7 +284,7 @@ int mbs_mj_ws_new(const mbs_model *m, mbs_data *d)
     }
     int cap = w->cap > 0 ? w->cap : 1;
     ALLOC(w->lam_prev, 3 * cap); ALLOC(w->lam_n_prev, cap); ALLOC(w->pt, cap); ALLOC(w->boff, cap); ALLOC(w->bstore, bcap + 1);
-    ALLOC(w->gstore, bcap + 1);
+
     ALLOC(w->astore, bcap + 1); ALLOC(w->bzstore, bcap + 1); ALLOC(w->qz, 3 * cap);
     ALLOC(w->pzoff, 2 * cap); ALLOC(w->pmu, cap); ALLOC(w->wdi, 3 * cap); ALLOC(w->pstr, cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn);
     ALLOC(w->isl_zptr, w->nisl + 1); ALLOC(w->isl_red, w->nisl + 1); ALLOC(w->wblk, 9 * cap);
@@ -305,7 +312,7 @@ void mbs_mj_ws_free(mbs_data *d)
     free(w->isl_eptr); free(w->isl_eq); free(w->isl_mat); free(w->kbuf); free(w->ibuf);
     free(w->pair_isl); free(w->pair_blen); free(w->pair_slot); free(w->pair_lstep); free(w->pair_istep);
     free(w->lam_prev); free(w->lam_n_prev); free(w->pt); free(w->boff); free(w->bstore);
-    free(w->gstore); free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->wdi); free(w->pstr); free(w->pzlen);
+    free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->wdi); free(w->pstr); free(w->pzlen);
     free(w->z); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
     free(w->lam); free(w->qf); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0);
     free(w->lM); free(w->lWc); free(w->lq); free(w->lz); free(w->lw); free(w->lcomp); free(w->lwork);
@@ -431,11 +438,12 @@ static void s_solve_all(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, const dou
 
 /* ---- contact points, B columns ------------------------------------------------------------ */
 
-/* Point i's coefficients for its ncomp components: its G rows in island
- * order (gstore), its B columns on LU islands (bstore: KKT solves; those
- * on reduced islands, U a, only when Lemke needs them: s_bfill), and those on the PGS unknowns z: a reduced side has
- * a = b = G U (W = G U U^T G^T) and adds G v_f to qz, an LU side a = G,
- * b = B.  Also the point's compact sweep data (friction, stride). */
+/* Point i's coefficients for its ncomp components: per side its G row in
+ * island order (in ibuf), its B columns on LU islands (bstore, by KKT
+ * solves; those on reduced islands, U a, only when Lemke needs them:
+ * s_bfill), and those on the PGS unknowns z: a reduced side has a = b =
+ * G U (W = G U U^T G^T) and adds G v_f to qz, an LU side a = G, b = B.
+ * Also the point's compact sweep data (friction, stride). */
 static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int ncomp)
 {
     const mbs_rpoint *P = &w->pt[i];
@@ -445,7 +453,7 @@ static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int nc
     w->pstr[i] = len;
     for (int c = 0; c < 3; c++) w->qz[3 * i + c] = 0;
     for (int c = 0; c < ncomp; c++) {
-        double *B = w->bstore + w->boff[i] + (long)c * len, *Gl = w->gstore + w->boff[i] + (long)c * len;
+        double *B = w->bstore + w->boff[i] + (long)c * len, *Gl = w->ibuf;
         double *A = w->astore + w->boff[i] + (long)c * len, *Bz = w->bzstore + w->boff[i] + (long)c * len;
         int off = 0, zo = 0;
         for (int s = 0; s < 2; s++) {
@@ -460,14 +468,13 @@ static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int nc
             memset(w->ibuf, 0, sizeof(double) * (size_t)N);
             for (int j = 0; j < P->nv; j++)
                 if (w->var_isl[vars[j]] == I) w->ibuf[w->var_loc[vars[j]]] += P->G[c][j];
-            memcpy(Gl + off, w->ibuf, sizeof(double) * (size_t)nv);
             if (w->isl_red[I]) {
                 const double *U = w->isl_ci[I].U;
                 const int *iv = w->isl_var + w->isl_vptr[I];
                 double q = 0;
                 for (int j = 0; j < zl; j++) A[zo + j] = 0;
                 for (int l = 0; l < nv; l++) {
-                    double g = Gl[off + l];
+                    double g = Gl[l];
                     if (g == 0) continue;
                     q += g * w->vf[iv[l]];
                     for (int j = 0; j < zl; j++) A[zo + j] += g * U[l * zl + j];
@@ -475,9 +482,9 @@ static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int nc
                 memcpy(Bz + zo, A + zo, sizeof(double) * (size_t)zl);
                 w->qz[3 * i + c] += q;
             } else {
+                memcpy(A + zo, w->ibuf, sizeof(double) * (size_t)nv);
                 s_isl_solve(m, d, w, I, w->ibuf, 1);
                 memcpy(B + off, w->ibuf, sizeof(double) * (size_t)nv);
-                memcpy(A + zo, Gl + off, sizeof(double) * (size_t)nv);
                 memcpy(Bz + zo, B + off, sizeof(double) * (size_t)nv);
             }
             off += nv;
