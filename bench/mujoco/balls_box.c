@@ -24,8 +24,9 @@
  *
  * For each setting and each of MuJoCo's solvers (PGS, CG, Newton; default
  * iterations and tolerance) with its default integrator (semi-implicit
- * Euler): wall and CPU time (of the stepping thread) of the whole run, each the best of REPEAT, from the reset of the
- * state to the last step (model compilation excluded); the largest
+ * Euler): wall and CPU time (of the stepping thread) of the whole run,
+ * each the best of REPEAT, from the reset of the state to the last step
+ * (model compilation excluded); the largest
  * penetration over the run (-dist of the deepest contact) and at the end;
  * mean contacts per step; the mean height of the balls and the total energy
  * at the end (checks that both codes settle the same pile: compare with
