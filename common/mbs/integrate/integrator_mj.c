@@ -122,6 +122,7 @@ struct mbs_mj_ws {
     double *lam, *qf, *bt, *wd;/* (3 cap) impulses, G v_f, targets, W_ii      */
     double *gam0;              /* (cap) gamma^- = G_n v0                      */
     double *cg_p, *cg_l0;      /* (3 cap) NNCG direction, sweep change        */
+    int *act;                  /* (3 cap) PGS point lists                     */
     /* Lemke */
     int nl;                    /* largest Lemke LCP                            */
     double *lM, *lq, *lz, *lw, *lWc;
@@ -289,7 +290,7 @@ int mbs_mj_ws_new(const mbs_model *m, mbs_data *d)
     ALLOC(w->pzoff, 2 * cap); ALLOC(w->pmu, cap); ALLOC(w->wdi, 3 * cap); ALLOC(w->pstr, cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn);
     ALLOC(w->isl_zptr, w->nisl + 1); ALLOC(w->isl_red, w->nisl + 1); ALLOC(w->wblk, 9 * cap);
     ALLOC(w->lam, 3 * cap); ALLOC(w->qf, 3 * cap); ALLOC(w->bt, 3 * cap); ALLOC(w->wd, 3 * cap);
-    ALLOC(w->gam0, cap); ALLOC(w->cg_p, 3 * cap); ALLOC(w->cg_l0, 3 * cap);
+    ALLOC(w->gam0, cap); ALLOC(w->cg_p, 3 * cap); ALLOC(w->cg_l0, 3 * cap); ALLOC(w->act, 3 * cap);
     /* Lemke: at most 7 unknowns per point (normal, 2 x 2 directions, 2 slacks) */
     int lmax = m->spec->solver.lcp_lemke_max > 0 ? m->spec->solver.lcp_lemke_max : 60;
     w->nl = 7 * cap < lmax ? 7 * cap : lmax;
@@ -314,7 +315,7 @@ void mbs_mj_ws_free(mbs_data *d)
     free(w->lam_prev); free(w->lam_n_prev); free(w->pt); free(w->boff); free(w->bstore);
     free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->wdi); free(w->pstr); free(w->pzlen);
     free(w->z); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
-    free(w->lam); free(w->qf); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0);
+    free(w->lam); free(w->qf); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0); free(w->act);
     free(w->lM); free(w->lWc); free(w->lq); free(w->lz); free(w->lw); free(w->lcomp); free(w->lwork);
     free(w->xm); free(w->vf); free(w->tmp); free(w->mv);
     free(w);
@@ -615,9 +616,18 @@ static inline void s_laxpy(const mbs_mj_ws *w, int i, int nc, const double *dl, 
  * i.e. the LCP of W + eps diag(W): Lambda_c <- proj(Lambda_c - (w_c + eps
  * W_cc Lambda_c) / ((1 + eps) W_cc)).  Returns the largest velocity change
  * of an update, |dLambda| (1 + eps) W_cc. */
-static double s_sweep(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double eps, double *vi)
+typedef struct {
+    double *d;   /* (3 np) the sweep's change of each impulse              */
+    int *chg;    /* the points it changed, in increasing order             */
+    int nchg;
+    double r;    /* sum of (1 + eps) W_cc d_c^2 in increasing (point, c)   */
+} s_change;
+
+static double s_sweep(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double eps, double *vi, s_change *ch)
 {
     double dmax = 0;
+    ch->nchg = 0;
+    ch->r = 0;
     for (int i = 0; i < np; i++) {
         double mu = w->pmu[i];
         int nc = mu > 0 ? ncomp : 1;
@@ -646,8 +656,13 @@ static double s_sweep(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, doubl
             /* the later components see this change of the velocity */
             for (int e = c + 1; e < nc; e++) wv[e] += W[3 * e + c] * d;
             if (fabs(d) * wii > dmax) dmax = fabs(d) * wii;
+            ch->r += wii * d * d;
         }
-        if (any) s_laxpy(w, i, nc, dl, v0, n0, v1, n1);
+        for (int c = 0; c < 3; c++) ch->d[3 * i + c] = dl[c];
+        if (any) {
+            s_laxpy(w, i, nc, dl, v0, n0, v1, n1);
+            ch->chg[ch->nchg++] = i;
+        }
     }
     return dmax;
 }
@@ -704,21 +719,28 @@ static int s_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vsc
             zo += zl;
         }
     }
+    /* the NNCG bookkeeping visits only the points with a non-zero change d
+     * (listed by the sweep) or direction p (plist, increasing order); the
+     * others have d = p = 0 and add exact zeros */
+    s_change ch = {d, w->act, 0, 0};
+    int *plist = w->act + np, *nlist = w->act + 2 * np, npl = 0;
+    memset(p, 0, sizeof(double) * (size_t)N);
     for (int it = 1; it <= maxit; it++) {
-        memcpy(d, w->lam, sizeof(double) * (size_t)N);
-        if (s_sweep(m, w, np, ncomp, eps, vi) <= tol) { rc = it; break; }
+        if (s_sweep(m, w, np, ncomp, eps, vi, &ch) <= tol) { rc = it; break; }
         if (it == maxit) break;
-        /* the sweep's change and its W-weighted norm */
-        double r = 0;
-        for (int k = 0; k < N; k++) {
-            d[k] = w->lam[k] - d[k];
-            r += (1 + eps) * w->wd[k] * d[k] * d[k];
-        }
+        /* the sweep's W-weighted norm */
+        double r = ch.r;
         double beta = it == 1 || rprev == 0 ? 0 : r / rprev;
         rprev = r;
         if (beta > 1) beta = 0;
-        /* momentum along the previous direction, new direction */
-        for (int i = 0; i < np; i++) {
+        /* momentum along the previous direction, new direction: over the
+         * merge of the changed points and plist */
+        int a = 0, b = 0, nn = 0;
+        while (a < ch.nchg || b < npl) {
+            int i;
+            if (b >= npl || (a < ch.nchg && ch.chg[a] < plist[b])) i = ch.chg[a++];
+            else if (a >= ch.nchg || plist[b] < ch.chg[a]) i = plist[b++];
+            else { i = ch.chg[a++]; b++; }
             double dl[3] = {0, 0, 0};
             int any = 0;
             for (int c = 0; c < ncomp; c++) {
@@ -730,6 +752,7 @@ static int s_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vsc
                 }
                 p[k] = d[k] + beta * p[k];
             }
+            if (p[3 * i] != 0 || p[3 * i + 1] != 0 || p[3 * i + 2] != 0) nlist[nn++] = i;
             if (any) {
                 double *v0, *v1;
                 int n0, n1;
@@ -737,6 +760,11 @@ static int s_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vsc
                 s_laxpy(w, i, ncomp, dl, v0, n0, v1, n1);
             }
         }
+        /* the points with a direction, for the next sweep */
+        int *t = plist;
+        plist = nlist;
+        nlist = t;
+        npl = nn;
     }
     for (int I = 0; I < w->nisl; I++) {
         const double *zs = vi + w->isl_zptr[I];
