@@ -55,14 +55,21 @@ static void s_rows_add(const mbs_model *m, int b, const double *c, const double 
 int mbs_rigid_pair_points(const mbs_model *m, int k, const double *x, mbs_rpoint *out)
 {
     const mbs_contact_spec *C = &m->spec->contacts[k];
+    mbs_shape A, B;
+    mbs_contact_world_shape(m, C->shape[0], x, &A);
+    mbs_contact_world_shape(m, C->shape[1], x, &B);
+    return mbs_rigid_pair_points_ws(m, k, x, &A, &B, out);
+}
+
+int mbs_rigid_pair_points_ws(const mbs_model *m, int k, const double *x, const mbs_shape *A, const mbs_shape *B,
+                             mbs_rpoint *out)
+{
+    const mbs_contact_spec *C = &m->spec->contacts[k];
     const mbs_fel *el = &m->cfel[k];
     int ia = C->shape[0], ib = C->shape[1];
     int ba = m->cshape[ia].body, bb = m->cshape[ib].body;
-    mbs_shape A, B;
     mbs_contact_set set;
-    mbs_contact_world_shape(m, ia, x, &A);
-    mbs_contact_world_shape(m, ib, x, &B);
-    if (mbs_contact_shapes(&A, &B, INFINITY, &set) <= 0) return 0;
+    if (mbs_contact_shapes(A, B, INFINITY, &set) <= 0) return 0;
     int ntan = m->dim == 3 ? 2 : 1;
     for (int i = 0; i < set.n; i++) {
         const mbs_contact *c = &set.c[i];

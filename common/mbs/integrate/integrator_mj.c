@@ -116,10 +116,12 @@ struct mbs_mj_ws {
     double *qz;                /* (3 cap) G v_f over the reduced sides        */
     int *pzoff, *pzlen;        /* (2 cap) slice of each side of a point       */
     double *pmu;               /* (cap) friction coefficient of the point     */
+    mbs_shape *wsh;            /* (nshape) world shapes at q_m ...            */
+    long *wsh_step;            /* (nshape) ... formed at this step            */
     double *wdi;               /* (3 cap) 1 / ((1 + eps) W_cc) for the sweep  */
     int *pstr;                 /* (cap) stride of its coefficient rows        */
     double *wblk;              /* (9 cap) W_ii blocks, row-major (c, d)       */
-    double *lam, *qf, *bt, *wd;/* (3 cap) impulses, G v_f, targets, W_ii      */
+    double *lam, *bt, *wd;     /* (3 cap) impulses, targets, W_ii             */
     double *gam0;              /* (cap) gamma^- = G_n v0                      */
     double *cg_p, *cg_l0;      /* (3 cap) NNCG direction, sweep change        */
     int *act;                  /* (3 cap) PGS point lists                     */
@@ -287,9 +289,9 @@ int mbs_mj_ws_new(const mbs_model *m, mbs_data *d)
     ALLOC(w->lam_prev, 3 * cap); ALLOC(w->lam_n_prev, cap); ALLOC(w->pt, cap); ALLOC(w->boff, cap); ALLOC(w->bstore, bcap + 1);
 
     ALLOC(w->astore, bcap + 1); ALLOC(w->bzstore, bcap + 1); ALLOC(w->qz, 3 * cap);
-    ALLOC(w->pzoff, 2 * cap); ALLOC(w->pmu, cap); ALLOC(w->wdi, 3 * cap); ALLOC(w->pstr, cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn);
+    ALLOC(w->pzoff, 2 * cap); ALLOC(w->pmu, cap); ALLOC(w->wsh, m->spec->nshape + 1); ALLOC(w->wsh_step, m->spec->nshape + 1); ALLOC(w->wdi, 3 * cap); ALLOC(w->pstr, cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn);
     ALLOC(w->isl_zptr, w->nisl + 1); ALLOC(w->isl_red, w->nisl + 1); ALLOC(w->wblk, 9 * cap);
-    ALLOC(w->lam, 3 * cap); ALLOC(w->qf, 3 * cap); ALLOC(w->bt, 3 * cap); ALLOC(w->wd, 3 * cap);
+    ALLOC(w->lam, 3 * cap); ALLOC(w->bt, 3 * cap); ALLOC(w->wd, 3 * cap);
     ALLOC(w->gam0, cap); ALLOC(w->cg_p, 3 * cap); ALLOC(w->cg_l0, 3 * cap); ALLOC(w->act, 3 * cap);
     /* Lemke: at most 7 unknowns per point (normal, 2 x 2 directions, 2 slacks) */
     int lmax = m->spec->solver.lcp_lemke_max > 0 ? m->spec->solver.lcp_lemke_max : 60;
@@ -313,9 +315,9 @@ void mbs_mj_ws_free(mbs_data *d)
     free(w->isl_eptr); free(w->isl_eq); free(w->isl_mat); free(w->kbuf); free(w->ibuf);
     free(w->pair_isl); free(w->pair_blen); free(w->pair_slot); free(w->pair_lstep); free(w->pair_istep);
     free(w->lam_prev); free(w->lam_n_prev); free(w->pt); free(w->boff); free(w->bstore);
-    free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->wdi); free(w->pstr); free(w->pzlen);
+    free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->wsh); free(w->wsh_step); free(w->wdi); free(w->pstr); free(w->pzlen);
     free(w->z); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
-    free(w->lam); free(w->qf); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0); free(w->act);
+    free(w->lam); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0); free(w->act);
     free(w->lM); free(w->lWc); free(w->lq); free(w->lz); free(w->lw); free(w->lcomp); free(w->lwork);
     free(w->xm); free(w->vf); free(w->tmp); free(w->mv);
     free(w);
@@ -818,7 +820,7 @@ static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
         s_vadd(w, comp[b] / 3, comp[b] % 3, 1.0, w->tmp, 0);
         for (int r = 0; r < C; r++) Wc[r + C * b] = s_gdot(m, &w->pt[comp[r] / 3], comp[r] % 3, w->tmp);
     }
-    for (int r = 0; r < C; r++) qc[r] = w->qf[comp[r]] + w->bt[comp[r]];
+    for (int r = 0; r < C; r++) qc[r] = s_gdot(m, &w->pt[comp[r] / 3], comp[r] % 3, w->vf) + w->bt[comp[r]];
     memset(M, 0, sizeof(double) * (size_t)L * (size_t)L);
     /* rows: point i's unknowns start at ur (components at cr); x = 0 is the
      * normal, x = 1 + 2 j (+t_j) and 2 + 2 j (-t_j) the directions */
@@ -961,7 +963,15 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
         int k = use_active ? d->c_active[a] : a;
         const mbs_contact_spec *C = &m->spec->contacts[k];
         if (C->law != MBS_LAW_RIGID) continue;
-        int got = mbs_rigid_pair_points(m, k, w->xm, &w->pt[np]);
+        /* each shape's world shape once per step */
+        for (int q = 0; q < 2; q++) {
+            int sh = C->shape[q];
+            if (w->wsh_step[sh] != step) {
+                mbs_contact_world_shape(m, sh, w->xm, &w->wsh[sh]);
+                w->wsh_step[sh] = step;
+            }
+        }
+        int got = mbs_rigid_pair_points_ws(m, k, w->xm, &w->wsh[C->shape[0]], &w->wsh[C->shape[1]], &w->pt[np]);
         if (use_active && s_pair_out_of_reach(m, C, &w->pt[np], got, v0, h)) continue;
         /* warm start from the previous step when the pair was in the system */
         int warm = w->pair_lstep[k] == step - 1;
@@ -1017,7 +1027,7 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
         int len = w->pair_blen[w->pt[i].pair];
         const double *Gi = w->astore + w->boff[i], *Bi = w->bzstore + w->boff[i];
         for (int c = 0; c < 9; c++) w->wblk[9 * i + c] = 0;
-        for (int c = 0; c < 3; c++) { w->wd[3 * i + c] = 0; w->qf[3 * i + c] = 0; }
+        for (int c = 0; c < 3; c++) w->wd[3 * i + c] = 0;
         /* the 3 x 3 Delassus block W_cd = G_c B_d = a_c b_d of the point */
         int zl = w->pzlen[2 * i] + w->pzlen[2 * i + 1];
         for (int c = 0; c < nci; c++)
@@ -1029,7 +1039,6 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
         for (int c = 0; c < nci; c++) {
             w->wd[3 * i + c] = w->wblk[9 * i + 4 * c];
             w->wdi[3 * i + c] = w->wd[3 * i + c] > 0 ? 1 / ((1 + eps) * w->wd[3 * i + c]) : 0;
-            w->qf[3 * i + c] = s_gdot(m, &w->pt[i], c, w->vf);
         }
     }
     d->met.linear_algebra_seconds += mbs_now() - t0;
@@ -1111,6 +1120,7 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_stepper *run,
     h = T / (double)nstep;
     int ncomp = 1 + (m->dim == 3 ? 2 : 1);
     for (int k = 0; k < m->spec->ncontact; k++) w->pair_lstep[k] = w->pair_istep[k] = -10;
+    for (int k = 0; k < m->spec->nshape; k++) w->wsh_step[k] = -10;
     w->nlemke = w->npgs = 0;
     double *v0 = d->vp, *vf = w->vf;
 
