@@ -76,6 +76,20 @@
  * ODE's soft constraints; docs/contacts.md). */
 #define S_REG_BETA 0.2
 
+/* What a step reads of a declared pair, packed in one cache line: with
+ * thousands of declared pairs (81800 for 400 balls) the active ones are
+ * scattered over arrays of that size, and separate arrays (and the large
+ * contact spec) cost a cache miss each. */
+typedef struct {
+    long lstep, istep;         /* last step in the system / in the index set  */
+    double friction, restitution;
+    int isl[2];                /* islands of the pair's bodies, -1            */
+    int blen;                  /* length of a B column of the pair            */
+    int slot;                  /* first warm-start slot                       */
+    int shape[2];
+    int rigid;                 /* law MBS_LAW_RIGID                           */
+} s_pinfo;
+
 struct mbs_mj_ws {
     /* islands: variables linked by bodies and equations */
     int nisl;
@@ -95,13 +109,9 @@ struct mbs_mj_ws {
     double *kbuf;              /* (nkkt) global right-hand side              */
     double *ibuf;              /* (bufmax) island right-hand side            */
     /* pairs */
-    int *pair_isl;             /* (2 nc) islands of the pair's bodies, -1     */
-    int *pair_blen;            /* (nc) length of a B column of the pair       */
-    int *pair_slot;            /* (nc) first warm-start slot of the pair      */
-    long *pair_lstep;          /* (nc) last step the pair was in the system   */
-    long *pair_istep;          /* (nc) last step the pair was in the index set */
-    double *lam_n_prev;        /* (cap) normal impulse per (pair, point)      */
-    double *lam_prev;          /* (3 cap) friction impulse (world) per point  */
+    s_pinfo *pi;               /* (nc) what a step reads of each pair         */
+    double *prev;              /* (4 cap) per (pair, point): the normal and
+                                  the friction impulse (world) of its last step */
     /* the points of the current step */
     int cap;                   /* sum of the pairs' largest point counts       */
     mbs_rpoint *pt;            /* (cap)                                      */
@@ -261,32 +271,38 @@ int mbs_mj_ws_new(const mbs_model *m, mbs_data *d)
     ALLOC(w->xm, nn); ALLOC(w->vf, nn); ALLOC(w->tmp, nn); ALLOC(w->mv, nn);
     if (!ok || s_islands(m, w)) return -1;
     ALLOC(w->ibuf, w->bufmax);
-    ALLOC(w->pair_isl, 2 * nc + 1); ALLOC(w->pair_blen, nc + 1); ALLOC(w->pair_slot, nc + 1);
-    ALLOC(w->pair_lstep, nc + 1); ALLOC(w->pair_istep, nc + 1);
+    ALLOC(w->pi, nc + 1);
     if (!ok) return -1;
     /* pairs: islands of their bodies, B column length, point capacity */
     long bcap = 0;
     for (int k = 0; k < nc; k++) {
-        w->pair_lstep[k] = w->pair_istep[k] = -10;
-        w->pair_slot[k] = w->cap;
-        if (m->spec->contacts[k].law != MBS_LAW_RIGID) continue;
+        const mbs_contact_spec *C = &m->spec->contacts[k];
+        s_pinfo *pk = &w->pi[k];
+        pk->lstep = pk->istep = -10;
+        pk->slot = w->cap;
+        pk->friction = C->friction;
+        pk->restitution = C->restitution;
+        pk->shape[0] = C->shape[0];
+        pk->shape[1] = C->shape[1];
+        pk->rigid = C->law == MBS_LAW_RIGID;
+        if (!pk->rigid) continue;
         int ia = s_body_isl(m, w, m->spec->shapes[m->spec->contacts[k].shape[0]].body);
         int ib = s_body_isl(m, w, m->spec->shapes[m->spec->contacts[k].shape[1]].body);
         if (ia < 0 || ia == ib) { ia = ib; ib = -1; }
-        w->pair_isl[2 * k] = ia;
-        w->pair_isl[2 * k + 1] = ib;
+        w->pi[k].isl[0] = ia;
+        w->pi[k].isl[1] = ib;
         int len = 0;
         for (int s = 0; s < 2; s++) {
-            int I = w->pair_isl[2 * k + s];
+            int I = w->pi[k].isl[s];
             if (I >= 0) len += w->isl_vptr[I + 1] - w->isl_vptr[I];
         }
-        w->pair_blen[k] = len;
+        w->pi[k].blen = len;
         int np = mbs_rigid_max_points(m, k);
         w->cap += np;
         bcap += 3L * np * len;
     }
     int cap = w->cap > 0 ? w->cap : 1;
-    ALLOC(w->lam_prev, 3 * cap); ALLOC(w->lam_n_prev, cap); ALLOC(w->pt, cap); ALLOC(w->boff, cap); ALLOC(w->bstore, bcap + 1);
+    ALLOC(w->prev, 4 * cap); ALLOC(w->pt, cap); ALLOC(w->boff, cap); ALLOC(w->bstore, bcap + 1);
 
     ALLOC(w->astore, bcap + 1); ALLOC(w->bzstore, bcap + 1); ALLOC(w->qz, 3 * cap);
     ALLOC(w->pzoff, 2 * cap); ALLOC(w->pmu, cap); ALLOC(w->wsh, m->spec->nshape + 1); ALLOC(w->wsh_step, m->spec->nshape + 1); ALLOC(w->wdi, 3 * cap); ALLOC(w->pstr, cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn);
@@ -313,8 +329,7 @@ void mbs_mj_ws_free(mbs_data *d)
     free(w->isl_ci); free(w->isl_schur); free(w->isl_lu); free(w->abuf); free(w->ibuf2); free(w->onbuf);
     free(w->var_isl); free(w->var_loc); free(w->eq_loc); free(w->isl_vptr); free(w->isl_var);
     free(w->isl_eptr); free(w->isl_eq); free(w->isl_mat); free(w->kbuf); free(w->ibuf);
-    free(w->pair_isl); free(w->pair_blen); free(w->pair_slot); free(w->pair_lstep); free(w->pair_istep);
-    free(w->lam_prev); free(w->lam_n_prev); free(w->pt); free(w->boff); free(w->bstore);
+    free(w->pi); free(w->prev); free(w->pt); free(w->boff); free(w->bstore);
     free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->wsh); free(w->wsh_step); free(w->wdi); free(w->pstr); free(w->pzlen);
     free(w->z); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
     free(w->lam); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0); free(w->act);
@@ -450,9 +465,9 @@ static void s_solve_all(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, const dou
 static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int ncomp)
 {
     const mbs_rpoint *P = &w->pt[i];
-    int k = P->pair, len = w->pair_blen[k];
+    int k = P->pair, len = w->pi[k].blen;
     const int *vars = m->cfel[k].vars;
-    w->pmu[i] = m->spec->contacts[k].friction;
+    w->pmu[i] = w->pi[k].friction;
     w->pstr[i] = len;
     for (int c = 0; c < 3; c++) w->qz[3 * i + c] = 0;
     for (int c = 0; c < ncomp; c++) {
@@ -460,7 +475,7 @@ static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int nc
         double *A = w->astore + w->boff[i] + (long)c * len, *Bz = w->bzstore + w->boff[i] + (long)c * len;
         int off = 0, zo = 0;
         for (int s = 0; s < 2; s++) {
-            int I = w->pair_isl[2 * k + s];
+            int I = w->pi[k].isl[s];
             w->pzoff[2 * i + s] = 0;
             w->pzlen[2 * i + s] = 0;
             if (I < 0) continue;
@@ -501,14 +516,14 @@ static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int nc
 static void s_bfill(const mbs_model *m, mbs_mj_ws *w, int np)
 {
     for (int i = 0; i < np; i++) {
-        int k = w->pt[i].pair, len = w->pair_blen[k];
+        int k = w->pt[i].pair, len = w->pi[k].blen;
         int nci = m->spec->contacts[k].friction > 0 ? 1 + (m->dim == 3 ? 2 : 1) : 1;
         for (int c = 0; c < nci; c++) {
             double *B = w->bstore + w->boff[i] + (long)c * len;
             const double *A = w->astore + w->boff[i] + (long)c * len;
             int off = 0, zo = 0;
             for (int s = 0; s < 2; s++) {
-                int I = w->pair_isl[2 * k + s];
+                int I = w->pi[k].isl[s];
                 if (I < 0) continue;
                 int nv = w->isl_vptr[I + 1] - w->isl_vptr[I], zl = w->isl_zptr[I + 1] - w->isl_zptr[I];
                 if (w->isl_red[I]) {
@@ -539,9 +554,9 @@ static double s_gdot(const mbs_model *m, const mbs_rpoint *P, int c, const doubl
 static void s_vadd(const mbs_mj_ws *w, int i, int c, double dl, double *v, int lu_only)
 {
     int k = w->pt[i].pair;
-    const double *B = w->bstore + w->boff[i] + (long)c * w->pair_blen[k];
+    const double *B = w->bstore + w->boff[i] + (long)c * w->pi[k].blen;
     for (int s = 0; s < 2; s++) {
-        int I = w->pair_isl[2 * k + s];
+        int I = w->pi[k].isl[s];
         if (I < 0) continue;
         int nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
         const int *iv = w->isl_var + w->isl_vptr[I];
@@ -707,9 +722,9 @@ static int s_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vsc
             for (int a = 0; a < zl; a++) zs[a] = v[w->isl_var[w->isl_vptr[I] + a]];
     }
     for (int i = 0; i < np; i++) {
-        int k = w->pt[i].pair, len = w->pair_blen[k], zo = 0;
+        int k = w->pt[i].pair, len = w->pi[k].blen, zo = 0;
         for (int s = 0; s < 2; s++) {
-            int I = w->pair_isl[2 * k + s], zl = w->pzlen[2 * i + s];
+            int I = w->pi[k].isl[s], zl = w->pzlen[2 * i + s];
             if (I < 0) continue;
             if (w->isl_red[I])
                 for (int c = 0; c < ncomp; c++) {
@@ -961,26 +976,27 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
     double t0 = mbs_now();
     for (int a = 0; a < cnt; a++) {
         int k = use_active ? d->c_active[a] : a;
+        s_pinfo *pk = &w->pi[k];
+        if (!pk->rigid) continue;
         const mbs_contact_spec *C = &m->spec->contacts[k];
-        if (C->law != MBS_LAW_RIGID) continue;
         /* each shape's world shape once per step */
         for (int q = 0; q < 2; q++) {
-            int sh = C->shape[q];
+            int sh = pk->shape[q];
             if (w->wsh_step[sh] != step) {
                 mbs_contact_world_shape(m, sh, w->xm, &w->wsh[sh]);
                 w->wsh_step[sh] = step;
             }
         }
-        int got = mbs_rigid_pair_points_ws(m, k, w->xm, &w->wsh[C->shape[0]], &w->wsh[C->shape[1]], &w->pt[np]);
+        int got = mbs_rigid_pair_points_ws(m, k, w->xm, &w->wsh[pk->shape[0]], &w->wsh[pk->shape[1]], &w->pt[np]);
         if (use_active && s_pair_out_of_reach(m, C, &w->pt[np], got, v0, h)) continue;
         /* warm start from the previous step when the pair was in the system */
-        int warm = w->pair_lstep[k] == step - 1;
+        int warm = w->pi[k].lstep == step - 1;
         int in_index = 0, impact = 0;
         for (int j = 0; j < got; j++) {
-            int i = np + j, slot = w->pair_slot[k] + j;
+            int i = np + j, slot = w->pi[k].slot + j;
             const mbs_rpoint *P = &w->pt[i];
             w->boff[i] = boff;
-            boff += 3L * w->pair_blen[k];
+            boff += 3L * w->pi[k].blen;
             /* the previous normal impulse, and the previous friction impulse
              * (kept as a world vector) on the new tangents: the tangent
              * basis turns with the normal and can swap axes */
@@ -989,15 +1005,15 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
                 w->bt[3 * i + c] = 0;
             }
             if (warm) {
-                const double *tw = w->lam_prev + 3 * slot;
-                w->lam[3 * i] = w->lam_n_prev[slot];
-                for (int c = 1; C->friction > 0 && c < ncomp; c++)
+                const double *tw = w->prev + 4 * slot + 1;
+                w->lam[3 * i] = w->prev[4 * slot];
+                for (int c = 1; pk->friction > 0 && c < ncomp; c++)
                     w->lam[3 * i + c] = tw[0] * P->t[c - 1][0] + tw[1] * P->t[c - 1][1] + tw[2] * P->t[c - 1][2];
             }
             w->gam0[i] = s_gdot(m, P, 0, v0);
             /* index set: touching at q_m or closing within the half step */
             if (P->g <= 0 || P->g + 0.5 * h * w->gam0[i] <= 0) {
-                w->bt[3 * i] = C->restitution * fmin(w->gam0[i], 0);
+                w->bt[3 * i] = pk->restitution * fmin(w->gam0[i], 0);
                 /* regularised PGS: a resting contact gives way at the
                  * velocity eps W Lambda; a contact that persists from the
                  * previous step is pushed back out at S_REG_BETA of its
@@ -1005,26 +1021,26 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
                  * eps W Lambda h / S_REG_BETA instead of sinking (impacts keep
                  * their restitution target: the pair was not in the index
                  * set the step before) */
-                if (eps > 0 && P->g < 0 && w->pair_istep[k] == step - 1) w->bt[3 * i] += S_REG_BETA * P->g / h;
+                if (eps > 0 && P->g < 0 && w->pi[k].istep == step - 1) w->bt[3 * i] += S_REG_BETA * P->g / h;
                 in_index = 1;
-                if (w->gam0[i] < 0 && w->pair_istep[k] != step - 1) impact = 1;
+                if (w->gam0[i] < 0 && w->pi[k].istep != step - 1) impact = 1;
             } else {
                 w->bt[3 * i] = 2 * P->g / h;
             }
         }
         /* an impact: a pair entering the index set while closing */
-        if (in_index) w->pair_istep[k] = step;
+        if (in_index) w->pi[k].istep = step;
         d->met.impacts += impact;
-        w->pair_lstep[k] = step;
+        w->pi[k].lstep = step;
         np += got;
     }
     d->met.contact_detection_seconds += mbs_now() - t0;
     /* B columns, W_ii, G v_f */
     t0 = mbs_now();
     for (int i = 0; i < np; i++) {
-        int nci = m->spec->contacts[w->pt[i].pair].friction > 0 ? ncomp : 1;
+        int nci = w->pi[w->pt[i].pair].friction > 0 ? ncomp : 1;
         s_bcols(m, d, w, i, nci);
-        int len = w->pair_blen[w->pt[i].pair];
+        int len = w->pi[w->pt[i].pair].blen;
         const double *Gi = w->astore + w->boff[i], *Bi = w->bzstore + w->boff[i];
         for (int c = 0; c < 9; c++) w->wblk[9 * i + c] = 0;
         for (int c = 0; c < 3; c++) w->wd[3 * i + c] = 0;
@@ -1053,11 +1069,11 @@ static void s_keep(const mbs_model *m, mbs_mj_ws *w, int np)
         int k = w->pt[i].pair;
         j = k == prev ? j + 1 : 0;
         prev = k;
-        int slot = w->pair_slot[k] + j;
+        int slot = w->pi[k].slot + j;
         const mbs_rpoint *P = &w->pt[i];
-        w->lam_n_prev[slot] = w->lam[3 * i];
+        w->prev[4 * slot] = w->lam[3 * i];
         for (int a = 0; a < 3; a++)
-            w->lam_prev[3 * slot + a] = w->lam[3 * i + 1] * P->t[0][a] + w->lam[3 * i + 2] * P->t[1][a];
+            w->prev[4 * slot + 1 + a] = w->lam[3 * i + 1] * P->t[0][a] + w->lam[3 * i + 2] * P->t[1][a];
     }
     (void)m;
 }
@@ -1119,7 +1135,7 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_stepper *run,
     if (nstep < 1) nstep = 1;
     h = T / (double)nstep;
     int ncomp = 1 + (m->dim == 3 ? 2 : 1);
-    for (int k = 0; k < m->spec->ncontact; k++) w->pair_lstep[k] = w->pair_istep[k] = -10;
+    for (int k = 0; k < m->spec->ncontact; k++) w->pi[k].lstep = w->pi[k].istep = -10;
     for (int k = 0; k < m->spec->nshape; k++) w->wsh_step[k] = -10;
     w->nlemke = w->npgs = 0;
     double *v0 = d->vp, *vf = w->vf;
