@@ -126,6 +126,13 @@ struct mbs_mj_ws {
     double *qz;                /* (3 cap) G v_f over the reduced sides        */
     int *pzoff, *pzlen;        /* (2 cap) slice of each side of a point       */
     double *pmu;               /* (cap) friction coefficient of the point     */
+    /* skipping open points in the sweeps (s_sweep) */
+    double *ztrav;             /* (nisl) sum of |changes| of the island's z   */
+    double *pbn;               /* (6 cap) 1-norm of b per (component, side)   */
+    double *pam;               /* (2 cap) max-norm of the normal's a per side */
+    double *psnap;             /* (2 cap) ztrav of the sides at the last visit */
+    double *wlast;             /* (cap) w_n at the last visit                 */
+    int *pisl;                 /* (2 cap) island of each side, -1            */
     mbs_shape *wsh;            /* (nshape) world shapes at q_m ...            */
     long *wsh_step;            /* (nshape) ... formed at this step            */
     double *wdi;               /* (3 cap) 1 / ((1 + eps) W_cc) for the sweep  */
@@ -305,7 +312,8 @@ int mbs_mj_ws_new(const mbs_model *m, mbs_data *d)
     ALLOC(w->prev, 4 * cap); ALLOC(w->pt, cap); ALLOC(w->boff, cap); ALLOC(w->bstore, bcap + 1);
 
     ALLOC(w->astore, bcap + 1); ALLOC(w->bzstore, bcap + 1); ALLOC(w->qz, 3 * cap);
-    ALLOC(w->pzoff, 2 * cap); ALLOC(w->pmu, cap); ALLOC(w->wsh, m->spec->nshape + 1); ALLOC(w->wsh_step, m->spec->nshape + 1); ALLOC(w->wdi, 3 * cap); ALLOC(w->pstr, cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn);
+    ALLOC(w->pzoff, 2 * cap); ALLOC(w->pmu, cap); ALLOC(w->ztrav, w->nisl + 1); ALLOC(w->pbn, 6 * cap); ALLOC(w->pam, 2 * cap);
+    ALLOC(w->psnap, 2 * cap); ALLOC(w->wlast, cap); ALLOC(w->pisl, 2 * cap); ALLOC(w->wsh, m->spec->nshape + 1); ALLOC(w->wsh_step, m->spec->nshape + 1); ALLOC(w->wdi, 3 * cap); ALLOC(w->pstr, cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn);
     ALLOC(w->isl_zptr, w->nisl + 1); ALLOC(w->isl_red, w->nisl + 1); ALLOC(w->wblk, 9 * cap);
     ALLOC(w->lam, 3 * cap); ALLOC(w->bt, 3 * cap); ALLOC(w->wd, 3 * cap);
     ALLOC(w->gam0, cap); ALLOC(w->cg_p, 3 * cap); ALLOC(w->cg_l0, 3 * cap); ALLOC(w->act, 3 * cap);
@@ -330,7 +338,7 @@ void mbs_mj_ws_free(mbs_data *d)
     free(w->var_isl); free(w->var_loc); free(w->eq_loc); free(w->isl_vptr); free(w->isl_var);
     free(w->isl_eptr); free(w->isl_eq); free(w->isl_mat); free(w->kbuf); free(w->ibuf);
     free(w->pi); free(w->prev); free(w->pt); free(w->boff); free(w->bstore);
-    free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->wsh); free(w->wsh_step); free(w->wdi); free(w->pstr); free(w->pzlen);
+    free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->ztrav); free(w->pbn); free(w->pam); free(w->psnap); free(w->wlast); free(w->pisl); free(w->wsh); free(w->wsh_step); free(w->wdi); free(w->pstr); free(w->pzlen);
     free(w->z); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
     free(w->lam); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0); free(w->act);
     free(w->lM); free(w->lWc); free(w->lq); free(w->lz); free(w->lw); free(w->lcomp); free(w->lwork);
@@ -478,6 +486,9 @@ static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int nc
             int I = w->pi[k].isl[s];
             w->pzoff[2 * i + s] = 0;
             w->pzlen[2 * i + s] = 0;
+            w->pisl[2 * i + s] = I;
+            w->pbn[6 * i + 2 * c + s] = 0;
+            if (c == 0) w->pam[2 * i + s] = 0;
             if (I < 0) continue;
             int nv = w->isl_vptr[I + 1] - w->isl_vptr[I], zl = w->isl_zptr[I + 1] - w->isl_zptr[I];
             int N = nv + w->isl_eptr[I + 1] - w->isl_eptr[I];
@@ -505,6 +516,14 @@ static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int nc
                 memcpy(B + off, w->ibuf, sizeof(double) * (size_t)nv);
                 memcpy(Bz + zo, B + off, sizeof(double) * (size_t)nv);
             }
+            /* the norms that bound how far the point's velocities move */
+            double bn = 0, am = 0;
+            for (int j = 0; j < zl; j++) {
+                bn += fabs(Bz[zo + j]);
+                am = fmax(am, fabs(A[zo + j]));
+            }
+            w->pbn[6 * i + 2 * c + s] = bn;
+            if (c == 0) w->pam[2 * i + s] = am;
             off += nv;
             zo += zl;
         }
@@ -606,6 +625,13 @@ static inline void s_laxpy(const mbs_mj_ws *w, int i, int nc, const double *dl, 
     int len = w->pstr[i];
     const double *b0 = w->bzstore + w->boff[i], *b1 = b0 + len, *b2 = b1 + len;
     double d0 = dl[0], d1 = nc > 1 ? dl[1] : 0, d2 = nc > 2 ? dl[2] : 0;
+    /* the travel of the two sides' unknowns: |dz|_1 <= sum |dl_c| |b_c|_1 */
+    for (int s = 0; s < 2; s++) {
+        int I = w->pisl[2 * i + s];
+        if (I >= 0)
+            w->ztrav[I] += fabs(d0) * w->pbn[6 * i + s] + fabs(d1) * w->pbn[6 * i + 2 + s] +
+                           fabs(d2) * w->pbn[6 * i + 4 + s];
+    }
     if (nc == 1 || (d1 == 0 && d2 == 0)) {
         for (int a = 0; a < n0; a++) v0[a] += d0 * b0[a];
         for (int a = 0; a < n1; a++) v1[a] += d0 * b0[n0 + a];
@@ -653,12 +679,31 @@ static double s_sweep(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, doubl
         s_sides(w, i, vi, &v0, &n0, &v1, &n1);
         double *lam = w->lam + 3 * i;
         const double *W = w->wblk + 9 * i, *wd = w->wd + 3 * i, *bt = w->bt + 3 * i;
+        /* an open point (no impulse) whose normal velocity was w_n > 0 at
+         * its last visit keeps w_n > 0, and its update changes nothing,
+         * while the travel of its sides' unknowns since then, times its
+         * normal row's largest coefficient, stays below w_n: skipped */
+        int I0 = w->pisl[2 * i], I1 = w->pisl[2 * i + 1];
+        if (lam[0] == 0 && lam[1] == 0 && lam[2] == 0) {
+            double bound = 0;
+            if (I0 >= 0) bound += w->pam[2 * i] * (w->ztrav[I0] - w->psnap[2 * i]);
+            if (I1 >= 0) bound += w->pam[2 * i + 1] * (w->ztrav[I1] - w->psnap[2 * i + 1]);
+            if (w->wlast[i] - bound > 0) {
+                for (int c = 0; c < 3; c++) ch->d[3 * i + c] = 0;
+                continue;
+            }
+        }
         for (int c = 0; c < nc; c++) {
             if (!(wd[c] > 0)) continue;
             /* an open contact (no normal impulse) has no friction */
             if (c > 0 && lam[0] == 0 && lam[c] == 0) continue;
             double wii = (1 + eps) * wd[c];
             wv[c] += s_ldot(w, i, c, v0, n0, v1, n1) + w->qz[3 * i + c] + bt[c] + eps * wd[c] * lam[c];
+            if (c == 0) {
+                w->wlast[i] = wv[0];
+                w->psnap[2 * i] = I0 >= 0 ? w->ztrav[I0] : 0;
+                w->psnap[2 * i + 1] = I1 >= 0 ? w->ztrav[I1] : 0;
+            }
             double l = lam[c] - wv[c] * w->wdi[3 * i + c];
             if (c == 0) l = l > 0 ? l : 0;
             else {
@@ -676,6 +721,8 @@ static double s_sweep(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, doubl
             ch->r += wii * d * d;
         }
         for (int c = 0; c < 3; c++) ch->d[3 * i + c] = dl[c];
+        /* w_n after the visit is the one computed only if nothing changed */
+        if (any) w->wlast[i] = -INFINITY;
         if (any) {
             s_laxpy(w, i, nc, dl, v0, n0, v1, n1);
             ch->chg[ch->nchg++] = i;
@@ -742,6 +789,8 @@ static int s_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vsc
     s_change ch = {d, w->act, 0, 0};
     int *plist = w->act + np, *nlist = w->act + 2 * np, npl = 0;
     memset(p, 0, sizeof(double) * (size_t)N);
+    for (int I = 0; I < w->nisl; I++) w->ztrav[I] = 0;
+    for (int i = 0; i < np; i++) w->wlast[i] = -INFINITY;
     for (int it = 1; it <= maxit; it++) {
         if (s_sweep(m, w, np, ncomp, eps, vi, &ch) <= tol) { rc = it; break; }
         if (it == maxit) break;
