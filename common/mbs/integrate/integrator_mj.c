@@ -60,6 +60,7 @@
 #include "mbs/contact/contact_rigid.h"
 #include "mbs/linalg/lcp.h"
 #include "mbs/linalg/cinv.h"
+#include "mbs/integrate/integrator_mj_ws.h"
 #include "mbs/analysis/system.h"
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/dynamics/force.h"
@@ -75,85 +76,6 @@
  * persistent contact's penetration removed per step (the error reduction of
  * ODE's soft constraints; docs/contacts.md). */
 #define S_REG_BETA 0.2
-
-/* What a step reads of a declared pair, packed in one cache line: with
- * thousands of declared pairs (81800 for 400 balls) the active ones are
- * scattered over arrays of that size, and separate arrays (and the large
- * contact spec) cost a cache miss each. */
-typedef struct {
-    long lstep, istep;         /* last step in the system / in the index set  */
-    double friction, restitution;
-    int isl[2];                /* islands of the pair's bodies, -1            */
-    int blen;                  /* length of a B column of the pair            */
-    int slot;                  /* first warm-start slot                       */
-    int shape[2];
-    int rigid;                 /* law MBS_LAW_RIGID                           */
-} s_pinfo;
-
-struct mbs_mj_ws {
-    /* islands: variables linked by bodies and equations */
-    int nisl;
-    int *var_isl, *var_loc;    /* (n) island and place in it                  */
-    int *eq_loc;               /* (ne) place among its island's equations     */
-    int *isl_vptr, *isl_var;   /* (nisl + 1), (n): variables of each island   */
-    int *isl_eptr, *isl_eq;    /* (nisl + 1), (ne): its equations             */
-    mbs_mat *isl_mat;          /* (nisl) dense KKT matrices (n = 0: large)    */
-    mbs_cinv *isl_ci;          /* (nisl) Schur-complement constrained inverse */
-    int *isl_schur;            /* (nisl) 1: M_I is positive definite (cinv)   */
-    int *isl_lu;               /* (nisl) 1: this step uses the LU factor      */
-    double *abuf;              /* (bufmax^2) an island's constraint matrix    */
-    double *ibuf2;             /* (bufmax) solve scratch                       */
-    int *onbuf;                /* (bufmax) an island's equations switched on  */
-    int any_large;
-    int bufmax;
-    double *kbuf;              /* (nkkt) global right-hand side              */
-    double *ibuf;              /* (bufmax) island right-hand side            */
-    /* pairs */
-    s_pinfo *pi;               /* (nc) what a step reads of each pair         */
-    double *prev;              /* (4 cap) per (pair, point): the normal and
-                                  the friction impulse (world) of its last step */
-    /* the points of the current step */
-    int cap;                   /* sum of the pairs' largest point counts       */
-    mbs_rpoint *pt;            /* (cap)                                      */
-    long *boff;                /* (cap) offset of the point's B columns       */
-    double *bstore;            /* B columns                                   */
-    /* the PGS unknowns z: per island its velocity (LU islands) or the r
-     * numbers y of v = v_f + U y (Schur islands, P = U U^T) */
-    int *isl_zptr;             /* (nisl + 1) the island's slice of z          */
-    int *isl_red;              /* (nisl) 1: the slice is y (reduced)          */
-    double *z;                 /* (n)                                         */
-    double *astore, *bzstore;  /* per point and component: w = a z, z += b dl */
-    double *qz;                /* (3 cap) G v_f over the reduced sides        */
-    int *pzoff, *pzlen;        /* (2 cap) slice of each side of a point       */
-    double *pmu;               /* (cap) friction coefficient of the point     */
-    /* skipping open points in the sweeps (s_sweep) */
-    double *ztrav;             /* (nisl) sum of |changes| of the island's z   */
-    double *pbn;               /* (6 cap) 1-norm of b per (component, side)   */
-    double *pam;               /* (2 cap) max-norm of the normal's a per side */
-    double *psnap;             /* (2 cap) ztrav of the sides at the last visit */
-    double *wlast;             /* (cap) w_n at the last visit                 */
-    int *pisl;                 /* (2 cap) island of each side, -1            */
-    mbs_shape *wsh;            /* (nshape) world shapes at q_m ...            */
-    long *wsh_step;            /* (nshape) ... formed at this step            */
-    double *wdi;               /* (3 cap) 1 / ((1 + eps) W_cc) for the sweep  */
-    int *pstr;                 /* (cap) stride of its coefficient rows        */
-    double *wblk;              /* (9 cap) W_ii blocks, row-major (c, d)       */
-    double *lam, *bt, *wd;     /* (3 cap) impulses, targets, W_ii             */
-    double *gam0;              /* (cap) gamma^- = G_n v0                      */
-    double *cg_p, *cg_l0;      /* (3 cap) NNCG direction, sweep change        */
-    int *act;                  /* (3 cap) PGS point lists                     */
-    /* Lemke */
-    int nl;                    /* largest Lemke LCP                            */
-    double *lM, *lq, *lz, *lw, *lWc;
-    int *lcomp;                /* (nl) component of a Lemke unknown, sign     */
-    void *lwork;
-    /* vectors */
-    double *xm, *vf, *tmp, *mv; /* (n)                                       */
-    long nlemke, npgs;
-    /* the last accepted step, for the reaction recovery */
-    int np_last, ncomp_last;
-    double h_last;
-};
 
 /* ---- workspace --------------------------------------------------------------------------- */
 
@@ -284,7 +206,7 @@ int mbs_mj_ws_new(const mbs_model *m, mbs_data *d)
     long bcap = 0;
     for (int k = 0; k < nc; k++) {
         const mbs_contact_spec *C = &m->spec->contacts[k];
-        s_pinfo *pk = &w->pi[k];
+        mbs_mj_pinfo *pk = &w->pi[k];
         pk->lstep = pk->istep = -10;
         pk->slot = w->cap;
         pk->friction = C->friction;
@@ -585,270 +507,6 @@ static void s_vadd(const mbs_mj_ws *w, int i, int c, double dl, double *v, int l
     }
 }
 
-/* ---- the complementarity problem ------------------------------------------------------------ */
-
-/* The slices of z of point i's two sides: v0 (n0 values) and v1 (n1, 0
- * when the pair has one moving island), in the order of its astore /
- * bzstore coefficients. */
-static inline void s_sides(const mbs_mj_ws *w, int i, double *z, double **v0, int *n0, double **v1, int *n1)
-{
-    *v0 = z + w->pzoff[2 * i];
-    *n0 = w->pzlen[2 * i];
-    *v1 = z + w->pzoff[2 * i + 1];
-    *n1 = w->pzlen[2 * i + 1];
-}
-
-/* a_c . z of point i (its normal or tangent velocity minus qz). */
-static inline double s_ldot(const mbs_mj_ws *w, int i, int c, const double *v0, int n0, const double *v1, int n1)
-{
-    const double *g = w->astore + w->boff[i] + (long)c * w->pstr[i];
-    double s = 0, t = 0;
-    if (n0 == 6) {
-        /* a free body in space (6 reduced unknowns): fixed trip counts */
-        for (int a = 0; a < 6; a++) s += g[a] * v0[a];
-        if (n1 == 6)
-            for (int a = 0; a < 6; a++) t += g[6 + a] * v1[a];
-        else
-            for (int a = 0; a < n1; a++) t += g[6 + a] * v1[a];
-        return s + t;
-    }
-    for (int a = 0; a < n0; a++) s += g[a] * v0[a];
-    for (int a = 0; a < n1; a++) t += g[n0 + a] * v1[a];
-    return s + t;
-}
-
-/* v += sum_c dl[c] B_c (point i, components c < nc) on the island-ordered
- * velocity, one pass over the point's unknowns. */
-static inline void s_laxpy(const mbs_mj_ws *w, int i, int nc, const double *dl, double *v0, int n0, double *v1,
-                           int n1)
-{
-    int len = w->pstr[i];
-    const double *b0 = w->bzstore + w->boff[i], *b1 = b0 + len, *b2 = b1 + len;
-    double d0 = dl[0], d1 = nc > 1 ? dl[1] : 0, d2 = nc > 2 ? dl[2] : 0;
-    /* the travel of the two sides' unknowns: |dz|_1 <= sum |dl_c| |b_c|_1 */
-    for (int s = 0; s < 2; s++) {
-        int I = w->pisl[2 * i + s];
-        if (I >= 0)
-            w->ztrav[I] += fabs(d0) * w->pbn[6 * i + s] + fabs(d1) * w->pbn[6 * i + 2 + s] +
-                           fabs(d2) * w->pbn[6 * i + 4 + s];
-    }
-    if (nc == 1 || (d1 == 0 && d2 == 0)) {
-        for (int a = 0; a < n0; a++) v0[a] += d0 * b0[a];
-        for (int a = 0; a < n1; a++) v1[a] += d0 * b0[n0 + a];
-        return;
-    }
-    if (nc == 2) {
-        for (int a = 0; a < n0; a++) v0[a] += d0 * b0[a] + d1 * b1[a];
-        for (int a = 0; a < n1; a++) v1[a] += d0 * b0[n0 + a] + d1 * b1[n0 + a];
-        return;
-    }
-    for (int a = 0; a < n0; a++) v0[a] += d0 * b0[a] + d1 * b1[a] + d2 * b2[a];
-    for (int a = 0; a < n1; a++) v1[a] += d0 * b0[n0 + a] + d1 * b1[n0 + a] + d2 * b2[n0 + a];
-}
-
-/* One projected Gauss-Seidel sweep in velocity form over the np points in
- * order (pair id, then point), each point's components in order (normal,
- * t1, t2): w_c = G_c v + b_c, Lambda_c <- proj(Lambda_c - w_c / W_cc).
- * The velocity vi is island-ordered; a point's components are updated
- * one after the other as if v += B_c dLambda_c followed each, but v is
- * touched once per point: the later components' velocities get the change
- * W_c'c dLambda_c from the point's 3 x 3 Delassus block (the same
- * iteration, one pass over the point's variables instead of three).  With
- * the regularisation eps > 0 (constraint force mixing) each row solves
- *     w_c + eps W_cc Lambda_c  (complementary to Lambda_c's bounds),
- * i.e. the LCP of W + eps diag(W): Lambda_c <- proj(Lambda_c - (w_c + eps
- * W_cc Lambda_c) / ((1 + eps) W_cc)).  Returns the largest velocity change
- * of an update, |dLambda| (1 + eps) W_cc. */
-typedef struct {
-    double *d;   /* (3 np) the sweep's change of each impulse              */
-    int *chg;    /* the points it changed, in increasing order             */
-    int nchg;
-    double r;    /* sum of (1 + eps) W_cc d_c^2 in increasing (point, c)   */
-} s_change;
-
-static double s_sweep(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double eps, double *vi, s_change *ch)
-{
-    double dmax = 0;
-    ch->nchg = 0;
-    ch->r = 0;
-    for (int i = 0; i < np; i++) {
-        double mu = w->pmu[i];
-        int nc = mu > 0 ? ncomp : 1;
-        double *v0, *v1, dl[3] = {0, 0, 0}, wv[3] = {0, 0, 0};
-        int n0, n1, any = 0;
-        s_sides(w, i, vi, &v0, &n0, &v1, &n1);
-        double *lam = w->lam + 3 * i;
-        const double *W = w->wblk + 9 * i, *wd = w->wd + 3 * i, *bt = w->bt + 3 * i;
-        /* an open point (no impulse) whose normal velocity was w_n > 0 at
-         * its last visit keeps w_n > 0, and its update changes nothing,
-         * while the travel of its sides' unknowns since then, times its
-         * normal row's largest coefficient, stays below w_n: skipped */
-        int I0 = w->pisl[2 * i], I1 = w->pisl[2 * i + 1];
-        if (lam[0] == 0 && lam[1] == 0 && lam[2] == 0) {
-            double bound = 0;
-            if (I0 >= 0) bound += w->pam[2 * i] * (w->ztrav[I0] - w->psnap[2 * i]);
-            if (I1 >= 0) bound += w->pam[2 * i + 1] * (w->ztrav[I1] - w->psnap[2 * i + 1]);
-            if (w->wlast[i] - bound > 0) {
-                for (int c = 0; c < 3; c++) ch->d[3 * i + c] = 0;
-                continue;
-            }
-        }
-        for (int c = 0; c < nc; c++) {
-            if (!(wd[c] > 0)) continue;
-            /* an open contact (no normal impulse) has no friction */
-            if (c > 0 && lam[0] == 0 && lam[c] == 0) continue;
-            double wii = (1 + eps) * wd[c];
-            wv[c] += s_ldot(w, i, c, v0, n0, v1, n1) + w->qz[3 * i + c] + bt[c] + eps * wd[c] * lam[c];
-            if (c == 0) {
-                w->wlast[i] = wv[0];
-                w->psnap[2 * i] = I0 >= 0 ? w->ztrav[I0] : 0;
-                w->psnap[2 * i + 1] = I1 >= 0 ? w->ztrav[I1] : 0;
-            }
-            double l = lam[c] - wv[c] * w->wdi[3 * i + c];
-            if (c == 0) l = l > 0 ? l : 0;
-            else {
-                double hi = mu * lam[0];
-                l = l > hi ? hi : l < -hi ? -hi : l;
-            }
-            double d = l - lam[c];
-            if (d == 0) continue;
-            dl[c] = d;
-            any = 1;
-            lam[c] = l;
-            /* the later components see this change of the velocity */
-            for (int e = c + 1; e < nc; e++) wv[e] += W[3 * e + c] * d;
-            if (fabs(d) * wii > dmax) dmax = fabs(d) * wii;
-            ch->r += wii * d * d;
-        }
-        for (int c = 0; c < 3; c++) ch->d[3 * i + c] = dl[c];
-        /* w_n after the visit is the one computed only if nothing changed */
-        if (any) w->wlast[i] = -INFINITY;
-        if (any) {
-            s_laxpy(w, i, nc, dl, v0, n0, v1, n1);
-            ch->chg[ch->nchg++] = i;
-        }
-    }
-    return dmax;
-}
-
-/* Projected Gauss-Seidel in velocity form on v (in: v_f + B Lambda for the
- * starting Lambda; out: v1), accelerated by the nonsmooth nonlinear
- * conjugate gradient method (NNCG; Silcowitz, Niebe & Erleben, "A
- * nonsmooth nonlinear conjugate gradient method for interactive contact
- * force problems", The Visual Computer 26, 2010): with the sweep's change
- * d_k = Lambda_(k+1) - Lambda_k (minus a gradient), beta = |d_k|^2 /
- * |d_(k-1)|^2 in the norm weighted by W_ii (unit-free: a velocity times an
- * impulse), Lambda += beta p and p = d_k + beta p; beta > 1 restarts (p =
- * 0).  Stops after a plain sweep whose largest update changes a velocity by
- * at most lcp_tolerance times the velocity scale, so the result is always
- * a projected Gauss-Seidel iterate (impulses within their bounds).  With
- * solver.lcp_regularization = eps > 0 the iteration solves the LCP of
- * W + eps diag(W) (see s_sweep): strongly monotone, so the impulses are
- * unique even when W is singular (hyperstatic piles) and Gauss-Seidel
- * converges linearly; the unregularised conditions then hold up to the
- * velocity eps W_ii |Lambda_i| per row (docs/contacts.md).  Points
- * whose impulse stays 0 have d = p = 0 and leave every sum unchanged
- * (deactivation on and off stay identical).  Returns the sweeps used, or
- * -1 at the limit. */
-static int s_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vscale, double *v)
-{
-    const mbs_solver_spec *o = &m->spec->solver;
-    double tol = (o->lcp_tolerance > 0 ? o->lcp_tolerance : 1e-10) * vscale;
-    int maxit = o->lcp_max_iterations > 0 ? o->lcp_max_iterations : 2000;
-    double *p = w->cg_p, *d = w->cg_l0, rprev = 0, eps = o->lcp_regularization;
-    int N = 3 * np, rc = -1;
-    /* the sweeps work on the velocity in island order (contiguous slices) */
-    /* z: an LU island's velocity (with the warm start applied), a reduced
-     * island's y = sum U^T G^T Lambda over the points' sides on it */
-    double *vi = w->z;
-    for (int I = 0; I < w->nisl; I++) {
-        double *zs = vi + w->isl_zptr[I];
-        int zl = w->isl_zptr[I + 1] - w->isl_zptr[I];
-        if (w->isl_red[I]) memset(zs, 0, sizeof(double) * (size_t)zl);
-        else
-            for (int a = 0; a < zl; a++) zs[a] = v[w->isl_var[w->isl_vptr[I] + a]];
-    }
-    for (int i = 0; i < np; i++) {
-        int k = w->pt[i].pair, len = w->pi[k].blen, zo = 0;
-        for (int s = 0; s < 2; s++) {
-            int I = w->pi[k].isl[s], zl = w->pzlen[2 * i + s];
-            if (I < 0) continue;
-            if (w->isl_red[I])
-                for (int c = 0; c < ncomp; c++) {
-                    double l = w->lam[3 * i + c];
-                    const double *b = w->bzstore + w->boff[i] + (long)c * len + zo;
-                    if (l == 0) continue;
-                    for (int j = 0; j < zl; j++) vi[w->pzoff[2 * i + s] + j] += l * b[j];
-                }
-            zo += zl;
-        }
-    }
-    /* the NNCG bookkeeping visits only the points with a non-zero change d
-     * (listed by the sweep) or direction p (plist, increasing order); the
-     * others have d = p = 0 and add exact zeros */
-    s_change ch = {d, w->act, 0, 0};
-    int *plist = w->act + np, *nlist = w->act + 2 * np, npl = 0;
-    memset(p, 0, sizeof(double) * (size_t)N);
-    for (int I = 0; I < w->nisl; I++) w->ztrav[I] = 0;
-    for (int i = 0; i < np; i++) w->wlast[i] = -INFINITY;
-    for (int it = 1; it <= maxit; it++) {
-        if (s_sweep(m, w, np, ncomp, eps, vi, &ch) <= tol) { rc = it; break; }
-        if (it == maxit) break;
-        /* the sweep's W-weighted norm */
-        double r = ch.r;
-        double beta = it == 1 || rprev == 0 ? 0 : r / rprev;
-        rprev = r;
-        if (beta > 1) beta = 0;
-        /* momentum along the previous direction, new direction: over the
-         * merge of the changed points and plist */
-        int a = 0, b = 0, nn = 0;
-        while (a < ch.nchg || b < npl) {
-            int i;
-            if (b >= npl || (a < ch.nchg && ch.chg[a] < plist[b])) i = ch.chg[a++];
-            else if (a >= ch.nchg || plist[b] < ch.chg[a]) i = plist[b++];
-            else { i = ch.chg[a++]; b++; }
-            double dl[3] = {0, 0, 0};
-            int any = 0;
-            for (int c = 0; c < ncomp; c++) {
-                int k = 3 * i + c;
-                if (beta > 0 && p[k] != 0) {
-                    w->lam[k] += beta * p[k];
-                    dl[c] = beta * p[k];
-                    any = 1;
-                }
-                p[k] = d[k] + beta * p[k];
-            }
-            if (p[3 * i] != 0 || p[3 * i + 1] != 0 || p[3 * i + 2] != 0) nlist[nn++] = i;
-            if (any) {
-                double *v0, *v1;
-                int n0, n1;
-                s_sides(w, i, vi, &v0, &n0, &v1, &n1);
-                s_laxpy(w, i, ncomp, dl, v0, n0, v1, n1);
-            }
-        }
-        /* the points with a direction, for the next sweep */
-        int *t = plist;
-        plist = nlist;
-        nlist = t;
-        npl = nn;
-    }
-    for (int I = 0; I < w->nisl; I++) {
-        const double *zs = vi + w->isl_zptr[I];
-        const int *iv = w->isl_var + w->isl_vptr[I];
-        int nv = w->isl_vptr[I + 1] - w->isl_vptr[I], zl = w->isl_zptr[I + 1] - w->isl_zptr[I];
-        if (!w->isl_red[I]) {
-            for (int a = 0; a < nv; a++) v[iv[a]] = zs[a];
-            continue;
-        }
-        const double *U = w->isl_ci[I].U;
-        for (int a = 0; a < nv; a++) {
-            double s = w->vf[iv[a]];
-            for (int j = 0; j < zl; j++) s += U[a * zl + j] * zs[j];
-            v[iv[a]] = s;
-        }
-    }
-    return rc;
-}
 
 /* Lemke on the standard LCP with friction directions: per point the
  * unknowns (Lambda_n, beta_1+, beta_1-, [beta_2+, beta_2-], s_1, [s_2]) with
@@ -937,7 +595,7 @@ static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
 }
 
 /* v += B Lambda for the current impulses of the np points; lu_only: on
- * the LU islands only (the PGS warm start: s_pgs forms a reduced island's
+ * the LU islands only (the PGS warm start: mbs_mj_pgs forms a reduced island's
  * velocity from y itself). */
 static void s_apply(mbs_mj_ws *w, int np, int ncomp, int lu_only, double *v)
 {
@@ -1025,7 +683,7 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
     double t0 = mbs_now();
     for (int a = 0; a < cnt; a++) {
         int k = use_active ? d->c_active[a] : a;
-        s_pinfo *pk = &w->pi[k];
+        mbs_mj_pinfo *pk = &w->pi[k];
         if (!pk->rigid) continue;
         const mbs_contact_spec *C = &m->spec->contacts[k];
         /* each shape's world shape once per step */
@@ -1244,7 +902,7 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_stepper *run,
                 /* PGS from the warm start (zero after a Lemke failure) */
                 w->npgs++;
                 s_apply(w, np, ncomp, 1, d->v);
-                if (s_pgs(m, w, np, ncomp, vscale, d->v) < 0) failed = 1;
+                if (mbs_mj_pgs(m, w, np, ncomp, vscale, d->v) < 0) failed = 1;
             }
             mbs_note_lcp(d, dim, failed);
             d->met.linear_algebra_seconds += mbs_now() - la0;
