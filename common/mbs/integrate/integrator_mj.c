@@ -342,15 +342,19 @@ static int s_factor(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, const double 
     return 0;
 }
 
+/* Parts of a right-hand side known to be zero (s_isl_solve). */
+enum { S_ZERO_F = 1, S_ZERO_E = 2 };
+
 /* Solve island I's KKT system in place: buf = [variables; equations] in the
  * island's local order; the variables' part is the answer (the Schur form
- * leaves the equations' part as it was).  e_zero: the equations' part of
- * the right-hand side is zero (the Schur form then skips it). */
-static void s_isl_solve(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int I, double *buf, int e_zero)
+ * leaves the equations' part as it was).  zero: S_ZERO_F / S_ZERO_E when
+ * the variables' / equations' part of the right-hand side is zero (the
+ * Schur form then skips it). */
+static void s_isl_solve(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int I, double *buf, int zero)
 {
     if (w->isl_mat[I].n > 0 && !w->isl_lu[I]) {
         int nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
-        mbs_cinv_solve(&w->isl_ci[I], buf, e_zero ? NULL : buf + nv, w->ibuf2);
+        mbs_cinv_solve(&w->isl_ci[I], zero & S_ZERO_F ? NULL : buf, zero & S_ZERO_E ? NULL : buf + nv, w->ibuf2);
         memcpy(buf, w->ibuf2, sizeof(double) * (size_t)nv);
         return;
     }
@@ -379,7 +383,7 @@ static void s_solve_all(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, const dou
             int r = w->isl_eq[a];
             buf[nv + a - w->isl_eptr[I]] = d->eq_on[r] ? fe[r] : 0;
         }
-        s_isl_solve(m, d, w, I, buf, 0);
+        s_isl_solve(m, d, w, I, buf, fv ? 0 : S_ZERO_F);
         for (int a = 0; a < nv; a++) y[w->isl_var[w->isl_vptr[I] + a]] = buf[a];
     }
 }
@@ -434,7 +438,7 @@ static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int nc
                 w->qz[3 * i + c] += q;
             } else {
                 memcpy(A + zo, w->ibuf, sizeof(double) * (size_t)nv);
-                s_isl_solve(m, d, w, I, w->ibuf, 1);
+                s_isl_solve(m, d, w, I, w->ibuf, S_ZERO_E);
                 memcpy(B + off, w->ibuf, sizeof(double) * (size_t)nv);
                 memcpy(Bz + zo, B + off, sizeof(double) * (size_t)nv);
             }
