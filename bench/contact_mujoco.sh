@@ -6,6 +6,10 @@
 # solvers, two contact settings).  Wall and CPU time: best of 3 runs.
 # Markdown on stdout.  Needs libmujoco-dev (bash scripts/deps.sh --bench).
 #   bash bench/contact_mujoco.sh [examples/balls_in_box_100.json]
+# Knobs: MBS_OLD=path adds the rows of another build of the CLI (a copy of
+# build/mbs from before a change: old and new in the same run);
+# MJ_TOLS="1e-5 1e-4" adds rows with deactivation on at those
+# solver.lcp_tolerance values (the example's own is in the first rows).
 set -u
 cd "$(dirname "$0")/.."
 ex=${1:-examples/balls_in_box_100.json}
@@ -18,20 +22,29 @@ echo "### $(basename "$ex" .json): ours and MuJoCo in one run (bench/contact_muj
 echo
 echo "| ours: Moreau-Jean, rigid contacts | wall (s) | CPU (s) | pairs in system / step | max penetration (m) | complementarity error | energy at end (J) |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
-for deact in true false; do
+rows="new:true: new:false:"
+for tol in ${MJ_TOLS:-}; do rows="$rows new:true:$tol"; done
+[ -n "${MBS_OLD:-}" ] && rows="old:true: old:false: $rows"
+for row in $rows; do
+  IFS=: read -r which deact tol <<< "$row"
+  bin=build/mbs; [ "$which" = old ] && bin=$MBS_OLD
+  extra=(); [ -n "$tol" ] && extra=(--set solver.lcp_tolerance="$tol")
   for rep in 1 2 3; do
-    build/mbs run "$ex" --set solver.contact_deactivation=$deact --quiet --out "$T/o$rep.csv" \
+    "$bin" run "$ex" --set solver.contact_deactivation=$deact "${extra[@]}" --quiet --out "$T/o$rep.csv" \
         --metrics "$T/m$rep.json" > /dev/null 2> "$T/err" || { echo "| deactivation $deact | run failed: $(head -1 "$T/err") |"; continue 2; }
   done
-  python3 - "$T" "$deact" <<'PY'
+  label="contact deactivation $([ "$deact" = true ] && echo on || echo off)"
+  [ -n "$tol" ] && label="$label, lcp_tolerance $tol"
+  [ -n "${MBS_OLD:-}" ] && label="$which build: $label"
+  python3 - "$T" "$label" <<'PY'
 import csv, json, sys
-T, deact = sys.argv[1], sys.argv[2]
+T, label = sys.argv[1], sys.argv[2]
 ms = [json.load(open("%s/m%d.json" % (T, r))) for r in (1, 2, 3)]
 best = min(ms, key=lambda m: m["wall_seconds"])
 rows = list(csv.DictReader(open("%s/o1.csv" % T)))
 e = rows[-1].get("E", "")
-print("| contact deactivation %s | %.3f | %.3f | %.0f | %.2e | %.2e | %s |" % (
-    "on" if deact == "true" else "off", best["wall_seconds"], min(m["cpu_seconds"] for m in ms),
+print("| %s | %.3f | %.3f | %.0f | %.2e | %.2e | %s |" % (
+    label, best["wall_seconds"], min(m["cpu_seconds"] for m in ms),
     best["mean_active_contacts"], best["max_penetration"], best["max_complementarity_error"],
     "%.4f" % float(e) if e else "-"))
 PY

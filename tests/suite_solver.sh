@@ -9,6 +9,9 @@ for t in linalg_test motor_test sysgraph_test relative_test relative_reaction_te
   echo "== $t"
   build/tests/$t || fail=1
 done
+# the constrained inverse of the Moreau-Jean islands (issue 14)
+echo "== cinv_test"
+build/tests/cinv_test || fail=1
 # tolerance proportionality (issue 9): tolerances 1e-3, 1e-6, 1e-9
 echo "== tolerance_test --quick"
 build/tests/tolerance_test --quick || fail=1

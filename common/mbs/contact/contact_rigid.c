@@ -26,10 +26,11 @@ int mbs_rigid_max_points(const mbs_model *m, int k)
     return 1;
 }
 
-/* Add sign * u^T L(c) of body b's material point c (NCS coordinates) into
- * row (over the pair's variables vars[0..nv)). */
-static void s_row_add(const mbs_model *m, int b, const double *c, const double *u, double sign, const int *vars,
-                      int nv, double *row)
+/* Add sign * u_r^T L(c) of body b's material point c (NCS coordinates)
+ * into the rows G[r] (over the pair's variables vars[0..nv)) for the nu
+ * directions u_r; L(c) is formed once for all of them. */
+static void s_rows_add(const mbs_model *m, int b, const double *c, const double *const *u, int nu, double sign,
+                       const int *vars, int nv, double (*G)[2 * MBS_NB_MAX])
 {
     if (b < 0) return;
     double L[3 * MBS_NB_MAX];
@@ -38,26 +39,37 @@ static void s_row_add(const mbs_model *m, int b, const double *c, const double *
     for (int s = 0; s < m->nb; s++) {
         int var = bd->var[s];
         if (var < 0) continue;
-        double acc = 0;
-        for (int a = 0; a < m->dim; a++) acc += u[a] * L[a * m->nb + s];
         /* the variable's place in the pair's list (a variable shared by the
          * two bodies appears once and receives both contributions) */
-        for (int j = 0; j < nv; j++)
-            if (vars[j] == var) { row[j] += sign * acc; break; }
+        int j = 0;
+        while (j < nv && vars[j] != var) j++;
+        if (j == nv) continue;
+        for (int r = 0; r < nu; r++) {
+            double acc = 0;
+            for (int a = 0; a < m->dim; a++) acc += u[r][a] * L[a * m->nb + s];
+            G[r][j] += sign * acc;
+        }
     }
 }
 
 int mbs_rigid_pair_points(const mbs_model *m, int k, const double *x, mbs_rpoint *out)
 {
     const mbs_contact_spec *C = &m->spec->contacts[k];
+    mbs_shape A, B;
+    mbs_contact_world_shape(m, C->shape[0], x, &A);
+    mbs_contact_world_shape(m, C->shape[1], x, &B);
+    return mbs_rigid_pair_points_ws(m, k, x, &A, &B, out);
+}
+
+int mbs_rigid_pair_points_ws(const mbs_model *m, int k, const double *x, const mbs_shape *A, const mbs_shape *B,
+                             mbs_rpoint *out)
+{
+    const mbs_contact_spec *C = &m->spec->contacts[k];
     const mbs_fel *el = &m->cfel[k];
     int ia = C->shape[0], ib = C->shape[1];
     int ba = m->cshape[ia].body, bb = m->cshape[ib].body;
-    mbs_shape A, B;
     mbs_contact_set set;
-    mbs_contact_world_shape(m, ia, x, &A);
-    mbs_contact_world_shape(m, ib, x, &B);
-    if (mbs_contact_shapes(&A, &B, INFINITY, &set) <= 0) return 0;
+    if (mbs_contact_shapes(A, B, INFINITY, &set) <= 0) return 0;
     int ntan = m->dim == 3 ? 2 : 1;
     for (int i = 0; i < set.n; i++) {
         const mbs_contact *c = &set.c[i];
@@ -73,11 +85,9 @@ int mbs_rigid_pair_points(const mbs_model *m, int k, const double *x, mbs_rpoint
         if (ba >= 0) mbs_contact_material_point(m, ba, x, c->pa, P->c[0]);
         if (bb >= 0) mbs_contact_material_point(m, bb, x, c->pb, P->c[1]);
         /* rows for the normal and the tangents: B side +, A side - */
-        for (int r = 0; r <= ntan; r++) {
-            const double *u = r == 0 ? P->n : P->t[r - 1];
-            s_row_add(m, bb, P->c[1], u, 1.0, el->vars, el->nvar, P->G[r]);
-            s_row_add(m, ba, P->c[0], u, -1.0, el->vars, el->nvar, P->G[r]);
-        }
+        const double *u[3] = {P->n, P->t[0], P->t[1]};
+        s_rows_add(m, bb, P->c[1], u, 1 + ntan, 1.0, el->vars, el->nvar, P->G);
+        s_rows_add(m, ba, P->c[0], u, 1 + ntan, -1.0, el->vars, el->nvar, P->G);
     }
     return set.n;
 }

@@ -31,4 +31,10 @@ int mbs_rigid_max_points(const mbs_model *m, int k);
  * (room for mbs_rigid_max_points(m, k)).  Returns the number of points. */
 int mbs_rigid_pair_points(const mbs_model *m, int k, const double *x, mbs_rpoint *out);
 
+/* The same with the world shapes of the pair's two shapes given (A of
+ * contacts[k].shape[0], B of shape[1], both from mbs_contact_world_shape at
+ * x): a caller that evaluates many pairs forms each shape's once. */
+int mbs_rigid_pair_points_ws(const mbs_model *m, int k, const double *x, const mbs_shape *A, const mbs_shape *B,
+                             mbs_rpoint *out);
+
 #endif

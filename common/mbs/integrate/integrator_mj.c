@@ -42,15 +42,25 @@
  * optionally regularised (solver.lcp_regularization: W + eps diag W).
  *
  * Cost: the KKT matrix is block diagonal over the islands of variables
- * linked by bodies and equations (a free body is an island); each island
- * small enough is factorised densely, the others through the model's banded
- * KKT matrix.  B_i is non-zero only on the islands of the pair's two bodies,
- * so a box of N free balls costs O(N + number of contacts) per PGS sweep.
+ * linked by bodies and equations (a free body is an island).  An island of
+ * one body whose mass matrix is positive definite (a free body) is held in
+ * the Schur-complement form of linalg/cinv.h: its constrained inverse
+ * P = M^-1 - X^T S^-1 X with M^-1 formed once, and the range factor
+ * P = U U^T (r = 6 columns in space); the other small islands get a dense
+ * LU factor of their KKT matrix, the large ones go through the model's
+ * banded KKT matrix.  The PGS sweeps work on unknowns z: per reduced
+ * island the r numbers y of v = v_f + U y, per LU island its velocity; a
+ * point has coefficients a (w = a z + ...) and b (z += b dLambda), a = b =
+ * G U on a reduced island, G and B = M~^-1 G^T on an LU island, and its
+ * 3 x 3 Delassus block W = a b^T.  A box of N free balls costs O(N +
+ * number of contacts) per PGS sweep, 12 numbers per ball-ball point.
  * Everything is sized by mbs_mj_ws_new at data creation.
  */
 #include "mbs/integrate/integrators.h"
 #include "mbs/contact/contact_rigid.h"
 #include "mbs/linalg/lcp.h"
+#include "mbs/linalg/cinv.h"
+#include "mbs/integrate/integrator_mj_ws.h"
 #include "mbs/analysis/system.h"
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/dynamics/force.h"
@@ -66,47 +76,6 @@
  * persistent contact's penetration removed per step (the error reduction of
  * ODE's soft constraints; docs/contacts.md). */
 #define S_REG_BETA 0.2
-
-struct mbs_mj_ws {
-    /* islands: variables linked by bodies and equations */
-    int nisl;
-    int *var_isl, *var_loc;    /* (n) island and place in it                  */
-    int *eq_loc;               /* (ne) place among its island's equations     */
-    int *isl_vptr, *isl_var;   /* (nisl + 1), (n): variables of each island   */
-    int *isl_eptr, *isl_eq;    /* (nisl + 1), (ne): its equations             */
-    mbs_mat *isl_mat;          /* (nisl) dense KKT matrices (n = 0: large)    */
-    int any_large;
-    int bufmax;
-    double *kbuf;              /* (nkkt) global right-hand side              */
-    double *ibuf;              /* (bufmax) island right-hand side            */
-    /* pairs */
-    int *pair_isl;             /* (2 nc) islands of the pair's bodies, -1     */
-    int *pair_blen;            /* (nc) length of a B column of the pair       */
-    int *pair_slot;            /* (nc) first warm-start slot of the pair      */
-    long *pair_lstep;          /* (nc) last step the pair was in the system   */
-    long *pair_istep;          /* (nc) last step the pair was in the index set */
-    double *lam_n_prev;        /* (cap) normal impulse per (pair, point)      */
-    double *lam_prev;          /* (3 cap) friction impulse (world) per point  */
-    /* the points of the current step */
-    int cap;                   /* sum of the pairs' largest point counts       */
-    mbs_rpoint *pt;            /* (cap)                                      */
-    long *boff;                /* (cap) offset of the point's B columns       */
-    double *bstore;            /* B columns                                   */
-    double *lam, *qf, *bt, *wd;/* (3 cap) impulses, G v_f, targets, W_ii      */
-    double *gam0;              /* (cap) gamma^- = G_n v0                      */
-    double *cg_p, *cg_l0;      /* (3 cap) NNCG direction, sweep change        */
-    /* Lemke */
-    int nl;                    /* largest Lemke LCP                            */
-    double *lM, *lq, *lz, *lw, *lWc;
-    int *lcomp;                /* (nl) component of a Lemke unknown, sign     */
-    void *lwork;
-    /* vectors */
-    double *xm, *vf, *tmp, *mv; /* (n)                                       */
-    long nlemke, npgs;
-    /* the last accepted step, for the reaction recovery */
-    int np_last, ncomp_last;
-    double h_last;
-};
 
 /* ---- workspace --------------------------------------------------------------------------- */
 
@@ -162,7 +131,10 @@ static int s_islands(const mbs_model *m, mbs_mj_ws *w)
     w->isl_vptr = calloc((size_t)ni + 1, sizeof(int));
     w->isl_eptr = calloc((size_t)ni + 1, sizeof(int));
     w->isl_mat = calloc((size_t)ni + 1, sizeof(mbs_mat));
-    if (!w->isl_vptr || !w->isl_eptr || !w->isl_mat) return -1;
+    w->isl_ci = calloc((size_t)ni + 1, sizeof(mbs_cinv));
+    w->isl_schur = calloc((size_t)ni + 1, sizeof(int));
+    w->isl_lu = calloc((size_t)ni + 1, sizeof(int));
+    if (!w->isl_vptr || !w->isl_eptr || !w->isl_mat || !w->isl_ci || !w->isl_schur || !w->isl_lu) return -1;
     for (int i = 0; i < n; i++) w->var_loc[i] = w->isl_vptr[w->var_isl[i] + 1]++;
     for (int r = 0; r < ne; r++) {
         w->eq_loc[r] = -1;
@@ -183,6 +155,34 @@ static int s_islands(const mbs_model *m, mbs_mj_ws *w)
         if (N > S_ISL_DENSE_MAX) { w->any_large = 1; continue; }
         if (mbs_mat_init(&w->isl_mat[k], MBS_MAT_GEN, N, N - 1, N - 1)) return -1;
     }
+    /* the Schur-complement form for the islands of one body (a free body)
+     * whose mass matrix is positive definite; the others keep the LU factor
+     * of their KKT matrix, whose pivoting stays accurate on the ill-
+     * conditioned mass matrices of mechanisms (measured: a slider-crank's
+     * island in the Schur form moved its slider's tilt by 1e-10 rad of
+     * round-off, against 4e-15 with the LU factor) */
+    for (int k = 0; k < ni; k++) w->isl_schur[k] = 0;
+    for (int b = 0; b < m->nbody; b++) {
+        int I = s_body_isl(m, w, b);
+        if (I >= 0) w->isl_schur[I]++;
+    }
+    w->abuf = calloc((size_t)w->bufmax * (size_t)w->bufmax + 1, sizeof(double));
+    w->ibuf2 = calloc((size_t)w->bufmax + 1, sizeof(double));
+    w->onbuf = calloc((size_t)w->bufmax + 1, sizeof(int));
+    if (!w->abuf || !w->ibuf2 || !w->onbuf) return -1;
+    for (int k = 0; k < ni; k++) {
+        if (w->isl_mat[k].n == 0 || w->isl_schur[k] != 1) { w->isl_schur[k] = 0; continue; }
+        int nv = w->isl_vptr[k + 1] - w->isl_vptr[k], ne_k = w->isl_eptr[k + 1] - w->isl_eptr[k];
+        if (mbs_cinv_init(&w->isl_ci[k], nv, ne_k)) return -1;
+        double *Md = w->abuf;
+        memset(Md, 0, sizeof(double) * (size_t)nv * (size_t)nv);
+        for (int a = w->isl_vptr[k]; a < w->isl_vptr[k + 1]; a++) {
+            int i = w->isl_var[a];
+            for (int q = m->M_ptr[i]; q < m->M_ptr[i + 1]; q++)
+                Md[w->var_loc[i] * nv + w->var_loc[m->M_col[q]]] += m->M_val[q];
+        }
+        w->isl_schur[k] = w->isl_schur[k] == 1 && mbs_cinv_set_minv(&w->isl_ci[k], Md) == 0;
+    }
     return 0;
 }
 
@@ -200,34 +200,45 @@ int mbs_mj_ws_new(const mbs_model *m, mbs_data *d)
     ALLOC(w->xm, nn); ALLOC(w->vf, nn); ALLOC(w->tmp, nn); ALLOC(w->mv, nn);
     if (!ok || s_islands(m, w)) return -1;
     ALLOC(w->ibuf, w->bufmax);
-    ALLOC(w->pair_isl, 2 * nc + 1); ALLOC(w->pair_blen, nc + 1); ALLOC(w->pair_slot, nc + 1);
-    ALLOC(w->pair_lstep, nc + 1); ALLOC(w->pair_istep, nc + 1);
+    ALLOC(w->pi, nc + 1);
     if (!ok) return -1;
     /* pairs: islands of their bodies, B column length, point capacity */
     long bcap = 0;
     for (int k = 0; k < nc; k++) {
-        w->pair_lstep[k] = w->pair_istep[k] = -10;
-        w->pair_slot[k] = w->cap;
-        if (m->spec->contacts[k].law != MBS_LAW_RIGID) continue;
+        const mbs_contact_spec *C = &m->spec->contacts[k];
+        mbs_mj_pinfo *pk = &w->pi[k];
+        pk->lstep = pk->istep = -10;
+        pk->slot = w->cap;
+        pk->friction = C->friction;
+        pk->restitution = C->restitution;
+        pk->shape[0] = C->shape[0];
+        pk->shape[1] = C->shape[1];
+        pk->rigid = C->law == MBS_LAW_RIGID;
+        if (!pk->rigid) continue;
         int ia = s_body_isl(m, w, m->spec->shapes[m->spec->contacts[k].shape[0]].body);
         int ib = s_body_isl(m, w, m->spec->shapes[m->spec->contacts[k].shape[1]].body);
         if (ia < 0 || ia == ib) { ia = ib; ib = -1; }
-        w->pair_isl[2 * k] = ia;
-        w->pair_isl[2 * k + 1] = ib;
+        w->pi[k].isl[0] = ia;
+        w->pi[k].isl[1] = ib;
         int len = 0;
         for (int s = 0; s < 2; s++) {
-            int I = w->pair_isl[2 * k + s];
+            int I = w->pi[k].isl[s];
             if (I >= 0) len += w->isl_vptr[I + 1] - w->isl_vptr[I];
         }
-        w->pair_blen[k] = len;
+        w->pi[k].blen = len;
         int np = mbs_rigid_max_points(m, k);
         w->cap += np;
         bcap += 3L * np * len;
     }
     int cap = w->cap > 0 ? w->cap : 1;
-    ALLOC(w->lam_prev, 3 * cap); ALLOC(w->lam_n_prev, cap); ALLOC(w->pt, cap); ALLOC(w->boff, cap); ALLOC(w->bstore, bcap + 1);
-    ALLOC(w->lam, 3 * cap); ALLOC(w->qf, 3 * cap); ALLOC(w->bt, 3 * cap); ALLOC(w->wd, 3 * cap);
-    ALLOC(w->gam0, cap); ALLOC(w->cg_p, 3 * cap); ALLOC(w->cg_l0, 3 * cap);
+    ALLOC(w->prev, 4 * cap); ALLOC(w->pt, cap); ALLOC(w->boff, cap); ALLOC(w->bstore, bcap + 1);
+
+    ALLOC(w->astore, bcap + 1); ALLOC(w->bzstore, bcap + 1); ALLOC(w->qz, 3 * cap);
+    ALLOC(w->pzoff, 2 * cap); ALLOC(w->pmu, cap); ALLOC(w->ztrav, w->nisl + 1); ALLOC(w->pbn, 6 * cap); ALLOC(w->pam, 2 * cap);
+    ALLOC(w->psnap, 2 * cap); ALLOC(w->wlast, cap); ALLOC(w->pisl, 2 * cap); ALLOC(w->wsh, m->spec->nshape + 1); ALLOC(w->wsh_step, m->spec->nshape + 1); ALLOC(w->wdi, 3 * cap); ALLOC(w->pstr, cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn);
+    ALLOC(w->isl_zptr, w->nisl + 1); ALLOC(w->isl_red, w->nisl + 1); ALLOC(w->wblk, 9 * cap);
+    ALLOC(w->lam, 3 * cap); ALLOC(w->bt, 3 * cap); ALLOC(w->wd, 3 * cap);
+    ALLOC(w->gam0, cap); ALLOC(w->cg_p, 3 * cap); ALLOC(w->cg_l0, 3 * cap); ALLOC(w->act, 3 * cap);
     /* Lemke: at most 7 unknowns per point (normal, 2 x 2 directions, 2 slacks) */
     int lmax = m->spec->solver.lcp_lemke_max > 0 ? m->spec->solver.lcp_lemke_max : 60;
     w->nl = 7 * cap < lmax ? 7 * cap : lmax;
@@ -244,11 +255,14 @@ void mbs_mj_ws_free(mbs_data *d)
     mbs_mj_ws *w = d->mj;
     if (!w) return;
     for (int k = 0; w->isl_mat && k < w->nisl; k++) mbs_mat_free(&w->isl_mat[k]);
+    for (int k = 0; w->isl_ci && k < w->nisl; k++) mbs_cinv_free(&w->isl_ci[k]);
+    free(w->isl_ci); free(w->isl_schur); free(w->isl_lu); free(w->abuf); free(w->ibuf2); free(w->onbuf);
     free(w->var_isl); free(w->var_loc); free(w->eq_loc); free(w->isl_vptr); free(w->isl_var);
     free(w->isl_eptr); free(w->isl_eq); free(w->isl_mat); free(w->kbuf); free(w->ibuf);
-    free(w->pair_isl); free(w->pair_blen); free(w->pair_slot); free(w->pair_lstep); free(w->pair_istep);
-    free(w->lam_prev); free(w->lam_n_prev); free(w->pt); free(w->boff); free(w->bstore);
-    free(w->lam); free(w->qf); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0);
+    free(w->pi); free(w->prev); free(w->pt); free(w->boff); free(w->bstore);
+    free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->ztrav); free(w->pbn); free(w->pam); free(w->psnap); free(w->wlast); free(w->pisl); free(w->wsh); free(w->wsh_step); free(w->wdi); free(w->pstr); free(w->pzlen);
+    free(w->z); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
+    free(w->lam); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0); free(w->act);
     free(w->lM); free(w->lWc); free(w->lq); free(w->lz); free(w->lw); free(w->lcomp); free(w->lwork);
     free(w->xm); free(w->vf); free(w->tmp); free(w->mv);
     free(w);
@@ -257,9 +271,28 @@ void mbs_mj_ws_free(mbs_data *d)
 
 /* ---- island KKT systems ---------------------------------------------------------------- */
 
-/* Build and factor the dense KKT matrices of the small islands with the
- * Jacobian in d->jac (and the banded global one when an island is large).
- * 0 or the LAPACK info of the first singular island. */
+/* Island I's constrained inverse in the Schur-complement form (cinv.h)
+ * with the Jacobian in d->jac.  0, or 1 when the island's equations are
+ * dependent there (the LU factor of its KKT matrix then decides). */
+static int s_factor_schur(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int I)
+{
+    int nv = w->isl_vptr[I + 1] - w->isl_vptr[I], ne = w->isl_eptr[I + 1] - w->isl_eptr[I];
+    double *A = w->abuf;
+    memset(A, 0, sizeof(double) * (size_t)nv * (size_t)ne);
+    for (int a = 0; a < ne; a++) {
+        int r = w->isl_eq[w->isl_eptr[I] + a];
+        w->onbuf[a] = d->eq_on[r] != 0;
+        const mbs_eq *e = &m->eq[r];
+        const double *row = d->jac + (e->cols - m->colpool);
+        for (int c = 0; c < e->nnz; c++) A[(size_t)a * nv + w->var_loc[e->cols[c]]] += row[c];
+    }
+    return mbs_cinv_factor(&w->isl_ci[I], A, w->onbuf);
+}
+
+/* Factor every island at the Jacobian in d->jac: the Schur-complement form
+ * where the island's mass matrix allows it, else the dense KKT matrix
+ * (and the banded global one when an island is large).  0 or the LAPACK
+ * info of the first singular island. */
 static int s_factor(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, const double *x, double t)
 {
     int n = m->nvar;
@@ -270,6 +303,12 @@ static int s_factor(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, const double 
     for (int I = 0; I < w->nisl; I++) {
         mbs_mat *A = &w->isl_mat[I];
         if (A->n == 0) continue;
+        w->isl_lu[I] = 1;
+        if (w->isl_schur[I] && s_factor_schur(m, d, w, I) == 0) {
+            w->isl_lu[I] = 0;
+            d->met.factorizations++;
+            continue;
+        }
         int nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
         mbs_mat_zero(A);
         for (int a = w->isl_vptr[I]; a < w->isl_vptr[I + 1]; a++) {
@@ -293,13 +332,32 @@ static int s_factor(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, const double 
         if (info) return info;
     }
     (void)n;
+    /* the slices of the PGS unknowns */
+    w->isl_zptr[0] = 0;
+    for (int I = 0; I < w->nisl; I++) {
+        int nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
+        w->isl_red[I] = w->isl_mat[I].n > 0 && !w->isl_lu[I];
+        w->isl_zptr[I + 1] = w->isl_zptr[I] + (w->isl_red[I] ? w->isl_ci[I].r : nv);
+    }
     return 0;
 }
 
+/* Parts of a right-hand side known to be zero (s_isl_solve). */
+enum { S_ZERO_F = 1, S_ZERO_E = 2 };
+
 /* Solve island I's KKT system in place: buf = [variables; equations] in the
- * island's local order. */
-static void s_isl_solve(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int I, double *buf)
+ * island's local order; the variables' part is the answer (the Schur form
+ * leaves the equations' part as it was).  zero: S_ZERO_F / S_ZERO_E when
+ * the variables' / equations' part of the right-hand side is zero (the
+ * Schur form then skips it). */
+static void s_isl_solve(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int I, double *buf, int zero)
 {
+    if (w->isl_mat[I].n > 0 && !w->isl_lu[I]) {
+        int nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
+        mbs_cinv_solve(&w->isl_ci[I], zero & S_ZERO_F ? NULL : buf, zero & S_ZERO_E ? NULL : buf + nv, w->ibuf2);
+        memcpy(buf, w->ibuf2, sizeof(double) * (size_t)nv);
+        return;
+    }
     if (w->isl_mat[I].n > 0) { mbs_mat_solve(&w->isl_mat[I], buf); return; }
     /* a large island: through the banded KKT matrix of the whole model */
     int n = m->nvar, nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
@@ -325,45 +383,105 @@ static void s_solve_all(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, const dou
             int r = w->isl_eq[a];
             buf[nv + a - w->isl_eptr[I]] = d->eq_on[r] ? fe[r] : 0;
         }
-        s_isl_solve(m, d, w, I, buf);
+        s_isl_solve(m, d, w, I, buf, fv ? 0 : S_ZERO_F);
         for (int a = 0; a < nv; a++) y[w->isl_var[w->isl_vptr[I] + a]] = buf[a];
     }
 }
 
 /* ---- contact points, B columns ------------------------------------------------------------ */
 
-/* Value of point i's B column c at variable var (0 outside its islands). */
-static double s_bval(const mbs_mj_ws *w, int i, int c, int var)
-{
-    int k = w->pt[i].pair, I = w->var_isl[var];
-    const double *B = w->bstore + w->boff[i] + (long)c * w->pair_blen[k];
-    if (I == w->pair_isl[2 * k]) return B[w->var_loc[var]];
-    if (I == w->pair_isl[2 * k + 1]) return B[w->isl_vptr[w->pair_isl[2 * k] + 1] - w->isl_vptr[w->pair_isl[2 * k]] +
-                                              w->var_loc[var]];
-    return 0;
-}
-
-/* Compute point i's B columns for its ncomp components (KKT solves on the
- * pair's islands). */
+/* Point i's coefficients for its ncomp components: per side its G row in
+ * island order (in ibuf), its B columns on LU islands (bstore, by KKT
+ * solves; those on reduced islands, U a, only when Lemke needs them:
+ * s_bfill), and those on the PGS unknowns z: a reduced side has a = b =
+ * G U (W = G U U^T G^T) and adds G v_f to qz, an LU side a = G, b = B.
+ * Also the point's compact sweep data (friction, stride). */
 static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int ncomp)
 {
     const mbs_rpoint *P = &w->pt[i];
-    int k = P->pair;
+    int k = P->pair, len = w->pi[k].blen;
     const int *vars = m->cfel[k].vars;
+    w->pmu[i] = w->pi[k].friction;
+    w->pstr[i] = len;
+    for (int c = 0; c < 3; c++) w->qz[3 * i + c] = 0;
     for (int c = 0; c < ncomp; c++) {
-        double *B = w->bstore + w->boff[i] + (long)c * w->pair_blen[k];
-        int off = 0;
+        double *B = w->bstore + w->boff[i] + (long)c * len, *Gl = w->ibuf;
+        double *A = w->astore + w->boff[i] + (long)c * len, *Bz = w->bzstore + w->boff[i] + (long)c * len;
+        int off = 0, zo = 0;
         for (int s = 0; s < 2; s++) {
-            int I = w->pair_isl[2 * k + s];
+            int I = w->pi[k].isl[s];
+            w->pzoff[2 * i + s] = 0;
+            w->pzlen[2 * i + s] = 0;
+            w->pisl[2 * i + s] = I;
+            w->pbn[6 * i + 2 * c + s] = 0;
+            if (c == 0) w->pam[2 * i + s] = 0;
             if (I < 0) continue;
-            int nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
+            int nv = w->isl_vptr[I + 1] - w->isl_vptr[I], zl = w->isl_zptr[I + 1] - w->isl_zptr[I];
             int N = nv + w->isl_eptr[I + 1] - w->isl_eptr[I];
+            w->pzoff[2 * i + s] = w->isl_zptr[I];
+            w->pzlen[2 * i + s] = zl;
             memset(w->ibuf, 0, sizeof(double) * (size_t)N);
             for (int j = 0; j < P->nv; j++)
                 if (w->var_isl[vars[j]] == I) w->ibuf[w->var_loc[vars[j]]] += P->G[c][j];
-            s_isl_solve(m, d, w, I, w->ibuf);
-            memcpy(B + off, w->ibuf, sizeof(double) * (size_t)nv);
+            if (w->isl_red[I]) {
+                const double *U = w->isl_ci[I].U;
+                const int *iv = w->isl_var + w->isl_vptr[I];
+                double q = 0;
+                for (int j = 0; j < zl; j++) A[zo + j] = 0;
+                for (int l = 0; l < nv; l++) {
+                    double g = Gl[l];
+                    if (g == 0) continue;
+                    q += g * w->vf[iv[l]];
+                    for (int j = 0; j < zl; j++) A[zo + j] += g * U[l * zl + j];
+                }
+                memcpy(Bz + zo, A + zo, sizeof(double) * (size_t)zl);
+                w->qz[3 * i + c] += q;
+            } else {
+                memcpy(A + zo, w->ibuf, sizeof(double) * (size_t)nv);
+                s_isl_solve(m, d, w, I, w->ibuf, S_ZERO_E);
+                memcpy(B + off, w->ibuf, sizeof(double) * (size_t)nv);
+                memcpy(Bz + zo, B + off, sizeof(double) * (size_t)nv);
+            }
+            /* the norms that bound how far the point's velocities move */
+            double bn = 0, am = 0;
+            for (int j = 0; j < zl; j++) {
+                bn += fabs(Bz[zo + j]);
+                am = fmax(am, fabs(A[zo + j]));
+            }
+            w->pbn[6 * i + 2 * c + s] = bn;
+            if (c == 0) w->pam[2 * i + s] = am;
             off += nv;
+            zo += zl;
+        }
+    }
+}
+
+/* The B columns U a of the np points' sides on reduced islands (Lemke's
+ * Delassus matrix and s_apply use B; the PGS sweeps do not). */
+static void s_bfill(const mbs_model *m, mbs_mj_ws *w, int np)
+{
+    for (int i = 0; i < np; i++) {
+        int k = w->pt[i].pair, len = w->pi[k].blen;
+        int nci = m->spec->contacts[k].friction > 0 ? 1 + (m->dim == 3 ? 2 : 1) : 1;
+        for (int c = 0; c < nci; c++) {
+            double *B = w->bstore + w->boff[i] + (long)c * len;
+            const double *A = w->astore + w->boff[i] + (long)c * len;
+            int off = 0, zo = 0;
+            for (int s = 0; s < 2; s++) {
+                int I = w->pi[k].isl[s];
+                if (I < 0) continue;
+                int nv = w->isl_vptr[I + 1] - w->isl_vptr[I], zl = w->isl_zptr[I + 1] - w->isl_zptr[I];
+                if (w->isl_red[I]) {
+                    const double *U = w->isl_ci[I].U;
+                    for (int l = 0; l < nv; l++) {
+                        double t = 0;
+                        for (int j = 0; j < zl; j++) t += U[l * zl + j] * A[zo + j];
+                        B[off + l] = t;
+                    }
+                }
+                off += nv;
+                zo += zl;
+            }
         }
     }
 }
@@ -378,112 +496,21 @@ static double s_gdot(const mbs_model *m, const mbs_rpoint *P, int c, const doubl
 }
 
 /* v += dl * B (point i, component c). */
-static void s_vadd(const mbs_mj_ws *w, int i, int c, double dl, double *v)
+static void s_vadd(const mbs_mj_ws *w, int i, int c, double dl, double *v, int lu_only)
 {
     int k = w->pt[i].pair;
-    const double *B = w->bstore + w->boff[i] + (long)c * w->pair_blen[k];
+    const double *B = w->bstore + w->boff[i] + (long)c * w->pi[k].blen;
     for (int s = 0; s < 2; s++) {
-        int I = w->pair_isl[2 * k + s];
+        int I = w->pi[k].isl[s];
         if (I < 0) continue;
         int nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
         const int *iv = w->isl_var + w->isl_vptr[I];
-        for (int a = 0; a < nv; a++) v[iv[a]] += dl * B[a];
+        if (!(lu_only && w->isl_red[I]))
+            for (int a = 0; a < nv; a++) v[iv[a]] += dl * B[a];
         B += nv;
     }
 }
 
-/* ---- the complementarity problem ------------------------------------------------------------ */
-
-/* One projected Gauss-Seidel sweep in velocity form over the np points in
- * order (pair id, then point): w_i = G_i v + b_i, Lambda_i <- proj(Lambda_i
- * - w_i / W_ii), v += B_i dLambda_i.  With the regularisation eps > 0
- * (constraint force mixing) each row solves
- *     w_i + eps W_ii Lambda_i  (complementary to Lambda_i's bounds),
- * i.e. the LCP of W + eps diag(W): Lambda_i <- proj(Lambda_i - (w_i + eps
- * W_ii Lambda_i) / ((1 + eps) W_ii)).  Returns the largest velocity change
- * of an update, |dLambda| (1 + eps) W_ii. */
-static double s_sweep(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double eps, double *v)
-{
-    double dmax = 0;
-    for (int i = 0; i < np; i++) {
-        const mbs_rpoint *P = &w->pt[i];
-        double mu = m->spec->contacts[P->pair].friction;
-        int nc = mu > 0 ? ncomp : 1;
-        for (int c = 0; c < nc; c++) {
-            int ic = 3 * i + c;
-            if (!(w->wd[ic] > 0)) continue;
-            /* an open contact (no normal impulse) has no friction */
-            if (c > 0 && w->lam[3 * i] == 0 && w->lam[ic] == 0) continue;
-            double wii = (1 + eps) * w->wd[ic];
-            double wv = s_gdot(m, P, c, v) + w->bt[ic] + eps * w->wd[ic] * w->lam[ic];
-            double l = w->lam[ic] - wv / wii;
-            if (c == 0) l = l > 0 ? l : 0;
-            else {
-                double hi = mu * w->lam[3 * i];
-                l = l > hi ? hi : l < -hi ? -hi : l;
-            }
-            double dl = l - w->lam[ic];
-            if (dl == 0) continue;
-            s_vadd(w, i, c, dl, v);
-            w->lam[ic] = l;
-            if (fabs(dl) * wii > dmax) dmax = fabs(dl) * wii;
-        }
-    }
-    return dmax;
-}
-
-/* Projected Gauss-Seidel in velocity form on v (in: v_f + B Lambda for the
- * starting Lambda; out: v1), accelerated by the nonsmooth nonlinear
- * conjugate gradient method (NNCG; Silcowitz, Niebe & Erleben, "A
- * nonsmooth nonlinear conjugate gradient method for interactive contact
- * force problems", The Visual Computer 26, 2010): with the sweep's change
- * d_k = Lambda_(k+1) - Lambda_k (minus a gradient), beta = |d_k|^2 /
- * |d_(k-1)|^2 in the norm weighted by W_ii (unit-free: a velocity times an
- * impulse), Lambda += beta p and p = d_k + beta p; beta > 1 restarts (p =
- * 0).  Stops after a plain sweep whose largest update changes a velocity by
- * at most lcp_tolerance times the velocity scale, so the result is always
- * a projected Gauss-Seidel iterate (impulses within their bounds).  With
- * solver.lcp_regularization = eps > 0 the iteration solves the LCP of
- * W + eps diag(W) (see s_sweep): strongly monotone, so the impulses are
- * unique even when W is singular (hyperstatic piles) and Gauss-Seidel
- * converges linearly; the unregularised conditions then hold up to the
- * velocity eps W_ii |Lambda_i| per row (docs/contacts.md).  Points
- * whose impulse stays 0 have d = p = 0 and leave every sum unchanged
- * (deactivation on and off stay identical).  Returns the sweeps used, or
- * -1 at the limit. */
-static int s_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vscale, double *v)
-{
-    const mbs_solver_spec *o = &m->spec->solver;
-    double tol = (o->lcp_tolerance > 0 ? o->lcp_tolerance : 1e-10) * vscale;
-    int maxit = o->lcp_max_iterations > 0 ? o->lcp_max_iterations : 2000;
-    double *p = w->cg_p, *d = w->cg_l0, rprev = 0, eps = o->lcp_regularization;
-    int N = 3 * np;
-    for (int it = 1; it <= maxit; it++) {
-        memcpy(d, w->lam, sizeof(double) * (size_t)N);
-        if (s_sweep(m, w, np, ncomp, eps, v) <= tol) return it;
-        if (it == maxit) break;
-        /* the sweep's change and its W-weighted norm */
-        double r = 0;
-        for (int k = 0; k < N; k++) {
-            d[k] = w->lam[k] - d[k];
-            r += (1 + eps) * w->wd[k] * d[k] * d[k];
-        }
-        double beta = it == 1 || rprev == 0 ? 0 : r / rprev;
-        rprev = r;
-        if (beta > 1) beta = 0;
-        /* momentum along the previous direction, new direction */
-        for (int i = 0; i < np; i++)
-            for (int c = 0; c < ncomp; c++) {
-                int k = 3 * i + c;
-                if (beta > 0 && p[k] != 0) {
-                    w->lam[k] += beta * p[k];
-                    s_vadd(w, i, c, beta * p[k], v);
-                }
-                p[k] = d[k] + beta * p[k];
-            }
-    }
-    return -1;
-}
 
 /* Lemke on the standard LCP with friction directions: per point the
  * unknowns (Lambda_n, beta_1+, beta_1-, [beta_2+, beta_2-], s_1, [s_2]) with
@@ -504,6 +531,7 @@ static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
         L += fr ? 1 + 3 * ntan : 1;
     }
     if (L > w->nl || L == 0) return -3;
+    s_bfill(m, w, np);
     /* the components in order (comp = 3 i + c) and their Delassus matrix
      * Wc[r + C b] = G_r B_b, one scattered B column at a time */
     int *comp = w->lcomp;
@@ -515,10 +543,10 @@ static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
     }
     for (int b = 0; b < C; b++) {
         memset(w->tmp, 0, sizeof(double) * (size_t)m->nvar);
-        s_vadd(w, comp[b] / 3, comp[b] % 3, 1.0, w->tmp);
+        s_vadd(w, comp[b] / 3, comp[b] % 3, 1.0, w->tmp, 0);
         for (int r = 0; r < C; r++) Wc[r + C * b] = s_gdot(m, &w->pt[comp[r] / 3], comp[r] % 3, w->tmp);
     }
-    for (int r = 0; r < C; r++) qc[r] = w->qf[comp[r]] + w->bt[comp[r]];
+    for (int r = 0; r < C; r++) qc[r] = s_gdot(m, &w->pt[comp[r] / 3], comp[r] % 3, w->vf) + w->bt[comp[r]];
     memset(M, 0, sizeof(double) * (size_t)L * (size_t)L);
     /* rows: point i's unknowns start at ur (components at cr); x = 0 is the
      * normal, x = 1 + 2 j (+t_j) and 2 + 2 j (-t_j) the directions */
@@ -570,12 +598,14 @@ static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
     return 0;
 }
 
-/* v += B Lambda for the current impulses of the np points. */
-static void s_apply(mbs_mj_ws *w, int np, int ncomp, double *v)
+/* v += B Lambda for the current impulses of the np points; lu_only: on
+ * the LU islands only (the PGS warm start: mbs_mj_pgs forms a reduced island's
+ * velocity from y itself). */
+static void s_apply(mbs_mj_ws *w, int np, int ncomp, int lu_only, double *v)
 {
     for (int i = 0; i < np; i++)
         for (int c = 0; c < ncomp; c++)
-            if (w->lam[3 * i + c] != 0) s_vadd(w, i, c, w->lam[3 * i + c], v);
+            if (w->lam[3 * i + c] != 0) s_vadd(w, i, c, w->lam[3 * i + c], v, lu_only);
 }
 
 /* Largest relative violation of the contact conditions at the impulses
@@ -657,18 +687,27 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
     double t0 = mbs_now();
     for (int a = 0; a < cnt; a++) {
         int k = use_active ? d->c_active[a] : a;
+        mbs_mj_pinfo *pk = &w->pi[k];
+        if (!pk->rigid) continue;
         const mbs_contact_spec *C = &m->spec->contacts[k];
-        if (C->law != MBS_LAW_RIGID) continue;
-        int got = mbs_rigid_pair_points(m, k, w->xm, &w->pt[np]);
+        /* each shape's world shape once per step */
+        for (int q = 0; q < 2; q++) {
+            int sh = pk->shape[q];
+            if (w->wsh_step[sh] != step) {
+                mbs_contact_world_shape(m, sh, w->xm, &w->wsh[sh]);
+                w->wsh_step[sh] = step;
+            }
+        }
+        int got = mbs_rigid_pair_points_ws(m, k, w->xm, &w->wsh[pk->shape[0]], &w->wsh[pk->shape[1]], &w->pt[np]);
         if (use_active && s_pair_out_of_reach(m, C, &w->pt[np], got, v0, h)) continue;
         /* warm start from the previous step when the pair was in the system */
-        int warm = w->pair_lstep[k] == step - 1;
+        int warm = w->pi[k].lstep == step - 1;
         int in_index = 0, impact = 0;
         for (int j = 0; j < got; j++) {
-            int i = np + j, slot = w->pair_slot[k] + j;
+            int i = np + j, slot = w->pi[k].slot + j;
             const mbs_rpoint *P = &w->pt[i];
             w->boff[i] = boff;
-            boff += 3L * w->pair_blen[k];
+            boff += 3L * w->pi[k].blen;
             /* the previous normal impulse, and the previous friction impulse
              * (kept as a world vector) on the new tangents: the tangent
              * basis turns with the normal and can swap axes */
@@ -677,15 +716,15 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
                 w->bt[3 * i + c] = 0;
             }
             if (warm) {
-                const double *tw = w->lam_prev + 3 * slot;
-                w->lam[3 * i] = w->lam_n_prev[slot];
-                for (int c = 1; C->friction > 0 && c < ncomp; c++)
+                const double *tw = w->prev + 4 * slot + 1;
+                w->lam[3 * i] = w->prev[4 * slot];
+                for (int c = 1; pk->friction > 0 && c < ncomp; c++)
                     w->lam[3 * i + c] = tw[0] * P->t[c - 1][0] + tw[1] * P->t[c - 1][1] + tw[2] * P->t[c - 1][2];
             }
             w->gam0[i] = s_gdot(m, P, 0, v0);
             /* index set: touching at q_m or closing within the half step */
             if (P->g <= 0 || P->g + 0.5 * h * w->gam0[i] <= 0) {
-                w->bt[3 * i] = C->restitution * fmin(w->gam0[i], 0);
+                w->bt[3 * i] = pk->restitution * fmin(w->gam0[i], 0);
                 /* regularised PGS: a resting contact gives way at the
                  * velocity eps W Lambda; a contact that persists from the
                  * previous step is pushed back out at S_REG_BETA of its
@@ -693,33 +732,40 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
                  * eps W Lambda h / S_REG_BETA instead of sinking (impacts keep
                  * their restitution target: the pair was not in the index
                  * set the step before) */
-                if (eps > 0 && P->g < 0 && w->pair_istep[k] == step - 1) w->bt[3 * i] += S_REG_BETA * P->g / h;
+                if (eps > 0 && P->g < 0 && w->pi[k].istep == step - 1) w->bt[3 * i] += S_REG_BETA * P->g / h;
                 in_index = 1;
-                if (w->gam0[i] < 0 && w->pair_istep[k] != step - 1) impact = 1;
+                if (w->gam0[i] < 0 && w->pi[k].istep != step - 1) impact = 1;
             } else {
                 w->bt[3 * i] = 2 * P->g / h;
             }
         }
         /* an impact: a pair entering the index set while closing */
-        if (in_index) w->pair_istep[k] = step;
+        if (in_index) w->pi[k].istep = step;
         d->met.impacts += impact;
-        w->pair_lstep[k] = step;
+        w->pi[k].lstep = step;
         np += got;
     }
     d->met.contact_detection_seconds += mbs_now() - t0;
     /* B columns, W_ii, G v_f */
     t0 = mbs_now();
     for (int i = 0; i < np; i++) {
-        int nci = m->spec->contacts[w->pt[i].pair].friction > 0 ? ncomp : 1;
+        int nci = w->pi[w->pt[i].pair].friction > 0 ? ncomp : 1;
         s_bcols(m, d, w, i, nci);
-        for (int c = 0; c < 3; c++) { w->wd[3 * i + c] = 0; w->qf[3 * i + c] = 0; }
+        int len = w->pi[w->pt[i].pair].blen;
+        const double *Gi = w->astore + w->boff[i], *Bi = w->bzstore + w->boff[i];
+        for (int c = 0; c < 9; c++) w->wblk[9 * i + c] = 0;
+        for (int c = 0; c < 3; c++) w->wd[3 * i + c] = 0;
+        /* the 3 x 3 Delassus block W_cd = G_c B_d = a_c b_d of the point */
+        int zl = w->pzlen[2 * i] + w->pzlen[2 * i + 1];
+        for (int c = 0; c < nci; c++)
+            for (int e = 0; e < nci; e++) {
+                double s = 0;
+                for (int j = 0; j < zl; j++) s += Gi[(long)c * len + j] * Bi[(long)e * len + j];
+                w->wblk[9 * i + 3 * c + e] = s;
+            }
         for (int c = 0; c < nci; c++) {
-            const mbs_rpoint *P = &w->pt[i];
-            double s = 0;
-            const int *vars = m->cfel[P->pair].vars;
-            for (int j = 0; j < P->nv; j++) s += P->G[c][j] * s_bval(w, i, c, vars[j]);
-            w->wd[3 * i + c] = s;
-            w->qf[3 * i + c] = s_gdot(m, P, c, w->vf);
+            w->wd[3 * i + c] = w->wblk[9 * i + 4 * c];
+            w->wdi[3 * i + c] = w->wd[3 * i + c] > 0 ? 1 / ((1 + eps) * w->wd[3 * i + c]) : 0;
         }
     }
     d->met.linear_algebra_seconds += mbs_now() - t0;
@@ -734,11 +780,11 @@ static void s_keep(const mbs_model *m, mbs_mj_ws *w, int np)
         int k = w->pt[i].pair;
         j = k == prev ? j + 1 : 0;
         prev = k;
-        int slot = w->pair_slot[k] + j;
+        int slot = w->pi[k].slot + j;
         const mbs_rpoint *P = &w->pt[i];
-        w->lam_n_prev[slot] = w->lam[3 * i];
+        w->prev[4 * slot] = w->lam[3 * i];
         for (int a = 0; a < 3; a++)
-            w->lam_prev[3 * slot + a] = w->lam[3 * i + 1] * P->t[0][a] + w->lam[3 * i + 2] * P->t[1][a];
+            w->prev[4 * slot + 1 + a] = w->lam[3 * i + 1] * P->t[0][a] + w->lam[3 * i + 2] * P->t[1][a];
     }
     (void)m;
 }
@@ -750,13 +796,26 @@ static void s_project(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double t, d
 {
     int n = m->nvar, ne = m->neq;
     double tolx = 1e-12 * m->length_scale, tolv = 1e-12 * vscale;
-    for (int it = 0; it < 6; it++) {
-        mbs_cons_eval(m, d->x, t, d->phi, d->jac);
-        if (ne == 0 || mbs_phi_norm(d) <= tolx || it == 5) break;
-        for (int r = 0; r < ne; r++) d->r1[r] = -d->phi[r];
+    /* the simplified Newton iterations need only Phi; the Jacobian is
+     * wanted at the projected positions, so it comes with the evaluation
+     * that the contraction of the last two iterations predicts to be the
+     * converged one (else one more evaluation at the end) */
+    double rprev = -1, rlast = -1;
+    int have_jac = 0;
+    for (int it = 0; ne > 0 && it < 5; it++) {
+        int want = rprev > 0 && rlast * (rlast / rprev) <= tolx;
+        mbs_cons_eval(m, d->x, t, d->phi, want ? d->jac : NULL);
+        have_jac = want;
+        double r = mbs_phi_norm(d);
+        if (r <= tolx) break;
+        rprev = rlast;
+        rlast = r;
+        for (int k = 0; k < ne; k++) d->r1[k] = -d->phi[k];
         s_solve_all(m, d, w, NULL, d->r1, w->tmp);
         for (int i = 0; i < n; i++) d->x[i] += w->tmp[i];
+        have_jac = 0;
     }
+    if (!have_jac) mbs_cons_eval(m, d->x, t, d->phi, d->jac);
     if (ne == 0) return;
     mbs_cons_phit(m, d->x, t, d->phit);
     for (int it = 0; it < 4; it++) {
@@ -787,7 +846,8 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_stepper *run,
     if (nstep < 1) nstep = 1;
     h = T / (double)nstep;
     int ncomp = 1 + (m->dim == 3 ? 2 : 1);
-    for (int k = 0; k < m->spec->ncontact; k++) w->pair_lstep[k] = w->pair_istep[k] = -10;
+    for (int k = 0; k < m->spec->ncontact; k++) w->pi[k].lstep = w->pi[k].istep = -10;
+    for (int k = 0; k < m->spec->nshape; k++) w->wsh_step[k] = -10;
     w->nlemke = w->npgs = 0;
     double *v0 = d->vp, *vf = w->vf;
 
@@ -829,7 +889,7 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_stepper *run,
             if (o->lcp_solver != MBS_LCP_PGS) {
                 rc = s_lemke(m, w, np, ncomp);
                 if (rc == 0) {
-                    s_apply(w, np, ncomp, d->v);
+                    s_apply(w, np, ncomp, 0, d->v);
                     /* Lemke's answer is verified: pivoting on a badly scaled
                      * tableau (targets of far points, 2 g / h, can exceed the
                      * others by many orders) may end "solved" with a poor
@@ -845,8 +905,8 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_stepper *run,
             } else {
                 /* PGS from the warm start (zero after a Lemke failure) */
                 w->npgs++;
-                s_apply(w, np, ncomp, d->v);
-                if (s_pgs(m, w, np, ncomp, vscale, d->v) < 0) failed = 1;
+                s_apply(w, np, ncomp, 1, d->v);
+                if (mbs_mj_pgs(m, w, np, ncomp, vscale, d->v) < 0) failed = 1;
             }
             mbs_note_lcp(d, dim, failed);
             d->met.linear_algebra_seconds += mbs_now() - la0;
@@ -880,6 +940,8 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_stepper *run,
         for (int i = 0; i < n; i++) d->a[i] = (d->v[i] - v0[i]) / h;
         d->t = t1;
         d->met.steps++;
+        /* Phi and its Jacobian are current at (x, t1) after s_project */
+        d->cons_at_state = 1;
         int rc = mbs_step_done(m, d, run, err);
         if (rc) return rc;
     }

@@ -1,0 +1,99 @@
+/*
+ * integrator_mj_ws.h - the Moreau-Jean workspace, shared by integrator_mj.c
+ * (islands, contact points, Lemke, the step) and integrator_mj_pgs.c (the
+ * projected Gauss-Seidel sweeps).  Internal to common/mbs/integrate/.
+ */
+#ifndef MBS_INTEGRATOR_MJ_WS_H
+#define MBS_INTEGRATOR_MJ_WS_H
+
+#include "mbs/contact/contact_rigid.h"
+#include "mbs/linalg/linalg.h"
+#include "mbs/linalg/cinv.h"
+#include "mbs/model/data.h"
+
+/* What a step reads of a declared pair, packed in one cache line: with
+ * thousands of declared pairs (81800 for 400 balls) the active ones are
+ * scattered over arrays of that size, and separate arrays (and the large
+ * contact spec) cost a cache miss each. */
+typedef struct {
+    long lstep, istep;         /* last step in the system / in the index set  */
+    double friction, restitution;
+    int isl[2];                /* islands of the pair's bodies, -1            */
+    int blen;                  /* length of a B column of the pair            */
+    int slot;                  /* first warm-start slot                       */
+    int shape[2];
+    int rigid;                 /* law MBS_LAW_RIGID                           */
+} mbs_mj_pinfo;
+
+struct mbs_mj_ws {
+    /* islands: variables linked by bodies and equations */
+    int nisl;
+    int *var_isl, *var_loc;    /* (n) island and place in it                  */
+    int *eq_loc;               /* (ne) place among its island's equations     */
+    int *isl_vptr, *isl_var;   /* (nisl + 1), (n): variables of each island   */
+    int *isl_eptr, *isl_eq;    /* (nisl + 1), (ne): its equations             */
+    mbs_mat *isl_mat;          /* (nisl) dense KKT matrices (n = 0: large)    */
+    mbs_cinv *isl_ci;          /* (nisl) Schur-complement constrained inverse */
+    int *isl_schur;            /* (nisl) 1: M_I is positive definite (cinv)   */
+    int *isl_lu;               /* (nisl) 1: this step uses the LU factor      */
+    double *abuf;              /* (bufmax^2) an island's constraint matrix    */
+    double *ibuf2;             /* (bufmax) solve scratch                       */
+    int *onbuf;                /* (bufmax) an island's equations switched on  */
+    int any_large;
+    int bufmax;
+    double *kbuf;              /* (nkkt) global right-hand side              */
+    double *ibuf;              /* (bufmax) island right-hand side            */
+    /* pairs */
+    mbs_mj_pinfo *pi;               /* (nc) what a step reads of each pair         */
+    double *prev;              /* (4 cap) per (pair, point): the normal and
+                                  the friction impulse (world) of its last step */
+    /* the points of the current step */
+    int cap;                   /* sum of the pairs' largest point counts       */
+    mbs_rpoint *pt;            /* (cap)                                      */
+    long *boff;                /* (cap) offset of the point's B columns       */
+    double *bstore;            /* B columns                                   */
+    /* the PGS unknowns z: per island its velocity (LU islands) or the r
+     * numbers y of v = v_f + U y (Schur islands, P = U U^T) */
+    int *isl_zptr;             /* (nisl + 1) the island's slice of z          */
+    int *isl_red;              /* (nisl) 1: the slice is y (reduced)          */
+    double *z;                 /* (n)                                         */
+    double *astore, *bzstore;  /* per point and component: w = a z, z += b dl */
+    double *qz;                /* (3 cap) G v_f over the reduced sides        */
+    int *pzoff, *pzlen;        /* (2 cap) slice of each side of a point       */
+    double *pmu;               /* (cap) friction coefficient of the point     */
+    /* skipping open points in the sweeps (integrator_mj_pgs.c) */
+    double *ztrav;             /* (nisl) sum of |changes| of the island's z   */
+    double *pbn;               /* (6 cap) 1-norm of b per (component, side)   */
+    double *pam;               /* (2 cap) max-norm of the normal's a per side */
+    double *psnap;             /* (2 cap) ztrav of the sides at the last visit */
+    double *wlast;             /* (cap) w_n at the last visit                 */
+    int *pisl;                 /* (2 cap) island of each side, -1            */
+    mbs_shape *wsh;            /* (nshape) world shapes at q_m ...            */
+    long *wsh_step;            /* (nshape) ... formed at this step            */
+    double *wdi;               /* (3 cap) 1 / ((1 + eps) W_cc) for the sweep  */
+    int *pstr;                 /* (cap) stride of its coefficient rows        */
+    double *wblk;              /* (9 cap) W_ii blocks, row-major (c, d)       */
+    double *lam, *bt, *wd;     /* (3 cap) impulses, targets, W_ii             */
+    double *gam0;              /* (cap) gamma^- = G_n v0                      */
+    double *cg_p, *cg_l0;      /* (3 cap) NNCG direction, sweep change        */
+    int *act;                  /* (3 cap) PGS point lists                     */
+    /* Lemke */
+    int nl;                    /* largest Lemke LCP                            */
+    double *lM, *lq, *lz, *lw, *lWc;
+    int *lcomp;                /* (nl) component of a Lemke unknown, sign     */
+    void *lwork;
+    /* vectors */
+    double *xm, *vf, *tmp, *mv; /* (n)                                       */
+    long nlemke, npgs;
+    /* the last accepted step, for the reaction recovery */
+    int np_last, ncomp_last;
+    double h_last;
+};
+
+/* Projected Gauss-Seidel with NNCG on the np points of the step (see
+ * integrator_mj_pgs.c): v (n) holds v_f + B Lambda on the LU islands on
+ * entry and v_1 on every island at exit.  Returns the sweeps used, or -1
+ * at the lcp_max_iterations limit. */
+int mbs_mj_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vscale, double *v);
+
+#endif
