@@ -678,6 +678,9 @@ static const s_bad s_bads[] = {
         "'drivers': [{'joint': 'A', 'motion': {'kind': 'table', 'points': [[0, 0]]}}]"),
      NULL, NULL, "/drivers/0/motion/points", "at least 2 rows"},
     {P2(", 'joints': [{'name': 'A', 'type': 'revolute', 'bodies': ['ground', 'b'], 'at': [0, 0]}], "
+        "'drivers': [{'joint': 'A', 'motion': {'kind': 'table', 'points': [[0, 0], [0.5, 1], [1, 3]]}}]"),
+     NULL, NULL, "/drivers/0/motion", "corner at each inner row"},
+    {P2(", 'joints': [{'name': 'A', 'type': 'revolute', 'bodies': ['ground', 'b'], 'at': [0, 0]}], "
         "'drivers': [{'joint': 'A', 'motion': {'kind': 'sine', 'amplitude': 1}}]"),
      NULL, NULL, "/drivers/0/motion/kind", "unknown function kind 'sine'"},
     {P2(", 'joints': [{'name': 'A', 'type': 'revolute', 'bodies': ['ground', 'b'], 'at': [0, 0]}], "
