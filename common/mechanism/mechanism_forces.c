@@ -424,6 +424,37 @@ void mech_parse_forces(mech_ctx *c, json_t *root)
 
 /* ---- drivers -------------------------------------------------------------------------------- */
 
+/* A driver's table motion in a dynamic analysis must not make the joint's
+ * velocity jump within the run: a corner is an impulse no integrator of the
+ * dynamics resolves (measured on the slider-crank: the BDF stops at it,
+ * DOPRI5's Baumgarte terms smooth it into an error of 7e-3 rad at tolerance
+ * 1e-6 that its estimate does not see, the trapezoidal rule warns).  Corners:
+ * the inner rows of a linear table; the first row when the table starts
+ * after t = 0 with a rate (the first value is held before it); the last row
+ * when it ends before t_end with a rate (the last value is held after it). */
+static void s_table_motion_smooth(mech_ctx *c, const mbs_fn *f, const char *ptr)
+{
+    int n = f->n;
+    double t0 = f->c[0], tn = f->c[2 * (n - 1)], T = c->spec->solver.t_end, d0, dn;
+    double lo = f->c[1], hi = f->c[1];
+    for (int i = 1; i < n; i++) { lo = fmin(lo, f->c[2 * i + 1]); hi = fmax(hi, f->c[2 * i + 1]); }
+    double tiny = 1e-12 * (hi - lo) / (tn - t0); /* a rate that is zero but for rounding */
+    mbs_fn_eval(f, t0, &d0, NULL);
+    mbs_fn_eval(f, tn, &dn, NULL);
+    if (!f->spline && n >= 3)
+        mech_err(c, ptr, "a driver's motion given by a linear table has a corner at each inner row, where the "
+                 "joint's velocity would jump (an impulse the dynamics cannot follow): use \"interpolation\": "
+                 "\"spline\" (smooth through the rows), or analysis \"kinematics\"");
+    else if (t0 > 0 && fabs(d0) > tiny)
+        mech_err(c, ptr, "a driver's table starts at t = %g with the rate %g: before it the first value is held, so "
+                 "the joint's velocity would jump there (an impulse the dynamics cannot follow); start the table "
+                 "at t = 0", t0, d0);
+    else if (tn < T && fabs(dn) > tiny)
+        mech_err(c, ptr, "a driver's table ends at t = %g, before solver.t_end = %g, with the rate %g: after it the "
+                 "last value is held, so the joint's velocity would jump there (an impulse the dynamics cannot "
+                 "follow); extend the table to t_end or beyond", tn, T, dn);
+}
+
 static const char *const s_driver_keys[] = {"joint", "motion", NULL};
 
 void mech_parse_drivers(mech_ctx *c, json_t *root)
@@ -469,16 +500,8 @@ void mech_parse_drivers(mech_ctx *c, json_t *root)
         mech_ptr_key(kp, ptr, "motion");
         if (!m)
             mech_err(c, ptr, "missing required key 'motion' (a function of time)");
-        else if (mech_fn(c, m, kp, &d->motion) == 0 && d->motion.kind == MBS_FN_TABLE && !d->motion.spline &&
-                 d->motion.n >= 3 && c->spec->solver.analysis == MBS_ANALYSIS_DYNAMICS)
-            /* a corner of the prescribed motion is a jump of the joint's
-             * velocity: an impulse no integrator of the dynamics resolves
-             * (measured on the slider-crank: the BDF stops at the first
-             * inner row, DOPRI5's Baumgarte terms smooth it into an error of
-             * 7e-3 rad that its estimate does not see, the trapezoidal rule
-             * warns) */
-            mech_err(c, kp, "a driver's motion given by a linear table has a corner at each inner row, where the "
-                     "joint's velocity would jump (an impulse the dynamics cannot follow): use \"interpolation\": "
-                     "\"spline\" (smooth through the rows), or analysis \"kinematics\"");
+        else if (mech_fn(c, m, kp, &d->motion) == 0 && d->motion.kind == MBS_FN_TABLE &&
+                 c->spec->solver.analysis == MBS_ANALYSIS_DYNAMICS)
+            s_table_motion_smooth(c, &d->motion, kp);
     }
 }
