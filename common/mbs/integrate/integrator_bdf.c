@@ -89,6 +89,7 @@
 #include "mbs/analysis/analysis.h"
 #include "mbs/analysis/system.h"
 #include "mbs/integrate/system_contacts.h"
+#include "mbs/integrate/system_ggl.h"
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/dynamics/force.h"
 #include "mbs/dynamics/controller.h"
@@ -238,9 +239,14 @@ int mbs_bdf_ws_new(const mbs_model *m, mbs_data *d)
         d->zh[h] = calloc((size_t)(m->nz > 0 ? m->nz : 1), sizeof(double));
         ok &= d->qh[h] && d->vh[h] && d->lh[h] && d->zh[h];
     }
-    /* the stabilised index-2 matrix, and the contact force unknowns */
-    if (ok && mbs_mat_init(&d->ggl, MBS_MAT_GEN, m->nggl, m->gkl, m->gku)) ok = 0;
-    if (ok && m->spec->solver.contact_force_unknowns && mbs_cu_ws_new(m, d)) ok = 0;
+    /* the stabilised index-2 matrix: sparse (KLU) when its band is
+     * wasteful (system_ggl.c), else banded */
+    int cu = m->spec->solver.contact_force_unknowns;
+    if (ok && !cu && m->nggl >= 64 && mbs_ggl_sp_new(m, d)) ok = 0;
+    if (ok && !mbs_ggl_sp_chosen(m, d)) mbs_ggl_sp_free(d);
+    if (ok && !d->ggl_sp && mbs_mat_init(&d->ggl, MBS_MAT_GEN, m->nggl, m->gkl, m->gku)) ok = 0;
+    /* the contact force unknowns */
+    if (ok && cu && mbs_cu_ws_new(m, d)) ok = 0;
     return ok ? 0 : -1;
 }
 
@@ -251,6 +257,7 @@ void mbs_bdf_ws_free(mbs_data *d)
         d->qh[h] = d->vh[h] = d->lh[h] = d->zh[h] = NULL;
     }
     mbs_mat_free(&d->ggl);
+    mbs_ggl_sp_free(d);
     mbs_cu_ws_free(d);
 }
 
@@ -425,12 +432,14 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                     }
                     if (m->nctrl == 0) memcpy(d->zkap, zkap, zb);
                     d->zgen = m->nctrl > 0;
-                    int info = cu ? mbs_cu_build(m, d, w0, d->x, d->v, t1) : mbs_ggl_build(m, d, w0, d->x, d->v, t1);
+                    int info = cu          ? mbs_cu_build(m, d, w0, d->x, d->v, t1)
+                               : d->ggl_sp ? mbs_ggl_sp_build(m, d, w0, d->x, d->v, t1)
+                                           : mbs_ggl_build(m, d, w0, d->x, d->v, t1);
                     d->zgen = 0;
                     memset(d->zkap, 0, zb);
                     if (info == MBS_SPARSE_EFULL) {
-                        mbs_err_add(err, "", "t = %.6g: the Newton matrix with contact force unknowns has more "
-                                    "entries than its sink was sized for (internal error)", t1);
+                        mbs_err_add(err, "", "t = %.6g: the sparse Newton matrix%s has more entries than its sink "
+                                    "was sized for (internal error)", t1, cu ? " with contact force unknowns" : "");
                         return MBS_EINVAL;
                     }
                     if (info) {
@@ -477,6 +486,8 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 }
                 if (cu) {
                     if (mbs_cu_solve(m, d, rhs)) break;
+                } else if (d->ggl_sp) {
+                    if (mbs_ggl_sp_solve(d, rhs)) break;
                 } else {
                     mbs_ggl_solve(m, d, rhs);
                 }

@@ -152,6 +152,9 @@ struct mbs_data {
     struct mbs_mj_ws *mj;
     /* BDF with contact force unknowns (system_contacts.c), NULL otherwise */
     struct mbs_cu_ws *cu;
+    /* BDF: the GGL matrix factorised by KLU (system_ggl.c) when the model's
+     * band is wasteful, NULL when it is banded (ggl above) */
+    struct mbs_sparse *ggl_sp;
 
     /* Forces that only the running integrator knows, handed by it to the
      * output sampler (output/contact_output.c, output/output.c) with its
