@@ -242,6 +242,12 @@ int mbs_sparse_solve(mbs_sparse *s, double *b)
     return klu_solve(s->sym, s->num, s->n, 1, b, &s->kc) ? 0 : (s->kc.status < 0 ? s->kc.status : -1);
 }
 
+double mbs_sparse_condest(mbs_sparse *s)
+{
+    if (!s->sym || !s->num || !klu_condest(s->ap, s->ax, s->sym, s->num, &s->kc)) return INFINITY;
+    return isfinite(s->kc.condest) ? s->kc.condest : INFINITY;
+}
+
 int mbs_sparse_dim(const mbs_sparse *s) { return s->n; }
 long mbs_sparse_nnz(const mbs_sparse *s) { return s->ap[s->n]; }
 long mbs_sparse_triplets(const mbs_sparse *s) { return s->nt; }

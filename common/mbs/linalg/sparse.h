@@ -68,6 +68,10 @@ int mbs_sparse_factor(mbs_sparse *s, int *analysed);
  * 0 or a KLU status. */
 int mbs_sparse_solve(mbs_sparse *s, double *b);
 
+/* Estimate of the 1-norm condition number of the last factorised matrix
+ * (KLU's klu_condest: a few solves); +inf without a factorisation. */
+double mbs_sparse_condest(mbs_sparse *s);
+
 /* Dimension and stored non-zeros (after duplicates were summed) of the
  * last factorised matrix; triplets added since mbs_sparse_begin; capacity. */
 int mbs_sparse_dim(const mbs_sparse *s);
