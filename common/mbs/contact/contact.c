@@ -102,7 +102,11 @@ void mbs_contact_world_shape(const mbs_model *m, int i, const double *x, mbs_sha
     const mbs_cshape *c = &m->cshape[i];
     double p[3] = {0, 0, 0}, q[3] = {0, 0, 0};
     mbs_avec_eval(m, &c->p, x, 0, p);
-    mbs_avec_eval(m, &c->q, x, 0, q);
+    /* the second point or direction: only the shapes that have one (a
+     * circle's was half of the chain drive's shape evaluations) */
+    if (c->kind == MBS_SHAPE_SEGMENT2 || c->kind == MBS_SHAPE_LINE2 || c->kind == MBS_SHAPE_PLANE ||
+        c->kind == MBS_SHAPE_CAPSULE)
+        mbs_avec_eval(m, &c->q, x, 0, q);
     memset(out, 0, sizeof *out);
     out->kind = c->kind;
     switch (c->kind) {
