@@ -19,9 +19,11 @@
  * [b; 0] by KLU (the fixed pattern of linalg/sparse.c, analysed once per
  * run), with one step of iterative refinement; the result is the unique
  * least-squares solution when A has full column rank, which the condition
- * estimate of the augmented matrix confirms (below RX_COND_MAX: A's singular
- * values then lie within 1e-5 of each other, far from the 1e-12 at which
- * LAPACK's dgelsd calls them zero).  Otherwise (reactions statically
+ * estimate of the augmented matrix confirms: its eigenvalues are 1 and 1/2
+ * +- sqrt(1/4 + s_i^2), s_i the singular values of A, so a condition below
+ * RX_COND_MAX keeps the smallest s_i above about 1e-5 sqrt(max(1, s_max)),
+ * far from the 1e-12 s_max below which LAPACK's dgelsd (rcond 1e-12) calls
+ * one zero.  Otherwise (reactions statically
  * indeterminate, or KLU fails) the dense minimum-norm solution by dgelsd.
  * The roller chain drive (103 bodies, 209 components): 3.5 ms per sample
  * by dgelsd, 15 % of its run.
