@@ -133,11 +133,11 @@ struct mbs_data {
     char *c_inset;        /* (ncontact) in the active set                       */
     int *c_active;        /* (ncontact) the active set (pair ids)               */
     int c_nactive;
-    int *c_prev;          /* (ncontact) the swept set before the last sweep   */
-    int c_nset;           /* pairs of the last sweep (c_inset[k] == 1)        */
-    int *c_onlist;        /* (ncontact) the pairs with c_on set                */
+    int *c_prev;          /* (ncontact) the swept set before the last sweep     */
+    int c_nset;           /* pairs of the last sweep (c_inset[k] == 1)          */
+    int *c_onlist;        /* (ncontact) the pairs with c_on set                 */
     int c_non;
-    double c_margin;      /* the largest pair margin of the spec              */
+    double c_margin;      /* the largest pair margin of the spec                */
     int c_ready;          /* the active set has been computed this run        */
     struct mbs_aabb *c_aabb;     /* (nshape) bounding boxes                     */
     struct mbs_broadphase *c_bp; /* sort-and-sweep state                        */
