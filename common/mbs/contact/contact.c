@@ -574,10 +574,11 @@ int mbs_contact_data_init(const mbs_model *m, mbs_data *d)
     d->c_active = calloc((size_t)nc, sizeof(int));
     d->c_prev = calloc((size_t)nc, sizeof(int));
     d->c_onlist = calloc((size_t)nc, sizeof(int));
+    d->c_travel = calloc((size_t)(m->nbody > 0 ? m->nbody : 1), sizeof(double));
     d->c_aabb = calloc((size_t)ns, sizeof(mbs_aabb));
     d->c_bp = calloc(1, sizeof(mbs_broadphase));
-    if (!d->c_vimp || !d->c_on || !d->c_inset || !d->c_active || !d->c_prev || !d->c_onlist || !d->c_aabb ||
-        !d->c_bp)
+    if (!d->c_vimp || !d->c_on || !d->c_inset || !d->c_active || !d->c_prev || !d->c_onlist || !d->c_travel ||
+        !d->c_aabb || !d->c_bp)
         return MBS_ENOMEM;
     d->c_margin = 0;
     for (int k = 0; k < nc; k++) d->c_margin = fmax(d->c_margin, m->spec->contacts[k].margin);
@@ -588,7 +589,7 @@ int mbs_contact_data_init(const mbs_model *m, mbs_data *d)
 void mbs_contact_data_free(mbs_data *d)
 {
     free(d->c_vimp); free(d->c_on); free(d->c_inset); free(d->c_active); free(d->c_aabb);
-    free(d->c_prev); free(d->c_onlist);
+    free(d->c_prev); free(d->c_onlist); free(d->c_travel);
     if (d->c_bp) mbs_bp_free(d->c_bp);
     free(d->c_bp);
 }
@@ -644,18 +645,29 @@ void mbs_contact_step_ahead(const mbs_model *m, mbs_data *d, double h, double h_
          * the 100-ball box's Moreau-Jean systems); the acceleration term
          * matters for a body at rest or at the apex of a small bounce */
         double hn = mbs_step_growth_max(&m->spec->solver) * fmax(h_ahead, 1e-6);
+        /* each body's travel once (a body carries many shapes: the
+         * sprockets 80 each); NaN marks a body not yet done this step */
+        double *travel = d->c_travel;
+        for (int b = 0; b < m->nbody; b++) travel[b] = NAN;
         for (int i = 0; i < ns; i++) {
             mbs_shape S;
             mbs_contact_world_shape(m, i, d->x, &S);
             int b = m->cshape[i].body;
-            double vmax = 0, amax = 0;
-            for (int sl = 0; b >= 0 && b < m->nbody && sl < m->nb; sl++) {
-                int v = m->body[b].var[sl];
-                if (v < 0 || v >= m->nvar) continue;
-                vmax = fmax(vmax, fabs(d->v[v]));
-                amax = fmax(amax, fabs(d->a[v]));
+            double tr = 0;
+            if (b >= 0 && b < m->nbody && !isnan(travel[b])) {
+                tr = travel[b];
+            } else {
+                double vmax = 0, amax = 0;
+                for (int sl = 0; b >= 0 && b < m->nbody && sl < m->nb; sl++) {
+                    int v = m->body[b].var[sl];
+                    if (v < 0 || v >= m->nvar) continue;
+                    vmax = fmax(vmax, fabs(d->v[v]));
+                    amax = fmax(amax, fabs(d->a[v]));
+                }
+                tr = (vmax * hn + amax * hn * hn) * (1 + m->length_scale);
+                if (b >= 0 && b < m->nbody) travel[b] = tr;
             }
-            mbs_shape_aabb(&S, (vmax * hn + amax * hn * hn) * (1 + m->length_scale), &d->c_aabb[i]);
+            mbs_shape_aabb(&S, tr, &d->c_aabb[i]);
         }
         /* the set before the sweep (c_inset[k] == 1 exactly for its pairs) */
         int nprev = d->c_nset;

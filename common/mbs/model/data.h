@@ -138,6 +138,7 @@ struct mbs_data {
     int *c_onlist;        /* (ncontact) the pairs with c_on set                 */
     int c_non;
     double c_margin;      /* the largest pair margin of the spec                */
+    double *c_travel;     /* (nbody) scratch: each body's travel in a step      */
     int c_ready;          /* the active set has been computed this run        */
     struct mbs_aabb *c_aabb;     /* (nshape) bounding boxes                     */
     struct mbs_broadphase *c_bp; /* sort-and-sweep state                        */
