@@ -168,14 +168,52 @@ static void s_point_velocity(const mbs_model *m, int b, const double *x, const d
         for (int s = 0; s < m->nb; s++) out[i] += L[i * m->nb + s] * qd[s];
 }
 
-/* The contact set of pair k at configuration x (points within margin). */
-static int s_pair_set(const mbs_model *m, int k, const double *x, double margin, mbs_contact_set *set)
+/* The world shapes of one evaluation at one state, each computed once: a
+ * shape is in several pairs of a set (a chain's roller against the teeth
+ * near it, a tooth against the rollers near it).  stamp[i] == tag: sh[i]
+ * holds shape i at the state of the current evaluation. */
+struct mbs_shape_cache {
+    unsigned tag;
+    unsigned *stamp; /* (nshape) */
+    mbs_shape *sh;   /* (nshape) */
+};
+
+/* A new evaluation (a new state) for the cache (NULL: none). */
+static struct mbs_shape_cache *s_wc_begin(struct mbs_shape_cache *wc, int nshape)
+{
+    if (!wc) return NULL;
+    if (++wc->tag == 0) {
+        memset(wc->stamp, 0, sizeof(unsigned) * (size_t)nshape);
+        wc->tag = 1;
+    }
+    return wc;
+}
+
+/* Shape i at x: from the cache of the current evaluation (x must be its
+ * state), or computed into tmp without a cache. */
+static const mbs_shape *s_world(const mbs_model *m, struct mbs_shape_cache *wc, int i, const double *x,
+                                mbs_shape *tmp)
+{
+    if (!wc) {
+        mbs_contact_world_shape(m, i, x, tmp);
+        return tmp;
+    }
+    if (wc->stamp[i] != wc->tag) {
+        mbs_contact_world_shape(m, i, x, &wc->sh[i]);
+        wc->stamp[i] = wc->tag;
+    }
+    return &wc->sh[i];
+}
+
+/* The contact set of pair k at configuration x (points within margin); wc
+ * the cache of an evaluation at x, or NULL. */
+static int s_pair_set(const mbs_model *m, int k, const double *x, double margin, struct mbs_shape_cache *wc,
+                      mbs_contact_set *set)
 {
     const mbs_contact_spec *C = &m->spec->contacts[k];
     mbs_shape A, B;
-    mbs_contact_world_shape(m, C->shape[0], x, &A);
-    mbs_contact_world_shape(m, C->shape[1], x, &B);
-    return mbs_contact_shapes(&A, &B, margin, set);
+    const mbs_shape *a = s_world(m, wc, C->shape[0], x, &A), *b = s_world(m, wc, C->shape[1], x, &B);
+    return mbs_contact_shapes(a, b, margin, set);
 }
 
 /* Velocity of contact point c's material point on B relative to A's (rel),
@@ -247,13 +285,14 @@ double mbs_contact_vimp(const mbs_data *d, int k, double dd)
  * body in body coordinates, nbody x nb, with body_space) and report its
  * largest approach speed of penetrating points (*approach). */
 static void s_pair_q(const mbs_model *m, const mbs_data *d, int k, const double *x, const double *v, double *Q,
-                     int body_space, double *approach, int *touching, mbs_cforce_fn each, void *ctx)
+                     int body_space, double *approach, int *touching, mbs_cforce_fn each, void *ctx,
+                     struct mbs_shape_cache *wc)
 {
     const mbs_contact_spec *C = &m->spec->contacts[k];
     if ((Q || each) && C->law == MBS_LAW_RIGID) return; /* impulses: integrator_mj.c */
     int ba = m->cshape[C->shape[0]].body, bb = m->cshape[C->shape[1]].body;
     mbs_contact_set set;
-    if (s_pair_set(m, k, x, 0.0, &set) <= 0) return;
+    if (s_pair_set(m, k, x, 0.0, wc, &set) <= 0) return;
     for (int i = 0; i < set.n; i++) {
         const mbs_contact *c = &set.c[i];
         if (!(c->g < 0)) continue;
@@ -293,9 +332,9 @@ static void s_pair_q(const mbs_model *m, const mbs_data *d, int k, const double 
 }
 
 static void s_pair(const mbs_model *m, const mbs_data *d, int k, const double *x, const double *v, double *Q,
-                   double *approach, int *touching)
+                   double *approach, int *touching, struct mbs_shape_cache *wc)
 {
-    s_pair_q(m, d, k, x, v, Q, 0, approach, touching, NULL, NULL);
+    s_pair_q(m, d, k, x, v, Q, 0, approach, touching, NULL, NULL, wc);
 }
 
 void mbs_contact_forces_body(const mbs_model *m, const mbs_data *d, const double *x, const double *v,
@@ -303,7 +342,7 @@ void mbs_contact_forces_body(const mbs_model *m, const mbs_data *d, const double
 {
     for (int k = 0; k < m->spec->ncontact; k++) {
         if (d && m->spec->solver.contact_deactivation && d->c_ready && !d->c_inset[k]) continue;
-        s_pair_q(m, d, k, x, v, Qbody, 1, NULL, NULL, NULL, NULL);
+        s_pair_q(m, d, k, x, v, Qbody, 1, NULL, NULL, NULL, NULL, NULL);
     }
 }
 
@@ -312,21 +351,23 @@ void mbs_contact_compliant_each(const mbs_model *m, const mbs_data *d, const dou
 {
     int nc = m->spec->ncontact;
     if (d && m->spec->solver.contact_deactivation && d->c_ready) {
-        for (int i = 0; i < d->c_nactive; i++) s_pair_q(m, d, d->c_active[i], x, v, NULL, 0, NULL, NULL, fn, ctx);
+        for (int i = 0; i < d->c_nactive; i++)
+            s_pair_q(m, d, d->c_active[i], x, v, NULL, 0, NULL, NULL, fn, ctx, NULL);
         return;
     }
-    for (int k = 0; k < nc; k++) s_pair_q(m, d, k, x, v, NULL, 0, NULL, NULL, fn, ctx);
+    for (int k = 0; k < nc; k++) s_pair_q(m, d, k, x, v, NULL, 0, NULL, NULL, fn, ctx, NULL);
 }
 
 void mbs_contact_forces(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double *Q)
 {
     int nc = m->spec->ncontact;
     if (nc == 0) return;
+    struct mbs_shape_cache *wc = d ? s_wc_begin(d->c_wc, m->spec->nshape) : NULL;
     if (d && m->spec->solver.contact_deactivation && d->c_ready) {
-        for (int i = 0; i < d->c_nactive; i++) s_pair(m, d, d->c_active[i], x, v, Q, NULL, NULL);
+        for (int i = 0; i < d->c_nactive; i++) s_pair(m, d, d->c_active[i], x, v, Q, NULL, NULL, wc);
         return;
     }
-    for (int k = 0; k < nc; k++) s_pair(m, d, k, x, v, Q, NULL, NULL);
+    for (int k = 0; k < nc; k++) s_pair(m, d, k, x, v, Q, NULL, NULL, wc);
 }
 
 /* Finite-difference Jacobian of the pairs in the system (see force.c). */
@@ -346,7 +387,7 @@ void mbs_contact_jac_fd(const mbs_model *m, mbs_data *d, const double *x, const 
         if (m->spec->contacts[k].law == MBS_LAW_RIGID) continue;
         const mbs_fel *el = &m->cfel[k];
         for (int r = 0; r < el->nvar; r++) Q0[el->vars[r]] = 0;
-        s_pair(m, d, k, x, v, Q0, NULL, NULL);
+        s_pair(m, d, k, x, v, Q0, NULL, NULL, NULL);
         for (int pass = 0; pass < 2; pass++) {
             double c = pass == 0 ? cK : cC;
             if (c == 0) continue;
@@ -356,7 +397,7 @@ void mbs_contact_jac_fd(const mbs_model *m, mbs_data *d, const double *x, const 
                 double z0 = z[var], h = 1e-7 * (1 + fabs(z0));
                 for (int r = 0; r < el->nvar; r++) Q1[el->vars[r]] = 0;
                 z[var] = z0 + h;
-                s_pair(m, d, k, xp, vp, Q1, NULL, NULL);
+                s_pair(m, d, k, xp, vp, Q1, NULL, NULL, NULL);
                 /* restore exactly ((z + h) - h can differ from z in the last
                  * bit): otherwise every pair differentiated before shifts the
                  * state the next pairs see, and the Jacobian would depend on
@@ -391,13 +432,14 @@ void mbs_contact_jac_fd(const mbs_model *m, mbs_data *d, const double *x, const 
  * 1.3e-2 of the largest entry for a ball spinning at 3 rad/s); the
  * matrices only steer the modified Newton iteration. */
 static void s_pair_jac(const mbs_model *m, const mbs_data *d, int k, const double *x, const double *v, double cK,
-                       double cC, void (*add)(void *ctx, int i, int j, double val), void *ctx)
+                       double cC, void (*add)(void *ctx, int i, int j, double val), void *ctx,
+                       struct mbs_shape_cache *wc)
 {
     const mbs_contact_spec *C = &m->spec->contacts[k];
     int dim = m->dim, nb = m->nb;
     int bs[2] = {m->cshape[C->shape[0]].body, m->cshape[C->shape[1]].body};
     mbs_contact_set set;
-    if (s_pair_set(m, k, x, 0.0, &set) <= 0) return;
+    if (s_pair_set(m, k, x, 0.0, wc, &set) <= 0) return;
     for (int i = 0; i < set.n; i++) {
         const mbs_contact *c = &set.c[i];
         if (!(c->g < 0)) continue;
@@ -461,9 +503,10 @@ void mbs_contact_jac(const mbs_model *m, mbs_data *d, const double *x, const dou
     if (nc == 0) return;
     int use_active = m->spec->solver.contact_deactivation && d->c_ready;
     int cnt = use_active ? d->c_nactive : nc;
+    struct mbs_shape_cache *wc = s_wc_begin(d->c_wc, m->spec->nshape);
     for (int i = 0; i < cnt; i++) {
         int k = use_active ? d->c_active[i] : i;
-        if (m->spec->contacts[k].law != MBS_LAW_RIGID) s_pair_jac(m, d, k, x, v, cK, cC, add, ctx);
+        if (m->spec->contacts[k].law != MBS_LAW_RIGID) s_pair_jac(m, d, k, x, v, cK, cC, add, ctx, wc);
     }
 }
 
@@ -476,7 +519,7 @@ static int s_pair_gap(const mbs_model *m, int k, const double *x, const double *
                       double *gd)
 {
     mbs_contact_set set;
-    if (s_pair_set(m, k, x, margin, &set) <= 0) return 0;
+    if (s_pair_set(m, k, x, margin, NULL, &set) <= 0) return 0;
     int best = 0;
     for (int i = 1; i < set.n; i++)
         if (set.c[i].g < set.c[best].g) best = i;
@@ -575,10 +618,15 @@ int mbs_contact_data_init(const mbs_model *m, mbs_data *d)
     d->c_prev = calloc((size_t)nc, sizeof(int));
     d->c_onlist = calloc((size_t)nc, sizeof(int));
     d->c_travel = calloc((size_t)(m->nbody > 0 ? m->nbody : 1), sizeof(double));
+    d->c_wc = calloc(1, sizeof *d->c_wc);
+    if (d->c_wc) {
+        d->c_wc->stamp = calloc((size_t)ns, sizeof(unsigned));
+        d->c_wc->sh = calloc((size_t)ns, sizeof(mbs_shape));
+    }
     d->c_aabb = calloc((size_t)ns, sizeof(mbs_aabb));
     d->c_bp = calloc(1, sizeof(mbs_broadphase));
     if (!d->c_vimp || !d->c_on || !d->c_inset || !d->c_active || !d->c_prev || !d->c_onlist || !d->c_travel ||
-        !d->c_aabb || !d->c_bp)
+        !d->c_wc || !d->c_wc->stamp || !d->c_wc->sh || !d->c_aabb || !d->c_bp)
         return MBS_ENOMEM;
     d->c_margin = 0;
     for (int k = 0; k < nc; k++) d->c_margin = fmax(d->c_margin, m->spec->contacts[k].margin);
@@ -590,6 +638,8 @@ void mbs_contact_data_free(mbs_data *d)
 {
     free(d->c_vimp); free(d->c_on); free(d->c_inset); free(d->c_active); free(d->c_aabb);
     free(d->c_prev); free(d->c_onlist); free(d->c_travel);
+    if (d->c_wc) { free(d->c_wc->stamp); free(d->c_wc->sh); }
+    free(d->c_wc);
     if (d->c_bp) mbs_bp_free(d->c_bp);
     free(d->c_bp);
 }
@@ -613,12 +663,13 @@ void mbs_contact_step_ahead(const mbs_model *m, mbs_data *d, double h, double h_
      * its run) */
     int deact = m->spec->solver.contact_deactivation;
     int nvisit = deact ? d->c_nactive + d->c_non : nc, non = 0;
+    struct mbs_shape_cache *wc = s_wc_begin(d->c_wc, ns);
     for (int i = 0; i < nvisit; i++) {
         int k = !deact ? i : i < d->c_nactive ? d->c_active[i] : d->c_onlist[i - d->c_nactive];
         if (deact && i >= d->c_nactive && d->c_inset[k]) continue; /* visited in the set */
         double approach = 0;
         int touching = 0;
-        s_pair(m, d, k, d->x, d->v, NULL, &approach, &touching);
+        s_pair(m, d, k, d->x, d->v, NULL, &approach, &touching, wc);
         if (touching && !d->c_on[k]) d->c_vimp[k] = s_onset_speed(m, d, k, h, approach);
         d->c_on[k] = (char)touching;
         if (touching) d->c_onlist[non++] = k;
@@ -650,8 +701,8 @@ void mbs_contact_step_ahead(const mbs_model *m, mbs_data *d, double h, double h_
         double *travel = d->c_travel;
         for (int b = 0; b < m->nbody; b++) travel[b] = NAN;
         for (int i = 0; i < ns; i++) {
-            mbs_shape S;
-            mbs_contact_world_shape(m, i, d->x, &S);
+            mbs_shape tmp;
+            const mbs_shape *S = s_world(m, wc, i, d->x, &tmp);
             int b = m->cshape[i].body;
             double tr = 0;
             if (b >= 0 && b < m->nbody && !isnan(travel[b])) {
@@ -667,7 +718,7 @@ void mbs_contact_step_ahead(const mbs_model *m, mbs_data *d, double h, double h_
                 tr = (vmax * hn + amax * hn * hn) * (1 + m->length_scale);
                 if (b >= 0 && b < m->nbody) travel[b] = tr;
             }
-            mbs_shape_aabb(&S, tr, &d->c_aabb[i]);
+            mbs_shape_aabb(S, tr, &d->c_aabb[i]);
         }
         /* the set before the sweep (c_inset[k] == 1 exactly for its pairs) */
         int nprev = d->c_nset;

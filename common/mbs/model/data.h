@@ -139,6 +139,7 @@ struct mbs_data {
     int c_non;
     double c_margin;      /* the largest pair margin of the spec                */
     double *c_travel;     /* (nbody) scratch: each body's travel in a step      */
+    struct mbs_shape_cache *c_wc; /* world shapes of one evaluation (contact.c) */
     int c_ready;          /* the active set has been computed this run        */
     struct mbs_aabb *c_aabb;     /* (nshape) bounding boxes                     */
     struct mbs_broadphase *c_bp; /* sort-and-sweep state                        */
