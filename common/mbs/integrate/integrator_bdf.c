@@ -93,6 +93,7 @@
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/dynamics/force.h"
 #include "mbs/dynamics/controller.h"
+#include "mbs/linalg/vec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -498,8 +499,10 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 for (int i = 0; i < n; i++) {
                     d->x[i] += F1[i];
                     d->v[i] += F2[i];
-                    dn = fmax(dn, fabs(F1[i]) / fmax(mbs_wx(d, i, fabs(d->x[i])), NEWTON_ROUND * fabs(d->x[i])));
-                    dn = fmax(dn, fabs(F2[i]) / fmax(mbs_wv(d, i, fabs(d->v[i])), NEWTON_ROUND * fabs(d->v[i])));
+                    double wx = mbs_fmax(mbs_wx(d, i, fabs(d->x[i])), NEWTON_ROUND * fabs(d->x[i]));
+                    double wv = mbs_fmax(mbs_wv(d, i, fabs(d->v[i])), NEWTON_ROUND * fabs(d->v[i]));
+                    dn = mbs_fmax(dn, fabs(F1[i]) / wx);
+                    dn = mbs_fmax(dn, fabs(F2[i]) / wv);
                 }
                 if (cu) dn = fmax(dn, mbs_cu_update(m, d, rhs + m->nggl, w0_fact, rtol, d->tol.atol_x));
                 /* element states follow the joint's rate (the eliminated row) */
@@ -515,7 +518,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 for (int i = 0; i < ne; i++) {
                     if (!d->eq_on[i]) continue;
                     double wt = m->mass_scale * (d->tol.atol_x + rtol * d->tol.L) + rtol * fabs(d->lam[i] / w0_fact);
-                    dl = fmax(dl, fabs(F3[i]) / wt);
+                    dl = mbs_fmax(dl, fabs(F3[i]) / wt);
                     d->lam[i] += F3[i] * w0_fact;
                     mu[i] += F4[i] * w0_fact;
                 }
