@@ -554,9 +554,10 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                  * of a rank loss (the N = 40 four-bar's iterates stagnated
                  * at 3-5 % of the weights at a margin of 0.039, the noise
                  * factor just back to 1, and the run stopped there) */
-                int qv_floor = !cu && it > 0 && dn <= NEWTON_NOISE && dn_prev <= NEWTON_NOISE && rate_qv >= 0.5 &&
-                               mbs_rank_margin(m, d) < 4 * SING_RANK_MARGIN;
-                if ((qv_ok && it == maxit - 1) || qv_floor) {
+                int qv_last = qv_ok && it == maxit - 1; /* accepted whatever the floor: its QR is not needed */
+                int qv_floor = !qv_last && !cu && it > 0 && dn <= NEWTON_NOISE && dn_prev <= NEWTON_NOISE &&
+                               rate_qv >= 0.5 && mbs_rank_margin(m, d) < 4 * SING_RANK_MARGIN;
+                if (qv_last || qv_floor) {
                     converged = 1;
                     d->met.singular_steps++;
                     break;
