@@ -153,21 +153,6 @@ void mbs_contact_material_point(const mbs_model *m, int b, const double *x, cons
     for (int i = 0; i < 3; i++) c[i] = Ei[3 * i] * d[0] + Ei[3 * i + 1] * d[1] + Ei[3 * i + 2] * d[2];
 }
 
-/* Velocity (out) of the material point at world p of body b; L receives its
- * point map (for the generalized force). Ground: zero. */
-static void s_point_velocity(const mbs_model *m, int b, const double *x, const double *v, const double *p,
-                             double *out, double *L)
-{
-    out[0] = out[1] = out[2] = 0;
-    if (b < 0) return;
-    double c[3], qd[MBS_NB_MAX];
-    mbs_contact_material_point(m, b, x, p, c);
-    mbs_point_map(m, b, c, 1, L);
-    mbs_gather(m, b, v, 1, qd);
-    for (int i = 0; i < m->dim; i++)
-        for (int s = 0; s < m->nb; s++) out[i] += L[i * m->nb + s] * qd[s];
-}
-
 /* The world shapes of one evaluation at one state, each computed once: a
  * shape is in several pairs of a set (a chain's roller against the teeth
  * near it, a tooth against the rollers near it).  stamp[i] == tag: sh[i]
@@ -176,17 +161,50 @@ struct mbs_shape_cache {
     unsigned tag;
     unsigned *stamp; /* (nshape) */
     mbs_shape *sh;   /* (nshape) */
+    /* the same for the bodies' frames (material points of touching points:
+     * a sprocket is in every pair of its teeth): bstamp[b] == tag, bq[b]
+     * its coordinates, bEi[b] the inverse of its NCS matrix, bsing[b] 1 when
+     * that is singular */
+    unsigned *bstamp;          /* (nbody) */
+    double (*bq)[MBS_NB_MAX];  /* (nbody) */
+    double (*bEi)[9];          /* (nbody) */
+    char *bsing;               /* (nbody) */
 };
 
 /* A new evaluation (a new state) for the cache (NULL: none). */
-static struct mbs_shape_cache *s_wc_begin(struct mbs_shape_cache *wc, int nshape)
+static struct mbs_shape_cache *s_wc_begin(const mbs_model *m, struct mbs_shape_cache *wc)
 {
     if (!wc) return NULL;
     if (++wc->tag == 0) {
-        memset(wc->stamp, 0, sizeof(unsigned) * (size_t)nshape);
+        memset(wc->stamp, 0, sizeof(unsigned) * (size_t)m->spec->nshape);
+        memset(wc->bstamp, 0, sizeof(unsigned) * (size_t)m->nbody);
         wc->tag = 1;
     }
     return wc;
+}
+
+/* NCS coordinates c of the material point of body b (>= 0) at world p at
+ * state x, as mbs_contact_material_point, with the body's frame from the
+ * cache of an evaluation at x (or computed, wc NULL). */
+static void s_material_point(const mbs_model *m, struct mbs_shape_cache *wc, int b, const double *x,
+                             const double *p, double *c)
+{
+    if (!wc) {
+        mbs_contact_material_point(m, b, x, p, c);
+        return;
+    }
+    if (wc->bstamp[b] != wc->tag) {
+        double E[9];
+        mbs_gather(m, b, x, 0, wc->bq[b]);
+        mbs_ncs_matrix(m, b, wc->bq[b], E); /* in 2-D completed by the z axis */
+        wc->bsing[b] = m3inv(E, wc->bEi[b]) == 0;
+        wc->bstamp[b] = wc->tag;
+    }
+    const double *qb = wc->bq[b], *Ei = wc->bEi[b];
+    double d[3] = {0, 0, 0};
+    for (int a = 0; a < m->dim; a++) d[a] = p[a] - qb[a];
+    if (wc->bsing[b]) { c[0] = c[1] = c[2] = 0; return; }
+    for (int i = 0; i < 3; i++) c[i] = Ei[3 * i] * d[0] + Ei[3 * i + 1] * d[1] + Ei[3 * i + 2] * d[2];
 }
 
 /* Shape i at x: from the cache of the current evaluation (x must be its
@@ -205,6 +223,22 @@ static const mbs_shape *s_world(const mbs_model *m, struct mbs_shape_cache *wc, 
     return &wc->sh[i];
 }
 
+/* Velocity (out) of the material point at world p of body b; L receives its
+ * point map (for the generalized force). Ground: zero.  wc: the cache of an
+ * evaluation at x, or NULL. */
+static void s_point_velocity(const mbs_model *m, struct mbs_shape_cache *wc, int b, const double *x,
+                             const double *v, const double *p, double *out, double *L)
+{
+    out[0] = out[1] = out[2] = 0;
+    if (b < 0) return;
+    double c[3], qd[MBS_NB_MAX];
+    s_material_point(m, wc, b, x, p, c);
+    mbs_point_map(m, b, c, 1, L);
+    mbs_gather(m, b, v, 1, qd);
+    for (int i = 0; i < m->dim; i++)
+        for (int s = 0; s < m->nb; s++) out[i] += L[i * m->nb + s] * qd[s];
+}
+
 /* The contact set of pair k at configuration x (points within margin); wc
  * the cache of an evaluation at x, or NULL. */
 static int s_pair_set(const mbs_model *m, int k, const double *x, double margin, struct mbs_shape_cache *wc,
@@ -219,12 +253,12 @@ static int s_pair_set(const mbs_model *m, int k, const double *x, double margin,
 /* Velocity of contact point c's material point on B relative to A's (rel),
  * and the two point maps (L[0] on A, L[1] on B). */
 static void s_rel_velocity(const mbs_model *m, int k, const double *x, const double *v, const mbs_contact *c,
-                           double L[2][3 * MBS_NB_MAX], double *rel)
+                           struct mbs_shape_cache *wc, double L[2][3 * MBS_NB_MAX], double *rel)
 {
     const mbs_contact_spec *C = &m->spec->contacts[k];
     double va[3], vb[3];
-    s_point_velocity(m, m->cshape[C->shape[0]].body, x, v, c->pa, va, L[0]);
-    s_point_velocity(m, m->cshape[C->shape[1]].body, x, v, c->pb, vb, L[1]);
+    s_point_velocity(m, wc, m->cshape[C->shape[0]].body, x, v, c->pa, va, L[0]);
+    s_point_velocity(m, wc, m->cshape[C->shape[1]].body, x, v, c->pb, vb, L[1]);
     v3sub(vb, va, rel);
 }
 
@@ -298,7 +332,7 @@ static void s_pair_q(const mbs_model *m, const mbs_data *d, int k, const double 
         if (!(c->g < 0)) continue;
         if (touching) *touching = 1;
         double L[2][3 * MBS_NB_MAX], rel[3];
-        s_rel_velocity(m, k, x, v, c, L, rel);
+        s_rel_velocity(m, k, x, v, c, wc, L, rel);
         double vn = v3dot(rel, c->n), dd = -vn; /* approach speed */
         if (approach && dd > *approach) *approach = dd;
         if (!Q && !each) continue;
@@ -362,7 +396,7 @@ void mbs_contact_forces(const mbs_model *m, const mbs_data *d, const double *x, 
 {
     int nc = m->spec->ncontact;
     if (nc == 0) return;
-    struct mbs_shape_cache *wc = d ? s_wc_begin(d->c_wc, m->spec->nshape) : NULL;
+    struct mbs_shape_cache *wc = d ? s_wc_begin(m, d->c_wc) : NULL;
     if (d && m->spec->solver.contact_deactivation && d->c_ready) {
         for (int i = 0; i < d->c_nactive; i++) s_pair(m, d, d->c_active[i], x, v, Q, NULL, NULL, wc);
         return;
@@ -444,7 +478,7 @@ static void s_pair_jac(const mbs_model *m, const mbs_data *d, int k, const doubl
         const mbs_contact *c = &set.c[i];
         if (!(c->g < 0)) continue;
         double L[2][3 * MBS_NB_MAX], rel[3];
-        s_rel_velocity(m, k, x, v, c, L, rel);
+        s_rel_velocity(m, k, x, v, c, wc, L, rel);
         double vn = v3dot(rel, c->n), f_d, f_dd;
         double fn = s_normal_force_d(C, -c->g, -vn, mbs_contact_vimp(d, k, -vn), &f_d, &f_dd);
         if (!(fn > 0)) continue;
@@ -503,7 +537,7 @@ void mbs_contact_jac(const mbs_model *m, mbs_data *d, const double *x, const dou
     if (nc == 0) return;
     int use_active = m->spec->solver.contact_deactivation && d->c_ready;
     int cnt = use_active ? d->c_nactive : nc;
-    struct mbs_shape_cache *wc = s_wc_begin(d->c_wc, m->spec->nshape);
+    struct mbs_shape_cache *wc = s_wc_begin(m, d->c_wc);
     for (int i = 0; i < cnt; i++) {
         int k = use_active ? d->c_active[i] : i;
         if (m->spec->contacts[k].law != MBS_LAW_RIGID) s_pair_jac(m, d, k, x, v, cK, cC, add, ctx, wc);
@@ -525,7 +559,7 @@ static int s_pair_gap(const mbs_model *m, int k, const double *x, const double *
         if (set.c[i].g < set.c[best].g) best = i;
     const mbs_contact *c = &set.c[best];
     double L[2][3 * MBS_NB_MAX], rel[3];
-    s_rel_velocity(m, k, x, v, c, L, rel);
+    s_rel_velocity(m, k, x, v, c, NULL, L, rel);
     *g = c->g;
     *gd = v3dot(rel, c->n);
     return isfinite(*g) && isfinite(*gd);
@@ -620,13 +654,19 @@ int mbs_contact_data_init(const mbs_model *m, mbs_data *d)
     d->c_travel = calloc((size_t)(m->nbody > 0 ? m->nbody : 1), sizeof(double));
     d->c_wc = calloc(1, sizeof *d->c_wc);
     if (d->c_wc) {
+        size_t nbd = (size_t)(m->nbody > 0 ? m->nbody : 1);
         d->c_wc->stamp = calloc((size_t)ns, sizeof(unsigned));
         d->c_wc->sh = calloc((size_t)ns, sizeof(mbs_shape));
+        d->c_wc->bstamp = calloc(nbd, sizeof(unsigned));
+        d->c_wc->bq = calloc(nbd, sizeof *d->c_wc->bq);
+        d->c_wc->bEi = calloc(nbd, sizeof *d->c_wc->bEi);
+        d->c_wc->bsing = calloc(nbd, 1);
     }
     d->c_aabb = calloc((size_t)ns, sizeof(mbs_aabb));
     d->c_bp = calloc(1, sizeof(mbs_broadphase));
     if (!d->c_vimp || !d->c_on || !d->c_inset || !d->c_active || !d->c_prev || !d->c_onlist || !d->c_travel ||
-        !d->c_wc || !d->c_wc->stamp || !d->c_wc->sh || !d->c_aabb || !d->c_bp)
+        !d->c_wc || !d->c_wc->stamp || !d->c_wc->sh || !d->c_wc->bstamp || !d->c_wc->bq || !d->c_wc->bEi ||
+        !d->c_wc->bsing || !d->c_aabb || !d->c_bp)
         return MBS_ENOMEM;
     d->c_margin = 0;
     for (int k = 0; k < nc; k++) d->c_margin = fmax(d->c_margin, m->spec->contacts[k].margin);
@@ -638,7 +678,10 @@ void mbs_contact_data_free(mbs_data *d)
 {
     free(d->c_vimp); free(d->c_on); free(d->c_inset); free(d->c_active); free(d->c_aabb);
     free(d->c_prev); free(d->c_onlist); free(d->c_travel);
-    if (d->c_wc) { free(d->c_wc->stamp); free(d->c_wc->sh); }
+    if (d->c_wc) {
+        free(d->c_wc->stamp); free(d->c_wc->sh);
+        free(d->c_wc->bstamp); free(d->c_wc->bq); free(d->c_wc->bEi); free(d->c_wc->bsing);
+    }
     free(d->c_wc);
     if (d->c_bp) mbs_bp_free(d->c_bp);
     free(d->c_bp);
@@ -663,7 +706,7 @@ void mbs_contact_step_ahead(const mbs_model *m, mbs_data *d, double h, double h_
      * its run) */
     int deact = m->spec->solver.contact_deactivation;
     int nvisit = deact ? d->c_nactive + d->c_non : nc, non = 0;
-    struct mbs_shape_cache *wc = s_wc_begin(d->c_wc, ns);
+    struct mbs_shape_cache *wc = s_wc_begin(m, d->c_wc);
     for (int i = 0; i < nvisit; i++) {
         int k = !deact ? i : i < d->c_nactive ? d->c_active[i] : d->c_onlist[i - d->c_nactive];
         if (deact && i >= d->c_nactive && d->c_inset[k]) continue; /* visited in the set */
