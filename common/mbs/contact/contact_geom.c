@@ -97,6 +97,9 @@ static void s_round_pair(const double *c, double ra, const double *q, double rb,
 {
     double v[3], n[3], pa[3], pb[3];
     v3sub(q, c, v);
+    /* beyond the margin (most pairs of a deactivation set): no normal or
+     * witness points to compute */
+    if (!(v3norm(v) - ra - rb <= margin)) return;
     double dist = s_unit_or(v, fallback, n);
     s_axpy(c, ra, n, pa);
     s_axpy(q, -rb, n, pb);

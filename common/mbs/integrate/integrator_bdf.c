@@ -89,10 +89,12 @@
 #include "mbs/analysis/analysis.h"
 #include "mbs/analysis/system.h"
 #include "mbs/integrate/system_contacts.h"
+#include "mbs/integrate/system_ggl.h"
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/dynamics/force.h"
 #include "mbs/dynamics/controller.h"
 #include "mbs/integrate/bdf_sample.h"
+#include "mbs/linalg/vec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -239,9 +241,14 @@ int mbs_bdf_ws_new(const mbs_model *m, mbs_data *d)
     }
     /* the restart at a controller's sample (bdf_sample.c) */
     if (ok && m->nctrl > 0) ok = (d->bdf_smp = calloc(mbs_bdf_sample_size(m), sizeof(double))) != NULL;
-    /* the stabilised index-2 matrix, and the contact force unknowns */
-    if (ok && mbs_mat_init(&d->ggl, MBS_MAT_GEN, m->nggl, m->gkl, m->gku)) ok = 0;
-    if (ok && m->spec->solver.contact_force_unknowns && mbs_cu_ws_new(m, d)) ok = 0;
+    /* the stabilised index-2 matrix: sparse (KLU) when its band is
+     * wasteful (system_ggl.c), else banded */
+    int cu = m->spec->solver.contact_force_unknowns;
+    if (ok && !cu && m->nggl >= 64 && mbs_ggl_sp_eligible(m) && mbs_ggl_sp_new(m, d)) ok = 0;
+    if (ok && !mbs_ggl_sp_chosen(m, d)) mbs_ggl_sp_free(d);
+    if (ok && !d->ggl_sp && mbs_mat_init(&d->ggl, MBS_MAT_GEN, m->nggl, m->gkl, m->gku)) ok = 0;
+    /* the contact force unknowns */
+    if (ok && cu && mbs_cu_ws_new(m, d)) ok = 0;
     return ok ? 0 : -1;
 }
 
@@ -254,6 +261,7 @@ void mbs_bdf_ws_free(mbs_data *d)
     free(d->bdf_smp);
     d->bdf_smp = NULL;
     mbs_mat_free(&d->ggl);
+    mbs_ggl_sp_free(d);
     mbs_cu_ws_free(d);
 }
 
@@ -448,12 +456,14 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                     }
                     if (m->nctrl == 0) memcpy(d->zkap, zkap, zb);
                     d->zgen = m->nctrl > 0;
-                    int info = cu ? mbs_cu_build(m, d, w0, d->x, d->v, t1) : mbs_ggl_build(m, d, w0, d->x, d->v, t1);
+                    int info = cu          ? mbs_cu_build(m, d, w0, d->x, d->v, t1)
+                               : d->ggl_sp ? mbs_ggl_sp_build(m, d, w0, d->x, d->v, t1)
+                                           : mbs_ggl_build(m, d, w0, d->x, d->v, t1);
                     d->zgen = 0;
                     memset(d->zkap, 0, zb);
                     if (info == MBS_SPARSE_EFULL) {
-                        mbs_err_add(err, "", "t = %.6g: the Newton matrix with contact force unknowns has more "
-                                    "entries than its sink was sized for (internal error)", t1);
+                        mbs_err_add(err, "", "t = %.6g: the sparse Newton matrix%s has more entries than its sink "
+                                    "was sized for (internal error)", t1, cu ? " with contact force unknowns" : "");
                         return MBS_EINVAL;
                     }
                     if (info) {
@@ -505,6 +515,8 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 }
                 if (cu) {
                     if (mbs_cu_solve(m, d, rhs)) break;
+                } else if (d->ggl_sp) {
+                    if (mbs_ggl_sp_solve(d, rhs)) break;
                 } else {
                     mbs_ggl_solve(m, d, rhs);
                 }
@@ -515,8 +527,10 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 for (int i = 0; i < n; i++) {
                     d->x[i] += F1[i];
                     d->v[i] += F2[i];
-                    dn = fmax(dn, fabs(F1[i]) / fmax(mbs_wx(d, i, fabs(d->x[i])), NEWTON_ROUND * fabs(d->x[i])));
-                    dn = fmax(dn, fabs(F2[i]) / fmax(mbs_wv(d, i, fabs(d->v[i])), NEWTON_ROUND * fabs(d->v[i])));
+                    double wx = mbs_fmax(mbs_wx(d, i, fabs(d->x[i])), NEWTON_ROUND * fabs(d->x[i]));
+                    double wv = mbs_fmax(mbs_wv(d, i, fabs(d->v[i])), NEWTON_ROUND * fabs(d->v[i]));
+                    dn = mbs_fmax(dn, fabs(F1[i]) / wx);
+                    dn = mbs_fmax(dn, fabs(F2[i]) / wv);
                 }
                 if (cu) dn = fmax(dn, mbs_cu_update(m, d, rhs + m->nggl, w0_fact, rtol, d->tol.atol_x));
                 /* element states follow the joint's rate (the eliminated row) */
@@ -533,7 +547,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 for (int i = 0; i < ne; i++) {
                     if (!d->eq_on[i]) continue;
                     double wt = m->mass_scale * (d->tol.atol_x + rtol * d->tol.L) + rtol * fabs(d->lam[i] / w0_fact);
-                    dl = fmax(dl, fabs(F3[i]) / wt);
+                    dl = mbs_fmax(dl, fabs(F3[i]) / wt);
                     d->lam[i] += F3[i] * w0_fact;
                     mu[i] += F4[i] * w0_fact;
                 }
@@ -569,9 +583,10 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                  * of a rank loss (the N = 40 four-bar's iterates stagnated
                  * at 3-5 % of the weights at a margin of 0.039, the noise
                  * factor just back to 1, and the run stopped there) */
-                int qv_floor = !cu && it > 0 && dn <= NEWTON_NOISE && dn_prev <= NEWTON_NOISE && rate_qv >= 0.5 &&
-                               mbs_rank_margin(m, d) < 4 * SING_RANK_MARGIN;
-                if ((qv_ok && it == maxit - 1) || qv_floor) {
+                int qv_last = qv_ok && it == maxit - 1; /* accepted whatever the floor: its QR is not needed */
+                int qv_floor = !qv_last && !cu && it > 0 && dn <= NEWTON_NOISE && dn_prev <= NEWTON_NOISE &&
+                               rate_qv >= 0.5 && mbs_rank_margin(m, d) < 4 * SING_RANK_MARGIN;
+                if (qv_last || qv_floor) {
                     converged = 1;
                     d->met.singular_steps++;
                     break;

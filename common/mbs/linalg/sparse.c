@@ -14,6 +14,13 @@
  * on unknowns whose rows are identity rows (system_contacts.c relies on
  * this for deactivation on/off to agree).  klu_refactor, which reuses the
  * pivots of an earlier matrix, is used only without a given order.
+ *
+ * Fixed-pattern mode (mbs_sparse_fix_pattern): the CSC arrays (ap, ai) hold
+ * the pattern and ax the values of the matrix being assembled; an entry
+ * found in its column (binary search) is summed in place, one outside it
+ * goes to the triplet list, and the next factorisation merges the pattern's
+ * entries and those triplets by the same compression (the pattern grows,
+ * KLU analyses again).
  */
 #include "mbs/linalg/sparse.h"
 
@@ -35,6 +42,7 @@ struct mbs_sparse {
     int *wk;               /* (nmax + 1) fill pointers                        */
     int pn, *pp, *pi;      /* pattern of the factorised matrix (pn = -1: none) */
     const int *order;      /* given elimination order (NULL: KLU's BTF + AMD) */
+    int fixed;             /* fixed-pattern mode: (ap, ai) the pattern        */
     klu_common kc;
     klu_symbolic *sym;
     klu_numeric *num;
@@ -88,13 +96,26 @@ void mbs_sparse_set_order(mbs_sparse *s, const int *order)
 
 void mbs_sparse_begin(mbs_sparse *s, int n)
 {
-    s->n = n < s->nmax ? n : s->nmax;
     s->nt = 0;
     s->overflow = 0;
+    if (s->fixed) {
+        memset(s->ax, 0, sizeof(double) * (size_t)s->ap[s->n]);
+        return;
+    }
+    s->n = n < s->nmax ? n : s->nmax;
 }
 
 void mbs_sparse_add(mbs_sparse *s, int i, int j, double v)
 {
+    if (s->fixed && i >= 0 && j >= 0 && i < s->n && j < s->n) {
+        /* the row in column j's sorted rows */
+        int lo = s->ap[j], hi = s->ap[j + 1] - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >> 1, r = s->ai[mid];
+            if (r == i) { s->ax[mid] += v; return; }
+            if (r < i) lo = mid + 1; else hi = mid - 1;
+        }
+    }
     if (s->nt >= s->cap || i < 0 || j < 0 || i >= s->n || j >= s->n) { s->overflow = 1; return; }
     s->ti[s->nt] = i;
     s->tj[s->nt] = j;
@@ -145,6 +166,17 @@ static void s_compress(mbs_sparse *s)
     s->ap[n] = w;
 }
 
+int mbs_sparse_fix_pattern(mbs_sparse *s)
+{
+    if (s->overflow || s->fixed) return MBS_SPARSE_EFULL;
+    s_compress(s);
+    memset(s->ax, 0, sizeof(double) * (size_t)s->ap[s->n]);
+    s->nt = 0;
+    s->fixed = 1;
+    s->pn = -1; /* analysed at the first factorisation */
+    return 0;
+}
+
 /* 1 when the compressed pattern equals the factorised one. */
 static int s_same_pattern(const mbs_sparse *s)
 {
@@ -157,7 +189,23 @@ int mbs_sparse_factor(mbs_sparse *s, int *analysed)
 {
     if (analysed) *analysed = 0;
     if (s->overflow) return MBS_SPARSE_EFULL;
-    s_compress(s);
+    if (s->fixed && s->nt > 0) {
+        /* entries outside the pattern: the pattern's entries join them as
+         * triplets and the compression makes the grown pattern */
+        int nnz = s->ap[s->n];
+        if ((long)s->nt + nnz > s->cap) return MBS_SPARSE_EFULL;
+        for (int j = 0; j < s->n; j++)
+            for (int p = s->ap[j]; p < s->ap[j + 1]; p++) {
+                s->ti[s->nt] = s->ai[p];
+                s->tj[s->nt] = j;
+                s->tv[s->nt] = s->ax[p];
+                s->nt++;
+            }
+        s_compress(s);
+        s->nt = 0;
+    } else if (!s->fixed) {
+        s_compress(s);
+    }
     int same = s_same_pattern(s);
     if (same && s->order) {
         /* given order: fresh pivoting on the kept analysis */
@@ -192,6 +240,12 @@ int mbs_sparse_solve(mbs_sparse *s, double *b)
 {
     if (!s->sym || !s->num) return -1;
     return klu_solve(s->sym, s->num, s->n, 1, b, &s->kc) ? 0 : (s->kc.status < 0 ? s->kc.status : -1);
+}
+
+double mbs_sparse_condest(mbs_sparse *s)
+{
+    if (!s->sym || !s->num || !klu_condest(s->ap, s->ax, s->sym, s->num, &s->kc)) return INFINITY;
+    return isfinite(s->kc.condest) ? s->kc.condest : INFINITY;
 }
 
 int mbs_sparse_dim(const mbs_sparse *s) { return s->n; }

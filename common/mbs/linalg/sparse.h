@@ -33,7 +33,20 @@ void mbs_sparse_free(mbs_sparse **ps);
  * order: no BTF, no scaling, a fresh klu_factor at every factorisation. */
 void mbs_sparse_set_order(mbs_sparse *s, const int *order);
 
-/* Start a matrix of dimension n (<= nmax): the triplet list is emptied. */
+/* Fixed-pattern mode (the BDF's GGL matrix, whose structure is known in
+ * advance): the entries added since mbs_sparse_begin (their values do not
+ * matter) become the pattern of every later matrix.  mbs_sparse_begin then
+ * zeroes the values (the dimension stays) and mbs_sparse_add adds in place
+ * (a binary search in the column): no triplets, no compression, and KLU
+ * analyses once (klu_refactor with the kept pivots afterwards, a fresh
+ * klu_factor when they turn out poor).  An entry outside the pattern is
+ * kept as a triplet and the pattern grows by it at the next factorisation
+ * (analysed again); beyond the capacity it fails like mbs_sparse_add.
+ * Returns 0, or MBS_SPARSE_EFULL when the entries overflowed. */
+int mbs_sparse_fix_pattern(mbs_sparse *s);
+
+/* Start a matrix of dimension n (<= nmax): the triplet list is emptied
+ * (fixed-pattern mode: the values are zeroed, n is the pattern's). */
 void mbs_sparse_begin(mbs_sparse *s, int n);
 
 /* Add v at (i, j) (0-based, < n).  Entries beyond the capacity are dropped
@@ -54,6 +67,10 @@ int mbs_sparse_factor(mbs_sparse *s, int *analysed);
 /* Solve A x = b in place with the last factorisation (b has n entries).
  * 0 or a KLU status. */
 int mbs_sparse_solve(mbs_sparse *s, double *b);
+
+/* Estimate of the 1-norm condition number of the last factorised matrix
+ * (KLU's klu_condest: a few solves); +inf without a factorisation. */
+double mbs_sparse_condest(mbs_sparse *s);
 
 /* Dimension and stored non-zeros (after duplicates were summed) of the
  * last factorised matrix; triplets added since mbs_sparse_begin; capacity. */

@@ -6,6 +6,16 @@
 
 #include <math.h>
 
+/* fmax(a, b) without the library call (gcc calls libm's fmax at -O2): the
+ * larger, or the other argument when one is NaN, as C99 fmax; which of two
+ * equal zeros of different sign comes back may differ. */
+static inline double mbs_fmax(double a, double b)
+{
+    if (isnan(a)) return b;
+    if (isnan(b)) return a;
+    return a > b ? a : b;
+}
+
 static inline double v3dot(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 static inline double v3norm(const double *a) { return sqrt(v3dot(a, a)); }
 static inline void v3cross(const double *a, const double *b, double *c)

@@ -138,6 +138,13 @@ struct mbs_data {
     char *c_inset;        /* (ncontact) in the active set                       */
     int *c_active;        /* (ncontact) the active set (pair ids)               */
     int c_nactive;
+    int *c_prev;          /* (ncontact) the swept set before the last sweep     */
+    int c_nset;           /* pairs of the last sweep (c_inset[k] == 1)          */
+    int *c_onlist;        /* (ncontact) the pairs with c_on set                 */
+    int c_non;
+    double c_margin;      /* the largest pair margin of the spec                */
+    double *c_travel;     /* (nbody) scratch: each body's travel in a step      */
+    struct mbs_shape_cache *c_wc; /* world shapes of one evaluation (contact.c) */
     int c_ready;          /* the active set has been computed this run        */
     struct mbs_aabb *c_aabb;     /* (nshape) bounding boxes                     */
     struct mbs_broadphase *c_bp; /* sort-and-sweep state                        */
@@ -152,6 +159,9 @@ struct mbs_data {
     struct mbs_mj_ws *mj;
     /* BDF with contact force unknowns (system_contacts.c), NULL otherwise */
     struct mbs_cu_ws *cu;
+    /* BDF: the GGL matrix factorised by KLU (system_ggl.c) when the model's
+     * band is wasteful, NULL when it is banded (ggl above) */
+    struct mbs_sparse *ggl_sp;
 
     /* Forces that only the running integrator knows, handed by it to the
      * output sampler (output/contact_output.c, output/output.c) with its

@@ -55,6 +55,13 @@ typedef struct {
     const mbs_fn *fn; /* points into the model's spec copy */
 } mbs_tw;
 
+/* One variable's column of an affine vector's (constant) Jacobian: the
+ * variable, its position in its equation's row, the dim components. */
+typedef struct {
+    int var, pos;
+    double col[3];
+} mbs_jcol;
+
 typedef struct {
     mbs_eq_kind kind;
     int joint;           /* joint index, -1 rigid-body constraint, or
@@ -73,6 +80,11 @@ typedef struct {
     /* Jacobian row pattern: variables touched (sorted, unique)            */
     int nnz;
     int *cols;           /* into the model's column pool                     */
+    /* the affine vectors' Jacobian columns (constraint.c
+     * mbs_cons_jac_prepare): LIN a in [0][0], DOT p[m][s] in [m][s];
+     * into the model's jcol pool                                          */
+    mbs_jcol *jc[2][2];
+    int njc[2][2];
 } mbs_eq;
 
 /* Per-body data of the natural-coordinate system. */
@@ -122,6 +134,7 @@ struct mbs_model {
     mbs_eq *eq;
     int *colpool;
     void *eqav;          /* pool of the equations' affine vectors (ncs_equations.c) */
+    mbs_jcol *jcpool;    /* the equations' Jacobian columns (mbs_eq jc)       */
 
     /* Mass matrix on the variables: CSR of the upper+lower pattern (sym). */
     int *M_ptr, *M_col; double *M_val;

@@ -493,7 +493,8 @@ void mbs_model_free(mbs_model **pm)
 {
     if (!pm || !*pm) return;
     mbs_model *m = *pm;
-    free(m->body); free(m->x0); free(m->v0); free(m->eq); free(m->colpool); mbs_ncs_equations_free(m);
+    free(m->body); free(m->x0); free(m->v0); free(m->eq); free(m->colpool); free(m->jcpool);
+    mbs_ncs_equations_free(m);
     free(m->M_ptr); free(m->M_col); free(m->M_val);
     free(m->perm); free(m->iperm); free(m->kperm); free(m->kiperm); free(m->gperm); free(m->giperm);
     for (int e = 0; m->stel && e < m->nstate_el; e++) free(m->stel[e].cvars);

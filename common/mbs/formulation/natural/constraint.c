@@ -12,11 +12,17 @@
 #include "mbs/linalg/vec.h"
 #include "mbs/formulation/natural/natural.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Value and time derivatives of a time weight. */
-static void s_tw(const mbs_tw *w, double t, double *v, double *dv, double *ddv)
+static inline void s_tw(const mbs_tw *w, double t, double *v, double *dv, double *ddv)
 {
+    /* most weights and targets are constants: no call, no switch */
+    if (w->kind == MBS_TW_CONST) {
+        *v = w->base; *dv = 0; *ddv = 0;
+        return;
+    }
     double f = 0, df = 0, ddf = 0;
     if (w->kind != MBS_TW_CONST && w->fn) f = mbs_fn_eval(w->fn, t, &df, &ddf);
     *v = *dv = *ddv = 0; /* every kind sets them; this keeps -O3's flow analysis quiet */
@@ -84,6 +90,46 @@ static int s_colpos(const mbs_eq *e, int var)
     return -1;
 }
 
+int mbs_cons_jac_prepare(mbs_model *m)
+{
+    /* the exact number of columns first (a bound of 2 nb per affine vector
+     * made the 10,000-body spatial chains' check 80 MB larger) */
+    size_t total = 0;
+    for (int i = 0; i < m->neq; i++) {
+        const mbs_eq *e = &m->eq[i];
+        int nv = e->kind == MBS_EQ_LIN ? 1 : e->nprod;
+        for (int p = 0; p < nv; p++)
+            for (int sd = 0; sd < (e->kind == MBS_EQ_LIN ? 1 : 2); sd++) {
+                s_jcol jc[2 * MBS_NB_MAX];
+                total += (size_t)s_av_jac(m, e->kind == MBS_EQ_LIN ? e->a : e->p[p][sd], jc);
+            }
+    }
+    free(m->jcpool);
+    m->jcpool = malloc(sizeof(mbs_jcol) * (total > 0 ? total : 1));
+    if (!m->jcpool) return MBS_ENOMEM;
+    mbs_jcol *next = m->jcpool;
+    for (int i = 0; i < m->neq; i++) {
+        mbs_eq *e = &m->eq[i];
+        memset(e->jc, 0, sizeof e->jc);
+        memset(e->njc, 0, sizeof e->njc);
+        int nv = e->kind == MBS_EQ_LIN ? 1 : e->nprod;
+        for (int p = 0; p < nv; p++)
+            for (int sd = 0; sd < (e->kind == MBS_EQ_LIN ? 1 : 2); sd++) {
+                s_jcol jc[2 * MBS_NB_MAX];
+                int n = s_av_jac(m, e->kind == MBS_EQ_LIN ? e->a : e->p[p][sd], jc);
+                e->jc[p][sd] = next;
+                e->njc[p][sd] = n;
+                for (int k = 0; k < n; k++) {
+                    next[k].var = jc[k].var;
+                    next[k].pos = s_colpos(e, jc[k].var);
+                    memcpy(next[k].col, jc[k].col, sizeof next[k].col);
+                }
+                next += n;
+            }
+    }
+    return 0;
+}
+
 /* Offset of each equation's Jacobian values in the pooled array. */
 static inline const int *s_eq_cols0(const mbs_model *m) { return m->colpool; }
 
@@ -101,9 +147,8 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
             mbs_avec_eval(m, e->a, x, 0, A);
             phi[i] = A[e->comp] - g;
             if (row) {
-                s_jcol jc[2 * MBS_NB_MAX];
-                int n = s_av_jac(m, e->a, jc);
-                for (int k = 0; k < n; k++) row[s_colpos(e, jc[k].var)] += jc[k].col[e->comp];
+                const mbs_jcol *jc = e->jc[0][0];
+                for (int k = 0; k < e->njc[0][0]; k++) row[jc[k].pos] += jc[k].col[e->comp];
             }
             continue;
         }
@@ -117,18 +162,17 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
             for (int a = 0; a < dim; a++) pq += P[a] * Q[a];
             val += w * pq;
             if (!row) continue;
-            s_jcol jc[2 * MBS_NB_MAX];
-            int n = s_av_jac(m, e->p[p][0], jc);
-            for (int k = 0; k < n; k++) {
+            const mbs_jcol *jc = e->jc[p][0];
+            for (int k = 0; k < e->njc[p][0]; k++) {
                 double d = 0;
                 for (int a = 0; a < dim; a++) d += jc[k].col[a] * Q[a];
-                row[s_colpos(e, jc[k].var)] += w * d;
+                row[jc[k].pos] += w * d;
             }
-            n = s_av_jac(m, e->p[p][1], jc);
-            for (int k = 0; k < n; k++) {
+            jc = e->jc[p][1];
+            for (int k = 0; k < e->njc[p][1]; k++) {
                 double d = 0;
                 for (int a = 0; a < dim; a++) d += jc[k].col[a] * P[a];
-                row[s_colpos(e, jc[k].var)] += w * d;
+                row[jc[k].pos] += w * d;
             }
         }
         phi[i] = val;
@@ -199,8 +243,8 @@ void mbs_cons_hess_add(const mbs_model *m, const double *x, double t, const doub
         for (int p = 0; p < e->nprod; p++) {
             double w, dw, ddw;
             s_tw(&e->w[p], t, &w, &dw, &ddw);
-            s_jcol jp[2 * MBS_NB_MAX], jq[2 * MBS_NB_MAX];
-            int np = s_av_jac(m, e->p[p][0], jp), nq = s_av_jac(m, e->p[p][1], jq);
+            const mbs_jcol *jp = e->jc[p][0], *jq = e->jc[p][1];
+            int np = e->njc[p][0], nq = e->njc[p][1];
             double f = scale * lam[i] * w;
             /* d/dx (P_x^T Q + Q_x^T P) = P_x^T Q_x + Q_x^T P_x */
             for (int a = 0; a < np; a++)
@@ -249,8 +293,8 @@ void mbs_cons_jvq_add(const mbs_model *m, const double *x, const double *v, doub
             /* d/dq [w (Pdot . Q + P . Qdot)] = w (Pdot^T Q_q + Qdot^T P_q) */
             mbs_avec_eval(m, e->p[p][0], v, 1, Pd);
             mbs_avec_eval(m, e->p[p][1], v, 1, Qd);
-            s_jcol jp[2 * MBS_NB_MAX], jq[2 * MBS_NB_MAX];
-            int np = s_av_jac(m, e->p[p][0], jp), nq = s_av_jac(m, e->p[p][1], jq);
+            const mbs_jcol *jp = e->jc[p][0], *jq = e->jc[p][1];
+            int np = e->njc[p][0], nq = e->njc[p][1];
             for (int b = 0; b < nq; b++) {
                 double d = 0;
                 for (int k = 0; k < dim; k++) d += Pd[k] * jq[b].col[k];

@@ -46,6 +46,11 @@ void mbs_avec_eval(const mbs_model *m, const mbs_avec *a, const double *x, int i
 
 /* ---- constraint.c ---------------------------------------------------------- */
 
+/* The equations' affine vectors' Jacobian columns, computed once (they are
+ * constant) into m->jcpool and each equation's jc / njc.  0 or
+ * MBS_ENOMEM.  Called by mbs_ncs_build. */
+int mbs_cons_jac_prepare(mbs_model *m);
+
 /* Phi (and Jacobian if jac != NULL) at (x, t). */
 void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, double *jac);
 /* Phi_t at (x, t). */

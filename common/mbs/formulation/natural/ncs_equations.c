@@ -531,6 +531,8 @@ int mbs_ncs_equations(mbs_model *m, const mbs_elim *el)
     }
     m->neq = l.n;
     m->eq = l.eq;
+    rc = mbs_cons_jac_prepare(m);
+    if (rc) return rc;
     /* the eliminated joint equations count as NCCC/NCEC equations of the
      * reference: a shared point is dim equations, a shared axis too */
     m->report0.coords_before = m->nbody * m->nb;

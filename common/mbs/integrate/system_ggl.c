@@ -1,0 +1,168 @@
+/*
+ * system_ggl.c - see system_ggl.h.
+ *
+ * The GGL matrix (integrator_bdf.c) of n variables and ne equations has
+ * 2n + 2ne unknowns; reverse Cuthill-McKee (run/build.c) orders it for a
+ * banded LU, which costs n kl (kl + ku) per factorisation and n (2 kl + ku)
+ * per solve, and LAPACK's banded routines go through one BLAS call per
+ * column.  A closed chain with sprockets (the roller chain drive: 620
+ * unknowns, half-bandwidth 17, 32 000 band entries) fills its band with
+ * zeros: KLU on the matrix's own pattern (4 900 entries; BTF + AMD, partial
+ * pivoting; the pattern known in advance, so analysed once and
+ * refactorised with the kept pivots: 15 600 entries in L + U) solves in 9
+ * us against 16.  Which one a model gets (mbs_ggl_sp_chosen) is decided from
+ * the two storage sizes: KLU when the band holds more than
+ * SPARSE_BAND_RATIO times the pattern's entries (the chain 6.6, the 27-ball
+ * box 6.1; the N = 40 four-bar 5.4, Bricard's mechanism and the flyball
+ * governor, dense today, 12 and 13).  For now the rule applies to models
+ * with compliant contacts only: KLU's pivots round differently from the
+ * banded LU's, which moves the other examples' step sequences at the
+ * rounding level, and their reference values (reference_test) have not
+ * been checked under it (measured faster there too: bench/README.md).
+ */
+#include "mbs/integrate/system_ggl.h"
+#include "mbs/analysis/system.h"
+#include "mbs/linalg/sparse.h"
+#include "mbs/model/clock.h"
+#include "mbs/model/accuracy.h"
+#include "mbs/formulation/natural/natural.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* band storage (2 kl + ku + 1 per unknown) against the pattern's entries
+ * above which KLU is chosen (measured: see bench/README.md) */
+#define SPARSE_BAND_RATIO 4.0
+
+/* Row and column offsets of a block of the pattern (hess: F2 rows, q
+ * columns; jvq: F4 rows, q columns). */
+typedef struct {
+    mbs_sparse *S;
+    int row_off, col_off;
+} s_patblk;
+
+static void s_pat_add(void *ctx, int i, int j, double v)
+{
+    s_patblk *b = ctx;
+    (void)v;
+    mbs_sparse_add(b->S, b->row_off + i, b->col_off + j, 1.0);
+}
+
+/* The entries mbs_ggl_emit can produce, as a pattern (S begun at nggl):
+ * its blocks written out from the model's structure, the constraint
+ * Hessian and the derivative of Phi_q v from the model's functions at the
+ * initial state with every multiplier 1 and generic velocities (their
+ * structural zeros there may be non-zero later: the sink grows then).  No
+ * entry is added where the matrix is structurally zero (the unit diagonals
+ * of equations switched off come in by growth): KLU's zero-free diagonal
+ * (BTF) must not land on entries that are always zero, or every
+ * factorisation pivots off the diagonal (the chain drive: 220 000 entries
+ * in L + U instead of 15 600).  Uses d->r1 and d->fd_v as scratch (made
+ * by mbs_data_new before the integrator's workspace). */
+static void s_pattern(const mbs_model *m, mbs_data *d, mbs_sparse *S)
+{
+    int n = m->nvar, ne = m->neq;
+    for (int i = 0; i < n; i++) {
+        mbs_sparse_add(S, i, i, 1.0);
+        mbs_sparse_add(S, i, n + i, 1.0);
+        for (int k = m->M_ptr[i]; k < m->M_ptr[i + 1]; k++) mbs_sparse_add(S, n + i, n + m->M_col[k], 1.0);
+    }
+    for (int r = 0; r < ne; r++) {
+        int pl = 2 * n + r, pm = 2 * n + ne + r;
+        for (int a = 0; a < m->eq[r].nnz; a++) {
+            int c = m->eq[r].cols[a];
+            mbs_sparse_add(S, c, pm, 1.0);
+            mbs_sparse_add(S, n + c, pl, 1.0);
+            mbs_sparse_add(S, pl, c, 1.0);
+            mbs_sparse_add(S, pm, n + c, 1.0);
+        }
+    }
+    /* force elements with a state: stiffness and damping on their variables
+     * (and the variables their controllers measure) */
+    for (int e = 0; e < m->nstate_el; e++) {
+        const mbs_fel *el = &m->stel[e];
+        for (int a = 0; a < el->nvar; a++)
+            for (int b = 0; b < el->nvar + el->ncvar; b++) {
+                int c = b < el->nvar ? el->vars[b] : el->cvars[b - el->nvar];
+                mbs_sparse_add(S, n + el->vars[a], c, 1.0);
+                mbs_sparse_add(S, n + el->vars[a], n + c, 1.0);
+            }
+    }
+    /* compliant contacts: the blocks of the bodies carrying shapes */
+    for (int i = 0; i < m->spec->nshape; i++) {
+        int b = m->spec->shapes[i].body;
+        if (b < 0) continue;
+        for (int a = 0; a < m->nb; a++)
+            for (int c = 0; c < m->nb; c++) {
+                int va = m->body[b].var[a], vc = m->body[b].var[c];
+                if (va < 0 || vc < 0) continue;
+                mbs_sparse_add(S, n + va, vc, 1.0);
+                mbs_sparse_add(S, n + va, n + vc, 1.0);
+            }
+    }
+    /* the constraint Hessian and d(Phi_q v)/dq */
+    double *l = d->r1, *v = d->fd_v;
+    for (int r = 0; r < ne; r++) l[r] = 1.0;
+    for (int i = 0; i < n; i++) v[i] = 0.5 + 0.61803398875 * (double)((i * 7919) % 101) / 101.0;
+    s_patblk hq = {S, n, 0}, jq = {S, 2 * n + ne, 0};
+    mbs_cons_hess_add(m, m->x0, 0.0, l, 1.0, s_pat_add, &hq);
+    mbs_cons_jvq_add(m, m->x0, v, 0.0, 1.0, s_pat_add, &jq);
+}
+
+int mbs_ggl_sp_new(const mbs_model *m, mbs_data *d)
+{
+    int gn = m->nggl;
+    if (gn < 1) return MBS_EINVAL;
+    /* room for the pattern's triplets (duplicates before compression) and
+     * for as many entries outside it as in it */
+    long cap = 2L * gn;
+    for (int i = 0; i < m->nvar; i++) cap += m->M_ptr[i + 1] - m->M_ptr[i];
+    for (int r = 0; r < m->neq; r++) cap += 4L * m->eq[r].nnz + 4L * m->eq[r].nnz * m->eq[r].nnz;
+    for (int e = 0; e < m->nstate_el; e++) cap += 2L * m->stel[e].nvar * (m->stel[e].nvar + m->stel[e].ncvar);
+    cap += 2L * m->spec->nshape * m->nb * m->nb;
+    d->ggl_sp = mbs_sparse_new(gn, 2 * cap + 1024);
+    if (!d->ggl_sp) return MBS_ENOMEM;
+    mbs_sparse_begin(d->ggl_sp, gn);
+    s_pattern(m, d, d->ggl_sp);
+    return mbs_sparse_fix_pattern(d->ggl_sp) ? MBS_ENOMEM : 0;
+}
+
+int mbs_ggl_sp_eligible(const mbs_model *m)
+{
+    /* for now only models with compliant contacts (see the file header) */
+    int compliant = 0;
+    for (int k = 0; k < m->spec->ncontact && !compliant; k++) compliant = m->spec->contacts[k].law != MBS_LAW_RIGID;
+    return compliant;
+}
+
+/* Whether the band wastes more than SPARSE_BAND_RATIO times the pattern's
+ * entries (the pattern of d->ggl_sp, just made). */
+int mbs_ggl_sp_chosen(const mbs_model *m, const mbs_data *d)
+{
+    if (!d->ggl_sp || !mbs_ggl_sp_eligible(m)) return 0;
+    double band = (double)m->nggl * (2.0 * m->gkl + m->gku + 1);
+    return band > SPARSE_BAND_RATIO * (double)mbs_sparse_nnz(d->ggl_sp);
+}
+
+void mbs_ggl_sp_free(mbs_data *d)
+{
+    mbs_sparse_free(&d->ggl_sp);
+}
+
+int mbs_ggl_sp_build(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t)
+{
+    double t0 = mbs_now();
+    mbs_sparse_begin(d->ggl_sp, m->nggl);
+    mbs_ggl_emit(m, d, w0, x, v, t, 1, mbs_sparse_add_cb, d->ggl_sp, NULL);
+    d->met.jacobian_evaluations++;
+    int info = mbs_sparse_factor(d->ggl_sp, NULL);
+    d->met.factorizations++;
+    mbs_note_system(d, m->nggl);
+    d->met.linear_algebra_seconds += mbs_now() - t0;
+    return info;
+}
+
+int mbs_ggl_sp_solve(mbs_data *d, double *rhs)
+{
+    return mbs_sparse_solve(d->ggl_sp, rhs);
+}

@@ -1,0 +1,37 @@
+/*
+ * system_ggl.h - the BDF's stabilised index-2 (GGL) Newton matrix factorised
+ * sparse by KLU (internal; see system_ggl.c).  The banded LU of
+ * analysis/system.c (mbs_ggl_build) serves the models whose band is narrow
+ * against their non-zeros; this one the others.
+ */
+#ifndef MBS_SYSTEM_GGL_H
+#define MBS_SYSTEM_GGL_H
+
+#include "mbs/model/data.h"
+
+/* Whether the model may take the sparse GGL matrix at all (for now: it has
+ * compliant contacts).  Asked before mbs_ggl_sp_new, whose pattern and sink
+ * would otherwise be made and thrown away for every other model (80 MB of the
+ * 10,000-body spatial chains' check). */
+int mbs_ggl_sp_eligible(const mbs_model *m);
+
+/* The sparse sink of the GGL matrix with its pattern (every entry
+ * mbs_ggl_emit can produce), in d->ggl_sp.  0 or MBS_ENOMEM. */
+int mbs_ggl_sp_new(const mbs_model *m, mbs_data *d);
+void mbs_ggl_sp_free(mbs_data *d);
+
+/* 1 when the model's GGL matrix is better factorised by KLU
+ * (mbs_ggl_sp_build) than banded, judged from the pattern in d->ggl_sp
+ * (see system_ggl.c for the rule); 0 without a sink. */
+int mbs_ggl_sp_chosen(const mbs_model *m, const mbs_data *d);
+
+/* Build and factor the GGL matrix at (x, v, t) for the BDF weight w0 (the
+ * entries of mbs_ggl_emit, compliant contacts included), d->jac current.
+ * 0, 1 (singular), MBS_SPARSE_EFULL or a KLU status < 0. */
+int mbs_ggl_sp_build(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t);
+
+/* Solve with the factorised matrix, rhs = [F1; F2; F3; F4] in place.  0 or
+ * a KLU status. */
+int mbs_ggl_sp_solve(mbs_data *d, double *rhs);
+
+#endif

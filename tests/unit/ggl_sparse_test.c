@@ -1,0 +1,170 @@
+/*
+ * ggl_sparse_test.c - the BDF's GGL Newton matrix factorised by KLU
+ * (integrate/system_ggl.c) and the fixed-pattern mode of linalg/sparse.c it
+ * rests on:
+ *  - fixed pattern: values summed in place, KLU analyses once, an entry
+ *    outside the pattern grows it (analysed again), overflow refused; every
+ *    solution against the exact one;
+ *  - the roller chain drive's GGL matrix at its initial state with one
+ *    roller pushed into a tooth (contact stiffness in the matrix): the rule
+ *    picks KLU for it, and the KLU solution of a right-hand side equals the
+ *    banded LU's (analysis/system.c) to rounding.
+ */
+#include "check.h"
+#include "testutil.h"
+#include "mbs/linalg/sparse.h"
+#include "mbs/linalg/linalg.h"
+#include "mbs/analysis/system.h"
+#include "mbs/analysis/analysis.h"
+#include "mbs/contact/contact.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/integrate/system_ggl.h"
+#include "mbs/model/model.h"
+#include "mbs/model/data.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A = [0 2 0 1; 3 0 0 0; 0 1 4 0; 1 0 0 5] (zero diagonal at (0, 0): KLU
+ * pivots), x = (1, 2, 3, 4); the pattern is fixed without A(3, 0). */
+static void test_fixed_pattern(void)
+{
+    static const int ti[] = {0, 0, 1, 2, 2, 3, 3};
+    static const int tj[] = {1, 3, 0, 1, 2, 0, 3};
+    static const double tv[] = {2, 1, 3, 1, 4, 1, 5};
+    const double x[4] = {1, 2, 3, 4};
+    mbs_sparse *s = mbs_sparse_new(4, 14);
+    CHECK(s != NULL);
+    if (!s) return;
+    mbs_sparse_begin(s, 4);
+    for (int k = 0; k < 7; k++)
+        if (!(ti[k] == 3 && tj[k] == 0)) mbs_sparse_add(s, ti[k], tj[k], 99.0); /* values do not matter */
+    CHECK(mbs_sparse_fix_pattern(s) == 0);
+    CHECK(mbs_sparse_nnz(s) == 6);
+    /* the matrix without A(3, 0), its entries split in two: summed in place */
+    int analysed = -1;
+    for (int round = 0; round < 2; round++) {
+        mbs_sparse_begin(s, 4);
+        for (int k = 0; k < 7; k++) {
+            if (ti[k] == 3 && tj[k] == 0) continue;
+            mbs_sparse_add(s, ti[k], tj[k], 0.25 * tv[k]);
+            mbs_sparse_add(s, ti[k], tj[k], 0.75 * tv[k]);
+        }
+        CHECK(mbs_sparse_triplets(s) == 0);
+        CHECK(mbs_sparse_factor(s, &analysed) == 0);
+        CHECK(analysed == (round == 0)); /* analysed once, then refactorised */
+        double b[4] = {2 * 2 + 4, 3 * 1, 2 + 4 * 3, 5 * 4};
+        CHECK(mbs_sparse_solve(s, b) == 0);
+        for (int i = 0; i < 4; i++) CHECK_NEAR(b[i], x[i], 1e-14 * 5);
+    }
+    /* A(3, 0) outside the pattern: the pattern grows, analysed again */
+    mbs_sparse_begin(s, 4);
+    for (int k = 0; k < 7; k++) mbs_sparse_add(s, ti[k], tj[k], tv[k]);
+    CHECK(mbs_sparse_triplets(s) == 1);
+    CHECK(mbs_sparse_factor(s, &analysed) == 0 && analysed == 1);
+    CHECK(mbs_sparse_nnz(s) == 7 && mbs_sparse_get(s, 3, 0) == 1.0);
+    double b[4] = {2 * 2 + 4, 3 * 1, 2 + 4 * 3, 1 + 5 * 4};
+    CHECK(mbs_sparse_solve(s, b) == 0);
+    for (int i = 0; i < 4; i++) CHECK_NEAR(b[i], x[i], 1e-14 * 5);
+    /* and stays: no further analysis */
+    mbs_sparse_begin(s, 4);
+    for (int k = 0; k < 7; k++) mbs_sparse_add(s, ti[k], tj[k], tv[k]);
+    CHECK(mbs_sparse_factor(s, &analysed) == 0 && analysed == 0);
+    /* more entries outside the pattern than the sink holds: refused */
+    mbs_sparse_begin(s, 4);
+    for (int k = 0; k < 15; k++) mbs_sparse_add(s, 1, (k % 3) + 1, 1.0);
+    CHECK(mbs_sparse_factor(s, &analysed) == MBS_SPARSE_EFULL);
+    mbs_sparse_free(&s);
+    CHECK(s == NULL);
+}
+
+/* The GGL matrix of an example at its initial state with a contact
+ * touching, for the BDF weight w0: KLU against the banded LU on a
+ * right-hand side of generic values. */
+static void s_compare(const char *path, const char *const *sets, double w0)
+{
+    char *text = t_slurp(path, NULL);
+    CHECK(text != NULL);
+    if (!text) return;
+    t_sets ts;
+    t_sets_parse(&ts, sets);
+    mbs_errlist err = {0};
+    mbs_spec *spec = mech_parse(text, strlen(text), ts.ov, ts.n, &err);
+    free(text);
+    CHECK(spec != NULL);
+    if (!spec) return;
+    mbs_report rep;
+    mbs_model *m = mbs_model_new(spec, &rep, &err);
+    mbs_data *d = m ? mbs_data_new(m) : NULL;
+    CHECK(d != NULL && mbs_initialize(m, d, &rep, &err) == 0);
+    if (!d) { mbs_model_free(&m); mbs_spec_free(&spec); return; }
+    /* the rule picks KLU for this model */
+    CHECK(d->ggl_sp != NULL);
+    /* contacts in the system: the active set at the initial state, and the
+     * pair of it closest to touching pushed 20 um into contact (the body of
+     * its shape B translated along the normal: the joints' residuals do not
+     * matter to a matrix) */
+    mbs_contact_step(m, d, 1e-5);
+    int kmin = -1;
+    double gmin = INFINITY, nmin[3] = {0, 0, 0};
+    for (int i = 0; i < d->c_nactive; i++) {
+        int k = d->c_active[i];
+        mbs_shape A, B;
+        mbs_contact_set set;
+        mbs_contact_world_shape(m, spec->contacts[k].shape[0], d->x, &A);
+        mbs_contact_world_shape(m, spec->contacts[k].shape[1], d->x, &B);
+        if (mbs_contact_shapes(&A, &B, 1.0, &set) > 0 && set.c[0].g < gmin) {
+            gmin = set.c[0].g;
+            kmin = k;
+            memcpy(nmin, set.c[0].n, sizeof nmin);
+        }
+    }
+    CHECK(kmin >= 0);
+    if (kmin >= 0) {
+        const mbs_body *bd = &m->body[m->cshape[spec->contacts[kmin].shape[1]].body];
+        for (int sl = 0; sl < (m->dim == 3 ? 4 : 2); sl++) {
+            if (sl > 0 && !bd->vec_is_point[sl - 1]) continue;
+            for (int a = 0; a < m->dim; a++)
+                if (bd->var[m->dim * sl + a] >= 0) d->x[bd->var[m->dim * sl + a]] -= (gmin + 2e-5) * nmin[a];
+        }
+    }
+    mbs_contact_step(m, d, 1e-5);
+    int touching = 0;
+    for (int k = 0; k < spec->ncontact; k++) touching += d->c_on[k];
+    printf("  %s: %d unknowns, %d pairs in the system, %d touching\n", path, m->nggl, d->c_nactive, touching);
+    CHECK(touching > 0);
+    int N = m->nggl;
+    double *b1 = malloc(sizeof(double) * (size_t)N), *b2 = malloc(sizeof(double) * (size_t)N);
+    for (int i = 0; i < N; i++) b1[i] = b2[i] = 0.3 + 0.7 * (double)((i * 7919) % 101) / 101.0;
+    mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
+    CHECK(mbs_ggl_sp_build(m, d, w0, d->x, d->v, d->t) == 0);
+    CHECK(mbs_ggl_sp_solve(d, b1) == 0);
+    /* the banded matrix of the same emitter */
+    CHECK(mbs_mat_init(&d->ggl, MBS_MAT_GEN, m->nggl, m->gkl, m->gku) == 0);
+    CHECK(mbs_ggl_build(m, d, w0, d->x, d->v, d->t) == 0);
+    mbs_ggl_solve(m, d, b2);
+    double diff = 0, big = 0;
+    for (int i = 0; i < N; i++) {
+        diff = fmax(diff, fabs(b1[i] - b2[i]));
+        big = fmax(big, fabs(b2[i]));
+    }
+    printf("  KLU against banded LU at w0 = %g: largest difference %.3g of %.3g\n", w0, diff, big);
+    /* both are backward stable; the GGL matrix is well conditioned (its
+     * scaling by 1/w0): rounding, far below the Newton tolerances */
+    CHECK(big > 0 && diff <= 1e-9 * big);
+    free(b1);
+    free(b2);
+    mbs_data_free(&d);
+    mbs_model_free(&m);
+    mbs_spec_free(&spec);
+}
+
+int main(void)
+{
+    test_fixed_pattern();
+    const char *chain[] = {NULL};
+    s_compare("examples/roller_chain_drive.json", chain, 1e5);
+    s_compare("examples/roller_chain_drive.json", chain, 1e7);
+    return CHECK_SUMMARY("ggl_sparse_test");
+}
