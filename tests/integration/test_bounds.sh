@@ -10,7 +10,11 @@
 # status, error code and JSON pointer; the service keeps answering.
 source "$(dirname "$0")/lib.sh"
 it_init bounds
-start_gateway
+# --no-warm: part 8 inserts a finished 20,000-job sweep, which the warm-up
+# thread (warm.c) would build the front end's /columns of at the same time as
+# the export, and its memory would count as the export's (the peak test failed
+# 1 run in 3 here, 2 in 3 under load, before this)
+start_gateway --no-warm
 start_worker w1 --slots 2
 MID=$(post_model "$PENDULUM"); [ -n "$MID" ] || fail "no model id"
 njobs() { sql "SELECT count(*) FROM jobs"; }
