@@ -19,6 +19,7 @@
 #include "mbs/contact/contact.h"
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/integrate/system_ggl.h"
+#include "mbs/integrate/integrators.h"
 #include "mbs/model/model.h"
 #include "mbs/model/data.h"
 
@@ -99,7 +100,9 @@ static void s_compare(const char *path, const char *const *sets, double w0)
     mbs_data *d = m ? mbs_data_new(m) : NULL;
     CHECK(d != NULL && mbs_initialize(m, d, &rep, &err) == 0);
     if (!d) { mbs_model_free(&m); mbs_spec_free(&spec); return; }
-    /* the rule picks KLU for this model */
+    /* the rule picks KLU for this model (the matrix is made at the BDF's
+     * first step, or here) */
+    CHECK(mbs_bdf_ggl_ws(m, d) == 0);
     CHECK(d->ggl_sp != NULL);
     /* contacts in the system: the active set at the initial state, and the
      * pair of it closest to touching pushed 20 um into contact (the body of

@@ -241,15 +241,25 @@ int mbs_bdf_ws_new(const mbs_model *m, mbs_data *d)
     }
     /* the restart at a controller's sample (bdf_sample.c) */
     if (ok && m->nctrl > 0) ok = (d->bdf_smp = calloc(mbs_bdf_sample_size(m), sizeof(double))) != NULL;
-    /* the stabilised index-2 matrix: sparse (KLU) when its band is
-     * wasteful (system_ggl.c), else banded */
-    int cu = m->spec->solver.contact_force_unknowns;
-    if (ok && !cu && m->nggl >= 64 && mbs_ggl_sp_eligible(m) && mbs_ggl_sp_new(m, d)) ok = 0;
-    if (ok && !mbs_ggl_sp_chosen(m, d)) mbs_ggl_sp_free(d);
-    if (ok && !d->ggl_sp && mbs_mat_init(&d->ggl, MBS_MAT_GEN, m->nggl, m->gkl, m->gku)) ok = 0;
+    /* the stabilised index-2 matrix: made by the first BDF run
+     * (s_ggl_ws), not here, so that a model check does not pay for it */
     /* the contact force unknowns */
+    int cu = m->spec->solver.contact_force_unknowns;
     if (ok && cu && mbs_cu_ws_new(m, d)) ok = 0;
     return ok ? 0 : -1;
+}
+
+/* Made at the first step rather than with the workspace: the sparse pattern
+ * of a 10,000-body chain takes some 80 MB of triplets to judge, which `mbs
+ * check` (a workspace but no integration) need not spend. */
+int mbs_bdf_ggl_ws(const mbs_model *m, mbs_data *d)
+{
+    if (d->ggl_sp || d->ggl.n > 0) return 0;
+    int cu = m->spec->solver.contact_force_unknowns;
+    if (!cu && mbs_ggl_sp_eligible(m) && mbs_ggl_sp_new(m, d)) return MBS_ENOMEM;
+    if (!mbs_ggl_sp_chosen(m, d)) mbs_ggl_sp_free(d);
+    if (!d->ggl_sp && mbs_mat_init(&d->ggl, MBS_MAT_GEN, m->nggl, m->gkl, m->gku)) return MBS_ENOMEM;
+    return 0;
 }
 
 void mbs_bdf_ws_free(mbs_data *d)
@@ -269,6 +279,10 @@ void mbs_bdf_ws_free(mbs_data *d)
 
 int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err)
 {
+    if (mbs_bdf_ggl_ws(m, d)) {
+        mbs_err_add(err, "", "out of memory for the BDF's Newton matrix (%d unknowns)", m->nggl);
+        return MBS_ENOMEM;
+    }
     const mbs_solver_spec *o = &m->spec->solver;
     int n = m->nvar, ne = m->neq;
     double T = o->t_end;

@@ -60,6 +60,11 @@ void mbs_integrator_ws_free(mbs_data *d);
 /* Each integrator's part of the above: 0, or -1 without memory (the
  * partial workspace is then freed by the matching _free). */
 int mbs_bdf_ws_new(const mbs_model *m, mbs_data *d);
+/* The BDF's Newton (GGL) matrix, made at its first run rather than with the
+ * workspace (a model check need not pay for judging a sparse pattern): sparse
+ * by KLU when its band is wasteful, else banded (system_ggl.c).  0, or
+ * MBS_ENOMEM; does nothing once made. */
+int mbs_bdf_ggl_ws(const mbs_model *m, mbs_data *d);
 void mbs_bdf_ws_free(mbs_data *d);
 /* Moreau-Jean: islands, contact points, impulses, LCP, sized for every
  * rigid pair. */

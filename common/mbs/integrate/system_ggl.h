@@ -9,10 +9,9 @@
 
 #include "mbs/model/data.h"
 
-/* Whether the model may take the sparse GGL matrix at all (for now: it has
- * compliant contacts).  Asked before mbs_ggl_sp_new, whose pattern and sink
- * would otherwise be made and thrown away for every other model (80 MB of the
- * 10,000-body spatial chains' check). */
+/* Whether the model may take the sparse GGL matrix at all (64 or more GGL
+ * unknowns: below, the banded LU is as fast).  Asked before mbs_ggl_sp_new,
+ * which makes the pattern and sink that mbs_ggl_sp_chosen then judges. */
 int mbs_ggl_sp_eligible(const mbs_model *m);
 
 /* The sparse sink of the GGL matrix with its pattern (every entry
