@@ -16,6 +16,7 @@
  */
 #include "check.h"
 #include "testutil.h"
+#include "chord_loop.h"
 
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/integrate/integrator_rel.h"
@@ -311,31 +312,14 @@ static void test_along_runs(void)
  * recoveries pick different admissible ones, so only the others compare. */
 static void test_chord_types(void)
 {
-    static const struct { const char *type, *extra; int determinate; } chords[] = {
-        {"revolute", "\"at\": [0.6, 0.5, 0.4], \"axis\": [0, 0.6, 0.8]", 0},
-        {"prismatic", "\"at\": [0.6, 0.5, 0.4], \"axis\": [0.6, 0, 0.8]", 0},
-        {"cylindrical", "\"at\": [0.6, 0.5, 0.4], \"axis\": [0.6, 0, 0.8]", 1},
-        {"universal", "\"at\": [0.6, 0.5, 0.4], \"axes\": [[0, 0, 1], [0.6, 0.8, 0]]", 1},
-        {"spherical", "\"at\": [0.6, 0.5, 0.4]", 1},
-        {"fixed", "\"at\": [0.6, 0.5, 0.4]", 0},
-        {"distance", "\"points\": [[1, 1, 1], [0.6, 0.5, 0.4]]", 1},
-    };
-    for (size_t k = 0; k < sizeof chords / sizeof chords[0]; k++) {
+    /* whether each chord type of T_CHORDS (chord_loop.h) leaves the
+     * reactions determinate on this loop */
+    static const int determinate[T_NCHORD] = {0, 0, 1, 1, 1, 0, 1};
+    for (int k = 0; k < T_NCHORD; k++) {
         char doc[4096];
-        snprintf(doc, sizeof doc,
-                 "{\"name\": \"loop\", \"dimension\": 3, \"gravity\": [0.5, 0, -9.81],"
-                 " \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": [0.1, 0.1, 0.1, 0, 0, 0], \"com\": [0.3, 0, 0]},"
-                 "  {\"name\": \"b\", \"mass\": 1, \"inertia\": [0.1, 0.1, 0.1, 0, 0, 0], \"com\": [0.5, 0.2, 0.1]},"
-                 "  {\"name\": \"c\", \"mass\": 1, \"inertia\": [0.1, 0.1, 0.1, 0, 0, 0], \"com\": [0.8, 0.6, 0.2]},"
-                 "  {\"name\": \"d\", \"mass\": 1, \"inertia\": [0.1, 0.1, 0.1, 0, 0, 0], \"com\": [0.7, 0.5, 0.3]}],"
-                 " \"joints\": [{\"name\": \"J1\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"a\"], \"at\": [0, 0, 0], \"axis\": [0, 0, 1]},"
-                 "  {\"name\": \"J2\", \"type\": \"revolute\", \"bodies\": [\"a\", \"b\"], \"at\": [0.5, 0, 0], \"axis\": [1, 0, 0]},"
-                 "  {\"name\": \"J3\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"c\"], \"at\": [0.8, 0.6, 0.2], \"axis\": [0, 1, 0]},"
-                 "  {\"name\": \"J4\", \"type\": \"revolute\", \"bodies\": [\"c\", \"d\"], \"at\": [0.8, 0.6, 0.3], \"axis\": [0, 0.6, 0.8]},"
-                 "  {\"name\": \"K\", \"type\": \"%s\", \"bodies\": [\"b\", \"d\"], %s}],"
-                 " \"forces\": [{\"type\": \"force\", \"body\": \"d\", \"at\": [0.7, 0.5, 0.3], \"value\": [1, -2, 0.5], \"frame\": \"global\"}],"
-                 " \"solver\": {\"t_end\": 1}, \"outputs\": {\"interval\": 0.1, \"channels\": []}}",
-                 chords[k].type, chords[k].extra);
+        t_chord_loop(doc, sizeof doc, k, "[0.5, 0, -9.81]",
+                     ", \"forces\": [{\"type\": \"force\", \"body\": \"d\", \"at\": [0.7, 0.5, 0.3], "
+                     "\"value\": [1, -2, 0.5], \"frame\": \"global\"}]");
         s_setup u;
         s_setup_new(&u, doc, NULL);
         if (!u.ok) { s_setup_free(&u); continue; }
@@ -346,9 +330,9 @@ static void test_chord_types(void)
         s_compare_at(&c, &u.w, 0);
         double e = c.worst / fmax(c.scale, 1e-300);
         printf("  loop closed by a %s chord, at rest: |R_rel - R_nat| = %.2e of the largest reaction component (%.3g)%s\n",
-               chords[k].type, e, c.scale, chords[k].determinate ? "" : " (statically indeterminate: not compared)");
+               T_CHORDS[k].type, e, c.scale, determinate[k] ? "" : " (statically indeterminate: not compared)");
         CHECK(c.scale > 1);
-        if (chords[k].determinate) CHECK(e < 1e-11);
+        if (determinate[k]) CHECK(e < 1e-11);
         s_setup_free(&u);
     }
 }

@@ -22,6 +22,7 @@
  */
 #include "check.h"
 #include "testutil.h"
+#include "chord_loop.h"
 
 #include "mbs/analysis/analysis.h"
 #include "mbs/analysis/system.h"
@@ -344,34 +345,15 @@ static void test_circuit(void)
  * central differences of J u along u, at random states. */
 static void test_chord_types(void)
 {
-    static const struct { const char *type, *extra; int neq; } chords[] = {
-        {"revolute", "\"at\": [0.6, 0.5, 0.4], \"axis\": [0, 0.6, 0.8]", 5},
-        {"prismatic", "\"at\": [0.6, 0.5, 0.4], \"axis\": [0.6, 0, 0.8]", 5},
-        {"cylindrical", "\"at\": [0.6, 0.5, 0.4], \"axis\": [0.6, 0, 0.8]", 4},
-        {"universal", "\"at\": [0.6, 0.5, 0.4], \"axes\": [[0, 0, 1], [0.6, 0.8, 0]]", 4},
-        {"spherical", "\"at\": [0.6, 0.5, 0.4]", 3},
-        {"fixed", "\"at\": [0.6, 0.5, 0.4]", 6},
-        {"distance", "\"points\": [[1, 1, 1], [0.6, 0.5, 0.4]]", 1},
-    };
-    for (size_t k = 0; k < sizeof chords / sizeof chords[0]; k++) {
+    /* equations of each chord type of T_CHORDS (chord_loop.h) */
+    static const int neq[T_NCHORD] = {5, 5, 4, 4, 3, 6, 1};
+    for (int k = 0; k < T_NCHORD; k++) {
         char doc[4096];
-        snprintf(doc, sizeof doc,
-                 "{\"name\": \"loop\", \"dimension\": 3, \"gravity\": [0, 0, -9.81],"
-                 " \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": [0.1, 0.1, 0.1, 0, 0, 0], \"com\": [0.3, 0, 0]},"
-                 "  {\"name\": \"b\", \"mass\": 1, \"inertia\": [0.1, 0.1, 0.1, 0, 0, 0], \"com\": [0.5, 0.2, 0.1]},"
-                 "  {\"name\": \"c\", \"mass\": 1, \"inertia\": [0.1, 0.1, 0.1, 0, 0, 0], \"com\": [0.8, 0.6, 0.2]},"
-                 "  {\"name\": \"d\", \"mass\": 1, \"inertia\": [0.1, 0.1, 0.1, 0, 0, 0], \"com\": [0.7, 0.5, 0.3]}],"
-                 " \"joints\": [{\"name\": \"J1\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"a\"], \"at\": [0, 0, 0], \"axis\": [0, 0, 1]},"
-                 "  {\"name\": \"J2\", \"type\": \"revolute\", \"bodies\": [\"a\", \"b\"], \"at\": [0.5, 0, 0], \"axis\": [1, 0, 0]},"
-                 "  {\"name\": \"J3\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"c\"], \"at\": [0.8, 0.6, 0.2], \"axis\": [0, 1, 0]},"
-                 "  {\"name\": \"J4\", \"type\": \"revolute\", \"bodies\": [\"c\", \"d\"], \"at\": [0.8, 0.6, 0.3], \"axis\": [0, 0.6, 0.8]},"
-                 "  {\"name\": \"K\", \"type\": \"%s\", \"bodies\": [\"b\", \"d\"], %s}],"
-                 " \"solver\": {\"t_end\": 1}, \"outputs\": {\"interval\": 0.1, \"channels\": []}}",
-                 chords[k].type, chords[k].extra);
+        t_chord_loop(doc, sizeof doc, k, "[0, 0, -9.81]", "");
         mbs_errlist el = {0};
         mbs_spec *sp = mech_parse(doc, strlen(doc), NULL, 0, &el);
         if (!CHECK(sp != NULL)) {
-            for (int i = 0; i < el.n; i++) fprintf(stderr, "  %s: %s\n", chords[k].type, el.e[i].message);
+            for (int i = 0; i < el.n; i++) fprintf(stderr, "  %s: %s\n", T_CHORDS[k].type, el.e[i].message);
             continue;
         }
         mbs_rtree t;
@@ -379,7 +361,7 @@ static void test_chord_types(void)
         CHECK(mbs_rtree_build(sp, &t, &el) == 0);
         CHECK(mbs_rtree_ws_new(&t, &w) == 0);
         CHECK(t.n == 4 && t.g.nchord == 1 && t.g.chords[0] == 4);
-        CHECK(t.neq == chords[k].neq);
+        CHECK(t.neq == neq[k]);
         int n = t.n, m = t.neq;
         double q[4], u[4], qq[4], J0[6 * 4], ph[6], pd[6], jd = 0, bd = 0, jmax = 0, bmax = 0;
         /* the circuit equations hold at the input configuration */
@@ -425,7 +407,7 @@ static void test_chord_types(void)
             }
         }
         printf("  chord %-11s %d equations: |J - dPhi/dq| %.1e (of %.1e), |J'u - d(Ju)/dt| %.1e (of %.1e)\n",
-               chords[k].type, m, jd, jmax, bd, bmax);
+               T_CHORDS[k].type, m, jd, jmax, bd, bmax);
         CHECK(jd < 1e-8 * (1 + jmax));
         CHECK(bd < 1e-7 * (1 + bmax));
         mbs_rtree_ws_free(&w);
