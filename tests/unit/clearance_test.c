@@ -493,6 +493,13 @@ static void test_flores(void)
      * is 1.7e-7), and it ends below the ideal run's */
     t_run_file("examples/flores_slider_crank_friction.json", NULL, &f1);
     CHECK(f1.rc == 0);
+    /* friction makes it non-conservative: no energy drift reported as an
+     * error measure (it was 2.3e-2, the energy friction took); with mu = 0
+     * the same model is conservative and its drift is the integration's */
+    CHECK(!f1.met.conservative && isnan(f1.met.energy_drift));
+    CHECK(f0.met.conservative && f0.met.energy_drift < 1e-5);
+    printf("  Flores energy drift: mu = 0.01 %s (not conservative), mu = 0 %.3g\n",
+           f1.met.conservative ? "conservative?" : "none", f0.met.energy_drift);
     CHECK(f1.res.nsample > 0 && fabs(f1.res.rows[(size_t)(f1.res.nsample - 1) * (1 + f1.res.nchannel)] - 0.2) < 1e-12);
     int w = 1 + f1.res.nchannel, ce = t_col(&f1, "E");
     double E0 = f1.res.rows[ce], rise = 0;
