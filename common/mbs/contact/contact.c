@@ -631,9 +631,6 @@ double mbs_contact_switch(const mbs_model *m, const mbs_data *d, const double *x
         /* the side of the pair at the step's end decides which switch to
          * look for: apart -> touching (onset) or touching -> apart */
         int on = d->c_on[k];
-        static int EXPW = -1;
-        if (EXPW < 0) EXPW = getenv("BDF_EXP_WHICH") ? atoi(getenv("BDF_EXP_WHICH")) : 3;
-        if (!(EXPW & (on ? 2 : 1))) continue;
         if (!s_pair_gap(m, k, x1, v1, on ? reach : 0.0, &g1, &gd1)) continue;
         if (on ? !(g1 > 0) : !(g1 < 0)) continue;
         if (!s_pair_gap(m, k, x0, v0, on ? 0.0 : reach, &g0, &gd0)) continue;
@@ -642,26 +639,6 @@ double mbs_contact_switch(const mbs_model *m, const mbs_data *d, const double *x
         first = fmin(first, s);
     }
     return first;
-}
-
-unsigned long mbs_contact_touching(const mbs_model *m, mbs_data *d, const double *x)
-{
-    int nc = m->spec->ncontact;
-    if (nc == 0 || !d->c_ready) return 0;
-    int use_active = m->spec->solver.contact_deactivation;
-    int cnt = use_active ? d->c_nactive : nc;
-    struct mbs_shape_cache *wc = s_wc_begin(m, d->c_wc);
-    unsigned long sig = 0;
-    for (int a = 0; a < cnt; a++) {
-        int k = use_active ? d->c_active[a] : a;
-        if (m->spec->contacts[k].law == MBS_LAW_RIGID) continue;
-        mbs_contact_set set;
-        int np = s_pair_set(m, k, x, 0.0, wc, &set), in = 0;
-        for (int i = 0; i < np; i++) in += set.c[i].g < 0;
-        /* the pair's index and its number of touching points, mixed */
-        if (in > 0) sig += ((unsigned long)k + 1) * 0x9E3779B97F4A7C15ul * (unsigned long)in;
-    }
-    return sig;
 }
 
 int mbs_contact_data_init(const mbs_model *m, mbs_data *d)

@@ -89,12 +89,6 @@ void mbs_contact_jac_fd(const mbs_model *m, mbs_data *d, const double *x, const 
 double mbs_contact_switch(const mbs_model *m, const mbs_data *d, const double *x0, const double *v0, const double *x1,
                           const double *v1, double h);
 
-/* Which compliant pairs in the system touch at x, and by how many points:
- * a signature that changes when a pair starts or stops touching (0 when
- * none does).  The BDF refreshes its Newton matrix when the iterate's
- * signature is not the one the matrix was formed at. */
-unsigned long mbs_contact_touching(const mbs_model *m, mbs_data *d, const double *x);
-
 /* After an accepted step of size h (and once at t = 0): impact speeds of
  * pairs that start touching, the next active set, contact metrics. */
 void mbs_contact_step(const mbs_model *m, mbs_data *d, double h);

@@ -99,8 +99,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
-#include "mbs/contact/contact.h"
 
 /* Singular positions (see the header): a converged max |lam| more than
  * SING_LAM_JUMP times the last accepted step's marks a step ending near a
@@ -228,35 +226,6 @@ static double s_motor_rate(const mbs_model *m, int q, const double *x, const dou
     return mbs_joint_rate(m, m->spec->forces[m->z_force[q]].joint, x, v);
 }
 
-struct TRst { int nstick; double rmin; int pmin; const mbs_model *m; };
-static void TR_each(void *ctx, const mbs_cforce *f)
-{
-    struct TRst *S = ctx;
-    double fn = v3dot(f->F, f->n), ft[3];
-    for (int i = 0; i < 3; i++) ft[i] = f->F[i] - fn * f->n[i];
-    double r = sqrt(v3dot(ft, ft)) / (S->m->spec->contacts[f->pair].friction * fabs(fn) + 1e-300);
-    if (r < 0.99) S->nstick++;
-    if (getenv("BDF_TRACE2")) { const char *nm = S->m->spec->shapes[S->m->spec->contacts[f->pair].shape[0]].name;
-        if (!strcmp(nm, "roller048") || !strcmp(nm, "roller047") || !strcmp(nm, "roller046") || !strcmp(nm, "roller049"))
-            fprintf(stderr, "  PT %s %s fn=%.6e r=%.4f\n", nm, S->m->spec->shapes[S->m->spec->contacts[f->pair].shape[1]].name, fn, r); }
-    if (r < S->rmin) { S->rmin = r; S->pmin = f->pair; }
-}
-
-/* The first breakpoint after t of the linear tables of the force
- * elements' values (a kink of the applied forces), INFINITY when none. */
-static double s_next_kink(const mbs_model *m, double t)
-{
-    double best = INFINITY;
-    for (int f = 0; f < m->spec->nforce; f++)
-        for (int c = 0; c < 3; c++) {
-            const mbs_fn *F = &m->spec->forces[f].value[c];
-            if (F->kind != MBS_FN_TABLE || F->spline || !F->c) continue;
-            for (int i = 0; i < F->n; i++)
-                if (F->c[2 * i] > t * (1 + 1e-14) + 1e-300 && F->c[2 * i] < best) best = F->c[2 * i];
-        }
-    return best;
-}
-
 /* ---- workspace ------------------------------------------------------------------------ */
 
 int mbs_bdf_ws_new(const mbs_model *m, mbs_data *d)
@@ -354,8 +323,6 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
     lam_mean = lam_ref;
     memcpy(d->ha, d->a, sizeof(double) * (size_t)n); /* acceleration of the last point */
     double w0_fact = 0; /* w0 of the factorised matrix (0: none)             */
-    int sw_end = 0;
-    unsigned long sig_fact = 0;     /* the step in progress ends just past a contact switch */
     d->nhist = 0;
     s_push(d, n);
     while (d->t < T * (1 - 1e-14)) {
@@ -369,9 +336,6 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
         if (d->t + h > T || d->t + 1.01 * h > T) h = T - d->t;
         /* a discrete controller's next sample: the step ends there */
         double t_stop = m->nctrl > 0 ? mbs_ctrl_next_stop(m, d) : INFINITY;
-        static int EXPT = -1;
-        if (EXPT < 0) EXPT = getenv("BDF_EXP_T") ? atoi(getenv("BDF_EXP_T")) : 0;
-        if (EXPT) t_stop = fmin(t_stop, s_next_kink(m, d->t));
         h_free = h;
         if (d->t + 1.01 * h > t_stop) h = t_stop - d->t;
         double t1 = h == t_stop - d->t ? t_stop : d->t + h;
@@ -453,7 +417,6 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
         memcpy(d->lam, lam_pred, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
         memset(mu, 0, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
         int converged = 0, fresh = 0, lam_conv = 0; /* lam_conv: the multipliers converged too */
-        long TR_it0 = d->met.newton_iterations, TR_f0 = d->met.factorizations;
         double prev = 0, prev_qv = 0;
         for (int attempt = 0; attempt < 2 && !converged; attempt++) {
             if (attempt == 1) {
@@ -477,12 +440,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 for (int i = 0; i < n; i++) d->a[i] = w0 * d->v[i] + ba[i];
                 mbs_cons_eval(m, d->x, t1, d->phi, d->jac);
                 if (cu) mbs_cu_eval(m, d, d->x, d->v);
-                static int EXPR = -1;
-                if (EXPR < 0) EXPR = getenv("BDF_EXP_R") ? atoi(getenv("BDF_EXP_R")) : 0;
-                unsigned long tsig = EXPR && m->spec->ncontact > 0 ? mbs_contact_touching(m, d, d->x) : 0;
-                if (EXPR && w0_fact != 0 && tsig != sig_fact) w0_fact = 0;
                 if (w0_fact == 0 || fabs(w0 / w0_fact - 1) > 0.25) {
-                    sig_fact = tsig;
                     /* element states: pivots and gains at this iterate, the
                      * gains seen by the finite differences (force.c); with
                      * controllers the states are eliminated as a block */
@@ -645,19 +603,9 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
              * BDF1, so the difference is BDF1's whole error (c = 1) */
             double c = np <= 1 ? 1.0 : h / (t1 - d->th[np - 1]);
             double acc = 0;
-            static int EXPF = -1;
-            if (EXPF < 0) EXPF = getenv("BDF_EXP_F") ? atoi(getenv("BDF_EXP_F")) : 0;
-            int filt = EXPF && !cu && w0_fact != 0 && (EXPF == 1 || m->spec->ncontact > 0);
-            if (filt) {
-                for (int i = 0; i < m->nggl; i++) rhs[i] = 0;
-                for (int i = 0; i < n; i++) { rhs[i] = d->x[i] - xpred[i]; d->r1[i] = d->v[i] - vpred[i]; }
-                mbs_mass_mul(m, d->r1, rhs + n);
-                if (d->ggl_sp) { if (mbs_ggl_sp_solve(d, rhs)) filt = 0; }
-                else mbs_ggl_solve(m, d, rhs);
-            }
             for (int i = 0; i < n; i++) {
                 /* positions and velocities, each against its own scale */
-                double ex = c * (filt ? rhs[i] : d->x[i] - xpred[i]), ev = c * (filt ? rhs[n + i] : d->v[i] - vpred[i]);
+                double ex = c * (d->x[i] - xpred[i]), ev = c * (d->v[i] - vpred[i]);
                 double wx = mbs_wx(d, i, fabs(d->x[i])), wv = mbs_wv(d, i, fabs(d->v[i]));
                 acc += (ex / wx) * (ex / wx) + (ev / wv) * (ev / wv);
             }
@@ -678,49 +626,6 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
             /* and the Jacobian (at the last iterate) near a rank loss: a
              * multiplier may jump for other reasons (a sudden load) */
             sing_land = lm > SING_LAM_JUMP * fmax(lam_ref, lam_mean) && mbs_rank_margin(m, d) < SING_RANK_MARGIN;
-        }
-        if (getenv("BDF_TRACE")) {
-            double sw = converged && m->spec->ncontact ? mbs_contact_switch(m, d, d->qh[0], d->vh[0], d->x, d->v, h) : 1;
-            int bi = -1; double bw = -1; int bvv = 0;
-            for (int i = 0; i < n && converged; i++) {
-                double c = np <= 1 ? 1.0 : h / (t1 - d->th[np - 1]);
-                double ex = c * (d->x[i] - xpred[i]) / mbs_wx(d, i, fabs(d->x[i]));
-                double ev = c * (d->v[i] - vpred[i]) / mbs_wv(d, i, fabs(d->v[i]));
-                if (ex * ex > bw) { bw = ex * ex; bi = i; bvv = 0; }
-                if (ev * ev > bw) { bw = ev * ev; bi = i; bvv = 1; }
-            }
-            const char *bn = "?";
-            for (int b = 0; b < m->nbody && bi >= 0; b++)
-                for (int sl = 0; sl < m->nb; sl++)
-                    if (m->body[b].var[sl] == bi) bn = m->spec->bodies[b].name;
-            int bsl = -1;
-            for (int b = 0; b < m->nbody && bi >= 0; b++)
-                for (int sl = 0; sl < m->nb; sl++)
-                    if (m->body[b].var[sl] == bi) bsl = sl;
-            fprintf(stderr, "TRW %s sl%d %c%d %.3e v93=%.9e\n", bn, bsl, bvv ? 'v' : 'x', bi, sqrt(bw / (2.0 * n)), d->v[93]);
-            fprintf(stderr, "TR t=%.9e h=%.3e k=%d np=%d conv=%d lamc=%d it=%ld fac=%ld en=%.3e non=%d sw=%.4f %s\n", d->t, h, kk, np,
-                    converged, lam_conv, d->met.newton_iterations - TR_it0, d->met.factorizations - TR_f0, en, d->c_non, sw,
-                    converged && en <= 1 ? "ACC" : "REJ");
-        }
-        /* a compliant contact starting or ending inside the step */
-        static int EXPSW = -1;
-        if (EXPSW < 0) EXPSW = getenv("BDF_EXP_SW") ? atoi(getenv("BDF_EXP_SW")) : 0;
-        double h_sw = 0;
-        if (EXPSW && !sing_land && m->spec->ncontact > 0 && (converged || (EXPSW & 2))) {
-            const double *xe = converged ? d->x : xpred, *ve = converged ? d->v : vpred;
-            double s = mbs_contact_switch(m, d, d->qh[0], d->vh[0], xe, ve, h);
-            if (s < 1 - 1e-3 && s * h > 2 * hmin) h_sw = s * h * (1 + 0.5e-3);
-        }
-        if (h_sw > 0 && converged && en <= 1.0) {
-            d->met.events++;
-            memcpy(d->x, d->qh[0], sizeof(double) * (size_t)n);
-            memcpy(d->v, d->vh[0], sizeof(double) * (size_t)n);
-            memcpy(d->a, d->ha, sizeof(double) * (size_t)n);
-            memcpy(d->z, d->zh[0], zb);
-            memcpy(d->lam, lam_s, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
-            h = h_sw;
-            sw_end = 1;
-            continue;
         }
         if (sing_land) {
             d->met.rejected_steps++;
@@ -780,29 +685,8 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
             s_push(d, n);
             memcpy(d->ha, d->a, sizeof(double) * (size_t)n);
             fails = 0;
-            if (sw_end) {
-                static int EXPK = -1;
-                if (EXPK < 0) EXPK = getenv("BDF_EXP_K") ? atoi(getenv("BDF_EXP_K")) : 0;
-                if (EXPK > 0 && k > EXPK) { k = EXPK; steps_at_order = 0; }
-                if (getenv("BDF_EXP_H")) h *= atof(getenv("BDF_EXP_H"));
-                sw_end = 0;
-            }
             int rc = mbs_step_done(m, d, run, err);
             if (rc) return rc;
-            if (getenv("BDF_TRACE") && m->spec->ncontact) {
-                struct TRst S = {0, 9, -1, m};
-                mbs_contact_compliant_each(m, d, d->x, d->v, TR_each, &S);
-                fprintf(stderr, "ST t=%.9e nstick=%d rmin=%.3f %s\n", d->t, S.nstick, S.rmin, S.pmin >= 0 ? m->spec->shapes[m->spec->contacts[S.pmin].shape[0]].name : "-");
-                static char *TRon;
-                if (!TRon) TRon = calloc((size_t)m->spec->ncontact, 1);
-                for (int c = 0; c < m->spec->ncontact; c++)
-                    if (TRon[c] != d->c_on[c]) {
-                        const mbs_contact_spec *cs = &m->spec->contacts[c];
-                        fprintf(stderr, "SW t=%.9e %s %s %s\n", d->t, d->c_on[c] ? "ON " : "OFF", m->spec->shapes[cs->shape[0]].name,
-                                m->spec->shapes[cs->shape[1]].name);
-                        TRon[c] = d->c_on[c];
-                    }
-            }
             /* a discrete controller's sample: the forces jump, the history
              * moves onto the motion under the new outputs (bdf_sample.c) */
             at_sample = 0;
@@ -839,17 +723,12 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
             }
             /* a noise rejection retakes the same step with the new weights */
             if (!noise) h *= converged ? fmax(0.2, 0.9 * pow(en, -1.0 / (kk + 1))) : 0.25;
-            if (h_sw > 0 && !(EXPSW & 8) && (EXPSW & 4 ? 1 : h_sw < h)) { h = h_sw; sw_end = 1; }
             if (fails >= 2) {
                 /* back to order 1; near a singular position (rank margin of
                  * the last accepted point) down by one, to 1 after a third
                  * rejection */
                 int gentle = fails < 3 && kk > 1;
-                static int EXPG = -1;
-                if (EXPG < 0) EXPG = getenv("BDF_EXP_GENTLE") ? atoi(getenv("BDF_EXP_GENTLE")) : 0;
-                if (EXPG == 2 && kk > 1) gentle = 1;
-                else if (EXPG == 1 && gentle) gentle = 1;
-                else if (gentle) {
+                if (gentle) {
                     mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
                     gentle = mbs_rank_margin(m, d) < SING_RANK_MARGIN;
                 }
