@@ -4,6 +4,7 @@
  * from a worker that lost its lease changes nothing.
  */
 #include "dispatch.h"
+#include "sweep_sql.h"
 #include "svc/db.h"
 #include "svc/log.h"
 
@@ -409,14 +410,22 @@ int ds_gone(PGconn **db, const long long *ids, const int *att, int n, int **gone
     return 0;
 }
 
+/* Sweeps whose jobs are all finished (and verified) become done, or stay
+ * cancelled, with their design counts and their summary (sweep_sql.h) made
+ * now, for the finished_at they get.  A finished sweep whose summary is
+ * missing or was made for another finished_at (one finished before
+ * migration 012, or set done by hand) gets one too. */
 static db_stmt s_finish = { "ds_finish_sweeps",
     "UPDATE sweeps s SET "
     "  status = CASE WHEN s.status = 'cancelled' THEN 'cancelled' ELSE 'done' END, "
     "  finished_at = coalesce(s.finished_at, now()), "
     "  counts = (SELECT jsonb_object_agg(status, n) FROM "
     "            (SELECT status, count(*) AS n FROM jobs WHERE sweep_id = s.id AND kind = 'design' "
-    "             GROUP BY status) c) "
-    "WHERE (s.status IN ('queued','running') OR (s.status = 'cancelled' AND s.counts IS NULL)) "
+    "             GROUP BY status) c), "
+    "  summary = " SQL_SUMMARY("s.id") ", "
+    "  summary_at = coalesce(s.finished_at, now()) "
+    "WHERE (s.status IN ('queued','running') OR (s.status IN ('cancelled','done') AND s.counts IS NULL) "
+    "       OR (s.status IN ('cancelled','done') AND s.summary_at IS DISTINCT FROM s.finished_at)) "
     "  AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.sweep_id = s.id AND j.status IN ('queued','running')) "
     "  AND NOT EXISTS (SELECT 1 " DS_SQL_UNVERIFIED("v.sweep_id = s.id") ")", 0 };
 
