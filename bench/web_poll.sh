@@ -11,6 +11,8 @@
 # the finished sweeps' counts then), and polled ROUNDS times (default 15)
 # with curl: the median and the quartiles of time_total, without and with
 # ?best=r1 (the best value of a response is counted at every poll).
+# DB_JIT=off: JIT compilation turned off for the whole database (ALTER
+# DATABASE), so that an older gateway's poll can be timed without it too.
 source "$(dirname "$0")/../tests/integration/lib.sh"
 ROUNDS=${ROUNDS:-15}
 GATEWAYS=${GATEWAYS:-new:$ROOT/build/gateway}
@@ -23,6 +25,7 @@ source "$ROOT/bench/web/bulk.sh"
 S4=$(bulk_sweep 10000); S5=$(bulk_sweep 100000)
 Q=$(post_sweep "{\"model\":\"$MID\",\"parameters\":{\"L\":{\"values\":[$(seq -s, 1 64)]}}}")
 sql "ANALYZE jobs; ANALYZE results; ANALYZE metrics" >/dev/null || fail "analyze"
+[ "${DB_JIT:-}" = off ] && { sql "ALTER DATABASE $DBNAME SET jit = off" >/dev/null || fail "jit off"; echo "jit off for the database"; }
 kill "$GW_PID"; wait "$GW_PID" 2>/dev/null
 # stats N...: median and quartiles (ms) of the times in seconds
 stats() { python3 -c 'import sys,statistics as s; v=sorted(float(x)*1e3 for x in sys.argv[1:]); q=s.quantiles(v,n=4); print("%.1f | %.1f / %.1f" % (s.median(v), q[0], q[2]))' "$@"; }
