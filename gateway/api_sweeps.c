@@ -358,7 +358,8 @@ int api_sweeps_list(gw_req *r)
     if (!db) return gw_reply_db_error(r, NULL);
     /* A done or cancelled sweep's counts, warnings, verified jobs and best
      * values come from its stored summary (sweep_sql.h: made once when it
-     * finished, for that finished_at); the others' are counted at each poll.
+     * finished, for that finished_at; best values of its first 16 declared
+     * responses); the others' are counted at each poll.
      * The live subqueries are guarded by the same test (a one-time filter of
      * the lateral counts, CASE for the others), so a finished sweep costs
      * no scan of its jobs. */
@@ -378,7 +379,7 @@ int api_sweeps_list(gw_req *r)
         "             (SELECT coalesce(json_agg(x->>'name'), '[]') FROM jsonb_array_elements(CASE WHEN jsonb_typeof(spec->'responses') = 'array' "
         "                     THEN spec->'responses' ELSE '[]' END) x) AS responses, "
         "             CASE WHEN $5::text IS NULL THEN NULL "
-        "                  WHEN h.cur THEN json_build_object('response', $5::text, "
+        "                  WHEN h.cur AND sweeps.summary->'best' ? $5::text THEN json_build_object('response', $5::text, "
         "                       'min', (sweeps.summary->'best'->$5::text->>'min')::float8, "
         "                       'max', (sweeps.summary->'best'->$5::text->>'max')::float8, "
         "                       'jobs', coalesce((sweeps.summary->'best'->$5::text->>'jobs')::bigint, 0)) "

@@ -35,23 +35,36 @@
     "(" s ".status IN ('done','cancelled') AND " s ".summary_at = " s ".finished_at " \
     " AND " s ".summary IS NOT NULL)"
 
-/* The summary of the sweep whose id is the expression sweep, as jsonb: job
- * counts per state of each kind, jobs with warnings of each kind, jobs
- * verified, and per response the least and largest value and the number of
- * done design jobs with a numeric value (what ?best=NAME shows). */
-#define SQL_SUMMARY(sweep) \
+/* At most this many responses of a sweep get their best values stored (the
+ * first ones its specification declares): storing costs a pass over the
+ * sweep's results per response; another response's ?best= is counted live. */
+#define SQL_SUMMARY_BEST_MAX "16"
+
+/* The summary of the sweep whose id is the expression sweep and whose
+ * specification is the jsonb expression spec, as jsonb: job counts per state
+ * of each kind, jobs with warnings of each kind, jobs verified, and for the
+ * first SQL_SUMMARY_BEST_MAX declared responses the least and largest value
+ * and the number of done design jobs with a numeric value (what ?best=NAME
+ * shows: nulls and 0 where none has one). */
+#define SQL_SUMMARY(sweep, spec) \
     "(SELECT jsonb_build_object(" \
     "   'counts', coalesce(jsonb_object_agg(c.status, c.n) FILTER (WHERE c.kind = 'design'), '{}'), " \
     "   'verification_counts', coalesce(jsonb_object_agg(c.status, c.n) FILTER (WHERE c.kind = 'verify'), '{}'), " \
     "   'jobs_with_warnings', " SQL_WARNED(sweep, "design") ", " \
     "   'verification_jobs_with_warnings', " SQL_WARNED(sweep, "verify") ", " \
     "   'jobs_verified', (SELECT count(*) FROM verifications x WHERE x.sweep_id = " sweep "), " \
-    "   'best', (SELECT coalesce(jsonb_object_agg(b.key, jsonb_build_object('min', b.lo, 'max', b.hi, 'jobs', b.n)), '{}') " \
-    "            FROM (SELECT e.key, min((e.value #>> '{}')::float8) AS lo, max((e.value #>> '{}')::float8) AS hi, " \
-    "                         count(*) AS n " \
-    "                  FROM jobs bj JOIN results br ON br.job_id = bj.id, jsonb_each(br.responses) e " \
-    "                  WHERE bj.sweep_id = " sweep " AND bj.kind = 'design' AND jsonb_typeof(e.value) = 'number' " \
-    "                  GROUP BY e.key) b)) " \
+    "   'best', (WITH nm AS (SELECT DISTINCT rn.x->>'name' AS name " \
+    "                        FROM (SELECT x FROM jsonb_array_elements(CASE WHEN jsonb_typeof(" spec "->'responses') = 'array' " \
+    "                                   THEN " spec "->'responses' ELSE '[]' END) x " \
+    "                              WHERE jsonb_typeof(x->'name') = 'string' LIMIT " SQL_SUMMARY_BEST_MAX ") rn), " \
+    "                 b AS (SELECT nm.name, min((br.responses->>nm.name)::float8) AS lo, " \
+    "                              max((br.responses->>nm.name)::float8) AS hi, count(*) AS n " \
+    "                       FROM jobs bj JOIN results br ON br.job_id = bj.id CROSS JOIN nm " \
+    "                       WHERE bj.sweep_id = " sweep " AND bj.kind = 'design' " \
+    "                         AND jsonb_typeof(br.responses->nm.name) = 'number' GROUP BY nm.name) " \
+    "            SELECT coalesce(jsonb_object_agg(nm.name, jsonb_build_object('min', b.lo, 'max', b.hi, " \
+    "                                                                        'jobs', coalesce(b.n, 0))), '{}') " \
+    "            FROM nm LEFT JOIN b ON b.name = nm.name)) " \
     " FROM (SELECT kind, status, count(*) AS n FROM jobs WHERE jobs.sweep_id = " sweep " GROUP BY kind, status) c)"
 
 #endif

@@ -5,11 +5,12 @@
 -- summary: {"counts", "verification_counts" (per state, design and
 -- verification jobs), "jobs_with_warnings", "verification_jobs_with_warnings",
 -- "jobs_verified", "best": {response: {"min", "max", "jobs"}} (over the done
--- design jobs)}, written by the dispatcher's pass that finishes sweeps
--- (gateway/dispatch_db.c, ds_finish_sweeps); summary_at: the finished_at it
--- was made for.  Read only while the sweep is done or cancelled and
--- summary_at equals its finished_at: a sweep that runs again (status back to
--- queued or running) is counted live, and finishing it again makes a new
--- summary.  Null for rows before this migration: made by the next pass.
+-- design jobs, for the first 16 declared responses)}, written by the
+-- dispatcher after it finished the sweep (gateway/dispatch_db.c,
+-- ds_summarise); summary_at: the finished_at it was made for.  Read only
+-- while the sweep is done or cancelled and summary_at equals its
+-- finished_at: a sweep that runs again (status back to queued or running) is
+-- counted live, and finishing it again drops the summary and makes a new
+-- one.  Null for rows before this migration: made by the next passes.
 ALTER TABLE sweeps ADD COLUMN IF NOT EXISTS summary jsonb;
 ALTER TABLE sweeps ADD COLUMN IF NOT EXISTS summary_at timestamptz;

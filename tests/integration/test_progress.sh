@@ -127,7 +127,8 @@ sql "INSERT INTO metrics (job_id, integrator, wall_seconds, cpu_seconds, steps, 
 sql "UPDATE sweeps SET status = 'done', finished_at = now() WHERE id = '$B'" >/dev/null
 check "$B" "sweep set done by hand"
 [ "$(listed "$B" | jget '[d["jobs_with_warnings"], d["counts"]["failed"]]')" = "[51, 43]" ] || fail "bulk: $(listed "$B")"
-ok "sweep set done by hand: summary made by the dispatcher, a fresh count"
+[ "$(sql "SELECT summary->'best' ? 'xmax' FROM sweeps WHERE id = '$B'")" = t ] || fail "bulk: xmax's best values not stored"
+ok "sweep set done by hand: summary made by the dispatcher (with xmax's best values), a fresh count"
 
 # ---- the stored path and the live one give the same bytes --------------------------
 # (a gateway without a dispatcher, the other stopped: nothing makes a summary
