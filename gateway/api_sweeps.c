@@ -10,6 +10,7 @@
  * them; see sweep_verify.c).
  */
 #include "gw.h"
+#include "sweep_sql.h"
 #include "mechanism/mechanism.h"
 #include "svc/db.h"
 #include "svc/design.h"
@@ -343,13 +344,6 @@ done:
     return 0;
 }
 
-/* Jobs with an accuracy warning (tolerance not met, or any warning): the
- * fragment counts the sweep's jobs of one kind through the partial index. */
-#define SQL_WARNED(sweep, kind) \
-    "(SELECT count(*) FROM jobs wj JOIN metrics wm ON wm.job_id = wj.id " \
-    " WHERE wj.sweep_id = " sweep " AND wj.kind = '" kind "' " \
-    "   AND (wm.tolerance_met = false OR wm.warning_count > 0))"
-
 int api_sweeps_list(gw_req *r)
 {
     long limit, offset;
@@ -362,31 +356,44 @@ int api_sweeps_list(gw_req *r)
     const char *p[] = { l, o, status, model, best };
     PGconn **db = gw_db();
     if (!db) return gw_reply_db_error(r, NULL);
+    /* A done or cancelled sweep's counts, warnings, verified jobs and best
+     * values come from its stored summary (sweep_sql.h: made once when it
+     * finished, for that finished_at; best values of its first 16 declared
+     * responses); the others' are counted at each poll.
+     * The live subqueries are guarded by the same test (a one-time filter of
+     * the lateral counts, CASE for the others), so a finished sweep costs
+     * no scan of its jobs. */
     return gw_reply_row_json(r, db_exec(db,
         "SELECT json_build_object('items', coalesce(json_agg(t), '[]'), 'limit', $1::int, 'offset', $2::bigint)::text "
         "FROM (SELECT sweeps.id, sweeps.name, model_id, mo.name AS model_name, design, status, priority, njobs, "
-        "             " SQL_WARNED("sweeps.id", "design") " AS jobs_with_warnings, "
-        "             z.counts || k.counts AS counts, "
+        "             CASE WHEN h.cur THEN (sweeps.summary->>'jobs_with_warnings')::bigint "
+        "                  ELSE " SQL_WARNED("sweeps.id", "design") " END AS jobs_with_warnings, "
+        "             z.counts || CASE WHEN h.cur THEN sweeps.summary->'counts' ELSE k.counts END AS counts, "
         "             CASE WHEN status = 'running' AND k.finished > 0 AND started_at IS NOT NULL "
         "                  THEN now() + (now() - started_at) * ((k.total - k.finished)::float8 / k.finished) END AS eta, "
         "             coalesce((spec->>'verify')::float8, 0) AS verify, nverify AS verify_jobs, "
-        "             (SELECT count(*) FROM verifications x WHERE x.sweep_id = sweeps.id) AS jobs_verified, "
+        "             CASE WHEN h.cur THEN (sweeps.summary->>'jobs_verified')::bigint "
+        "                  ELSE (SELECT count(*) FROM verifications x WHERE x.sweep_id = sweeps.id) END AS jobs_verified, "
         /* the names of the responses, and with ?best=NAME the least and
            largest value of that response over the done design jobs */
         "             (SELECT coalesce(json_agg(x->>'name'), '[]') FROM jsonb_array_elements(CASE WHEN jsonb_typeof(spec->'responses') = 'array' "
         "                     THEN spec->'responses' ELSE '[]' END) x) AS responses, "
-        "             CASE WHEN $5::text IS NOT NULL THEN (SELECT json_build_object('response', $5::text, 'min', min(v), 'max', max(v), 'jobs', count(v)) "
-        "                  FROM (SELECT (br.responses->>$5::text)::float8 AS v FROM jobs bj JOIN results br ON br.job_id = bj.id "
-        "                        WHERE bj.sweep_id = sweeps.id AND bj.kind = 'design' AND jsonb_typeof(br.responses->$5::text) = 'number') bq) END AS best, "
+        "             CASE WHEN $5::text IS NULL THEN NULL "
+        "                  WHEN h.cur AND sweeps.summary->'best' ? $5::text THEN json_build_object('response', $5::text, "
+        "                       'min', (sweeps.summary->'best'->$5::text->>'min')::float8, "
+        "                       'max', (sweeps.summary->'best'->$5::text->>'max')::float8, "
+        "                       'jobs', coalesce((sweeps.summary->'best'->$5::text->>'jobs')::bigint, 0)) "
+        "                  ELSE " SQL_BEST("sweeps.id", "$5::text") " END AS best, "
         "             sweeps.created_at, started_at, finished_at "
         "      FROM sweeps JOIN models mo ON mo.id = sweeps.model_id "
+        "      CROSS JOIN LATERAL (SELECT " SQL_SUMMARY_CURRENT("sweeps") " IS TRUE AS cur) h "
         /* live design-job counts per state (index jobs_sweep_status_idx); the
            ETA over both kinds, as GET /sweeps/{id} */
         "      CROSS JOIN LATERAL (SELECT coalesce(jsonb_object_agg(c.status, c.n) FILTER (WHERE c.kind = 'design'), '{}') AS counts, "
         "                                 coalesce(sum(c.n) FILTER (WHERE c.status IN ('done','failed','cancelled')), 0) AS finished, "
         "                                 coalesce(sum(c.n), 0) AS total "
         "                          FROM (SELECT kind, status, count(*) AS n FROM jobs "
-        "                                WHERE jobs.sweep_id = sweeps.id GROUP BY kind, status) c) k "
+        "                                WHERE jobs.sweep_id = sweeps.id AND NOT h.cur GROUP BY kind, status) c) k "
         "      CROSS JOIN (SELECT '{\"queued\":0,\"running\":0,\"done\":0,\"failed\":0,\"cancelled\":0}'::jsonb AS counts) z "
         "      WHERE ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR model_id = $4) "
         "      ORDER BY sweeps.created_at DESC, sweeps.id LIMIT $1::int OFFSET $2::bigint) t", 5, p), 200, "sweeps");
@@ -402,9 +409,12 @@ int api_sweeps_get(gw_req *r)
     const char *p[] = { r->param[0] };
     PGconn **db = gw_db();
     if (!db) return gw_reply_db_error(r, NULL);
-    /* live counts per kind and state; ETA from the rate of finished jobs so far */
+    /* counts per kind and state, live or from the stored summary of a
+     * finished sweep (as the list); ETA from the rate of finished jobs so far */
     return gw_reply_row_json(r, db_exec(db,
-        "WITH c AS (SELECT kind, status, count(*) AS n FROM jobs WHERE sweep_id = $1::uuid GROUP BY kind, status), "
+        "WITH h AS (SELECT " SQL_SUMMARY_CURRENT("s") " IS TRUE AS cur FROM sweeps s WHERE s.id = $1::uuid), "
+        "     c AS (SELECT kind, status, count(*) AS n FROM jobs "
+        "           WHERE sweep_id = $1::uuid AND NOT coalesce((SELECT cur FROM h), false) GROUP BY kind, status), "
         "     k AS (SELECT coalesce(jsonb_object_agg(status, n) FILTER (WHERE kind = 'design'), '{}') AS counts, "
         "                  coalesce(jsonb_object_agg(status, n) FILTER (WHERE kind = 'verify'), '{}') AS vcounts, "
         "                  coalesce(sum(n) FILTER (WHERE status IN ('done','failed','cancelled')), 0) AS finished, "
@@ -420,13 +430,16 @@ int api_sweeps_get(gw_req *r)
         "SELECT json_build_object('id', s.id, 'name', s.name, 'model_id', s.model_id, "
         "  'model_name', (SELECT mo.name FROM models mo WHERE mo.id = s.model_id), 'design', s.design, "
         "  'status', s.status, 'priority', s.priority, 'njobs', s.njobs, "
-        "  'counts', z.counts || k.counts, "
-        "  'jobs_with_warnings', " SQL_WARNED("$1::uuid", "design") ", "
+        "  'counts', z.counts || CASE WHEN h.cur THEN s.summary->'counts' ELSE k.counts END, "
+        "  'jobs_with_warnings', CASE WHEN h.cur THEN (s.summary->>'jobs_with_warnings')::bigint "
+        "                        ELSE " SQL_WARNED("$1::uuid", "design") " END, "
         "  'verification', json_build_object("
         "     'fraction', coalesce((s.spec->>'verify')::float8, 0), 'jobs', s.nverify, "
-        "     'counts', z.counts || k.vcounts, "
-        "     'verified', (SELECT count(*) FROM verifications x WHERE x.sweep_id = $1::uuid), "
-        "     'jobs_with_warnings', " SQL_WARNED("$1::uuid", "verify") ", "
+        "     'counts', z.counts || CASE WHEN h.cur THEN s.summary->'verification_counts' ELSE k.vcounts END, "
+        "     'verified', CASE WHEN h.cur THEN (s.summary->>'jobs_verified')::bigint "
+        "                 ELSE (SELECT count(*) FROM verifications x WHERE x.sweep_id = $1::uuid) END, "
+        "     'jobs_with_warnings', CASE WHEN h.cur THEN (s.summary->>'verification_jobs_with_warnings')::bigint "
+        "                           ELSE " SQL_WARNED("$1::uuid", "verify") " END, "
         "     'responses', (SELECT coalesce(json_object_agg(name, json_build_object('max_rel_diff', rel_diff, "
         "                     'max_abs_diff', abs_diff, 'job_id', job_id)), '{}') FROM vr), "
         "     'channels', (SELECT coalesce(json_object_agg(key, d), '{}') FROM vc)), "
@@ -434,5 +447,5 @@ int api_sweeps_get(gw_req *r)
         "  'eta', CASE WHEN s.status = 'running' AND k.finished > 0 AND s.started_at IS NOT NULL "
         "              THEN now() + (now() - s.started_at) * ((k.total - k.finished)::float8 / k.finished) END, "
         "  'spec', s.spec)::text "
-        "FROM sweeps s, k, z WHERE s.id = $1::uuid", 1, p), 200, "sweep");
+        "FROM sweeps s, h, k, z WHERE s.id = $1::uuid", 1, p), 200, "sweep");
 }

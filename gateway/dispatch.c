@@ -488,6 +488,7 @@ static void s_tick(void)
     /* differences of verified jobs, before a sweep can be finished */
     ds_verify(&s_db, 200);
     ds_finish_sweeps(&s_db);
+    ds_summarise(&s_db);
     ds_workers_upsert(&s_db, s_w, s_nw, gw_cfg.gateway_id);
 }
 

@@ -74,6 +74,10 @@ int ds_gone(PGconn **db, const long long *ids, const int *att, int n, int **gone
 /* Mark finished sweeps done and record their counts (of design jobs).  A
  * sweep whose verification pairs are not all written yet is not finished. */
 int ds_finish_sweeps(PGconn **db);
+/* Store the summary of one finished sweep that has none for its finished_at
+ * (sweeps.summary, sql/012_sweep_summary.sql; read by GET /sweeps and GET
+ * /sweeps/{id}), newest first; one whose summary failed is not tried again. */
+int ds_summarise(PGconn **db);
 /* Write the differences of up to `limit` design/verification job pairs that
  * are both done (dispatch_verify.c).  0, or -1 on a database error. */
 int ds_verify(PGconn **db, int limit);

@@ -4,6 +4,7 @@
  * from a worker that lost its lease changes nothing.
  */
 #include "dispatch.h"
+#include "sweep_sql.h"
 #include "svc/db.h"
 #include "svc/log.h"
 
@@ -409,20 +410,69 @@ int ds_gone(PGconn **db, const long long *ids, const int *att, int n, int **gone
     return 0;
 }
 
+/* Sweeps whose jobs are all finished (and verified) become done, or stay
+ * cancelled, with their design counts; a sweep set done by hand without
+ * counts (a bulk load) gets them.  Any stored summary is dropped
+ * (summary_at NULL: counted live until ds_summarise makes a new one), so a
+ * sweep finished again is never shown with an older summary. */
 static db_stmt s_finish = { "ds_finish_sweeps",
     "UPDATE sweeps s SET "
     "  status = CASE WHEN s.status = 'cancelled' THEN 'cancelled' ELSE 'done' END, "
     "  finished_at = coalesce(s.finished_at, now()), "
     "  counts = (SELECT jsonb_object_agg(status, n) FROM "
     "            (SELECT status, count(*) AS n FROM jobs WHERE sweep_id = s.id AND kind = 'design' "
-    "             GROUP BY status) c) "
-    "WHERE (s.status IN ('queued','running') OR (s.status = 'cancelled' AND s.counts IS NULL)) "
+    "             GROUP BY status) c), "
+    "  summary_at = NULL "
+    "WHERE (s.status IN ('queued','running') OR (s.status IN ('cancelled','done') AND s.counts IS NULL)) "
     "  AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.sweep_id = s.id AND j.status IN ('queued','running')) "
     "  AND NOT EXISTS (SELECT 1 " DS_SQL_UNVERIFIED("v.sweep_id = s.id") ")", 0 };
 
 int ds_finish_sweeps(PGconn **db)
 {
     return db_cmdp(db, "finish sweeps", &s_finish, 0, NULL);
+}
+
+/* Finished sweeps without a summary for their finished_at, newest first. */
+static db_stmt s_unsummarised = { "ds_unsummarised",
+    "SELECT id::text, finished_at::text FROM sweeps "
+    "WHERE status IN ('done','cancelled') AND counts IS NOT NULL AND finished_at IS NOT NULL "
+    "  AND summary_at IS DISTINCT FROM finished_at "
+    "ORDER BY finished_at DESC LIMIT 16", 0 };
+
+/* One sweep's summary, for the finished_at read (nothing if it changed). */
+static db_stmt s_summarise = { "ds_summarise",
+    "UPDATE sweeps s SET summary = " SQL_SUMMARY("s.id", "s.spec") ", summary_at = s.finished_at "
+    "WHERE s.id = $1::uuid AND s.status IN ('done','cancelled') AND s.counts IS NOT NULL "
+    "  AND s.finished_at::text = $2", 0 };
+
+/* "sweep|finished_at" whose summary failed (a statement timeout): not tried
+ * again by this gateway, so a sweep too large to summarise costs one attempt
+ * and is counted live.  A ring; the dispatcher is one thread. */
+#define SUMMARY_TRIED 32
+static char s_failed[SUMMARY_TRIED][96];
+static int s_nfailed;
+
+int ds_summarise(PGconn **db)
+{
+    PGresult *r = db_execp(db, &s_unsummarised, 0, NULL, NULL, NULL, 0);
+    if (!db_ok(r)) { log_warn("dispatch: sweeps to summarise: %s", PQresultErrorMessage(r)); PQclear(r); return -1; }
+    int rc = 0;
+    for (int i = 0; i < PQntuples(r); i++) {
+        char key[96];
+        snprintf(key, sizeof key, "%s|%s", PQgetvalue(r, i, 0), PQgetvalue(r, i, 1));
+        int tried = 0;
+        for (int k = 0; k < SUMMARY_TRIED; k++) if (!strcmp(s_failed[k], key)) tried = 1;
+        if (tried) continue;
+        const char *p[] = { PQgetvalue(r, i, 0), PQgetvalue(r, i, 1) };
+        if (db_cmdp(db, "summarise sweep", &s_summarise, 2, p)) {
+            snprintf(s_failed[s_nfailed], sizeof s_failed[0], "%s", key);
+            s_nfailed = (s_nfailed + 1) % SUMMARY_TRIED;
+            rc = -1;
+        }
+        break;   /* one sweep per pass: the pass stays bounded */
+    }
+    PQclear(r);
+    return rc;
 }
 
 int ds_workers_upsert(PGconn **db, ds_worker **w, int n, const char *gateway)

@@ -6,11 +6,16 @@
 #include <string.h>
 
 /* The session settings go into the connection's options so that PQreset
- * (after PostgreSQL restarted) restores them. */
+ * (after PostgreSQL restarted) restores them.  jit=off: PostgreSQL compiles a
+ * statement whose estimated cost passes jit_above_cost (100000) at each
+ * execution, 0.3 to 0.5 s here, whatever it then reads; the service's
+ * statements are short (the sweeps list with a summary per sweep, the
+ * dispatcher's pass that finishes sweeps) and that compilation was most of
+ * their time (bench/README.md, "Sweeps list poll"). */
 PGconn *db_connect(const char *conninfo, const char *app, int statement_timeout_ms, int async)
 {
     char opts[160];
-    snprintf(opts, sizeof opts, "-c TimeZone=UTC -c statement_timeout=%d%s", statement_timeout_ms > 0 ? statement_timeout_ms : 0,
+    snprintf(opts, sizeof opts, "-c TimeZone=UTC -c jit=off -c statement_timeout=%d%s", statement_timeout_ms > 0 ? statement_timeout_ms : 0,
              async ? " -c synchronous_commit=off" : "");
     const char *keys[] = { "dbname", "application_name", "options", "connect_timeout", NULL };
     const char *vals[] = { conninfo, app, opts, "5", NULL };

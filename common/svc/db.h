@@ -22,8 +22,9 @@ typedef struct {
 extern const db_migration db_migrations[];
 extern const int db_nmigrations;
 
-/* Connect and set the session up (application_name, statement_timeout in
- * ms when > 0, synchronous_commit off when async).  Returns NULL on failure
+/* Connect and set the session up (application_name, TimeZone UTC, JIT
+ * compilation off, statement_timeout in ms when > 0, synchronous_commit off
+ * when async).  Returns NULL on failure
  * (logged).  Caller frees with PQfinish. */
 PGconn *db_connect(const char *conninfo, const char *app, int statement_timeout_ms, int async);
 

@@ -10,9 +10,10 @@ import { fmtDate, fmtEta, fmtNum } from './format.js';
 import { ForgetToken } from './TokenDialog.jsx';
 
 // every 2 s while a sweep is queued or running, else every 15 s (a 304
-// spares the transfer and the render, not the gateway's counting: about
-// 0.2 s of the database's time for a sweep of 10^5 jobs, docs/frontend.md);
-// not while the page is hidden (polled again as soon as it is shown)
+// spares the transfer and the render; the gateway counts only the live
+// sweeps' jobs, a finished sweep's counts are stored: a few ms per poll,
+// docs/frontend.md); not while the page is hidden (polled again as soon as
+// it is shown)
 const POLL_MS = 2000, IDLE_POLL_MS = 15000;
 const LIVE = ['queued', 'running'];
 const STATUSES = ['queued', 'running', 'paused', 'done', 'cancelled'];
