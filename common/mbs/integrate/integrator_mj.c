@@ -77,6 +77,11 @@
  * ODE's soft constraints; docs/contacts.md). */
 #define S_REG_BETA 0.2
 
+/* Deactivation: the most times a step is solved again with pairs that its
+ * velocities brought into contact (s_recheck); each time adds at least one
+ * pair, and one time sufficed in every run measured. */
+#define S_RECHECK_MAX 8
+
 /* ---- workspace --------------------------------------------------------------------------- */
 
 static int s_find(int *p, int i)
@@ -201,6 +206,8 @@ int mbs_mj_ws_new(const mbs_model *m, mbs_data *d)
     if (!ok || s_islands(m, w)) return -1;
     ALLOC(w->ibuf, w->bufmax);
     ALLOC(w->pi, nc + 1);
+    ALLOC(w->xtra, nc + 1); ALLOC(w->skip, nc + 1); ALLOC(w->skipg, nc + 1); ALLOC(w->cand, 2 * nc + 1);
+    ALLOC(w->ulog, 3 * nc + 1);
     if (!ok) return -1;
     /* pairs: islands of their bodies, B column length, point capacity */
     long bcap = 0;
@@ -259,7 +266,7 @@ void mbs_mj_ws_free(mbs_data *d)
     free(w->isl_ci); free(w->isl_schur); free(w->isl_lu); free(w->abuf); free(w->ibuf2); free(w->onbuf);
     free(w->var_isl); free(w->var_loc); free(w->eq_loc); free(w->isl_vptr); free(w->isl_var);
     free(w->isl_eptr); free(w->isl_eq); free(w->isl_mat); free(w->kbuf); free(w->ibuf);
-    free(w->pi); free(w->prev); free(w->pt); free(w->boff); free(w->bstore);
+    free(w->pi); free(w->xtra); free(w->skip); free(w->skipg); free(w->cand); free(w->ulog); free(w->prev); free(w->pt); free(w->boff); free(w->bstore);
     free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->ztrav); free(w->pbn); free(w->pam); free(w->psnap); free(w->wlast); free(w->pisl); free(w->wsh); free(w->wsh_step); free(w->wdi); free(w->pstr); free(w->pzlen);
     free(w->z); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
     free(w->lam); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0); free(w->act);
@@ -654,10 +661,8 @@ static double s_compl_error(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp,
  * step for every body, this over the pair's own gap).  In the 100-ball box
  * 1296 -> 972 unknowns per step, CPU 2.27 -> 1.99 s, outputs unchanged;
  * without deactivation every declared pair stays in the system. */
-static int s_pair_out_of_reach(const mbs_model *m, const mbs_contact_spec *C, const mbs_rpoint *pt, int got,
-                               const double *v0, double h)
+static double s_pair_reach(const mbs_model *m, const mbs_contact_spec *C, const double *v0, double h)
 {
-    if (got <= 0) return 0;
     double speed = 0, gn = 0;
     for (int q = 0; q < 2; q++) {
         int b = m->cshape[C->shape[q]].body;
@@ -668,10 +673,38 @@ static int s_pair_out_of_reach(const mbs_model *m, const mbs_contact_spec *C, co
         }
     }
     for (int i = 0; i < m->dim; i++) gn += m->spec->gravity[i] * m->spec->gravity[i];
-    double reach = h * (4 * speed * (1 + m->length_scale) + sqrt(gn) * h);
-    for (int j = 0; j < got; j++)
-        if (!(pt[j].g > reach)) return 0;
-    return 1;
+    return h * (4 * speed * (1 + m->length_scale) + sqrt(gn) * h);
+}
+
+/* The smallest gap of the got points at pt (+inf for none). */
+static double s_min_gap(const mbs_rpoint *pt, int got)
+{
+    double g = INFINITY;
+    for (int j = 0; j < got; j++) {
+        if (isnan(pt[j].g)) return NAN; /* never out of reach */
+        g = fmin(g, pt[j].g);
+    }
+    return g;
+}
+
+/* The target b_n of point P of pair pk (gamma^- = gam0) and whether the
+ * point is in the index set (see the file's header); istep_prev: the
+ * step the pair was last in the index set before this one. */
+static double s_target(const mbs_mj_pinfo *pk, const mbs_rpoint *P, double gam0, double h, double eps, long step,
+                       long istep_prev, int *in_index)
+{
+    *in_index = 0;
+    if (!(P->g <= 0 || P->g + 0.5 * h * gam0 <= 0)) return 2 * P->g / h;
+    /* regularised PGS: a resting contact gives way at the velocity eps W
+     * Lambda; a contact that persists from the previous step is pushed
+     * back out at S_REG_BETA of its penetration per step, so the pile
+     * settles at a penetration eps W Lambda h / S_REG_BETA instead of
+     * sinking (impacts keep their restitution target: the pair was not in
+     * the index set the step before) */
+    double bt = pk->restitution * fmin(gam0, 0);
+    if (eps > 0 && P->g < 0 && istep_prev == step - 1) bt += S_REG_BETA * P->g / h;
+    *in_index = 1;
+    return bt;
 }
 
 /* The points of the rigid pairs in the system at w->xm (deactivation: the
@@ -685,8 +718,23 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
     double eps = m->spec->solver.lcp_regularization;
     long boff = 0;
     double t0 = mbs_now();
-    for (int a = 0; a < cnt; a++) {
-        int k = use_active ? d->c_active[a] : a;
+    w->nskip = 0;
+    w->nulog = 0;
+    w->nimp = 0;
+    for (int a = 0, x = 0;;) {
+        /* the pairs in increasing id: every declared one, or the active set
+         * merged with the pairs the check after a solve added (s_recheck) */
+        int k, added = 0;
+        if (!use_active) {
+            if (a >= nc) break;
+            k = a++;
+        } else {
+            int ka = a < cnt ? d->c_active[a] : nc, kx = x < w->nxtra ? w->xtra[x] : nc;
+            if (ka >= nc && kx >= nc) break;
+            k = ka < kx ? ka : kx;
+            if (ka == k) a++;
+            if (kx == k) { x++; added = 1; }
+        }
         mbs_mj_pinfo *pk = &w->pi[k];
         if (!pk->rigid) continue;
         const mbs_contact_spec *C = &m->spec->contacts[k];
@@ -699,7 +747,19 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
             }
         }
         int got = mbs_rigid_pair_points_ws(m, k, w->xm, &w->wsh[pk->shape[0]], &w->wsh[pk->shape[1]], &w->pt[np]);
-        if (use_active && s_pair_out_of_reach(m, C, &w->pt[np], got, v0, h)) continue;
+        if (use_active && !added && got > 0) {
+            double gmin = s_min_gap(&w->pt[np], got);
+            if (gmin > s_pair_reach(m, C, v0, h)) {
+                w->skip[w->nskip] = k;
+                w->skipg[w->nskip++] = gmin;
+                continue;
+            }
+        }
+        /* the pair's steps before this call, for solving again */
+        w->ulog[3 * w->nulog] = k;
+        w->ulog[3 * w->nulog + 1] = pk->lstep;
+        w->ulog[3 * w->nulog + 2] = pk->istep;
+        w->nulog++;
         /* warm start from the previous step when the pair was in the system */
         int warm = w->pi[k].lstep == step - 1;
         int in_index = 0, impact = 0;
@@ -723,25 +783,16 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
             }
             w->gam0[i] = s_gdot(m, P, 0, v0);
             /* index set: touching at q_m or closing within the half step */
-            if (P->g <= 0 || P->g + 0.5 * h * w->gam0[i] <= 0) {
-                w->bt[3 * i] = pk->restitution * fmin(w->gam0[i], 0);
-                /* regularised PGS: a resting contact gives way at the
-                 * velocity eps W Lambda; a contact that persists from the
-                 * previous step is pushed back out at S_REG_BETA of its
-                 * penetration per step, so the pile settles at a penetration
-                 * eps W Lambda h / S_REG_BETA instead of sinking (impacts keep
-                 * their restitution target: the pair was not in the index
-                 * set the step before) */
-                if (eps > 0 && P->g < 0 && w->pi[k].istep == step - 1) w->bt[3 * i] += S_REG_BETA * P->g / h;
+            int idx;
+            w->bt[3 * i] = s_target(pk, P, w->gam0[i], h, eps, step, pk->istep, &idx);
+            if (idx) {
                 in_index = 1;
                 if (w->gam0[i] < 0 && w->pi[k].istep != step - 1) impact = 1;
-            } else {
-                w->bt[3 * i] = 2 * P->g / h;
             }
         }
         /* an impact: a pair entering the index set while closing */
         if (in_index) w->pi[k].istep = step;
-        d->met.impacts += impact;
+        w->nimp += impact;
         w->pi[k].lstep = step;
         np += got;
     }
@@ -787,6 +838,117 @@ static void s_keep(const mbs_model *m, mbs_mj_ws *w, int np)
             w->prev[4 * slot + 1 + a] = w->lam[3 * i + 1] * P->t[0][a] + w->lam[3 * i + 2] * P->t[1][a];
     }
     (void)m;
+}
+
+/* The impulses of the np points of the step: Lemke when the problem is
+ * small enough (lcp_solver auto or lemke) and its answer checks out, else
+ * PGS from the warm start (from zero after a Lemke failure).  d->v holds
+ * v_f on entry and v_1 at exit.  Returns the LCP's dimension; *failed: a
+ * Lemke failure or the PGS iteration limit; *lemke: Lemke's answer was
+ * kept; *ce: its complementarity error (-1 when not computed). */
+static int s_impulses(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int np, int ncomp, double vscale, int *failed,
+                      int *lemke, double *ce)
+{
+    const mbs_solver_spec *o = &m->spec->solver;
+    int n = m->nvar, dim = 0, rc = -3;
+    double la0 = mbs_now();
+    for (int i = 0; i < np; i++) dim += m->spec->contacts[w->pt[i].pair].friction > 0 ? ncomp : 1;
+    *failed = 0;
+    *ce = -1;
+    if (o->lcp_solver != MBS_LCP_PGS) {
+        rc = s_lemke(m, w, np, ncomp);
+        if (rc == 0) {
+            s_apply(w, np, ncomp, 0, d->v);
+            /* Lemke's answer is verified: pivoting on a badly scaled
+             * tableau (targets of far points, 2 g / h, can exceed the
+             * others by many orders) may end "solved" with a poor
+             * solution; then it counts as a failure */
+            *ce = s_compl_error(m, w, np, ncomp, vscale, d->v);
+            if (*ce > 1e-7) { rc = 1; *ce = -1; memcpy(d->v, w->vf, sizeof(double) * (size_t)n); }
+        }
+        /* ray, pivot limit or poor answer: PGS takes over from zero */
+        if (rc > 0) { *failed = 1; for (int i = 0; i < 3 * np; i++) w->lam[i] = 0; }
+    }
+    *lemke = rc == 0;
+    if (rc != 0) {
+        /* PGS from the warm start (zero after a Lemke failure) */
+        s_apply(w, np, ncomp, 1, d->v);
+        if (mbs_mj_pgs(m, w, np, ncomp, vscale, d->v) < 0) *failed = 1;
+    }
+    d->met.linear_algebra_seconds += mbs_now() - la0;
+    return dim;
+}
+
+/* Put the pairs' steps back as they were before s_points (to solve the
+ * step again). */
+static void s_undo(mbs_mj_ws *w)
+{
+    for (int u = w->nulog - 1; u >= 0; u--) {
+        mbs_mj_pinfo *pk = &w->pi[w->ulog[3 * u]];
+        pk->lstep = w->ulog[3 * u + 1];
+        pk->istep = w->ulog[3 * u + 2];
+    }
+    w->nulog = 0;
+}
+
+/* Deactivation's check of a solved step (velocities d->v): a pair left out
+ * of the step's system (outside the active set, or in it and left out by
+ * the reach test at v0) whose contact condition the step's velocities
+ * violate would have had an impulse without deactivation.  The active set
+ * foresees each body's travel from its velocity and acceleration at the
+ * step's start; an impulse can move a body farther (a ball at rest pushed
+ * into the wall by a falling one: the 100-ball box at t = 0.792 s, where
+ * on and off parted).  Candidates: the pairs of bodies that moved beyond
+ * their boxes' travel (mbs_contact_missed) and the reach-test pairs within
+ * reach at the new velocities; each one's points at q_m are formed and
+ * those with w_n = G_n v_1 + b_n < 0 are added (w->xtra, increasing).
+ * Returns how many were added (0: the solve stands). */
+static int s_recheck(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int ncomp, const double *v0, long step,
+                     int np)
+{
+    if (!m->spec->solver.contact_deactivation || !d->c_ready) return 0;
+    double t0 = mbs_now(), eps = m->spec->solver.lcp_regularization;
+    int n = m->nvar, nc = m->spec->ncontact, ncand = 0, nadd = 0;
+    (void)ncomp;
+    /* the reach-test pairs within reach at v_1 */
+    for (int s = 0; s < w->nskip; s++) {
+        int k = w->skip[s];
+        if (!(w->skipg[s] > s_pair_reach(m, &m->spec->contacts[k], d->v, h))) w->cand[ncand++] = k;
+    }
+    /* the pairs outside the active set within the bodies' displacements
+     * (to the end of the step before the projections) */
+    for (int i = 0; i < n; i++) w->tmp[i] = w->xm[i] + 0.5 * h * d->v[i];
+    ncand += mbs_contact_missed(m, d, d->xp, w->tmp, w->cand + ncand);
+    for (int c = 0; c < ncand; c++) {
+        int k = w->cand[c];
+        mbs_mj_pinfo *pk = &w->pi[k];
+        if (!pk->rigid || pk->lstep == step) continue; /* not rigid, or in the system */
+        for (int q = 0; q < 2; q++) {
+            int sh = pk->shape[q];
+            if (w->wsh_step[sh] != step) {
+                mbs_contact_world_shape(m, sh, w->xm, &w->wsh[sh]);
+                w->wsh_step[sh] = step;
+            }
+        }
+        /* the points go after the system's (their slots are free: the pair
+         * is not in it) */
+        mbs_rpoint *P = &w->pt[np];
+        int got = mbs_rigid_pair_points_ws(m, k, w->xm, &w->wsh[pk->shape[0]], &w->wsh[pk->shape[1]], P), viol = 0;
+        for (int j = 0; j < got && !viol; j++) {
+            int idx;
+            double bt = s_target(pk, &P[j], s_gdot(m, &P[j], 0, v0), h, eps, step, pk->istep, &idx);
+            viol = !(s_gdot(m, &P[j], 0, d->v) + bt >= 0);
+        }
+        if (!viol) continue;
+        /* insert into the increasing list */
+        int x = w->nxtra++;
+        while (x > 0 && w->xtra[x - 1] > k) { w->xtra[x] = w->xtra[x - 1]; x--; }
+        w->xtra[x] = k;
+        nadd++;
+    }
+    (void)nc;
+    d->met.contact_detection_seconds += mbs_now() - t0;
+    return nadd;
 }
 
 /* Mass-orthogonal projections of d->x onto Phi = 0 and of d->v onto
@@ -877,39 +1039,29 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_stepper *run,
         d->met.linear_algebra_seconds += mbs_now() - la0;
         double vscale = 1e-12;
         for (int i = 0; i < n; i++) vscale = fmax(vscale, fmax(fabs(vf[i]), fabs(v0[i])));
-        /* contacts in the system, impulses */
+        /* contacts in the system, impulses; with deactivation, solved again
+         * with the pairs left out that the step's velocities bring into
+         * contact (s_recheck) */
+        w->nxtra = 0;
         int np = s_points(m, d, w, h, ncomp, v0, step);
+        int dim = 0, failed = 0, lemke = 0;
+        double ce = -1;
         memcpy(d->v, vf, sizeof(double) * (size_t)n);
-        int dim = 0;
+        if (np > 0) dim = s_impulses(m, d, w, np, ncomp, vscale, &failed, &lemke, &ce);
+        for (int round = 0; round < S_RECHECK_MAX && s_recheck(m, d, w, h, ncomp, v0, step, np); round++) {
+            s_undo(w);
+            np = s_points(m, d, w, h, ncomp, v0, step);
+            memcpy(d->v, vf, sizeof(double) * (size_t)n);
+            dim = failed = lemke = 0;
+            ce = -1;
+            if (np > 0) dim = s_impulses(m, d, w, np, ncomp, vscale, &failed, &lemke, &ce);
+            if (round == 0) w->nrecheck++;
+        }
+        d->met.impacts += w->nimp;
         if (np > 0) {
-            la0 = mbs_now();
-            for (int i = 0; i < np; i++) dim += m->spec->contacts[w->pt[i].pair].friction > 0 ? ncomp : 1;
-            int rc = -3, failed = 0;
-            double ce = -1;
-            if (o->lcp_solver != MBS_LCP_PGS) {
-                rc = s_lemke(m, w, np, ncomp);
-                if (rc == 0) {
-                    s_apply(w, np, ncomp, 0, d->v);
-                    /* Lemke's answer is verified: pivoting on a badly scaled
-                     * tableau (targets of far points, 2 g / h, can exceed the
-                     * others by many orders) may end "solved" with a poor
-                     * solution; then it counts as a failure */
-                    ce = s_compl_error(m, w, np, ncomp, vscale, d->v);
-                    if (ce > 1e-7) { rc = 1; ce = -1; memcpy(d->v, vf, sizeof(double) * (size_t)n); }
-                }
-                /* ray, pivot limit or poor answer: PGS takes over from zero */
-                if (rc > 0) { failed = 1; for (int i = 0; i < 3 * np; i++) w->lam[i] = 0; }
-            }
-            if (rc == 0) {
-                w->nlemke++;
-            } else {
-                /* PGS from the warm start (zero after a Lemke failure) */
-                w->npgs++;
-                s_apply(w, np, ncomp, 1, d->v);
-                if (mbs_mj_pgs(m, w, np, ncomp, vscale, d->v) < 0) failed = 1;
-            }
+            if (lemke) w->nlemke++;
+            else w->npgs++;
             mbs_note_lcp(d, dim, failed);
-            d->met.linear_algebra_seconds += mbs_now() - la0;
             if (ce < 0) ce = s_compl_error(m, w, np, ncomp, vscale, d->v);
             if (!isfinite(ce)) {
                 mbs_err_add(err, "", "t = %.6g: the contact impulses diverged (%d points)", tm, np);

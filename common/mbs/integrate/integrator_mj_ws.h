@@ -47,6 +47,18 @@ struct mbs_mj_ws {
     mbs_mj_pinfo *pi;               /* (nc) what a step reads of each pair         */
     double *prev;              /* (4 cap) per (pair, point): the normal and
                                   the friction impulse (world) of its last step */
+    /* deactivation's check after a solve (s_recheck): the pairs it added
+     * to the step's system, those the reach test left out (with their
+     * smallest gap), the candidates, and the undo log of the pairs' steps
+     * (lstep, istep before s_points changed them) for solving again */
+    int *xtra, nxtra;          /* (nc) added pairs, increasing               */
+    int *skip, nskip;          /* (nc) pairs left out by the reach test      */
+    double *skipg;             /* (nc) their smallest gap                     */
+    int *cand;                 /* (2 nc) candidates of the check             */
+    long *ulog;                /* (3 nc) pair, lstep, istep                   */
+    int nulog;
+    long nimp;                 /* impacts of the step's system                */
+    long nrecheck;             /* steps solved again (metrics: none; tests)   */
     /* the points of the current step */
     int cap;                   /* sum of the pairs' largest point counts       */
     mbs_rpoint *pt;            /* (cap)                                      */
