@@ -801,21 +801,21 @@ void mbs_contact_step_ahead(const mbs_model *m, mbs_data *d, double h, double h_
     d->met.contact_detection_seconds += mbs_now() - t0;
 }
 
-int mbs_contact_missed(const mbs_model *m, mbs_data *d, const double *x0, const double *x1, int *out)
+int mbs_contact_missed(const mbs_model *m, mbs_data *d, const double *dx, int *out)
 {
     int nc = m->spec->ncontact, ns = m->spec->nshape;
     if (nc == 0 || !m->spec->solver.contact_deactivation || !d->c_ready || !d->c_wc) return 0;
-    /* each body's displacement from x0 to x1 in the units of its travel
+    /* each body's displacement in the units of its travel
      * (mbs_contact_step_ahead: a coordinate's change times the coordinate
      * map's size), beyond the travel its boxes were grown by */
     double *bex = d->c_wc->bex, *grow = d->c_wc->sgrow, gmax = 0;
     for (int b = 0; b < m->nbody; b++) {
-        double dx = 0;
+        double dmax = 0;
         for (int sl = 0; sl < m->nb; sl++) {
             int v = m->body[b].var[sl];
-            if (v >= 0 && v < m->nvar) dx = fmax(dx, fabs(x1[v] - x0[v]));
+            if (v >= 0 && v < m->nvar) dmax = fmax(dmax, dx[v]);
         }
-        double ex = dx * (1 + m->length_scale) - d->c_travel[b];
+        double ex = dmax * (1 + m->length_scale) - d->c_travel[b];
         bex[b] = ex > 0 ? ex : 0; /* also a body without shapes (travel NaN) */
         gmax = fmax(gmax, bex[b]);
     }

@@ -242,7 +242,7 @@ int mbs_mj_ws_new(const mbs_model *m, mbs_data *d)
 
     ALLOC(w->astore, bcap + 1); ALLOC(w->bzstore, bcap + 1); ALLOC(w->qz, 3 * cap);
     ALLOC(w->pzoff, 2 * cap); ALLOC(w->pmu, cap); ALLOC(w->ztrav, w->nisl + 1); ALLOC(w->pbn, 6 * cap); ALLOC(w->pam, 2 * cap);
-    ALLOC(w->psnap, 2 * cap); ALLOC(w->wlast, cap); ALLOC(w->pisl, 2 * cap); ALLOC(w->wsh, m->spec->nshape + 1); ALLOC(w->wsh_step, m->spec->nshape + 1); ALLOC(w->wdi, 3 * cap); ALLOC(w->pstr, cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn);
+    ALLOC(w->psnap, 2 * cap); ALLOC(w->wlast, cap); ALLOC(w->pisl, 2 * cap); ALLOC(w->wsh, m->spec->nshape + 1); ALLOC(w->wsh_step, m->spec->nshape + 1); ALLOC(w->wdi, 3 * cap); ALLOC(w->pstr, cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn); ALLOC(w->z0, nn);
     ALLOC(w->isl_zptr, w->nisl + 1); ALLOC(w->isl_red, w->nisl + 1); ALLOC(w->wblk, 9 * cap);
     ALLOC(w->lam, 3 * cap); ALLOC(w->bt, 3 * cap); ALLOC(w->wd, 3 * cap);
     ALLOC(w->gam0, cap); ALLOC(w->cg_p, 3 * cap); ALLOC(w->cg_l0, 3 * cap); ALLOC(w->act, 3 * cap);
@@ -268,7 +268,7 @@ void mbs_mj_ws_free(mbs_data *d)
     free(w->isl_eptr); free(w->isl_eq); free(w->isl_mat); free(w->kbuf); free(w->ibuf);
     free(w->pi); free(w->xtra); free(w->skip); free(w->skipg); free(w->cand); free(w->ulog); free(w->prev); free(w->pt); free(w->boff); free(w->bstore);
     free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->ztrav); free(w->pbn); free(w->pam); free(w->psnap); free(w->wlast); free(w->pisl); free(w->wsh); free(w->wsh_step); free(w->wdi); free(w->pstr); free(w->pzlen);
-    free(w->z); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
+    free(w->z); free(w->z0); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
     free(w->lam); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0); free(w->act);
     free(w->lM); free(w->lWc); free(w->lq); free(w->lz); free(w->lw); free(w->lcomp); free(w->lwork);
     free(w->xm); free(w->vf); free(w->tmp); free(w->mv);
@@ -891,34 +891,87 @@ static void s_undo(mbs_mj_ws *w)
     w->nulog = 0;
 }
 
+/* Point P's normal row on island I's PGS unknowns (w_n = a . z + ...: a =
+ * G U on a reduced island, G on an LU island): its largest |a_j| (*amax)
+ * and its value at the unknowns z0 of the PGS start, G v_f + a . z0 on a
+ * reduced island (v = v_f + U z), a . z0 on an LU island (z = v). */
+static double s_row_side(const mbs_model *m, const mbs_mj_ws *w, const mbs_rpoint *P, int I, double *amax)
+{
+    const int *vars = m->cfel[P->pair].vars;
+    const double *z0 = w->z0 + w->isl_zptr[I];
+    double am = 0, val = 0;
+    if (!w->isl_red[I]) {
+        for (int j = 0; j < P->nv; j++)
+            if (w->var_isl[vars[j]] == I) {
+                am = fmax(am, fabs(P->G[0][j]));
+                val += P->G[0][j] * z0[w->var_loc[vars[j]]];
+            }
+        *amax = am;
+        return val;
+    }
+    int zl = w->isl_zptr[I + 1] - w->isl_zptr[I];
+    const double *U = w->isl_ci[I].U;
+    for (int j = 0; j < P->nv; j++)
+        if (w->var_isl[vars[j]] == I) val += P->G[0][j] * w->vf[vars[j]];
+    for (int c = 0; c < zl; c++) {
+        double a = 0;
+        for (int j = 0; j < P->nv; j++)
+            if (w->var_isl[vars[j]] == I) a += P->G[0][j] * U[w->var_loc[vars[j]] * zl + c];
+        am = fmax(am, fabs(a));
+        val += a * z0[c];
+    }
+    *amax = am;
+    return val;
+}
+
 /* Deactivation's check of a solved step (velocities d->v): a pair left out
  * of the step's system (outside the active set, or in it and left out by
- * the reach test at v0) whose contact condition the step's velocities
- * violate would have had an impulse without deactivation.  The active set
- * foresees each body's travel from its velocity and acceleration at the
- * step's start; an impulse can move a body farther (a ball at rest pushed
- * into the wall by a falling one: the 100-ball box at t = 0.792 s, where
- * on and off parted).  Candidates: the pairs of bodies that moved beyond
- * their boxes' travel (mbs_contact_missed) and the reach-test pairs within
- * reach at the new velocities; each one's points at q_m are formed and
- * those with w_n = G_n v_1 + b_n < 0 are added (w->xtra, increasing).
- * Returns how many were added (0: the solve stands). */
-static int s_recheck(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int ncomp, const double *v0, long step,
-                     int np)
+ * the reach test at v0) is visited by the run without deactivation at each
+ * PGS sweep; the two runs take the same iterates only as long as it keeps
+ * Lambda = 0 there, i.e. its w_n = G_n v + b_n stays >= 0 at every iterate
+ * v (else it takes an impulse: a ball at rest pushed into the wall by a
+ * falling one, the 100-ball box at t = 0.792 s; or only for a few sweeps,
+ * a wall pair at 1.4e-5 m at t = 0.98 s).  The iterates' velocities are
+ * bounded by the final one and the PGS unknowns' travel (ztrav: each
+ * island's sum of |dz|_1 over the sweeps): w_n >= G_n v_1 + b_n - sum over
+ * the sides max|a| ztrav.  Candidates: the pairs of bodies whose possible
+ * displacement (h/2 (|v0| + |v1| + travel)) exceeds their boxes' travel
+ * (mbs_contact_missed) and the reach-test pairs within reach at the
+ * possible velocities; each one's points at q_m are formed and the pairs
+ * whose bound is < 0 are added (w->xtra, increasing).  pgs: the solve was
+ * PGS (ztrav holds its travel; Lemke's answer: no iterates).  Returns how
+ * many were added (0: the solve stands). */
+static int s_recheck(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, const double *v0, long step, int np,
+                     int pgs)
 {
     if (!m->spec->solver.contact_deactivation || !d->c_ready) return 0;
     double t0 = mbs_now(), eps = m->spec->solver.lcp_regularization;
-    int n = m->nvar, nc = m->spec->ncontact, ncand = 0, nadd = 0;
-    (void)ncomp;
-    /* the reach-test pairs within reach at v_1 */
+    int n = m->nvar, ncand = 0, nadd = 0;
+    /* each variable's largest speed over the iterates (w->mv: free after
+     * the free velocity) and its possible change over the step (w->tmp) */
+    double *vmax = w->mv, *dx = w->tmp;
+    for (int I = 0; I < w->nisl; I++) {
+        double tr = pgs ? w->ztrav[I] : 0;
+        if (tr > 0 && w->isl_red[I]) {
+            /* v = v_f + U y: |dv_i| <= max|U| |dy|_1 */
+            int nv = w->isl_vptr[I + 1] - w->isl_vptr[I], zl = w->isl_zptr[I + 1] - w->isl_zptr[I];
+            double um = 0;
+            for (int e = 0; e < nv * zl; e++) um = fmax(um, fabs(w->isl_ci[I].U[e]));
+            tr *= um;
+        }
+        for (int a = w->isl_vptr[I]; a < w->isl_vptr[I + 1]; a++) {
+            int i = w->isl_var[a];
+            vmax[i] = fabs(d->v[i]) + tr;
+        }
+    }
+    for (int i = 0; i < n; i++) dx[i] = 0.5 * h * (fabs(v0[i]) + fabs(d->v[i]));
+    /* the reach-test pairs within reach at those speeds */
     for (int s = 0; s < w->nskip; s++) {
         int k = w->skip[s];
         if (!(w->skipg[s] > s_pair_reach(m, &m->spec->contacts[k], d->v, h))) w->cand[ncand++] = k;
     }
-    /* the pairs outside the active set within the bodies' displacements
-     * (to the end of the step before the projections) */
-    for (int i = 0; i < n; i++) w->tmp[i] = w->xm[i] + 0.5 * h * d->v[i];
-    ncand += mbs_contact_missed(m, d, d->xp, w->tmp, w->cand + ncand);
+    /* the pairs outside the active set within the bodies' displacements */
+    ncand += mbs_contact_missed(m, d, dx, w->cand + ncand);
     for (int c = 0; c < ncand; c++) {
         int k = w->cand[c];
         mbs_mj_pinfo *pk = &w->pi[k];
@@ -937,7 +990,23 @@ static int s_recheck(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, in
         for (int j = 0; j < got && !viol; j++) {
             int idx;
             double bt = s_target(pk, &P[j], s_gdot(m, &P[j], 0, v0), h, eps, step, pk->istep, &idx);
-            viol = !(s_gdot(m, &P[j], 0, d->v) + bt >= 0);
+            /* w_n at the end (w1) and, after PGS, at its start (w0) and
+             * the bound of its change A = sum max|a| ztrav: an iterate
+             * k with the travel share A_k has w_n >= max(w0 - A_k, w1 - A
+             * + A_k) >= (w0 + w1 - A) / 2 */
+            double w1 = s_gdot(m, &P[j], 0, d->v) + bt, lo = w1;
+            if (pgs) {
+                double w0 = bt, A = 0;
+                for (int q = 0; q < 2; q++) {
+                    int I = pk->isl[q];
+                    if (I < 0) continue;
+                    double am;
+                    w0 += s_row_side(m, w, &P[j], I, &am);
+                    A += am * w->ztrav[I];
+                }
+                lo = fmin(lo, 0.5 * (w0 + w1 - A));
+            }
+            viol = !(lo >= 0);
         }
         if (!viol) continue;
         /* insert into the increasing list */
@@ -946,7 +1015,6 @@ static int s_recheck(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, in
         w->xtra[x] = k;
         nadd++;
     }
-    (void)nc;
     d->met.contact_detection_seconds += mbs_now() - t0;
     return nadd;
 }
@@ -1048,7 +1116,8 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_stepper *run,
         double ce = -1;
         memcpy(d->v, vf, sizeof(double) * (size_t)n);
         if (np > 0) dim = s_impulses(m, d, w, np, ncomp, vscale, &failed, &lemke, &ce);
-        for (int round = 0; round < S_RECHECK_MAX && s_recheck(m, d, w, h, ncomp, v0, step, np); round++) {
+        for (int round = 0; round < S_RECHECK_MAX && s_recheck(m, d, w, h, v0, step, np, np > 0 && !lemke);
+             round++) {
             s_undo(w);
             np = s_points(m, d, w, h, ncomp, v0, step);
             memcpy(d->v, vf, sizeof(double) * (size_t)n);

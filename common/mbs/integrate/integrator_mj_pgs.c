@@ -212,6 +212,7 @@ int mbs_mj_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vscal
     int *plist = w->act + np, *nlist = w->act + 2 * np, npl = 0;
     memset(p, 0, sizeof(double) * (size_t)N);
     for (int I = 0; I < w->nisl; I++) w->ztrav[I] = 0;
+    memcpy(w->z0, vi, sizeof(double) * (size_t)w->isl_zptr[w->nisl]); /* for integrator_mj.c's s_recheck */
     for (int i = 0; i < np; i++) w->wlast[i] = -INFINITY;
     for (int it = 1; it <= maxit; it++) {
         if (s_sweep(m, w, np, ncomp, eps, vi, &ch) <= tol) { rc = it; break; }

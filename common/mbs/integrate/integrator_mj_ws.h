@@ -69,6 +69,7 @@ struct mbs_mj_ws {
     int *isl_zptr;             /* (nisl + 1) the island's slice of z          */
     int *isl_red;              /* (nisl) 1: the slice is y (reduced)          */
     double *z;                 /* (n)                                         */
+    double *z0;                /* (n) z at the start of the last PGS solve    */
     double *astore, *bzstore;  /* per point and component: w = a z, z += b dl */
     double *qz;                /* (3 cap) G v_f over the reduced sides        */
     int *pzoff, *pzlen;        /* (2 cap) slice of each side of a point       */
