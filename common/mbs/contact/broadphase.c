@@ -213,7 +213,7 @@ static int s_choose_axis(const mbs_broadphase *bp, const mbs_aabb *box)
 
 /* Emit the ids of the declared pairs between boxes i and j: binary search
  * of j in the (shorter) partner list of i. */
-static int s_emit_pairs(const mbs_broadphase *bp, int i, int j, int *out, int n)
+static inline int s_emit_pairs(const mbs_broadphase *bp, int i, int j, int *out, int n)
 {
     if (bp->adj_ptr[j + 1] - bp->adj_ptr[j] < bp->adj_ptr[i + 1] - bp->adj_ptr[i]) {
         int t = i;

@@ -762,8 +762,10 @@ void mbs_contact_step_ahead(const mbs_model *m, mbs_data *d, double h, double h_
                 for (int sl = 0; b >= 0 && b < m->nbody && sl < m->nb; sl++) {
                     int v = m->body[b].var[sl];
                     if (v < 0 || v >= m->nvar) continue;
-                    vmax = fmax(vmax, fabs(d->v[v]));
-                    amax = fmax(amax, fabs(d->a[v]));
+                    /* (comparisons, not fmax: a library call) */
+                    double av = fabs(d->v[v]), aa = fabs(d->a[v]);
+                    if (av > vmax) vmax = av;
+                    if (aa > amax) amax = aa;
                 }
                 tr = (vmax * hn + amax * hn * hn) * (1 + m->length_scale);
                 if (b >= 0 && b < m->nbody) travel[b] = tr;
@@ -813,11 +815,11 @@ int mbs_contact_missed(const mbs_model *m, mbs_data *d, const double *dx, int *o
         double dmax = 0;
         for (int sl = 0; sl < m->nb; sl++) {
             int v = m->body[b].var[sl];
-            if (v >= 0 && v < m->nvar) dmax = fmax(dmax, dx[v]);
+            if (v >= 0 && v < m->nvar && dx[v] > dmax) dmax = dx[v];
         }
         double ex = dmax * (1 + m->length_scale) - d->c_travel[b];
         bex[b] = ex > 0 ? ex : 0; /* also a body without shapes (travel NaN) */
-        gmax = fmax(gmax, bex[b]);
+        if (bex[b] > gmax) gmax = bex[b];
     }
     if (!(gmax > 0)) return 0;
     for (int i = 0; i < ns; i++) {

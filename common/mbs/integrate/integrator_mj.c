@@ -243,6 +243,9 @@ int mbs_mj_ws_new(const mbs_model *m, mbs_data *d)
     ALLOC(w->astore, bcap + 1); ALLOC(w->bzstore, bcap + 1); ALLOC(w->qz, 3 * cap);
     ALLOC(w->pzoff, 2 * cap); ALLOC(w->pmu, cap); ALLOC(w->ztrav, w->nisl + 1); ALLOC(w->pbn, 6 * cap); ALLOC(w->pam, 2 * cap);
     ALLOC(w->psnap, 2 * cap); ALLOC(w->wlast, cap); ALLOC(w->pisl, 2 * cap); ALLOC(w->wsh, m->spec->nshape + 1); ALLOC(w->wsh_step, m->spec->nshape + 1); ALLOC(w->wdi, 3 * cap); ALLOC(w->pstr, cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn); ALLOC(w->z0, nn);
+    /* the PGS update log: 64 updates per point slot (1 << 20 at most) */
+    w->caplog = 64L * cap < (1L << 20) ? 64L * cap : (1L << 20);
+    ALLOC(w->logi, w->caplog); ALLOC(w->logd, 3 * w->caplog);
     ALLOC(w->isl_zptr, w->nisl + 1); ALLOC(w->isl_red, w->nisl + 1); ALLOC(w->wblk, 9 * cap);
     ALLOC(w->lam, 3 * cap); ALLOC(w->bt, 3 * cap); ALLOC(w->wd, 3 * cap);
     ALLOC(w->gam0, cap); ALLOC(w->cg_p, 3 * cap); ALLOC(w->cg_l0, 3 * cap); ALLOC(w->act, 3 * cap);
@@ -268,7 +271,7 @@ void mbs_mj_ws_free(mbs_data *d)
     free(w->isl_eptr); free(w->isl_eq); free(w->isl_mat); free(w->kbuf); free(w->ibuf);
     free(w->pi); free(w->xtra); free(w->skip); free(w->skipg); free(w->cand); free(w->ulog); free(w->prev); free(w->pt); free(w->boff); free(w->bstore);
     free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->ztrav); free(w->pbn); free(w->pam); free(w->psnap); free(w->wlast); free(w->pisl); free(w->wsh); free(w->wsh_step); free(w->wdi); free(w->pstr); free(w->pzlen);
-    free(w->z); free(w->z0); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
+    free(w->z); free(w->z0); free(w->logi); free(w->logd); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
     free(w->lam); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0); free(w->act);
     free(w->lM); free(w->lWc); free(w->lq); free(w->lz); free(w->lw); free(w->lcomp); free(w->lwork);
     free(w->xm); free(w->vf); free(w->tmp); free(w->mv);
@@ -453,7 +456,8 @@ static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int nc
             double bn = 0, am = 0;
             for (int j = 0; j < zl; j++) {
                 bn += fabs(Bz[zo + j]);
-                am = fmax(am, fabs(A[zo + j]));
+                double t = fabs(A[zo + j]); /* (not fmax: a library call) */
+                if (t > am) am = t;
             }
             w->pbn[6 * i + 2 * c + s] = bn;
             if (c == 0) w->pam[2 * i + s] = am;
@@ -669,7 +673,10 @@ static double s_pair_reach(const mbs_model *m, const mbs_contact_spec *C, const 
         if (b < 0 || b >= m->nbody) continue;
         for (int sl = 0; sl < m->nb; sl++) {
             int v = m->body[b].var[sl];
-            if (v >= 0 && v < m->nvar) speed = fmax(speed, fabs(v0[v]));
+            /* (a comparison, not fmax: a library call here, and this runs
+             * for every pair of the set and again in s_recheck) */
+            double a = v >= 0 && v < m->nvar ? fabs(v0[v]) : 0;
+            if (a > speed) speed = a;
         }
     }
     for (int i = 0; i < m->dim; i++) gn += m->spec->gravity[i] * m->spec->gravity[i];
@@ -924,6 +931,61 @@ static double s_row_side(const mbs_model *m, const mbs_mj_ws *w, const mbs_rpoin
     return val;
 }
 
+/* Whether point P of a pair left out of the step's system (pair id k,
+ * islands isl[2]) would have taken an impulse in the last PGS solve had it
+ * been in the system: its w_n replayed through the solve's update log
+ * (w0 at the start, each update's change a . b dLambda on the islands the
+ * two share) and tested where the sweeps would have visited it (after the
+ * points of smaller pair id); w_n < tol at a visit: yes.  The replay adds
+ * the changes in another order than the sweeps' dot products, hence the
+ * tolerance tol (a velocity, positive). */
+static int s_replay_touches(const mbs_model *m, const mbs_mj_ws *w, const mbs_rpoint *P, int k, const int *isl,
+                            double w0, double tol)
+{
+    /* the point's normal row on each side's unknowns */
+    double a[2][MBS_NB_MAX * 2];
+    const int *vars = m->cfel[k].vars;
+    for (int q = 0; q < 2; q++) {
+        int I = isl[q];
+        if (I < 0) continue;
+        int zl = w->isl_zptr[I + 1] - w->isl_zptr[I];
+        if (zl > 2 * MBS_NB_MAX) return 1; /* a large island: taken as touched */
+        for (int c = 0; c < zl; c++) a[q][c] = 0;
+        for (int j = 0; j < P->nv; j++) {
+            if (w->var_isl[vars[j]] != I) continue;
+            int l = w->var_loc[vars[j]];
+            if (!w->isl_red[I]) { a[q][l] += P->G[0][j]; continue; }
+            for (int c = 0; c < zl; c++) a[q][c] += P->G[0][j] * w->isl_ci[I].U[l * zl + c];
+        }
+    }
+    double wn = w0;
+    int due = 0; /* a sweep is under way and has not reached pair k yet */
+    for (long e = 0; e < w->nlog; e++) {
+        int i = w->logi[e];
+        if (i < 0 || (due && w->pt[i].pair > k)) {
+            if (due && wn < tol) return 1;
+            due = i == -1;
+            if (i < 0) continue;
+        }
+        const double *dl = w->logd + 3 * e;
+        for (int s = 0; s < 2; s++) {
+            int J = w->pisl[2 * i + s];
+            if (J < 0) continue;
+            int q = J == isl[0] ? 0 : J == isl[1] ? 1 : -1;
+            if (q < 0) continue;
+            int zl = w->pzlen[2 * i + s], off = s == 0 ? 0 : w->pzlen[2 * i];
+            for (int c = 0; c < 3; c++) {
+                if (dl[c] == 0) continue;
+                const double *b = w->bzstore + w->boff[i] + (long)c * w->pstr[i] + off;
+                double ab = 0;
+                for (int z = 0; z < zl; z++) ab += a[q][z] * b[z];
+                wn += ab * dl[c];
+            }
+        }
+    }
+    return due && wn < tol;
+}
+
 /* Deactivation's check of a solved step (velocities d->v): a pair left out
  * of the step's system (outside the active set, or in it and left out by
  * the reach test at v0) is visited by the run without deactivation at each
@@ -942,7 +1004,7 @@ static double s_row_side(const mbs_model *m, const mbs_mj_ws *w, const mbs_rpoin
  * PGS (ztrav holds its travel; Lemke's answer: no iterates).  Returns how
  * many were added (0: the solve stands). */
 static int s_recheck(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, const double *v0, long step, int np,
-                     int pgs)
+                     int pgs, double vscale)
 {
     if (!m->spec->solver.contact_deactivation || !d->c_ready) return 0;
     double t0 = mbs_now(), eps = m->spec->solver.lcp_regularization;
@@ -956,7 +1018,10 @@ static int s_recheck(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, co
             /* v = v_f + U y: |dv_i| <= max|U| |dy|_1 */
             int nv = w->isl_vptr[I + 1] - w->isl_vptr[I], zl = w->isl_zptr[I + 1] - w->isl_zptr[I];
             double um = 0;
-            for (int e = 0; e < nv * zl; e++) um = fmax(um, fabs(w->isl_ci[I].U[e]));
+            for (int e = 0; e < nv * zl; e++) {
+                double t = fabs(w->isl_ci[I].U[e]);
+                if (t > um) um = t;
+            }
             tr *= um;
         }
         for (int a = w->isl_vptr[I]; a < w->isl_vptr[I + 1]; a++) {
@@ -1005,6 +1070,10 @@ static int s_recheck(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, co
                     A += am * w->ztrav[I];
                 }
                 lo = fmin(lo, 0.5 * (w0 + w1 - A));
+                /* the bound is loose (A sums every sweep's travel): replay
+                 * the solve for the point when it fails */
+                if (!(lo >= 0) && w1 >= 0 && !w->logfull)
+                    lo = s_replay_touches(m, w, &P[j], k, pk->isl, w0, 1e-12 * vscale) ? -1 : 0;
             }
             viol = !(lo >= 0);
         }
@@ -1106,7 +1175,11 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_stepper *run,
         s_solve_all(m, d, w, w->mv, d->r2, vf);
         d->met.linear_algebra_seconds += mbs_now() - la0;
         double vscale = 1e-12;
-        for (int i = 0; i < n; i++) vscale = fmax(vscale, fmax(fabs(vf[i]), fabs(v0[i])));
+        for (int i = 0; i < n; i++) {
+            double a = fabs(vf[i]), b = fabs(v0[i]); /* (not fmax: a library call) */
+            if (a > vscale) vscale = a;
+            if (b > vscale) vscale = b;
+        }
         /* contacts in the system, impulses; with deactivation, solved again
          * with the pairs left out that the step's velocities bring into
          * contact (s_recheck) */
@@ -1116,7 +1189,7 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_stepper *run,
         double ce = -1;
         memcpy(d->v, vf, sizeof(double) * (size_t)n);
         if (np > 0) dim = s_impulses(m, d, w, np, ncomp, vscale, &failed, &lemke, &ce);
-        for (int round = 0; round < S_RECHECK_MAX && s_recheck(m, d, w, h, v0, step, np, np > 0 && !lemke);
+        for (int round = 0; round < S_RECHECK_MAX && s_recheck(m, d, w, h, v0, step, np, np > 0 && !lemke, vscale);
              round++) {
             s_undo(w);
             np = s_points(m, d, w, h, ncomp, v0, step);

@@ -70,6 +70,13 @@ struct mbs_mj_ws {
     int *isl_red;              /* (nisl) 1: the slice is y (reduced)          */
     double *z;                 /* (n)                                         */
     double *z0;                /* (n) z at the start of the last PGS solve    */
+    /* the last PGS solve's updates in order: point (or -1 a sweep starts,
+     * -2 an NNCG move starts) and its impulse changes; logfull: the log
+     * overflowed (s_recheck then keeps its bound) */
+    int *logi;                 /* (caplog)                                    */
+    double *logd;              /* (3 caplog)                                  */
+    long nlog, caplog;
+    int logfull;
     double *astore, *bzstore;  /* per point and component: w = a z, z += b dl */
     double *qz;                /* (3 cap) G v_f over the reduced sides        */
     int *pzoff, *pzlen;        /* (2 cap) slice of each side of a point       */
