@@ -993,44 +993,28 @@ static int s_replay_touches(const mbs_model *m, const mbs_mj_ws *w, const mbs_rp
  * Lambda = 0 there, i.e. its w_n = G_n v + b_n stays >= 0 at every iterate
  * v (else it takes an impulse: a ball at rest pushed into the wall by a
  * falling one, the 100-ball box at t = 0.792 s; or only for a few sweeps,
- * a wall pair at 1.4e-5 m at t = 0.98 s).  The iterates' velocities are
- * bounded by the final one and the PGS unknowns' travel (ztrav: each
- * island's sum of |dz|_1 over the sweeps): w_n >= G_n v_1 + b_n - sum over
- * the sides max|a| ztrav.  Candidates: the pairs of bodies whose possible
- * displacement (h/2 (|v0| + |v1| + travel)) exceeds their boxes' travel
- * (mbs_contact_missed) and the reach-test pairs within reach at the
- * possible velocities; each one's points at q_m are formed and the pairs
- * whose bound is < 0 are added (w->xtra, increasing).  pgs: the solve was
- * PGS (ztrav holds its travel; Lemke's answer: no iterates).  Returns how
- * many were added (0: the solve stands). */
+ * a wall pair at 1.4e-5 m at t = 0.98 s).  Candidates: the pairs of bodies
+ * whose displacement over the step (h/2 (|v0| + |v1|) per coordinate)
+ * exceeds their boxes' travel (mbs_contact_missed) and the reach-test pairs
+ * within reach at v1.  Each one's points at q_m are formed; w1 = G_n v1 +
+ * b_n at the end, w0 at the PGS start (z0) and A = sum over the sides of
+ * max|a| ztrav (each island's sum of |dz|_1 over the sweeps) bound every
+ * iterate: w_n >= (w0 + w1 - A) / 2; where that is < 0 the solve's update
+ * log is replayed (s_replay_touches).  The pairs that would have been
+ * touched are added (w->xtra, increasing).  pgs: the solve was PGS (ztrav,
+ * z0 and the log are its own; Lemke's answer: no iterates, w1 alone).
+ * vscale: the step's velocity scale.  Returns how many were added (0: the
+ * solve stands). */
 static int s_recheck(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, const double *v0, long step, int np,
                      int pgs, double vscale)
 {
     if (!m->spec->solver.contact_deactivation || !d->c_ready) return 0;
     double t0 = mbs_now(), eps = m->spec->solver.lcp_regularization;
     int n = m->nvar, ncand = 0, nadd = 0;
-    /* each variable's largest speed over the iterates (w->mv: free after
-     * the free velocity) and its possible change over the step (w->tmp) */
-    double *vmax = w->mv, *dx = w->tmp;
-    for (int I = 0; I < w->nisl; I++) {
-        double tr = pgs ? w->ztrav[I] : 0;
-        if (tr > 0 && w->isl_red[I]) {
-            /* v = v_f + U y: |dv_i| <= max|U| |dy|_1 */
-            int nv = w->isl_vptr[I + 1] - w->isl_vptr[I], zl = w->isl_zptr[I + 1] - w->isl_zptr[I];
-            double um = 0;
-            for (int e = 0; e < nv * zl; e++) {
-                double t = fabs(w->isl_ci[I].U[e]);
-                if (t > um) um = t;
-            }
-            tr *= um;
-        }
-        for (int a = w->isl_vptr[I]; a < w->isl_vptr[I + 1]; a++) {
-            int i = w->isl_var[a];
-            vmax[i] = fabs(d->v[i]) + tr;
-        }
-    }
+    /* each coordinate's change over the step (from x0 to q_m + h/2 v1) */
+    double *dx = w->tmp;
     for (int i = 0; i < n; i++) dx[i] = 0.5 * h * (fabs(v0[i]) + fabs(d->v[i]));
-    /* the reach-test pairs within reach at those speeds */
+    /* the reach-test pairs within reach at v1 */
     for (int s = 0; s < w->nskip; s++) {
         int k = w->skip[s];
         if (!(w->skipg[s] > s_pair_reach(m, &m->spec->contacts[k], d->v, h))) w->cand[ncand++] = k;
