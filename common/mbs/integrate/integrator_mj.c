@@ -24,11 +24,14 @@
  * Any other point in the system obeys the end-of-step non-penetration
  *   0 <= Lambda_n  _|_  gamma^+ + 2 g / h >= 0,
  * which is slack (Lambda_n = 0) unless the impulses of the other contacts
- * drive the point towards the contact faster than 2 g / h; a pair outside
- * the deactivation active set has g above twice the travel of the fastest
- * point in a step, so it stays at Lambda = 0 and leaves every other impulse
- * unchanged (projected Gauss-Seidel visits it without changing anything):
- * deactivation on and off give the same motion.
+ * drive the point towards the contact faster than 2 g / h.  A pair outside
+ * the deactivation active set has g above its bodies' foreseen travel in a
+ * step, so it usually stays at Lambda = 0 and leaves every other impulse
+ * unchanged (projected Gauss-Seidel visits it without changing anything);
+ * where an impulse of the step moves a body farther, s_recheck finds the
+ * pairs that a PGS iterate would have touched and the step is solved again
+ * with them: deactivation on and off take the same iterates (PGS) and give
+ * the same motion to the bit (docs/contacts.md).
  *
  * Friction: one tangent in the plane (exact Coulomb |Lambda_t| <= mu
  * Lambda_n), two in space with the box |Lambda_ti| <= mu Lambda_n (a
@@ -243,9 +246,10 @@ int mbs_mj_ws_new(const mbs_model *m, mbs_data *d)
     ALLOC(w->astore, bcap + 1); ALLOC(w->bzstore, bcap + 1); ALLOC(w->qz, 3 * cap);
     ALLOC(w->pzoff, 2 * cap); ALLOC(w->pmu, cap); ALLOC(w->ztrav, w->nisl + 1); ALLOC(w->pbn, 6 * cap); ALLOC(w->pam, 2 * cap);
     ALLOC(w->psnap, 2 * cap); ALLOC(w->wlast, cap); ALLOC(w->pisl, 2 * cap); ALLOC(w->wsh, m->spec->nshape + 1); ALLOC(w->wsh_step, m->spec->nshape + 1); ALLOC(w->wdi, 3 * cap); ALLOC(w->pstr, cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn); ALLOC(w->z0, nn);
-    /* the PGS update log: 64 updates per point slot (1 << 20 at most) */
-    w->caplog = 64L * cap < (1L << 20) ? 64L * cap : (1L << 20);
-    ALLOC(w->logi, w->caplog); ALLOC(w->logd, 3 * w->caplog);
+    /* the PGS update log (deactivation's check only): 64 updates per
+     * point slot (1 << 20 at most) */
+    w->caplog = !m->spec->solver.contact_deactivation ? 0 : 64L * cap < (1L << 20) ? 64L * cap : (1L << 20);
+    ALLOC(w->logi, w->caplog + 1); ALLOC(w->logd, 3 * w->caplog + 1);
     ALLOC(w->isl_zptr, w->nisl + 1); ALLOC(w->isl_red, w->nisl + 1); ALLOC(w->wblk, 9 * cap);
     ALLOC(w->lam, 3 * cap); ALLOC(w->bt, 3 * cap); ALLOC(w->wd, 3 * cap);
     ALLOC(w->gam0, cap); ALLOC(w->cg_p, 3 * cap); ALLOC(w->cg_l0, 3 * cap); ALLOC(w->act, 3 * cap);

@@ -74,7 +74,7 @@ static inline void s_laxpy(const mbs_mj_ws *w, int i, int nc, const double *dl, 
  * log is marked so and no longer written. */
 static inline void s_log(mbs_mj_ws *w, int i, const double *dl)
 {
-    if (w->nlog >= w->caplog) { w->logfull = 1; return; }
+    if (w->nlog >= w->caplog) { w->logfull = 1; return; } /* also: no log wanted (caplog 0) */
     w->logi[w->nlog] = i;
     double *e = w->logd + 3 * (size_t)w->nlog++;
     e[0] = dl ? dl[0] : 0;
@@ -227,8 +227,9 @@ int mbs_mj_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vscal
     int *plist = w->act + np, *nlist = w->act + 2 * np, npl = 0;
     memset(p, 0, sizeof(double) * (size_t)N);
     for (int I = 0; I < w->nisl; I++) w->ztrav[I] = 0;
-    /* the start and the log of the updates, for integrator_mj.c's s_recheck */
-    memcpy(w->z0, vi, sizeof(double) * (size_t)w->isl_zptr[w->nisl]);
+    /* the start and the log of the updates, for integrator_mj.c's s_recheck
+     * (deactivation only) */
+    if (o->contact_deactivation) memcpy(w->z0, vi, sizeof(double) * (size_t)w->isl_zptr[w->nisl]);
     w->nlog = 0;
     w->logfull = 0;
     for (int i = 0; i < np; i++) w->wlast[i] = -INFINITY;
