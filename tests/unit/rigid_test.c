@@ -9,7 +9,9 @@
  *    otherwise, energy lost = friction work; Lemke and PGS agree;
  *  - Newton's cradle (3 balls, e = 1): the simultaneous-impact outcome,
  *    momentum and energy conserved;
- *  - deactivation on/off: the same motion, a larger system without;
+ *  - deactivation on/off: the same motion, a larger system without; a ball
+ *    at rest pushed into a wall within one step, and the 100-ball box over
+ *    its second: on and off to the bit;
  *  - a column of 8 resting balls: converged impulses (at rest, no drift)
  *    within a bounded number of sweeps;
  *  - a square pyramid of 14 balls in a box (hyperstatic with friction):
@@ -269,6 +271,82 @@ static void test_deactivation_and_solvers(void)
     t_run_free(&c);
 }
 
+/* A ball at rest 0.2 mm from a wall, hit by another at 1 m/s (e = 0.5,
+ * equal masses): in the first step it takes 0.75 m/s and would travel
+ * 0.375 mm, into the wall.  Its boxes for that step were grown by its
+ * travel at rest (none), so the wall pair is outside the active set; the
+ * step's check (mbs_contact_missed, s_recheck) finds it and solves the step
+ * again with it, as the run without deactivation solves it from the start.
+ * On and off must agree to the bit (before the check: 0.375 mm of
+ * penetration and a different motion with deactivation). */
+static void test_deactivation_pushed(void)
+{
+    const char *doc =
+        "{\"dimension\": 3, \"gravity\": [0, 0, 0],"
+        " \"bodies\": [{\"name\": \"a\", \"mass\": 0.1, \"inertia\": [1e-4, 1e-4, 1e-4], \"com\": [0, 0, 0],"
+        "   \"velocity\": [1, 0, 0]},"
+        "  {\"name\": \"b\", \"mass\": 0.1, \"inertia\": [1e-4, 1e-4, 1e-4], \"com\": [0.1, 0, 0]}],"
+        " \"shapes\": [{\"name\": \"sa\", \"body\": \"a\", \"type\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 0.05},"
+        "   {\"name\": \"sb\", \"body\": \"b\", \"type\": \"sphere\", \"center\": [0.1, 0, 0], \"radius\": 0.05},"
+        "   {\"name\": \"wall\", \"body\": \"ground\", \"type\": \"plane\", \"point\": [0.1502, 0, 0],"
+        "    \"normal\": [-1, 0, 0]}],"
+        " \"contacts\": [{\"between\": [\"s*\", \"s*\"], \"law\": \"rigid\", \"restitution\": 0.5},"
+        "   {\"between\": [\"s*\", \"wall\"], \"law\": \"rigid\", \"restitution\": 0.5}],"
+        " \"solver\": {\"t_end\": 0.02, \"step\": 0.001, \"lcp_solver\": \"pgs\"},"
+        " \"outputs\": {\"interval\": 0.001, \"channels\": ["
+        "   {\"name\": \"xa\", \"quantity\": \"position\", \"body\": \"a\", \"component\": \"x\"},"
+        "   {\"name\": \"xb\", \"quantity\": \"position\", \"body\": \"b\", \"component\": \"x\"},"
+        "   {\"name\": \"vb\", \"quantity\": \"velocity\", \"body\": \"b\", \"component\": \"x\"}]}}";
+    const char *on[] = {"solver.contact_deactivation=true", NULL};
+    const char *off[] = {"solver.contact_deactivation=false", NULL};
+    t_run a, b;
+    t_run_text(doc, on, &a);
+    t_run_text(doc, off, &b);
+    CHECK(a.rc == 0 && b.rc == 0);
+    double worst = fmax(t_maxdiff(&a, &b, "xa"), fmax(t_maxdiff(&a, &b, "xb"), t_maxdiff(&a, &b, "vb")));
+    printf("  pushed into the wall within a step: on/off difference %.3g, penetration %.3g / %.3g mm\n", worst,
+           1e3 * a.met.max_penetration, 1e3 * b.met.max_penetration);
+    CHECK(worst == 0);
+    CHECK(a.met.max_penetration == b.met.max_penetration);
+    /* the wall acts in the step b is hit: its linearised end gap closes,
+     * vb = 2 gap / h = 0.4 m/s (0.75 without the wall; a then moves back
+     * at 0.1 m/s from the restitution condition vb - va = e 1 m/s) */
+    double vb1 = t_at(&a, "vb", 0.001), xa1 = t_at(&a, "xa", 0.001);
+    printf("  after the first step: vb %.9g m/s (0.4), xa %.9g m\n", vb1, xa1);
+    CHECK(fabs(vb1 - 0.4) < 1e-8);
+    CHECK(a.met.impacts == b.met.impacts);
+    t_run_free(&a);
+    t_run_free(&b);
+}
+
+/* The 100-ball box (examples/balls_in_box_100.json) over its whole second,
+ * deactivation on and off: the same iterates, so the same outputs to the
+ * bit.  Before the check of integrator_mj.c they parted at t = 0.792 s (a
+ * ball at rest pushed into a wall outside the active set) and, with only
+ * the end-of-step check, at 0.98 s (a wall pair outside the set taking an
+ * impulse for a few PGS sweeps of the run without deactivation, 0 at the
+ * end).  The run without deactivation is the expensive part (~3 s). */
+static void test_deactivation_box100(void)
+{
+    const char *on[] = {"solver.contact_deactivation=true", NULL};
+    const char *off[] = {"solver.contact_deactivation=false", NULL};
+    t_run a, b;
+    t_run_file("examples/balls_in_box_100.json", on, &a);
+    t_run_file("examples/balls_in_box_100.json", off, &b);
+    CHECK(a.rc == 0 && b.rc == 0);
+    const char *ch[] = {"z0", "x0", "E", "Fz_floor"};
+    double worst = 0;
+    for (int k = 0; k < 4; k++) worst = fmax(worst, t_maxdiff(&a, &b, ch[k]));
+    printf("  100-ball box, 1 s: on/off difference %.3g; LCP %.0f vs %.0f unknowns, impacts %ld / %ld\n", worst,
+           a.met.mean_lcp_dimension, b.met.mean_lcp_dimension, a.met.impacts, b.met.impacts);
+    CHECK(worst == 0);
+    CHECK(a.met.impacts == b.met.impacts && a.met.lcp_failures == b.met.lcp_failures);
+    CHECK(a.met.max_penetration == b.met.max_penetration);
+    CHECK(a.met.mean_lcp_dimension < 0.1 * b.met.mean_lcp_dimension);
+    t_run_free(&a);
+    t_run_free(&b);
+}
+
 /* A column of 8 balls resting on each other on the floor (touching at t =
  * 0): the impulse at the contact below ball k must carry the weight of the
  * balls above, (8 - k) m g h, which only a converged solution gives; then
@@ -474,6 +552,8 @@ int main(void)
     test_incline();
     test_cradle();
     test_deactivation_and_solvers();
+    test_deactivation_pushed();
+    test_deactivation_box100();
     test_column();
     test_pyramid();
     return CHECK_SUMMARY("rigid_test");

@@ -213,7 +213,7 @@ static int s_choose_axis(const mbs_broadphase *bp, const mbs_aabb *box)
 
 /* Emit the ids of the declared pairs between boxes i and j: binary search
  * of j in the (shorter) partner list of i. */
-static int s_emit_pairs(const mbs_broadphase *bp, int i, int j, int *out, int n)
+static inline int s_emit_pairs(const mbs_broadphase *bp, int i, int j, int *out, int n)
 {
     if (bp->adj_ptr[j + 1] - bp->adj_ptr[j] < bp->adj_ptr[i + 1] - bp->adj_ptr[i]) {
         int t = i;
@@ -259,6 +259,29 @@ int mbs_bp_sweep(mbs_broadphase *bp, const mbs_aabb *box, double margin, int *ou
             bp->tested++;
             if (!mbs_aabb_overlap(bp->dim, &box[i], &box[j], margin)) continue;
             bp->overlaps++;
+            n = s_emit_pairs(bp, i, j, out, n);
+        }
+    }
+    s_merge_sort(out, bp->scratch, n, s_less_int, NULL);
+    return n;
+}
+
+int mbs_bp_grown(mbs_broadphase *bp, const mbs_aabb *box, double margin, const double *grow, double gmax,
+                 int *out)
+{
+    int na = bp->nactive, n = 0, axis = bp->axis;
+    if (!(gmax > 0) || axis < 0) return 0;
+    /* the sweep of mbs_bp_sweep with the reach widened by the growths; box
+     * pairs that overlap without them were reported by that sweep */
+    for (int p = 0; p < na; p++) {
+        int i = bp->order[p];
+        double gi = grow[i], reach = box[i].hi[axis] + margin + gi + gmax;
+        for (int q = p + 1; q < na; q++) {
+            int j = bp->order[q];
+            if (!(box[j].lo[axis] <= reach)) break;
+            double g = gi + grow[j];
+            if (!(g > 0) || mbs_aabb_overlap(bp->dim, &box[i], &box[j], margin)) continue;
+            if (!mbs_aabb_overlap(bp->dim, &box[i], &box[j], margin + g)) continue;
             n = s_emit_pairs(bp, i, j, out, n);
         }
     }

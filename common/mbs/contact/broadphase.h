@@ -64,6 +64,16 @@ void mbs_bp_free(mbs_broadphase *bp);
  * number.  box[i] is the box of shape i (nbox entries). */
 int mbs_bp_sweep(mbs_broadphase *bp, const mbs_aabb *box, double margin, int *out);
 
+/* After mbs_bp_sweep with the same boxes and margin: the ids of the
+ * declared pairs whose boxes overlap only when each box i is grown by
+ * grow[i] >= 0 on every side (overlap with margin + grow[i] + grow[j]), i.e.
+ * those the sweep did not report, in increasing order (out: room for npair
+ * ids).  gmax is the largest grow[i]; 0 returns 0 at once.  Uses the sweep
+ * order of the last call (no re-sort): O(active boxes + box pairs within
+ * margin + 2 gmax along the sweep axis). */
+int mbs_bp_grown(mbs_broadphase *bp, const mbs_aabb *box, double margin, const double *grow, double gmax,
+                 int *out);
+
 /* The same result by testing every declared pair directly: npair box tests,
  * no state.  For few pairs, or to check the sweep. */
 int mbs_bp_direct(int dim, int npair, const int *pairs, const mbs_aabb *box, double margin,

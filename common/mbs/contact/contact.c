@@ -169,6 +169,10 @@ struct mbs_shape_cache {
     double (*bq)[MBS_NB_MAX];  /* (nbody) */
     double (*bEi)[9];          /* (nbody) */
     char *bsing;               /* (nbody) */
+    /* mbs_contact_missed's scratch: each body's displacement beyond its
+     * travel, each shape's box growth */
+    double *bex;               /* (nbody) */
+    double *sgrow;             /* (nshape) */
 };
 
 /* A new evaluation (a new state) for the cache (NULL: none). */
@@ -661,12 +665,14 @@ int mbs_contact_data_init(const mbs_model *m, mbs_data *d)
         d->c_wc->bq = calloc(nbd, sizeof *d->c_wc->bq);
         d->c_wc->bEi = calloc(nbd, sizeof *d->c_wc->bEi);
         d->c_wc->bsing = calloc(nbd, 1);
+        d->c_wc->bex = calloc(nbd, sizeof(double));
+        d->c_wc->sgrow = calloc((size_t)ns, sizeof(double));
     }
     d->c_aabb = calloc((size_t)ns, sizeof(mbs_aabb));
     d->c_bp = calloc(1, sizeof(mbs_broadphase));
     if (!d->c_vimp || !d->c_on || !d->c_inset || !d->c_active || !d->c_prev || !d->c_onlist || !d->c_travel ||
         !d->c_wc || !d->c_wc->stamp || !d->c_wc->sh || !d->c_wc->bstamp || !d->c_wc->bq || !d->c_wc->bEi ||
-        !d->c_wc->bsing || !d->c_aabb || !d->c_bp)
+        !d->c_wc->bsing || !d->c_wc->bex || !d->c_wc->sgrow || !d->c_aabb || !d->c_bp)
         return MBS_ENOMEM;
     d->c_margin = 0;
     for (int k = 0; k < nc; k++) d->c_margin = fmax(d->c_margin, m->spec->contacts[k].margin);
@@ -681,6 +687,7 @@ void mbs_contact_data_free(mbs_data *d)
     if (d->c_wc) {
         free(d->c_wc->stamp); free(d->c_wc->sh);
         free(d->c_wc->bstamp); free(d->c_wc->bq); free(d->c_wc->bEi); free(d->c_wc->bsing);
+        free(d->c_wc->bex); free(d->c_wc->sgrow);
     }
     free(d->c_wc);
     if (d->c_bp) mbs_bp_free(d->c_bp);
@@ -755,8 +762,10 @@ void mbs_contact_step_ahead(const mbs_model *m, mbs_data *d, double h, double h_
                 for (int sl = 0; b >= 0 && b < m->nbody && sl < m->nb; sl++) {
                     int v = m->body[b].var[sl];
                     if (v < 0 || v >= m->nvar) continue;
-                    vmax = fmax(vmax, fabs(d->v[v]));
-                    amax = fmax(amax, fabs(d->a[v]));
+                    /* (comparisons, not fmax: a library call) */
+                    double av = fabs(d->v[v]), aa = fabs(d->a[v]);
+                    if (av > vmax) vmax = av;
+                    if (aa > amax) amax = aa;
                 }
                 tr = (vmax * hn + amax * hn * hn) * (1 + m->length_scale);
                 if (b >= 0 && b < m->nbody) travel[b] = tr;
@@ -792,6 +801,36 @@ void mbs_contact_step_ahead(const mbs_model *m, mbs_data *d, double h, double h_
     if (active > d->met.max_active_contacts) d->met.max_active_contacts = active;
     d->c_ready = 1;
     d->met.contact_detection_seconds += mbs_now() - t0;
+}
+
+int mbs_contact_missed(const mbs_model *m, mbs_data *d, const double *dx, int *out)
+{
+    int nc = m->spec->ncontact, ns = m->spec->nshape;
+    if (nc == 0 || !m->spec->solver.contact_deactivation || !d->c_ready || !d->c_wc) return 0;
+    /* each body's displacement in the units of its travel
+     * (mbs_contact_step_ahead: a coordinate's change times the coordinate
+     * map's size), beyond the travel its boxes were grown by */
+    double *bex = d->c_wc->bex, *grow = d->c_wc->sgrow, gmax = 0;
+    for (int b = 0; b < m->nbody; b++) {
+        double dmax = 0;
+        for (int sl = 0; sl < m->nb; sl++) {
+            int v = m->body[b].var[sl];
+            if (v >= 0 && v < m->nvar && dx[v] > dmax) dmax = dx[v];
+        }
+        double ex = dmax * (1 + m->length_scale) - d->c_travel[b];
+        bex[b] = ex > 0 ? ex : 0; /* also a body without shapes (travel NaN) */
+        if (bex[b] > gmax) gmax = bex[b];
+    }
+    if (!(gmax > 0)) return 0;
+    for (int i = 0; i < ns; i++) {
+        int b = m->cshape[i].body;
+        grow[i] = b >= 0 && b < m->nbody ? bex[b] : 0;
+    }
+    /* the box pairs that overlap with those growths and did not without */
+    int n = mbs_bp_grown(d->c_bp, d->c_aabb, d->c_margin, grow, gmax, out), k = 0;
+    for (int i = 0; i < n; i++)
+        if (!d->c_inset[out[i]]) out[k++] = out[i];
+    return k;
 }
 
 void mbs_contact_reset(const mbs_model *m, mbs_data *d)

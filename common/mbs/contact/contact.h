@@ -100,6 +100,19 @@ void mbs_contact_step(const mbs_model *m, mbs_data *d, double h);
  * is mbs_contact_step_ahead(m, d, h, h). */
 void mbs_contact_step_ahead(const mbs_model *m, mbs_data *d, double h, double h_ahead);
 
+/* With deactivation, after a step taken with the active set of the last
+ * mbs_contact_step: the declared pairs outside that set whose bounding
+ * boxes overlap when each body's boxes are grown by how far the body may
+ * have moved, dx[i] >= 0 a bound on the change of coordinate i (nvar),
+ * beyond the travel they were grown by (an impulse or a force of the step
+ * moved it farther than its velocity and acceleration at the step's start
+ * foretold: a ball at rest pushed by a falling one).  Their ids in
+ * increasing order in out (room for ncontact); returns how many (0 without
+ * deactivation or before the first set).  Moreau-Jean checks them
+ * (integrator_mj.c) so that a pair the step brings into contact is in its
+ * impulse problem, as it is without deactivation. */
+int mbs_contact_missed(const mbs_model *m, mbs_data *d, const double *dx, int *out);
+
 /* Forget the contact state of a previous run (called when a run starts). */
 void mbs_contact_reset(const mbs_model *m, mbs_data *d);
 

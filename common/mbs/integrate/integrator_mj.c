@@ -24,11 +24,14 @@
  * Any other point in the system obeys the end-of-step non-penetration
  *   0 <= Lambda_n  _|_  gamma^+ + 2 g / h >= 0,
  * which is slack (Lambda_n = 0) unless the impulses of the other contacts
- * drive the point towards the contact faster than 2 g / h; a pair outside
- * the deactivation active set has g above twice the travel of the fastest
- * point in a step, so it stays at Lambda = 0 and leaves every other impulse
- * unchanged (projected Gauss-Seidel visits it without changing anything):
- * deactivation on and off give the same motion.
+ * drive the point towards the contact faster than 2 g / h.  A pair outside
+ * the deactivation active set has g above its bodies' foreseen travel in a
+ * step, so it usually stays at Lambda = 0 and leaves every other impulse
+ * unchanged (projected Gauss-Seidel visits it without changing anything);
+ * where an impulse of the step moves a body farther, s_recheck finds the
+ * pairs that a PGS iterate would have touched and the step is solved again
+ * with them: deactivation on and off take the same iterates (PGS) and give
+ * the same motion to the bit (docs/contacts.md).
  *
  * Friction: one tangent in the plane (exact Coulomb |Lambda_t| <= mu
  * Lambda_n), two in space with the box |Lambda_ti| <= mu Lambda_n (a
@@ -76,6 +79,11 @@
  * persistent contact's penetration removed per step (the error reduction of
  * ODE's soft constraints; docs/contacts.md). */
 #define S_REG_BETA 0.2
+
+/* Deactivation: the most times a step is solved again with pairs that its
+ * velocities brought into contact (s_recheck); each time adds at least one
+ * pair, and one time sufficed in every run measured. */
+#define S_RECHECK_MAX 8
 
 /* ---- workspace --------------------------------------------------------------------------- */
 
@@ -201,6 +209,8 @@ int mbs_mj_ws_new(const mbs_model *m, mbs_data *d)
     if (!ok || s_islands(m, w)) return -1;
     ALLOC(w->ibuf, w->bufmax);
     ALLOC(w->pi, nc + 1);
+    ALLOC(w->xtra, nc + 1); ALLOC(w->skip, nc + 1); ALLOC(w->skipg, nc + 1); ALLOC(w->cand, 2 * nc + 1);
+    ALLOC(w->ulog, 3 * nc + 1);
     if (!ok) return -1;
     /* pairs: islands of their bodies, B column length, point capacity */
     long bcap = 0;
@@ -235,7 +245,11 @@ int mbs_mj_ws_new(const mbs_model *m, mbs_data *d)
 
     ALLOC(w->astore, bcap + 1); ALLOC(w->bzstore, bcap + 1); ALLOC(w->qz, 3 * cap);
     ALLOC(w->pzoff, 2 * cap); ALLOC(w->pmu, cap); ALLOC(w->ztrav, w->nisl + 1); ALLOC(w->pbn, 6 * cap); ALLOC(w->pam, 2 * cap);
-    ALLOC(w->psnap, 2 * cap); ALLOC(w->wlast, cap); ALLOC(w->pisl, 2 * cap); ALLOC(w->wsh, m->spec->nshape + 1); ALLOC(w->wsh_step, m->spec->nshape + 1); ALLOC(w->wdi, 3 * cap); ALLOC(w->pstr, cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn);
+    ALLOC(w->psnap, 2 * cap); ALLOC(w->wlast, cap); ALLOC(w->pisl, 2 * cap); ALLOC(w->wsh, m->spec->nshape + 1); ALLOC(w->wsh_step, m->spec->nshape + 1); ALLOC(w->wdi, 3 * cap); ALLOC(w->pstr, cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn); ALLOC(w->z0, nn);
+    /* the PGS update log (deactivation's check only): 64 updates per
+     * point slot (1 << 20 at most) */
+    w->caplog = !m->spec->solver.contact_deactivation ? 0 : 64L * cap < (1L << 20) ? 64L * cap : (1L << 20);
+    ALLOC(w->logi, w->caplog + 1); ALLOC(w->logd, 3 * w->caplog + 1);
     ALLOC(w->isl_zptr, w->nisl + 1); ALLOC(w->isl_red, w->nisl + 1); ALLOC(w->wblk, 9 * cap);
     ALLOC(w->lam, 3 * cap); ALLOC(w->bt, 3 * cap); ALLOC(w->wd, 3 * cap);
     ALLOC(w->gam0, cap); ALLOC(w->cg_p, 3 * cap); ALLOC(w->cg_l0, 3 * cap); ALLOC(w->act, 3 * cap);
@@ -259,9 +273,9 @@ void mbs_mj_ws_free(mbs_data *d)
     free(w->isl_ci); free(w->isl_schur); free(w->isl_lu); free(w->abuf); free(w->ibuf2); free(w->onbuf);
     free(w->var_isl); free(w->var_loc); free(w->eq_loc); free(w->isl_vptr); free(w->isl_var);
     free(w->isl_eptr); free(w->isl_eq); free(w->isl_mat); free(w->kbuf); free(w->ibuf);
-    free(w->pi); free(w->prev); free(w->pt); free(w->boff); free(w->bstore);
+    free(w->pi); free(w->xtra); free(w->skip); free(w->skipg); free(w->cand); free(w->ulog); free(w->prev); free(w->pt); free(w->boff); free(w->bstore);
     free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->ztrav); free(w->pbn); free(w->pam); free(w->psnap); free(w->wlast); free(w->pisl); free(w->wsh); free(w->wsh_step); free(w->wdi); free(w->pstr); free(w->pzlen);
-    free(w->z); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
+    free(w->z); free(w->z0); free(w->logi); free(w->logd); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
     free(w->lam); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0); free(w->act);
     free(w->lM); free(w->lWc); free(w->lq); free(w->lz); free(w->lw); free(w->lcomp); free(w->lwork);
     free(w->xm); free(w->vf); free(w->tmp); free(w->mv);
@@ -446,7 +460,8 @@ static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int nc
             double bn = 0, am = 0;
             for (int j = 0; j < zl; j++) {
                 bn += fabs(Bz[zo + j]);
-                am = fmax(am, fabs(A[zo + j]));
+                double t = fabs(A[zo + j]); /* (not fmax: a library call) */
+                if (t > am) am = t;
             }
             w->pbn[6 * i + 2 * c + s] = bn;
             if (c == 0) w->pam[2 * i + s] = am;
@@ -654,24 +669,53 @@ static double s_compl_error(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp,
  * step for every body, this over the pair's own gap).  In the 100-ball box
  * 1296 -> 972 unknowns per step, CPU 2.27 -> 1.99 s, outputs unchanged;
  * without deactivation every declared pair stays in the system. */
-static int s_pair_out_of_reach(const mbs_model *m, const mbs_contact_spec *C, const mbs_rpoint *pt, int got,
-                               const double *v0, double h)
+static double s_pair_reach(const mbs_model *m, const mbs_contact_spec *C, const double *v0, double h)
 {
-    if (got <= 0) return 0;
     double speed = 0, gn = 0;
     for (int q = 0; q < 2; q++) {
         int b = m->cshape[C->shape[q]].body;
         if (b < 0 || b >= m->nbody) continue;
         for (int sl = 0; sl < m->nb; sl++) {
             int v = m->body[b].var[sl];
-            if (v >= 0 && v < m->nvar) speed = fmax(speed, fabs(v0[v]));
+            /* (a comparison, not fmax: a library call here, and this runs
+             * for every pair of the set and again in s_recheck) */
+            double a = v >= 0 && v < m->nvar ? fabs(v0[v]) : 0;
+            if (a > speed) speed = a;
         }
     }
     for (int i = 0; i < m->dim; i++) gn += m->spec->gravity[i] * m->spec->gravity[i];
-    double reach = h * (4 * speed * (1 + m->length_scale) + sqrt(gn) * h);
-    for (int j = 0; j < got; j++)
-        if (!(pt[j].g > reach)) return 0;
-    return 1;
+    return h * (4 * speed * (1 + m->length_scale) + sqrt(gn) * h);
+}
+
+/* The smallest gap of the got points at pt (+inf for none). */
+static double s_min_gap(const mbs_rpoint *pt, int got)
+{
+    double g = INFINITY;
+    for (int j = 0; j < got; j++) {
+        if (isnan(pt[j].g)) return NAN; /* never out of reach */
+        g = fmin(g, pt[j].g);
+    }
+    return g;
+}
+
+/* The target b_n of point P of pair pk (gamma^- = gam0) and whether the
+ * point is in the index set (see the file's header); istep_prev: the
+ * step the pair was last in the index set before this one. */
+static double s_target(const mbs_mj_pinfo *pk, const mbs_rpoint *P, double gam0, double h, double eps, long step,
+                       long istep_prev, int *in_index)
+{
+    *in_index = 0;
+    if (!(P->g <= 0 || P->g + 0.5 * h * gam0 <= 0)) return 2 * P->g / h;
+    /* regularised PGS: a resting contact gives way at the velocity eps W
+     * Lambda; a contact that persists from the previous step is pushed
+     * back out at S_REG_BETA of its penetration per step, so the pile
+     * settles at a penetration eps W Lambda h / S_REG_BETA instead of
+     * sinking (impacts keep their restitution target: the pair was not in
+     * the index set the step before) */
+    double bt = pk->restitution * fmin(gam0, 0);
+    if (eps > 0 && P->g < 0 && istep_prev == step - 1) bt += S_REG_BETA * P->g / h;
+    *in_index = 1;
+    return bt;
 }
 
 /* The points of the rigid pairs in the system at w->xm (deactivation: the
@@ -685,8 +729,23 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
     double eps = m->spec->solver.lcp_regularization;
     long boff = 0;
     double t0 = mbs_now();
-    for (int a = 0; a < cnt; a++) {
-        int k = use_active ? d->c_active[a] : a;
+    w->nskip = 0;
+    w->nulog = 0;
+    w->nimp = 0;
+    for (int a = 0, x = 0;;) {
+        /* the pairs in increasing id: every declared one, or the active set
+         * merged with the pairs the check after a solve added (s_recheck) */
+        int k, added = 0;
+        if (!use_active) {
+            if (a >= nc) break;
+            k = a++;
+        } else {
+            int ka = a < cnt ? d->c_active[a] : nc, kx = x < w->nxtra ? w->xtra[x] : nc;
+            if (ka >= nc && kx >= nc) break;
+            k = ka < kx ? ka : kx;
+            if (ka == k) a++;
+            if (kx == k) { x++; added = 1; }
+        }
         mbs_mj_pinfo *pk = &w->pi[k];
         if (!pk->rigid) continue;
         const mbs_contact_spec *C = &m->spec->contacts[k];
@@ -699,7 +758,19 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
             }
         }
         int got = mbs_rigid_pair_points_ws(m, k, w->xm, &w->wsh[pk->shape[0]], &w->wsh[pk->shape[1]], &w->pt[np]);
-        if (use_active && s_pair_out_of_reach(m, C, &w->pt[np], got, v0, h)) continue;
+        if (use_active && !added && got > 0) {
+            double gmin = s_min_gap(&w->pt[np], got);
+            if (gmin > s_pair_reach(m, C, v0, h)) {
+                w->skip[w->nskip] = k;
+                w->skipg[w->nskip++] = gmin;
+                continue;
+            }
+        }
+        /* the pair's steps before this call, for solving again */
+        w->ulog[3 * w->nulog] = k;
+        w->ulog[3 * w->nulog + 1] = pk->lstep;
+        w->ulog[3 * w->nulog + 2] = pk->istep;
+        w->nulog++;
         /* warm start from the previous step when the pair was in the system */
         int warm = w->pi[k].lstep == step - 1;
         int in_index = 0, impact = 0;
@@ -723,25 +794,16 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
             }
             w->gam0[i] = s_gdot(m, P, 0, v0);
             /* index set: touching at q_m or closing within the half step */
-            if (P->g <= 0 || P->g + 0.5 * h * w->gam0[i] <= 0) {
-                w->bt[3 * i] = pk->restitution * fmin(w->gam0[i], 0);
-                /* regularised PGS: a resting contact gives way at the
-                 * velocity eps W Lambda; a contact that persists from the
-                 * previous step is pushed back out at S_REG_BETA of its
-                 * penetration per step, so the pile settles at a penetration
-                 * eps W Lambda h / S_REG_BETA instead of sinking (impacts keep
-                 * their restitution target: the pair was not in the index
-                 * set the step before) */
-                if (eps > 0 && P->g < 0 && w->pi[k].istep == step - 1) w->bt[3 * i] += S_REG_BETA * P->g / h;
+            int idx;
+            w->bt[3 * i] = s_target(pk, P, w->gam0[i], h, eps, step, pk->istep, &idx);
+            if (idx) {
                 in_index = 1;
                 if (w->gam0[i] < 0 && w->pi[k].istep != step - 1) impact = 1;
-            } else {
-                w->bt[3 * i] = 2 * P->g / h;
             }
         }
         /* an impact: a pair entering the index set while closing */
         if (in_index) w->pi[k].istep = step;
-        d->met.impacts += impact;
+        w->nimp += impact;
         w->pi[k].lstep = step;
         np += got;
     }
@@ -787,6 +849,231 @@ static void s_keep(const mbs_model *m, mbs_mj_ws *w, int np)
             w->prev[4 * slot + 1 + a] = w->lam[3 * i + 1] * P->t[0][a] + w->lam[3 * i + 2] * P->t[1][a];
     }
     (void)m;
+}
+
+/* The impulses of the np points of the step: Lemke when the problem is
+ * small enough (lcp_solver auto or lemke) and its answer checks out, else
+ * PGS from the warm start (from zero after a Lemke failure).  d->v holds
+ * v_f on entry and v_1 at exit.  Returns the LCP's dimension; *failed: a
+ * Lemke failure or the PGS iteration limit; *lemke: Lemke's answer was
+ * kept; *ce: its complementarity error (-1 when not computed). */
+static int s_impulses(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int np, int ncomp, double vscale, int *failed,
+                      int *lemke, double *ce)
+{
+    const mbs_solver_spec *o = &m->spec->solver;
+    int n = m->nvar, dim = 0, rc = -3;
+    double la0 = mbs_now();
+    for (int i = 0; i < np; i++) dim += m->spec->contacts[w->pt[i].pair].friction > 0 ? ncomp : 1;
+    *failed = 0;
+    *ce = -1;
+    if (o->lcp_solver != MBS_LCP_PGS) {
+        rc = s_lemke(m, w, np, ncomp);
+        if (rc == 0) {
+            s_apply(w, np, ncomp, 0, d->v);
+            /* Lemke's answer is verified: pivoting on a badly scaled
+             * tableau (targets of far points, 2 g / h, can exceed the
+             * others by many orders) may end "solved" with a poor
+             * solution; then it counts as a failure */
+            *ce = s_compl_error(m, w, np, ncomp, vscale, d->v);
+            if (*ce > 1e-7) { rc = 1; *ce = -1; memcpy(d->v, w->vf, sizeof(double) * (size_t)n); }
+        }
+        /* ray, pivot limit or poor answer: PGS takes over from zero */
+        if (rc > 0) { *failed = 1; for (int i = 0; i < 3 * np; i++) w->lam[i] = 0; }
+    }
+    *lemke = rc == 0;
+    if (rc != 0) {
+        /* PGS from the warm start (zero after a Lemke failure) */
+        s_apply(w, np, ncomp, 1, d->v);
+        if (mbs_mj_pgs(m, w, np, ncomp, vscale, d->v) < 0) *failed = 1;
+    }
+    d->met.linear_algebra_seconds += mbs_now() - la0;
+    return dim;
+}
+
+/* Put the pairs' steps back as they were before s_points (to solve the
+ * step again). */
+static void s_undo(mbs_mj_ws *w)
+{
+    for (int u = w->nulog - 1; u >= 0; u--) {
+        mbs_mj_pinfo *pk = &w->pi[w->ulog[3 * u]];
+        pk->lstep = w->ulog[3 * u + 1];
+        pk->istep = w->ulog[3 * u + 2];
+    }
+    w->nulog = 0;
+}
+
+/* Point P's normal row on island I's PGS unknowns (w_n = a . z + ...: a =
+ * G U on a reduced island, G on an LU island): its largest |a_j| (*amax)
+ * and its value at the unknowns z0 of the PGS start, G v_f + a . z0 on a
+ * reduced island (v = v_f + U z), a . z0 on an LU island (z = v). */
+static double s_row_side(const mbs_model *m, const mbs_mj_ws *w, const mbs_rpoint *P, int I, double *amax)
+{
+    const int *vars = m->cfel[P->pair].vars;
+    const double *z0 = w->z0 + w->isl_zptr[I];
+    double am = 0, val = 0;
+    if (!w->isl_red[I]) {
+        for (int j = 0; j < P->nv; j++)
+            if (w->var_isl[vars[j]] == I) {
+                am = fmax(am, fabs(P->G[0][j]));
+                val += P->G[0][j] * z0[w->var_loc[vars[j]]];
+            }
+        *amax = am;
+        return val;
+    }
+    int zl = w->isl_zptr[I + 1] - w->isl_zptr[I];
+    const double *U = w->isl_ci[I].U;
+    for (int j = 0; j < P->nv; j++)
+        if (w->var_isl[vars[j]] == I) val += P->G[0][j] * w->vf[vars[j]];
+    for (int c = 0; c < zl; c++) {
+        double a = 0;
+        for (int j = 0; j < P->nv; j++)
+            if (w->var_isl[vars[j]] == I) a += P->G[0][j] * U[w->var_loc[vars[j]] * zl + c];
+        am = fmax(am, fabs(a));
+        val += a * z0[c];
+    }
+    *amax = am;
+    return val;
+}
+
+/* Whether point P of a pair left out of the step's system (pair id k,
+ * islands isl[2]) would have taken an impulse in the last PGS solve had it
+ * been in the system: its w_n replayed through the solve's update log
+ * (w0 at the start, each update's change a . b dLambda on the islands the
+ * two share) and tested where the sweeps would have visited it (after the
+ * points of smaller pair id); w_n < tol at a visit: yes.  The replay adds
+ * the changes in another order than the sweeps' dot products, hence the
+ * tolerance tol (a velocity, positive). */
+static int s_replay_touches(const mbs_model *m, const mbs_mj_ws *w, const mbs_rpoint *P, int k, const int *isl,
+                            double w0, double tol)
+{
+    /* the point's normal row on each side's unknowns */
+    double a[2][MBS_NB_MAX * 2];
+    const int *vars = m->cfel[k].vars;
+    for (int q = 0; q < 2; q++) {
+        int I = isl[q];
+        if (I < 0) continue;
+        int zl = w->isl_zptr[I + 1] - w->isl_zptr[I];
+        if (zl > 2 * MBS_NB_MAX) return 1; /* a large island: taken as touched */
+        for (int c = 0; c < zl; c++) a[q][c] = 0;
+        for (int j = 0; j < P->nv; j++) {
+            if (w->var_isl[vars[j]] != I) continue;
+            int l = w->var_loc[vars[j]];
+            if (!w->isl_red[I]) { a[q][l] += P->G[0][j]; continue; }
+            for (int c = 0; c < zl; c++) a[q][c] += P->G[0][j] * w->isl_ci[I].U[l * zl + c];
+        }
+    }
+    double wn = w0;
+    int due = 0; /* a sweep is under way and has not reached pair k yet */
+    for (long e = 0; e < w->nlog; e++) {
+        int i = w->logi[e];
+        if (i < 0 || (due && w->pt[i].pair > k)) {
+            if (due && wn < tol) return 1;
+            due = i == -1;
+            if (i < 0) continue;
+        }
+        const double *dl = w->logd + 3 * e;
+        for (int s = 0; s < 2; s++) {
+            int J = w->pisl[2 * i + s];
+            if (J < 0) continue;
+            int q = J == isl[0] ? 0 : J == isl[1] ? 1 : -1;
+            if (q < 0) continue;
+            int zl = w->pzlen[2 * i + s], off = s == 0 ? 0 : w->pzlen[2 * i];
+            for (int c = 0; c < 3; c++) {
+                if (dl[c] == 0) continue;
+                const double *b = w->bzstore + w->boff[i] + (long)c * w->pstr[i] + off;
+                double ab = 0;
+                for (int z = 0; z < zl; z++) ab += a[q][z] * b[z];
+                wn += ab * dl[c];
+            }
+        }
+    }
+    return due && wn < tol;
+}
+
+/* Deactivation's check of a solved step (velocities d->v): a pair left out
+ * of the step's system (outside the active set, or in it and left out by
+ * the reach test at v0) is visited by the run without deactivation at each
+ * PGS sweep; the two runs take the same iterates only as long as it keeps
+ * Lambda = 0 there, i.e. its w_n = G_n v + b_n stays >= 0 at every iterate
+ * v (else it takes an impulse: a ball at rest pushed into the wall by a
+ * falling one, the 100-ball box at t = 0.792 s; or only for a few sweeps,
+ * a wall pair at 1.4e-5 m at t = 0.98 s).  Candidates: the pairs of bodies
+ * whose displacement over the step (h/2 (|v0| + |v1|) per coordinate)
+ * exceeds their boxes' travel (mbs_contact_missed) and the reach-test pairs
+ * within reach at v1.  Each one's points at q_m are formed; w1 = G_n v1 +
+ * b_n at the end, w0 at the PGS start (z0) and A = sum over the sides of
+ * max|a| ztrav (each island's sum of |dz|_1 over the sweeps) bound every
+ * iterate: w_n >= (w0 + w1 - A) / 2; where that is < 0 the solve's update
+ * log is replayed (s_replay_touches).  The pairs that would have been
+ * touched are added (w->xtra, increasing).  pgs: the solve was PGS (ztrav,
+ * z0 and the log are its own; Lemke's answer: no iterates, w1 alone).
+ * vscale: the step's velocity scale.  Returns how many were added (0: the
+ * solve stands). */
+static int s_recheck(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, const double *v0, long step, int np,
+                     int pgs, double vscale)
+{
+    if (!m->spec->solver.contact_deactivation || !d->c_ready) return 0;
+    double t0 = mbs_now(), eps = m->spec->solver.lcp_regularization;
+    int n = m->nvar, ncand = 0, nadd = 0;
+    /* each coordinate's change over the step (from x0 to q_m + h/2 v1) */
+    double *dx = w->tmp;
+    for (int i = 0; i < n; i++) dx[i] = 0.5 * h * (fabs(v0[i]) + fabs(d->v[i]));
+    /* the reach-test pairs within reach at v1 */
+    for (int s = 0; s < w->nskip; s++) {
+        int k = w->skip[s];
+        if (!(w->skipg[s] > s_pair_reach(m, &m->spec->contacts[k], d->v, h))) w->cand[ncand++] = k;
+    }
+    /* the pairs outside the active set within the bodies' displacements */
+    ncand += mbs_contact_missed(m, d, dx, w->cand + ncand);
+    for (int c = 0; c < ncand; c++) {
+        int k = w->cand[c];
+        mbs_mj_pinfo *pk = &w->pi[k];
+        if (!pk->rigid || pk->lstep == step) continue; /* not rigid, or in the system */
+        for (int q = 0; q < 2; q++) {
+            int sh = pk->shape[q];
+            if (w->wsh_step[sh] != step) {
+                mbs_contact_world_shape(m, sh, w->xm, &w->wsh[sh]);
+                w->wsh_step[sh] = step;
+            }
+        }
+        /* the points go after the system's (their slots are free: the pair
+         * is not in it) */
+        mbs_rpoint *P = &w->pt[np];
+        int got = mbs_rigid_pair_points_ws(m, k, w->xm, &w->wsh[pk->shape[0]], &w->wsh[pk->shape[1]], P), viol = 0;
+        for (int j = 0; j < got && !viol; j++) {
+            int idx;
+            double bt = s_target(pk, &P[j], s_gdot(m, &P[j], 0, v0), h, eps, step, pk->istep, &idx);
+            /* w_n at the end (w1) and, after PGS, at its start (w0) and
+             * the bound of its change A = sum max|a| ztrav: an iterate
+             * k with the travel share A_k has w_n >= max(w0 - A_k, w1 - A
+             * + A_k) >= (w0 + w1 - A) / 2 */
+            double w1 = s_gdot(m, &P[j], 0, d->v) + bt, lo = w1;
+            if (pgs) {
+                double w0 = bt, A = 0;
+                for (int q = 0; q < 2; q++) {
+                    int I = pk->isl[q];
+                    if (I < 0) continue;
+                    double am;
+                    w0 += s_row_side(m, w, &P[j], I, &am);
+                    A += am * w->ztrav[I];
+                }
+                lo = fmin(lo, 0.5 * (w0 + w1 - A));
+                /* the bound is loose (A sums every sweep's travel): replay
+                 * the solve for the point when it fails */
+                if (!(lo >= 0) && w1 >= 0 && !w->logfull)
+                    lo = s_replay_touches(m, w, &P[j], k, pk->isl, w0, 1e-12 * vscale) ? -1 : 0;
+            }
+            viol = !(lo >= 0);
+        }
+        if (!viol) continue;
+        /* insert into the increasing list */
+        int x = w->nxtra++;
+        while (x > 0 && w->xtra[x - 1] > k) { w->xtra[x] = w->xtra[x - 1]; x--; }
+        w->xtra[x] = k;
+        nadd++;
+    }
+    d->met.contact_detection_seconds += mbs_now() - t0;
+    return nadd;
 }
 
 /* Mass-orthogonal projections of d->x onto Phi = 0 and of d->v onto
@@ -876,40 +1163,35 @@ int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_stepper *run,
         s_solve_all(m, d, w, w->mv, d->r2, vf);
         d->met.linear_algebra_seconds += mbs_now() - la0;
         double vscale = 1e-12;
-        for (int i = 0; i < n; i++) vscale = fmax(vscale, fmax(fabs(vf[i]), fabs(v0[i])));
-        /* contacts in the system, impulses */
+        for (int i = 0; i < n; i++) {
+            double a = fabs(vf[i]), b = fabs(v0[i]); /* (not fmax: a library call) */
+            if (a > vscale) vscale = a;
+            if (b > vscale) vscale = b;
+        }
+        /* contacts in the system, impulses; with deactivation, solved again
+         * with the pairs left out that the step's velocities bring into
+         * contact (s_recheck) */
+        w->nxtra = 0;
         int np = s_points(m, d, w, h, ncomp, v0, step);
+        int dim = 0, failed = 0, lemke = 0;
+        double ce = -1;
         memcpy(d->v, vf, sizeof(double) * (size_t)n);
-        int dim = 0;
+        if (np > 0) dim = s_impulses(m, d, w, np, ncomp, vscale, &failed, &lemke, &ce);
+        for (int round = 0; round < S_RECHECK_MAX && s_recheck(m, d, w, h, v0, step, np, np > 0 && !lemke, vscale);
+             round++) {
+            s_undo(w);
+            np = s_points(m, d, w, h, ncomp, v0, step);
+            memcpy(d->v, vf, sizeof(double) * (size_t)n);
+            dim = failed = lemke = 0;
+            ce = -1;
+            if (np > 0) dim = s_impulses(m, d, w, np, ncomp, vscale, &failed, &lemke, &ce);
+            if (round == 0) w->nrecheck++;
+        }
+        d->met.impacts += w->nimp;
         if (np > 0) {
-            la0 = mbs_now();
-            for (int i = 0; i < np; i++) dim += m->spec->contacts[w->pt[i].pair].friction > 0 ? ncomp : 1;
-            int rc = -3, failed = 0;
-            double ce = -1;
-            if (o->lcp_solver != MBS_LCP_PGS) {
-                rc = s_lemke(m, w, np, ncomp);
-                if (rc == 0) {
-                    s_apply(w, np, ncomp, 0, d->v);
-                    /* Lemke's answer is verified: pivoting on a badly scaled
-                     * tableau (targets of far points, 2 g / h, can exceed the
-                     * others by many orders) may end "solved" with a poor
-                     * solution; then it counts as a failure */
-                    ce = s_compl_error(m, w, np, ncomp, vscale, d->v);
-                    if (ce > 1e-7) { rc = 1; ce = -1; memcpy(d->v, vf, sizeof(double) * (size_t)n); }
-                }
-                /* ray, pivot limit or poor answer: PGS takes over from zero */
-                if (rc > 0) { failed = 1; for (int i = 0; i < 3 * np; i++) w->lam[i] = 0; }
-            }
-            if (rc == 0) {
-                w->nlemke++;
-            } else {
-                /* PGS from the warm start (zero after a Lemke failure) */
-                w->npgs++;
-                s_apply(w, np, ncomp, 1, d->v);
-                if (mbs_mj_pgs(m, w, np, ncomp, vscale, d->v) < 0) failed = 1;
-            }
+            if (lemke) w->nlemke++;
+            else w->npgs++;
             mbs_note_lcp(d, dim, failed);
-            d->met.linear_algebra_seconds += mbs_now() - la0;
             if (ce < 0) ce = s_compl_error(m, w, np, ncomp, vscale, d->v);
             if (!isfinite(ce)) {
                 mbs_err_add(err, "", "t = %.6g: the contact impulses diverged (%d points)", tm, np);

@@ -68,6 +68,20 @@ static inline void s_laxpy(const mbs_mj_ws *w, int i, int nc, const double *dl, 
     for (int a = 0; a < n1; a++) v1[a] += d0 * b0[n0 + a] + d1 * b1[n0 + a] + d2 * b2[n0 + a];
 }
 
+/* Append an entry (point i >= 0 with its changes dl, or a marker: -1 a
+ * sweep starts, -2 an NNCG move starts) to the log of the solve's updates
+ * (integrator_mj.c replays it for a pair left out by deactivation); a full
+ * log is marked so and no longer written. */
+static inline void s_log(mbs_mj_ws *w, int i, const double *dl)
+{
+    if (w->nlog >= w->caplog) { w->logfull = 1; return; } /* also: no log wanted (caplog 0) */
+    w->logi[w->nlog] = i;
+    double *e = w->logd + 3 * (size_t)w->nlog++;
+    e[0] = dl ? dl[0] : 0;
+    e[1] = dl ? dl[1] : 0;
+    e[2] = dl ? dl[2] : 0;
+}
+
 /* One projected Gauss-Seidel sweep in velocity form over the np points in
  * order (pair id, then point), each point's components in order (normal,
  * t1, t2): w_c = G_c v + b_c, Lambda_c <- proj(Lambda_c - w_c / W_cc).
@@ -147,6 +161,7 @@ static double s_sweep(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, doubl
         if (any) w->wlast[i] = -INFINITY;
         if (any) {
             s_laxpy(w, i, nc, dl, v0, n0, v1, n1);
+            s_log(w, i, dl);
             ch->chg[ch->nchg++] = i;
         }
     }
@@ -212,8 +227,14 @@ int mbs_mj_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vscal
     int *plist = w->act + np, *nlist = w->act + 2 * np, npl = 0;
     memset(p, 0, sizeof(double) * (size_t)N);
     for (int I = 0; I < w->nisl; I++) w->ztrav[I] = 0;
+    /* the start and the log of the updates, for integrator_mj.c's s_recheck
+     * (deactivation only) */
+    if (o->contact_deactivation) memcpy(w->z0, vi, sizeof(double) * (size_t)w->isl_zptr[w->nisl]);
+    w->nlog = 0;
+    w->logfull = 0;
     for (int i = 0; i < np; i++) w->wlast[i] = -INFINITY;
     for (int it = 1; it <= maxit; it++) {
+        s_log(w, -1, NULL);
         if (s_sweep(m, w, np, ncomp, eps, vi, &ch) <= tol) { rc = it; break; }
         if (it == maxit) break;
         /* the sweep's W-weighted norm */
@@ -221,6 +242,7 @@ int mbs_mj_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vscal
         double beta = it == 1 || rprev == 0 ? 0 : r / rprev;
         rprev = r;
         if (beta > 1) beta = 0;
+        s_log(w, -2, NULL);
         /* momentum along the previous direction, new direction: over the
          * merge of the changed points and plist */
         int a = 0, b = 0, nn = 0;
@@ -246,6 +268,7 @@ int mbs_mj_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vscal
                 int n0, n1;
                 s_sides(w, i, vi, &v0, &n0, &v1, &n1);
                 s_laxpy(w, i, ncomp, dl, v0, n0, v1, n1);
+                s_log(w, i, dl);
             }
         }
         /* the points with a direction, for the next sweep */

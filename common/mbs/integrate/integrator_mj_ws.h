@@ -47,6 +47,18 @@ struct mbs_mj_ws {
     mbs_mj_pinfo *pi;               /* (nc) what a step reads of each pair         */
     double *prev;              /* (4 cap) per (pair, point): the normal and
                                   the friction impulse (world) of its last step */
+    /* deactivation's check after a solve (s_recheck): the pairs it added
+     * to the step's system, those the reach test left out (with their
+     * smallest gap), the candidates, and the undo log of the pairs' steps
+     * (lstep, istep before s_points changed them) for solving again */
+    int *xtra, nxtra;          /* (nc) added pairs, increasing               */
+    int *skip, nskip;          /* (nc) pairs left out by the reach test      */
+    double *skipg;             /* (nc) their smallest gap                     */
+    int *cand;                 /* (2 nc) candidates of the check             */
+    long *ulog;                /* (3 nc) pair, lstep, istep                   */
+    int nulog;
+    long nimp;                 /* impacts of the step's system                */
+    long nrecheck;             /* steps solved again (metrics: none; tests)   */
     /* the points of the current step */
     int cap;                   /* sum of the pairs' largest point counts       */
     mbs_rpoint *pt;            /* (cap)                                      */
@@ -57,6 +69,14 @@ struct mbs_mj_ws {
     int *isl_zptr;             /* (nisl + 1) the island's slice of z          */
     int *isl_red;              /* (nisl) 1: the slice is y (reduced)          */
     double *z;                 /* (n)                                         */
+    double *z0;                /* (n) z at the start of the last PGS solve    */
+    /* the last PGS solve's updates in order: point (or -1 a sweep starts,
+     * -2 an NNCG move starts) and its impulse changes; logfull: the log
+     * overflowed (s_recheck then keeps its bound) */
+    int *logi;                 /* (caplog)                                    */
+    double *logd;              /* (3 caplog)                                  */
+    long nlog, caplog;
+    int logfull;
     double *astore, *bzstore;  /* per point and component: w = a z, z += b dl */
     double *qz;                /* (3 cap) G v_f over the reduced sides        */
     int *pzoff, *pzlen;        /* (2 cap) slice of each side of a point       */
