@@ -16,7 +16,7 @@
  */
 #include "check.h"
 #include "testutil.h"
-#include "chord_loop.h"
+#include "relative_models.h"
 
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/integrate/integrator_rel.h"
@@ -138,16 +138,6 @@ static const char *const CHAIN3 =
     "  {\"name\": \"J3\", \"type\": \"revolute\", \"bodies\": [\"c\", \"b\"], \"at\": [0.7, -0.8, 0.3], \"axis\": [0.48, 0.6, 0.64]}],"
     " \"forces\": [{\"type\": \"force\", \"body\": \"c\", \"at\": [1, -1.1, 0.2], \"value\": [1, \"=sin(t)\", -2], \"frame\": \"body\"},"
     "  {\"type\": \"joint_damping\", \"joint\": \"J1\", \"coefficient\": 0.4}],"
-    " \"solver\": {\"t_end\": 1}, \"outputs\": {\"interval\": 0.1, \"channels\": []}}";
-
-static const char *const CART =
-    "{\"name\": \"cart\", \"dimension\": 2, \"gravity\": [0, -9.81],"
-    " \"bodies\": [{\"name\": \"cart\", \"mass\": 2, \"inertia\": 0.1, \"com\": [0, 0]},"
-    "  {\"name\": \"pole\", \"mass\": 0.5, \"inertia\": 0.02, \"com\": [0.1, -0.5], \"angle\": 0.3}],"
-    " \"joints\": [{\"name\": \"slide\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"cart\"], \"at\": [0, 0], \"axis\": [0.8, 0.6]},"
-    "  {\"name\": \"hinge\", \"type\": \"revolute\", \"bodies\": [\"cart\", \"pole\"], \"at\": [0, 0]}],"
-    " \"forces\": [{\"type\": \"spring_damper\", \"bodies\": [\"ground\", \"cart\"], \"points\": [[-1, 0], [0, 0]],"
-    "   \"stiffness\": 20, \"damping\": 0.5}, {\"type\": \"joint_damping\", \"joint\": \"slide\", \"coefficient\": 0.7}],"
     " \"solver\": {\"t_end\": 1}, \"outputs\": {\"interval\": 0.1, \"channels\": []}}";
 
 static const char *const CHAIN_P3 =
@@ -312,7 +302,7 @@ static void test_along_runs(void)
  * recoveries pick different admissible ones, so only the others compare. */
 static void test_chord_types(void)
 {
-    /* whether each chord type of T_CHORDS (chord_loop.h) leaves the
+    /* whether each chord type of T_CHORDS (relative_models.h) leaves the
      * reactions determinate on this loop */
     static const int determinate[T_NCHORD] = {0, 0, 1, 1, 1, 0, 1};
     for (int k = 0; k < T_NCHORD; k++) {

@@ -22,7 +22,7 @@
  */
 #include "check.h"
 #include "testutil.h"
-#include "chord_loop.h"
+#include "relative_models.h"
 
 #include "mbs/analysis/analysis.h"
 #include "mbs/analysis/system.h"
@@ -147,16 +147,6 @@ static const char *const CHAIN3 =
     "  {\"name\": \"J2\", \"type\": %s, \"bodies\": [\"a\", \"b\"], \"at\": [0.3, -0.5, 0.2]},"
     "  {\"name\": \"J3\", \"type\": \"revolute\", \"bodies\": [\"b\", \"c\"], \"at\": [0.7, -0.8, 0.3], \"axis\": [0.48, 0.6, 0.64]}],"
     " \"forces\": [{\"type\": \"force\", \"body\": \"c\", \"at\": [1, -1.1, 0.2], \"value\": [1, \"=sin(t)\", -2], \"frame\": \"body\"}],"
-    " \"solver\": {\"t_end\": 1}, \"outputs\": {\"interval\": 0.1, \"channels\": []}}";
-
-static const char *const CART =
-    "{\"name\": \"cart\", \"dimension\": 2, \"gravity\": [0, -9.81],"
-    " \"bodies\": [{\"name\": \"cart\", \"mass\": 2, \"inertia\": 0.1, \"com\": [0, 0]},"
-    "  {\"name\": \"pole\", \"mass\": 0.5, \"inertia\": 0.02, \"com\": [0.1, -0.5], \"angle\": 0.3}],"
-    " \"joints\": [{\"name\": \"slide\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"cart\"], \"at\": [0, 0], \"axis\": [0.8, 0.6]},"
-    "  {\"name\": \"hinge\", \"type\": \"revolute\", \"bodies\": [\"cart\", \"pole\"], \"at\": [0, 0]}],"
-    " \"forces\": [{\"type\": \"spring_damper\", \"bodies\": [\"ground\", \"cart\"], \"points\": [[-1, 0], [0, 0]],"
-    "   \"stiffness\": 20, \"damping\": 0.5}, {\"type\": \"joint_damping\", \"joint\": \"slide\", \"coefficient\": 0.7}],"
     " \"solver\": {\"t_end\": 1}, \"outputs\": {\"interval\": 0.1, \"channels\": []}}";
 
 static const char *const CHAIN_P3 =
@@ -345,7 +335,7 @@ static void test_circuit(void)
  * central differences of J u along u, at random states. */
 static void test_chord_types(void)
 {
-    /* equations of each chord type of T_CHORDS (chord_loop.h) */
+    /* equations of each chord type of T_CHORDS (relative_models.h) */
     static const int neq[T_NCHORD] = {5, 5, 4, 4, 3, 6, 1};
     for (int k = 0; k < T_NCHORD; k++) {
         char doc[4096];

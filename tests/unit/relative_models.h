@@ -1,14 +1,25 @@
 /*
- * chord_loop.h - the spatial loop that closes with a chord of each joint
- * type, shared by relative_test (the chord's equations and Jacobians) and
- * relative_reaction_test (its reactions): four tree joints, ground -R z- a
- * -R x- b and ground -P y- c -R- d, the chord K between b and d, both reached
- * at depth 2, so that any type is the chord.
+ * relative_models.h - test mechanisms shared by relative_test and
+ * relative_reaction_test: a planar cart with a pole, and the spatial loop
+ * that closes with a chord of each joint type (four tree joints, ground -R
+ * z- a -R x- b and ground -P y- c -R- d, the chord K between b and d, both
+ * reached at depth 2, so that any type is the chord).
  */
-#ifndef CHORD_LOOP_H
-#define CHORD_LOOP_H
+#ifndef RELATIVE_MODELS_H
+#define RELATIVE_MODELS_H
 
 #include <stdio.h>
+
+/* A cart on an inclined slide with a spring and damping, a pole hinged on it. */
+static const char *const CART =
+    "{\"name\": \"cart\", \"dimension\": 2, \"gravity\": [0, -9.81],"
+    " \"bodies\": [{\"name\": \"cart\", \"mass\": 2, \"inertia\": 0.1, \"com\": [0, 0]},"
+    "  {\"name\": \"pole\", \"mass\": 0.5, \"inertia\": 0.02, \"com\": [0.1, -0.5], \"angle\": 0.3}],"
+    " \"joints\": [{\"name\": \"slide\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"cart\"], \"at\": [0, 0], \"axis\": [0.8, 0.6]},"
+    "  {\"name\": \"hinge\", \"type\": \"revolute\", \"bodies\": [\"cart\", \"pole\"], \"at\": [0, 0]}],"
+    " \"forces\": [{\"type\": \"spring_damper\", \"bodies\": [\"ground\", \"cart\"], \"points\": [[-1, 0], [0, 0]],"
+    "   \"stiffness\": 20, \"damping\": 0.5}, {\"type\": \"joint_damping\", \"joint\": \"slide\", \"coefficient\": 0.7}],"
+    " \"solver\": {\"t_end\": 1}, \"outputs\": {\"interval\": 0.1, \"channels\": []}}";
 
 /* The chord types with their geometry keys. */
 static const struct { const char *type, *extra; } T_CHORDS[] = {
