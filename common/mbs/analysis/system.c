@@ -301,6 +301,46 @@ static void s_ggl_band_add(void *ctx, int i, int j, double v)
     mbs_mat_add(s->A, s->m->giperm[i], s->m->giperm[j], v);
 }
 
+void mbs_ggl_structure(const mbs_model *m, int hess_superset, void (*add)(void *ctx, int i, int j), void *ctx)
+{
+    int n = m->nvar, ne = m->neq;
+    for (int i = 0; i < n; i++) add(ctx, i, n + i);
+    for (int i = 0; i < n; i++)
+        for (int p = m->M_ptr[i]; p < m->M_ptr[i + 1]; p++) add(ctx, n + i, n + m->M_col[p]);
+    for (int e = 0; e < m->nstate_el; e++)
+        for (int a = 0; a < m->stel[e].nvar; a++) {
+            for (int b = 0; b < m->stel[e].nvar; b++) {
+                add(ctx, n + m->stel[e].vars[a], n + m->stel[e].vars[b]);
+                add(ctx, n + m->stel[e].vars[a], m->stel[e].vars[b]);
+            }
+            for (int b = 0; b < m->stel[e].ncvar; b++) {
+                add(ctx, n + m->stel[e].vars[a], n + m->stel[e].cvars[b]);
+                add(ctx, n + m->stel[e].vars[a], m->stel[e].cvars[b]);
+            }
+        }
+    for (int i = 0; i < m->spec->nshape; i++) {
+        int b = m->spec->shapes[i].body;
+        if (b < 0) continue;
+        for (int a = 0; a < m->nb; a++)
+            for (int c = 0; c < m->nb; c++) {
+                int va = m->body[b].var[a], vc = m->body[b].var[c];
+                if (va < 0 || vc < 0) continue;
+                add(ctx, n + va, vc);
+                add(ctx, n + va, n + vc);
+            }
+    }
+    for (int r = 0; r < ne; r++)
+        for (int a = 0; a < m->eq[r].nnz; a++) {
+            int c = m->eq[r].cols[a];
+            add(ctx, n + c, 2 * n + r);
+            add(ctx, c, 2 * n + ne + r);
+            add(ctx, 2 * n + r, c);
+            add(ctx, 2 * n + ne + r, n + c);
+            if (hess_superset)
+                for (int b = 0; b < m->eq[r].nnz; b++) add(ctx, n + c, m->eq[r].cols[b]);
+        }
+}
+
 int mbs_ggl_build(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t)
 {
     mbs_mat *A = &d->ggl;

@@ -57,6 +57,18 @@ typedef void (*mbs_add_fn)(void *ctx, int i, int j, double v);
 void mbs_ggl_emit(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t,
                   int contacts, mbs_add_fn add, void *ctx, long *bound);
 
+/* The structural blocks of the GGL matrix, as (row, column) places handed to
+ * add(ctx, i, j) (nodes as for mbs_ggl_emit), in a fixed order: q-v
+ * coupling, the mass pattern, force elements with a state on their (and
+ * their controllers' measured) variables, the bodies carrying contact
+ * shapes, the constraint rows; with hess_superset every pair of an
+ * equation's columns on its v rows as well (a superset of the constraint
+ * Hessian's places, for the ordering's graph; the sparse pattern takes the
+ * Hessian's own places from the functions instead).  Shared by the RCM
+ * ordering (build.c, whose edges must keep this order) and the KLU pattern
+ * (system_ggl.c). */
+void mbs_ggl_structure(const mbs_model *m, int hess_superset, void (*add)(void *ctx, int i, int j), void *ctx);
+
 /* Build and factor the stabilised index-2 (GGL) BDF matrix at (x, v, t) for
  * the BDF weight w0 (unknowns q, v, lam/w0, mu/w0; see integrator_bdf.c),
  * with d->jac current.  0 or the LAPACK info. */

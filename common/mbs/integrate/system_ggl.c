@@ -62,47 +62,16 @@ static void s_pat_add(void *ctx, int i, int j, double v)
  * factorisation pivots off the diagonal (the chain drive: 220 000 entries
  * in L + U instead of 15 600).  Uses d->r1 and d->fd_v as scratch (made
  * by mbs_data_new before the integrator's workspace). */
+static void s_pat_place(void *S, int i, int j) { mbs_sparse_add(S, i, j, 1.0); }
+
 static void s_pattern(const mbs_model *m, mbs_data *d, mbs_sparse *S)
 {
     int n = m->nvar, ne = m->neq;
-    for (int i = 0; i < n; i++) {
-        mbs_sparse_add(S, i, i, 1.0);
-        mbs_sparse_add(S, i, n + i, 1.0);
-        for (int k = m->M_ptr[i]; k < m->M_ptr[i + 1]; k++) mbs_sparse_add(S, n + i, n + m->M_col[k], 1.0);
-    }
-    for (int r = 0; r < ne; r++) {
-        int pl = 2 * n + r, pm = 2 * n + ne + r;
-        for (int a = 0; a < m->eq[r].nnz; a++) {
-            int c = m->eq[r].cols[a];
-            mbs_sparse_add(S, c, pm, 1.0);
-            mbs_sparse_add(S, n + c, pl, 1.0);
-            mbs_sparse_add(S, pl, c, 1.0);
-            mbs_sparse_add(S, pm, n + c, 1.0);
-        }
-    }
-    /* force elements with a state: stiffness and damping on their variables
-     * (and the variables their controllers measure) */
-    for (int e = 0; e < m->nstate_el; e++) {
-        const mbs_fel *el = &m->stel[e];
-        for (int a = 0; a < el->nvar; a++)
-            for (int b = 0; b < el->nvar + el->ncvar; b++) {
-                int c = b < el->nvar ? el->vars[b] : el->cvars[b - el->nvar];
-                mbs_sparse_add(S, n + el->vars[a], c, 1.0);
-                mbs_sparse_add(S, n + el->vars[a], n + c, 1.0);
-            }
-    }
-    /* compliant contacts: the blocks of the bodies carrying shapes */
-    for (int i = 0; i < m->spec->nshape; i++) {
-        int b = m->spec->shapes[i].body;
-        if (b < 0) continue;
-        for (int a = 0; a < m->nb; a++)
-            for (int c = 0; c < m->nb; c++) {
-                int va = m->body[b].var[a], vc = m->body[b].var[c];
-                if (va < 0 || vc < 0) continue;
-                mbs_sparse_add(S, n + va, vc, 1.0);
-                mbs_sparse_add(S, n + va, n + vc, 1.0);
-            }
-    }
+    for (int i = 0; i < n; i++) mbs_sparse_add(S, i, i, 1.0);
+    /* the structural blocks (mass, force elements with a state and their
+     * controllers' variables, the bodies carrying contact shapes, the
+     * constraint rows) */
+    mbs_ggl_structure(m, 0, s_pat_place, S);
     /* the constraint Hessian and d(Phi_q v)/dq */
     double *l = d->r1, *v = d->fd_v;
     for (int r = 0; r < ne; r++) l[r] = 1.0;

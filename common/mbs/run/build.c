@@ -6,6 +6,7 @@
  * (reverse Cuthill-McKee) that make chain-like mechanisms banded, and the
  * sizes of every work array.
  */
+#include "mbs/analysis/system.h"
 #include "mbs/contact/contact.h"
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/formulation/relative/sysgraph.h"
@@ -371,45 +372,14 @@ static void s_kkt_graph(const mbs_model *m, s_adj *A)
         for (int a = 0; a < m->eq[i].nnz; a++) s_edge(A, n + i, m->eq[i].cols[a]);
 }
 
-/* GGL graph: q-v coupling, the mass/force pattern on v (and K on v-q), the
- * constraint rows on (v, lam), (q, mu), (lam, q), (mu, v). */
+static void s_edge_cb(void *A, int i, int j) { s_edge(A, i, j); }
+
+/* GGL graph: the structure of mbs_ggl_structure (q-v coupling, the
+ * mass/force pattern on v and K on v-q, the constraint rows on (v, lam),
+ * (q, mu), (lam, q), (mu, v), every pair of an equation's columns). */
 static void s_ggl_graph(const mbs_model *m, s_adj *A)
 {
-    int n = m->nvar, ne = m->neq;
-    for (int i = 0; i < n; i++) s_edge(A, i, n + i);
-    for (int i = 0; i < n; i++)
-        for (int p = m->M_ptr[i]; p < m->M_ptr[i + 1]; p++) s_edge(A, n + i, n + m->M_col[p]);
-    for (int e = 0; e < m->nstate_el; e++)
-        for (int a = 0; a < m->stel[e].nvar; a++) {
-            for (int b = 0; b < m->stel[e].nvar; b++) {
-                s_edge(A, n + m->stel[e].vars[a], n + m->stel[e].vars[b]);
-                s_edge(A, n + m->stel[e].vars[a], m->stel[e].vars[b]);
-            }
-            for (int b = 0; b < m->stel[e].ncvar; b++) {
-                s_edge(A, n + m->stel[e].vars[a], n + m->stel[e].cvars[b]);
-                s_edge(A, n + m->stel[e].vars[a], m->stel[e].cvars[b]);
-            }
-        }
-    for (int i = 0; i < m->spec->nshape; i++) {
-        int b = m->spec->shapes[i].body;
-        if (b < 0) continue;
-        for (int a = 0; a < m->nb; a++)
-            for (int c = 0; c < m->nb; c++) {
-                int va = m->body[b].var[a], vc = m->body[b].var[c];
-                if (va < 0 || vc < 0) continue;
-                s_edge(A, n + va, vc);
-                s_edge(A, n + va, n + vc);
-            }
-    }
-    for (int r = 0; r < ne; r++)
-        for (int a = 0; a < m->eq[r].nnz; a++) {
-            int c = m->eq[r].cols[a];
-            s_edge(A, n + c, 2 * n + r);
-            s_edge(A, c, 2 * n + ne + r);
-            s_edge(A, 2 * n + r, c);
-            s_edge(A, 2 * n + ne + r, n + c);
-            for (int b = 0; b < m->eq[r].nnz; b++) s_edge(A, n + c, m->eq[r].cols[b]);
-        }
+    mbs_ggl_structure(m, 1, s_edge_cb, A);
 }
 
 /* RCM orderings and bandwidths of the three graphs. */
