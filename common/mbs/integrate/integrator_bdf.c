@@ -241,9 +241,9 @@ int mbs_bdf_ws_new(const mbs_model *m, mbs_data *d)
     }
     /* the restart at a controller's sample (bdf_sample.c) */
     if (ok && m->nctrl > 0) ok = (d->bdf_smp = calloc(mbs_bdf_sample_size(m), sizeof(double))) != NULL;
-    /* the stabilised index-2 matrix: made by the first BDF run
-     * (s_ggl_ws), not here, so that a model check does not pay for it */
-    /* the contact force unknowns */
+    /* the stabilised index-2 matrix is made by the first BDF run
+     * (mbs_bdf_ggl_ws), not here, so that a model check does not pay for
+     * it; the contact force unknowns */
     int cu = m->spec->solver.contact_force_unknowns;
     if (ok && cu && mbs_cu_ws_new(m, d)) ok = 0;
     return ok ? 0 : -1;
