@@ -2,7 +2,7 @@
 # bench/web_poll.sh - issue 10's cheap progress polling: the time of the
 # sweeps list's poll (GET /api/v1/sweeps as web/src/Sweeps.jsx sends it,
 # every 2 s while a sweep is queued or running) with a done sweep of 10^5
-# jobs and one of 10^4 inserted in bulk (bench/web/bulk.sh) and a queued
+# jobs and one of 10^4 inserted in bulk (tests/integration/bulk.sh) and a queued
 # sweep of 64 jobs (no worker: it stays queued, so its counts are live).
 # Each gateway of GATEWAYS ("name:path ...", default "new:build/gateway";
 # e.g. "old:/tmp/old/gateway new:build/gateway old:/tmp/old/gateway" to
@@ -21,7 +21,7 @@ DEVBUILD_SAVED=$DEVBUILD
 DEVBUILD=${GATEWAYS%% *}; DEVBUILD=$(dirname "${DEVBUILD#*:}")   # the first gateway stores the model
 start_gateway --no-warm
 MID=$(post_model "$PENDULUM"); [ -n "$MID" ] || fail "no model id"
-source "$ROOT/bench/web/bulk.sh"
+source "$ROOT/tests/integration/bulk.sh"
 S4=$(bulk_sweep 10000); S5=$(bulk_sweep 100000)
 Q=$(post_sweep "{\"model\":\"$MID\",\"parameters\":{\"L\":{\"values\":[$(seq -s, 1 64)]}}}")
 sql "ANALYZE jobs; ANALYZE results; ANALYZE metrics" >/dev/null || fail "analyze"

@@ -33,7 +33,7 @@ it_init websweep
 nowarm=$([ "${WARM:-0}" = 1 ] || ! "$DEVBUILD/gateway" --help 2>&1 | grep -q -- --no-warm || echo --no-warm)
 start_gateway --www "$WWW" $nowarm
 MID=$(post_model "$PENDULUM"); [ -n "$MID" ] || fail "no model id"
-source "$ROOT/bench/web/bulk.sh"
+source "$ROOT/tests/integration/bulk.sh"
 S4=$(bulk_sweep 10000); S5=$(bulk_sweep 100000)
 sql "ANALYZE jobs; ANALYZE results; ANALYZE metrics" >/dev/null || fail "analyze"
 if [ -z "$nowarm" ]; then   # WARM=1: the gateway makes the 10^5 view as the sweep finishes; wait for it

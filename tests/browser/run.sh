@@ -57,31 +57,13 @@ ok "paired sweeps $PAIRS $BPAIRS $FPAIRS done"
 kill -TERM "$W1" "$W2"; wait "$W1" "$W2" 2>/dev/null
 CONTROL=$(post_sweep '{"model":"'$MID'","name":"control me","design":{"kind":"grid"},"parameters":{"L":{"min":0.9,"max":1.1,"levels":5}}}')
 
-# the big sweep, in bulk: 3 parameters, 2 responses, metrics; every 97th job
-# failed, every 13th with an accuracy warning
-BIG=$(sql "INSERT INTO sweeps (model_id, name, spec, design, status, njobs, started_at, finished_at)
-           VALUES ('$MID', 'bulk $BIG_JOBS', '{\"responses\":[{\"name\":\"r1\",\"channel\":\"x\",\"reduce\":\"max\"},{\"name\":\"r2\",\"channel\":\"y\",\"reduce\":\"min\"}]}',
-                   'random', 'paused', $BIG_JOBS, now(), NULL) RETURNING id" | head -1)
+# the big sweep, in bulk (tests/integration/bulk.sh): 3 parameters, 2
+# responses, metrics; every 97th job failed, every 13th with an accuracy
+# warning; paused while written, so neither the dispatcher nor the gateway's
+# warm.c touches it half-written
+source "$(dirname "$0")/../integration/bulk.sh"
+BIG=$(bulk_sweep "$BIG_JOBS")
 [ -n "$BIG" ] || fail "bulk sweep"
-sql "INSERT INTO jobs (sweep_id, idx, parameters, status, attempt, error, started_at, finished_at)
-     SELECT '$BIG', i, jsonb_build_object('a', round((((i * 7919) % 10007) / 10007.0)::numeric, 6),
-                                           'b', (i % 10) + 1, 'c', round((((i * 104729) % 1009) / 1009.0)::numeric, 6)),
-            CASE WHEN i % 97 = 0 THEN 'failed' ELSE 'done' END, 1,
-            CASE WHEN i % 97 = 0 THEN 'solver failed: Newton did not converge at t = ' || (i % 7) END, now(), now()
-     FROM generate_series(0::bigint, $BIG_JOBS - 1) i" || fail "bulk jobs"
-sql "INSERT INTO results (job_id, channels, nsample, samples, responses)
-     SELECT id, '{x,y}', 0, '', jsonb_build_object('r1', (parameters->>'a')::float8 * (parameters->>'b')::float8,
-                                                    'r2', sin((parameters->>'c')::float8 * 6) - idx * 1e-6)
-     FROM jobs WHERE sweep_id = '$BIG' AND status = 'done'" || fail "bulk results"
-sql "INSERT INTO metrics (job_id, integrator, wall_seconds, cpu_seconds, steps, newton_iterations, max_system_dimension,
-                          tolerance_met, warning_count, warnings)
-     SELECT id, 'bdf', 0.01 + (idx % 100) * 1e-4, 0.01 + (idx % 100) * 1e-4, 100 + (idx % 50), 300 + (idx % 70), 4,
-            idx % 13 <> 0, (idx % 13 = 0)::int,
-            CASE WHEN idx % 13 = 0 THEN '[\"tolerance not met: error estimate 2.5\"]'::jsonb ELSE '[]'::jsonb END
-     FROM jobs WHERE sweep_id = '$BIG' AND status = 'done'" || fail "bulk metrics"
-# done once complete (paused meanwhile: neither the dispatcher nor the
-# gateway's warm.c touches it half-written)
-sql "UPDATE sweeps SET status = 'done', finished_at = now() WHERE id = '$BIG'" >/dev/null || fail "bulk sweep done"
 sql "ANALYZE jobs; ANALYZE results; ANALYZE metrics" || fail "analyze"   # as autovacuum would after a bulk load
 ok "bulk sweep $BIG with $BIG_JOBS jobs"
 

@@ -1,7 +1,8 @@
-# bench/web/bulk.sh - sourced after tests/integration/lib.sh (it_init done,
-# a model stored in $MID): bulk_sweep N prints the id of a done sweep of N
-# jobs inserted by SQL, as tests/browser/run.sh does: 3 parameters, 2
-# responses, every 97th job failed, every 13th with a warning.  The sweep is
+# tests/integration/bulk.sh - sourced after tests/integration/lib.sh (it_init
+# done, a model stored in $MID): bulk_sweep N prints the id of a done sweep of
+# N jobs inserted by SQL (the large sweeps of tests/browser/run.sh,
+# bench/web_sweep.sh and bench/web_poll.sh): 3 parameters, 2 responses, every
+# 97th job failed, every 13th with a warning.  The sweep is
 # paused while its rows are written and done (finished_at now) after.
 bulk_sweep() {
   local n=$1 id
