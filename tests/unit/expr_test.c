@@ -364,6 +364,68 @@ static void test_errlist_and_names(void)
     mbs_spec_free(NULL);
 }
 
+/* Kinks of the inputs (mbs_expr_kinks, mbs_fn_kinks, mbs_spec_kinks): the
+ * times where min, max or abs switch branch, a table's corners; the
+ * integrators end their steps there. */
+static int s_cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static void test_kinks(void)
+{
+    char msg[128];
+    double k[64];
+    /* a ramp's end, bisected to the last bits */
+    mbs_expr *e = mbs_expr_compile("2*min(t/0.3, 1)", 1, NULL, NULL, msg, sizeof msg);
+    CHECK(e != NULL);
+    int n = mbs_expr_kinks(e, 0, 3, 4096, k, 64);
+    CHECK(n == 1 && fabs(k[0] - 0.3) <= 2e-16);
+    /* outside the interval */
+    CHECK(mbs_expr_kinks(e, 0.5, 3, 4096, k, 64) == 0);
+    mbs_expr_free(&e);
+    /* abs of a sine: every zero, whether or not it falls on the grid */
+    e = mbs_expr_compile("abs(sin(2*pi*t)) + max(t - 1.25, 0)", 1, NULL, NULL, msg, sizeof msg);
+    n = mbs_expr_kinks(e, 0, 2, 4096, k, 64);
+    qsort(k, (size_t)n, sizeof(double), s_cmpd);
+    static const double want[] = {0.5, 1, 1.25, 1.5};
+    CHECK(n == 4);
+    for (int i = 0; i < n && i < 4; i++) CHECK(fabs(k[i] - want[i]) <= 1e-14);
+    n = mbs_expr_kinks(e, 0, 2, 4096, k, 2); /* at most max */
+    CHECK(n == 2);
+    mbs_expr_free(&e);
+    /* smooth, or constant in t: none */
+    e = mbs_expr_compile("sin(t) + min(1, 2)", 1, NULL, NULL, msg, sizeof msg);
+    CHECK(mbs_expr_kinks(e, 0, 10, 4096, k, 64) == 0);
+    mbs_expr_free(&e);
+    /* tables: a linear one's rows inside (t0, t1], a spline's ends */
+    double rows[] = {0, 0, 0.5, 1, 1, 3, 2, 4};
+    mbs_fn f = {.kind = MBS_FN_TABLE, .n = 4, .c = rows};
+    n = mbs_fn_kinks(&f, 0, 1.5, k, 64);
+    CHECK(n == 2 && k[0] == 0.5 && k[1] == 1);
+    f.spline = 1;
+    n = mbs_fn_kinks(&f, 0, 3, k, 64);
+    CHECK(n == 1 && k[0] == 2);
+    /* a spec: sorted, repeats merged, t_end left out */
+    mbs_spec *sp = mbs_spec_new();
+    CHECK(sp != NULL);
+    sp->nctrl = 1;
+    sp->controllers = calloc(1, sizeof *sp->controllers);
+    sp->controllers[0].setpoint.kind = MBS_FN_EXPRESSION;
+    sp->controllers[0].setpoint.expr = mbs_expr_compile("max(min(t/0.3, 1), 0.5) + abs(t - 2)", 1, NULL, NULL, msg,
+                                                        sizeof msg);
+    sp->controllers[0].feedforward.kind = MBS_FN_EXPRESSION;
+    sp->controllers[0].feedforward.expr = mbs_expr_compile("min(t, 0.3)", 1, NULL, NULL, msg, sizeof msg);
+    double *ks = NULL;
+    n = mbs_spec_kinks(sp, 0, 2, &ks);
+    CHECK(n == 2 && ks && fabs(ks[0] - 0.15) <= 1e-15 && fabs(ks[1] - 0.3) <= 1e-15);
+    printf("  kinks: ramp end %.17g; spec's list", n > 0 ? ks[0] : NAN);
+    for (int i = 0; i < n; i++) printf(" %.17g", ks[i]);
+    printf("\n");
+    free(ks);
+    mbs_spec_free(&sp);
+}
+
 int main(void)
 {
     test_arithmetic();
@@ -373,6 +435,7 @@ int main(void)
     test_fn_analytic();
     test_fn_table();
     test_fn_expression();
+    test_kinks();
     test_errlist_and_names();
     return CHECK_SUMMARY("expr_test");
 }

@@ -487,8 +487,76 @@ static void test_table_driver(void)
     }
 }
 
+/* A kink of an input function of time (model/spec.c mbs_spec_kinks): a
+ * block on a spring (k = 100 N/m, m = 1 kg, no damping, no gravity) pushed
+ * by F min(t / T, 1), the ramp ending at T = 0.3 s.  Closed form, u from
+ * the equilibrium: (F/k)(t/T - sin(w t)/(w T)) up to T, (F/k)(1 - (sin(w t)
+ * - sin(w (t - T)))/(w T)) after.  The integrators end a step at T: with
+ * the kink inside a step the output sample at T is interpolated across it
+ * (dc_motor_press_pi's current at the end of its ramp was 1.3e-3 of its
+ * scale off at tolerance 1e-6, 40 times the rest of the run). */
+static double s_ramp_u(double t)
+{
+    const double F = 10, k = 100, w = 10, T = 0.3;
+    return t <= T ? F / k * (t / T - sin(w * t) / (w * T))
+                  : F / k * (1 - (sin(w * t) - sin(w * (t - T))) / (w * T));
+}
+static void test_input_kink(void)
+{
+    static const char *text =
+        "{\"name\": \"ramp_spring\", \"dimension\": 2, \"gravity\": [0, 0],"
+        " \"parameters\": {\"F\": 10, \"T\": 0.3},"
+        " \"bodies\": [{\"name\": \"block\", \"mass\": 1, \"inertia\": 0.01, \"com\": [1, 0]}],"
+        " \"joints\": [{\"name\": \"slide\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"block\"], \"at\": [1, 0],"
+        "   \"axis\": [1, 0]}],"
+        " \"forces\": [{\"type\": \"spring_damper\", \"name\": \"spring\", \"bodies\": [\"ground\", \"block\"],"
+        "   \"points\": [[0, 0], [1, 0]], \"stiffness\": 100, \"free_length\": 1},"
+        "  {\"type\": \"force\", \"name\": \"push\", \"body\": \"block\", \"value\": [\"=$F*min(t/$T, 1)\", 0]}],"
+        " \"solver\": {\"t_end\": 1},"
+        " \"outputs\": {\"interval\": 0.05, \"channels\": ["
+        "   {\"name\": \"u\", \"quantity\": \"joint_coordinate\", \"joint\": \"slide\"}]}}";
+    static const char *const integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+    static const char *const tols[] = {"solver.tolerance=1e-6", "solver.tolerance=1e-9"};
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; j < 2; j++) {
+            const char *sets[] = {integ[k], tols[j], NULL};
+            t_run r;
+            t_run_text(text, sets, &r);
+            CHECK(r.rc == 0);
+            double worst = 0, at_T = fabs(t_at(&r, "u", 0.3) - s_ramp_u(0.3));
+            for (int i = 1; i <= 20; i++) worst = fmax(worst, fabs(t_at(&r, "u", 0.05 * i) - s_ramp_u(0.05 * i)));
+            /* the accuracy contract: 100 x tol x L, L = 1 m (the spring) */
+            double tol = atof(strchr(tols[j], '=') + 1);
+            CHECK(worst <= 100 * tol);
+            printf("  ramp force ending at T = 0.3 s, %s %s: error at T %.2e m, largest %.2e m (bound %.0e), %ld "
+                   "steps\n", integ[k], tols[j], at_T, worst, 100 * tol, r.met.steps);
+            t_run_free(&r);
+        }
+    /* the speed-controlled press: its PI controller's setpoint ramps up in
+     * 0.3 s (min(t/t_ramp, 1)); the motor current against a run at 1e-10,
+     * every sample, within 100 x tol of its scale at the example's 1e-6 */
+    t_run a, b;
+    const char *ref[] = {"solver.tolerance=1e-10", NULL};
+    t_run_file("examples/dc_motor_press_pi.json", NULL, &a);
+    t_run_file("examples/dc_motor_press_pi.json", ref, &b);
+    CHECK(a.rc == 0 && b.rc == 0 && a.res.nsample == b.res.nsample && a.res.nsample > 0);
+    int c = t_col(&a, "i"), w = 1 + a.res.nchannel;
+    double d = 0, scale = 0, t_worst = 0;
+    for (int i = 0; c >= 0 && i < a.res.nsample && a.res.nsample == b.res.nsample; i++) {
+        double ya = a.res.rows[(size_t)i * w + c], yb = b.res.rows[(size_t)i * w + c];
+        scale = fmax(scale, fabs(yb));
+        if (fabs(ya - yb) > d) { d = fabs(ya - yb); t_worst = a.res.rows[(size_t)i * w]; }
+    }
+    CHECK(c >= 0 && scale > 0 && d <= 100 * 1e-6 * scale);
+    printf("  PI press, setpoint ramp ending at 0.3 s: motor current at tolerance 1e-6 within %.2e of its scale %.2f A "
+           "of the 1e-10 run (worst at t = %g s; bound 1e-4)\n", d / scale, scale, t_worst);
+    t_run_free(&a);
+    t_run_free(&b);
+}
+
 int main(void)
 {
+    test_input_kink();
     test_free_fall();
     test_spring_mass_damper();
     test_pendulum();

@@ -89,9 +89,9 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
     int rejected_in_row = 0;
     while (s->t < T * (1 - 1e-14)) {
         if (s->t + 1.01 * h > T) h = T - s->t;
-        /* a sampled controller's next instant: the step ends there (the
-         * run keeps d->t at the accepted state) */
-        double t_stop = m->nctrl > 0 ? mbs_ctrl_next_stop(m, d) : INFINITY;
+        /* a sampled controller's next instant, a kink of an input: the
+         * step ends there (the run keeps d->t at the accepted state) */
+        double t_stop = fmin(m->nctrl > 0 ? mbs_ctrl_next_stop(m, d) : INFINITY, mbs_next_kink(m, s->t));
         if (s->t + 1.01 * h > t_stop) h = t_stop - s->t;
         memcpy(s->y0, s->q, sizeof(double) * (size_t)nq);
         memcpy(s->y0 + nq, s->u, sizeof(double) * (size_t)n);

@@ -184,8 +184,9 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_
     while (d->t < T * (1 - 1e-14)) {
         if (d->t + h > T) h = T - d->t;
         if (d->t + 1.01 * h > T) h = T - d->t;
-        /* a discrete controller's next sample: the step ends there */
-        double t_stop = m->nctrl > 0 ? mbs_ctrl_next_stop(m, d) : INFINITY;
+        /* a discrete controller's next sample, a kink of an input: the
+         * step ends there */
+        double t_stop = fmin(m->nctrl > 0 ? mbs_ctrl_next_stop(m, d) : INFINITY, mbs_next_kink(m, d->t));
         if (d->t + 1.01 * h > t_stop) h = t_stop - d->t;
         /* stages 2..7 */
         d->rk_singular = 0;

@@ -454,15 +454,18 @@ mbs_expr *mbs_expr_compile(const char *text, int allow_t, mbs_param_lookup looku
     return e;
 }
 
-double mbs_expr_eval(const mbs_expr *e, double t)
+/* Run the program at time t.  stop < 0: the value.  stop = the index of a
+ * min, max or abs operation: its switching function at t instead (for
+ * min/max the first operand less the second, for abs the operand), whose
+ * sign change is where the expression has a kink (mbs_expr_kinks). */
+static double s_run(const mbs_expr *e, double t, int stop)
 {
-    if (!e || e->n == 0)
-        return NAN;
     /* compile guarantees the program needs at most S_MAX_STACK slots */
     double st[S_MAX_STACK];
     int sp = 0;
     for (int i = 0; i < e->n; i++) {
         const s_op *op = &e->ops[i];
+        if (i == stop) return op->code == OP_ABS ? st[sp - 1] : st[sp - 2] - st[sp - 1];
         switch (op->code) {
         case OP_NUM: st[sp++] = op->value; break;
         case OP_T: st[sp++] = t; break;
@@ -495,6 +498,53 @@ double mbs_expr_eval(const mbs_expr *e, double t)
         }
     }
     return sp == 1 ? st[0] : NAN;
+}
+
+double mbs_expr_eval(const mbs_expr *e, double t)
+{
+    if (!e || e->n == 0)
+        return NAN;
+    return s_run(e, t, -1);
+}
+
+/* -1, 0, 1 for the sign of g; 0 for NaN too (no crossing is claimed) */
+static int s_sign(double g)
+{
+    return g > 0 ? 1 : g < 0 ? -1 : 0;
+}
+
+int mbs_expr_kinks(const mbs_expr *e, double t0, double t1, int grid, double *out, int max)
+{
+    if (!e || !e->uses_t || !(t1 > t0) || grid < 1 || max < 1) return 0;
+    int nk = 0;
+    double dt = (t1 - t0) / grid;
+    for (int j = 0; j < e->n && nk < max; j++) {
+        s_opcode c = e->ops[j].code;
+        if (c != OP_MIN && c != OP_MAX && c != OP_ABS) continue;
+        /* the switching function on the grid; each strict change of sign
+         * (through an exact zero too) is bisected to the last bits of t */
+        double ta = t0;
+        int sa = s_sign(s_run(e, ta, j));
+        for (int i = 1; i <= grid && nk < max; i++) {
+            double tb = i == grid ? t1 : t0 + i * dt;
+            int sb = s_sign(s_run(e, tb, j));
+            if (sb == 0) continue; /* decided at the next nonzero point */
+            if (sa != 0 && sb != sa) {
+                double lo = ta, hi = tb;
+                for (int it = 0; it < 200; it++) {
+                    double mid = 0.5 * (lo + hi);
+                    if (mid <= lo || mid >= hi) break; /* adjacent doubles */
+                    int sm = s_sign(s_run(e, mid, j));
+                    if (sm == sa) lo = mid;
+                    else hi = mid;
+                }
+                out[nk++] = hi;
+            }
+            ta = tb;
+            sa = sb;
+        }
+    }
+    return nk;
 }
 
 int mbs_expr_uses_t(const mbs_expr *e)

@@ -30,6 +30,16 @@ mbs_expr *mbs_expr_compile(const char *text, int allow_t, mbs_param_lookup looku
 /* Evaluate at time t. */
 double mbs_expr_eval(const mbs_expr *e, double t);
 
+/* The kinks of the expression in (t0, t1): the times where a min, max or
+ * abs switches its branch (its switching function changes sign), found on
+ * a grid of `grid` intervals and bisected to the last bits of t (one
+ * within the last bits of t1 may or may not be reported); at most
+ * `max` written to out, unsorted (one list per operation).  Two switches
+ * of one operation within a grid interval are missed; so are the branch
+ * cut of atan2 and the edges of sqrt, log, asin and acos domains.  Returns
+ * the number written. */
+int mbs_expr_kinks(const mbs_expr *e, double t0, double t1, int grid, double *out, int max);
+
 /* 1 if the expression contains the variable t. */
 int mbs_expr_uses_t(const mbs_expr *e);
 

@@ -28,6 +28,8 @@
 
 #include "mbs/mbs.h"
 
+#include <math.h>
+
 #define MBS_NB_MAX 12 /* body coordinates, 3-D */
 
 /* A linear map from one body's coordinates to a dim-vector: x = L qb. */
@@ -201,6 +203,12 @@ struct mbs_model {
     struct mbs_fel *cfel;/* (ncontact)                                        */
     int *cpairs;         /* (2 ncontact)                                      */
 
+    /* The kinks of the inputs' functions of time in (0, t_end)
+     * (mbs_spec_kinks, sorted): the integrators end their steps there
+     * (mbs_next_kink). */
+    double *kinks;
+    int nkink;
+
     /* Force-element metadata. */
     int conservative;    /* no damping, no time-dependent forces, no drivers */
     int has_stiffness;   /* any spring or state-dependent force              */
@@ -209,6 +217,20 @@ struct mbs_model {
     double length_scale; /* characteristic length for tolerances             */
     double mass_scale;   /* mean diagonal of M                               */
 };
+
+/* The first kink of the model's inputs after t (m->kinks; a kink within
+ * 1e-12 relative of t counts as passed), INFINITY when none is left. */
+static inline double mbs_next_kink(const mbs_model *m, double t)
+{
+    int lo = 0, hi = m->nkink; /* first index with kinks[i] > t + margin */
+    double tt = t + 1e-12 * (t > 1 ? t : 1);
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (m->kinks[mid] > tt) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo < m->nkink ? m->kinks[lo] : INFINITY;
+}
 
 /* Joint parts removed by elimination (ncs.c), for equation generation and
  * reports. */

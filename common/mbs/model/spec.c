@@ -243,6 +243,57 @@ double mbs_fn_eval(const mbs_fn *f, double t, double *df, double *ddf)
     return v;
 }
 
+int mbs_fn_kinks(const mbs_fn *f, double t0, double t1, double *out, int max)
+{
+    if (!f || max < 1) return 0;
+    int nk = 0;
+    if (f->kind == MBS_FN_TABLE && f->c && f->n > 1) {
+        /* a linear table's rows; a spline's ends only (it is C2 inside),
+         * where the held end value begins */
+        for (int i = 0; i < f->n && nk < max; i++) {
+            if (f->spline && i > 0 && i < f->n - 1) continue;
+            double ti = f->c[2 * i];
+            if (ti > t0 && ti <= t1) out[nk++] = ti;
+        }
+    } else if (f->kind == MBS_FN_EXPRESSION) {
+        /* 4096 grid intervals: a ramp's end is found whatever t_end */
+        nk = mbs_expr_kinks(f->expr, t0, t1, 4096, out, max);
+    }
+    return nk;
+}
+
+static int s_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int mbs_spec_kinks(const mbs_spec *s, double t0, double t1, double **out)
+{
+    *out = NULL;
+    int cap = MBS_KINKS_MAX, n = 0;
+    double *k = malloc(sizeof(double) * (size_t)cap);
+    if (!k) return -1;
+    for (int i = 0; i < s->ndriver && n < cap; i++) n += mbs_fn_kinks(&s->drivers[i].motion, t0, t1, k + n, cap - n);
+    for (int i = 0; i < s->nforce; i++)
+        for (int c = 0; c < 3 && n < cap; c++) n += mbs_fn_kinks(&s->forces[i].value[c], t0, t1, k + n, cap - n);
+    for (int i = 0; i < s->nctrl && n < cap; i++) {
+        n += mbs_fn_kinks(&s->controllers[i].setpoint, t0, t1, k + n, cap - n);
+        if (n < cap) n += mbs_fn_kinks(&s->controllers[i].feedforward, t0, t1, k + n, cap - n);
+    }
+    /* sorted, without repeats (within the last bits) and without t1 */
+    qsort(k, (size_t)n, sizeof(double), s_cmp_double);
+    int u = 0;
+    for (int i = 0; i < n; i++) {
+        if (k[i] >= t1 * (1 - 1e-12)) break;
+        if (u > 0 && k[i] - k[u - 1] <= 1e-12 * fmax(1.0, fabs(k[i]))) continue;
+        k[u++] = k[i];
+    }
+    if (u == 0) { free(k); return 0; }
+    *out = k;
+    return u;
+}
+
 int mbs_fn_prepare(mbs_fn *f)
 {
     if (!f || f->kind != MBS_FN_TABLE)

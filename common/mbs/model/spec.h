@@ -399,6 +399,25 @@ void mbs_fn_clear(mbs_fn *f);
  * out-pointers may be NULL).  Expressions are differentiated numerically. */
 double mbs_fn_eval(const mbs_fn *f, double t, double *df, double *ddf);
 
+/* The kinks of f in (t0, t1] (times where its slope jumps; an expression's
+ * in (t0, t1), mbs_expr_kinks): a linear
+ * table's rows, a spline table's first and last rows (the held values
+ * begin there), an expression's min/max/abs switches (mbs_expr_kinks); at
+ * most max written to out, unsorted.  Returns the number written. */
+int mbs_fn_kinks(const mbs_fn *f, double t0, double t1, double *out, int max);
+
+/* The most kinks mbs_spec_kinks collects (beyond them the integrators' error
+ * control alone handles the inputs' kinks). */
+#define MBS_KINKS_MAX 4096
+
+/* The kinks in (t0, t1) of every input function of time of s (drivers,
+ * force and torque values, motor voltages, controllers' setpoints and
+ * feed-forwards): sorted, without repeats, t1 left out, in *out (malloc'd,
+ * NULL when there are none).  The integrators end their steps there, so
+ * that no step and no output interpolation spans a kink.  Returns the
+ * count, -1 when out of memory. */
+int mbs_spec_kinks(const mbs_spec *s, double t0, double t1, double **out);
+
 /* Prepare a table for evaluation (spline second derivatives).  Returns 0, or
  * -1 when the times are not strictly increasing. */
 int mbs_fn_prepare(mbs_fn *f);

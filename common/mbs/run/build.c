@@ -443,6 +443,11 @@ mbs_model *mbs_model_new(const mbs_spec *spec, mbs_report *rep, mbs_errlist *err
                                       "than two bodies' coordinates (not supported)");
     if (!rc) rc = mbs_contact_build(m, err);
     if (!rc) rc = s_orderings(m);
+    /* the inputs' kinks, where the integrators end their steps */
+    if (!rc && spec->solver.t_end > 0 && (m->nkink = mbs_spec_kinks(spec, 0, spec->solver.t_end, &m->kinks)) < 0) {
+        m->nkink = 0;
+        rc = MBS_ENOMEM;
+    }
     if (rc) {
         if (rc == MBS_ENOMEM) mbs_err_add(err, "", "out of memory while building the model");
         mbs_model_free(&m);
@@ -476,7 +481,7 @@ void mbs_model_free(mbs_model **pm)
     for (int e = 0; m->stel && e < m->nstate_el; e++) free(m->stel[e].cvars);
     free(m->jg); free(m->fpts); free(m->spring_len0); free(m->stel);
     free(m->z_force); free(m->force_z); free(m->z_ctrl); free(m->ctrl_z); free(m->ctrl_nz); free(m->ctrl_pts);
-    free(m->cshape); free(m->cfel); free(m->cpairs);
+    free(m->cshape); free(m->cfel); free(m->cpairs); free(m->kinks);
     free(m);
     *pm = NULL;
 }
