@@ -66,6 +66,7 @@ static const struct {
     {"lcp_max_iterations", S_INT, 0, 1, 1000000, O(lcp_max_iterations), NULL, NULL},
     {"lcp_regularization", S_NUM, MECH_NONNEG, 0, 0, O(lcp_regularization), NULL, NULL},
     {"formulation", S_ENUM, 0, 0, 0, O(formulation), s_formulation_names, NULL},
+    {"energy_projection", S_BOOL, 0, 0, 0, O(energy_projection), NULL, NULL},
 #undef O
 };
 _Static_assert(sizeof(mbs_analysis) == sizeof(int) && sizeof(mbs_integrator) == sizeof(int) &&
@@ -78,7 +79,7 @@ static const char *const s_opt_keys[] = {
     "abs_tolerance", "max_order", "max_newton", "penalty", "baumgarte_alpha",
     "baumgarte_beta", "assembly_tolerance", "max_assembly_iterations",
     "contact_deactivation", "contact_force_unknowns", "time_limit", "lcp_solver", "lcp_lemke_max", "lcp_tolerance",
-    "lcp_max_iterations", "lcp_regularization", "formulation", NULL};
+    "lcp_max_iterations", "lcp_regularization", "formulation", "energy_projection", NULL};
 
 static int s_opt_index(const char *key)
 {

@@ -93,13 +93,6 @@ __attribute__((unused)) static const char *tp_known_failure(const char *mech, co
     if (!strncmp(mech, "four_bar_n", 10) && integ && !strcmp(integ, "event_driven"))
         return "the event-driven integrator takes DOPRI5 steps on the index-1 form (dense KKT, no redundancy "
                "re-selection): it cannot follow the branch through the singular positions either";
-    /* the BDF's largest ratio (at t = 15 s), measured 2026-11-25, 1e-3 ... 1e-9: OpenBLAS 19, 99, 266,
-     * 189, 107, 39, 559; reference BLAS 223, 176, 107, 150, 25, 140, 671 (which tolerances pass is luck:
-     * every one is listed); t <= 10 s: at most 45 under both */
-    if (!strcmp(mech, "four_bar_n40_20s") && (!integ || !strcmp(integ, "bdf")))
-        return "the N = 40 four-bar over the IFToMM horizon (20 s): the lag of the motion grows with every passage "
-               "over the top (slowest there, where the timing is most sensitive to the energy; docs/accuracy.md): up "
-               "to 6.7 x the limit at t = 15 s; within it up to 10 s (four_bar_n40)";
     return NULL;
 }
 

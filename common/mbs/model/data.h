@@ -181,6 +181,8 @@ struct mbs_data {
     double sysdim_sum;
     long sysdim_count;
     double E0;            /* energy at t = 0                                   */
+    double E_proj;        /* energy the BDF's projections took out or put back
+                             (sum of E - E0 before each; integrator_bdf.c)     */
     mbs_report rep;
 };
 

@@ -71,6 +71,7 @@ void mbs_solver_defaults(mbs_solver_spec *o)
     o->assembly_tolerance = 1e-10;
     o->max_assembly_iterations = 50;
     o->contact_deactivation = 1;
+    o->energy_projection = 1;
     o->contact_force_unknowns = 0;
     o->lcp_solver = MBS_LCP_AUTO;
     o->lcp_lemke_max = 60;

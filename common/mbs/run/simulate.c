@@ -73,7 +73,9 @@ int mbs_run_step_done_ahead(const mbs_model *m, mbs_data *d, mbs_sampler *smp, d
      * of order 1 whatever the accuracy, used to be the run's drift */
     if (m->conservative) {
         double ke = mbs_kinetic(m, d->v);
-        double dE = fabs(ke + mbs_potential(m, d->x, d->t) - d->E0);
+        /* with the BDF's energy projections: the drift the integration
+         * alone made (the energy they removed counted back) */
+        double dE = fabs(ke + mbs_potential(m, d->x, d->t) - d->E0 + d->E_proj);
         if (s_cur) {
             s_cur->ke_max = fmax(s_cur->ke_max, ke);
             s_cur->de_max = fmax(s_cur->de_max, dE);
@@ -226,6 +228,7 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
         memcpy(d->zdp, d->zd, sizeof(double) * (size_t)m->nz);
         mbs_tol_init(m, d);
         d->E0 = s_energy(m, d);
+        d->E_proj = 0;
         run.ke_max = mbs_kinetic(m, d->v);
         run.de_max = 0;
         memcpy(d->xp, d->x, sizeof(double) * (size_t)m->nvar);
