@@ -328,6 +328,13 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
         return MBS_ENOMEM;
     }
     const mbs_solver_spec *o = &m->spec->solver;
+    /* the energy projection (s_energy_project): conservative mechanisms
+     * without rotational springs, whose potential mbs_potential takes at the
+     * joint angle within +-pi (a spring wound past half a turn would give a
+     * wrong energy to project on) */
+    int eproj = m->conservative && o->energy_projection;
+    for (int e = 0; e < m->spec->nforce && eproj; e++)
+        if (m->spec->forces[e].type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER) eproj = 0;
     int n = m->nvar, ne = m->neq;
     double T = o->t_end;
     double rtol = d->tol.rtol;
@@ -716,7 +723,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 lam_ref = lm;
             }
             d->t = t1 >= T * (1 - 1e-14) ? T : t1;
-            if (m->conservative && !cu && o->energy_projection) s_energy_project(m, d, n);
+            if (eproj) s_energy_project(m, d, n);
             mbs_force_zrate(m, d, d->x, d->v, d->z, d->t, d->zd);
             d->met.steps++;
             mbs_note_error(d, en);
