@@ -455,6 +455,36 @@ static void s_table_motion_smooth(mech_ctx *c, const mbs_fn *f, const char *ptr)
                  "follow); extend the table to t_end or beyond", tn, T, dn);
 }
 
+/* A driver's motion given by an expression with min, max or abs: at each
+ * switch (mbs_fn_kinks) the one-sided rates must agree, else the joint's
+ * velocity jumps there (an impulse; the BDF stopped below min_step, DOPRI5
+ * smoothed it over silently).  A switch where the rates agree (max(t - 1,
+ * 0)^2) is a jump of the acceleration only: the steps end there
+ * (mbs_spec_kinks) and it is accepted. */
+static void s_expr_motion_smooth(mech_ctx *c, const mbs_fn *f, const char *ptr)
+{
+    double T = c->spec->solver.t_end, k[64];
+    if (!(T > 0)) return;
+    int n = mbs_fn_kinks(f, 0, T, k, 64);
+    /* the rates' scale: the motion's range over the run per t_end */
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i <= 64; i++) {
+        double v = mbs_fn_eval(f, T * i / 64.0, NULL, NULL);
+        if (isfinite(v)) { lo = fmin(lo, v); hi = fmax(hi, v); }
+    }
+    double scale = hi > lo ? (hi - lo) / T : 0;
+    for (int i = 0; i < n; i++) {
+        double tk = k[i], h = 1e-7 * fmax(1.0, T), f0 = mbs_fn_eval(f, tk, NULL, NULL);
+        double sl = (f0 - mbs_fn_eval(f, tk - h, NULL, NULL)) / h, sr = (mbs_fn_eval(f, tk + h, NULL, NULL) - f0) / h;
+        if (fabs(sr - sl) > 1e-3 * (fmax(fabs(sl), fabs(sr)) + scale)) {
+            mech_err(c, ptr, "a driver's motion has a corner at t = %.6g (min, max or abs switching): its rate jumps "
+                     "from %.6g to %.6g, an impulse the dynamics cannot follow; make it smooth there (e.g. a "
+                     "\"spline\" table), or use analysis \"kinematics\"", tk, sl, sr);
+            return;
+        }
+    }
+}
+
 static const char *const s_driver_keys[] = {"joint", "motion", NULL};
 
 void mech_parse_drivers(mech_ctx *c, json_t *root)
@@ -500,8 +530,9 @@ void mech_parse_drivers(mech_ctx *c, json_t *root)
         mech_ptr_key(kp, ptr, "motion");
         if (!m)
             mech_err(c, ptr, "missing required key 'motion' (a function of time)");
-        else if (mech_fn(c, m, kp, &d->motion) == 0 && d->motion.kind == MBS_FN_TABLE &&
-                 c->spec->solver.analysis == MBS_ANALYSIS_DYNAMICS)
-            s_table_motion_smooth(c, &d->motion, kp);
+        else if (mech_fn(c, m, kp, &d->motion) == 0 && c->spec->solver.analysis == MBS_ANALYSIS_DYNAMICS) {
+            if (d->motion.kind == MBS_FN_TABLE) s_table_motion_smooth(c, &d->motion, kp);
+            if (d->motion.kind == MBS_FN_EXPRESSION) s_expr_motion_smooth(c, &d->motion, kp);
+        }
     }
 }

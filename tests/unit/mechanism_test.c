@@ -681,6 +681,9 @@ static const s_bad s_bads[] = {
         "'drivers': [{'joint': 'A', 'motion': {'kind': 'table', 'points': [[0, 0], [0.5, 1], [1, 3]]}}]"),
      NULL, NULL, "/drivers/0/motion", "corner at each inner row"},
     {P2(", 'joints': [{'name': 'A', 'type': 'revolute', 'bodies': ['ground', 'b'], 'at': [0, 0]}], "
+        "'drivers': [{'joint': 'A', 'motion': '=2*min(t/0.3, 1)'}]"),
+     NULL, NULL, "/drivers/0/motion", "corner at t = 0.3"},
+    {P2(", 'joints': [{'name': 'A', 'type': 'revolute', 'bodies': ['ground', 'b'], 'at': [0, 0]}], "
         "'drivers': [{'joint': 'A', 'motion': {'kind': 'table', 'points': [[0, 0], [0.5, 2]]}}]"),
      NULL, NULL, "/drivers/0/motion", "ends at t = 0.5, before solver.t_end = 1"},
     {P2(", 'joints': [{'name': 'A', 'type': 'revolute', 'bodies': ['ground', 'b'], 'at': [0, 0]}], "
