@@ -465,7 +465,8 @@ static void s_expr_motion_smooth(mech_ctx *c, const mbs_fn *f, const char *ptr)
 {
     double T = c->spec->solver.t_end, k[64];
     if (!(T > 0)) return;
-    int n = mbs_fn_kinks(f, 0, T, k, 64);
+    long budget = MBS_KINKS_WORK;
+    int n = mbs_fn_kinks(f, 0, T, k, 64, &budget);
     /* the rates' scale: the motion's range over the run per t_end */
     double lo = INFINITY, hi = -INFINITY;
     for (int i = 0; i <= 64; i++) {

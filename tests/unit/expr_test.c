@@ -379,32 +379,53 @@ static void test_kinks(void)
     /* a ramp's end, bisected to the last bits */
     mbs_expr *e = mbs_expr_compile("2*min(t/0.3, 1)", 1, NULL, NULL, msg, sizeof msg);
     CHECK(e != NULL);
-    int n = mbs_expr_kinks(e, 0, 3, 4096, k, 64);
+    int n = mbs_expr_kinks(e, 0, 3, 4096, k, 64, NULL);
     CHECK(n == 1 && fabs(k[0] - 0.3) <= 2e-16);
     /* outside the interval */
-    CHECK(mbs_expr_kinks(e, 0.5, 3, 4096, k, 64) == 0);
+    CHECK(mbs_expr_kinks(e, 0.5, 3, 4096, k, 64, NULL) == 0);
     mbs_expr_free(&e);
     /* abs of a sine: every zero, whether or not it falls on the grid */
     e = mbs_expr_compile("abs(sin(2*pi*t)) + max(t - 1.25, 0)", 1, NULL, NULL, msg, sizeof msg);
-    n = mbs_expr_kinks(e, 0, 2, 4096, k, 64);
+    n = mbs_expr_kinks(e, 0, 2, 4096, k, 64, NULL);
     qsort(k, (size_t)n, sizeof(double), s_cmpd);
     static const double want[] = {0.5, 1, 1.25, 1.5};
     CHECK(n == 4);
     for (int i = 0; i < n && i < 4; i++) CHECK(fabs(k[i] - want[i]) <= 1e-14);
-    n = mbs_expr_kinks(e, 0, 2, 4096, k, 2); /* at most max */
+    n = mbs_expr_kinks(e, 0, 2, 4096, k, 2, NULL); /* at most max */
     CHECK(n == 2);
     mbs_expr_free(&e);
+    /* the work is bounded: 3,000 switching operations in a program of 15,000
+     * (4.5e7 per grid point) are not scanned within 5e7 operations; a
+     * small budget coarsens the grid of a short one (a kink still found) */
+    {
+        size_t cap = 3000 * 16 + 16;
+        char *big = malloc(cap);
+        size_t len = 0;
+        for (int i = 0; i < 3000; i++) len += (size_t)snprintf(big + len, cap - len, "%smin(t,1)", i ? "+" : "");
+        e = mbs_expr_compile(big, 1, NULL, NULL, msg, sizeof msg);
+        CHECK(e != NULL);
+        long budget = 50000000L;
+        CHECK(mbs_expr_kinks(e, 0, 2, 4096, k, 64, &budget) == 0 && budget == 50000000L);
+        mbs_expr_free(&e);
+        free(big);
+        e = mbs_expr_compile("min(t, 1)", 1, NULL, NULL, msg, sizeof msg);
+        budget = 200; /* 4 operations: 49 intervals, then the bisection */
+        n = mbs_expr_kinks(e, 0, 2, 4096, k, 64, &budget);
+        CHECK(n == 1 && fabs(k[0] - 1) <= 1e-15);
+        CHECK(budget < 0 && budget > -300);
+        mbs_expr_free(&e);
+    }
     /* smooth, or constant in t: none */
     e = mbs_expr_compile("sin(t) + min(1, 2)", 1, NULL, NULL, msg, sizeof msg);
-    CHECK(mbs_expr_kinks(e, 0, 10, 4096, k, 64) == 0);
+    CHECK(mbs_expr_kinks(e, 0, 10, 4096, k, 64, NULL) == 0);
     mbs_expr_free(&e);
     /* tables: a linear one's rows inside (t0, t1], a spline's ends */
     double rows[] = {0, 0, 0.5, 1, 1, 3, 2, 4};
     mbs_fn f = {.kind = MBS_FN_TABLE, .n = 4, .c = rows};
-    n = mbs_fn_kinks(&f, 0, 1.5, k, 64);
+    n = mbs_fn_kinks(&f, 0, 1.5, k, 64, NULL);
     CHECK(n == 2 && k[0] == 0.5 && k[1] == 1);
     f.spline = 1;
-    n = mbs_fn_kinks(&f, 0, 3, k, 64);
+    n = mbs_fn_kinks(&f, 0, 3, k, 64, NULL);
     CHECK(n == 1 && k[0] == 2);
     /* a spec: sorted, repeats merged, t_end left out */
     mbs_spec *sp = mbs_spec_new();

@@ -513,19 +513,34 @@ static int s_sign(double g)
     return g > 0 ? 1 : g < 0 ? -1 : 0;
 }
 
-int mbs_expr_kinks(const mbs_expr *e, double t0, double t1, int grid, double *out, int max)
+int mbs_expr_kinks(const mbs_expr *e, double t0, double t1, int grid, double *out, int max, long *budget)
 {
     if (!e || !e->uses_t || !(t1 > t0) || grid < 1 || max < 1) return 0;
+    /* the work: one program run per grid point and switching operation,
+     * plus about 60 per bisection; within the caller's budget the grid is
+     * made coarser (down to 16 intervals), beyond it nothing is scanned */
+    long nsw = 0;
+    for (int j = 0; j < e->n; j++)
+        nsw += e->ops[j].code == OP_MIN || e->ops[j].code == OP_MAX || e->ops[j].code == OP_ABS;
+    if (nsw == 0) return 0;
+    long per = nsw * (long)e->n, cost = per * (grid + 1);
+    if (budget && cost > *budget) {
+        long g = *budget / per - 1;
+        if (g < 16) return 0;
+        grid = (int)g;
+        cost = per * (grid + 1);
+    }
+    if (budget) *budget -= cost;
     int nk = 0;
     double dt = (t1 - t0) / grid;
-    for (int j = 0; j < e->n && nk < max; j++) {
+    for (int j = 0; j < e->n && nk < max && (!budget || *budget > 0); j++) {
         s_opcode c = e->ops[j].code;
         if (c != OP_MIN && c != OP_MAX && c != OP_ABS) continue;
         /* the switching function on the grid; each strict change of sign
          * (through an exact zero too) is bisected to the last bits of t */
         double ta = t0;
         int sa = s_sign(s_run(e, ta, j));
-        for (int i = 1; i <= grid && nk < max; i++) {
+        for (int i = 1; i <= grid && nk < max && (!budget || *budget > -64L * e->n); i++) {
             double tb = i == grid ? t1 : t0 + i * dt;
             int sb = s_sign(s_run(e, tb, j));
             if (sb == 0) continue; /* decided at the next nonzero point */
@@ -534,6 +549,7 @@ int mbs_expr_kinks(const mbs_expr *e, double t0, double t1, int grid, double *ou
                 for (int it = 0; it < 200; it++) {
                     double mid = 0.5 * (lo + hi);
                     if (mid <= lo || mid >= hi) break; /* adjacent doubles */
+                    if (budget) *budget -= e->n;
                     int sm = s_sign(s_run(e, mid, j));
                     if (sm == sa) lo = mid;
                     else hi = mid;

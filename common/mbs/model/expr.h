@@ -36,9 +36,13 @@ double mbs_expr_eval(const mbs_expr *e, double t);
  * within the last bits of t1 may or may not be reported); at most
  * `max` written to out, unsorted (one list per operation).  Two switches
  * of one operation within a grid interval are missed; so are the branch
- * cut of atan2 and the edges of sqrt, log, asin and acos domains.  Returns
- * the number written. */
-int mbs_expr_kinks(const mbs_expr *e, double t0, double t1, int grid, double *out, int max);
+ * cut of atan2 and the edges of sqrt, log, asin and acos domains.  budget
+ * (NULL: none) bounds the work in operations evaluated (the program's
+ * length times the runs): the grid is made coarser to stay within it (not
+ * below 16 intervals; beyond that nothing is scanned) and the work done is
+ * subtracted (an expression of 1e5 operations must not cost minutes at
+ * model build).  Returns the number written. */
+int mbs_expr_kinks(const mbs_expr *e, double t0, double t1, int grid, double *out, int max, long *budget);
 
 /* 1 if the expression contains the variable t. */
 int mbs_expr_uses_t(const mbs_expr *e);

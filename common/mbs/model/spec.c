@@ -244,7 +244,7 @@ double mbs_fn_eval(const mbs_fn *f, double t, double *df, double *ddf)
     return v;
 }
 
-int mbs_fn_kinks(const mbs_fn *f, double t0, double t1, double *out, int max)
+int mbs_fn_kinks(const mbs_fn *f, double t0, double t1, double *out, int max, long *budget)
 {
     if (!f || max < 1) return 0;
     int nk = 0;
@@ -258,7 +258,7 @@ int mbs_fn_kinks(const mbs_fn *f, double t0, double t1, double *out, int max)
         }
     } else if (f->kind == MBS_FN_EXPRESSION) {
         /* 4096 grid intervals: a ramp's end is found whatever t_end */
-        nk = mbs_expr_kinks(f->expr, t0, t1, 4096, out, max);
+        nk = mbs_expr_kinks(f->expr, t0, t1, 4096, out, max, budget);
     }
     return nk;
 }
@@ -273,14 +273,15 @@ int mbs_spec_kinks(const mbs_spec *s, double t0, double t1, double **out)
 {
     *out = NULL;
     int cap = MBS_KINKS_MAX, n = 0;
+    long budget = MBS_KINKS_WORK; /* operations evaluated, over all inputs */
     double *k = malloc(sizeof(double) * (size_t)cap);
     if (!k) return -1;
-    for (int i = 0; i < s->ndriver && n < cap; i++) n += mbs_fn_kinks(&s->drivers[i].motion, t0, t1, k + n, cap - n);
+    for (int i = 0; i < s->ndriver && n < cap; i++) n += mbs_fn_kinks(&s->drivers[i].motion, t0, t1, k + n, cap - n, &budget);
     for (int i = 0; i < s->nforce; i++)
-        for (int c = 0; c < 3 && n < cap; c++) n += mbs_fn_kinks(&s->forces[i].value[c], t0, t1, k + n, cap - n);
+        for (int c = 0; c < 3 && n < cap; c++) n += mbs_fn_kinks(&s->forces[i].value[c], t0, t1, k + n, cap - n, &budget);
     for (int i = 0; i < s->nctrl && n < cap; i++) {
-        n += mbs_fn_kinks(&s->controllers[i].setpoint, t0, t1, k + n, cap - n);
-        if (n < cap) n += mbs_fn_kinks(&s->controllers[i].feedforward, t0, t1, k + n, cap - n);
+        n += mbs_fn_kinks(&s->controllers[i].setpoint, t0, t1, k + n, cap - n, &budget);
+        if (n < cap) n += mbs_fn_kinks(&s->controllers[i].feedforward, t0, t1, k + n, cap - n, &budget);
     }
     /* sorted, without repeats (within the last bits) and without t1 */
     qsort(k, (size_t)n, sizeof(double), s_cmp_double);

@@ -405,13 +405,18 @@ double mbs_fn_eval(const mbs_fn *f, double t, double *df, double *ddf);
 /* The kinks of f in (t0, t1] (times where its slope jumps; an expression's
  * in (t0, t1), mbs_expr_kinks): a linear
  * table's rows, a spline table's first and last rows (the held values
- * begin there), an expression's min/max/abs switches (mbs_expr_kinks); at
- * most max written to out, unsorted.  Returns the number written. */
-int mbs_fn_kinks(const mbs_fn *f, double t0, double t1, double *out, int max);
+ * begin there), an expression's min/max/abs switches (mbs_expr_kinks, within
+ * *budget operations, NULL: none); at most max written to out, unsorted.
+ * Returns the number written. */
+int mbs_fn_kinks(const mbs_fn *f, double t0, double t1, double *out, int max, long *budget);
 
 /* The most kinks mbs_spec_kinks collects (beyond them the integrators' error
  * control alone handles the inputs' kinks). */
 #define MBS_KINKS_MAX 4096
+/* The work mbs_spec_kinks may spend scanning expressions, in operations
+ * evaluated (about 0.1 s): a model's build stays bounded whatever its
+ * expressions (each may hold 1e5 operations). */
+#define MBS_KINKS_WORK 50000000L
 
 /* The kinks in (t0, t1) of every input function of time of s (drivers,
  * force and torque values, motor voltages, controllers' setpoints and
