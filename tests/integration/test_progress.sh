@@ -114,7 +114,7 @@ check "$C" "cancelled sweep"
 [ "$(listed "$C" | jget 'd["counts"]["cancelled"] > 0 and d["counts"]["done"] > 0')" = True ] || fail "cancelled sweep: $(listed "$C")"
 ok "cancelled sweep: $(listed "$C" | jget 'd["counts"]'), a fresh count"
 
-# ---- set done by hand (a bulk load): the dispatcher makes its summary ----------
+# ---- set done by hand (a bulk load): the gateway makes its summary --------------
 B=$(sql "INSERT INTO sweeps (model_id, name, spec, design, status, njobs, started_at, finished_at)
          VALUES ('$MID', 'bulk', '{\"responses\":[{\"name\":\"xmax\",\"channel\":\"x\",\"reduce\":\"max\"}]}', 'random',
                  'paused', 300, now(), NULL) RETURNING id" | head -1)
@@ -130,7 +130,7 @@ sql "UPDATE sweeps SET status = 'done', finished_at = now() WHERE id = '$B'" >/d
 check "$B" "sweep set done by hand"
 [ "$(listed "$B" | jget '[d["jobs_with_warnings"], d["counts"]["failed"]]')" = "[51, 43]" ] || fail "bulk: $(listed "$B")"
 [ "$(sql "SELECT summary->'best' ? 'xmax' FROM sweeps WHERE id = '$B'")" = t ] || fail "bulk: xmax's best values not stored"
-ok "sweep set done by hand: summary made by the dispatcher (with xmax's best values), a fresh count"
+ok "sweep set done by hand: summary made by the gateway (with xmax's best values), a fresh count"
 
 # ---- the stored path and the live one give the same bytes --------------------------
 # (a gateway without a dispatcher, the other stopped: nothing makes a summary
