@@ -48,8 +48,10 @@ static char *s_text_array(char **v, int n)
  * second gateway claiming at the same moment still finds some); upd: each
  * becomes running with its owner ($2, one per job in order) and a lease.
  * cand finds its rows by primary key: "(status = 'queued') IS TRUE" keeps
- * the planner off the partial index jobs_queue_idx, whose dead entries (the
- * jobs claimed since the last vacuum) it would otherwise walk each time. */
+ * the planner off the partial index jobs_sweep_queue_idx, whose dead entries
+ * (the jobs claimed since the last vacuum) it would otherwise walk each
+ * time.  (The global queue index, which the planner took for top when one
+ * sweep was runnable, is dropped for the same reason: sql/013.) */
 /* The sweeps' 'queued' -> 'running' mark skips a sweep row another
  * transaction holds: this statement already holds the claimed jobs' rows,
  * and a cancel holds its sweep's row while it waits for that sweep's jobs,
