@@ -72,12 +72,24 @@ int ds_expire(PGconn **db, double backoff);
  * re-queued...): their indexes in *gone (caller frees). */
 int ds_gone(PGconn **db, const long long *ids, const int *att, int n, int **gone, int *ngone);
 /* Mark finished sweeps done and record their counts (of design jobs).  A
- * sweep whose verification pairs are not all written yet is not finished. */
+ * sweep whose verification pairs are not all written yet is not finished.
+ * Returns the number of sweeps finished, or -1 on a database error. */
 int ds_finish_sweeps(PGconn **db);
 /* Store the summary of one finished sweep that has none for its finished_at
  * (sweeps.summary, sql/012_sweep_summary.sql; read by GET /sweeps and GET
- * /sweeps/{id}), newest first; one whose summary failed is not tried again. */
+ * /sweeps/{id}), newest first; one whose summary failed is not tried again.
+ * Returns 1 if one was stored, 0 if none was left, -1 on a database error.
+ * Called by the summary thread only (summary.c), on its own connection. */
 int ds_summarise(PGconn **db);
+
+/* ---- the summary thread (summary.c) ------------------------------------------------- */
+/* Start the thread that makes the summaries of finished sweeps (ds_summarise)
+ * on its own connection, off the dispatcher's path; 0 or -1. */
+int gw_summary_start(void);
+/* Ask it to look now (the dispatcher finished a sweep); never blocks long. */
+void gw_summary_wake(void);
+/* Stop it (a summary under way is cancelled) and wait for it. */
+void gw_summary_stop(void);
 /* Write the differences of up to `limit` design/verification job pairs that
  * are both done (dispatch_verify.c).  0, or -1 on a database error. */
 int ds_verify(PGconn **db, int limit);

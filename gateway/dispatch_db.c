@@ -48,8 +48,10 @@ static char *s_text_array(char **v, int n)
  * second gateway claiming at the same moment still finds some); upd: each
  * becomes running with its owner ($2, one per job in order) and a lease.
  * cand finds its rows by primary key: "(status = 'queued') IS TRUE" keeps
- * the planner off the partial index jobs_queue_idx, whose dead entries (the
- * jobs claimed since the last vacuum) it would otherwise walk each time. */
+ * the planner off the partial index jobs_sweep_queue_idx, whose dead entries
+ * (the jobs claimed since the last vacuum) it would otherwise walk each
+ * time.  (The global queue index, which the planner took for top when one
+ * sweep was runnable, is dropped for the same reason: sql/013.) */
 /* The sweeps' 'queued' -> 'running' mark skips a sweep row another
  * transaction holds: this statement already holds the claimed jobs' rows,
  * and a cancel holds its sweep's row while it waits for that sweep's jobs,
@@ -429,7 +431,11 @@ static db_stmt s_finish = { "ds_finish_sweeps",
 
 int ds_finish_sweeps(PGconn **db)
 {
-    return db_cmdp(db, "finish sweeps", &s_finish, 0, NULL);
+    PGresult *r = db_execp(db, &s_finish, 0, NULL, NULL, NULL, 0);
+    int n = db_ok(r) ? atoi(PQcmdTuples(r)) : -1;
+    if (n < 0) log_warn("db: finish sweeps: %s", PQresultErrorMessage(r));
+    PQclear(r);
+    return n;
 }
 
 /* Finished sweeps without a summary for their finished_at, newest first. */
@@ -447,7 +453,7 @@ static db_stmt s_summarise = { "ds_summarise",
 
 /* "sweep|finished_at" whose summary failed (a statement timeout): not tried
  * again by this gateway, so a sweep too large to summarise costs one attempt
- * and is counted live.  A ring; the dispatcher is one thread. */
+ * and is counted live.  A ring; only the summary thread (summary.c) uses it. */
 #define SUMMARY_TRIED 32
 static char s_failed[SUMMARY_TRIED][96];
 static int s_nfailed;
@@ -457,7 +463,7 @@ int ds_summarise(PGconn **db)
     PGresult *r = db_execp(db, &s_unsummarised, 0, NULL, NULL, NULL, 0);
     if (!db_ok(r)) { log_warn("dispatch: sweeps to summarise: %s", PQresultErrorMessage(r)); PQclear(r); return -1; }
     int rc = 0;
-    for (int i = 0; i < PQntuples(r); i++) {
+    for (int i = 0; i < PQntuples(r) && rc == 0; i++) {
         char key[96];
         snprintf(key, sizeof key, "%s|%s", PQgetvalue(r, i, 0), PQgetvalue(r, i, 1));
         int tried = 0;
@@ -468,8 +474,7 @@ int ds_summarise(PGconn **db)
             snprintf(s_failed[s_nfailed], sizeof s_failed[0], "%s", key);
             s_nfailed = (s_nfailed + 1) % SUMMARY_TRIED;
             rc = -1;
-        }
-        break;   /* one sweep per pass: the pass stays bounded */
+        } else rc = 1;   /* one sweep per call: the statement stays bounded */
     }
     PQclear(r);
     return rc;

@@ -20,3 +20,12 @@ dump "$DB" > "$IT_TMP/fresh.sql"; dump "$OLD" > "$IT_TMP/old.sql"
 diff "$IT_TMP/fresh.sql" "$IT_TMP/old.sql" >&2 || fail "schemas differ"
 grep -q 'CREATE TABLE public.metrics' "$IT_TMP/fresh.sql" || fail "schema dump"
 ok "fresh and upgraded databases have identical schemas at version $n; re-run is a no-op"
+# the queue of queued jobs has one index, per sweep (sql/008): with the global
+# one (sql/001, dropped by sql/013) beside it the planner walked the global
+# one's dead entries in the dispatcher's claim (bench/README.md, "The slow claim")
+for d in "$DB" "$OLD"; do
+  q=$(psql "$d" -XtAc "SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes
+                       WHERE tablename = 'jobs' AND indexdef LIKE '%WHERE (status = ''queued''::text)%'")
+  [ "$q" = jobs_sweep_queue_idx ] || fail "indexes of the queued jobs in $d: $q (expected jobs_sweep_queue_idx only)"
+done
+ok "the queued jobs have one index, per sweep (the global queue index dropped)"

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Progress polling (issue 10): a finished sweep's counts, jobs with warnings,
 # verified jobs and best values are read from its stored summary
-# (sql/012_sweep_summary.sql, made by the dispatcher when the sweep
-# finishes) instead of being counted at each poll of GET /api/v1/sweeps.
+# (sql/012_sweep_summary.sql, made by the gateway's summary thread when
+# the dispatcher has finished the sweep, gateway/summary.c) instead of
+# being counted at each poll of GET /api/v1/sweeps.
 # Checked: the values listed equal a fresh count made here by SQL, for a
 # sweep with done, failed and verification jobs, one cancelled mid-way, one
 # whose job was retried after its worker was killed, one re-run after it
-# had finished, and one set done by hand (as a bulk load does); the stored
+# had finished, and one set done by hand (as a bulk load does); a summary
+# that waits (for a row lock) does not hold up dispatching; the stored
 # path gives the same bytes as the live one (list and GET /sweeps/{id}); the
 # ETag stays while nothing changes and changes with the counts.
 source "$(dirname "$0")/lib.sh"
@@ -112,7 +114,7 @@ check "$C" "cancelled sweep"
 [ "$(listed "$C" | jget 'd["counts"]["cancelled"] > 0 and d["counts"]["done"] > 0')" = True ] || fail "cancelled sweep: $(listed "$C")"
 ok "cancelled sweep: $(listed "$C" | jget 'd["counts"]'), a fresh count"
 
-# ---- set done by hand (a bulk load): the dispatcher makes its summary ----------
+# ---- set done by hand (a bulk load): the gateway makes its summary --------------
 B=$(sql "INSERT INTO sweeps (model_id, name, spec, design, status, njobs, started_at, finished_at)
          VALUES ('$MID', 'bulk', '{\"responses\":[{\"name\":\"xmax\",\"channel\":\"x\",\"reduce\":\"max\"}]}', 'random',
                  'paused', 300, now(), NULL) RETURNING id" | head -1)
@@ -128,7 +130,7 @@ sql "UPDATE sweeps SET status = 'done', finished_at = now() WHERE id = '$B'" >/d
 check "$B" "sweep set done by hand"
 [ "$(listed "$B" | jget '[d["jobs_with_warnings"], d["counts"]["failed"]]')" = "[51, 43]" ] || fail "bulk: $(listed "$B")"
 [ "$(sql "SELECT summary->'best' ? 'xmax' FROM sweeps WHERE id = '$B'")" = t ] || fail "bulk: xmax's best values not stored"
-ok "sweep set done by hand: summary made by the dispatcher (with xmax's best values), a fresh count"
+ok "sweep set done by hand: summary made by the gateway (with xmax's best values), a fresh count"
 
 # ---- the stored path and the live one give the same bytes --------------------------
 # (a gateway without a dispatcher, the other stopped: nothing makes a summary
@@ -149,3 +151,30 @@ for s in "$A" "$C" "$B"; do
 done
 [ "$(jget 'd["verification"]["verified"]' < "$IT_TMP/stored-$A")" -ge 1 ] || fail "GET of the mixed sweep: nothing verified"
 ok "stored and live summaries give the same bytes (list with and without ?best, GET of 3 sweeps)"
+
+# ---- a summary that waits does not hold up dispatching -----------------------------
+# A finished sweep whose row another session holds locked (FOR UPDATE) stands
+# for a summary that takes long (0.5 s for 10^5 jobs, more for larger ones):
+# the summary thread's UPDATE waits for the lock, and meanwhile a new sweep
+# must be dispatched and finished.  Before summary.c the dispatcher made the
+# summary in its own pass: it waited there until its statement timeout
+# (10 s), nothing was dispatched meanwhile, and the UPDATE was then given up.
+kill "$GW_PID"; wait "$GW_PID" 2>/dev/null
+L=$(sql "INSERT INTO sweeps (model_id, name, spec, design, status, njobs, counts, started_at, finished_at)
+         VALUES ('$MID', 'locked', '{$(echo "$RESP" | sed "s/'/''/g")}', 'random', 'done', 0, '{}', now(), now()) RETURNING id" | head -1)
+psql "$DB" -X -q -c "BEGIN; SELECT 1 FROM sweeps WHERE id = '$L' FOR UPDATE; SELECT pg_sleep(300); COMMIT" \
+  >/dev/null 2>&1 &
+IT_PIDS+=("$!")
+locker() { sql "SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_sleep(300)%' AND state = 'active' AND pid <> pg_backend_pid()"; }
+has_locker() { [ -n "$(locker)" ]; }
+wait_until 20 has_locker || fail "the locking session did not start"
+start_gateway
+S=$(post_sweep '{"model":"'$MID'","name":"beside","design":{"kind":"list","rows":[{"I":1},{"I":2},{"I":3}]},"solver":{"t_end":[0.2]},'"$RESP"'}')
+wait_until 25 sweep_is "$S" done || fail "a summary waiting for a lock held up dispatching: $(sweep_state "$S")"
+# the summary was still waiting for the lock when the other sweep was done
+waiting=$(sql "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'UPDATE sweeps s SET summary%' AND wait_event_type = 'Lock'")
+[ "$waiting" = 1 ] || fail "the summary of the locked sweep was not waiting when the other sweep was done ($waiting)"
+sql "SELECT pg_terminate_backend($(locker))" >/dev/null
+wait_until 20 stored "$L" || fail "locked sweep: no summary stored once the lock was released"
+check "$S" "sweep done beside a waiting summary"
+ok "a summary waiting for a lock: another sweep dispatched and done meanwhile, both summaries stored after"

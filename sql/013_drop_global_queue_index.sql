@@ -1,0 +1,12 @@
+-- 013_drop_global_queue_index.sql - issue 11 (Scale): the intermittent slow
+-- claim.  With one runnable sweep the planner took the global queue index
+-- jobs_queue_idx (priority DESC, id) for the claim's per-sweep queue (same
+-- order, the sweep filter estimated to keep every row) instead of
+-- jobs_sweep_queue_idx (sql/008).  Its head holds the entries of every job
+-- claimed since the last vacuum, of every sweep, that could not yet be
+-- marked dead (the snapshots of status polls and summaries hold them): the
+-- claim walked them each time, 156 and 235 ms instead of about 1 ms (plans
+-- captured by auto_explain in bench/dispatch_bench.sh, bench/README.md).
+-- Nothing else reads it; without it the per-sweep index is the only ordered
+-- path and the claim reads only its own sweep's entries.
+DROP INDEX IF EXISTS jobs_queue_idx;
