@@ -11,11 +11,11 @@ import { localGeometry, poseAt, frameAt } from './pose.js';
 import { jobColor, ramp, bodyColor, ACTUATOR_COLOR } from './colors.js';
 import { Planar } from './Planar.jsx';
 import { fmtNum } from './format.js';
-import { arrowsAt, FORCE_COLOR, ARROW_PX, ARROW_SPAN } from './forces.js';
+import { arrowsAt, contactsAt, FORCE_COLOR, CONTACT_COLOR, ARROW_PX, ARROW_SPAN } from './forces.js';
 
 // three.js is loaded once, on the first spatial drawing.
 let s_scene3d = null;
-export function MechanismView({ L, P, v, label, members = [], overlay = false, tint = null, arrows = null }) {
+export function MechanismView({ L, P, v, label, members = [], overlay = false, tint = null, arrows = null, contacts = null }) {
   const [Scene, setScene] = useState(() => s_scene3d);
   const [err, setErr] = useState(null);
   useEffect(() => {
@@ -23,9 +23,9 @@ export function MechanismView({ L, P, v, label, members = [], overlay = false, t
       import('./Scene3D.jsx').then((m) => { s_scene3d = m.Scene3D; setScene(() => m.Scene3D); }).catch((e) => setErr(e.message));
     }
   }, [L.dim]);
-  if (L.dim === 2) return <Planar L={L} P={P} v={v} label={label} members={members} overlay={overlay} tint={tint} arrows={arrows} />;
+  if (L.dim === 2) return <Planar L={L} P={P} v={v} label={label} members={members} overlay={overlay} tint={tint} arrows={arrows} contacts={contacts} />;
   if (err) return <p class="error" role="alert">Cannot load the 3-D view: {err}</p>;
-  return Scene ? <Scene L={L} P={P} v={v} members={members} overlay={overlay} tint={tint} arrows={arrows} /> : <p>Loading the 3-D view…</p>;
+  return Scene ? <Scene L={L} P={P} v={v} members={members} overlay={overlay} tint={tint} arrows={arrows} contacts={contacts} /> : <p>Loading the 3-D view…</p>;
 }
 
 // The pose table: per body x y (z) and the angle or quaternion at the time shown.
@@ -137,6 +137,35 @@ function ForceLegend({ max, dim }) {
   );
 }
 
+// The scale of the contact force arrows (cyan), as ForceLegend's.
+function ContactLegend({ max, dim }) {
+  return (
+    <div class="force-legend" id="contact-legend" data-max={max} role="img"
+      aria-label={`Contact force arrows: ${dim === 2 ? `${ARROW_PX} pixels` : `${ARROW_SPAN * 100} % of the scene's size`} = ${fmtNum(max)} N, the largest contact force stored`}>
+      <span class="arrow" ref={(el) => { if (el) { el.style.width = `${ARROW_PX}px`; el.style.color = CONTACT_COLOR; } }} />
+      <span>= {fmtNum(max)} N{dim === 3 ? ` (${ARROW_SPAN * 100} % of the scene)` : ''}, the largest contact force stored</span>
+    </div>
+  );
+}
+
+// The contact forces drawn, as a table (their text alternative): per
+// touching point its pair, body, point and force at the frame shown.
+function ContactTable({ items, P, dim, t }) {
+  const names = dim === 3 ? ['x', 'y', 'z'] : ['x', 'y'];
+  return (
+    <table class="list small" id="contact-table">
+      <caption>Contact forces at t = {fmtNum(t)} s ({items.length} touching points; N, on the body at its point)</caption>
+      <thead><tr><th scope="col">Pair</th><th scope="col">Body</th>{names.map((n) => <th scope="col">{n}</th>)}
+        {names.map((n) => <th scope="col">F{n}</th>)}<th scope="col">|F|</th></tr></thead>
+      <tbody>{items.map((a) => (
+        <tr data-pair={a.pair} data-body={a.body}><td>{a.pair}</td><td>{P.bodies[a.body]}</td>
+          {names.map((_, i) => <td class="num" data-v={a.p[i]}>{fmtNum(a.p[i])}</td>)}
+          {a.F.map((x) => <td class="num" data-v={x}>{fmtNum(x)}</td>)}<td class="num">{fmtNum(Math.hypot(...a.F))}</td></tr>
+      ))}</tbody>
+    </table>
+  );
+}
+
 // The forces drawn, as a table (their text alternative): per force its
 // components and magnitude at the time shown and its arrow's length.
 function ForceTable({ arrows, dim, t }) {
@@ -163,8 +192,10 @@ function ForceTable({ arrows, dim, t }) {
 // shown (lo -> blue, hi -> red); colourBy: {channels, value, set} the
 // "Colour by" choice among the job's channels, shown with the controls;
 // forces: {list, rows, max, on, set} the joint reaction forces of the job's
-// samples (forces.js) drawn as arrows when on, with their legend and table.
-export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = null, others = [], overlay = false, color = null, colourBy = null, forces = null }) {
+// samples (forces.js) drawn as arrows when on, with their legend and table;
+// contacts: {max, on, set} the contact forces stored with the poses
+// (P.contacts, forces.js contactsAt) likewise.
+export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = null, others = [], overlay = false, color = null, colourBy = null, forces = null, contacts = null }) {
   const L = useMemo(() => localGeometry(P.geometry), [P]);
   const oL = useMemo(() => others.map((o) => localGeometry(o.P.geometry)), [others]);
   const times = P.times, t0 = times.length ? times[0] : 0, t1 = times.length ? times[times.length - 1] : 0;
@@ -214,6 +245,15 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
     return tp && <ForceTable arrows={{ items: arrowsAt(L, forces.list, forces.rows, tp.v, tp.t), max: forces.max }} dim={L.dim} t={tp.t} />;
   }, [arrows && forces, tk, L]);
 
+  // the contact arrows at the time shown, their table as the pose table's
+  const cArrows = useMemo(() => (contacts && contacts.on && pose
+    ? { items: contactsAt(P, L, pose), max: contacts.max } : null), [contacts, pose && pose.t, L]);
+  const contactTable = useMemo(() => {
+    if (!cArrows) return null;
+    const tp = poseAt(P, tk);
+    return tp && <ContactTable items={contactsAt(P, L, tp)} P={P} dim={L.dim} t={tp.t} />;
+  }, [cArrows && contacts, tk, L]);
+
   if (!pose) return <p id="no-poses">No body poses are stored for this job (run by an older worker): nothing to animate.</p>;
   const label = `t = ${fmtNum(pose.t)} s`;
   // the other jobs at the same time, each within its own run
@@ -226,8 +266,9 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
   const tint = values ? values.map((x) => (x === null ? null : color.hi > color.lo ? (x - color.lo) / (color.hi - color.lo) : 0.5)) : null;
   return (
     <figure class="anim">
-      <MechanismView L={L} P={P} v={pose.v} label={label} members={members} overlay={overlay} tint={tint} arrows={arrows} />
+      <MechanismView L={L} P={P} v={pose.v} label={label} members={members} overlay={overlay} tint={tint} arrows={arrows} contacts={cArrows} />
       {arrows && <ForceLegend max={forces.max} dim={L.dim} />}
+      {cArrows && <ContactLegend max={contacts.max} dim={L.dim} />}
       {(members.length > 0 || color) && (
         <table class="list small" id="scene-jobs">
           <caption>Jobs in the scene{members.length ? (overlay ? ', overlaid' : ', side by side') : ''}{color ? `, coloured by ${color.channel} (${fmtNum(color.lo)} blue … ${fmtNum(color.hi)} red)` : ''}</caption>
@@ -254,10 +295,13 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
         </select></label>}
         {forces && forces.list.length > 0 && <label class="check"><input type="checkbox" id="forces" checked={forces.on}
           onChange={(e) => forces.set(e.currentTarget.checked)} />Forces ({forces.list.map((f) => f.name).join(', ')})</label>}
+        {contacts && <label class="check"><input type="checkbox" id="contacts" checked={contacts.on}
+          onChange={(e) => contacts.set(e.currentTarget.checked)} />Contact forces</label>}
       </div>
       <figcaption>
         {table}
         {forceTable}
+        {contactTable}
         <details class="joints"><summary>Joints and actuators</summary><JointTable G={P.geometry} /></details>
       </figcaption>
     </figure>

@@ -9,18 +9,19 @@
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { extents, place, turn } from './pose.js';
 import { bodyColor as bodyColorOf, jobColor, ramp, ACTUATOR_COLOR } from './colors.js';
-import { FORCE_COLOR, ARROW_PX } from './forces.js';
+import { FORCE_COLOR, CONTACT_COLOR, ARROW_PX } from './forces.js';
 
 // members: other jobs drawn in the same view ({L, P, v}), side by side
 // (shifted along x by the first job's width) or overlaid; then every job has
 // one colour (colors.js jobColor), or the ramp's colour of tint[k] (a
 // channel's value scaled to [0, 1]) where given.  arrows: {items: [{p, F}],
 // max} forces of the first job drawn as arrows from their points, the
-// largest force of the run ARROW_PX long (forces.js).  The canvas tells the
-// view (data-s: pixels per metre, data-ox / data-oy: where the origin is)
-// and the arrows' scale (data-arrow-scale: pixels per newton), so that a
-// test can find where an arrow must be drawn.
-export function Planar({ L, P, v, label, members: more = [], overlay = false, tint = null, arrows = null, width = 560, height = 420 }) {
+// largest force of the run ARROW_PX long (forces.js); contacts: the same
+// for the contact forces (CONTACT_COLOR, their own scale).  The canvas tells
+// the view (data-s: pixels per metre, data-ox / data-oy: where the origin
+// is) and the arrows' scales (data-arrow-scale, data-contact-scale: pixels
+// per newton), so that a test can find where an arrow must be drawn.
+export function Planar({ L, P, v, label, members: more = [], overlay = false, tint = null, arrows = null, contacts = null, width = 560, height = 420 }) {
   const canvas = useRef(null);
   const nm = 1 + more.length;
   const view = useMemo(() => {
@@ -155,11 +156,13 @@ export function Planar({ L, P, v, label, members: more = [], overlay = false, ti
     }
     g.globalAlpha = 1;
     });
-    // forces as arrows from their points (the first job's)
-    if (arrows && arrows.max > 0) {
-      const k = ARROW_PX / arrows.max;
-      g.strokeStyle = FORCE_COLOR; g.fillStyle = FORCE_COLOR; g.lineWidth = 2.5;
-      for (const a of arrows.items) {
+    // forces as arrows from their points (the first job's): joint
+    // reactions, then contact forces, each set on its own scale
+    for (const [set, col] of [[arrows, FORCE_COLOR], [contacts, CONTACT_COLOR]]) {
+      if (!set || !(set.max > 0)) continue;
+      const k = ARROW_PX / set.max;
+      g.strokeStyle = col; g.fillStyle = col; g.lineWidth = 2.5;
+      for (const a of set.items) {
         const x = view.px(a.p[0]), y = view.py(a.p[1]), ex = a.F[0] * k, ey = -a.F[1] * k, len = Math.hypot(ex, ey);
         if (len < 1) continue;
         const ang = Math.atan2(ey, ex), hl = Math.min(10, len / 2);
@@ -171,8 +174,9 @@ export function Planar({ L, P, v, label, members: more = [], overlay = false, ti
       }
     }
     if (label) { g.fillStyle = '#222'; g.font = '12px system-ui, sans-serif'; g.fillText(label, 8, 16); }
-  }, [...all.map((m) => m.v), L, view, label, tkey, arrows]);
+  }, [...all.map((m) => m.v), L, view, label, tkey, arrows, contacts]);
 
   return <canvas ref={canvas} class="anim-canvas" data-members={nm} data-s={view.s} data-ox={view.px(0)} data-oy={view.py(0)}
-    data-arrow-scale={arrows && arrows.max > 0 ? ARROW_PX / arrows.max : ''} role="img" aria-label={nm > 1 ? `${nm} jobs' mechanisms ${overlay ? 'overlaid' : 'side by side'} (the first job's positions are in the table below)` : 'The mechanism (its positions are in the table below)'} />;
+    data-arrow-scale={arrows && arrows.max > 0 ? ARROW_PX / arrows.max : ''}
+    data-contact-scale={contacts && contacts.max > 0 ? ARROW_PX / contacts.max : ''} role="img" aria-label={nm > 1 ? `${nm} jobs' mechanisms ${overlay ? 'overlaid' : 'side by side'} (the first job's positions are in the table below)` : 'The mechanism (its positions are in the table below)'} />;
 }

@@ -22,13 +22,15 @@
 // member as arrows (THREE.ArrowHelper) from their points, the largest of the
 // run ARROW_SPAN of the scene's size long; where three.js placed each
 // arrow's start and tip is read back into data-arrows (with data-arrow-scale,
-// metres per newton), as the instance colours are into data-colors.
+// metres per newton), as the instance colours are into data-colors;
+// `contacts` the same for the contact forces (CONTACT_COLOR, their own
+// scale, data-contacts and data-contacts-scale).
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { extents } from './pose.js';
 import { bodyColor, jobColor, ramp, ACTUATOR_COLOR } from './colors.js';
-import { FORCE_COLOR, ARROW_SPAN } from './forces.js';
+import { FORCE_COLOR, CONTACT_COLOR, ARROW_SPAN } from './forces.js';
 
 const vec = (p) => new THREE.Vector3(p[0], p[1], p[2]);
 const UP = new THREE.Vector3(0, 1, 0);
@@ -196,20 +198,25 @@ function mulAffine(A, a, B, b, dst, d) {
 }
 
 // The force arrows of context c at {items, max} (or none): one
-// ArrowHelper per force, kept between frames; what three.js then holds
-// (each arrow's start and tip in world coordinates) goes to host's
-// data-arrows as "x y z x y z" per arrow, ';'-separated.
-function placeArrows(c, arrows, host) {
+// ArrowHelper per force in pool c[key] (in colour col), kept between
+// frames; what three.js then holds (each arrow's start and tip in world
+// coordinates) goes to host's data-<key> as "x y z x y z" per arrow,
+// ';'-separated, and the scale (scene units per newton) to data-<key>-scale
+// (data-arrows / data-arrow-scale for the joint reactions).
+function placeArrows(c, arrows, host, key = 'arrows', col = FORCE_COLOR) {
   const items = arrows && arrows.max > 0 ? arrows.items : [];
-  while (c.arrows.length > items.length) { const a = c.arrows.pop(); c.scene.remove(a); a.dispose(); }
-  while (c.arrows.length < items.length) {
-    const a = new THREE.ArrowHelper(new THREE.Vector3(1, 0, 0), new THREE.Vector3(), 1, FORCE_COLOR);
-    c.scene.add(a); c.arrows.push(a);
+  const pool = c[key];
+  while (pool.length > items.length) { const a = pool.pop(); c.scene.remove(a); a.dispose(); }
+  while (pool.length < items.length) {
+    const a = new THREE.ArrowHelper(new THREE.Vector3(1, 0, 0), new THREE.Vector3(), 1, col);
+    // contact points lie between bodies: their arrows are drawn over them
+    if (key === 'contacts') { a.line.material.depthTest = false; a.cone.material.depthTest = false; a.renderOrder = 1; a.line.renderOrder = 1; a.cone.renderOrder = 1; }
+    c.scene.add(a); pool.push(a);
   }
   const k = items.length ? (ARROW_SPAN * c.size) / arrows.max : 0;
   const dir = new THREE.Vector3(), o = new THREE.Vector3(), tip = new THREE.Vector3(), out = [];
   items.forEach((it, i) => {
-    const a = c.arrows[i], len = Math.hypot(...it.F) * k;
+    const a = pool[i], len = Math.hypot(...it.F) * k;
     a.visible = len > 0;
     if (!a.visible) return;
     a.position.set(it.p[0], it.p[1], it.p[2]);
@@ -220,10 +227,13 @@ function placeArrows(c, arrows, host) {
     a.getWorldPosition(o); a.cone.getWorldPosition(tip);
     out.push([o.x, o.y, o.z, tip.x, tip.y, tip.z].join(' '));
   });
-  if (host) { host.dataset.arrows = out.join(';'); host.dataset.arrowScale = k ? String(k) : ''; }
+  if (host) {
+    const sk = key === 'arrows' ? 'arrowScale' : `${key}Scale`;
+    host.dataset[key] = out.join(';'); host.dataset[sk] = k ? String(k) : '';
+  }
 }
 
-export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = null, arrows = null, width = 560, height = 420 }) {
+export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = null, arrows = null, contacts = null, width = 560, height = 420 }) {
   const host = useRef(null);
   const ctx = useRef(null);
   const box = useMemo(() => extents(P, L), [P, L]);
@@ -305,7 +315,7 @@ export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = n
     const draw = () => renderer.render(scene, camera);
     controls.addEventListener('change', draw);
     controls.update();
-    ctx.current = { renderer, scene, camera, sets, mats, shift, draw, tint: null, size, arrows: [] };
+    ctx.current = { renderer, scene, camera, sets, mats, shift, draw, tint: null, size, arrows: [], contacts: [] };
     return () => {
       controls.dispose();
       scene.traverse((o) => { if (o.geometry) o.geometry.dispose(); if (o.material) o.material.dispose(); if (o.dispose && o.isInstancedMesh) o.dispose(); });
@@ -354,8 +364,9 @@ export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = n
       if (host.current) host.current.dataset.colors = tkey ? seen.join(';') : '';
     }
     placeArrows(c, arrows, host.current);
+    placeArrows(c, contacts, host.current, 'contacts', CONTACT_COLOR);
     c.draw();
-  }, [...vs, tkey, L, box, shape, arrows]);
+  }, [...vs, tkey, L, box, shape, arrows, contacts]);
 
   return <div ref={host} class="anim-canvas scene3d" role="img" aria-label="The mechanism in 3-D (its positions are in the table below); drag to turn the view" />;
 }
