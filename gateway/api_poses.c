@@ -217,7 +217,7 @@ static json_t *s_frames(PGresult *res)
 
 /* The stored contact points (sql/013_contacts.sql) as {nframe, points}:
  * points holds, per frame of the first nframe, the list of its touching
- * points, each {pair, body, at, force} (vectors of the dimension's length);
+ * points, each {pair, body, other, at, force} (vectors of the dimension's length);
  * NULL when the job has none stored (a model without contacts, or an older
  * result).  Records out of order or out of range are dropped. */
 static json_t *s_contacts(PGresult *res, long nframe, int dim)
@@ -236,8 +236,8 @@ static json_t *s_contacts(PGresult *res, long nframe, int dim)
         long f = (long)r[0];
         if (!(r[0] >= 0) || f >= cnf) continue;
         json_array_append_new(json_array_get(points, (size_t)f),
-                              json_pack("{s:i,s:i,s:o,s:o}", "pair", (int)r[1], "body", (int)r[2],
-                                        "at", s_vec(r + 3, dim), "force", s_vec(r + 6, dim)));
+                              json_pack("{s:i,s:i,s:i,s:o,s:o}", "pair", (int)r[1], "body", (int)r[2],
+                                        "other", (int)r[3], "at", s_vec(r + 4, dim), "force", s_vec(r + 7, dim)));
     }
     free(v);
     return json_pack("{s:I,s:o}", "nframe", (json_int_t)cnf, "points", points);

@@ -125,14 +125,15 @@ int mbs_initialize(const mbs_model *m, mbs_data *d, mbs_report *rep, mbs_errlist
 
 /* Contact forces are kept at the frames too, one record of
  * MBS_CONTACT_REC values per touching point: frame index, pair (index in
- * the spec's contacts), body, the body's material point (world, x y z) and
- * the force on that body there (world, x y z; z = 0 in 2-D).  The body is
- * the pair's body B, which receives F (contact.h mbs_cforce), or body A with
- * -F when B is the ground.  Points with a zero force (a rigid pair's
+ * the spec's contacts), body, the other body (-1: the ground), the body's
+ * material point (world, x y z) and the force on that body there (world,
+ * x y z; z = 0 in 2-D; the other body takes -F).  The body is the pair's
+ * body B, which receives F (contact.h mbs_cforce), or body A with -F when B
+ * is the ground.  Points with a zero force (a rigid pair's
  * point in the active set without impulse) are left out.  At most MBS_CONTACT_RECS_MAX records: the
  * frames whose points did not all fit have none, and contact_frames counts
  * the first frames whose points are all kept. */
-#define MBS_CONTACT_REC 9
+#define MBS_CONTACT_REC 10
 #define MBS_CONTACT_RECS_MAX 32768
 
 typedef struct {

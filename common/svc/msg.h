@@ -19,7 +19,7 @@
  *                  nframe x (1 + nbodies x npose), time first (mbs.h);
  *                  then, when `contacts` is present (only with poses),
  *                  nrec contact point records of MBS_CONTACT_REC float64
- *                  each (frame, pair, body, point, force: mbs.h), those
+ *                  each (frame, pair, body, other body, point, force: mbs.h), those
  *                  of the first contacts.nframe frames
  *     FAILED     {job, attempt, error, retry}
  *   gateway -> worker

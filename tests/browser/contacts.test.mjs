@@ -17,6 +17,11 @@
 //     stored force times the scale, one arrow per stored point;
 //   - the table (the text alternative) holds the stored points and forces;
 // and the toggle is in the URL (contacts=1) and restored by a deep link.
+// Colours per body by its contact force (colour=@contact): at scrubbed
+// frames each body's value is the magnitude of the resultant of the stored
+// forces on it (as `body`: F, as `other`: -F), its colour that value over the
+// largest one stored through the ramp (its stops pinned here), drawn on the
+// canvas (planar) or held by three.js's instances (3-D).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -76,7 +81,7 @@ test('the worker runs the cam and follower and the 100 balls; their contact poin
     assert.ok(row, `a sample at frame ${f}'s time`);
     const F = [0, 0];
     for (const c of pts) {
-      assert.equal(c.pair, 0); assert.equal(c.body, fol);
+      assert.equal(c.pair, 0); assert.equal(c.body, fol); assert.equal(c.other, P.bodies.indexOf('cam'));
       assert.equal(c.at.length, 2); assert.equal(c.force.length, 2);
       F[0] += c.force[0]; F[1] += c.force[1];
     }
@@ -89,7 +94,8 @@ test('the worker runs the cam and follower and the 100 balls; their contact poin
   assert.equal(S.contacts.nframe, S.nframe);
   const all = S.contacts.points.flat();
   assert.ok(all.length > 100, `${all.length} points`);
-  for (const c of all) assert.ok(c.body >= 0 && c.body < 100 && c.at.length === 3 && c.force.length === 3);
+  for (const c of all) assert.ok(c.body >= 0 && c.body < 100 && c.other >= -1 && c.other < 100 && c.other !== c.body && c.at.length === 3 && c.force.length === 3);
+  assert.ok(all.some((c) => c.other === -1) && all.some((c) => c.other >= 0), 'ball-wall and ball-ball points');
   // a model without contacts has none; nor its geometry
   assert.equal((await api(`/api/v1/jobs/${String((await api(`/api/v1/sweeps/${env.small}/table`)).rows[0][0])}/poses`)).contacts, undefined);
 });
@@ -222,4 +228,90 @@ test('spatial: three.js places one arrow per stored point, at the point, along t
   }
   assert.deepEqual(errors.filter((e) => !/GPU stall|GL Driver/.test(e)), []);
   await page.context().close();
+});
+
+// The colour ramp (web/src/colors.js), its stops pinned here.
+const STOPS = [[49, 54, 149], [44, 123, 182], [0, 158, 115], [230, 159, 0], [215, 48, 39], [165, 0, 38]];
+function rampRGB(x) {
+  const u = Math.min(1, Math.max(0, x)) * (STOPS.length - 1);
+  const i = Math.min(STOPS.length - 2, Math.floor(u)), f = u - i, a = STOPS[i], b = STOPS[i + 1];
+  return [0, 1, 2].map((k) => Math.round(a[k] + f * (b[k] - a[k])));
+}
+
+// Each body's contact force at frame f computed here from the stored points:
+// |sum of F on it| (F as the point's body, -F as its other body).
+function bodyForces(P, f) {
+  const F = P.bodies.map(() => [0, 0, 0]);
+  for (const c of P.contacts.points[f]) c.force.forEach((x, i) => { F[c.body][i] += x; if (c.other >= 0) F[c.other][i] -= x; });
+  return F.map((v) => Math.hypot(...v));
+}
+
+test('colours per body by its contact force: value, scale and colour at scrubbed frames, planar and 3-D', { timeout: 120000 }, async () => {
+  assert.ok(planarJob && spatialJob, 'the jobs ran');
+  const errors = [];
+  for (const [job, dim] of [[planarJob, 2], [spatialJob, 3]]) {
+    const page = await newPage(browser, errors);
+    const P = await api(`/api/v1/jobs/${job}/poses`);
+    await page.goto(`${env.base}/jobs/${job}`);
+    await page.waitForSelector('#colour');
+    await page.selectOption('#colour', '@contact');
+    await until(async () => new URL(page.url()).searchParams.get('colour') === '@contact', 'colour=@contact in the URL');
+    await page.waitForSelector('#body-colours');
+    // the scale: 0 to the largest value over the stored frames
+    let hi = 0;
+    for (let f = 0; f < P.contacts.nframe; f++) hi = Math.max(hi, ...bodyForces(P, f));
+    assert.equal(Number(await page.getAttribute('#colour-legend', 'data-lo')), 0);
+    assert.ok(Math.abs(Number(await page.getAttribute('#colour-legend', 'data-hi')) - hi) <= 1e-12 * hi, 'the scale ends at the largest value');
+    const exact = (f) => Number(P.times[f].toPrecision(15)) === P.times[f];
+    const busy = P.contacts.points.map((pts, f) => [f, pts.length]).filter(([f, n]) => n > 0 && exact(f)).map(([f]) => f);
+    for (const f of [busy[0], busy[busy.length >> 1], busy.at(-1)]) {
+      await frame(page, P, f);
+      const want = bodyForces(P, f);
+      const rows = await page.$$eval('#body-colours tbody tr', (trs) => trs.map((tr) => ({ tint: Number(tr.dataset.tint), v: Number(tr.querySelector('td[data-v]').dataset.v), color: tr.querySelector('.swatch').dataset.color })));
+      assert.equal(rows.length, P.bodies.length);
+      rows.forEach((r, b) => {
+        assert.ok(Math.abs(r.v - want[b]) <= 1e-9 * (1 + hi), `frame ${f} ${P.bodies[b]}: ${r.v}, want ${want[b]}`);
+        assert.ok(Math.abs(r.tint - want[b] / hi) <= 1e-9, `frame ${f} ${P.bodies[b]}: scaled ${r.tint}, want ${want[b] / hi}`);
+        assert.equal(r.color, `rgb(${rampRGB(want[b] / hi).join(',')})`, `frame ${f} ${P.bodies[b]}: colour`);
+      });
+      if (dim === 2) {
+        // every body's colour is drawn on the canvas
+        for (let b = 0; b < P.bodies.length; b++) {
+          const [R, G, B] = rampRGB(want[b] / hi);
+          const n = await page.$eval('canvas.anim-canvas', (c, [R, G, B]) => {
+            const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+            let k = 0;
+            for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - R) <= 2 && Math.abs(d[i + 1] - G) <= 2 && Math.abs(d[i + 2] - B) <= 2 && d[i + 3] === 255) k++;
+            return k;
+          }, [R, G, B]);
+          assert.ok(n >= 20, `frame ${f}: ${n} pixels of ${P.bodies[b]}'s colour rgb(${R},${G},${B})`);
+        }
+      } else {
+        // what three.js's instances hold, per body
+        const cols = await until(async () => {
+          const s2 = await page.$eval('.scene3d', (e) => e.dataset.bodyColors || '');
+          const list = s2.split(';');
+          return list.length === P.bodies.length && list.every((x, b) => x === `rgb(${rampRGB(want[b] / hi).join(',')})`) ? list : null;
+        }, `frame ${f}: the instances' colours`);
+        assert.equal(cols.length, 100);
+      }
+    }
+    if (process.env.SHOTS && dim === 3) {
+      // the 100 balls coloured by their contact forces, with the arrows, at
+      // the frame of the largest contact force
+      const big = busy.reduce((b, f) => (Math.max(...bodyForces(P, f)) > Math.max(...bodyForces(P, b)) ? f : b));
+      await page.check('#contacts');
+      await frame(page, P, big);
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.screenshot({ path: path.join(process.env.SHOTS, 'web-job-body-colours.png') });
+    }
+    // a deep link restores the choice
+    const page2 = await newPage(browser, errors);
+    await page2.goto(page.url());
+    await page2.waitForSelector('#body-colours');
+    assert.equal(await page2.$eval('#colour', (e) => e.value), '@contact');
+    await page.context().close();
+    await page2.context().close();
+  }
+  assert.deepEqual(errors.filter((e) => !/GPU stall|GL Driver/.test(e)), []);
 });

@@ -136,18 +136,18 @@ static void test_contacts_planar(void)
         double F[2] = {0, 0};
         for (; i < s->ncontact_rec && s->contacts[i * MBS_CONTACT_REC] == f; i++) {
             const double *c = s->contacts + i * MBS_CONTACT_REC;
-            CHECK(c[2] == 0 && c[5] == 0 && c[8] == 0);
-            F[0] += c[6]; F[1] += c[7];
+            CHECK(c[2] == 0 && c[3] == -1 && c[6] == 0 && c[9] == 0);
+            F[0] += c[7]; F[1] += c[8];
             /* the nearer corner placed by the pose: com + R(da) (k0 - com0) */
             double da = pose[2] - a0, best = INFINITY;
             for (int k = 0; k < 2; k++) {
                 double dx = k0[k][0] - com0[0], dy = k0[k][1] - com0[1];
                 double px = pose[0] + cos(da) * dx - sin(da) * dy, py = pose[1] + sin(da) * dx + cos(da) * dy;
-                best = fmin(best, hypot(c[3] - px, c[4] - py));
+                best = fmin(best, hypot(c[4] - px, c[5] - py));
             }
             CHECK(best < 1e-7);
             /* pushed out of the slope: along its normal (-sin a, cos a) */
-            CHECK(-sin(a0) * c[6] + cos(a0) * c[7] > 0);
+            CHECK(-sin(a0) * c[7] + cos(a0) * c[8] > 0);
         }
         CHECK_NEAR(F[0], row[cx], 1e-9 * (1 + fabs(row[cx])));
         CHECK_NEAR(F[1], row[cy], 1e-9 * (1 + fabs(row[cy])));
@@ -173,13 +173,13 @@ static void test_contacts_spatial(void)
     int up = 0;
     for (int i = 0; i < s->ncontact_rec; i++) {
         const double *c = s->contacts + i * MBS_CONTACT_REC;
-        int f = (int)c[0], b = (int)c[2];
-        CHECK(f >= 0 && f < s->nframe && b >= 0 && b < 100);
+        int f = (int)c[0], b = (int)c[2], o = (int)c[3];
+        CHECK(f >= 0 && f < s->nframe && b >= 0 && b < 100 && o >= -1 && o < 100 && o != b);
         if (f < 0 || f >= s->nframe || b < 0 || b >= 100) break;
         const double *com = s->frames + f * per + 1 + b * 7;
-        CHECK_NEAR(sqrt((c[3] - com[0]) * (c[3] - com[0]) + (c[4] - com[1]) * (c[4] - com[1]) +
-                        (c[5] - com[2]) * (c[5] - com[2])), 0.05, 1e-3);
-        up += c[8] > 0;
+        CHECK_NEAR(sqrt((c[4] - com[0]) * (c[4] - com[0]) + (c[5] - com[1]) * (c[5] - com[1]) +
+                        (c[6] - com[2]) * (c[6] - com[2])), 0.05, 1e-3);
+        up += c[9] > 0;
     }
     /* gravity is -z: the floor and the balls below push up more often */
     CHECK(up > s->ncontact_rec / 2);

@@ -233,7 +233,7 @@ function placeArrows(c, arrows, host, key = 'arrows', col = FORCE_COLOR) {
   }
 }
 
-export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = null, arrows = null, contacts = null, width = 560, height = 420 }) {
+export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = null, bodyTint = null, arrows = null, contacts = null, width = 560, height = 420 }) {
   const host = useRef(null);
   const ctx = useRef(null);
   const box = useMemo(() => extents(P, L), [P, L]);
@@ -327,7 +327,8 @@ export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = n
 
   // place every instance at the poses of the time shown and draw
   const vs = members.map((m) => m.v);
-  const tkey = tint ? tint.map((x) => (x === null || x === undefined ? '' : x.toFixed(3))).join(',') : '';
+  const tk = (a) => a.map((x) => (x === null || x === undefined ? '' : x.toFixed(3))).join(',');
+  const tkey = (tint ? tk(tint) : '') + (bodyTint ? `|${tk(bodyTint)}` : '');
   useEffect(() => {
     const c = ctx.current;
     if (!c || vs.some((x) => !x)) return;
@@ -348,7 +349,9 @@ export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = n
       const col = new THREE.Color();
       for (const s of c.sets) {
         for (let i = 0; i < s.member.length; i++) {
-          const x = tint && tint[s.member[i]];
+          // the first member's bodies by their own value (bodyTint), else by the member's
+          const xb = bodyTint && s.member[i] === 0 ? bodyTint[s.body[i]] : null;
+          const x = xb !== null && xb !== undefined ? xb : tint && tint[s.member[i]];
           s.mesh.setColorAt(i, col.set(x === null || x === undefined ? s.base[i] : ramp(x)));
         }
         if (s.mesh.instanceColor) s.mesh.instanceColor.needsUpdate = true;
@@ -361,7 +364,14 @@ export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = n
         if (!s.mesh.instanceColor) continue;
         for (let i = 0; i < s.member.length; i++) if (!seen[s.member[i]]) seen[s.member[i]] = col.fromArray(s.mesh.instanceColor.array, 3 * i).getStyle();
       }
-      if (host.current) host.current.dataset.colors = tkey ? seen.join(';') : '';
+      if (host.current) host.current.dataset.colors = tint ? seen.join(';') : '';
+      // and each body's of the first member, when coloured per body
+      const byBody = [];
+      for (const s of c.sets) {
+        if (!s.mesh.instanceColor) continue;
+        for (let i = 0; i < s.member.length; i++) if (s.member[i] === 0 && byBody[s.body[i]] === undefined) byBody[s.body[i]] = col.fromArray(s.mesh.instanceColor.array, 3 * i).getStyle();
+      }
+      if (host.current) host.current.dataset.bodyColors = bodyTint ? Array.from({ length: bodyTint.length }, (_, b) => byBody[b] || '').join(';') : '';
     }
     placeArrows(c, arrows, host.current);
     placeArrows(c, contacts, host.current, 'contacts', CONTACT_COLOR);

@@ -81,3 +81,23 @@ export function contactsAt(P, L, pose) {
     return { name: `${c.pair}`, pair: c.pair, body: c.body, p: place(dim, pose.v, c.body, l), F: c.force };
   });
 }
+
+// Colours per body by its contact force: at frame f of poses P, per body the
+// magnitude of the resultant of the stored contact forces on it (F where it
+// is a point's body, -F where it is its other body; 0 without contact; null
+// after the frames whose points are stored).
+export const BODY_CONTACT = '@contact';
+export function bodyContactAt(P, f) {
+  const C = P.contacts, n = P.bodies.length;
+  if (!C || f >= C.nframe) return new Array(n).fill(null);
+  const F = Array.from({ length: n }, () => [0, 0, 0]);
+  for (const c of C.points[f]) c.force.forEach((x, i) => { F[c.body][i] += x; if (c.other >= 0) F[c.other][i] -= x; });
+  return F.map((v) => Math.hypot(...v));
+}
+
+// The largest of them over every stored frame (0 when none).
+export function bodyContactMax(P) {
+  let m = 0;
+  for (let f = 0; P.contacts && f < P.contacts.nframe; f++) for (const x of bodyContactAt(P, f)) m = Math.max(m, x);
+  return m;
+}

@@ -215,16 +215,16 @@ static void s_crec_add(void *ctx, const mbs_cforce *f)
     if (b < 0) return;
     double sg = side ? 1.0 : -1.0, qb[MBS_NB_MAX], E[9];
     double *r = res->contacts + (size_t)res->ncontact_rec * MBS_CONTACT_REC;
-    r[0] = c->frame; r[1] = f->pair; r[2] = b;
+    r[0] = c->frame; r[1] = f->pair; r[2] = b; r[3] = f->body[1 - side];
     /* the material point from its NCS coordinates: p = r0 + E c */
     mbs_gather(c->m, b, c->x, 0, qb);
     mbs_ncs_matrix(c->m, b, qb, E);
     for (int a = 0; a < 3; a++) {
         const double *cc = f->c[side];
-        r[3 + a] = (a < c->m->dim ? qb[a] : 0) + E[3 * a] * cc[0] + E[3 * a + 1] * cc[1] + E[3 * a + 2] * cc[2];
-        r[6 + a] = sg * f->F[a];
+        r[4 + a] = (a < c->m->dim ? qb[a] : 0) + E[3 * a] * cc[0] + E[3 * a + 1] * cc[1] + E[3 * a + 2] * cc[2];
+        r[7 + a] = sg * f->F[a];
     }
-    if (c->m->dim == 2) r[5] = r[8] = 0;
+    if (c->m->dim == 2) r[6] = r[9] = 0;
     res->ncontact_rec++;
 }
 
