@@ -24,7 +24,7 @@
 // arrow's start and tip is read back into data-arrows (with data-arrow-scale,
 // metres per newton), as the instance colours are into data-colors;
 // `contacts` the same for the contact forces (CONTACT_COLOR, their own
-// scale, data-contacts and data-contacts-scale).
+// scale, data-contacts and data-contacts-scale), as two instanced meshes.
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
@@ -209,8 +209,6 @@ function placeArrows(c, arrows, host, key = 'arrows', col = FORCE_COLOR) {
   while (pool.length > items.length) { const a = pool.pop(); c.scene.remove(a); a.dispose(); }
   while (pool.length < items.length) {
     const a = new THREE.ArrowHelper(new THREE.Vector3(1, 0, 0), new THREE.Vector3(), 1, col);
-    // contact points lie between bodies: their arrows are drawn over them
-    if (key === 'contacts') { a.line.material.depthTest = false; a.cone.material.depthTest = false; a.renderOrder = 1; a.line.renderOrder = 1; a.cone.renderOrder = 1; }
     c.scene.add(a); pool.push(a);
   }
   const k = items.length ? (ARROW_SPAN * c.size) / arrows.max : 0;
@@ -231,6 +229,50 @@ function placeArrows(c, arrows, host, key = 'arrows', col = FORCE_COLOR) {
     const sk = key === 'arrows' ? 'arrowScale' : `${key}Scale`;
     host.dataset[key] = out.join(';'); host.dataset[sk] = k ? String(k) : '';
   }
+}
+
+// The contact arrows of context c at {items, max} (or none), many per
+// frame (a hundred balls touch at tens of points): two instanced meshes, a
+// shaft (unit cylinder along +y from 0 to 1) and a head (unit cone, tip at
+// y = 1), two draw calls in all, unlit, drawn over the bodies (contact
+// points lie between them), grown when a frame has more points than they
+// hold.  What the instances then hold (each arrow's start: the shaft's
+// origin; tip: the head's tip) goes to host's data-contacts as "x y z x y z"
+// per arrow, ';'-separated, the scale to data-contacts-scale.
+const Y = new THREE.Vector3(0, 1, 0);
+function placeContactArrows(c, arrows, host) {
+  const items = arrows && arrows.max > 0 ? arrows.items : [];
+  let A = c.contactMesh;
+  if (!A || A.cap < items.length) {
+    if (A) { for (const m of [A.shaft, A.head]) { c.scene.remove(m); m.geometry.dispose(); m.material.dispose(); m.dispose(); } }
+    const cap = Math.max(64, 2 ** Math.ceil(Math.log2(items.length || 1)));
+    const mat = () => new THREE.MeshBasicMaterial({ color: CONTACT_COLOR, depthTest: false, depthWrite: false });
+    const shaft = new THREE.InstancedMesh(new THREE.CylinderGeometry(1, 1, 1, 6).translate(0, 0.5, 0), mat(), cap);
+    const head = new THREE.InstancedMesh(new THREE.ConeGeometry(1, 1, 8).translate(0, 0.5, 0), mat(), cap);
+    for (const m of [shaft, head]) { m.frustumCulled = false; m.renderOrder = 1; m.instanceMatrix.setUsage(THREE.DynamicDrawUsage); c.scene.add(m); }
+    A = c.contactMesh = { shaft, head, cap };
+  }
+  const k = items.length ? (ARROW_SPAN * c.size) / arrows.max : 0;
+  const q = new THREE.Quaternion(), d = new THREE.Vector3(), p = new THREE.Vector3(), sc = new THREE.Vector3();
+  const M = new THREE.Matrix4(), o = new THREE.Vector3(), tip = new THREE.Vector3(), out = [];
+  let n = 0;
+  for (const it of items) {
+    const len = Math.hypot(...it.F) * k;
+    if (!(len > 0)) continue;
+    d.set(it.F[0], it.F[1], it.F[2]).normalize();
+    q.setFromUnitVectors(Y, d);
+    // as ArrowHelper: the head a fifth of the length at most, half as wide
+    const hl = Math.min(0.25 * len, 0.05 * c.size), hw = 0.5 * hl, r = 0.12 * hw;
+    A.shaft.setMatrixAt(n, M.compose(p.set(it.p[0], it.p[1], it.p[2]), q, sc.set(r, len - hl, r)));
+    o.set(0, 0, 0).applyMatrix4(M);
+    A.head.setMatrixAt(n, M.compose(p.set(it.p[0], it.p[1], it.p[2]).addScaledVector(d, len - hl), q, sc.set(hw, hl, hw)));
+    tip.set(0, 1, 0).applyMatrix4(M);
+    out.push([o.x, o.y, o.z, tip.x, tip.y, tip.z].join(' '));
+    n++;
+  }
+  A.shaft.count = A.head.count = n;
+  A.shaft.instanceMatrix.needsUpdate = A.head.instanceMatrix.needsUpdate = true;
+  if (host) { host.dataset.contacts = out.join(';'); host.dataset.contactsScale = k ? String(k) : ''; }
 }
 
 export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = null, bodyTint = null, arrows = null, contacts = null, width = 560, height = 420 }) {
@@ -315,7 +357,7 @@ export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = n
     const draw = () => renderer.render(scene, camera);
     controls.addEventListener('change', draw);
     controls.update();
-    ctx.current = { renderer, scene, camera, sets, mats, shift, draw, tint: null, size, arrows: [], contacts: [] };
+    ctx.current = { renderer, scene, camera, sets, mats, shift, draw, tint: null, size, arrows: [], contactMesh: null };
     return () => {
       controls.dispose();
       scene.traverse((o) => { if (o.geometry) o.geometry.dispose(); if (o.material) o.material.dispose(); if (o.dispose && o.isInstancedMesh) o.dispose(); });
@@ -374,7 +416,7 @@ export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = n
       if (host.current) host.current.dataset.bodyColors = bodyTint ? Array.from({ length: bodyTint.length }, (_, b) => byBody[b] || '').join(';') : '';
     }
     placeArrows(c, arrows, host.current);
-    placeArrows(c, contacts, host.current, 'contacts', CONTACT_COLOR);
+    if (contacts || c.contactMesh) placeContactArrows(c, contacts, host.current);
     c.draw();
   }, [...vs, tkey, L, box, shape, arrows, contacts]);
 
