@@ -287,8 +287,15 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
   // colours per body by its contact force (the "Colour by" choice BODY_CONTACT)
   const perBody = colourBy && colourBy.value === BODY_CONTACT && P.contacts;
   const bodyHi = useMemo(() => (perBody ? bodyContactMax(P) : 0), [P, perBody]);
-  const bodyValues = perBody && pose ? bodyContactAt(P, pose.f) : null;
-  const bodyTint = bodyValues ? bodyValues.map((x) => (x === null ? null : bodyHi > 0 ? x / bodyHi : 0)) : null;
+  // (they change only from frame to frame; the table, a row per body, follows
+  // the time as the pose table does)
+  const bodyF = perBody && pose ? pose.f : -1;
+  const bodyValues = useMemo(() => (bodyF >= 0 ? bodyContactAt(P, bodyF) : null), [P, bodyF]);
+  const bodyTint = useMemo(() => (bodyValues ? bodyValues.map((x) => (x === null ? null : bodyHi > 0 ? x / bodyHi : 0)) : null), [bodyValues, bodyHi]);
+  const bodyTable = useMemo(() => {
+    const tp = perBody ? poseAt(P, tk) : null;
+    return tp && <BodyColourTable name="contact force" hi={bodyHi} values={bodyContactAt(P, tp.f)} P={P} t={tp.t} />;
+  }, [P, perBody, bodyHi, tk]);
 
   if (!pose) return <p id="no-poses">No body poses are stored for this job (run by an older worker): nothing to animate.</p>;
   const label = `t = ${fmtNum(pose.t)} s`;
@@ -341,7 +348,7 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
         {table}
         {forceTable}
         {contactTable}
-        {bodyValues && <BodyColourTable name="contact force" hi={bodyHi} values={bodyValues} P={P} t={pose.t} />}
+        {bodyTable}
         <details class="joints"><summary>Joints and actuators</summary><JointTable G={P.geometry} /></details>
       </figcaption>
     </figure>
