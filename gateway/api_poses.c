@@ -215,7 +215,7 @@ static json_t *s_frames(PGresult *res)
                      "times", times, "frames", frames);
 }
 
-/* The stored contact points (sql/013_contacts.sql) as {nframe, points}:
+/* The stored contact points (sql/014_contacts.sql) as {nframe, points}:
  * points holds, per frame of the first nframe, the list of its touching
  * points, each {pair, body, other, at, force} (vectors of the dimension's length);
  * NULL when the job has none stored (a model without contacts, or an older

@@ -1,4 +1,4 @@
--- 013_contacts.sql - issue 10 (contact forces as arrows): the contact points
+-- 014_contacts.sql - issue 10 (contact forces as arrows): the contact points
 -- of a result at its pose frames, so that a viewer draws each contact force
 -- where it acts.
 -- contacts: records of 10 float64 little-endian each, per touching point at
