@@ -16,13 +16,16 @@
  * the default skeleton joins each body's centre of mass to its joint and
  * spring points; declared shapes are drawn as they are.  "forces" names
  * the output channels that hold a joint's reaction force in every
- * component, which a viewer draws as arrows from the job's samples.
+ * component, which a viewer draws as arrows from the job's samples;
+ * "contacts" (with the frames, for models with contact pairs) the contact
+ * forces at every frame, each at its point, for arrows too.
  */
 #include "gw.h"
 #include "mechanism/mechanism.h"
 #include "svc/db.h"
 #include "svc/job.h"
 #include "svc/msg.h"
+#include "mbs/mbs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -212,6 +215,34 @@ static json_t *s_frames(PGresult *res)
                      "times", times, "frames", frames);
 }
 
+/* The stored contact points (sql/014_contacts.sql) as {nframe, points}:
+ * points holds, per frame of the first nframe, the list of its touching
+ * points, each {pair, body, other, at, force} (vectors of the dimension's length);
+ * NULL when the job has none stored (a model without contacts, or an older
+ * result).  Records out of order or out of range are dropped. */
+static json_t *s_contacts(PGresult *res, long nframe, int dim)
+{
+    if (PQgetisnull(res, 0, 7) || PQgetisnull(res, 0, 8)) return NULL;
+    long cnf = strtol(PQgetvalue(res, 0, 7), NULL, 10);
+    if (cnf < 0 || cnf > nframe) cnf = 0;
+    size_t nrec = (size_t)PQgetlength(res, 0, 8) / (8 * MBS_CONTACT_REC);
+    double *v = malloc(sizeof(double) * (nrec * MBS_CONTACT_REC + 1));
+    json_t *points = json_array();
+    if (!v) nrec = 0;
+    else msg_get_f64le(v, (const unsigned char *)PQgetvalue(res, 0, 8), nrec * MBS_CONTACT_REC);
+    for (long f = 0; f < cnf; f++) json_array_append_new(points, json_array());
+    for (size_t i = 0; i < nrec; i++) {
+        const double *r = v + i * MBS_CONTACT_REC;
+        long f = (long)r[0];
+        if (!(r[0] >= 0) || f >= cnf) continue;
+        json_array_append_new(json_array_get(points, (size_t)f),
+                              json_pack("{s:i,s:i,s:i,s:o,s:o}", "pair", (int)r[1], "body", (int)r[2],
+                                        "other", (int)r[3], "at", s_vec(r + 4, dim), "force", s_vec(r + 7, dim)));
+    }
+    free(v);
+    return json_pack("{s:I,s:o}", "nframe", (json_int_t)cnf, "points", points);
+}
+
 int api_jobs_poses(gw_req *r)
 {
     if (!gw_is_job_id(r->param[0])) return gw_reply_error(r, 404, "not_found", "no such job", NULL);
@@ -221,7 +252,8 @@ int api_jobs_poses(gw_req *r)
     /* binary result format: text columns as their bytes, the frames raw */
     PGresult *res = db_execb(db,
         "SELECT m.definition::text, j.parameters::text, j.solver_overrides::text, "
-        "       array_to_json(p.bodies)::text, p.npose::text, p.nframe::text, p.frames "
+        "       array_to_json(p.bodies)::text, p.npose::text, p.nframe::text, p.frames, "
+        "       p.contact_frames::text, p.contacts "
         "FROM jobs j JOIN sweeps s ON s.id = j.sweep_id JOIN models m ON m.id = s.model_id "
         "LEFT JOIN poses p ON p.job_id = j.id WHERE j.id = $1::bigint", 1, p, NULL, NULL, 1);
     if (!db_ok(res)) { gw_reply_db_error(r, res); PQclear(res); return 0; }
@@ -232,6 +264,9 @@ int api_jobs_poses(gw_req *r)
     json_decref(params); json_decref(solver);
     if (!g) { PQclear(res); return 0; }
     json_t *out = s_frames(res);
+    json_t *cs = s_contacts(res, (long)json_integer_value(json_object_get(out, "nframe")),
+                            (int)json_integer_value(json_object_get(g, "dimension")));
+    if (cs) json_object_set_new(out, "contacts", cs);
     PQclear(res);
     json_object_set_new(out, "job", json_integer(strtoll(r->param[0], NULL, 10)));
     json_object_set_new(out, "geometry", g);

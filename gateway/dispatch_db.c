@@ -7,6 +7,7 @@
 #include "sweep_sql.h"
 #include "svc/db.h"
 #include "svc/log.h"
+#include "mbs/mbs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,15 +173,20 @@ static db_stmt s_results = { "ds_results",
     "     s AS (INSERT INTO responses (job_id, name, value) "
     "           SELECT ok.id, e.key, CASE WHEN jsonb_typeof(e.value) = 'number' THEN (e.value #>> '{}')::float8 END "
     "           FROM ok, jsonb_each(ok.resp) e ON CONFLICT DO NOTHING), "
-    "     p AS (INSERT INTO poses (job_id, bodies, npose, nframe, frames) "
+    "     p AS (INSERT INTO poses (job_id, bodies, npose, nframe, frames, contact_frames, contacts) "
     "           SELECT ok.id, ARRAY(SELECT jsonb_array_elements_text(ok.ps->'bodies')), "
-    "                  (ok.ps->>'npose')::int, (ok.ps->>'nframe')::int, ok.fr "
+    "                  (ok.ps->>'npose')::int, (ok.ps->>'nframe')::int, "
+    "                  substring(ok.fr FROM 1 FOR (ok.ps->>'fb')::int), (ok.ps->>'cnf')::int, "
+    "                  CASE WHEN ok.ps ? 'cnf' THEN substring(ok.fr FROM (ok.ps->>'fb')::int + 1) END "
     "           FROM ok WHERE ok.fr IS NOT NULL ON CONFLICT (job_id) DO NOTHING) "
     "SELECT count(*) FROM r", 0 };
 
 /* The poses of a result (msg.h): their description when the payload holds
- * exactly the samples and then the frames it announces, else NULL (no poses
- * stored; the samples are kept).  *nsbytes: the samples' bytes. */
+ * exactly the samples and then the frames it announces (and the contact
+ * records it announces), else NULL (no poses stored; the samples are kept).
+ * *nsbytes: the samples' bytes.  A new object: the worker's with "fb", the
+ * frames' bytes (the rest of the poses' part are the contact records), and
+ * "cnf", the frames with contact points, when there are contacts. */
 static json_t *s_poses(json_t *b, size_t bloblen, size_t *nsbytes)
 {
     json_t *ps = json_object_get(b, "poses");
@@ -195,10 +201,24 @@ static json_t *s_poses(json_t *b, size_t bloblen, size_t *nsbytes)
     size_t nb = json_array_size(bodies);
     int ok = json_is_array(bodies) && nb > 0 && (np == 3 || np == 7) && nf >= 1 && nf <= 100000;
     for (size_t i = 0; ok && i < nb; i++) ok = json_is_string(json_array_get(bodies, i));
-    if (ok) ok = bloblen - *nsbytes == (size_t)nf * (1 + nb * (size_t)np) * 8;
-    if (!ok) log_warn("dispatch: job %lld: poses that do not match the payload, not stored",
-                      (long long)json_integer_value(json_object_get(b, "job")));
-    return ok ? ps : NULL;
+    size_t fb = (size_t)nf * (1 + nb * (size_t)np) * 8, cb = 0;
+    json_t *cs = json_object_get(b, "contacts");
+    json_int_t cnf = json_integer_value(json_object_get(cs, "nframe"));
+    json_int_t nrec = json_integer_value(json_object_get(cs, "nrec"));
+    if (cs) {
+        ok = ok && cnf >= 0 && cnf <= nf && nrec >= 0 && nrec <= MBS_CONTACT_RECS_MAX;
+        cb = (size_t)nrec * MBS_CONTACT_REC * 8;
+    }
+    if (ok) ok = bloblen - *nsbytes == fb + cb;
+    if (!ok) {
+        log_warn("dispatch: job %lld: poses that do not match the payload, not stored",
+                 (long long)json_integer_value(json_object_get(b, "job")));
+        return NULL;
+    }
+    json_t *out = json_deep_copy(ps);
+    json_object_set_new(out, "fb", json_integer((json_int_t)fb));
+    if (cs) json_object_set_new(out, "cnf", json_integer(cnf));
+    return out;
 }
 
 /* Append a big-endian 32-bit integer. */
@@ -245,12 +265,14 @@ static int s_write_results(PGconn **db, ds_pending *p, int n)
             "att", json_object_get(b, "attempt"), "owner", p[i].worker, "ch", json_object_get(b, "channels"),
             "ns", json_object_get(b, "nsample"), "resp", json_object_get(b, "responses"),
             "met", json_object_get(b, "metrics"), "ps", ps);
+        int has_ps = ps != NULL;
+        json_decref(ps); /* the row holds it (O?), or it is dropped */
         if (!row) continue;   /* not a valid RESULT (dispatch_msg.c lets none through) */
         json_array_append_new(rows, row);
         ids[k] = json_integer_value(json_object_get(b, "job"));
         /* the payload: samples first, then the frames when the poses hold */
         smp[k] = p[i].m.blob ? p[i].m.blob : ""; slen[k] = nsbytes;
-        fr[k] = ps ? (const char *)p[i].m.blob + nsbytes : NULL; flen[k] = ps ? p[i].m.bloblen - nsbytes : 0;
+        fr[k] = has_ps ? (const char *)p[i].m.blob + nsbytes : NULL; flen[k] = has_ps ? p[i].m.bloblen - nsbytes : 0;
         k++;
     }
     if (k) {

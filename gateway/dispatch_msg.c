@@ -4,6 +4,7 @@
  * of it reaches the database.
  */
 #include "dispatch.h"
+#include "mbs/mbs.h"
 
 #include <string.h>
 
@@ -84,9 +85,17 @@ const char *ds_msg_invalid(const msg_t *m)
             unsigned long long nf = (unsigned long long)json_integer_value(json_object_get(ps, "nframe"));
             unsigned long long np = (unsigned long long)json_integer_value(json_object_get(ps, "npose"));
             want += nf * (1 + json_array_size(bodies) * np) * 8; /* bounded: 1e5 x (1 + MAX_CHANNELS x 7) x 8 */
-        }
+            /* then the contact points' records (msg.h) */
+            const json_t *cs = json_object_get(b, "contacts");
+            if (cs) {
+                if (!json_is_object(cs) || !s_int(cs, "nrec", 0, MBS_CONTACT_RECS_MAX) ||
+                    !s_int(cs, "nframe", 0, (long long)nf))
+                    return "RESULT: contacts";
+                want += (unsigned long long)json_integer_value(json_object_get(cs, "nrec")) * MBS_CONTACT_REC * 8;
+            }
+        } else if (json_object_get(b, "contacts")) return "RESULT: contacts without poses";
         if (want != (unsigned long long)m->bloblen)
-            return "RESULT: payload size differs from nsample x (1 + channels) doubles (and the poses announced)";
+            return "RESULT: payload size differs from nsample x (1 + channels) doubles (and the poses and contacts announced)";
         return NULL;
     }
     default:

@@ -164,16 +164,20 @@ void wk_run(wk_job *j, int delay_ms, msg_t *out)
         json_array_append_new(channels, json_string(names[c]));
     }
     json_t *resp = job_responses_eval(j->responses, names, nch, res.rows, res.nsample);
-    /* payload: the samples, then the body poses' frames (see svc/msg.h) */
+    /* payload: the samples, then the body poses' frames, then the contact
+       points' records at the frames (see svc/msg.h) */
     size_t nval = (size_t)res.nsample * (size_t)ncol;
     size_t nfval = res.frames ? (size_t)res.nframe * (size_t)(1 + res.nbody * res.npose) : 0;
-    unsigned char *blob = malloc((nval + nfval) * 8 + 1);
+    int has_contacts = nfval && spec->ncontact > 0;
+    size_t ncval = has_contacts ? (size_t)res.ncontact_rec * MBS_CONTACT_REC : 0;
+    unsigned char *blob = malloc((nval + nfval + ncval) * 8 + 1);
     if (!blob) { s_failed(out, j, 1, "out of memory"); json_decref(channels); json_decref(resp);
                  free(names); mbs_result_free(&res); return; }
     msg_put_f64le(blob, res.rows, nval);
     if (nfval) msg_put_f64le(blob + nval * 8, res.frames, nfval);
+    if (ncval) msg_put_f64le(blob + (nval + nfval) * 8, res.contacts, ncval);
     out->cmd = MSG_RESULT;
-    out->blob = blob; out->bloblen = (nval + nfval) * 8;
+    out->blob = blob; out->bloblen = (nval + nfval + ncval) * 8;
     out->body = json_pack("{s:I,s:i,s:o,s:i,s:o,s:o}", "job", (json_int_t)j->id, "attempt", j->attempt,
                           "channels", channels, "nsample", res.nsample, "responses", resp,
                           "metrics", job_metrics_json(&met));
@@ -182,6 +186,9 @@ void wk_run(wk_job *j, int delay_ms, msg_t *out)
         for (int b = 0; b < res.nbody; b++) json_array_append_new(bodies, json_string(spec->bodies[b].name));
         json_object_set_new(out->body, "poses", json_pack("{s:o,s:i,s:i}", "bodies", bodies,
                                                           "npose", res.npose, "nframe", res.nframe));
+        if (has_contacts)
+            json_object_set_new(out->body, "contacts", json_pack("{s:i,s:i}", "nrec", res.ncontact_rec,
+                                                                 "nframe", res.contact_frames));
     }
     log_debug("job %lld attempt %d done: %d samples, %.3f s", j->id, j->attempt, res.nsample, met.wall_seconds);
     free(names);

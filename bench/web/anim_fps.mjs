@@ -4,7 +4,7 @@
 // measurement (again from the start when a short run ends), and every change of the time shown (one per frame drawn:
 // each animation frame sets the time, renders the pose table and draws the
 // canvas or the WebGL scene) is counted for SECONDS seconds.
-// usage: BASE=http://... node bench/web/anim_fps.mjs NAME:JOB_ID ...
+// usage: BASE=http://... [QUERY=contacts=1] node bench/web/anim_fps.mjs NAME:JOB_ID ...
 // prints one markdown row per job: name, bodies, dimension, stored frames,
 // frames drawn per s alone and with the job's default plots (medians of ROUNDS).
 import { createRequire } from 'node:module';
@@ -31,7 +31,9 @@ try {
       const got = [];
       for (let round = 0; round < ROUNDS; round++) {
       const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-      await page.goto(`${base}/jobs/${id}${q}`);
+      // QUERY: more of the view's state (e.g. contacts=1&colour=@contact)
+      const extra = process.env.QUERY ? `${q ? '&' : '?'}${process.env.QUERY}` : '';
+      await page.goto(`${base}/jobs/${id}${q}${extra}`);
       await page.waitForSelector(P.geometry.dimension === 3 ? '.scene3d canvas' : 'canvas.anim-canvas');
       if (!q) await page.waitForSelector('.plot canvas');
       // the fastest speed that still lasts the measurement (with a margin)

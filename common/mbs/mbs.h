@@ -123,6 +123,19 @@ int mbs_initialize(const mbs_model *m, mbs_data *d, mbs_report *rep, mbs_errlist
 #define MBS_POSE_FRAMES_MAX 256
 #define MBS_POSE_VALUES_MAX 65536
 
+/* Contact forces are kept at the frames too, one record of
+ * MBS_CONTACT_REC values per touching point: frame index, pair (index in
+ * the spec's contacts), body, the other body (-1: the ground), the body's
+ * material point (world, x y z) and the force on that body there (world,
+ * x y z; z = 0 in 2-D; the other body takes -F).  The body is the pair's
+ * body B, which receives F (contact.h mbs_cforce), or body A with -F when B
+ * is the ground.  Points with a zero force (a rigid pair's
+ * point in the active set without impulse) are left out.  At most MBS_CONTACT_RECS_MAX records: the
+ * frames whose points did not all fit have none, and contact_frames counts
+ * the first frames whose points are all kept. */
+#define MBS_CONTACT_REC 10
+#define MBS_CONTACT_RECS_MAX 32768
+
 typedef struct {
     int nchannel;           /* columns after time                              */
     int nsample;
@@ -133,6 +146,9 @@ typedef struct {
     int nframe, frame_cap;
     int frame_every;        /* samples between two frames                      */
     double *frames;         /* nframe x (1 + nbody npose), row-major, [0] = t  */
+    int ncontact_rec, contact_cap; /* contact force records (see above)        */
+    int contact_frames;     /* first frames whose contact points are all kept   */
+    double *contacts;       /* ncontact_rec x MBS_CONTACT_REC, row-major        */
 } mbs_result;
 
 void mbs_result_free(mbs_result *r); /* frees rows and frames, keeps the struct */

@@ -12,11 +12,15 @@
  *     HEARTBEAT  {jobs: [[id, attempt], ...], slots?}    (jobs in hand; the credit
  *                wanted now, when the worker adapts it: worker/main.c)
  *     RESULT     {job, attempt, channels, nsample, responses, metrics,
- *                 poses?: {bodies, npose, nframe}}
+ *                 poses?: {bodies, npose, nframe}, contacts?: {nrec, nframe}}
  *                + payload: samples, float64 little-endian, row-major,
  *                  nsample x (1 + nchannel), time first; then, when
  *                  `poses` is present, the body poses' frames, float64,
- *                  nframe x (1 + nbodies x npose), time first (mbs.h)
+ *                  nframe x (1 + nbodies x npose), time first (mbs.h);
+ *                  then, when `contacts` is present (only with poses),
+ *                  nrec contact point records of MBS_CONTACT_REC float64
+ *                  each (frame, pair, body, other body, point, force: mbs.h), those
+ *                  of the first contacts.nframe frames
  *     FAILED     {job, attempt, error, retry}
  *   gateway -> worker
  *     JOB        {job, attempt, model, parameters, solver, responses, time_limit}

@@ -29,8 +29,8 @@
  *                         not match nsample x channels, one with the largest
  *                         nsample, a FAILED whose attempt is a string, a READY
  *                         listing job -1, an unknown command, poses of 0
- *                         frames), then a valid HEARTBEAT; prints "malformed 5"
- *                         and "invalid 8"
+ *                         frames, contact points without poses), then a
+ *                         valid HEARTBEAT; prints "malformed 5" and "invalid 9"
  * Without --server-key it connects without CurveZMQ.  Every wait is bounded.
  */
 #include "svc/msg.h"
@@ -253,10 +253,12 @@ int main(int argc, char **argv)
         s_raw(sock, "MBS", MSG_VERSION, 99, "{}");
         s_raw(sock, "MBS", MSG_VERSION, MSG_RESULT, "{\"job\": 1, \"attempt\": 1, \"channels\": [], \"nsample\": 0, "
               "\"responses\": {}, \"metrics\": {}, \"poses\": {\"bodies\": [], \"npose\": 3, \"nframe\": 0}}");
+        s_raw(sock, "MBS", MSG_VERSION, MSG_RESULT, "{\"job\": 1, \"attempt\": 1, \"channels\": [], \"nsample\": 0, "
+              "\"responses\": {}, \"metrics\": {}, \"contacts\": {\"nrec\": 0, \"nframe\": 0}}");
         /* and a valid one: the connection still serves */
         s_raw(sock, "MBS", MSG_VERSION, MSG_HEARTBEAT, "{\"jobs\": []}");
         s_listen(sock, 1.0, NULL, NULL, NULL);
-        printf("malformed 5\ninvalid 8\n");
+        printf("malformed 5\ninvalid 9\n");
     } else {
         fprintf(stderr, "zmq_peer: unknown action %s\n", action);
         rc = 2;

@@ -1,7 +1,8 @@
 /*
  * poses_test.c - the body poses kept with every result (common/mbs/output/output.c,
  * mbs_result in mbs.h): frames at sample times, the bounds on their number,
- * and poses equal to the position / angle / orientation channels.
+ * and poses equal to the position / angle / orientation channels; the
+ * contact points kept at the frames (mbs_result contacts).
  */
 #include "check.h"
 #include "testutil.h"
@@ -103,8 +104,93 @@ static void test_bounds(void)
     t_run_free(&r);
 }
 
+/* The sample row of a frame's time. */
+static const double *s_frame_row(const t_run *r, int f)
+{
+    return s_row_at(r, r->res.frames[(size_t)f * (size_t)(1 + r->res.nbody * r->res.npose)]);
+}
+
+/* A block sticking on an incline by its two corners (ground = A, block =
+ * B): at every frame the records are its touching corners, each at the
+ * corner placed by the block's pose, and their forces add up to the
+ * contact_force channels (an independent sum over the same pairs); at rest
+ * they carry the weight. */
+static void test_contacts_planar(void)
+{
+    t_run r;
+    t_run_file("examples/block_on_incline_stick.json", NULL, &r);
+    CHECK(r.rc == 0);
+    const mbs_result *s = &r.res;
+    CHECK(s->contact_frames == s->nframe && s->nframe > 100);
+    CHECK(s->ncontact_rec >= s->nframe && s->ncontact_rec <= 2 * s->nframe);
+    int cx = t_col(&r, "Fx_slope"), cy = t_col(&r, "Fy_slope");
+    double a0 = M_PI / 6, w = 0.1, h = 0.05;
+    /* the corners relative to the com at t = 0 */
+    double com0[2] = {-h / 2 * sin(a0), h / 2 * cos(a0)};
+    double k0[2][2] = {{-w / 2 * cos(a0), -w / 2 * sin(a0)}, {w / 2 * cos(a0), w / 2 * sin(a0)}};
+    int i = 0, last_sum_ok = 0;
+    for (int f = 0; f < s->nframe; f++) {
+        const double *row = s_frame_row(&r, f), *pose = s->frames + f * 4 + 1;
+        CHECK(row != NULL);
+        if (!row) break;
+        double F[2] = {0, 0};
+        for (; i < s->ncontact_rec && s->contacts[i * MBS_CONTACT_REC] == f; i++) {
+            const double *c = s->contacts + i * MBS_CONTACT_REC;
+            CHECK(c[2] == 0 && c[3] == -1 && c[6] == 0 && c[9] == 0);
+            F[0] += c[7]; F[1] += c[8];
+            /* the nearer corner placed by the pose: com + R(da) (k0 - com0) */
+            double da = pose[2] - a0, best = INFINITY;
+            for (int k = 0; k < 2; k++) {
+                double dx = k0[k][0] - com0[0], dy = k0[k][1] - com0[1];
+                double px = pose[0] + cos(da) * dx - sin(da) * dy, py = pose[1] + sin(da) * dx + cos(da) * dy;
+                best = fmin(best, hypot(c[4] - px, c[5] - py));
+            }
+            CHECK(best < 1e-7);
+            /* pushed out of the slope: along its normal (-sin a, cos a) */
+            CHECK(-sin(a0) * c[7] + cos(a0) * c[8] > 0);
+        }
+        CHECK_NEAR(F[0], row[cx], 1e-9 * (1 + fabs(row[cx])));
+        CHECK_NEAR(F[1], row[cy], 1e-9 * (1 + fabs(row[cy])));
+        if (f == s->nframe - 1) last_sum_ok = fabs(F[0]) < 1e-3 && fabs(F[1] - 9.81) < 1e-3;
+    }
+    CHECK(i == s->ncontact_rec);
+    CHECK(last_sum_ok);
+    t_run_free(&r);
+}
+
+/* 100 balls in a box, rigid contacts (Moreau-Jean): records on the balls
+ * (ball-wall pairs have the ground as B: the ball's side with -F), each
+ * point on its ball's surface. */
+static void test_contacts_spatial(void)
+{
+    const char *sets[] = {"solver.t_end=0.4", NULL};
+    t_run r;
+    t_run_file("examples/balls_in_box_100.json", sets, &r);
+    CHECK(r.rc == 0);
+    const mbs_result *s = &r.res;
+    long per = 1 + 100 * 7;
+    CHECK(s->contact_frames == s->nframe && s->ncontact_rec > 100);
+    int up = 0;
+    for (int i = 0; i < s->ncontact_rec; i++) {
+        const double *c = s->contacts + i * MBS_CONTACT_REC;
+        int f = (int)c[0], b = (int)c[2], o = (int)c[3];
+        CHECK(f >= 0 && f < s->nframe && b >= 0 && b < 100 && o >= -1 && o < 100 && o != b);
+        if (f < 0 || f >= s->nframe || b < 0 || b >= 100) break;
+        const double *com = s->frames + f * per + 1 + b * 7;
+        CHECK_NEAR(sqrt((c[4] - com[0]) * (c[4] - com[0]) + (c[5] - com[1]) * (c[5] - com[1]) +
+                        (c[6] - com[2]) * (c[6] - com[2])), 0.05, 1e-3);
+        up += c[9] > 0;
+    }
+    /* gravity is -z: the floor and the balls below push up more often */
+    CHECK(up > s->ncontact_rec / 2);
+    printf("  100 balls, %d frames: %d contact points\n", s->nframe, s->ncontact_rec);
+    t_run_free(&r);
+}
+
 int main(void)
 {
+    test_contacts_planar();
+    test_contacts_spatial();
     test_planar();
     test_spatial();
     test_bounds();

@@ -11,11 +11,11 @@ import { localGeometry, poseAt, frameAt } from './pose.js';
 import { jobColor, ramp, bodyColor, ACTUATOR_COLOR } from './colors.js';
 import { Planar } from './Planar.jsx';
 import { fmtNum } from './format.js';
-import { arrowsAt, FORCE_COLOR, ARROW_PX, ARROW_SPAN } from './forces.js';
+import { arrowsAt, contactsAt, bodyContactAt, bodyContactMax, BODY_CONTACT, FORCE_COLOR, CONTACT_COLOR, ARROW_PX, ARROW_SPAN } from './forces.js';
 
 // three.js is loaded once, on the first spatial drawing.
 let s_scene3d = null;
-export function MechanismView({ L, P, v, label, members = [], overlay = false, tint = null, arrows = null }) {
+export function MechanismView({ L, P, v, label, members = [], overlay = false, tint = null, bodyTint = null, arrows = null, contacts = null }) {
   const [Scene, setScene] = useState(() => s_scene3d);
   const [err, setErr] = useState(null);
   useEffect(() => {
@@ -23,9 +23,9 @@ export function MechanismView({ L, P, v, label, members = [], overlay = false, t
       import('./Scene3D.jsx').then((m) => { s_scene3d = m.Scene3D; setScene(() => m.Scene3D); }).catch((e) => setErr(e.message));
     }
   }, [L.dim]);
-  if (L.dim === 2) return <Planar L={L} P={P} v={v} label={label} members={members} overlay={overlay} tint={tint} arrows={arrows} />;
+  if (L.dim === 2) return <Planar L={L} P={P} v={v} label={label} members={members} overlay={overlay} tint={tint} bodyTint={bodyTint} arrows={arrows} contacts={contacts} />;
   if (err) return <p class="error" role="alert">Cannot load the 3-D view: {err}</p>;
-  return Scene ? <Scene L={L} P={P} v={v} members={members} overlay={overlay} tint={tint} arrows={arrows} /> : <p>Loading the 3-D view…</p>;
+  return Scene ? <Scene L={L} P={P} v={v} members={members} overlay={overlay} tint={tint} bodyTint={bodyTint} arrows={arrows} contacts={contacts} /> : <p>Loading the 3-D view…</p>;
 }
 
 // The pose table: per body x y (z) and the angle or quaternion at the time shown.
@@ -137,6 +137,65 @@ function ForceLegend({ max, dim }) {
   );
 }
 
+// The scale of the contact force arrows (cyan), as ForceLegend's.
+function ContactLegend({ max, dim }) {
+  return (
+    <div class="force-legend" id="contact-legend" data-max={max} role="img"
+      aria-label={`Contact force arrows: ${dim === 2 ? `${ARROW_PX} pixels` : `${ARROW_SPAN * 100} % of the scene's size`} = ${fmtNum(max)} N, the largest contact force stored`}>
+      <span class="arrow" ref={(el) => { if (el) { el.style.width = `${ARROW_PX}px`; el.style.color = CONTACT_COLOR; } }} />
+      <span>= {fmtNum(max)} N{dim === 3 ? ` (${ARROW_SPAN * 100} % of the scene)` : ''}, the largest contact force stored</span>
+    </div>
+  );
+}
+
+// The contact forces drawn, as a table (their text alternative): per
+// touching point its pair, body, point and force at the frame shown.
+function ContactTable({ items, P, dim, t }) {
+  const names = dim === 3 ? ['x', 'y', 'z'] : ['x', 'y'];
+  return (
+    <table class="list small" id="contact-table">
+      <caption>Contact forces at t = {fmtNum(t)} s ({items.length} touching points; N, on the body at its point)</caption>
+      <thead><tr><th scope="col">Pair</th><th scope="col">Body</th>{names.map((n) => <th scope="col">{n}</th>)}
+        {names.map((n) => <th scope="col">F{n}</th>)}<th scope="col">|F|</th></tr></thead>
+      <tbody>{items.map((a) => (
+        <tr data-pair={a.pair} data-body={a.body}><td>{a.pair}</td><td>{P.bodies[a.body]}</td>
+          {names.map((_, i) => <td class="num" data-v={a.p[i]}>{fmtNum(a.p[i])}</td>)}
+          {a.F.map((x) => <td class="num" data-v={x}>{fmtNum(x)}</td>)}<td class="num">{fmtNum(Math.hypot(...a.F))}</td></tr>
+      ))}</tbody>
+    </table>
+  );
+}
+
+// Colours per body (by its contact force): the scale as a bar from 0
+// (blue) to the largest value stored (red), and per body its value, scaled
+// value and colour at the frame shown (the text alternative).
+function BodyColourLegend({ name, hi }) {
+  const grad = `linear-gradient(to right, ${Array.from({ length: LEGEND_STOPS }, (_, i) => ramp(i / (LEGEND_STOPS - 1))).join(', ')})`;
+  return (
+    <div class="colour-legend" id="colour-legend" data-channel={name} data-lo={0} data-hi={hi}
+      role="img" aria-label={`Colour scale of each body's ${name}: 0 (blue) to ${fmtNum(hi)} (red)`}>
+      <span class="name">{name}</span><span class="lo">0</span>
+      <span class="bar" ref={(el) => { if (el) el.style.backgroundImage = grad; }} />
+      <span class="hi">{fmtNum(hi)}</span>
+    </div>
+  );
+}
+function BodyColourTable({ name, hi, values, P, t }) {
+  const tint = (x) => (x === null ? null : hi > 0 ? x / hi : 0);
+  return (
+      <table class="list small" id="body-colours">
+        <caption>Each body's {name} at t = {fmtNum(t)} s (N) and its colour</caption>
+        <thead><tr><th scope="col">Body</th><th scope="col">Colour</th><th scope="col">{name}</th></tr></thead>
+        <tbody>{P.bodies.map((b, i) => {
+          const k = tint(values[i]), col = k === null ? bodyColor(i) : ramp(k);
+          return (<tr data-body={b} data-tint={k === null ? '' : k}><td>{b}</td>
+            <td><span class="swatch" data-color={col} ref={(el) => { if (el) el.style.background = col; }} /></td>
+            <td class="num" data-v={values[i] === null ? '' : values[i]}>{fmtNum(values[i])}</td></tr>);
+        })}</tbody>
+      </table>
+  );
+}
+
 // The forces drawn, as a table (their text alternative): per force its
 // components and magnitude at the time shown and its arrow's length.
 function ForceTable({ arrows, dim, t }) {
@@ -163,8 +222,10 @@ function ForceTable({ arrows, dim, t }) {
 // shown (lo -> blue, hi -> red); colourBy: {channels, value, set} the
 // "Colour by" choice among the job's channels, shown with the controls;
 // forces: {list, rows, max, on, set} the joint reaction forces of the job's
-// samples (forces.js) drawn as arrows when on, with their legend and table.
-export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = null, others = [], overlay = false, color = null, colourBy = null, forces = null }) {
+// samples (forces.js) drawn as arrows when on, with their legend and table;
+// contacts: {max, on, set} the contact forces stored with the poses
+// (P.contacts, forces.js contactsAt) likewise.
+export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = null, others = [], overlay = false, color = null, colourBy = null, forces = null, contacts = null }) {
   const L = useMemo(() => localGeometry(P.geometry), [P]);
   const oL = useMemo(() => others.map((o) => localGeometry(o.P.geometry)), [others]);
   const times = P.times, t0 = times.length ? times[0] : 0, t1 = times.length ? times[times.length - 1] : 0;
@@ -214,6 +275,28 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
     return tp && <ForceTable arrows={{ items: arrowsAt(L, forces.list, forces.rows, tp.v, tp.t), max: forces.max }} dim={L.dim} t={tp.t} />;
   }, [arrows && forces, tk, L]);
 
+  // the contact arrows at the time shown, their table as the pose table's
+  const cArrows = useMemo(() => (contacts && contacts.on && pose
+    ? { items: contactsAt(P, L, pose), max: contacts.max } : null), [contacts, pose && pose.t, L]);
+  const contactTable = useMemo(() => {
+    if (!cArrows) return null;
+    const tp = poseAt(P, tk);
+    return tp && <ContactTable items={contactsAt(P, L, tp)} P={P} dim={L.dim} t={tp.t} />;
+  }, [cArrows && contacts, tk, L]);
+
+  // colours per body by its contact force (the "Colour by" choice BODY_CONTACT)
+  const perBody = colourBy && colourBy.value === BODY_CONTACT && P.contacts;
+  const bodyHi = useMemo(() => (perBody ? bodyContactMax(P) : 0), [P, perBody]);
+  // (they change only from frame to frame; the table, a row per body, follows
+  // the time as the pose table does)
+  const bodyF = perBody && pose ? pose.f : -1;
+  const bodyValues = useMemo(() => (bodyF >= 0 ? bodyContactAt(P, bodyF) : null), [P, bodyF]);
+  const bodyTint = useMemo(() => (bodyValues ? bodyValues.map((x) => (x === null ? null : bodyHi > 0 ? x / bodyHi : 0)) : null), [bodyValues, bodyHi]);
+  const bodyTable = useMemo(() => {
+    const tp = perBody ? poseAt(P, tk) : null;
+    return tp && <BodyColourTable name="contact force" hi={bodyHi} values={bodyContactAt(P, tp.f)} P={P} t={tp.t} />;
+  }, [P, perBody, bodyHi, tk]);
+
   if (!pose) return <p id="no-poses">No body poses are stored for this job (run by an older worker): nothing to animate.</p>;
   const label = `t = ${fmtNum(pose.t)} s`;
   // the other jobs at the same time, each within its own run
@@ -226,8 +309,9 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
   const tint = values ? values.map((x) => (x === null ? null : color.hi > color.lo ? (x - color.lo) / (color.hi - color.lo) : 0.5)) : null;
   return (
     <figure class="anim">
-      <MechanismView L={L} P={P} v={pose.v} label={label} members={members} overlay={overlay} tint={tint} arrows={arrows} />
+      <MechanismView L={L} P={P} v={pose.v} label={label} members={members} overlay={overlay} tint={tint} bodyTint={bodyTint} arrows={arrows} contacts={cArrows} />
       {arrows && <ForceLegend max={forces.max} dim={L.dim} />}
+      {cArrows && <ContactLegend max={contacts.max} dim={L.dim} />}
       {(members.length > 0 || color) && (
         <table class="list small" id="scene-jobs">
           <caption>Jobs in the scene{members.length ? (overlay ? ', overlaid' : ', side by side') : ''}{color ? `, coloured by ${color.channel} (${fmtNum(color.lo)} blue … ${fmtNum(color.hi)} red)` : ''}</caption>
@@ -241,6 +325,7 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
         </table>
       )}
       {color && <ColourLegend color={color} values={values} ids={ids} />}
+      {bodyValues && <BodyColourLegend name="contact force" hi={bodyHi} />}
       <div class="controls">
         <button type="button" id="play" onClick={() => (playing ? stop() : setPlaying(true))}>{playing ? 'Pause' : 'Play'}</button>
         <label>Speed <select id="speed" value={String(speed)} onChange={(e) => setSpeed(Number(e.currentTarget.value))}>
@@ -250,14 +335,20 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
           value={pose.t} onInput={(e) => { stop(); setT(Number(e.currentTarget.value)); }} aria-valuetext={`${fmtNum(pose.t)} s`} /></label>
         <span id="time-shown" data-t={pose.t} data-frame={pose.f} data-u={pose.u}>{fmtNum(pose.t)} s</span>
         {colourBy && <label>Colour by <select id="colour" value={colourBy.value || ''} onChange={(e) => colourBy.set(e.currentTarget.value || null)}>
-          <option value="">{members.length ? 'job' : 'body'}</option>{colourBy.channels.map((c) => <option value={c}>{c}</option>)}
+          <option value="">{members.length ? 'job' : 'body'}</option>
+          {P.contacts && <option value={BODY_CONTACT}>each body's contact force</option>}
+          {colourBy.channels.map((c) => <option value={c}>{c}</option>)}
         </select></label>}
         {forces && forces.list.length > 0 && <label class="check"><input type="checkbox" id="forces" checked={forces.on}
           onChange={(e) => forces.set(e.currentTarget.checked)} />Forces ({forces.list.map((f) => f.name).join(', ')})</label>}
+        {contacts && <label class="check"><input type="checkbox" id="contacts" checked={contacts.on}
+          onChange={(e) => contacts.set(e.currentTarget.checked)} />Contact forces</label>}
       </div>
       <figcaption>
         {table}
         {forceTable}
+        {contactTable}
+        {bodyTable}
         <details class="joints"><summary>Joints and actuators</summary><JointTable G={P.geometry} /></details>
       </figcaption>
     </figure>

@@ -10,13 +10,14 @@
 //   &scene=side|over        the first three overlaid jobs animated with this one
 //   &colour=NAME            each job's mechanism coloured by a channel's value
 //   &forces=1               joint reaction forces drawn as arrows (forces.js)
+//   &contacts=1             contact forces drawn as arrows at their points
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { apiGet } from './api.js';
 import { Link, setQuery } from './router.jsx';
 import { Plots } from './Plots.jsx';
 import { Anim } from './Anim.jsx';
 import { fmtNum } from './format.js';
-import { forceColumns, forceMax } from './forces.js';
+import { forceColumns, forceMax, contactMax } from './forces.js';
 
 const POINTS = 1000;
 
@@ -165,6 +166,12 @@ export function Job({ id, query }) {
     set: (on) => setQuery({ forces: on ? '1' : null }),
   } : null, [forceList, forcesOn]);
 
+  // the contact forces stored with the poses (models with contact pairs)
+  const contactsOn = query.get('contacts') === '1';
+  const contacts = useMemo(() => (poses && poses.contacts ? {
+    max: contactMax(poses), on: contactsOn, set: (on) => setQuery({ contacts: on ? '1' : null }),
+  } : null), [poses, contactsOn]);
+
   if (error) return <main><h1>Job {id}</h1><p class="error" role="alert">{error}</p></main>;
   if (!job) return <main><h1>Job {id}</h1><p>Loading…</p></main>;
   return (
@@ -173,7 +180,7 @@ export function Job({ id, query }) {
       {job.status !== 'done' ? <p>No samples: the job is {job.status}.</p> : !result || !poses ? <p>Loading samples…</p> : (
         <div class="job-grid">
           <section aria-label="Animation">
-            <Anim P={poses} id={id} others={others} overlay={scene === 'over'} color={colorData} colourBy={colourBy} forces={forces} t={t} setT={setTstate} playing={playing} setPlaying={setPlaying} speed={speed} setSpeed={setSpeed} />
+            <Anim P={poses} id={id} others={others} overlay={scene === 'over'} color={colorData} colourBy={colourBy} forces={forces} contacts={contacts} t={t} setT={setTstate} playing={playing} setPlaying={setPlaying} speed={speed} setSpeed={setSpeed} />
           </section>
           <section aria-label="Channels">
             {chooser}

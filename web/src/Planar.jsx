@@ -9,18 +9,20 @@
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { extents, place, turn } from './pose.js';
 import { bodyColor as bodyColorOf, jobColor, ramp, ACTUATOR_COLOR } from './colors.js';
-import { FORCE_COLOR, ARROW_PX } from './forces.js';
+import { FORCE_COLOR, CONTACT_COLOR, ARROW_PX } from './forces.js';
 
 // members: other jobs drawn in the same view ({L, P, v}), side by side
 // (shifted along x by the first job's width) or overlaid; then every job has
 // one colour (colors.js jobColor), or the ramp's colour of tint[k] (a
-// channel's value scaled to [0, 1]) where given.  arrows: {items: [{p, F}],
+// channel's value scaled to [0, 1]) where given; bodyTint (per body of the
+// first job, a number in [0, 1] or null) colours each body on its own.  arrows: {items: [{p, F}],
 // max} forces of the first job drawn as arrows from their points, the
-// largest force of the run ARROW_PX long (forces.js).  The canvas tells the
-// view (data-s: pixels per metre, data-ox / data-oy: where the origin is)
-// and the arrows' scale (data-arrow-scale: pixels per newton), so that a
-// test can find where an arrow must be drawn.
-export function Planar({ L, P, v, label, members: more = [], overlay = false, tint = null, arrows = null, width = 560, height = 420 }) {
+// largest force of the run ARROW_PX long (forces.js); contacts: the same
+// for the contact forces (CONTACT_COLOR, their own scale).  The canvas tells
+// the view (data-s: pixels per metre, data-ox / data-oy: where the origin
+// is) and the arrows' scales (data-arrow-scale, data-contact-scale: pixels
+// per newton), so that a test can find where an arrow must be drawn.
+export function Planar({ L, P, v, label, members: more = [], overlay = false, tint = null, bodyTint = null, arrows = null, contacts = null, width = 560, height = 420 }) {
   const canvas = useRef(null);
   const nm = 1 + more.length;
   const view = useMemo(() => {
@@ -32,7 +34,7 @@ export function Planar({ L, P, v, label, members: more = [], overlay = false, ti
     return { s, shift, px: (x) => width / 2 + (x - cx) * s, py: (y) => height / 2 - (y - cy) * s };
   }, [P, L, width, height, nm, overlay]);
   const all = [{ L, v }, ...more];
-  const tkey = tint ? tint.join(',') : '';
+  const tkey = (tint ? tint.join(',') : '') + (bodyTint ? `|${bodyTint.join(',')}` : '');
 
   useEffect(() => {
     const c = canvas.current;
@@ -50,7 +52,9 @@ export function Planar({ L, P, v, label, members: more = [], overlay = false, ti
     if (k > 0 && overlay) g.globalAlpha = 0.8;
     const one = nm > 1 || (tint && tint[k] !== null && tint[k] !== undefined)
       ? (tint && tint[k] !== null && tint[k] !== undefined ? ramp(tint[k]) : jobColor(k)) : null;
-    const bodyColor = (b) => one || bodyColorOf(b);
+    // per body of the first job, where bodyTint gives its value
+    const own = k === 0 && bodyTint ? bodyTint : null;
+    const bodyColor = (b) => (own && b >= 0 && own[b] !== null && own[b] !== undefined ? ramp(own[b]) : one || bodyColorOf(b));
     const X = (p) => view.px(p[0] + dx), Y = (p) => view.py(p[1]);
     const line = (a, b) => { g.beginPath(); g.moveTo(X(a), Y(a)); g.lineTo(X(b), Y(b)); g.stroke(); };
     // a shape of body b (ground: b = -1)
@@ -155,11 +159,13 @@ export function Planar({ L, P, v, label, members: more = [], overlay = false, ti
     }
     g.globalAlpha = 1;
     });
-    // forces as arrows from their points (the first job's)
-    if (arrows && arrows.max > 0) {
-      const k = ARROW_PX / arrows.max;
-      g.strokeStyle = FORCE_COLOR; g.fillStyle = FORCE_COLOR; g.lineWidth = 2.5;
-      for (const a of arrows.items) {
+    // forces as arrows from their points (the first job's): joint
+    // reactions, then contact forces, each set on its own scale
+    for (const [set, col] of [[arrows, FORCE_COLOR], [contacts, CONTACT_COLOR]]) {
+      if (!set || !(set.max > 0)) continue;
+      const k = ARROW_PX / set.max;
+      g.strokeStyle = col; g.fillStyle = col; g.lineWidth = 2.5;
+      for (const a of set.items) {
         const x = view.px(a.p[0]), y = view.py(a.p[1]), ex = a.F[0] * k, ey = -a.F[1] * k, len = Math.hypot(ex, ey);
         if (len < 1) continue;
         const ang = Math.atan2(ey, ex), hl = Math.min(10, len / 2);
@@ -171,8 +177,9 @@ export function Planar({ L, P, v, label, members: more = [], overlay = false, ti
       }
     }
     if (label) { g.fillStyle = '#222'; g.font = '12px system-ui, sans-serif'; g.fillText(label, 8, 16); }
-  }, [...all.map((m) => m.v), L, view, label, tkey, arrows]);
+  }, [...all.map((m) => m.v), L, view, label, tkey, arrows, contacts]);
 
   return <canvas ref={canvas} class="anim-canvas" data-members={nm} data-s={view.s} data-ox={view.px(0)} data-oy={view.py(0)}
-    data-arrow-scale={arrows && arrows.max > 0 ? ARROW_PX / arrows.max : ''} role="img" aria-label={nm > 1 ? `${nm} jobs' mechanisms ${overlay ? 'overlaid' : 'side by side'} (the first job's positions are in the table below)` : 'The mechanism (its positions are in the table below)'} />;
+    data-arrow-scale={arrows && arrows.max > 0 ? ARROW_PX / arrows.max : ''}
+    data-contact-scale={contacts && contacts.max > 0 ? ARROW_PX / contacts.max : ''} role="img" aria-label={nm > 1 ? `${nm} jobs' mechanisms ${overlay ? 'overlaid' : 'side by side'} (the first job's positions are in the table below)` : 'The mechanism (its positions are in the table below)'} />;
 }

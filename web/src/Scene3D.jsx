@@ -22,13 +22,15 @@
 // member as arrows (THREE.ArrowHelper) from their points, the largest of the
 // run ARROW_SPAN of the scene's size long; where three.js placed each
 // arrow's start and tip is read back into data-arrows (with data-arrow-scale,
-// metres per newton), as the instance colours are into data-colors.
+// metres per newton), as the instance colours are into data-colors;
+// `contacts` the same for the contact forces (CONTACT_COLOR, their own
+// scale, data-contacts and data-contacts-scale), as two instanced meshes.
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { extents } from './pose.js';
 import { bodyColor, jobColor, ramp, ACTUATOR_COLOR } from './colors.js';
-import { FORCE_COLOR, ARROW_SPAN } from './forces.js';
+import { FORCE_COLOR, CONTACT_COLOR, ARROW_SPAN } from './forces.js';
 
 const vec = (p) => new THREE.Vector3(p[0], p[1], p[2]);
 const UP = new THREE.Vector3(0, 1, 0);
@@ -196,20 +198,23 @@ function mulAffine(A, a, B, b, dst, d) {
 }
 
 // The force arrows of context c at {items, max} (or none): one
-// ArrowHelper per force, kept between frames; what three.js then holds
-// (each arrow's start and tip in world coordinates) goes to host's
-// data-arrows as "x y z x y z" per arrow, ';'-separated.
-function placeArrows(c, arrows, host) {
+// ArrowHelper per force in pool c[key] (in colour col), kept between
+// frames; what three.js then holds (each arrow's start and tip in world
+// coordinates) goes to host's data-<key> as "x y z x y z" per arrow,
+// ';'-separated, and the scale (scene units per newton) to data-<key>-scale
+// (data-arrows / data-arrow-scale for the joint reactions).
+function placeArrows(c, arrows, host, key = 'arrows', col = FORCE_COLOR) {
   const items = arrows && arrows.max > 0 ? arrows.items : [];
-  while (c.arrows.length > items.length) { const a = c.arrows.pop(); c.scene.remove(a); a.dispose(); }
-  while (c.arrows.length < items.length) {
-    const a = new THREE.ArrowHelper(new THREE.Vector3(1, 0, 0), new THREE.Vector3(), 1, FORCE_COLOR);
-    c.scene.add(a); c.arrows.push(a);
+  const pool = c[key];
+  while (pool.length > items.length) { const a = pool.pop(); c.scene.remove(a); a.dispose(); }
+  while (pool.length < items.length) {
+    const a = new THREE.ArrowHelper(new THREE.Vector3(1, 0, 0), new THREE.Vector3(), 1, col);
+    c.scene.add(a); pool.push(a);
   }
   const k = items.length ? (ARROW_SPAN * c.size) / arrows.max : 0;
   const dir = new THREE.Vector3(), o = new THREE.Vector3(), tip = new THREE.Vector3(), out = [];
   items.forEach((it, i) => {
-    const a = c.arrows[i], len = Math.hypot(...it.F) * k;
+    const a = pool[i], len = Math.hypot(...it.F) * k;
     a.visible = len > 0;
     if (!a.visible) return;
     a.position.set(it.p[0], it.p[1], it.p[2]);
@@ -220,10 +225,57 @@ function placeArrows(c, arrows, host) {
     a.getWorldPosition(o); a.cone.getWorldPosition(tip);
     out.push([o.x, o.y, o.z, tip.x, tip.y, tip.z].join(' '));
   });
-  if (host) { host.dataset.arrows = out.join(';'); host.dataset.arrowScale = k ? String(k) : ''; }
+  if (host) {
+    const sk = key === 'arrows' ? 'arrowScale' : `${key}Scale`;
+    host.dataset[key] = out.join(';'); host.dataset[sk] = k ? String(k) : '';
+  }
 }
 
-export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = null, arrows = null, width = 560, height = 420 }) {
+// The contact arrows of context c at {items, max} (or none), many per
+// frame (a hundred balls touch at tens of points): two instanced meshes, a
+// shaft (unit cylinder along +y from 0 to 1) and a head (unit cone, tip at
+// y = 1), two draw calls in all, unlit, drawn over the bodies (contact
+// points lie between them), grown when a frame has more points than they
+// hold.  What the instances then hold (each arrow's start: the shaft's
+// origin; tip: the head's tip) goes to host's data-contacts as "x y z x y z"
+// per arrow, ';'-separated, the scale to data-contacts-scale.
+const Y = new THREE.Vector3(0, 1, 0);
+function placeContactArrows(c, arrows, host) {
+  const items = arrows && arrows.max > 0 ? arrows.items : [];
+  let A = c.contactMesh;
+  if (!A || A.cap < items.length) {
+    if (A) { for (const m of [A.shaft, A.head]) { c.scene.remove(m); m.geometry.dispose(); m.material.dispose(); m.dispose(); } }
+    const cap = Math.max(64, 2 ** Math.ceil(Math.log2(items.length || 1)));
+    const mat = () => new THREE.MeshBasicMaterial({ color: CONTACT_COLOR, depthTest: false, depthWrite: false });
+    const shaft = new THREE.InstancedMesh(new THREE.CylinderGeometry(1, 1, 1, 6).translate(0, 0.5, 0), mat(), cap);
+    const head = new THREE.InstancedMesh(new THREE.ConeGeometry(1, 1, 8).translate(0, 0.5, 0), mat(), cap);
+    for (const m of [shaft, head]) { m.frustumCulled = false; m.renderOrder = 1; m.instanceMatrix.setUsage(THREE.DynamicDrawUsage); c.scene.add(m); }
+    A = c.contactMesh = { shaft, head, cap };
+  }
+  const k = items.length ? (ARROW_SPAN * c.size) / arrows.max : 0;
+  const q = new THREE.Quaternion(), d = new THREE.Vector3(), p = new THREE.Vector3(), sc = new THREE.Vector3();
+  const M = new THREE.Matrix4(), o = new THREE.Vector3(), tip = new THREE.Vector3(), out = [];
+  let n = 0;
+  for (const it of items) {
+    const len = Math.hypot(...it.F) * k;
+    if (!(len > 0)) continue;
+    d.set(it.F[0], it.F[1], it.F[2]).normalize();
+    q.setFromUnitVectors(Y, d);
+    // as ArrowHelper: the head a fifth of the length at most, half as wide
+    const hl = Math.min(0.25 * len, 0.05 * c.size), hw = 0.5 * hl, r = 0.12 * hw;
+    A.shaft.setMatrixAt(n, M.compose(p.set(it.p[0], it.p[1], it.p[2]), q, sc.set(r, len - hl, r)));
+    o.set(0, 0, 0).applyMatrix4(M);
+    A.head.setMatrixAt(n, M.compose(p.set(it.p[0], it.p[1], it.p[2]).addScaledVector(d, len - hl), q, sc.set(hw, hl, hw)));
+    tip.set(0, 1, 0).applyMatrix4(M);
+    out.push([o.x, o.y, o.z, tip.x, tip.y, tip.z].join(' '));
+    n++;
+  }
+  A.shaft.count = A.head.count = n;
+  A.shaft.instanceMatrix.needsUpdate = A.head.instanceMatrix.needsUpdate = true;
+  if (host) { host.dataset.contacts = out.join(';'); host.dataset.contactsScale = k ? String(k) : ''; }
+}
+
+export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = null, bodyTint = null, arrows = null, contacts = null, width = 560, height = 420 }) {
   const host = useRef(null);
   const ctx = useRef(null);
   const box = useMemo(() => extents(P, L), [P, L]);
@@ -305,7 +357,7 @@ export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = n
     const draw = () => renderer.render(scene, camera);
     controls.addEventListener('change', draw);
     controls.update();
-    ctx.current = { renderer, scene, camera, sets, mats, shift, draw, tint: null, size, arrows: [] };
+    ctx.current = { renderer, scene, camera, sets, mats, shift, draw, tint: null, size, arrows: [], contactMesh: null };
     return () => {
       controls.dispose();
       scene.traverse((o) => { if (o.geometry) o.geometry.dispose(); if (o.material) o.material.dispose(); if (o.dispose && o.isInstancedMesh) o.dispose(); });
@@ -317,7 +369,8 @@ export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = n
 
   // place every instance at the poses of the time shown and draw
   const vs = members.map((m) => m.v);
-  const tkey = tint ? tint.map((x) => (x === null || x === undefined ? '' : x.toFixed(3))).join(',') : '';
+  const tk = (a) => a.map((x) => (x === null || x === undefined ? '' : x.toFixed(3))).join(',');
+  const tkey = (tint ? tk(tint) : '') + (bodyTint ? `|${tk(bodyTint)}` : '');
   useEffect(() => {
     const c = ctx.current;
     if (!c || vs.some((x) => !x)) return;
@@ -338,7 +391,9 @@ export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = n
       const col = new THREE.Color();
       for (const s of c.sets) {
         for (let i = 0; i < s.member.length; i++) {
-          const x = tint && tint[s.member[i]];
+          // the first member's bodies by their own value (bodyTint), else by the member's
+          const xb = bodyTint && s.member[i] === 0 ? bodyTint[s.body[i]] : null;
+          const x = xb !== null && xb !== undefined ? xb : tint && tint[s.member[i]];
           s.mesh.setColorAt(i, col.set(x === null || x === undefined ? s.base[i] : ramp(x)));
         }
         if (s.mesh.instanceColor) s.mesh.instanceColor.needsUpdate = true;
@@ -351,11 +406,19 @@ export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = n
         if (!s.mesh.instanceColor) continue;
         for (let i = 0; i < s.member.length; i++) if (!seen[s.member[i]]) seen[s.member[i]] = col.fromArray(s.mesh.instanceColor.array, 3 * i).getStyle();
       }
-      if (host.current) host.current.dataset.colors = tkey ? seen.join(';') : '';
+      if (host.current) host.current.dataset.colors = tint ? seen.join(';') : '';
+      // and each body's of the first member, when coloured per body
+      const byBody = [];
+      for (const s of c.sets) {
+        if (!s.mesh.instanceColor) continue;
+        for (let i = 0; i < s.member.length; i++) if (s.member[i] === 0 && byBody[s.body[i]] === undefined) byBody[s.body[i]] = col.fromArray(s.mesh.instanceColor.array, 3 * i).getStyle();
+      }
+      if (host.current) host.current.dataset.bodyColors = bodyTint ? Array.from({ length: bodyTint.length }, (_, b) => byBody[b] || '').join(';') : '';
     }
     placeArrows(c, arrows, host.current);
+    if (contacts || c.contactMesh) placeContactArrows(c, contacts, host.current);
     c.draw();
-  }, [...vs, tkey, L, box, shape, arrows]);
+  }, [...vs, tkey, L, box, shape, arrows, contacts]);
 
   return <div ref={host} class="anim-canvas scene3d" role="img" aria-label="The mechanism in 3-D (its positions are in the table below); drag to turn the view" />;
 }

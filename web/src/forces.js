@@ -3,7 +3,7 @@
 // geometry's "forces" of GET /api/v1/jobs/{id}/poses name the channels),
 // their value at a time, and one scale for the whole run, so that an
 // arrow's length compares across times and joints (the legend gives it).
-import { place } from './pose.js';
+import { place, bodyRot, bodyCom } from './pose.js';
 
 export const FORCE_COLOR = '#ff00cc';   // magenta: no body, job or actuator colour
 export const ARROW_PX = 80;             // 2-D: the largest force of the run, in CSS pixels
@@ -50,4 +50,54 @@ export function arrowsAt(L, list, rows, v, t) {
     const j = L.joints[f.joint];
     return { name: f.name, p: place(L.dim, v, j.body, j.local), F: forceAt(rows, f.cols, t) };
   }).filter((a) => a.F && a.F.every(Number.isFinite));
+}
+
+// ---- contact forces (the poses' "contacts": stored at the frames) ----------
+
+export const CONTACT_COLOR = '#00ccff';  // cyan: no body, job, actuator or reaction colour
+
+// The largest contact force over every stored point (0 when none).
+export function contactMax(P) {
+  let m = 0;
+  for (const pts of (P.contacts && P.contacts.points) || []) for (const c of pts) m = Math.max(m, Math.hypot(...c.force) || 0);
+  return m;
+}
+
+// The contact arrows at pose {f, v} of poses P (pose.js poseAt): the points
+// of frame f, each carried with its body from that frame's pose to v (at a
+// frame's time, v is that frame and the point is the stored one), with the
+// stored force (world components, constant until the next frame):
+// [{name, pair, body, p (3 components), F (dim components)}].  None after
+// the frames whose points are stored.
+export function contactsAt(P, L, pose) {
+  const C = P.contacts;
+  if (!C || !pose || pose.f >= C.nframe) return [];
+  const fr = P.frames[pose.f], dim = L.dim;
+  return C.points[pose.f].map((c) => {
+    const at = [c.at[0], c.at[1], dim === 3 ? c.at[2] : 0], R = bodyRot(dim, fr, c.body), o = bodyCom(dim, fr, c.body);
+    // the point in body coordinates at frame f, then placed with v
+    const d = [at[0] - o[0], at[1] - o[1], at[2] - o[2]];
+    const l = [0, 1, 2].map((i) => R[i] * d[0] + R[3 + i] * d[1] + R[6 + i] * d[2]);
+    return { name: `${c.pair}`, pair: c.pair, body: c.body, p: place(dim, pose.v, c.body, l), F: c.force };
+  });
+}
+
+// Colours per body by its contact force: at frame f of poses P, per body the
+// magnitude of the resultant of the stored contact forces on it (F where it
+// is a point's body, -F where it is its other body; 0 without contact; null
+// after the frames whose points are stored).
+export const BODY_CONTACT = '@contact';
+export function bodyContactAt(P, f) {
+  const C = P.contacts, n = P.bodies.length;
+  if (!C || f >= C.nframe) return new Array(n).fill(null);
+  const F = Array.from({ length: n }, () => [0, 0, 0]);
+  for (const c of C.points[f]) c.force.forEach((x, i) => { F[c.body][i] += x; if (c.other >= 0) F[c.other][i] -= x; });
+  return F.map((v) => Math.hypot(...v));
+}
+
+// The largest of them over every stored frame (0 when none).
+export function bodyContactMax(P) {
+  let m = 0;
+  for (let f = 0; P.contacts && f < P.contacts.nframe; f++) for (const x of bodyContactAt(P, f)) m = Math.max(m, x);
+  return m;
 }

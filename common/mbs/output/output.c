@@ -187,6 +187,60 @@ static void s_store_pose(mbs_sampler *s, double t, const double *x)
     res->nframe++;
 }
 
+/* The collector of one frame's contact points (mbs_contact_forces_each). */
+typedef struct {
+    const mbs_model *m;
+    mbs_result *res;
+    const double *x;
+    int frame;
+    int full;  /* a record did not fit */
+} s_crec;
+
+static void s_crec_add(void *ctx, const mbs_cforce *f)
+{
+    s_crec *c = ctx;
+    mbs_result *res = c->res;
+    /* a point of the active set that carries nothing is not drawn */
+    if (c->full || (f->F[0] == 0 && f->F[1] == 0 && f->F[2] == 0)) return;
+    if (res->ncontact_rec >= res->contact_cap) {
+        int cap = res->contact_cap ? 2 * res->contact_cap : 64;
+        if (cap > MBS_CONTACT_RECS_MAX) cap = MBS_CONTACT_RECS_MAX;
+        double *p = cap > res->contact_cap ? realloc(res->contacts, sizeof(double) * MBS_CONTACT_REC * (size_t)cap) : NULL;
+        if (!p) { c->full = 1; return; }
+        res->contacts = p;
+        res->contact_cap = cap;
+    }
+    /* the force on body B at its point, or -F on A when B is the ground */
+    int side = f->body[1] >= 0 ? 1 : 0, b = f->body[side];
+    if (b < 0) return;
+    double sg = side ? 1.0 : -1.0, qb[MBS_NB_MAX], E[9];
+    double *r = res->contacts + (size_t)res->ncontact_rec * MBS_CONTACT_REC;
+    r[0] = c->frame; r[1] = f->pair; r[2] = b; r[3] = f->body[1 - side];
+    /* the material point from its NCS coordinates: p = r0 + E c */
+    mbs_gather(c->m, b, c->x, 0, qb);
+    mbs_ncs_matrix(c->m, b, qb, E);
+    for (int a = 0; a < 3; a++) {
+        const double *cc = f->c[side];
+        r[4 + a] = (a < c->m->dim ? qb[a] : 0) + E[3 * a] * cc[0] + E[3 * a + 1] * cc[1] + E[3 * a + 2] * cc[2];
+        r[7 + a] = sg * f->F[a];
+    }
+    if (c->m->dim == 2) r[6] = r[9] = 0;
+    res->ncontact_rec++;
+}
+
+/* The contact points of the frame about to be stored (see mbs.h): all of
+ * them, or none and no more once they do not fit. */
+static void s_store_contacts(mbs_sampler *s, double t, const double *x, const double *v)
+{
+    mbs_result *res = s->res;
+    if (s->m->spec->ncontact == 0 || res->contact_frames < res->nframe) return;
+    int n0 = res->ncontact_rec;
+    s_crec c = {s->m, res, x, res->nframe, 0};
+    mbs_contact_forces_each(s->m, s->d, t, x, v, 0, s_crec_add, &c);
+    if (c.full) { res->ncontact_rec = n0; return; }
+    res->contact_frames = res->nframe + 1;
+}
+
 double mbs_channel_value(mbs_sampler *s, int c, double t, const double *x, const double *v, const double *a)
 {
     const mbs_model *m = s->m;
@@ -246,8 +300,10 @@ static void s_store(mbs_sampler *s, double t, const double *x, const double *v, 
         for (int c = 0; c < res->nchannel; c++) row[1 + c] = mbs_channel_value(s, c, t, x, v, a);
         /* a frame at every frame_every-th sample and at the last one */
         int k = s->next;
-        if (res->frames && res->nframe < res->frame_cap && (k % res->frame_every == 0 || k == s->nsample - 1))
+        if (res->frames && res->nframe < res->frame_cap && (k % res->frame_every == 0 || k == s->nsample - 1)) {
+            s_store_contacts(s, t, x, v);
             s_store_pose(s, t, x);
+        }
         res->nsample++;
     } else if (!res) {
         for (int c = 0; c < s->m->spec->nchannel; c++) (void)mbs_channel_value(s, c, t, x, v, a);

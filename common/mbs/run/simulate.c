@@ -372,6 +372,8 @@ void mbs_result_free(mbs_result *r)
     if (!r) return;
     free(r->rows);
     free(r->frames);
-    r->rows = r->frames = NULL;
+    free(r->contacts);
+    r->rows = r->frames = r->contacts = NULL;
     r->nsample = r->cap = r->nframe = r->frame_cap = 0;
+    r->ncontact_rec = r->contact_cap = r->contact_frames = 0;
 }
