@@ -29,7 +29,9 @@
  * position" below means: the rank margin of the constraint Jacobian
  * (mbs_rank_margin: QR with column pivoting against the structural rank) is
  * below SING_RANK_MARGIN; it is computed only when one of the three
- * situations arises, so regular mechanisms run as before.  Three rules make
+ * situations arises, so regular mechanisms run as before, and taken from the
+ * last one computed while the Jacobian has barely moved and that margin is
+ * far from the threshold asked (s_margin_below).  Three rules make
  * the passage independent of rounding:
  *  - a step ending near a singular position whose converged multipliers
  *    jumped by more than SING_LAM_JUMP (against the last accepted step's and
