@@ -29,7 +29,9 @@
  * position" below means: the rank margin of the constraint Jacobian
  * (mbs_rank_margin: QR with column pivoting against the structural rank) is
  * below SING_RANK_MARGIN; it is computed only when one of the three
- * situations arises, so regular mechanisms run as before.  Three rules make
+ * situations arises, so regular mechanisms run as before, and taken from the
+ * last one computed while the Jacobian has barely moved and that margin is
+ * far from the threshold asked (s_margin_below).  Three rules make
  * the passage independent of rounding:
  *  - a step ending near a singular position whose converged multipliers
  *    jumped by more than SING_LAM_JUMP (against the last accepted step's and
@@ -254,12 +256,61 @@ static void s_energy_project(const mbs_model *m, mbs_data *d, int n)
     for (int i = 0; i < n; i++) d->v[i] *= sc;
 }
 
+/* Entries of the constraint Jacobian (d->jac). */
+static int s_jac_nnz(const mbs_model *m)
+{
+    int nnz = 0;
+    for (int i = 0; i < m->neq; i++) nnz += m->eq[i].nnz;
+    return nnz;
+}
+
+/* Whether the rank margin of the Jacobian in d->jac (mbs_rank_margin) is
+ * below thr.  The dense QR with column pivoting that the margin takes is
+ * skipped when the last margin computed (d->rm_val, at the Jacobian kept in
+ * d->rm_jac) answers the question: no entry of the Jacobian has moved by
+ * more than RM_MOVE x that margin x its largest entry since, and that margin
+ * is more than a factor RM_GAP away from thr either way.  R's diagonal moves
+ * with the matrix by about the size of the change (the singular values by
+ * at most its norm; with the pivoting this is the usual behaviour, not a
+ * proven bound), so the margin has moved by about 5 % of itself, and the
+ * answer is the one a fresh QR gives unless the margin sat within 50 % of
+ * thr (ten times that).  On the roller chain drive every rejected step asks (the noise
+ * test), and the third rejection in a row (the order's drop): 1066 QRs of
+ * 104 x 206 entries, about 110 us each (12 % of the run), at a margin of
+ * 0.0037 to 0.0041 all the run; 395 with the reuse.  fresh_below: a margin
+ * below thr is always computed afresh (the caller reads it in
+ * d->rm_val). */
+#define RM_MOVE 5e-2
+#define RM_GAP 1.5
+static int s_margin_below(const mbs_model *m, mbs_data *d, double thr, int fresh_below)
+{
+    int nnz = s_jac_nnz(m);
+    double rc = d->rm_val;
+    if (d->rm_jac && rc > 0 && (rc > RM_GAP * thr || (rc * RM_GAP < thr && !fresh_below))) {
+        double tol = RM_MOVE * rc * d->rm_max;
+        int i = 0;
+        while (i < nnz && fabs(d->jac[i] - d->rm_jac[i]) <= tol) i++;
+        if (i == nnz) return rc < thr;
+    }
+    double r = mbs_rank_margin(m, d);
+    if (d->rm_jac) {
+        double big = 0;
+        for (int i = 0; i < nnz; i++) big = fmax(big, fabs(d->jac[i]));
+        memcpy(d->rm_jac, d->jac, sizeof(double) * (size_t)nnz);
+        d->rm_max = big;
+        d->rm_val = r;
+    }
+    return !(r >= thr);
+}
+
 /* The factor (>= 1) by which the weights must grow so that rounding noise
  * near a singular position (NOISE_C eps / r^2, r the rank margin of the
  * Jacobian in d->jac) stays below them at local tolerance rtol. */
 static double s_noise_gain(const mbs_model *m, mbs_data *d, double rtol)
 {
-    double r = mbs_rank_margin(m, d);
+    /* no gain above the margin sqrt(NOISE_C eps / rtol) */
+    if (!s_margin_below(m, d, sqrt(NOISE_C * 2.2e-16 / rtol), 1)) return 1.0;
+    double r = d->rm_val;
     if (!(r > 0)) return 1e6;
     return fmax(1.0, NOISE_C * 2.2e-16 / (r * r * rtol));
 }
@@ -283,6 +334,8 @@ int mbs_bdf_ws_new(const mbs_model *m, mbs_data *d)
         d->zh[h] = calloc((size_t)(m->nz > 0 ? m->nz : 1), sizeof(double));
         ok &= d->qh[h] && d->vh[h] && d->lh[h] && d->zh[h];
     }
+    ok &= (d->rm_jac = calloc((size_t)s_jac_nnz(m) + 1, sizeof(double))) != NULL;
+    d->rm_val = -1;
     /* the restart at a controller's sample (bdf_sample.c) */
     if (ok && m->nctrl > 0) ok = (d->bdf_smp = calloc(mbs_bdf_sample_size(m), sizeof(double))) != NULL;
     /* the stabilised index-2 matrix is made by the first BDF run
@@ -314,6 +367,8 @@ void mbs_bdf_ws_free(mbs_data *d)
     }
     free(d->bdf_smp);
     d->bdf_smp = NULL;
+    free(d->rm_jac);
+    d->rm_jac = NULL;
     mbs_mat_free(&d->ggl);
     mbs_ggl_sp_free(d);
     mbs_cu_ws_free(d);
@@ -387,6 +442,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
     for (int i = 0; i < ne; i++) lam_ref = fmax(lam_ref, fabs(d->lam[i]));
     lam_mean = lam_ref;
     memcpy(d->ha, d->a, sizeof(double) * (size_t)n); /* acceleration of the last point */
+    d->rm_val = -1; /* no rank margin computed yet (s_margin_below) */
     double w0_fact = 0; /* w0 of the factorised matrix (0: none)             */
     d->nhist = 0;
     s_push(d, n);
@@ -652,7 +708,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                  * factor just back to 1, and the run stopped there) */
                 int qv_last = qv_ok && it == maxit - 1; /* accepted whatever the floor: its QR is not needed */
                 int qv_floor = !qv_last && !cu && it > 0 && dn <= NEWTON_NOISE && dn_prev <= NEWTON_NOISE &&
-                               rate_qv >= 0.5 && mbs_rank_margin(m, d) < 4 * SING_RANK_MARGIN;
+                               rate_qv >= 0.5 && s_margin_below(m, d, 4 * SING_RANK_MARGIN, 0);
                 if (qv_last || qv_floor) {
                     converged = 1;
                     d->met.singular_steps++;
@@ -692,7 +748,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
             for (int i = 0; i < ne; i++) lm = fmax(lm, fabs(d->lam[i]));
             /* and the Jacobian (at the last iterate) near a rank loss: a
              * multiplier may jump for other reasons (a sudden load) */
-            sing_land = lm > SING_LAM_JUMP * fmax(lam_ref, lam_mean) && mbs_rank_margin(m, d) < SING_RANK_MARGIN;
+            sing_land = lm > SING_LAM_JUMP * fmax(lam_ref, lam_mean) && s_margin_below(m, d, SING_RANK_MARGIN, 0);
         }
         if (sing_land) {
             d->met.rejected_steps++;
@@ -817,7 +873,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 int to_one = 0;
                 if (fails >= 3 && kk > 1 && !at_sample) {
                     mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
-                    to_one = mbs_rank_margin(m, d) < SING_RANK_MARGIN;
+                    to_one = s_margin_below(m, d, SING_RANK_MARGIN, 0);
                 }
                 k = to_one || kk <= 1 ? 1 : kk - 1;
                 steps_at_order = 0;

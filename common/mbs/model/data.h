@@ -124,6 +124,11 @@ struct mbs_data {
     double *zh[MBS_BDF_HIST]; /* element states of the past points (nz)         */
     double *bdf_smp;      /* models with controllers: the restart's scratch at
                              a sample (integrate/bdf_sample.h)               */
+    double *rm_jac;       /* (the Jacobian's entries) the Jacobian of the last
+                             rank margin (mbs_rank_margin) the BDF computed,
+                             its largest entry and the margin (rm_val < 0:
+                             none; integrator_bdf.c)                         */
+    double rm_max, rm_val;
 
     /* output bookkeeping: continuous angles */
     double *jangle_ref;   /* (njoint) last accepted revolute angles           */
