@@ -13,14 +13,17 @@
  *   W = a b^T over the points' shared islands (the 3 x 3 blocks of the
  *       Delassus matrix G M~^-1 G^T on the PGS unknowns of Schur islands),
  *       plus eps diag(W) (solver.lcp_regularization: the problem our PGS
- *       solves), dense, 3 rows per point (normal, t1, t2);
+ *       solves), 3 rows per point (normal, t1, t2), built dense here and
+ *       handed to Siconos in its sparse (triplet) storage;
  *   q = G v_f + the targets (Newton's restitution, 2 g / h, the regularised
  *       contacts' position feedback), so that w = W r + q is the velocity
  *       the complementarity conditions act on;
  *   mu per point, and the warm start r0 (the previous step's impulses).
  * Only problems whose points all sit on Schur (reduced) islands or the
  * ground are exported (the box: 100 free balls, 5 walls).  After our solve
- * (its wall time from the probe) Siconos' fc3d_nsgs solves the same W, q, mu
+ * (its wall time from the probe) Siconos' fc3d_driver with the NSGS solver
+ * (SICONOS_FRICTION_3D_NSGS; fc3d_nsgs called directly returned at once
+ * without iterating) solves the same W, q, mu
  * from the same r0 with tolerance T (default 1e-6, its relative normal-map
  * error) and at most M iterations (default 2000), timed with the same clock.
  *
@@ -92,7 +95,7 @@ static int s_export(s_ctx *x, const mbs_mj_ws *w, int np)
     x->mu = malloc(sizeof(double) * (size_t)np);
     x->r0 = malloc(sizeof(double) * (size_t)n);
     if (!x->W || !x->q || !x->mu || !x->r0) { fprintf(stderr, "siconos_fc3d: out of memory\n"); exit(1); }
-    /* W (column-major, as Siconos' dense storage) over the pairs of point
+    /* W (column-major) over the pairs of point
      * sides on one island: W_(ic),(je) = a_ic . b_je on that island's slice */
     for (int i = 0; i < np; i++)
         for (int si = 0; si < 2; si++) {
