@@ -10,7 +10,8 @@
 # 0 = the unregularised PGS).  MBS=path runs another build of the CLI (a
 # copy of build/mbs from before a change, for before/after in one session);
 # RIGID_SCALING_N sets the ball counts (default 25 50 100 200);
-# RIGID_SCALING_OFF=0 skips the runs without deactivation.  The costs per
+# RIGID_SCALING_OFF=0 skips the runs without deactivation;
+# RIGID_SCALING_TOL sets solver.lcp_tolerance (default: the generator's 1e-6).  The costs per
 # step are CPU time (cpu_seconds: on a shared machine wall time also
 # counts the waits for a core).
 set -u
@@ -19,18 +20,20 @@ T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 LIMIT=${RIGID_SCALING_LIMIT:-120}
 MBS=${MBS:-build/mbs}
 EPS=${RIGID_SCALING_EPS:-1e-2}
+TOL=${RIGID_SCALING_TOL:-1e-6}
 echo
-echo "## Rigid contacts (Moreau-Jean): N balls in a box (bench/rigid_scaling.sh, $MBS, lcp_regularization $EPS, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "## Rigid contacts (Moreau-Jean): N balls in a box (bench/rigid_scaling.sh, $MBS, lcp_regularization $EPS, lcp_tolerance $TOL, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg))"
 echo
 echo "| N | declared pairs | wall/sim s on | CPU/sim s on | wall/sim s off | LCP dim on | LCP dim off | pairs on (mean) | PGS limit hits on | complementarity on | CPU us per step per ball (on) | CPU us per step per point (on) |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for n in ${RIGID_SCALING_N:-25 50 100 200}; do
   python3 bench/contacts/box_balls.py "$n" 1.0 > "$T/m.json"
-  "$MBS" run "$T/m.json" --set solver.contact_deactivation=true --set solver.lcp_regularization="$EPS" --quiet \
+  "$MBS" run "$T/m.json" --set solver.contact_deactivation=true --set solver.lcp_regularization="$EPS" \
+      --set solver.lcp_tolerance="$TOL" --quiet \
       --metrics "$T/on.json" > /dev/null 2>&1
   rm -f "$T/off.json"
   [ "${RIGID_SCALING_OFF:-1}" != 0 ] && "$MBS" run "$T/m.json" --set solver.contact_deactivation=false \
-      --set solver.lcp_regularization="$EPS" --set solver.time_limit="$LIMIT" --quiet \
+      --set solver.lcp_regularization="$EPS" --set solver.lcp_tolerance="$TOL" --set solver.time_limit="$LIMIT" --quiet \
       --metrics "$T/off.json" > /dev/null 2>&1
   python3 - "$n" "$T/on.json" "$T/off.json" "$LIMIT" <<'PY'
 import json, sys

@@ -25,8 +25,9 @@ case "${1:-}" in
   # playwright-core from npm (no browser download)
   --browser) pkgs+=(chromium) ;;
   # benchmarks only: SUNDIALS IDA (bench/ida_compare.c) and MuJoCo 2.2
-  # (bench/mujoco/*.c, side by side with our solver)
-  --bench) pkgs+=(libsundials-dev libmujoco-dev) ;;
+  # (bench/mujoco/*.c, side by side with our solver), Siconos numerics
+  # (bench/siconos/fc3d_compare.c: its fc3d NSGS on our contact problems)
+  --bench) pkgs+=(libsundials-dev libmujoco-dev libsiconos-numerics-dev) ;;
 esac
 missing=()
 for p in "${pkgs[@]}"; do

@@ -174,18 +174,78 @@ static char *write_mjcf(const char *solver, double tc, double zeta)
     return x;
 }
 
-typedef struct { double wall, cpu, pen_max, pen_end, mean_con, mean_z, energy; int full, bad; } result_t;
+typedef struct { double wall, cpu, pen_max, pen_end, mean_con, mean_z, energy, ce, ce_n; int full, bad; } result_t;
 
-static void run(const mjModel *m, mjData *d, result_t *r)
+/* The complementarity error of one step against the hard contact conditions,
+ * in the definition of build/mbs's max_complementarity_error
+ * (docs/contacts.md): the worst of w_n < 0, Lambda_n w_n, and stick (w_t = 0
+ * inside the friction bound) or slip (Lambda_t w_t <= 0 on it), velocities
+ * scaled by vscale (largest |qvel| component of a ball's translation, or of
+ * its angular velocity times its radius, before and after the step), impulses by the largest normal impulse of the step
+ * (at least the one that changes the most mobile row's velocity by vscale).
+ * MuJoCo's pyramid has 2 (dim - 1) rows per contact on the edges n +- mu t_i
+ * with forces f >= 0 and the constraint Jacobian of the step (efc_J, at the
+ * positions before it): Lambda_n = h sum f, w_n = mean of the rows'
+ * velocities J qvel after the step, Lambda_ti = h mu (f+ - f-), w_ti = (v+ -
+ * v-) / (2 mu).  There is no restitution target (w_n is the plain normal
+ * velocity; ours is Newton's gamma+ + e gamma-).  *cen: normal conditions
+ * only.  jv: scratch of njmax numbers. */
+static double compl_error(const mjModel *m, mjData *d, const double *qvel0, double *jv, double *cen)
 {
+    double vs = 0, lsc = 0, amax = 0, err = 0, en = 0;
+    for (int i = 0; i < nball; i++)
+        for (int k = 0; k < 6; k++) {
+            double sc = k < 3 ? 1 : balls[i].r;
+            vs = fmax(vs, sc * fmax(fabs(qvel0[6 * i + k]), fabs(d->qvel[6 * i + k])));
+        }
+    mj_mulJacVec(m, d, jv, d->qvel);
+    for (int c = 0; c < d->ncon; c++) {
+        int a = d->contact[c].efc_address, nr = 2 * (d->contact[c].dim - 1);
+        if (a < 0 || nr < 2) continue;
+        double f = 0;
+        for (int r = 0; r < nr; r++) { f += d->efc_force[a + r]; amax = fmax(amax, d->efc_diagApprox[a + r]); }
+        lsc = fmax(lsc, step * f);
+    }
+    if (amax > 0) lsc = fmax(lsc, vs / amax);
+    if (!(vs > 0) || !(lsc > 0)) { *cen = 0; return 0; }
+    for (int c = 0; c < d->ncon; c++) {
+        int a = d->contact[c].efc_address, nr = 2 * (d->contact[c].dim - 1);
+        if (a < 0 || nr < 2) continue;
+        double ln = 0, wn = 0;
+        for (int r = 0; r < nr; r++) { ln += step * d->efc_force[a + r]; wn += jv[a + r] / nr; }
+        en = fmax(en, fmax(fmax(0, -wn) / vs, fabs(ln * wn) / (lsc * vs)));
+        for (int t = 0; 2 * t + 1 < nr && mu > 0; t++) {
+            double lt = step * mu * (d->efc_force[a + 2 * t] - d->efc_force[a + 2 * t + 1]);
+            double wt = (jv[a + 2 * t] - jv[a + 2 * t + 1]) / (2 * mu), hi = mu * ln;
+            if (fabs(lt) < hi * (1 - 1e-6)) err = fmax(err, fabs(wt) / vs);
+            else err = fmax(err, fmax(0, lt * wt) / (lsc * vs));
+        }
+    }
+    *cen = en;
+    return fmax(err, en);
+}
+
+/* One run from the initial state; with measure (an untimed run) also the
+ * complementarity error of every step. */
+static void run(const mjModel *m, mjData *d, result_t *r, int measure)
+{
+    double *qv0 = measure ? malloc(sizeof(double) * (size_t)m->nv) : NULL;
+    double *jv = measure ? malloc(sizeof(double) * (size_t)(m->njmax > 0 ? m->njmax : 1)) : NULL;
+    r->ce = r->ce_n = 0;
     mj_resetData(m, d);
     for (int i = 0; i < nball; i++)
         for (int k = 0; k < 3; k++) d->qvel[6 * i + k] = balls[i].v[k];
     int nstep = (int)llround(t_end / step);
     double t0 = mj_bench_now(), c0 = mj_bench_cpu(), pen = 0, con = 0;
     for (int s = 0; s < nstep; s++) {
+        if (measure) memcpy(qv0, d->qvel, sizeof(double) * (size_t)m->nv);
         mj_step(m, d);
         con += d->ncon;
+        if (measure) {
+            double en, e = compl_error(m, d, qv0, jv, &en);
+            r->ce = fmax(r->ce, e);
+            r->ce_n = fmax(r->ce_n, en);
+        }
         for (int c = 0; c < d->ncon; c++) pen = fmax(pen, -d->contact[c].dist);
     }
     r->wall = mj_bench_now() - t0;
@@ -200,6 +260,8 @@ static void run(const mjModel *m, mjData *d, result_t *r)
     r->energy = d->energy[0] + d->energy[1];
     r->bad = d->warning[mjWARN_BADQACC].number;
     r->full = d->warning[mjWARN_CONTACTFULL].number + d->warning[mjWARN_CNSTRFULL].number;
+    free(qv0);
+    free(jv);
 }
 
 int main(int argc, char **argv)
@@ -215,7 +277,8 @@ int main(int argc, char **argv)
     printf("MuJoCo %s on %s: %d spheres, %d planes, h = %g s, t_end = %g s, mu = %g (pyramid), semi-implicit "
            "Euler; best of %d runs\n\n", mj_versionString(), path, nball, nplane, step, t_end, mu, REPEAT);
     printf("| MuJoCo contacts | solver | wall (s) | CPU (s) | contacts / step | max penetration (m) | penetration at end "
-           "(m) | mean ball height at end (m) | energy at end (J) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+           "(m) | complementarity error (normal only) | mean ball height at end (m) | energy at end (J) |\n"
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     const char *solvers[] = {"PGS", "CG", "Newton"};
     struct { double tc, zeta; char label[80]; } set[2];
     set[0].tc = 5 * step;
@@ -240,12 +303,14 @@ int main(int argc, char **argv)
             result_t best = {0}, r;
             double cpu = 0;
             for (int rep = 0; rep < REPEAT; rep++) {
-                run(m, d, &r);
+                run(m, d, &r, 0);
                 if (rep == 0 || r.wall < best.wall) best = r;
                 if (rep == 0 || r.cpu < cpu) cpu = r.cpu;
             }
-            printf("| %s | %s | %.3f | %.3f | %.0f | %.2e | %.2e | %.4f | %.4f |%s\n", set[c].label, solvers[k], best.wall, cpu,
-                   best.mean_con, best.pen_max, best.pen_end, best.mean_z, best.energy,
+            /* the complementarity error from one more, untimed run */
+            run(m, d, &r, 1);
+            printf("| %s | %s | %.3f | %.3f | %.0f | %.2e | %.2e | %.2e (%.2e) | %.4f | %.4f |%s\n", set[c].label, solvers[k],
+                   best.wall, cpu, best.mean_con, best.pen_max, best.pen_end, r.ce, r.ce_n, best.mean_z, best.energy,
                    best.bad ? " diverged (NaN accelerations)" : "");
             if (best.full) {
                 fprintf(stderr, "mujoco_balls_box: %s: MuJoCo's contact buffer was full (%d warnings)\n",

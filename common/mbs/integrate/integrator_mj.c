@@ -884,7 +884,10 @@ static int s_impulses(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int np, int
     if (rc != 0) {
         /* PGS from the warm start (zero after a Lemke failure) */
         s_apply(w, np, ncomp, 1, d->v);
+        double p0 = w->probe ? mbs_now() : 0;
+        if (w->probe) w->probe(w->probe_ctx, w, np, ncomp, 0, 0);
         if (mbs_mj_pgs(m, w, np, ncomp, vscale, d->v) < 0) *failed = 1;
+        if (w->probe) w->probe(w->probe_ctx, w, np, ncomp, 1, mbs_now() - p0);
     }
     d->met.linear_algebra_seconds += mbs_now() - la0;
     return dim;

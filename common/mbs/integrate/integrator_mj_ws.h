@@ -105,6 +105,12 @@ struct mbs_mj_ws {
     /* vectors */
     double *xm, *vf, *tmp, *mv; /* (n)                                       */
     long nlemke, npgs;
+    /* a probe of the local contact problems (bench/siconos/fc3d_compare.c;
+     * NULL in every run of the library, which never sets it): called with
+     * after = 0 just before a PGS solve (w->lam holds the warm start) and
+     * with after = 1 and the solve's wall-clock seconds (mbs_now) just after it */
+    void (*probe)(void *ctx, const struct mbs_mj_ws *w, int np, int ncomp, int after, double seconds);
+    void *probe_ctx;
     /* the last accepted step, for the reaction recovery */
     int np_last, ncomp_last;
     double h_last;

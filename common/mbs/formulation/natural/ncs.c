@@ -306,6 +306,24 @@ void mbs_avec_eval(const mbs_model *m, const mbs_avec *a, const double *x, int i
         }
         return;
     }
+    if (dim == 3 && nb == MBS_NB_MAX) {
+        /* space (12 body coordinates), with constant trip counts: the same
+         * sums in the same order as the general loop below */
+        out[0] = is_rate ? 0.0 : a->c[0];
+        out[1] = is_rate ? 0.0 : a->c[1];
+        out[2] = is_rate ? 0.0 : a->c[2];
+        for (int t = 0; t < a->nterm; t++) {
+            double qb[MBS_NB_MAX];
+            mbs_gather(m, a->t[t].body, x, is_rate, qb);
+            const double *L = a->t[t].L;
+            for (int i = 0; i < 3; i++) {
+                double acc = 0;
+                for (int s = 0; s < MBS_NB_MAX; s++) acc += L[i * MBS_NB_MAX + s] * qb[s];
+                out[i] += a->t[t].sign * acc;
+            }
+        }
+        return;
+    }
     for (int i = 0; i < dim; i++) out[i] = is_rate ? 0.0 : a->c[i];
     for (int t = 0; t < a->nterm; t++) {
         double qb[MBS_NB_MAX];
