@@ -34,7 +34,7 @@
 /* Why an integrator gives up, handed to mbs_ode_form.fail for the message
  * (the formulation knows the likely cause). */
 enum {
-    MBS_ODE_FAIL_STAGE = 1, /* a stage's slope failed and the step fell below min_step */
+    MBS_ODE_FAIL_STAGE = 1, /* a stage's slope failed (and the step fell below min_step) */
     MBS_ODE_FAIL_MIN_STEP,  /* the error control drove the step below min_step        */
     MBS_ODE_FAIL_RESLOPE    /* the slope after a sampled controller's jump failed      */
 };
@@ -42,6 +42,9 @@ enum {
 typedef struct mbs_ode_form {
     const char *name; /* "natural", "relative"                                   */
     int nq, nv, nz;   /* layout of y: q [0, nq), v [nq, nq + nv), z [nq + nv, ..) */
+    int stage_fail_fatal; /* a failed stage ends the run at once (natural: a
+                             singular matrix); 0: the step is taken again
+                             with a quarter of its size (relative)       */
     void *ctx;        /* the formulation's evaluation context, passed to each hook */
 
     /* The slope k = (q', v', z') at (t, y), constraints closed.  Non-zero:
@@ -54,10 +57,30 @@ typedef struct mbs_ode_form {
      * tolerances of model/accuracy.h as this formulation scales them). */
     double (*weight)(void *ctx, int i, double ay);
 
-    /* An accepted step ends at (t, y) with slope k (k's state: the last
-     * stage's, FSAL): the formulation stores it where its run reads it.
-     * Called before the stepper's `done`. */
-    void (*commit)(void *ctx, double t, const double *y, const double *k);
+    /* Optional (NULL: none).  Called before each step's stages. */
+    void (*begin_step)(void *ctx);
+
+    /* Optional (NULL: the weighted RMS norm of f->weight in the order of
+     * y).  The embedded error estimate's norm of a step of size h from y0
+     * to y1 with slopes k[0..6], 1e10 when not finite: a formulation whose
+     * norm sums its components in another order (the natural coordinates:
+     * each position with its rate) keeps its results bit for bit. */
+    double (*error)(void *ctx, double h, double *const k[7], const double *y0, const double *y1);
+
+    /* An accepted step of size h from t0 ends at (*t, y) with slope k (k's
+     * state: the last stage's, FSAL): the formulation stores it where its
+     * run reads it, and may check it.  Setting *retake asks for the step
+     * to be taken again from the state the formulation restored in (*t,
+     * y, k[0]) (the natural coordinates after choosing their independent
+     * constraints again); the stepper then does not see it.  0, or an
+     * error code with a message in err.  Called before the stepper's
+     * `done`. */
+    int (*commit)(void *ctx, double t0, double h, double *t, double *y, double *k, int *retake, mbs_errlist *err);
+
+    /* The slope at the accepted state (t, y), taken again after a sampled
+     * controller's held output jumped there, into k and where the run
+     * reads it; non-zero: failed (MBS_ODE_FAIL_RESLOPE). */
+    int (*reslope)(void *ctx, double t, const double *y, double *k);
 
     /* Optional (NULL: none).  After commit: bring y back to its manifold
      * (a quaternion's length, a projection on the constraints) and update

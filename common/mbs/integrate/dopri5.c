@@ -120,6 +120,7 @@ int mbs_dopri5_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_o
         /* stages 2..7; the 7th is at the 5th-order solution.  A stage
          * whose slope fails rejects the step; the run fails only when the
          * step falls below solver.min_step for it */
+        if (f->begin_step) f->begin_step(f->ctx);
         int bad = 0;
         for (int s = 1; s < 7 && !bad; s++) {
             for (int i = 0; i < n2; i++) {
@@ -129,6 +130,7 @@ int mbs_dopri5_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_o
             }
             bad = f->slope(f->ctx, st->t + mbs_dp5_c[s] * h, ys, k[s]) != 0;
         }
+        if (bad && f->stage_fail_fatal) return f->fail(f->ctx, MBS_ODE_FAIL_STAGE, st->t, h, err);
         if (bad) {
             d->met.rejected_steps++;
             rejected_in_row++;
@@ -136,7 +138,7 @@ int mbs_dopri5_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_o
             if (h < hmin) return f->fail(f->ctx, MBS_ODE_FAIL_STAGE, st->t, h, err);
             continue;
         }
-        double en = s_ode_error(f, h, k, y, ys);
+        double en = f->error ? f->error(f->ctx, h, k, y, ys) : s_ode_error(f, h, k, y, ys);
         double fac = en > 0 ? 0.9 * pow(en, -0.2) : 5.0;
         /* a compliant contact starting or ending within the step: taken
          * again to end just past the switch */
@@ -149,21 +151,24 @@ int mbs_dopri5_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_o
             }
         }
         if (en <= 1.0) {
-            st->t = st->t + h >= T * (1 - 1e-14) ? T : st->t + h;
+            double t0 = st->t;
+            st->t = t0 + h >= T * (1 - 1e-14) ? T : h == t_stop - t0 ? t_stop : t0 + h;
             memcpy(y, ys, yb);
             memcpy(k[0], k[6], yb);
-            f->commit(f->ctx, st->t, y, k[0]);
-            if (f->project) f->project(f->ctx, st->t, y, k[0]);
             d->met.steps++;
             mbs_note_error(d, en);
-            int rc = mbs_step_done(m, d, run, err);
+            int retake = 0;
+            int rc = f->commit(f->ctx, t0, h, &st->t, y, k[0], &retake, err);
+            if (rc) return rc;
+            if (retake) continue;
+            if (f->project) f->project(f->ctx, st->t, y, k[0]);
+            rc = mbs_step_done(m, d, run, err);
             if (rc) return rc;
             /* a sampled controller's held output changed at this state (the
              * run mapped it to d): the first slope of the next step (FSAL)
              * is taken again after the jump */
             if (m->nctrl > 0 && mbs_ctrl_sample(m, d)) {
-                if (f->slope(f->ctx, st->t, y, k[0]) != 0) return f->fail(f->ctx, MBS_ODE_FAIL_RESLOPE, st->t, h, err);
-                f->commit(f->ctx, st->t, y, k[0]);
+                if (f->reslope(f->ctx, st->t, y, k[0]) != 0) return f->fail(f->ctx, MBS_ODE_FAIL_RESLOPE, st->t, h, err);
             }
             h *= fmin(MBS_STEP_GROWTH_MAX, fmax(0.2, fac));
             if (rejected_in_row) h = fmin(h, h / fmax(fac, 1.0));

@@ -66,9 +66,10 @@ typedef struct mbs_ode_state {
  * kink, mbs_next_kink); a step in whose early part a contact switches
  * (f->switch_at) is taken again to end just past it; a step whose stage
  * failed is taken again with a quarter of its size.  Each accepted step
- * goes to f->commit, f->project, then run->done; when a sampled
+ * goes to f->commit (which may ask for it to be taken again), f->project,
+ * then run->done; when a sampled
  * controller's held output changed there (mbs_ctrl_sample), the next
- * step's first slope is taken again.  Metrics in d->met.  0, or the code
+ * step's first slope is taken again (f->reslope).  Metrics in d->met.  0, or the code
  * of f->fail / of the stepper. */
 int mbs_dopri5_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_ode_state *st, mbs_stepper *run,
                    mbs_errlist *err);

@@ -76,8 +76,10 @@ static int s_slope_c(void *ctx, double t, const double *y, double *k) { return s
 
 /* mbs_ode_form.commit: the accepted state where the run reads it (s->w
  * holds the last stage's kinematics and accelerations: this state's) */
-static void s_commit(void *ctx, double t, const double *y, const double *k)
+static int s_commit(void *ctx, double t0, double h, double *tp, double *y, double *k, int *retake, mbs_errlist *err)
 {
+    (void)t0; (void)h; (void)retake; (void)err;
+    double t = *tp;
     mbs_rel_state *s = ((s_form_ctx *)ctx)->s;
     int nq = s->nq, n = s->n;
     size_t zb = sizeof(double) * (size_t)s->nz;
@@ -87,6 +89,18 @@ static void s_commit(void *ctx, double t, const double *y, const double *k)
     memcpy(s->qdd, k + nq, sizeof(double) * (size_t)n);
     memcpy(s->z, y + nq + n, zb);
     memcpy(s->zd, k + nq + n, zb);
+    return 0;
+}
+
+/* mbs_ode_form.reslope: the slope at the accepted state after a sampled
+ * controller's jump, its accelerations and rates where the run reads them */
+static int s_reslope(void *ctx, double t, const double *y, double *k)
+{
+    mbs_rel_state *s = ((s_form_ctx *)ctx)->s;
+    if (s_slope(s, t, y, k) != 0) return 1;
+    memcpy(s->qdd, k + s->nq, sizeof(double) * (size_t)s->n);
+    memcpy(s->zd, k + s->nq + s->n, sizeof(double) * (size_t)s->nz);
+    return 0;
 }
 
 static double s_switch(void *ctx, const double *y0, const double *y1, double h)
@@ -136,7 +150,7 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
     }
     s_form_ctx c = {s, d};
     mbs_ode_form f = {.name = "relative", .nq = nq, .nv = n, .nz = nz, .ctx = &c, .slope = s_slope_c,
-                      .weight = s_weight, .commit = s_commit, .switch_at = s->switch_at ? s_switch : NULL,
+                      .weight = s_weight, .commit = s_commit, .reslope = s_reslope, .switch_at = s->switch_at ? s_switch : NULL,
                       .fail = s_fail};
     /* the driver's state: y = (q, u, z) in s->y0, the stage state s->ys,
      * FSAL: the first slope is the current state's */
