@@ -72,7 +72,8 @@ typedef struct mbs_ode_form {
      * run reads it, and may check it.  Setting *retake asks for the step
      * to be taken again from the state the formulation restored in (*t,
      * y, k[0]) (the natural coordinates after choosing their independent
-     * constraints again); the stepper then does not see it.  0, or an
+     * constraints again) with the same step size; the stepper then does
+     * not see it, nor d->met.steps count it.  0, or an
      * error code with a message in err.  Called before the stepper's
      * `done`. */
     int (*commit)(void *ctx, double t0, double h, double *t, double *y, double *k, int *retake, mbs_errlist *err);

@@ -160,7 +160,7 @@ int mbs_dopri5_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_o
             int retake = 0;
             int rc = f->commit(f->ctx, t0, h, &st->t, y, k[0], &retake, err);
             if (rc) return rc;
-            if (retake) continue;
+            if (retake) { d->met.steps--; continue; }
             if (f->project) f->project(f->ctx, st->t, y, k[0]);
             rc = mbs_step_done(m, d, run, err);
             if (rc) return rc;

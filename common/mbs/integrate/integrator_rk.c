@@ -294,7 +294,6 @@ static int s_nat_commit(void *ctx, double t0, double h, double *t, double *y, do
             memcpy(d->zd, d->zdp, zb);
             memcpy(d->zs, d->zp, zb);
             d->t = d->tp;
-            d->met.steps--;
             d->met.singular_steps--;
             if (s_accel(m, d, d->t, d->x, d->v, d->a, NULL) != 0) {
                 mbs_err_add(err, "", "t = %.6g: singular mass/constraint matrix after choosing the "
