@@ -28,6 +28,11 @@
  * RK_RANK_MARGIN puts a warning in the run's metrics (once, with the time):
  * the run says that it passed a singular position that this method cannot
  * resolve, instead of leaving the branch silently.
+ *
+ * The steps themselves are dopri5.c's one driver (mbs_dopri5_run), shared
+ * with the relative formulation; this file is the natural coordinates' side
+ * of the formulation boundary (formulation/formulation.h): the slope, the
+ * error norm, and the checks at each accepted step (s_nat_*).
  */
 #include "mbs/integrate/integrators.h"
 #include "mbs/model/accuracy.h"
