@@ -6,8 +6,14 @@
 #include <math.h>
 
 #include "mbs/model/accuracy.h"
+#include "mbs/dynamics/controller.h"
 #include "mbs/dynamics/force.h"
 #include <string.h>
+
+/* A step in whose last ODE_ONSET_PAST a compliant contact starts or ends is
+ * accepted; one with an earlier switch is taken again to end half that
+ * fraction past it (integrator_rk.c's RK_ONSET_PAST). */
+#define ODE_ONSET_PAST 1e-3
 
 const double mbs_dp5_c[7] = {0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1, 1};
 const double mbs_dp5_a[7][6] = {
@@ -73,4 +79,107 @@ double mbs_dopri5_error(int n, double h, double *kx[7], double *kv[7], const dou
     }
     double en = sqrt(e2 / (2.0 * (n > 0 ? n : 1) + nz));
     return isfinite(en) ? en : 1e10;
+}
+
+/* The embedded error estimate of a step of size h from y to ys, weighted
+ * RMS under f->weight; 1e10 when not finite. */
+static double s_ode_error(const mbs_ode_form *f, double h, double *const k[7], const double *y, const double *ys)
+{
+    int n2 = mbs_ode_size(f);
+    double e2 = 0;
+    for (int i = 0; i < n2; i++) {
+        double e = 0;
+        for (int st = 0; st < 7; st++) e += mbs_dp5_e[st] * k[st][i];
+        e *= h;
+        double wgt = f->weight(f->ctx, i, fmax(fabs(y[i]), fabs(ys[i])));
+        e2 += (e / wgt) * (e / wgt);
+    }
+    double en = sqrt(e2 / (n2 > 0 ? n2 : 1));
+    return isfinite(en) ? en : 1e10;
+}
+
+int mbs_dopri5_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_ode_state *st, mbs_stepper *run,
+                   mbs_errlist *err)
+{
+    const mbs_solver_spec *o = &m->spec->solver;
+    int n2 = mbs_ode_size(f);
+    size_t yb = sizeof(double) * (size_t)n2;
+    double T = o->t_end;
+    double hmax = o->max_step > 0 ? o->max_step : run->interval;
+    double hmin = o->min_step > 0 ? o->min_step : 1e-12;
+    double h = fmin(o->step > 0 ? o->step : 1e-3, hmax);
+    double *k[7], *y = st->y, *ys = st->ys;
+    for (int s = 0; s < 7; s++) k[s] = st->k + (size_t)s * n2;
+    int rejected_in_row = 0;
+    while (st->t < T * (1 - 1e-14)) {
+        if (st->t + 1.01 * h > T) h = T - st->t;
+        /* a sampled controller's next instant, a kink of an input: the
+         * step ends there (the run keeps d->t at the accepted state) */
+        double t_stop = fmin(m->nctrl > 0 ? mbs_ctrl_next_stop(m, d) : INFINITY, mbs_next_kink(m, st->t));
+        if (st->t + 1.01 * h > t_stop) h = t_stop - st->t;
+        /* stages 2..7; the 7th is at the 5th-order solution.  A stage
+         * whose slope fails rejects the step; the run fails only when the
+         * step falls below solver.min_step for it */
+        if (f->begin_step) f->begin_step(f->ctx);
+        int bad = 0;
+        for (int s = 1; s < 7 && !bad; s++) {
+            for (int i = 0; i < n2; i++) {
+                double acc = 0;
+                for (int j = 0; j < s; j++) acc += mbs_dp5_a[s][j] * k[j][i];
+                ys[i] = y[i] + h * acc;
+            }
+            bad = f->slope(f->ctx, st->t + mbs_dp5_c[s] * h, ys, k[s]) != 0;
+        }
+        if (bad && f->stage_fail_fatal) return f->fail(f->ctx, MBS_ODE_FAIL_STAGE, st->t, h, err);
+        if (bad) {
+            d->met.rejected_steps++;
+            rejected_in_row++;
+            h *= 0.25;
+            if (h < hmin) return f->fail(f->ctx, MBS_ODE_FAIL_STAGE, st->t, h, err);
+            continue;
+        }
+        double en = f->error ? f->error(f->ctx, h, k, y, ys) : s_ode_error(f, h, k, y, ys);
+        double fac = en > 0 ? 0.9 * pow(en, -0.2) : 5.0;
+        /* a compliant contact starting or ending within the step: taken
+         * again to end just past the switch */
+        if (en <= 1.0 && f->switch_at) {
+            double sw = f->switch_at(f->ctx, y, ys, h);
+            if (sw < 1 - ODE_ONSET_PAST && sw * h > 2 * hmin) {
+                h *= sw * (1 + 0.5 * ODE_ONSET_PAST);
+                d->met.events++;
+                continue;
+            }
+        }
+        if (en <= 1.0) {
+            double t0 = st->t;
+            st->t = t0 + h >= T * (1 - 1e-14) ? T : h == t_stop - t0 ? t_stop : t0 + h;
+            memcpy(y, ys, yb);
+            memcpy(k[0], k[6], yb);
+            d->met.steps++;
+            mbs_note_error(d, en);
+            int retake = 0;
+            int rc = f->commit(f->ctx, t0, h, &st->t, y, k[0], &retake, err);
+            if (rc) return rc;
+            if (retake) { d->met.steps--; continue; }
+            if (f->project) f->project(f->ctx, st->t, y, k[0]);
+            rc = mbs_step_done(m, d, run, err);
+            if (rc) return rc;
+            /* a sampled controller's held output changed at this state (the
+             * run mapped it to d): the first slope of the next step (FSAL)
+             * is taken again after the jump */
+            if (m->nctrl > 0 && mbs_ctrl_sample(m, d)) {
+                if (f->reslope(f->ctx, st->t, y, k[0]) != 0) return f->fail(f->ctx, MBS_ODE_FAIL_RESLOPE, st->t, h, err);
+            }
+            h *= fmin(MBS_STEP_GROWTH_MAX, fmax(0.2, fac));
+            if (rejected_in_row) h = fmin(h, h / fmax(fac, 1.0));
+            rejected_in_row = 0;
+        } else {
+            d->met.rejected_steps++;
+            rejected_in_row++;
+            h *= fmax(0.1, fac);
+        }
+        h = fmin(h, hmax);
+        if (h < hmin && st->t < T * (1 - 1e-14)) return f->fail(f->ctx, MBS_ODE_FAIL_MIN_STEP, st->t, h, err);
+    }
+    return 0;
 }

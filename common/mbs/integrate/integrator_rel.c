@@ -1,21 +1,16 @@
 /*
- * integrator_rel.c - Dormand-Prince 5(4) on the relative coordinates
- * (integrator_rel.h).  The tableau is dopri5.c's; the stages are written
- * here because dopri5.c's run on the natural coordinates' arrays of d.
+ * integrator_rel.c - the relative coordinates behind the formulation
+ * boundary (formulation/formulation.h): the hooks of mbs_ode_form on an
+ * mbs_rel_state, run by dopri5.c's one Dormand-Prince driver
+ * (integrator_rel.h).
  */
 #include "mbs/integrate/integrator_rel.h"
-#include "mbs/dynamics/controller.h"
 #include "mbs/integrate/dopri5.h"
 #include "mbs/model/accuracy.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A step in whose last REL_ONSET_PAST a compliant contact starts or ends is
- * accepted; one with an earlier switch is taken again (integrator_rk.c's
- * RK_ONSET_PAST). */
-#define REL_ONSET_PAST 1e-3
 
 int mbs_rel_state_new(mbs_rel_state *s, const mbs_rtree *t, mbs_rtree_ws *w, int nz)
 {
@@ -49,9 +44,10 @@ void mbs_rel_state_free(mbs_rel_state *s)
     memset(s, 0, sizeof *s);
 }
 
-/* Slope at (t, y = (q, u, z)): k = (qdot, udd, zd). */
-static int s_slope(mbs_rel_state *s, double t, const double *y, double *k)
+/* mbs_ode_form.slope at (t, y = (q, u, z)): k = (qdot, udd, zd). */
+static int s_slope(void *ctx, double t, const double *y, double *k)
 {
+    mbs_rel_state *s = ctx;
     int nq = s->nq, n = s->n;
     s->z_eval = y + nq + n;
     s->zd_eval = k + nq + n;
@@ -59,15 +55,87 @@ static int s_slope(mbs_rel_state *s, double t, const double *y, double *k)
     return mbs_rtree_accel(s->tree, s->w, t, y, y + nq, s->alpha, s->beta, k + nq);
 }
 
+/* mbs_ode_form.weight: a coordinate's absolute weight, a rate's plus rtol
+ * |u|, an element state's of accuracy.h (integrator_rel.h) */
+typedef struct {
+    mbs_rel_state *s;
+    const mbs_data *d;
+} s_form_ctx;
+
+static double s_weight(void *ctx, int i, double ay)
+{
+    s_form_ctx *c = ctx;
+    const mbs_rel_state *s = c->s;
+    if (i < s->nq) return s->wq[i];
+    if (i < s->nq + s->n) return s->wu[i - s->nq] + c->d->tol.rtol * ay;
+    return mbs_wz(c->d, i - s->nq - s->n, ay);
+}
+
+/* the hooks below take the s_form_ctx; slope the state itself */
+static int s_slope_c(void *ctx, double t, const double *y, double *k) { return s_slope(((s_form_ctx *)ctx)->s, t, y, k); }
+
+/* mbs_ode_form.commit: the accepted state where the run reads it (s->w
+ * holds the last stage's kinematics and accelerations: this state's) */
+static int s_commit(void *ctx, double t0, double h, double *tp, double *y, double *k, int *retake, mbs_errlist *err)
+{
+    (void)t0; (void)h; (void)retake; (void)err;
+    double t = *tp;
+    mbs_rel_state *s = ((s_form_ctx *)ctx)->s;
+    int nq = s->nq, n = s->n;
+    size_t zb = sizeof(double) * (size_t)s->nz;
+    s->t = t;
+    memcpy(s->q, y, sizeof(double) * (size_t)nq);
+    memcpy(s->u, y + nq, sizeof(double) * (size_t)n);
+    memcpy(s->qdd, k + nq, sizeof(double) * (size_t)n);
+    memcpy(s->z, y + nq + n, zb);
+    memcpy(s->zd, k + nq + n, zb);
+    return 0;
+}
+
+/* mbs_ode_form.reslope: the slope at the accepted state after a sampled
+ * controller's jump, its accelerations and rates where the run reads them */
+static int s_reslope(void *ctx, double t, const double *y, double *k)
+{
+    mbs_rel_state *s = ((s_form_ctx *)ctx)->s;
+    if (s_slope(s, t, y, k) != 0) return 1;
+    memcpy(s->qdd, k + s->nq, sizeof(double) * (size_t)s->n);
+    memcpy(s->zd, k + s->nq + s->n, sizeof(double) * (size_t)s->nz);
+    return 0;
+}
+
+static double s_switch(void *ctx, const double *y0, const double *y1, double h)
+{
+    mbs_rel_state *s = ((s_form_ctx *)ctx)->s;
+    return s->switch_at(s->switch_ctx, s, y0, y1, h);
+}
+
+static int s_fail(void *ctx, int why, double t, double h, mbs_errlist *err)
+{
+    mbs_rel_state *s = ((s_form_ctx *)ctx)->s;
+    if (why == MBS_ODE_FAIL_STAGE) {
+        mbs_err_add(err, "", "t = %.6g: the articulated-body recursion met a zero inertia on a joint axis "
+                    "(relative formulation): a body without mass or inertia about a joint's axis", t);
+        return MBS_ESINGULAR;
+    }
+    if (why == MBS_ODE_FAIL_RESLOPE) {
+        mbs_err_add(err, "", "t = %.6g: singular articulated-body recursion after a controller's sample", t);
+        return MBS_ESINGULAR;
+    }
+    /* at a singular position of a loop say so: the common cause */
+    if (s->tree->neq > 0 && s->w->pivot_ratio < 1e-6)
+        mbs_err_add(err, "", "t = %.6g: step size %.3g below solver.min_step (relative formulation, dopri5) at "
+                    "a singular position (loop equations nearly dependent, pivot ratio %.1e); natural bdf "
+                    "passes it", t, h, s->w->pivot_ratio);
+    else
+        mbs_err_add(err, "", "t = %.6g: step size %.3g below solver.min_step (relative formulation, dopri5)", t, h);
+    return MBS_EDIVERGE;
+}
+
 int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mbs_stepper *run, mbs_errlist *err)
 {
     const mbs_solver_spec *o = &m->spec->solver;
-    int n = s->n, nq = s->nq, nz = s->nz, n2 = nq + n + nz;
-    size_t zb = sizeof(double) * (size_t)nz;
+    int n = s->n, nq = s->nq, nz = s->nz;
     double T = o->t_end;
-    double hmax = o->max_step > 0 ? o->max_step : run->interval;
-    double hmin = o->min_step > 0 ? o->min_step : 1e-12;
-    double h = fmin(o->step > 0 ? o->step : 1e-3, hmax);
     s->alpha = o->baumgarte_alpha;
     s->beta = o->baumgarte_beta;
     /* error weights (integrator_rel.h) */
@@ -80,115 +148,18 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
         for (int i = 0; i < nq; i++) s->wq[i] = d->tol.atol_x;
         for (int i = 0; i < n; i++) s->wu[i] = d->tol.atol_v;
     }
-    double *k[7];
-    for (int st = 0; st < 7; st++) k[st] = s->k + (size_t)st * n2;
-    /* FSAL: the first slope is the current state's */
-    mbs_rtree_qdot(s->tree, s->q, s->u, k[0]);
-    memcpy(k[0] + nq, s->qdd, sizeof(double) * (size_t)n);
-    memcpy(k[0] + nq + n, s->zd, zb);
-    int rejected_in_row = 0;
-    while (s->t < T * (1 - 1e-14)) {
-        if (s->t + 1.01 * h > T) h = T - s->t;
-        /* a sampled controller's next instant, a kink of an input: the
-         * step ends there (the run keeps d->t at the accepted state) */
-        double t_stop = fmin(m->nctrl > 0 ? mbs_ctrl_next_stop(m, d) : INFINITY, mbs_next_kink(m, s->t));
-        if (s->t + 1.01 * h > t_stop) h = t_stop - s->t;
-        memcpy(s->y0, s->q, sizeof(double) * (size_t)nq);
-        memcpy(s->y0 + nq, s->u, sizeof(double) * (size_t)n);
-        memcpy(s->y0 + nq + n, s->z, zb);
-        /* stages 2..7; the 7th is at the 5th-order solution.  A stage
-         * whose recursion fails (a non-positive or non-finite pivot: a
-         * state thrown far by too long a step) rejects the step; the run
-         * fails only when the step falls below solver.min_step for it */
-        int bad = 0;
-        for (int st = 1; st < 7 && !bad; st++) {
-            for (int i = 0; i < n2; i++) {
-                double acc = 0;
-                for (int j = 0; j < st; j++) acc += mbs_dp5_a[st][j] * k[j][i];
-                s->ys[i] = s->y0[i] + h * acc;
-            }
-            bad = s_slope(s, s->t + mbs_dp5_c[st] * h, s->ys, k[st]) != 0;
-        }
-        if (bad) {
-            d->met.rejected_steps++;
-            rejected_in_row++;
-            h *= 0.25;
-            if (h < hmin) {
-                mbs_err_add(err, "", "t = %.6g: the articulated-body recursion met a zero inertia on a joint axis "
-                            "(relative formulation): a body without mass or inertia about a joint's axis", s->t);
-                return MBS_ESINGULAR;
-            }
-            continue;
-        }
-        /* the embedded error estimate, weighted RMS */
-        double e2 = 0;
-        for (int i = 0; i < n2; i++) {
-            double e = 0;
-            for (int st = 0; st < 7; st++) e += mbs_dp5_e[st] * k[st][i];
-            e *= h;
-            double ay = fmax(fabs(s->y0[i]), fabs(s->ys[i]));
-            double wgt = i < nq ? s->wq[i] : i < nq + n ? s->wu[i - nq] + rtol * ay : mbs_wz(d, i - nq - n, ay);
-            e2 += (e / wgt) * (e / wgt);
-        }
-        double en = sqrt(e2 / (n2 > 0 ? n2 : 1));
-        if (!isfinite(en)) en = 1e10;
-        double fac = en > 0 ? 0.9 * pow(en, -0.2) : 5.0;
-        /* a compliant contact starting or ending within the step: taken
-         * again to end just past the switch (integrator_rk.c's rule) */
-        if (en <= 1.0 && s->switch_at) {
-            double sw = s->switch_at(s->switch_ctx, s, s->y0, s->ys, h);
-            if (sw < 1 - REL_ONSET_PAST && sw * h > 2 * hmin) {
-                h *= sw * (1 + 0.5 * REL_ONSET_PAST);
-                d->met.events++;
-                continue;
-            }
-        }
-        if (en <= 1.0) {
-            s->t = s->t + h >= T * (1 - 1e-14) ? T : s->t + h;
-            memcpy(s->q, s->ys, sizeof(double) * (size_t)nq);
-            memcpy(s->u, s->ys + nq, sizeof(double) * (size_t)n);
-            memcpy(s->qdd, k[6] + nq, sizeof(double) * (size_t)n);
-            memcpy(s->z, s->ys + nq + n, zb);
-            memcpy(s->zd, k[6] + nq + n, zb);
-            memcpy(k[0], k[6], sizeof(double) * (size_t)n2);
-            d->met.steps++;
-            mbs_note_error(d, en);
-            /* s->w holds the last stage's kinematics and accelerations: the
-             * accepted state's, which the run maps to its outputs */
-            int rc = mbs_step_done(m, d, run, err);
-            if (rc) return rc;
-            /* a sampled controller's held output changed at this state (the
-             * run mapped it to d): the first slope of the next step (FSAL)
-             * is taken again after the jump */
-            if (m->nctrl > 0 && mbs_ctrl_sample(m, d)) {
-                if (s_slope(s, s->t, s->ys, k[0]) != 0) {
-                    mbs_err_add(err, "", "t = %.6g: singular articulated-body recursion after a controller's sample",
-                                s->t);
-                    return MBS_ESINGULAR;
-                }
-                memcpy(s->qdd, k[0] + nq, sizeof(double) * (size_t)n);
-                memcpy(s->zd, k[0] + nq + n, zb);
-            }
-            h *= fmin(MBS_STEP_GROWTH_MAX, fmax(0.2, fac));
-            if (rejected_in_row) h = fmin(h, h / fmax(fac, 1.0));
-            rejected_in_row = 0;
-        } else {
-            d->met.rejected_steps++;
-            rejected_in_row++;
-            h *= fmax(0.1, fac);
-        }
-        h = fmin(h, hmax);
-        if (h < hmin && s->t < T * (1 - 1e-14)) {
-            /* at a singular position of a loop say so: the common cause */
-            if (s->tree->neq > 0 && s->w->pivot_ratio < 1e-6)
-                mbs_err_add(err, "", "t = %.6g: step size %.3g below solver.min_step (relative formulation, dopri5) at "
-                            "a singular position (loop equations nearly dependent, pivot ratio %.1e); natural bdf "
-                            "passes it", s->t, h, s->w->pivot_ratio);
-            else
-                mbs_err_add(err, "", "t = %.6g: step size %.3g below solver.min_step (relative formulation, dopri5)",
-                            s->t, h);
-            return MBS_EDIVERGE;
-        }
-    }
-    return 0;
+    s_form_ctx c = {s, d};
+    mbs_ode_form f = {.name = "relative", .nq = nq, .nv = n, .nz = nz, .ctx = &c, .slope = s_slope_c,
+                      .weight = s_weight, .commit = s_commit, .reslope = s_reslope, .switch_at = s->switch_at ? s_switch : NULL,
+                      .fail = s_fail};
+    /* the driver's state: y = (q, u, z) in s->y0, the stage state s->ys,
+     * FSAL: the first slope is the current state's */
+    mbs_ode_state st = {.t = s->t, .y = s->y0, .ys = s->ys, .k = s->k};
+    memcpy(s->y0, s->q, sizeof(double) * (size_t)nq);
+    memcpy(s->y0 + nq, s->u, sizeof(double) * (size_t)n);
+    memcpy(s->y0 + nq + n, s->z, sizeof(double) * (size_t)nz);
+    mbs_rtree_qdot(s->tree, s->q, s->u, s->k);
+    memcpy(s->k + nq, s->qdd, sizeof(double) * (size_t)n);
+    memcpy(s->k + nq + n, s->zd, sizeof(double) * (size_t)nz);
+    return mbs_dopri5_run(m, d, &f, &st, run, err);
 }

@@ -3,8 +3,11 @@
  * formulation (formulation/relative/tree.h): y = (q, u) of the spanning
  * tree's joint coordinates and rates, y' = (u, qdd) with qdd from the
  * articulated-body recursion and the chords' index-1 + Baumgarte equations
- * (mbs_rtree_accel).  Its own file and state, beside the natural
- * coordinates' integrators (integrators.h), which it does not touch.
+ * (mbs_rtree_accel).  The relative formulation behind the formulation
+ * boundary (formulation/formulation.h): integrator_rel.c implements
+ * mbs_ode_form's hooks on the state below and hands it to dopri5.c's one
+ * Dormand-Prince driver (mbs_dopri5_run), which owns the stages, the error
+ * norm, the step-size control, the stops and the contact-switch retakes.
  *
  * Error control as the natural coordinates' dopri5 (accuracy.h): the local
  * tolerance d->tol.rtol (the user's tolerance times the DOPRI5 factor), the

@@ -28,6 +28,11 @@
  * RK_RANK_MARGIN puts a warning in the run's metrics (once, with the time):
  * the run says that it passed a singular position that this method cannot
  * resolve, instead of leaving the branch silently.
+ *
+ * The steps themselves are dopri5.c's one driver (mbs_dopri5_run), shared
+ * with the relative formulation; this file is the natural coordinates' side
+ * of the formulation boundary (formulation/formulation.h): the slope, the
+ * error norm, and the checks at each accepted step (s_nat_*).
  */
 #include "mbs/integrate/integrators.h"
 #include "mbs/model/accuracy.h"
@@ -40,6 +45,7 @@
 #include "mbs/dynamics/controller.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Rank margin (R_rr / R_11 at the structural rank, mbs_rank_margin) below
@@ -155,176 +161,240 @@ static int s_accel(const mbs_model *m, mbs_data *d, double t, const double *x, c
     return 0;
 }
 
-int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err)
+/* ---- the natural coordinates behind the formulation boundary ---------------------------- */
+
+/* The natural form's context: y = (x, v, z) of the driver (dopri5.h
+ * mbs_dopri5_run); d keeps the accepted state (x, v, a, z, zd), the
+ * previous one (xp, vp, ap, zp, zdp) and in d->zs the accepted z, d->z
+ * being where the forces read each stage's. */
+typedef struct {
+    const mbs_model *m;
+    mbs_data *d;
+    double *xsel;        /* positions at the last choice of the independent set */
+    int warned_singular, skip_checks;
+    double retake_t;     /* start of the last step retaken after a re-selection */
+} s_nat;
+
+/* mbs_ode_form.slope: k = (v, a, z') at (t, y), the stage's z put in d->z */
+static int s_nat_slope(void *ctx, double t, const double *y, double *k)
 {
-    const mbs_solver_spec *o = &m->spec->solver;
-    int n = m->nvar;
-    double T = o->t_end;
-    double hmax = o->max_step > 0 ? o->max_step : run->interval;
-    double hmin = o->min_step > 0 ? o->min_step : 1e-12;
-    double h = fmin(o->step > 0 ? o->step : 1e-3, hmax);
-    /* stage storage: kx[s] = velocity slopes, kv[s] = acceleration slopes */
-    double *kx[7], *kv[7];
-    mbs_dopri5_slots(d, n, kx, kv);
-    double *xs = d->hv, *vs = d->ha;
-    double *xsel = d->rk + 15 * (size_t)n; /* positions at the last choice of the independent set */
-    memcpy(xsel, d->x, sizeof(double) * (size_t)n);
-    /* FSAL: first stage is the current state */
-    memcpy(kx[0], d->v, sizeof(double) * (size_t)n);
-    memcpy(kv[0], d->a, sizeof(double) * (size_t)n);
-    /* element states (a motor's current): integrated beside x and v by the
-     * same stages (dopri5.h); d->zs keeps the step's start, d->zk the
-     * slopes, the first one z' at the start (FSAL as well) */
-    int nz = m->nz;
-    size_t zb = sizeof(double) * (size_t)nz;
+    s_nat *c = ctx;
+    const mbs_model *m = c->m;
+    mbs_data *d = c->d;
+    int n = m->nvar, nz = m->nz;
+    memcpy(d->z, y + 2 * n, sizeof(double) * (size_t)nz);
+    memcpy(k, y + n, sizeof(double) * (size_t)n);
+    int rc = s_accel(m, d, t, y, y + n, k + n, NULL);
+    if (rc) return rc;
+    if (nz > 0) mbs_force_zrate(m, d, y, y + n, d->z, t, k + 2 * n);
+    return 0;
+}
+
+static void s_nat_begin(void *ctx)
+{
+    s_nat *c = ctx;
+    c->d->rk_singular = 0;
+    c->d->rk_worst = 0;
+}
+
+/* mbs_ode_form.error: accuracy.h's weights, each position with its rate
+ * (the order of the sums before the boundary, so that runs stay bit for
+ * bit), then the element states */
+static double s_nat_error(void *ctx, double h, double *const k[7], const double *y0, const double *y1)
+{
+    s_nat *c = ctx;
+    const mbs_tol *tol = &c->d->tol;
+    int n = c->m->nvar, nz = c->m->nz;
+    double e2 = 0;
+    for (int i = 0; i < n; i++) {
+        double ex = 0, ev = 0;
+        for (int s = 0; s < 7; s++) { ex += mbs_dp5_e[s] * k[s][i]; ev += mbs_dp5_e[s] * k[s][n + i]; }
+        ex *= h; ev *= h;
+        double wx = mbs_tol_wx(tol, i, fmax(fabs(y0[i]), fabs(y1[i])));
+        double wv = mbs_tol_wv(tol, i, fmax(fabs(y0[n + i]), fabs(y1[n + i])));
+        e2 += (ex / wx) * (ex / wx) + (ev / wv) * (ev / wv);
+    }
+    for (int j = 0; j < nz; j++) {
+        double ez = 0;
+        for (int s = 0; s < 7; s++) ez += mbs_dp5_e[s] * k[s][2 * n + j];
+        ez *= h;
+        double wz = tol->az[j] + tol->rtol * fmax(fabs(y0[2 * n + j]), fabs(y1[2 * n + j]));
+        e2 += (ez / wz) * (ez / wz);
+    }
+    double en = sqrt(e2 / (2.0 * (n > 0 ? n : 1) + nz));
+    return isfinite(en) ? en : 1e10;
+}
+
+/* mbs_ode_form.weight (unused while s_nat_error is set: the same weights) */
+static double s_nat_weight(void *ctx, int i, double ay)
+{
+    s_nat *c = ctx;
+    int n = c->m->nvar;
+    if (i < n) return mbs_tol_wx(&c->d->tol, i, ay);
+    if (i < 2 * n) return mbs_tol_wv(&c->d->tol, i - n, ay);
+    return mbs_wz(c->d, i - 2 * n, ay);
+}
+
+static double s_nat_switch(void *ctx, const double *y0, const double *y1, double h)
+{
+    s_nat *c = ctx;
+    int n = c->m->nvar;
+    return mbs_contact_switch(c->m, c->d, y0, y0 + n, y1, y1 + n, h);
+}
+
+/* mbs_ode_form.commit: the accepted state into d (the previous one kept
+ * for the samples' interpolation), then the singular-position and
+ * redundancy checks of the header comment; a re-selection of the
+ * independent set at a slow step restores the step's start for a retake */
+static int s_nat_commit(void *ctx, double t0, double h, double *t, double *y, double *k, int *retake,
+                        mbs_errlist *err)
+{
+    s_nat *c = ctx;
+    const mbs_model *m = c->m;
+    mbs_data *d = c->d;
+    int n = m->nvar, nz = m->nz;
+    size_t nb = sizeof(double) * (size_t)n, zb = sizeof(double) * (size_t)nz;
+    double T = m->spec->solver.t_end;
+    /* the last stage (FSAL, c = 1) evaluated Phi and Phi_q at the
+     * 5th-order solution, the state about to be accepted */
+    int cons_fresh = t0 + h < T * (1 - 1e-14);
+    memcpy(d->xp, d->x, nb);
+    memcpy(d->vp, d->v, nb);
+    memcpy(d->ap, d->a, nb);
+    d->tp = t0;
+    memcpy(d->x, y, nb);
+    memcpy(d->v, y + n, nb);
+    memcpy(d->a, k + n, nb);
+    memcpy(d->zp, d->zs, zb);
+    memcpy(d->zdp, d->zd, zb);
+    memcpy(d->z, y + 2 * n, zb);
+    memcpy(d->zd, k + 2 * n, zb);
     memcpy(d->zs, d->z, zb);
-    memcpy(d->zk, d->zd, zb);
-    int rejected_in_row = 0, warned_singular = 0, skip_checks = 0;
-    double retake_t = -1; /* start of the last step retaken after a re-selection */
-    while (d->t < T * (1 - 1e-14)) {
-        if (d->t + h > T) h = T - d->t;
-        if (d->t + 1.01 * h > T) h = T - d->t;
-        /* a discrete controller's next sample, a kink of an input: the
-         * step ends there */
-        double t_stop = fmin(m->nctrl > 0 ? mbs_ctrl_next_stop(m, d) : INFINITY, mbs_next_kink(m, d->t));
-        if (d->t + 1.01 * h > t_stop) h = t_stop - d->t;
-        /* stages 2..7 */
-        d->rk_singular = 0;
-        d->rk_worst = 0;
-        if (mbs_dopri5_stages(m, d, d->t, d->x, d->v, h, kx, kv, xs, vs, s_accel, NULL) != 0) {
-            mbs_err_add(err, "", "t = %.6g: singular mass/constraint matrix (at a singular position of the mechanism "
-                        "dopri5 on the index-1 form cannot continue; use bdf)", d->t);
-            return MBS_ESINGULAR;
+    d->t = *t;
+    if (d->rk_singular) d->met.singular_steps++;
+    if (d->rk_singular && !c->warned_singular && c->skip_checks > 0) c->skip_checks--;
+    else if (d->rk_singular && !c->warned_singular) {
+        /* the slowest stage: how close to losing rank was Phi_q?  A margin
+         * far above the threshold (slow iterations at regular positions:
+         * redundant constraints) is checked again only every
+         * RK_CHECK_EVERY slow steps (Bricard: +5 % CPU with a check at
+         * each) */
+        mbs_cons_eval(m, d->rk + 14 * (size_t)n, d->rk_worst_t, d->phi, d->jac);
+        cons_fresh = 0;
+        double margin = mbs_rank_margin(m, d);
+        /* a slow iteration at a regular position of a mechanism with
+         * redundant equations: the independent set chosen earlier has
+         * degenerated (Bricard's at theta1 = pi/2, where the reference
+         * BLAS and OpenBLAS had chosen different sets).  Choose it again
+         * where the iteration was slowest and retake the step from its
+         * start with the new set, so that no step is computed with a
+         * degenerate set, whichever set the assembly's rounding picked. */
+        if (margin > 4 * RK_RANK_MARGIN && d->rep.redundant > 0 && d->tp != c->retake_t &&
+            mbs_reselect_redundant(m, d)) {
+            c->retake_t = d->tp; /* once per step: no flipping between two sets */
+            d->met.reselections++;
+            memcpy(d->x, d->xp, nb);
+            memcpy(d->v, d->vp, nb);
+            memcpy(d->z, d->zp, zb);
+            memcpy(d->zd, d->zdp, zb);
+            memcpy(d->zs, d->zp, zb);
+            d->t = d->tp;
+            d->met.singular_steps--;
+            if (s_accel(m, d, d->t, d->x, d->v, d->a, NULL) != 0) {
+                mbs_err_add(err, "", "t = %.6g: singular mass/constraint matrix after choosing the "
+                            "independent constraints again", d->t);
+                return MBS_ESINGULAR;
+            }
+            *t = d->t;
+            memcpy(y, d->x, nb);
+            memcpy(y + n, d->v, nb);
+            memcpy(y + 2 * n, d->z, zb);
+            memcpy(k, d->v, nb);
+            memcpy(k + n, d->a, nb);
+            memcpy(k + 2 * n, d->zd, zb);
+            *retake = 1;
+            return 0;
         }
-        /* xs, vs now hold the 5th-order solution (stage 7 = b weights) */
-        double en = mbs_dopri5_error(n, h, kx, kv, d->x, d->v, xs, vs, &d->tol, nz, d->zk, d->zs, d->z);
-        double fac = en > 0 ? 0.9 * pow(en, -0.2) : 5.0;
-        /* a compliant contact starting or ending within the step: the step
-         * is taken again to end just past the switch, so that no step spans
-         * the kink of the force law */
-        if (en <= 1.0 && m->spec->ncontact > 0) {
-            double s = mbs_contact_switch(m, d, d->x, d->v, xs, vs, h);
-            if (s < 1 - RK_ONSET_PAST && s * h > 2 * hmin) {
-                h *= s * (1 + 0.5 * RK_ONSET_PAST);
-                d->met.events++;
-                memcpy(d->z, d->zs, zb);
-                continue;
-            }
-        }
-        if (en <= 1.0) {
-            /* the last stage (FSAL, c = 1) evaluated Phi and Phi_q at the
-             * 5th-order solution, the state about to be accepted */
-            int cons_fresh = d->t + h < T * (1 - 1e-14);
-            memcpy(d->xp, d->x, sizeof(double) * (size_t)n);
-            memcpy(d->vp, d->v, sizeof(double) * (size_t)n);
-            memcpy(d->ap, d->a, sizeof(double) * (size_t)n);
-            d->tp = d->t;
-            memcpy(d->x, xs, sizeof(double) * (size_t)n);
-            memcpy(d->v, vs, sizeof(double) * (size_t)n);
-            memcpy(d->a, kv[6], sizeof(double) * (size_t)n);
-            /* element states: d->z already holds the 5th-order solution */
-            memcpy(d->zp, d->zs, zb);
-            memcpy(d->zdp, d->zk, zb);
-            memcpy(d->zd, d->zk + 6 * (size_t)nz, zb);
-            d->t = d->t + h >= T * (1 - 1e-14) ? T : h == t_stop - d->t ? t_stop : d->t + h;
-            d->met.steps++;
-            mbs_note_error(d, en);
-            if (d->rk_singular) d->met.singular_steps++;
-            if (d->rk_singular && !warned_singular && skip_checks > 0) skip_checks--;
-            else if (d->rk_singular && !warned_singular) {
-                /* the slowest stage: how close to losing rank was Phi_q?  A
-                 * margin far above the threshold (slow iterations at regular
-                 * positions: redundant constraints) is checked again only
-                 * every RK_CHECK_EVERY slow steps (Bricard: +5 % CPU with a
-                 * check at each) */
-                mbs_cons_eval(m, d->rk + 14 * (size_t)n, d->rk_worst_t, d->phi, d->jac);
-                cons_fresh = 0;
-                double margin = mbs_rank_margin(m, d);
-                /* a slow iteration at a regular position of a mechanism with
-                 * redundant equations: the independent set chosen earlier
-                 * has degenerated (Bricard's at theta1 = pi/2, where the
-                 * reference BLAS and OpenBLAS had chosen different sets).
-                 * Choose it again where the iteration was slowest and
-                 * retake the step from its start with the new set, so that
-                 * no step is computed with a degenerate set, whichever
-                 * set the assembly's rounding picked. */
-                if (margin > 4 * RK_RANK_MARGIN && d->rep.redundant > 0 && d->tp != retake_t &&
-                    mbs_reselect_redundant(m, d)) {
-                    retake_t = d->tp; /* once per step: no flipping between two sets */
-                    d->met.reselections++;
-                    memcpy(d->x, d->xp, sizeof(double) * (size_t)n);
-                    memcpy(d->v, d->vp, sizeof(double) * (size_t)n);
-                    memcpy(d->z, d->zp, zb);
-                    memcpy(d->zd, d->zdp, zb);
-                    memcpy(d->zs, d->zp, zb);
-                    memcpy(d->zk, d->zdp, zb);
-                    d->t = d->tp;
-                    d->met.steps--;
-                    d->met.singular_steps--;
-                    if (s_accel(m, d, d->t, d->x, d->v, d->a, NULL) != 0) {
-                        mbs_err_add(err, "", "t = %.6g: singular mass/constraint matrix after choosing the "
-                                    "independent constraints again", d->t);
-                        return MBS_ESINGULAR;
-                    }
-                    memcpy(kx[0], d->v, sizeof(double) * (size_t)n);
-                    memcpy(kv[0], d->a, sizeof(double) * (size_t)n);
-                    continue;
-                }
-                if (margin > 4 * RK_RANK_MARGIN) skip_checks = RK_CHECK_EVERY - 1;
-                if (margin < RK_RANK_MARGIN) {
-                    warned_singular = 1;
-                    mbs_warn(d, "t = %.4g: passed a singular position (constraint Jacobian rank margin %.1e): dopri5 "
-                             "on the index-1 form cannot tell the branches apart there and may have left the "
-                             "mechanism's branch; use bdf", d->rk_worst_t, margin);
-                }
-            }
-            /* a small mechanism with redundant equations keeps the best
-             * conditioned independent set along the motion (a QR of its
-             * Jacobian, microseconds for Bricard's 24 x 24, whenever it has
-             * moved RK_RESELECT_MOVE since the last one): a set that is
-             * merely ill-conditioned costs accuracy long before its
-             * iterations slow down (Bricard at tolerance 1e-9: 1.1e-8 m
-             * with the reference BLAS's choice, 5e-11 m with OpenBLAS's) */
-            if (d->rep.redundant > 0 && (double)n * m->neq <= RK_RESELECT_EVERY_STEP &&
-                mbs_config_change(m, d->tol.L, d->x, xsel) > RK_RESELECT_MOVE) {
-                memcpy(xsel, d->x, sizeof(double) * (size_t)n);
-                if (!cons_fresh) mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
-                cons_fresh = 1;
-                if (mbs_reselect_redundant(m, d)) d->met.reselections++;
-            }
-            memcpy(kx[0], kx[6], sizeof(double) * (size_t)n);
-            memcpy(kv[0], kv[6], sizeof(double) * (size_t)n);
-            memcpy(d->zs, d->z, zb);
-            memcpy(d->zk, d->zd, zb);
-            d->cons_at_state = cons_fresh;
-            int rc = mbs_step_done(m, d, run, err);
-            if (rc) return rc;
-            /* a discrete controller's output changed: the first stage of
-             * the next step (FSAL) is taken again after the jump */
-            if (m->nctrl > 0 && mbs_ctrl_sample(m, d)) {
-                if (s_accel(m, d, d->t, d->x, d->v, d->a, NULL) != 0) {
-                    mbs_err_add(err, "", "t = %.6g: singular mass/constraint matrix after a controller's sample", d->t);
-                    return MBS_ESINGULAR;
-                }
-                memcpy(kv[0], d->a, sizeof(double) * (size_t)n);
-                mbs_force_zrate(m, d, d->x, d->v, d->z, d->t, d->zd);
-                memcpy(d->zk, d->zd, zb);
-            }
-            h *= fmin(MBS_STEP_GROWTH_MAX, fmax(0.2, fac));
-            if (rejected_in_row) h = fmin(h, h / fmax(fac, 1.0) * 1.0);
-            rejected_in_row = 0;
-        } else {
-            d->met.rejected_steps++;
-            rejected_in_row++;
-            memcpy(d->z, d->zs, zb);
-            h *= fmax(0.1, fac);
-        }
-        h = fmin(h, hmax);
-        if (h < hmin && d->t < T * (1 - 1e-14)) {
-            mbs_err_add(err, "", "t = %.6g: step size %.3g below solver.min_step: the solution diverges or the "
-                        "problem is too stiff for an explicit method (try \"bdf\")", d->t, h);
-            return MBS_EDIVERGE;
+        if (margin > 4 * RK_RANK_MARGIN) c->skip_checks = RK_CHECK_EVERY - 1;
+        if (margin < RK_RANK_MARGIN) {
+            c->warned_singular = 1;
+            mbs_warn(d, "t = %.4g: passed a singular position (constraint Jacobian rank margin %.1e): dopri5 "
+                     "on the index-1 form cannot tell the branches apart there and may have left the "
+                     "mechanism's branch; use bdf", d->rk_worst_t, margin);
         }
     }
+    /* a small mechanism with redundant equations keeps the best
+     * conditioned independent set along the motion (a QR of its Jacobian,
+     * microseconds for Bricard's 24 x 24, whenever it has moved
+     * RK_RESELECT_MOVE since the last one): a set that is merely
+     * ill-conditioned costs accuracy long before its iterations slow down
+     * (Bricard at tolerance 1e-9: 1.1e-8 m with the reference BLAS's
+     * choice, 5e-11 m with OpenBLAS's) */
+    if (d->rep.redundant > 0 && (double)n * m->neq <= RK_RESELECT_EVERY_STEP &&
+        mbs_config_change(m, d->tol.L, d->x, c->xsel) > RK_RESELECT_MOVE) {
+        memcpy(c->xsel, d->x, nb);
+        if (!cons_fresh) mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
+        cons_fresh = 1;
+        if (mbs_reselect_redundant(m, d)) d->met.reselections++;
+    }
+    d->cons_at_state = cons_fresh;
     return 0;
+}
+
+/* mbs_ode_form.reslope: after a sampled controller's jump */
+static int s_nat_reslope(void *ctx, double t, const double *y, double *k)
+{
+    s_nat *c = ctx;
+    const mbs_model *m = c->m;
+    mbs_data *d = c->d;
+    int n = m->nvar, nz = m->nz;
+    if (s_accel(m, d, t, y, y + n, d->a, NULL) != 0) return 1;
+    memcpy(k + n, d->a, sizeof(double) * (size_t)n);
+    mbs_force_zrate(m, d, d->x, d->v, d->z, d->t, d->zd);
+    memcpy(k + 2 * n, d->zd, sizeof(double) * (size_t)nz);
+    return 0;
+}
+
+static int s_nat_fail(void *ctx, int why, double t, double h, mbs_errlist *err)
+{
+    (void)ctx;
+    if (why == MBS_ODE_FAIL_STAGE) {
+        mbs_err_add(err, "", "t = %.6g: singular mass/constraint matrix (at a singular position of the mechanism "
+                    "dopri5 on the index-1 form cannot continue; use bdf)", t);
+        return MBS_ESINGULAR;
+    }
+    if (why == MBS_ODE_FAIL_RESLOPE) {
+        mbs_err_add(err, "", "t = %.6g: singular mass/constraint matrix after a controller's sample", t);
+        return MBS_ESINGULAR;
+    }
+    mbs_err_add(err, "", "t = %.6g: step size %.3g below solver.min_step: the solution diverges or the "
+                "problem is too stiff for an explicit method (try \"bdf\")", t, h);
+    return MBS_EDIVERGE;
+}
+
+int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err)
+{
+    int n = m->nvar, nz = m->nz, n2 = 2 * n + nz;
+    size_t nb = sizeof(double) * (size_t)n, zb = sizeof(double) * (size_t)nz;
+    /* the driver's arrays: y, the stage state, 7 slopes */
+    double *buf = malloc(sizeof(double) * (size_t)(9 * n2 + 1));
+    if (!buf) return MBS_ENOMEM;
+    s_nat c = {m, d, d->rk + 15 * (size_t)n, 0, 0, -1};
+    memcpy(c.xsel, d->x, nb);
+    mbs_ode_form f = {.name = "natural", .nq = n, .nv = n, .nz = nz, .stage_fail_fatal = 1, .ctx = &c,
+                      .slope = s_nat_slope, .weight = s_nat_weight, .begin_step = s_nat_begin, .error = s_nat_error,
+                      .commit = s_nat_commit, .reslope = s_nat_reslope,
+                      .switch_at = m->spec->ncontact > 0 ? s_nat_switch : NULL, .fail = s_nat_fail};
+    mbs_ode_state st = {.t = d->t, .y = buf, .ys = buf + n2, .k = buf + 2 * (size_t)n2};
+    /* the accepted state and its slope (FSAL); d->zs keeps the accepted z */
+    memcpy(st.y, d->x, nb);
+    memcpy(st.y + n, d->v, nb);
+    memcpy(st.y + 2 * n, d->z, zb);
+    memcpy(st.k, d->v, nb);
+    memcpy(st.k + n, d->a, nb);
+    memcpy(st.k + 2 * n, d->zd, zb);
+    memcpy(d->zs, d->z, zb);
+    int rc = mbs_dopri5_run(m, d, &f, &st, run, err);
+    free(buf);
+    return rc;
 }
