@@ -44,6 +44,18 @@ void mbs_force_zrate(const mbs_model *m, const mbs_data *d, const double *x, con
                      double *zd);
 /* Potential energy (gravity + springs) at x. */
 double mbs_potential(const mbs_model *m, const double *x, double t);
+/* Whether a run of m projects its accepted steps onto the starting energy
+ * (mbs_energy_project): conservative (model.h), solver.energy_projection,
+ * and no rotational spring (mbs_potential takes its joint angle within
+ * +-pi: a spring wound past half a turn would give a wrong energy). */
+int mbs_energy_projectable(const mbs_model *m);
+
+/* Scale d->v at the accepted state (d->x, d->t) towards the energy d->E0,
+ * by at most each velocity's error weight (docs/accuracy.md, "Conservative
+ * mechanisms"); the energy moved is added to d->E_proj.  Returns 1 when v
+ * was scaled. */
+int mbs_energy_project(const mbs_model *m, mbs_data *d);
+
 /* Kinetic energy 0.5 v^T M v. */
 double mbs_kinetic(const mbs_model *m, const double *v);
 /* y = M v (nvar). */

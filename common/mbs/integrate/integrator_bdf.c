@@ -231,30 +231,6 @@ static double s_diff_norm(const mbs_data *d, int n, int k, double t1, const doub
     return sqrt(acc / (2.0 * (n > 0 ? n : 1) + nz));
 }
 
-/* A conservative mechanism keeps its energy E0; the BDF loses a little at
- * every step (its numerical damping), and the lost energy changes the
- * motion's timing: on the N = 40 four-bar, whose crank creeps over the top
- * at every turn, the lag grew with each passage, to 131..185 x tol x L by
- * 20 s at tolerances 1e-5, 1e-6, 1e-8.  After each accepted step the
- * velocities are scaled by s = sqrt((E0 - V(q)) / T(v)) (the projection
- * onto the energy surface along dH/dv = M v, which keeps Phi_q v = 0 of the
- * scleronomic constraints; Hairer, Lubich & Wanner, Geometric Numerical
- * Integration, IV.4), when that moves no velocity by more than its error
- * weight (the correction is of the size of the step's own error; near a
- * turning point, T -> 0, it is not, and the step is left alone).  The
- * energy removed is summed in d->E_proj, so the energy_drift metric still
- * reports what the integration alone would have drifted. */
-static void s_energy_project(const mbs_model *m, mbs_data *d, int n)
-{
-    double ke = mbs_kinetic(m, d->v), pe = mbs_potential(m, d->x, d->t), tgt = d->E0 - pe;
-    if (!(ke > 0) || !(tgt > 0)) return;
-    double sc = sqrt(tgt / ke), big = 0;
-    for (int i = 0; i < n; i++) big = fmax(big, fabs((sc - 1) * d->v[i]) / mbs_wv(d, i, fabs(d->v[i])));
-    if (!isfinite(big)) return;
-    if (big > 1) sc = 1 + (sc - 1) / big;
-    d->E_proj += ke * (1 - sc * sc);
-    for (int i = 0; i < n; i++) d->v[i] *= sc;
-}
 
 /* Entries of the constraint Jacobian (d->jac). */
 static int s_jac_nnz(const mbs_model *m)
@@ -383,13 +359,8 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
         return MBS_ENOMEM;
     }
     const mbs_solver_spec *o = &m->spec->solver;
-    /* the energy projection (s_energy_project): conservative mechanisms
-     * without rotational springs, whose potential mbs_potential takes at the
-     * joint angle within +-pi (a spring wound past half a turn would give a
-     * wrong energy to project on) */
-    int eproj = m->conservative && o->energy_projection;
-    for (int e = 0; e < m->spec->nforce && eproj; e++)
-        if (m->spec->forces[e].type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER) eproj = 0;
+    /* the energy projection of conservative mechanisms (force.h) */
+    int eproj = mbs_energy_projectable(m);
     int n = m->nvar, ne = m->neq;
     double T = o->t_end;
     double rtol = d->tol.rtol;
@@ -779,7 +750,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 lam_ref = lm;
             }
             d->t = t1 >= T * (1 - 1e-14) ? T : t1;
-            if (eproj) s_energy_project(m, d, n);
+            if (eproj) mbs_energy_project(m, d);
             mbs_force_zrate(m, d, d->x, d->v, d->z, d->t, d->zd);
             d->met.steps++;
             mbs_note_error(d, en);

@@ -262,9 +262,10 @@ typedef struct {
     int max_assembly_iterations;
     int contact_deactivation;/* 1: only contacts touching or predicted to touch
                                 within the step are in the system (seed 002) */
-    int energy_projection;   /* BDF on a conservative mechanism: each step
-                                projected onto the energy surface (default 1;
-                                integrator_bdf.c s_energy_project) */
+    int energy_projection;   /* BDF and natural DOPRI5 on a conservative
+                                mechanism: each step projected onto the
+                                energy surface (default 1; force.h
+                                mbs_energy_project) */
     int contact_force_unknowns; /* BDF with compliant contacts: each pair's
                                 force components are unknowns of the Newton
                                 matrix (sparse LU by KLU; ADAMS' form, seed
