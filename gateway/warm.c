@@ -19,19 +19,14 @@
 #include "gw.h"
 #include "svc/db.h"
 #include "svc/log.h"
+#include "ticker.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #define WARM_TRIED 64
 
-static pthread_t s_thread;
-static int s_running;
-static int s_stop;
-static pthread_mutex_t s_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t s_wake = PTHREAD_COND_INITIALIZER;
+static gw_ticker s_tick = GW_TICKER_INIT; /* its lock also guards s_made */
 static char s_tried[WARM_TRIED][128];   /* "sweep|finished_at" tried, a ring */
 static int s_ntried;
 static unsigned long long s_made;
@@ -43,27 +38,12 @@ static int s_was_tried(const char *k)
     return 0;
 }
 
-/* Sleep up to ms unless stopped; 1 when stopping. */
-static int s_wait(int ms)
-{
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
-    pthread_mutex_lock(&s_lock);
-    while (!s_stop && pthread_cond_timedwait(&s_wake, &s_lock, &until) == 0) {}
-    int stop = s_stop;
-    pthread_mutex_unlock(&s_lock);
-    return stop;
-}
-
 static void *s_main(void *arg)
 {
     char minj[24];
     (void)arg;
     snprintf(minj, sizeof minj, "%d", GW_WARM_MIN_JOBS);
-    while (!s_wait(GW_WARM_PERIOD_MS)) {
+    while (!gw_ticker_wait(&s_tick, GW_WARM_PERIOD_MS)) {
         PGconn **db = gw_db();
         if (!db) continue;
         const char *p[] = { minj };
@@ -86,7 +66,7 @@ static void *s_main(void *arg)
         /* the two parts of web/src/Sweep.jsx's loadTable */
         int ok = gw_columns_warm(id, -1, GW_COLUMNS_PART) == 0 &&
                  gw_columns_warm(id, GW_COLUMNS_PART - 1, GW_COLUMNS_MAX) == 0;
-        if (ok) { pthread_mutex_lock(&s_lock); s_made++; pthread_mutex_unlock(&s_lock); }
+        if (ok) { gw_ticker_lock(&s_tick); s_made++; gw_ticker_unlock(&s_tick); }
         log_info("warm: the sweep view of %s %s", id, ok ? "made" : "not made");
     }
     return NULL;
@@ -94,27 +74,18 @@ static void *s_main(void *arg)
 
 int gw_warm_start(void)
 {
-    s_stop = 0;
-    if (pthread_create(&s_thread, NULL, s_main, NULL)) { log_error("warm: cannot start its thread"); return -1; }
-    s_running = 1;
-    return 0;
+    return gw_ticker_start(&s_tick, s_main, "warm");
 }
 
 void gw_warm_stop(void)
 {
-    if (!s_running) return;
-    pthread_mutex_lock(&s_lock);
-    s_stop = 1;
-    pthread_cond_signal(&s_wake);
-    pthread_mutex_unlock(&s_lock);
-    pthread_join(s_thread, NULL);
-    s_running = 0;
+    gw_ticker_stop(&s_tick, NULL);
 }
 
 unsigned long long gw_warm_made(void)
 {
-    pthread_mutex_lock(&s_lock);
+    gw_ticker_lock(&s_tick);
     unsigned long long n = s_made;
-    pthread_mutex_unlock(&s_lock);
+    gw_ticker_unlock(&s_tick);
     return n;
 }
