@@ -28,7 +28,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { env, launch, newPage, api, apiPost, until } from './helpers.mjs';
+import { env, launch, newPage, api, apiPost, until, showFrame } from './helpers.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const browser = await launch();
@@ -46,12 +46,6 @@ async function runOne(file, name, tEnd) {
   const s = await apiPost('/api/v1/sweeps', { model: model.id, name, design: { kind: 'list', rows: [{}] }, solver: { t_end: tEnd } });
   await until(async () => (await api(`/api/v1/sweeps/${s.id}`)).status === 'done', `${name} done`, 120000);
   return String((await api(`/api/v1/sweeps/${s.id}/table`)).rows[0][0]);
-}
-
-// Scrub the animation to frame f.
-async function frame(page, P, f) {
-  await page.fill('#time', String(P.times[f]));
-  await until(async () => (await page.$eval('#time-shown', (e) => [Number(e.dataset.frame), Number(e.dataset.u)])).join() === `${f},0`, `frame ${f}`);
 }
 
 // The largest stored contact force.
@@ -124,7 +118,7 @@ test('planar: each contact arrow on the canvas starts at its stored point and is
   assert.ok(frames.length >= 3, `${frames.length} frames with a long arrow`);
   let checked = 0;
   for (const f of [frames[0], frames[frames.length >> 1], frames.at(-1)]) {
-    await frame(page, P, f);
+    await showFrame(page, P, f);
     const view = await page.$eval('canvas.anim-canvas', (c) => ({ s: Number(c.dataset.s), ox: Number(c.dataset.ox), oy: Number(c.dataset.oy) }));
     // the cyan pixels of the canvas (the contact arrows' colour, #00ccff)
     const px = await page.$eval('canvas.anim-canvas', (c) => {
@@ -159,17 +153,17 @@ test('planar: each contact arrow on the canvas starts at its stored point and is
   // a frame without contact: no arrow, an empty table
   const free = P.contacts.points.findIndex((pts, f) => pts.length === 0 && exact(f));
   if (free >= 0) {
-    await frame(page, P, free);
+    await showFrame(page, P, free);
     assert.equal((await page.$$('#contact-table tbody tr')).length, 0);
   }
   // the screenshot of docs/ (with SHOTS set): at the largest contact force
   if (process.env.SHOTS) {
     const big = frames.reduce((b, f) => (Math.hypot(...P.contacts.points[f][0].force) > Math.hypot(...P.contacts.points[b][0].force) ? f : b));
-    await frame(page, P, big);
+    await showFrame(page, P, big);
     await page.screenshot({ path: path.join(process.env.SHOTS, 'web-job-contacts.png') });
   }
   // a deep link restores the arrows at the time shown
-  await frame(page, P, frames[0]);
+  await showFrame(page, P, frames[0]);
   await until(async () => Number(new URL(page.url()).searchParams.get('t')) === P.times[frames[0]], 't in the URL');
   const url = page.url();
   assert.match(url, /contacts=1/);
@@ -199,7 +193,7 @@ test('spatial: three.js places one arrow per stored point, at the point, along t
   const exact = (f) => Number(P.times[f].toPrecision(15)) === P.times[f];
   const busy = P.contacts.points.map((pts, f) => [f, pts.length]).filter(([f, n]) => n > 0 && exact(f)).map(([f]) => f);
   for (const f of [busy[0], busy[busy.length >> 1], busy.at(-1)]) {
-    await frame(page, P, f);
+    await showFrame(page, P, f);
     const pts = P.contacts.points[f];
     const [arrows, k] = await until(async () => {
       const a = await page.$eval('.scene3d', (e) => [e.dataset.contacts, Number(e.dataset.contactsScale)]);
@@ -223,7 +217,7 @@ test('spatial: three.js places one arrow per stored point, at the point, along t
   if (process.env.SHOTS) {
     // at the frame of the largest contact force
     const big = busy.reduce((b, f) => (Math.max(...P.contacts.points[f].map((c) => Math.hypot(...c.force))) > Math.max(...P.contacts.points[b].map((c) => Math.hypot(...c.force))) ? f : b));
-    await frame(page, P, big);
+    await showFrame(page, P, big);
     await page.screenshot({ path: path.join(process.env.SHOTS, 'web-job-contacts-3d.png') });
   }
   assert.deepEqual(errors.filter((e) => !/GPU stall|GL Driver/.test(e)), []);
@@ -265,7 +259,7 @@ test('colours per body by its contact force: value, scale and colour at scrubbed
     const exact = (f) => Number(P.times[f].toPrecision(15)) === P.times[f];
     const busy = P.contacts.points.map((pts, f) => [f, pts.length]).filter(([f, n]) => n > 0 && exact(f)).map(([f]) => f);
     for (const f of [busy[0], busy[busy.length >> 1], busy.at(-1)]) {
-      await frame(page, P, f);
+      await showFrame(page, P, f);
       const want = bodyForces(P, f);
       const rows = await page.$$eval('#body-colours tbody tr', (trs) => trs.map((tr) => ({ tint: Number(tr.dataset.tint), v: Number(tr.querySelector('td[data-v]').dataset.v), color: tr.querySelector('.swatch').dataset.color })));
       assert.equal(rows.length, P.bodies.length);
@@ -301,7 +295,7 @@ test('colours per body by its contact force: value, scale and colour at scrubbed
       // the frame of the largest contact force
       const big = busy.reduce((b, f) => (Math.max(...bodyForces(P, f)) > Math.max(...bodyForces(P, b)) ? f : b));
       await page.check('#contacts');
-      await frame(page, P, big);
+      await showFrame(page, P, big);
       await page.evaluate(() => window.scrollTo(0, 0));
       await page.screenshot({ path: path.join(process.env.SHOTS, 'web-job-body-colours.png') });
     }

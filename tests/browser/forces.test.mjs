@@ -19,7 +19,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { env, launch, newPage, api, apiPost, until } from './helpers.mjs';
+import { env, launch, newPage, api, apiPost, until, showFrame } from './helpers.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const browser = await launch();
@@ -69,11 +69,6 @@ async function runOne(m, tEnd) {
   return String((await api(`/api/v1/sweeps/${s.id}/table`)).rows[0][0]);
 }
 
-// Scrub the animation to frame f.
-async function frame(page, P, f) {
-  await page.fill('#time', String(P.times[f]));
-  await until(async () => (await page.$eval('#time-shown', (e) => [Number(e.dataset.frame), Number(e.dataset.u)])).join() === `${f},0`, `frame ${f}`);
-}
 
 // The stored force of joint `name` at time t: the sample at exactly t.
 function stored(result, name, t, axes) {
@@ -125,7 +120,7 @@ test('planar: each arrow on the canvas starts at its joint and is the stored for
   assert.ok(Math.abs(k - 80 / max) <= 1e-12 * k, `scale ${k} px/N, want ${80 / max}`);
   let checked = 0;
   for (const f of [5, 20, P.nframe - 1]) {
-    await frame(page, P, f);
+    await showFrame(page, P, f);
     const t = P.times[f];
     const view = await page.$eval('canvas.anim-canvas', (c) => ({ s: Number(c.dataset.s), ox: Number(c.dataset.ox), oy: Number(c.dataset.oy) }));
     // the magenta pixels of the canvas (the arrows' colour, #ff00cc)
@@ -163,7 +158,7 @@ test('planar: each arrow on the canvas starts at its joint and is the stored for
     await page.fill('#time', String(big[0]));
     await page.waitForSelector(`#time-shown[data-t="${big[0]}"]`);
     await page.screenshot({ path: path.join(process.env.SHOTS, 'web-job-forces.png') });
-    await frame(page, P, P.nframe - 1);
+    await showFrame(page, P, P.nframe - 1);
   }
   // a deep link restores the arrows at the time shown (t is written to the
   // URL once the time stops)
@@ -194,7 +189,7 @@ test('spatial: three.js places each arrow at its joint along the stored force ti
   await page.waitForSelector('.scene3d[data-arrows]');
   let scale = null;
   for (const f of [3, 17, P.nframe - 1]) {
-    await frame(page, P, f);
+    await showFrame(page, P, f);
     const t = P.times[f], F = stored(result, 'B', t, ['x', 'y', 'z']), p = jointAt(P, kB, f);
     const [arrow, k] = await until(async () => {
       const a = await page.$eval('.scene3d', (e) => [e.dataset.arrows, Number(e.dataset.arrowScale)]);

@@ -98,6 +98,17 @@ export function parseCsv(text) {
   return out;
 }
 
+// Scrub the animation to frame f of poses P and wait until it is shown: the
+// time's readout at frame f exactly (u = 0: not between frames) and, for a
+// planar view, the canvas drawn at it (it draws after the page's update).
+export async function showFrame(page, P, f) {
+  await page.fill('#time', String(P.times[f]));
+  await until(async () => page.evaluate((f) => {
+    const e = document.querySelector('#time-shown'), c = document.querySelector('canvas.anim-canvas');
+    return !!e && Number(e.dataset.frame) === f && Number(e.dataset.u) === 0 && (!c || c.dataset.frame === String(f));
+  }, f), `frame ${f} shown`);
+}
+
 // Poll fn() until it returns a truthy value (bounded in time), else throw.
 export async function until(fn, what, ms = 15000) {
   const end = Date.now() + ms;

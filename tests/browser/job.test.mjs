@@ -6,7 +6,7 @@
 // the decimated samples API against the raw result.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { env, launch, newPage, api, until } from './helpers.mjs';
+import { env, launch, newPage, api, until, showFrame } from './helpers.mjs';
 import { ramp } from '../../web/src/colors.js';
 
 const browser = await launch();
@@ -314,13 +314,13 @@ test('one job coloured by a channel: the colour at a scrubbed time is the sample
   const P = await api(`/api/v1/jobs/${J2}/poses`);
   const seen = new Set();
   for (const f of [0, 17, 45]) {
-    await page.fill('#time', String(P.times[f]));
-    await until(async () => (await page.$eval('#time-shown', (e) => Number(e.dataset.frame))) === f, `frame ${f}`);
+    await showFrame(page, P, f);
     const row = r.rows.find((q) => q[0] === P.times[f]);
     const want = ramp((row[cy] - lo) / (hi - lo));
     const got = await page.$eval(`#scene-jobs tr[data-job="${J2}"]`, (tr) => [Number(tr.querySelector('td[data-v]').dataset.v), Number(tr.dataset.tint), tr.querySelector('.swatch').dataset.color]);
     assert.deepEqual(got, [row[cy], (row[cy] - lo) / (hi - lo), want], `frame ${f}`);
-    assert.ok(await inkOf(page, want) >= 20, `frame ${f}: ${want} drawn on the canvas`);
+    // (the canvas is drawn after the table: its pixels are waited for)
+    await until(async () => (await inkOf(page, want)) >= 20, `frame ${f}: ${want} drawn on the canvas`);
     seen.add(want);
   }
   assert.equal(seen.size, 3, 'the colour follows the time');
@@ -342,8 +342,7 @@ test('several jobs in one animated scene, side by side or overlaid, coloured by 
   assert.equal(await page.getAttribute('canvas.anim-canvas', 'data-members'), '3');
   const P = await api(`/api/v1/jobs/${J1}/poses`);
   const f = 30;
-  await page.fill('#time', String(P.times[f]));
-  await until(async () => (await page.$eval('#time-shown', (e) => Number(e.dataset.frame))) === f, `frame ${f}`);
+  await showFrame(page, P, f);
   // each job's colour channel (x, the bob's x) at the time shown, from its own samples
   const vals = await page.$$eval('#scene-jobs tbody tr', (trs) => trs.map((tr) => [tr.dataset.job, Number(tr.querySelector('td[data-v]').dataset.v)]));
   assert.deepEqual(vals.map((v) => v[0]), [J1, J2, J3].map(String));
@@ -362,7 +361,7 @@ test('several jobs in one animated scene, side by side or overlaid, coloured by 
   const colors = await page.$$eval('#scene-jobs tbody tr', (trs) => trs.map((tr) => tr.querySelector('.swatch').dataset.color));
   assert.deepEqual(colors, vals.map(([, v]) => ramp((v - lo) / (hi - lo))));
   assert.notEqual(colors[0], colors[2], 'jobs 1 and 3 (other lengths) at other values, in other colours');
-  for (const c of colors) assert.ok(await inkOf(page, c) >= 20, `${c} drawn on the canvas`);
+  for (const c of colors) await until(async () => (await inkOf(page, c)) >= 20, `${c} drawn on the canvas`);
   // overlaid: the same three jobs in one place; the URL keeps both choices
   await page.selectOption('#scene', 'over');
   await until(async () => new URL(page.url()).searchParams.get('scene') === 'over', 'scene=over in the URL');

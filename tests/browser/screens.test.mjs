@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { env, launch, newPage, api, until } from './helpers.mjs';
+import { env, launch, newPage, api, showFrame } from './helpers.mjs';
 import { decodePng, diffShare } from './png.mjs';
 
 const LEVEL = 48, MAX_SHARE = 0.08;
@@ -42,11 +42,6 @@ async function compare(page, selector, name, masks = []) {
   console.log(`# ${name}: ${(100 * share).toFixed(3)} % of the drawing's pixels differ`);
 }
 
-async function frame(page, t, f) {
-  await page.fill('#time', String(t));
-  await until(async () => (await page.$eval('#time-shown', (e) => Number(e.dataset.frame))) === f, `frame ${f}`);
-}
-
 test('the animations (planar and spatial) at a scrubbed frame look like the references', async () => {
   const errors = [];
   const page = await newPage(browser, errors);
@@ -54,14 +49,14 @@ test('the animations (planar and spatial) at a scrubbed frame look like the refe
   const P = await api(`/api/v1/jobs/${J1}/poses`);
   await page.goto(`${env.base}/jobs/${J1}?ch=none`);
   await page.waitForSelector('canvas.anim-canvas');
-  await frame(page, P.times[30], 30);
+  await showFrame(page, P, 30);
   await compare(page, 'canvas.anim-canvas', 'job-planar.png', [[0, 0, 140, 24]]);   // the time label
   const sp = (await api(`/api/v1/sweeps/${env.spatial}/jobs`)).items[0];
   const Q = await api(`/api/v1/jobs/${sp.id}/poses`);
   await page.goto(`${env.base}/jobs/${sp.id}?ch=none`);
   await page.waitForSelector('.scene3d canvas');
   const f = Math.floor(Q.nframe / 3);
-  await frame(page, Q.times[f], f);
+  await showFrame(page, Q, f);
   await compare(page, '.scene3d canvas', 'job-3d.png');
   assert.deepEqual(errors.filter((e) => !/GPU stall|GL Driver/.test(e)), []);
   await page.context().close();

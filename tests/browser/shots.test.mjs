@@ -9,7 +9,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { env, launch, newPage, api, until } from './helpers.mjs';
+import { env, launch, newPage, api, until, showFrame } from './helpers.mjs';
 
 const browser = await launch();
 after(() => browser.close());
@@ -20,11 +20,6 @@ async function shot(page, name) {
   if (process.env.SHOTS) await page.screenshot({ path: path.join(process.env.SHOTS, name), fullPage: false });
 }
 
-// Scrub the animation to frame f of poses P.
-async function frame(page, P, f) {
-  await page.fill('#time', String(P.times[f]));
-  await until(async () => (await page.$eval('#time-shown', (e) => Number(e.dataset.frame))) === f, `frame ${f}`);
-}
 
 test('the README\'s screenshots of every main view', { timeout: 120000 }, async () => {
   const errors = [];
@@ -46,7 +41,7 @@ test('the README\'s screenshots of every main view', { timeout: 120000 }, async 
   await page.goto(`${env.base}/jobs/${ids[0]}?with=${ids[1]},${ids[2]}&ch=x,y&env=1&scene=side&colour=x`);
   await page.waitForSelector('#colour-legend .mark[data-job="' + ids[2] + '"]');
   await page.waitForSelector('#plots-table tr.envelope', { state: 'attached' });
-  await frame(page, P, 60);
+  await showFrame(page, P, 60);
   await shot(page, 'web-job.png');
   // view 3, spatial: the bouncing ball's runs at two restitutions, coloured by energy
   const ball = (await api(`/api/v1/sweeps?model=${process.env.BALL}&limit=10`)).items[0];
@@ -57,7 +52,7 @@ test('the README\'s screenshots of every main view', { timeout: 120000 }, async 
   await page.goto(`${env.base}/jobs/${bj[0]}?with=${other}&ch=z,E&scene=side&colour=E`);
   await page.waitForSelector('.scene3d canvas');
   await page.waitForSelector(`#colour-legend .mark[data-job="${other}"]`);
-  await frame(page, Q, Math.floor((2 * Q.nframe) / 3));
+  await showFrame(page, Q, Math.floor((2 * Q.nframe) / 3));
   await until(async () => (await page.$eval('.scene3d', (e) => e.dataset.colors || '')).split(';').length === 2, 'both balls coloured');
   await shot(page, 'web-job-3d.png');
   // view 4 (the model and the form: models.test.mjs) and view 5

@@ -15,7 +15,7 @@ import { arrowsAt, contactsAt, bodyContactAt, bodyContactMax, BODY_CONTACT, FORC
 
 // three.js is loaded once, on the first spatial drawing.
 let s_scene3d = null;
-export function MechanismView({ L, P, v, label, members = [], overlay = false, tint = null, bodyTint = null, arrows = null, contacts = null }) {
+export function MechanismView({ L, P, v, frame = null, label, members = [], overlay = false, tint = null, bodyTint = null, arrows = null, contacts = null }) {
   const [Scene, setScene] = useState(() => s_scene3d);
   const [err, setErr] = useState(null);
   useEffect(() => {
@@ -23,7 +23,7 @@ export function MechanismView({ L, P, v, label, members = [], overlay = false, t
       import('./Scene3D.jsx').then((m) => { s_scene3d = m.Scene3D; setScene(() => m.Scene3D); }).catch((e) => setErr(e.message));
     }
   }, [L.dim]);
-  if (L.dim === 2) return <Planar L={L} P={P} v={v} label={label} members={members} overlay={overlay} tint={tint} bodyTint={bodyTint} arrows={arrows} contacts={contacts} />;
+  if (L.dim === 2) return <Planar L={L} P={P} v={v} frame={frame} label={label} members={members} overlay={overlay} tint={tint} bodyTint={bodyTint} arrows={arrows} contacts={contacts} />;
   if (err) return <p class="error" role="alert">Cannot load the 3-D view: {err}</p>;
   return Scene ? <Scene L={L} P={P} v={v} members={members} overlay={overlay} tint={tint} bodyTint={bodyTint} arrows={arrows} contacts={contacts} /> : <p>Loading the 3-D view…</p>;
 }
@@ -309,7 +309,7 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
   const tint = values ? values.map((x) => (x === null ? null : color.hi > color.lo ? (x - color.lo) / (color.hi - color.lo) : 0.5)) : null;
   return (
     <figure class="anim">
-      <MechanismView L={L} P={P} v={pose.v} label={label} members={members} overlay={overlay} tint={tint} bodyTint={bodyTint} arrows={arrows} contacts={cArrows} />
+      <MechanismView L={L} P={P} v={pose.v} frame={pose.f} label={label} members={members} overlay={overlay} tint={tint} bodyTint={bodyTint} arrows={arrows} contacts={cArrows} />
       {arrows && <ForceLegend max={forces.max} dim={L.dim} />}
       {cArrows && <ContactLegend max={contacts.max} dim={L.dim} />}
       {(members.length > 0 || color) && (

@@ -21,8 +21,10 @@ import { FORCE_COLOR, CONTACT_COLOR, ARROW_PX } from './forces.js';
 // for the contact forces (CONTACT_COLOR, their own scale).  The canvas tells
 // the view (data-s: pixels per metre, data-ox / data-oy: where the origin
 // is) and the arrows' scales (data-arrow-scale, data-contact-scale: pixels
-// per newton), so that a test can find where an arrow must be drawn.
-export function Planar({ L, P, v, label, members: more = [], overlay = false, tint = null, bodyTint = null, arrows = null, contacts = null, width = 560, height = 420 }) {
+// per newton), so that a test can find where an arrow must be drawn; once
+// drawn, data-frame tells which frame it shows (frame: the pose's index,
+// given by the animation), as the drawing happens after the page's update.
+export function Planar({ L, P, v, frame = null, label, members: more = [], overlay = false, tint = null, bodyTint = null, arrows = null, contacts = null, width = 560, height = 420 }) {
   const canvas = useRef(null);
   const nm = 1 + more.length;
   const view = useMemo(() => {
@@ -177,7 +179,8 @@ export function Planar({ L, P, v, label, members: more = [], overlay = false, ti
       }
     }
     if (label) { g.fillStyle = '#222'; g.font = '12px system-ui, sans-serif'; g.fillText(label, 8, 16); }
-  }, [...all.map((m) => m.v), L, view, label, tkey, arrows, contacts]);
+    c.dataset.frame = frame === null ? '' : String(frame);
+  }, [...all.map((m) => m.v), L, view, label, tkey, arrows, contacts, frame]);
 
   return <canvas ref={canvas} class="anim-canvas" data-members={nm} data-s={view.s} data-ox={view.px(0)} data-oy={view.py(0)}
     data-arrow-scale={arrows && arrows.max > 0 ? ARROW_PX / arrows.max : ''}
