@@ -30,6 +30,8 @@ fi
 if [ "${1:-}" != "--target" ]; then python3 bench/formulations.py $([ "${1:-}" = "--quick" ] && echo --quick); fi
 # the 100-ball box beside MuJoCo 2.2 in one run (issue 14)
 if [ "${1:-}" != "--target" ]; then bash bench/contact_mujoco.sh; fi
+# how far the 100-ball box's outputs move with lcp_tolerance (its chosen 1e-4 against 1e-7 .. 1e-3)
+if [ "${1:-}" != "--target" ] && [ "${1:-}" != "--quick" ]; then python3 bench/lcp_tolerance.py; fi
 # our contact solver beside Siconos numerics' fc3d NSGS on the 100-ball box's local problems (issue 14)
 if [ "${1:-}" != "--target" ]; then
   if [ -f /usr/include/siconos/numerics/fc3d_Solvers.h ]; then make -s build/bench/siconos_fc3d && build/bench/siconos_fc3d; else echo "Siconos side-by-side skipped: libsiconos-numerics-dev not installed (bash scripts/deps.sh --bench)"; fi
