@@ -6,7 +6,10 @@
 # that lists contact_deactivation's values is one of the contact-deactivation
 # view's demonstrations: every job has its pair in /api/v1/compare/deactivation,
 # deactivation took contacts out of the system (fewer active contacts on than
-# off) and changed no output: every sample equal bit for bit on and off.
+# off) and changed no output: every sample equal bit for bit on and off.  One
+# that lists formulation's values is one of the formulation comparison's:
+# every job has its pair in /api/v1/compare?option=formulation, the relative
+# runs on the joint coordinates (fewer than the natural coordinates).
 source "$(dirname "$0")/lib.sh"
 it_init example_sweeps
 start_gateway
@@ -41,6 +44,20 @@ print("%s: %d pairs, active contacts %.1f on / %.1f off, largest output differen
     name, m["pairs"], a["deactivation_on"], a["deactivation_off"], (m["max_output_difference"] or {}).get("value")))
 PY
     ok "$(basename "$f"): every job paired in the deactivation comparison"
+  fi
+  if [ "$(jget '"formulation" in d.get("solver", {})' < "$f")" = True ]; then
+    get "/api/v1/compare?option=formulation&model=$MID" > "$IT_TMP/cmp.json"
+    python3 - "$IT_TMP/cmp.json" "$njobs" "$name" <<'PY' || fail "$(basename "$f"): comparison $(cat "$IT_TMP/cmp.json")"
+import json, sys
+m = json.load(open(sys.argv[1]))["models"][0]
+njobs, name = int(sys.argv[2]), sys.argv[3]
+assert m["pairs"] == njobs // 2 and m["formulations"] == {"base": "natural", "other": "relative"}, (m["pairs"], m.get("formulations"))
+nat, rel = m["mean_coords_after"]["base"], m["mean_relative_coordinates"]["other"]
+assert 0 < rel < nat, ("coordinates", nat, rel)
+print("%s: %d pairs, %g natural coordinates / %g joint coordinates, largest output difference %s" % (
+    name, m["pairs"], nat, rel, (m["max_output_difference"] or {}).get("value")))
+PY
+    ok "$(basename "$f"): every job paired in the formulation comparison"
   fi
   n=$((n + 1))
 done
