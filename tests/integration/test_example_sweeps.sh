@@ -9,7 +9,8 @@
 # off) and changed no output: every sample equal bit for bit on and off.  One
 # that lists formulation's values is one of the formulation comparison's:
 # every job has its pair in /api/v1/compare?option=formulation, the relative
-# runs on the joint coordinates (fewer than the natural coordinates).
+# runs on the joint coordinates (fewer than the natural coordinates) and
+# solves smaller systems.
 source "$(dirname "$0")/lib.sh"
 it_init example_sweeps
 start_gateway
@@ -54,8 +55,10 @@ njobs, name = int(sys.argv[2]), sys.argv[3]
 assert m["pairs"] == njobs // 2 and m["formulations"] == {"base": "natural", "other": "relative"}, (m["pairs"], m.get("formulations"))
 nat, rel = m["mean_coords_after"]["base"], m["mean_relative_coordinates"]["other"]
 assert 0 < rel < nat, ("coordinates", nat, rel)
-print("%s: %d pairs, %g natural coordinates / %g joint coordinates, largest output difference %s" % (
-    name, m["pairs"], nat, rel, (m["max_output_difference"] or {}).get("value")))
+d = m["mean_system_dimension"]
+assert 0 < d["other"] < d["base"], ("system dimension", d)
+print("%s: %d pairs, %g natural coordinates / %g joint coordinates, system dimension %.1f / %.1f, largest output "
+      "difference %s" % (name, m["pairs"], nat, rel, d["base"], d["other"], (m["max_output_difference"] or {}).get("value")))
 PY
     ok "$(basename "$f"): every job paired in the formulation comparison"
   fi

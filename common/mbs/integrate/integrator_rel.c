@@ -73,7 +73,14 @@ static double s_weight(void *ctx, int i, double ay)
 }
 
 /* the hooks below take the s_form_ctx; slope the state itself */
-static int s_slope_c(void *ctx, double t, const double *y, double *k) { return s_slope(((s_form_ctx *)ctx)->s, t, y, k); }
+/* each slope solves for the n joint accelerations and the neq loop and
+ * driver multipliers: the run's system dimension (metrics) */
+static int s_slope_c(void *ctx, double t, const double *y, double *k)
+{
+    s_form_ctx *c = ctx;
+    mbs_note_system(c->d, c->s->n + c->s->tree->neq);
+    return s_slope(c->s, t, y, k);
+}
 
 /* mbs_ode_form.commit: the accepted state where the run reads it (s->w
  * holds the last stage's kinematics and accelerations: this state's) */
