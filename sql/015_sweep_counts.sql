@@ -14,7 +14,11 @@
 -- equals a count of the jobs in any snapshot.  Appending waits for no lock
 -- of another writer (several gateways, a cancel beside the dispatcher); the
 -- summary thread of a dispatching gateway folds a sweep's rows into one per
--- key when they are many (ds_fold_counts in gateway/dispatch_db.c).
+-- key when they are many (ds_fold_counts in gateway/dispatch_db.c).  The
+-- foreign key takes a KEY SHARE lock on the sweep's row for the appending
+-- transaction, which only a deletion of the sweep and FOR UPDATE wait for
+-- (the claim's mark of a queued sweep as running skips a locked row and
+-- leaves it to the next claim).
 CREATE TABLE IF NOT EXISTS sweep_counts (
     sweep_id uuid NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,
     kind     text NOT NULL,
