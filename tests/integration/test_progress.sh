@@ -206,11 +206,13 @@ sql "DELETE FROM sweeps WHERE id = '$S'" >/dev/null || fail "delete sweep"
 [ "$(sql "SELECT count(*) FROM sweep_counts WHERE sweep_id = '$S'")" = 0 ] || fail "a deleted sweep's counts stay"
 d=$(counts_diff); [ -z "$d" ] || fail "after a sweep deleted: $d"
 # a paused sweep (nothing dispatches it) changed by 60 statements of one job
-# each: 60 rows appended, folded by the summary thread into one per state
+# each, in one transaction (so that no fold sees only some of them): 60 rows
+# appended, folded by the summary thread into one per state
 P=$(sql "INSERT INTO sweeps (model_id, name, spec, design, status, njobs) VALUES ('$MID', 'folded', '{}', 'list', 'paused', 100)
          RETURNING id" | head -1)
 sql "INSERT INTO jobs (sweep_id, idx, parameters) SELECT '$P', i, '{}' FROM generate_series(0, 99) i" || fail "folded jobs"
-for i in $(seq 0 59); do echo "UPDATE jobs SET status = 'cancelled' WHERE sweep_id = '$P' AND idx = $i;"; done | psql "$DB" -Xq >/dev/null
+{ echo "BEGIN;"; for i in $(seq 0 59); do echo "UPDATE jobs SET status = 'cancelled' WHERE sweep_id = '$P' AND idx = $i;"; done
+  echo "COMMIT;"; } | psql "$DB" -Xq -v ON_ERROR_STOP=1 >/dev/null || fail "60 updates"
 rows() { sql "SELECT count(*) FROM sweep_counts WHERE sweep_id = '$P'"; }
 folded() { [ "$(rows)" -le 2 ]; }
 wait_until 10 folded || fail "the summary thread did not fold the paused sweep's $(rows) rows"
