@@ -257,3 +257,14 @@ same "$a" "$b" || fail "large running sweep: shown $a, counted $b"
 [ "$(jget 'd["eta"] is not None' < "$IT_TMP/large.json")" = True ] || fail "large running sweep: no eta"
 [ $((r1 - r0)) -lt 2000 ] || fail "20 polls of a running 20,000-job sweep read $((r1 - r0)) rows of jobs"
 ok "20 polls of a running 20,000-job sweep read $((r1 - r0)) rows of jobs (counts and warnings equal a fresh count: $a)"
+# /metrics reads the same counts: jobs by state over the database, and the
+# queued jobs of queued or running sweeps (the large one's 5000, the paused
+# sweep's 40 not among them)
+get /metrics > "$IT_TMP/metrics.txt"
+for st in queued running done failed cancelled; do
+  want=$(sql "SELECT count(*) FROM jobs WHERE status = '$st'")
+  grep -qx "mbsweep_jobs{state=\"$st\"} $want" "$IT_TMP/metrics.txt" || fail "/metrics $st: $(grep "state=\"$st\"" "$IT_TMP/metrics.txt"), counted $want"
+done
+want=$(sql "SELECT count(*) FROM jobs j JOIN sweeps w ON w.id = j.sweep_id WHERE j.status = 'queued' AND w.status IN ('queued','running')")
+grep -qx "mbsweep_queue_depth $want" "$IT_TMP/metrics.txt" || fail "/metrics queue depth: $(grep '^mbsweep_queue_depth' "$IT_TMP/metrics.txt"), counted $want"
+ok "/metrics: jobs by state and the queue depth ($want) equal a count of the jobs"
