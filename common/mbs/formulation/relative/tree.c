@@ -69,6 +69,14 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
                             F->type == MBS_FORCE_DC_MOTOR ? "dc_motor" : "joint_actuator", F->name);
                 bad = 1;
             }
+            /* a rotor is added to the driven body about its joint's axis,
+             * exact only where the stator is fixed (docs/actuators.md) */
+            if (F->type == MBS_FORCE_DC_MOTOR && F->motor.J > 0 && F->joint >= 0 &&
+                s->joints[F->joint].body[0] != MBS_GROUND && s->joints[F->joint].body[1] != MBS_GROUND) {
+                mbs_err_add(err, ptr, "dc_motor '%s': solver.formulation \"relative\" takes a rotor inertia on a "
+                            "joint to ground only (for now); use the natural formulation", F->name);
+                bad = 1;
+            }
         }
         if (F->type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER) {
             int j = F->joint;
