@@ -63,6 +63,42 @@ static void test_flywheel_spinup(void)
         }
 }
 
+/* Under a constant load torque tau_L (a torque element on the flywheel)
+ * the spin-up is still first order, J w' = kt (V - ke w) / R - b w - tau_L:
+ * w = w_ss (1 - exp(-t / tau)) with w_ss = (kt V / R - tau_L) / (kt ke / R
+ * + b), and at the steady state the current carries the load and the
+ * friction, i_ss = (V - ke w_ss) / R = (tau_L + b w_ss) / kt.  Over 8 s
+ * (20 time constants: the exponential below 2e-9) with bdf and dopri5. */
+static void test_constant_load(void)
+{
+    const double TL = 0.2;
+    double k = KT * KT + B * R, wss = (KT * V - TL * R) / k, tau = J * R / k, iss = (V - KT * wss) / R;
+    char doc[8192];
+    if (t_splice_file(FLYWHEEL, "\"forces\": [",
+                      "\"forces\": [{\"name\": \"load\", \"type\": \"torque\", \"body\": \"flywheel\", \"value\": -0.2},",
+                      doc, sizeof doc))
+        return;
+    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+    for (int a = 0; a < 2; a++) {
+        const char *sets[] = {"solver.tolerance=1e-8", "solver.t_end=8", integ[a], NULL};
+        t_run r;
+        t_run_text(doc, sets, &r);
+        CHECK(r.rc == 0);
+        if (r.rc) { t_run_free(&r); continue; }
+        double worst = 0;
+        for (double t = 0.1; t <= 8 + 1e-9; t += 0.1) worst = fmax(worst, fabs(t_at(&r, "omega", t) - wss * (1 - exp(-t / tau))));
+        double w8 = t_at(&r, "omega", 8), i8 = t_at(&r, "i", 8);
+        printf("  constant load %g N m (%s): speed error %.2e rad/s (%.3g x tol x w_ss); at 8 s w %.9g (w_ss %.9g), "
+               "i %.9g A (i_ss %.9g = (tau_L + b w_ss) / kt %.9g)\n", TL, integ[a], worst, worst / (1e-8 * wss), w8,
+               wss, i8, iss, (TL + B * wss) / KT);
+        CHECK(worst <= 100 * 1e-8 * wss);
+        CHECK_NEAR(w8, wss, 100 * 1e-8 * wss);
+        CHECK_NEAR(i8, iss, 100 * 1e-8 * V / R);
+        CHECK_NEAR(iss, (TL + B * wss) / KT, 1e-12);
+        t_run_free(&r);
+    }
+}
+
 /* Simpson's rule over the samples of channel `ch` (an even number of equal
  * intervals from t = 0). */
 static double s_simpson(const t_run *r, const char *ch)
@@ -557,6 +593,7 @@ int main(void)
     setvbuf(stdout, NULL, _IOLBF, 0);
     test_flywheel_spinup();
     test_energy_balance();
+    test_constant_load();
     test_four_bar_motor(0);
     test_four_bar_motor(0.02);
     test_rotor_inertia();

@@ -305,6 +305,63 @@ static void test_press_energy(void)
     }
 }
 
+/* The energy balance of the closed-loop flywheel (PI) and of the arm (two
+ * motors against gravity; its PD controllers continuous, ts = 0, so that
+ * the powers are smooth for Simpson's rule): the motors' electrical input
+ * equals the mechanism's energy gained (kinetic and potential) plus their
+ * copper and friction losses (gear efficiency 1, L = 0); 1 ms samples,
+ * tolerance 1e-8, to 1e-6 of the largest flow. */
+static void test_example_energy(void)
+{
+    static const struct { const char *path, *motors[2]; } ex[] = {
+        {"examples/dc_motor_flywheel_pi.json", {"motor", NULL}},
+        {"examples/dc_motor_arm_pd.json", {"motor1", "motor2"}},
+    };
+    for (int k = 0; k < 2; k++) {
+        char chans[1024] = "\"channels\": [{\"name\": \"E_mech\", \"quantity\": \"energy\"}";
+        for (int j = 0; j < 2 && ex[k].motors[j]; j++) {
+            const char *comp[] = {"power_in", "copper_loss", "friction_loss"}, *tag[] = {"Pi", "Pc", "Pf"};
+            for (int c = 0; c < 3; c++) {
+                size_t n = strlen(chans);
+                snprintf(chans + n, sizeof chans - n,
+                         ", {\"name\": \"%s%d\", \"quantity\": \"motor\", \"element\": \"%s\", \"component\": \"%s\"}",
+                         tag[c], j, ex[k].motors[j], comp[c]);
+            }
+        }
+        strcat(chans, ",");
+        char doc1[16384], doc[16384];
+        if (t_splice_file(ex[k].path, "\"channels\": [", chans, doc1, sizeof doc1)) continue;
+        /* the output interval: 1 ms */
+        const char *iv = strstr(doc1, "\"interval\": ");
+        if (!CHECK(iv != NULL)) continue;
+        const char *end = strpbrk(iv + 12, ",}");
+        snprintf(doc, sizeof doc, "%.*s\"interval\": 0.001%s", (int)(iv - doc1), doc1, end);
+        const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+        for (int a = 0; a < 2; a++) {
+            const char *sets[] = {"ts=0", "solver.tolerance=1e-8", integ[a], NULL};
+            t_run r;
+            t_run_text(doc, sets, &r);
+            CHECK(r.rc == 0);
+            if (r.rc) { t_run_free(&r); continue; }
+            int n = 0;
+            double in = 0, cu = 0, fr = 0;
+            for (int j = 0; j < 2 && ex[k].motors[j]; j++) {
+                char nm[16];
+                snprintf(nm, sizeof nm, "Pi%d", j); in += s_simpson(&r, nm, &n);
+                snprintf(nm, sizeof nm, "Pc%d", j); cu += s_simpson(&r, nm, NULL);
+                snprintf(nm, sizeof nm, "Pf%d", j); fr += s_simpson(&r, nm, NULL);
+            }
+            int w = 1 + r.res.nchannel, cE = t_col(&r, "E_mech");
+            double dE = r.res.rows[(size_t)n * w + cE] - r.res.rows[(size_t)cE], bal = in - dE - cu - fr;
+            double big = fmax(fabs(in), fmax(fabs(dE), cu));
+            printf("  %s (%s, ts = 0): input %.9g J = mechanical %.9g + copper %.9g + friction %.3g; imbalance %.2e J "
+                   "(%.1e of the largest)\n", ex[k].path, integ[a], in, dE, cu, fr, bal, fabs(bal) / big);
+            CHECK(big > 0.1 && fabs(bal) <= 1e-6 * big);
+            t_run_free(&r);
+        }
+    }
+}
+
 /* The arm with continuous PD controllers (ts = 0: each one's derivative
  * filter state in z), and the press with a PID on the slider's position
  * (a body other than the motor's: the coupled columns of the Newton matrix,
@@ -588,6 +645,7 @@ int main(void)
     test_antiwindup();
     test_examples();
     test_press_energy();
+    test_example_energy();
     test_continuous_pid();
     test_joint_actuator();
     test_sample_restart();
