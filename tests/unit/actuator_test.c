@@ -99,6 +99,41 @@ static void test_constant_load(void)
     }
 }
 
+/* Coulomb friction in the DAE: the flywheel with t_c = 0.1 N m (smoothed by
+ * tanh(w_m / w_eps), w_eps = 0.1 rad/s) reaches the root w_ss of kt (V -
+ * ke w) / R - b w - t_c tanh(w / w_eps) = 0 (Newton here), its current
+ * i_ss = (V - ke w_ss) / R, and the friction loss channel is (b w + t_c
+ * tanh(w / w_eps)) w there; 8 s (20 time constants), bdf and dopri5 at
+ * 1e-8. */
+static void test_coulomb_steady(void)
+{
+    const double TC = 0.1, WE = 0.1;
+    double w = KT * V / (KT * KT + B * R);
+    for (int it = 0; it < 50; it++) {
+        double th = tanh(w / WE);
+        double f = KT * (V - KT * w) / R - B * w - TC * th, df = -KT * KT / R - B - TC * (1 - th * th) / WE;
+        w -= f / df;
+    }
+    double iss = (V - KT * w) / R, pf = (B * w + TC * tanh(w / WE)) * w;
+    char doc[8192];
+    if (t_splice_file(FLYWHEEL, MOTOR_KEY, MOTOR_KEY ", \"coulomb_friction\": 0.1", doc, sizeof doc)) return;
+    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+    for (int a = 0; a < 2; a++) {
+        const char *sets[] = {"solver.tolerance=1e-8", "solver.t_end=8", integ[a], NULL};
+        t_run r;
+        t_run_text(doc, sets, &r);
+        CHECK(r.rc == 0);
+        if (r.rc) { t_run_free(&r); continue; }
+        double w8 = t_at(&r, "omega", 8), i8 = t_at(&r, "i", 8), f8 = t_at(&r, "P_friction", 8);
+        printf("  Coulomb friction %g N m (%s): at 8 s w %.9g (root %.9g), i %.9g A (%.9g), friction loss %.9g W "
+               "(%.9g)\n", TC, integ[a], w8, w, i8, iss, f8, pf);
+        CHECK_NEAR(w8, w, 100 * 1e-8 * w);
+        CHECK_NEAR(i8, iss, 100 * 1e-8 * V / R);
+        CHECK_NEAR(f8, pf, 100 * 1e-8 * pf);
+        t_run_free(&r);
+    }
+}
+
 /* Simpson's rule over the samples of channel `ch` (an even number of equal
  * intervals from t = 0). */
 static double s_simpson(const t_run *r, const char *ch)
@@ -594,6 +629,7 @@ int main(void)
     test_flywheel_spinup();
     test_energy_balance();
     test_constant_load();
+    test_coulomb_steady();
     test_four_bar_motor(0);
     test_four_bar_motor(0.02);
     test_rotor_inertia();
