@@ -362,6 +362,59 @@ static void test_example_energy(void)
     }
 }
 
+/* The digital arm's energy balance (PD at 1 kHz, zero-order hold): each
+ * motor's voltage jumps at every sample, and with it its current and
+ * power, so Simpson's rule runs over each sampling interval [t_k, t_k+1]
+ * with its midpoint (outputs every 0.5 ms), the value at t_k+ rebuilt from
+ * the channels (a sample at an instant shows the output held before it:
+ * the voltage held over the interval is the one shown at t_k+1; the joint
+ * rates are continuous, so i(t_k+) = (V - ke N w(t_k)) / R).  The motors'
+ * mechanical output, (V - R i) i = kt i N w per motor (L = 0, no friction,
+ * efficiency 1), integrates to the mechanism's energy gained, kinetic and
+ * potential; bdf and dopri5 at 1e-8, to 1e-6 of the work done. */
+static void test_digital_arm_energy(void)
+{
+    const double N = 50, Rm = 1, kt = 0.05;
+    const char *chans = "\"channels\": [{\"name\": \"E_mech\", \"quantity\": \"energy\"},"
+                        " {\"name\": \"w1\", \"quantity\": \"joint_velocity\", \"joint\": \"shoulder\"},"
+                        " {\"name\": \"w2\", \"quantity\": \"joint_velocity\", \"joint\": \"elbow\"},";
+    char doc1[16384], doc[16384];
+    if (t_splice_file("examples/dc_motor_arm_pd.json", "\"channels\": [", chans, doc1, sizeof doc1)) return;
+    const char *iv = strstr(doc1, "\"interval\": ");
+    if (!CHECK(iv != NULL)) return;
+    snprintf(doc, sizeof doc, "%.*s\"interval\": 0.0005%s", (int)(iv - doc1), doc1, strpbrk(iv + 12, ",}"));
+    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+    for (int a = 0; a < 2; a++) {
+        const char *sets[] = {"solver.tolerance=1e-8", integ[a], NULL};
+        t_run r;
+        t_run_text(doc, sets, &r);
+        CHECK(r.rc == 0 && r.res.nsample == 4001);
+        if (r.rc || r.res.nsample != 4001) { t_run_free(&r); continue; }
+        int w = 1 + r.res.nchannel, cw[2] = {t_col(&r, "w1"), t_col(&r, "w2")}, cv[2] = {t_col(&r, "V1"), t_col(&r, "V2")};
+        const double *y = r.res.rows;
+        double work = 0, absw = 0;
+        /* the motors' mechanical power kt i N w at sample s, voltage V */
+#define S_P(s, V, m) (kt * (((V) - kt * N * y[(size_t)(s) * w + cw[m]]) / Rm) * N * y[(size_t)(s) * w + cw[m]])
+        for (int k = 0; k < 2000; k++) {
+            int s0 = 2 * k, s1 = s0 + 1, s2 = s0 + 2;
+            double f = 0;
+            for (int m = 0; m < 2; m++) {
+                double V = y[(size_t)s2 * w + cv[m]]; /* held over (t_k, t_k+1] */
+                f += S_P(s0, V, m) + 4 * S_P(s1, V, m) + S_P(s2, V, m);
+            }
+            work += f * 0.0005 / 3;
+            absw += fabs(f) * 0.0005 / 3;
+        }
+#undef S_P
+        int cE = t_col(&r, "E_mech");
+        double dE = y[(size_t)4000 * w + cE] - y[cE], bal = work - dE;
+        printf("  digital arm (%s): motors' work %.9g J (|work| %.4g J) = energy gained %.9g J; imbalance %.2e J "
+               "(%.1e of |work|)\n", integ[a], work, absw, dE, bal, fabs(bal) / absw);
+        CHECK(absw > 1 && fabs(bal) <= 1e-6 * absw);
+        t_run_free(&r);
+    }
+}
+
 /* The arm with continuous PD controllers (ts = 0: each one's derivative
  * filter state in z), and the press with a PID on the slider's position
  * (a body other than the motor's: the coupled columns of the Newton matrix,
@@ -710,6 +763,7 @@ int main(void)
     test_examples();
     test_press_energy();
     test_example_energy();
+    test_digital_arm_energy();
     test_continuous_pid();
     test_joint_actuator();
     test_pid_closed_form();
