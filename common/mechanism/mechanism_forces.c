@@ -158,13 +158,6 @@ static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec
                  "inertia (mass) of the body the motor drives and give 0",
                  jt == MBS_JOINT_PRISMATIC ? "prismatic" : jt == MBS_JOINT_REVOLUTE ? "revolute" : "non-revolute",
                  c->dim == 3 ? " in space" : "");
-    } else if (mo->J > 0 && !grounded && c->spec->solver.formulation == MBS_FORM_RELATIVE) {
-        /* the articulated-body recursion adds a rotor about its joint's
-         * axis to the driven body, exact only where the stator is fixed */
-        mech_ptr_key(kp, ptr, "rotor_inertia");
-        mech_err(c, kp, "solver.formulation \"relative\" takes a rotor inertia on a joint to ground only (for "
-                 "now): between two moving bodies the rotor's speed (1 - N) w_A + N w_B couples the two "
-                 "bodies; use the natural formulation (the default)");
     } else if (mo->J > 0 && jt == MBS_JOINT_PRISMATIC && c->spec->solver.formulation == MBS_FORM_RELATIVE) {
         /* the relative formulation adds a rotor's inertia about its joint's
          * axis (a revolute joint's); the prismatic joint's mass along the
