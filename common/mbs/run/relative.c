@@ -51,6 +51,14 @@ void mbs_rel_to_natural(const mbs_model *m, const mbs_rtree *t, const mbs_rtree_
                 if (a) a[var] = Xa[c];
             }
         }
+        /* a rotor's angle variable (planar): the body's rotation since t =
+         * 0 modulo 2 pi (its equation is periodic, its mass acts on the
+         * rate only), its rate and acceleration */
+        if (bd->avar >= 0) {
+            x[bd->avar] = atan2(R[3], R[0]);
+            v[bd->avar] = V.w[2];
+            if (a) a[bd->avar] = A.w[2];
+        }
     }
 }
 
