@@ -215,7 +215,8 @@ static json_t *s_frames(PGresult *res)
                      "times", times, "frames", frames);
 }
 
-/* The stored contact points (sql/014_contacts.sql) as {nframe, points}:
+/* The stored contact points (sql/014_contacts.sql) as {nframe, limit, points}
+ * (limit: the most points a job keeps, MBS_CONTACT_RECS_MAX):
  * points holds, per frame of the first nframe, the list of its touching
  * points, each {pair, body, other, at, force} (vectors of the dimension's length);
  * NULL when the job has none stored (a model without contacts, or an older
@@ -240,7 +241,8 @@ static json_t *s_contacts(PGresult *res, long nframe, int dim)
                                         "other", (int)r[3], "at", s_vec(r + 4, dim), "force", s_vec(r + 7, dim)));
     }
     free(v);
-    return json_pack("{s:I,s:o}", "nframe", (json_int_t)cnf, "points", points);
+    return json_pack("{s:I,s:I,s:o}", "nframe", (json_int_t)cnf, "limit", (json_int_t)MBS_CONTACT_RECS_MAX,
+                     "points", points);
 }
 
 int api_jobs_poses(gw_req *r)

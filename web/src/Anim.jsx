@@ -7,7 +7,7 @@
 // table under it is the text alternative: every body's pose at the time
 // shown, from the same values the drawing uses.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { localGeometry, poseAt, frameAt } from './pose.js';
+import { localGeometry, poseAt, frameAt, bodySpeedAt, bodySpeedMax, BODY_SPEED } from './pose.js';
 import { jobColor, ramp, bodyColor, ACTUATOR_COLOR } from './colors.js';
 import { Planar } from './Planar.jsx';
 import { fmtNum } from './format.js';
@@ -148,13 +148,31 @@ function ContactLegend({ max, dim }) {
   );
 }
 
-// The contact forces drawn, as a table (their text alternative): per
-// touching point its pair, body, point and force at the frame shown.
-function ContactTable({ items, P, dim, t }) {
-  const names = dim === 3 ? ['x', 'y', 'z'] : ['x', 'y'];
+// When a job's contact points reached the limit a job keeps (P.contacts.limit,
+// 32768), the later frames have none stored: said in words, with the time
+// up to which they are drawn.  Null when every frame's points are stored.
+function ContactCap({ P }) {
+  const C = P.contacts;
+  if (!C || C.nframe >= P.nframe) return null;
+  const until = C.nframe > 0 ? P.times[C.nframe - 1] : null;
   return (
-    <table class="list small" id="contact-table">
-      <caption>Contact forces at t = {fmtNum(t)} s ({items.length} touching points; N, on the body at its point)</caption>
+    <p class="note" id="contact-cap" role="note" data-nframe={C.nframe} data-until={until === null ? '' : until}>
+      Contact points are stored for the first {C.nframe} of {P.nframe} frames{until === null ? '' : ` (up to t = ${fmtNum(until)} s)`}:
+      this job's points reached the {C.limit ? `${C.limit.toLocaleString('en')} points` : 'most'} a job keeps, so no contact force is drawn after that.
+    </p>
+  );
+}
+
+// The contact forces drawn, as a table (their text alternative): per
+// touching point its pair, body, point and force at the frame shown (none
+// stored at the frames after the first P.contacts.nframe).
+function ContactTable({ items, P, f, dim, t }) {
+  const names = dim === 3 ? ['x', 'y', 'z'] : ['x', 'y'];
+  const stored = f < P.contacts.nframe;
+  return (
+    <table class="list small" id="contact-table" data-stored={stored ? '1' : '0'}>
+      <caption>Contact forces at t = {fmtNum(t)} s ({stored ? `${items.length} touching points; N, on the body at its point`
+        : `not stored: only the first ${P.contacts.nframe} frames' points are kept`})</caption>
       <thead><tr><th scope="col">Pair</th><th scope="col">Body</th>{names.map((n) => <th scope="col">{n}</th>)}
         {names.map((n) => <th scope="col">F{n}</th>)}<th scope="col">|F|</th></tr></thead>
       <tbody>{items.map((a) => (
@@ -169,6 +187,14 @@ function ContactTable({ items, P, dim, t }) {
 // Colours per body (by its contact force): the scale as a bar from 0
 // (blue) to the largest value stored (red), and per body its value, scaled
 // value and colour at the frame shown (the text alternative).
+// The quantities a body can be coloured by ("Colour by"): each body's value
+// at a frame, the largest over the frames, and whether poses P offer it.
+const BODY_QUANTITIES = {
+  [BODY_CONTACT]: { name: 'contact force', unit: 'N', at: bodyContactAt, max: bodyContactMax, offered: (P) => !!P.contacts,
+    label: "each body's contact force" },
+  [BODY_SPEED]: { name: 'speed', unit: 'm/s', at: bodySpeedAt, max: bodySpeedMax, offered: (P) => P.times.length > 1,
+    label: "each body's speed" },
+};
 function BodyColourLegend({ name, hi }) {
   const grad = `linear-gradient(to right, ${Array.from({ length: LEGEND_STOPS }, (_, i) => ramp(i / (LEGEND_STOPS - 1))).join(', ')})`;
   return (
@@ -180,17 +206,17 @@ function BodyColourLegend({ name, hi }) {
     </div>
   );
 }
-function BodyColourTable({ name, hi, values, P, t }) {
+function BodyColourTable({ name, unit, hi, values, P, t }) {
   const tint = (x) => (x === null ? null : hi > 0 ? x / hi : 0);
   return (
       <table class="list small" id="body-colours">
-        <caption>Each body's {name} at t = {fmtNum(t)} s (N) and its colour</caption>
+        <caption>Each body's {name} at t = {fmtNum(t)} s ({unit}) and its colour</caption>
         <thead><tr><th scope="col">Body</th><th scope="col">Colour</th><th scope="col">{name}</th></tr></thead>
         <tbody>{P.bodies.map((b, i) => {
           const k = tint(values[i]), col = k === null ? bodyColor(i) : ramp(k);
           return (<tr data-body={b} data-tint={k === null ? '' : k}><td>{b}</td>
             <td><span class="swatch" data-color={col} ref={(el) => { if (el) el.style.background = col; }} /></td>
-            <td class="num" data-v={values[i] === null ? '' : values[i]}>{fmtNum(values[i])}</td></tr>);
+            <td class="num" data-v={values[i] === null ? '' : values[i]}>{values[i] === null ? 'not stored' : fmtNum(values[i])}</td></tr>);
         })}</tbody>
       </table>
   );
@@ -281,20 +307,23 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
   const contactTable = useMemo(() => {
     if (!cArrows) return null;
     const tp = poseAt(P, tk);
-    return tp && <ContactTable items={contactsAt(P, L, tp)} P={P} dim={L.dim} t={tp.t} />;
+    return tp && <ContactTable items={contactsAt(P, L, tp)} P={P} f={tp.f} dim={L.dim} t={tp.t} />;
   }, [cArrows && contacts, tk, L]);
 
-  // colours per body by its contact force (the "Colour by" choice BODY_CONTACT)
-  const perBody = colourBy && colourBy.value === BODY_CONTACT && P.contacts;
-  const bodyHi = useMemo(() => (perBody ? bodyContactMax(P) : 0), [P, perBody]);
+  // colours per body by a quantity of each body (the "Colour by" choices
+  // BODY_CONTACT, BODY_SPEED: BODY_QUANTITIES), on a scale from 0 to its
+  // largest value over the frames
+  const bq = colourBy && BODY_QUANTITIES[colourBy.value];
+  const perBody = bq && bq.offered(P) ? bq : null;
+  const bodyHi = useMemo(() => (perBody ? perBody.max(P) : 0), [P, perBody]);
   // (they change only from frame to frame; the table, a row per body, follows
   // the time as the pose table does)
   const bodyF = perBody && pose ? pose.f : -1;
-  const bodyValues = useMemo(() => (bodyF >= 0 ? bodyContactAt(P, bodyF) : null), [P, bodyF]);
+  const bodyValues = useMemo(() => (bodyF >= 0 ? perBody.at(P, bodyF) : null), [P, perBody, bodyF]);
   const bodyTint = useMemo(() => (bodyValues ? bodyValues.map((x) => (x === null ? null : bodyHi > 0 ? x / bodyHi : 0)) : null), [bodyValues, bodyHi]);
   const bodyTable = useMemo(() => {
     const tp = perBody ? poseAt(P, tk) : null;
-    return tp && <BodyColourTable name="contact force" hi={bodyHi} values={bodyContactAt(P, tp.f)} P={P} t={tp.t} />;
+    return tp && <BodyColourTable name={perBody.name} unit={perBody.unit} hi={bodyHi} values={perBody.at(P, tp.f)} P={P} t={tp.t} />;
   }, [P, perBody, bodyHi, tk]);
 
   if (!pose) return <p id="no-poses">No body poses are stored for this job (run by an older worker): nothing to animate.</p>;
@@ -325,7 +354,8 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
         </table>
       )}
       {color && <ColourLegend color={color} values={values} ids={ids} />}
-      {bodyValues && <BodyColourLegend name="contact force" hi={bodyHi} />}
+      {bodyValues && <BodyColourLegend name={perBody.name} hi={bodyHi} />}
+      {(cArrows || perBody === BODY_QUANTITIES[BODY_CONTACT]) && <ContactCap P={P} />}
       <div class="controls">
         <button type="button" id="play" onClick={() => (playing ? stop() : setPlaying(true))}>{playing ? 'Pause' : 'Play'}</button>
         <label>Speed <select id="speed" value={String(speed)} onChange={(e) => setSpeed(Number(e.currentTarget.value))}>
@@ -336,7 +366,7 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
         <span id="time-shown" data-t={pose.t} data-frame={pose.f} data-u={pose.u}>{fmtNum(pose.t)} s</span>
         {colourBy && <label>Colour by <select id="colour" value={colourBy.value || ''} onChange={(e) => colourBy.set(e.currentTarget.value || null)}>
           <option value="">{members.length ? 'job' : 'body'}</option>
-          {P.contacts && <option value={BODY_CONTACT}>each body's contact force</option>}
+          {Object.entries(BODY_QUANTITIES).map(([k, q]) => q.offered(P) && <option value={k}>{q.label}</option>)}
           {colourBy.channels.map((c) => <option value={c}>{c}</option>)}
         </select></label>}
         {forces && forces.list.length > 0 && <label class="check"><input type="checkbox" id="forces" checked={forces.on}

@@ -9,6 +9,7 @@
 //   &env=1                  the whole sweep's min/max envelope behind the plots
 //   &scene=side|over        the first three overlaid jobs animated with this one
 //   &colour=NAME            each job's mechanism coloured by a channel's value
+//                           (@contact, @speed: each body by its contact force, speed)
 //   &forces=1               joint reaction forces drawn as arrows (forces.js)
 //   &contacts=1             contact forces drawn as arrows at their points
 import { useEffect, useMemo, useState } from 'preact/hooks';

@@ -147,3 +147,27 @@ export function extents(P, L) {
   for (let i = 0; i < 3; i++) if (!(lo[i] <= hi[i])) { lo[i] = -1; hi[i] = 1; }
   return [lo, hi];
 }
+
+// ---- per-body quantities from the frames (colours per body) ------------------
+
+// The speed of every body's centre of mass at frame f of poses P (m/s), from
+// the stored frames around it: the central difference (com[f+1] - com[f-1]) /
+// (t[f+1] - t[f-1]), one-sided at the first and last frame (nothing stored
+// beyond them); null for every body when P has fewer than two frames.
+export const BODY_SPEED = '@speed';
+export function bodySpeedAt(P, f) {
+  const n = P.times.length, nb = P.bodies.length, dim = P.npose === 7 ? 3 : 2;
+  if (n < 2) return new Array(nb).fill(null);
+  const a = Math.max(0, f - 1), b = Math.min(n - 1, f + 1), dt = P.times[b] - P.times[a];
+  return P.bodies.map((_, k) => {
+    const p = bodyCom(dim, P.frames[a], k), q = bodyCom(dim, P.frames[b], k);
+    return dt > 0 ? Math.hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]) / dt : null;
+  });
+}
+
+// The largest of them over every frame (0 when none).
+export function bodySpeedMax(P) {
+  let m = 0;
+  for (let f = 0; f < P.times.length; f++) for (const x of bodySpeedAt(P, f)) if (x !== null) m = Math.max(m, x);
+  return m;
+}
