@@ -28,7 +28,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { env, launch, newPage, api, apiPost, until, showFrame } from './helpers.mjs';
+import { env, launch, newPage, api, apiPost, until, showFrame, sweepDone } from './helpers.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const browser = await launch();
@@ -46,7 +46,7 @@ async function runModel(m, name, tEnd) {
   m.name = name;
   const model = await apiPost('/api/v1/models', m);
   const s = await apiPost('/api/v1/sweeps', { model: model.id, name, design: { kind: 'list', rows: [{}] }, solver: { t_end: tEnd } });
-  await until(async () => (await api(`/api/v1/sweeps/${s.id}`)).status === 'done', `${name} done`, 120000);
+  await sweepDone(s.id, name);
   return String((await api(`/api/v1/sweeps/${s.id}/table`)).rows[0][0]);
 }
 
@@ -70,7 +70,7 @@ const nails = () => ({
   outputs: { interval: 0.001, channels: [{ name: 'N', quantity: 'contact_force', shapes: ['floor', 'p*'], component: 'normal' }] },
 });
 
-test('the worker runs the cam and follower and the 100 balls; their contact points are stored', { timeout: 240000 }, async () => {
+test('the worker runs the cam and follower and the 100 balls; their contact points are stored', { timeout: 900000 }, async () => {
   await apiPost(`/api/v1/sweeps/${env.control}/pause`);
   const log = fs.openSync(env.workerLog, 'a');
   worker = spawn(env.worker, ['--connect', env.zmq, '--id', 'contacts', '--heartbeat-ms', '200'], { stdio: ['ignore', log, log] });

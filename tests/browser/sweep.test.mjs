@@ -7,7 +7,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { env, launch, newPage, tableRows, apiText, parseCsv, until } from './helpers.mjs';
+import { env, launch, newPage, tableRows, apiText, parseCsv, until, waitShown } from './helpers.mjs';
 
 const browser = await launch();
 after(() => browser.close());
@@ -35,7 +35,7 @@ async function visibleRows(page) {
 async function open(page, query = '') {
   const t0 = Date.now();
   await page.goto(`${env.base}/sweeps/${env.big}${query}`);
-  await page.waitForSelector('#jobs-count', { timeout: 60000 });
+  await waitShown(page, '#jobs-count');
   return Date.now() - t0;
 }
 
@@ -158,7 +158,7 @@ test('brushing the parallel coordinates filters the table; a deep link restores 
   const link = `${page.url()}&sort=parameter.c`;
   const page2 = await newPage(browser, errors);
   await page2.goto(link);
-  await page2.waitForSelector('#jobs-count', { timeout: 60000 });
+  await waitShown(page2, '#jobs-count');
   assert.equal(await count(page2), expected.length);
   const first = (await visibleRows(page2))[0];
   const minC = Math.min(...expected.map((r) => r['parameter.c']));
