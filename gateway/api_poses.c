@@ -18,7 +18,9 @@
  * the output channels that hold a joint's reaction force in every
  * component, which a viewer draws as arrows from the job's samples;
  * "contacts" (with the frames, for models with contact pairs) the contact
- * forces at every frame, each at its point, for arrows too.
+ * forces at every frame, each at its point, for arrows too; "loads" (with
+ * the frames, for models with force or torque elements) their values at
+ * the frame times.
  */
 #include "gw.h"
 #include "mechanism/mechanism.h"
@@ -144,9 +146,48 @@ static json_t *s_geometry(const mbs_spec *sp)
                      "forces", s_forces(sp));
 }
 
+/* The applied loads at the frame times (a JSON array of numbers): every
+ * force and torque element (their values are functions of time, evaluated
+ * here as the solver does), as [{actuator (index in the geometry's
+ * actuators), kind "force"|"torque", name, body, frame "body"|"world"
+ * (the components' axes: the body's, which turn with it, or the world's),
+ * values: per frame the components (force: dim; torque: 1 in 2-D, 3 in
+ * 3-D)}].  DC motors' and joint actuators' torques depend on the state and
+ * are not among them (a model's `motor` channels hold them). */
+static json_t *s_loads(const mbs_spec *sp, const json_t *times)
+{
+    json_t *out = json_array();
+    int act = sp->ndriver;    /* the geometry's actuators: drivers first */
+    for (int k = 0; k < sp->nforce; k++) {
+        const mbs_force_spec *f = &sp->forces[k];
+        int shown = f->type == MBS_FORCE_DC_MOTOR || f->type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER ||
+                    f->type == MBS_FORCE_POINT_FORCE || f->type == MBS_FORCE_TORQUE;
+        if (f->type == MBS_FORCE_POINT_FORCE || f->type == MBS_FORCE_TORQUE) {
+            int ncomp = f->type == MBS_FORCE_POINT_FORCE ? sp->dim : sp->dim == 3 ? 3 : 1;
+            json_t *values = json_array();
+            size_t i; json_t *t;
+            json_array_foreach(times, i, t) {
+                json_t *row = json_array();
+                for (int c = 0; c < ncomp; c++)
+                    json_array_append_new(row, json_real(mbs_fn_eval(&f->value[c], json_number_value(t), NULL, NULL)));
+                json_array_append_new(values, row);
+            }
+            json_array_append_new(out, json_pack("{s:i,s:s,s:s,s:i,s:s,s:o}", "actuator", act,
+                                                 "kind", f->type == MBS_FORCE_POINT_FORCE ? "force" : "torque",
+                                                 "name", f->name, "body", f->body[0],
+                                                 "frame", f->body_frame ? "body" : "world", "values", values));
+        }
+        act += shown;
+    }
+    return out;
+}
+
 /* Parse a definition with overrides (JSON objects, may be NULL) into its
- * geometry; NULL with the reply set when it does not parse. */
-static json_t *s_geometry_of(gw_req *r, const char *def, size_t len, json_t *params, json_t *solver)
+ * geometry; NULL with the reply set when it does not parse.  With times
+ * (the job's frame times) and loads, *loads takes the applied loads at
+ * those times (s_loads). */
+static json_t *s_geometry_of(gw_req *r, const char *def, size_t len, json_t *params, json_t *solver,
+                             const json_t *times, json_t **loads)
 {
     job_overrides ov;
     mbs_errlist *el = calloc(1, sizeof *el);
@@ -164,6 +205,7 @@ static json_t *s_geometry_of(gw_req *r, const char *def, size_t len, json_t *par
     }
     free(el);
     json_t *g = s_geometry(sp);
+    if (times && loads) *loads = s_loads(sp, times);
     mbs_spec_free(&sp);
     return g;
 }
@@ -177,7 +219,7 @@ int api_models_geometry(gw_req *r)
     PGresult *res = db_exec(db, "SELECT definition::text FROM models WHERE id = $1", 1, p);
     if (!db_ok(res)) { gw_reply_db_error(r, res); PQclear(res); return 0; }
     if (PQntuples(res) == 0) { PQclear(res); return gw_reply_error(r, 404, "not_found", "no such model", NULL); }
-    json_t *g = s_geometry_of(r, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0), NULL, NULL);
+    json_t *g = s_geometry_of(r, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0), NULL, NULL, NULL, NULL);
     PQclear(res);
     if (!g) return 0;
     return gw_reply_json(r, 200, json_pack("{s:s,s:o}", "model", r->param[0], "geometry", g));
@@ -262,10 +304,13 @@ int api_jobs_poses(gw_req *r)
     if (PQntuples(res) == 0) { PQclear(res); return gw_reply_error(r, 404, "not_found", "no such job", NULL); }
     json_t *params = json_loadb(PQgetvalue(res, 0, 1), (size_t)PQgetlength(res, 0, 1), 0, NULL);
     json_t *solver = json_loadb(PQgetvalue(res, 0, 2), (size_t)PQgetlength(res, 0, 2), 0, NULL);
-    json_t *g = s_geometry_of(r, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0), params, solver);
+    json_t *out = s_frames(res), *loads = NULL;
+    json_t *g = s_geometry_of(r, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0), params, solver,
+                              json_object_get(out, "times"), &loads);
     json_decref(params); json_decref(solver);
-    if (!g) { PQclear(res); return 0; }
-    json_t *out = s_frames(res);
+    if (!g) { PQclear(res); json_decref(out); return 0; }
+    if (loads && json_array_size(loads)) json_object_set_new(out, "loads", loads);
+    else json_decref(loads);
     json_t *cs = s_contacts(res, (long)json_integer_value(json_object_get(out, "nframe")),
                             (int)json_integer_value(json_object_get(g, "dimension")));
     if (cs) json_object_set_new(out, "contacts", cs);

@@ -11,11 +11,11 @@ import { localGeometry, poseAt, frameAt, bodySpeedAt, bodySpeedMax, BODY_SPEED }
 import { jobColor, ramp, bodyColor, ACTUATOR_COLOR } from './colors.js';
 import { Planar } from './Planar.jsx';
 import { fmtNum } from './format.js';
-import { arrowsAt, contactsAt, bodyContactAt, bodyContactMax, BODY_CONTACT, FORCE_COLOR, CONTACT_COLOR, ARROW_PX, ARROW_SPAN } from './forces.js';
+import { arrowsAt, contactsAt, bodyContactAt, bodyContactMax, loadsAt, BODY_CONTACT, FORCE_COLOR, CONTACT_COLOR, LOAD_COLOR, ARROW_PX, ARROW_SPAN, TORQUE_DEG } from './forces.js';
 
 // three.js is loaded once, on the first spatial drawing.
 let s_scene3d = null;
-export function MechanismView({ L, P, v, frame = null, label, members = [], overlay = false, tint = null, bodyTint = null, arrows = null, contacts = null }) {
+export function MechanismView({ L, P, v, frame = null, label, members = [], overlay = false, tint = null, bodyTint = null, arrows = null, contacts = null, loads = null }) {
   const [Scene, setScene] = useState(() => s_scene3d);
   const [err, setErr] = useState(null);
   useEffect(() => {
@@ -23,9 +23,9 @@ export function MechanismView({ L, P, v, frame = null, label, members = [], over
       import('./Scene3D.jsx').then((m) => { s_scene3d = m.Scene3D; setScene(() => m.Scene3D); }).catch((e) => setErr(e.message));
     }
   }, [L.dim]);
-  if (L.dim === 2) return <Planar L={L} P={P} v={v} frame={frame} label={label} members={members} overlay={overlay} tint={tint} bodyTint={bodyTint} arrows={arrows} contacts={contacts} />;
+  if (L.dim === 2) return <Planar L={L} P={P} v={v} frame={frame} label={label} members={members} overlay={overlay} tint={tint} bodyTint={bodyTint} arrows={arrows} contacts={contacts} loads={loads} />;
   if (err) return <p class="error" role="alert">Cannot load the 3-D view: {err}</p>;
-  return Scene ? <Scene L={L} P={P} v={v} members={members} overlay={overlay} tint={tint} bodyTint={bodyTint} arrows={arrows} contacts={contacts} /> : <p>Loading the 3-D view…</p>;
+  return Scene ? <Scene L={L} P={P} v={v} members={members} overlay={overlay} tint={tint} bodyTint={bodyTint} arrows={arrows} contacts={contacts} loads={loads} /> : <p>Loading the 3-D view…</p>;
 }
 
 // The pose table: per body x y (z) and the angle or quaternion at the time shown.
@@ -148,6 +148,42 @@ function ContactLegend({ max, dim }) {
   );
 }
 
+// The scales of the applied loads (violet): an arrow as long as the largest
+// applied force of the run, an arc of TORQUE_DEG degrees (2-D) or an arrow
+// (3-D) for the largest torque.
+function LoadLegend({ max, dim }) {
+  const len = dim === 2 ? `${ARROW_PX} pixels` : `${ARROW_SPAN * 100} % of the scene's size`;
+  const parts = [max.force > 0 && `= ${fmtNum(max.force)} N`,
+    max.torque > 0 && `${dim === 2 ? `an arc of ${TORQUE_DEG}°` : 'an arrow of the same length'} = ${fmtNum(max.torque)} N m`].filter(Boolean);
+  return (
+    <div class="force-legend" id="load-legend" data-force={max.force} data-torque={max.torque} role="img"
+      aria-label={`Applied loads, the largest of the run: ${max.force > 0 ? `an arrow of ${len} = ${fmtNum(max.force)} N` : ''}${max.force > 0 && max.torque > 0 ? '; ' : ''}${max.torque > 0 ? `${dim === 2 ? `an arc of ${TORQUE_DEG} degrees` : `an arrow of ${len}`} = ${fmtNum(max.torque)} N m` : ''}`}>
+      {max.force > 0 && <span class="arrow" ref={(el) => { if (el) { el.style.width = `${ARROW_PX}px`; el.style.color = LOAD_COLOR; } }} />}
+      <span>{parts.join('; ')}: the largest applied loads of the run</span>
+    </div>
+  );
+}
+
+// The applied loads drawn, as a table (their text alternative): per load its
+// kind, world components (a planar torque about z) and magnitude at the time
+// shown; each value cell says its component (data-c).
+function LoadTable({ items, dim, t }) {
+  const names = ['x', 'y', 'z'];
+  const rows = [...items.forces.map((a) => ({ ...a, kind: 'force', c: a.F })), ...items.torques.map((a) => ({ ...a, kind: 'torque', c: a.T }))];
+  const cell = (k, x) => <td class="num" data-c={k} data-v={x === undefined ? '' : x}>{x === undefined ? '' : fmtNum(x)}</td>;
+  return (
+    <table class="list small" id="load-table">
+      <caption>Applied loads at t = {fmtNum(t)} s (world axes; N, N m)</caption>
+      <thead><tr><th scope="col">Load</th><th scope="col">Kind</th>{names.map((n) => <th scope="col">{n}</th>)}<th scope="col">|F|, |T|</th></tr></thead>
+      <tbody>{rows.map((a) => (
+        <tr data-load={a.name} data-kind={a.kind}><td>{a.name}</td><td>{a.kind}</td>
+          {names.map((n, i) => cell(n, dim === 2 && (a.kind === 'force' ? i === 2 : i < 2) ? undefined : a.c[i]))}
+          {cell('m', Math.hypot(...a.c))}</tr>
+      ))}</tbody>
+    </table>
+  );
+}
+
 // When a job's contact points reached the limit a job keeps (P.contacts.limit,
 // 32768), the later frames have none stored: said in words, with the time
 // up to which they are drawn.  Null when every frame's points are stored.
@@ -251,7 +287,7 @@ function ForceTable({ arrows, dim, t }) {
 // samples (forces.js) drawn as arrows when on, with their legend and table;
 // contacts: {max, on, set} the contact forces stored with the poses
 // (P.contacts, forces.js contactsAt) likewise.
-export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = null, others = [], overlay = false, color = null, colourBy = null, forces = null, contacts = null }) {
+export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = null, others = [], overlay = false, color = null, colourBy = null, forces = null, contacts = null, loads = null }) {
   const L = useMemo(() => localGeometry(P.geometry), [P]);
   const oL = useMemo(() => others.map((o) => localGeometry(o.P.geometry)), [others]);
   const times = P.times, t0 = times.length ? times[0] : 0, t1 = times.length ? times[times.length - 1] : 0;
@@ -310,6 +346,15 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
     return tp && <ContactTable items={contactsAt(P, L, tp)} P={P} f={tp.f} dim={L.dim} t={tp.t} />;
   }, [cArrows && contacts, tk, L]);
 
+  // the applied loads at the time shown (poses' "loads"), their table as the pose table's
+  const lItems = useMemo(() => (loads && loads.on && pose
+    ? { ...loadsAt(P, L, pose), fmax: loads.max.force, tmax: loads.max.torque } : null), [loads, pose && pose.t, L]);
+  const loadTable = useMemo(() => {
+    if (!lItems) return null;
+    const tp = poseAt(P, tk);
+    return tp && <LoadTable items={loadsAt(P, L, tp)} dim={L.dim} t={tp.t} />;
+  }, [lItems && loads, tk, L]);
+
   // colours per body by a quantity of each body (the "Colour by" choices
   // BODY_CONTACT, BODY_SPEED: BODY_QUANTITIES), on a scale from 0 to its
   // largest value over the frames
@@ -338,9 +383,10 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
   const tint = values ? values.map((x) => (x === null ? null : color.hi > color.lo ? (x - color.lo) / (color.hi - color.lo) : 0.5)) : null;
   return (
     <figure class="anim">
-      <MechanismView L={L} P={P} v={pose.v} frame={pose.f} label={label} members={members} overlay={overlay} tint={tint} bodyTint={bodyTint} arrows={arrows} contacts={cArrows} />
+      <MechanismView L={L} P={P} v={pose.v} frame={pose.f} label={label} members={members} overlay={overlay} tint={tint} bodyTint={bodyTint} arrows={arrows} contacts={cArrows} loads={lItems} />
       {arrows && <ForceLegend max={forces.max} dim={L.dim} />}
       {cArrows && <ContactLegend max={contacts.max} dim={L.dim} />}
+      {lItems && <LoadLegend max={loads.max} dim={L.dim} />}
       {(members.length > 0 || color) && (
         <table class="list small" id="scene-jobs">
           <caption>Jobs in the scene{members.length ? (overlay ? ', overlaid' : ', side by side') : ''}{color ? `, coloured by ${color.channel} (${fmtNum(color.lo)} blue … ${fmtNum(color.hi)} red)` : ''}</caption>
@@ -373,11 +419,14 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
           onChange={(e) => forces.set(e.currentTarget.checked)} />Forces ({forces.list.map((f) => f.name).join(', ')})</label>}
         {contacts && <label class="check"><input type="checkbox" id="contacts" checked={contacts.on}
           onChange={(e) => contacts.set(e.currentTarget.checked)} />Contact forces</label>}
+        {loads && <label class="check"><input type="checkbox" id="loads" checked={loads.on}
+          onChange={(e) => loads.set(e.currentTarget.checked)} />Applied loads ({P.loads.map((l) => l.name || l.kind).join(', ')})</label>}
       </div>
       <figcaption>
         {table}
         {forceTable}
         {contactTable}
+        {loadTable}
         {bodyTable}
         <details class="joints"><summary>Joints and actuators</summary><JointTable G={P.geometry} /></details>
       </figcaption>

@@ -12,13 +12,14 @@
 //                           (@contact, @speed: each body by its contact force, speed)
 //   &forces=1               joint reaction forces drawn as arrows (forces.js)
 //   &contacts=1             contact forces drawn as arrows at their points
+//   &loads=1                applied forces and torques (force and torque elements)
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { apiGet } from './api.js';
 import { Link, setQuery } from './router.jsx';
 import { Plots } from './Plots.jsx';
 import { Anim } from './Anim.jsx';
 import { fmtNum } from './format.js';
-import { forceColumns, forceMax, contactMax } from './forces.js';
+import { forceColumns, forceMax, contactMax, loadMax } from './forces.js';
 
 const POINTS = 1000;
 
@@ -173,6 +174,12 @@ export function Job({ id, query }) {
     max: contactMax(poses), on: contactsOn, set: (on) => setQuery({ contacts: on ? '1' : null }),
   } : null), [poses, contactsOn]);
 
+  // the applied loads (force and torque elements) at the frames
+  const loadsOn = query.get('loads') === '1';
+  const loads = useMemo(() => (poses && poses.loads && poses.loads.length ? {
+    max: loadMax(poses), on: loadsOn, set: (on) => setQuery({ loads: on ? '1' : null }),
+  } : null), [poses, loadsOn]);
+
   if (error) return <main><h1>Job {id}</h1><p class="error" role="alert">{error}</p></main>;
   if (!job) return <main><h1>Job {id}</h1><p>Loading…</p></main>;
   return (
@@ -181,7 +188,7 @@ export function Job({ id, query }) {
       {job.status !== 'done' ? <p>No samples: the job is {job.status}.</p> : !result || !poses ? <p>Loading samples…</p> : (
         <div class="job-grid">
           <section aria-label="Animation">
-            <Anim P={poses} id={id} others={others} overlay={scene === 'over'} color={colorData} colourBy={colourBy} forces={forces} contacts={contacts} t={t} setT={setTstate} playing={playing} setPlaying={setPlaying} speed={speed} setSpeed={setSpeed} />
+            <Anim P={poses} id={id} others={others} overlay={scene === 'over'} color={colorData} colourBy={colourBy} forces={forces} contacts={contacts} loads={loads} t={t} setT={setTstate} playing={playing} setPlaying={setPlaying} speed={speed} setSpeed={setSpeed} />
           </section>
           <section aria-label="Channels">
             {chooser}

@@ -101,3 +101,47 @@ export function bodyContactMax(P) {
   for (let f = 0; P.contacts && f < P.contacts.nframe; f++) for (const x of bodyContactAt(P, f)) m = Math.max(m, x);
   return m;
 }
+
+// ---- applied loads (the poses' "loads": force and torque elements) ----------
+
+export const LOAD_COLOR = '#7a00ff';   // violet: no body, job, actuator, reaction or contact colour
+export const TORQUE_DEG = 270;         // 2-D: the largest torque of the run, as an arc of this many degrees
+
+// The loads' values at pose {f, u} of poses P: linear between frames f and
+// f + 1 (the stored values at a frame's time), components as given.
+function loadValue(l, pose) {
+  const a = l.values[pose.f], b = l.values[pose.f + 1];
+  return pose.u && b ? a.map((x, i) => x + pose.u * (b[i] - x)) : a.slice();
+}
+
+// The applied loads at pose {f, u, v} of poses P with local geometry L:
+// forces [{name, p (3), F (dim)}] at their points, torques [{name, p (the
+// body's centre of mass, 3), T (3: 2-D [0, 0, T])}], in world axes (a
+// load given in body axes turned with the body's pose).
+export function loadsAt(P, L, pose) {
+  const out = { forces: [], torques: [] };
+  if (!P.loads || !pose) return out;
+  const dim = L.dim;
+  for (const l of P.loads) {
+    if (!l.values[pose.f]) continue;
+    let x = loadValue(l, pose);
+    const R = bodyRot(dim, pose.v, l.body);
+    const turn = (w) => (l.frame === 'body' ? [0, 1, 2].map((i) => R[3 * i] * w[0] + R[3 * i + 1] * w[1] + R[3 * i + 2] * w[2]) : w);
+    if (l.kind === 'force') {
+      const F = turn([x[0], x[1], dim === 3 ? x[2] : 0]);
+      const a = L.actuators[l.actuator];
+      out.forces.push({ name: l.name, p: place(dim, pose.v, l.body, a.local), F: F.slice(0, dim) });
+    } else {
+      x = dim === 3 ? turn(x) : [0, 0, x[0]];
+      out.torques.push({ name: l.name, p: bodyCom(dim, pose.v, l.body), T: x });
+    }
+  }
+  return out;
+}
+
+// The largest force and torque of the loads over every frame (0 when none).
+export function loadMax(P) {
+  const m = { force: 0, torque: 0 };
+  for (const l of P.loads || []) for (const x of l.values) m[l.kind] = Math.max(m[l.kind], Math.hypot(...x) || 0);
+  return m;
+}
