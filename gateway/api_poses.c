@@ -68,6 +68,19 @@ static json_t *s_forces(const mbs_spec *sp)
         json_array_append_new(out, json_pack("{s:s,s:i,s:s,s:o}", "kind", "reaction_force", "joint", k,
                                              "name", sp->joints[k].name, "channels", chs));
     }
+    /* a DC motor's torque on its joint, where a `motor` channel declares it
+       (it depends on the state: the job's samples hold it) */
+    for (int k = 0; k < sp->nforce; k++) {
+        if (sp->forces[k].type != MBS_FORCE_DC_MOTOR) continue;
+        for (int c = 0; c < sp->nchannel; c++) {
+            const mbs_channel_spec *ch = &sp->channels[c];
+            if (ch->quantity != MBS_Q_MOTOR || ch->element != k || ch->component != MBS_C_TORQUE) continue;
+            json_array_append_new(out, json_pack("{s:s,s:i,s:s,s:{s:s}}", "kind", "motor_torque",
+                                                 "joint", sp->forces[k].joint, "name", sp->forces[k].name,
+                                                 "channels", "torque", ch->name));
+            break;
+        }
+    }
     return out;
 }
 

@@ -25,6 +25,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { env, launch, newPage, api, apiPost, showFrame, sweepDone, until } from './helpers.mjs';
 
 const browser = await launch();
@@ -78,7 +80,7 @@ const mulT = (R, p) => [0, 1, 2].map((i) => R[i] * p[0] + R[3 + i] * p[1] + R[6 
 const com = (P, f) => (P.npose === 3 ? [P.frames[f][0], P.frames[f][1], 0] : P.frames[f].slice(0, 3));
 // The point given globally at t = 0 (body at com0, rotation R0) at frame f.
 function pointAt(P, f, at, com0, R0) {
-  const local = mulT(R0, [0, 1, 2].map((i) => (at[i] || 0) - com0[i]));
+  const local = mulT(R0, [0, 1, 2].map((i) => (at[i] || 0) - (com0[i] || 0)));
   return mul(rotOf(P, f), local).map((x, i) => x + com(P, f)[i]);
 }
 
@@ -90,7 +92,11 @@ const loadTable = (page) => page.$$eval('#load-table tbody tr', (trs) => trs.map
   return o;
 }));
 
-let planarJob = null, spatialJob = null;
+let planarJob = null, spatialJob = null, motorJob = null;
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
+// a DC motor on a four-bar (its torque declared as channel "torque"), 1 s of its run
+const MOTOR = { ...JSON.parse(fs.readFileSync(path.join(root, 'examples/dc_motor_four_bar.json'), 'utf8')), name: 'four-bar motor (loads)' };
+MOTOR.solver = { ...MOTOR.solver, t_end: 1 };
 
 test('the worker runs both models; the API gives each load at every frame', { timeout: 900000 }, async () => {
   await apiPost(`/api/v1/sweeps/${env.control}/pause`);
@@ -98,6 +104,7 @@ test('the worker runs both models; the API gives each load at every frame', { ti
   worker = spawn(env.worker, ['--connect', env.zmq, '--id', 'loads', '--heartbeat-ms', '200'], { stdio: ['ignore', log, log] });
   planarJob = await runOne(PLANAR);
   spatialJob = await runOne(SPATIAL);
+  motorJob = await runOne(MOTOR);
   worker.kill('SIGTERM');
   await new Promise((r) => { worker.once('exit', r); setTimeout(r, 5000); });
   await apiPost(`/api/v1/sweeps/${env.control}/resume`);
@@ -118,6 +125,10 @@ test('the worker runs both models; the API gives each load at every frame', { ti
       T.forEach((x, i) => assert.ok(Math.abs(x - wantT[i]) <= 1e-12, `frame ${f}: T ${T}, want ${wantT}`));
     });
   }
+  // the motor: no load evaluated, its torque channel named for its joint
+  const M = await api(`/api/v1/jobs/${motorJob}/poses`);
+  assert.equal(M.loads, undefined);
+  assert.deepEqual(M.geometry.forces, [{ kind: 'motor_torque', joint: 0, name: M.geometry.actuators[0].name, channels: { torque: 'torque' } }]);
   // a model without force or torque elements has none
   assert.equal((await api(`/api/v1/jobs/${String((await api(`/api/v1/sweeps/${env.small}/table`)).rows[0][0])}/poses`)).loads, undefined);
 });
@@ -237,5 +248,48 @@ test('spatial: three.js places the force and the torque arrows from the stored p
     });
   }
   assert.deepEqual(errors.filter((e) => !/GPU stall|GL Driver/.test(e)), []);
+  await page.context().close();
+});
+
+test('planar: a DC motor\'s torque from its channel, an arc at its joint of the torque\'s sign and size', { timeout: 120000 }, async () => {
+  assert.ok(motorJob, 'the job ran');
+  const errors = [];
+  const page = await newPage(browser, errors);
+  const P = await api(`/api/v1/jobs/${motorJob}/poses`), result = await api(`/api/v1/jobs/${motorJob}/result`);
+  const col = result.columns.indexOf('torque'), tmax = Math.max(...result.rows.map((r) => Math.abs(r[col])));
+  await page.goto(`${env.base}/jobs/${motorJob}?loads=1`);
+  await page.waitForSelector('#load-table');
+  assert.deepEqual(await page.$eval('#load-legend', (e) => [Number(e.dataset.force), Number(e.dataset.torque)]), [0, tmax]);
+  const r = Number(await page.getAttribute('canvas.anim-canvas', 'data-torque-r'));
+  // joint A (ground - crank) at the crank's pose: a ground pivot
+  const G = P.geometry, j = G.joints[0], b = j.bodies[1], B = G.bodies[b];
+  const exact = (f) => Number(P.times[f].toPrecision(15)) === P.times[f];
+  const T = (f) => result.rows.find((q) => q[0] === P.times[f])[col];
+  const frames = P.times.map((_, f) => f).filter((f) => exact(f) && Math.abs(T(f)) / tmax * 270 >= 40 && Math.abs(T(f)) / tmax * 270 <= 300);
+  assert.ok(frames.length >= 3, `${frames.length} frames with a torque to see`);
+  for (const f of [frames[0], frames[frames.length >> 1], frames.at(-1)]) {
+    await showFrame(page, P, f);
+    const view = await page.$eval('canvas.anim-canvas', (c) => ({ s: Number(c.dataset.s), ox: Number(c.dataset.ox), oy: Number(c.dataset.oy) }));
+    const c0 = Math.cos(B.angle), s0 = Math.sin(B.angle), R0 = [c0, -s0, 0, s0, c0, 0, 0, 0, 1];
+    const v = P.frames[f].slice(3 * b, 3 * b + 3), Pb = { npose: 3, frames: [v] };
+    const p = pointAt(Pb, 0, j.at, B.com, R0), C = [view.ox + p[0] * view.s, view.oy - p[1] * view.s];
+    const px = await page.$eval('canvas.anim-canvas', (c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height), out = [], dpr = c.width / c.clientWidth;
+      for (let i = 0; i < d.data.length; i += 4)
+        if (d.data[i] > 90 && d.data[i] < 160 && d.data[i + 1] < 40 && d.data[i + 2] > 220) out.push([((i / 4) % c.width) / dpr, Math.floor(i / 4 / c.width) / dpr]);
+      return out;
+    });
+    const sweep = (T(f) / tmax) * 270;
+    const onArc = px.filter(([x, y]) => Math.abs(Math.hypot(x - C[0], y - C[1]) - r) <= 2)
+      .map(([x, y]) => ((Math.atan2(-(y - C[1]), x - C[0]) * 180) / Math.PI + 360) % 360);
+    const inside = (a) => (sweep > 0 ? a <= sweep : a >= 360 + sweep || a === 0);
+    const mid = sweep > 0 ? sweep / 2 : 360 + sweep / 2, beyond = sweep > 0 ? (sweep + 360) / 2 : (360 + sweep) / 2;
+    assert.ok(onArc.some((a) => Math.abs(a - mid) <= 3), `frame ${f}: no arc pixel halfway along the motor torque's sweep ${sweep.toFixed(0)} deg`);
+    assert.ok(!onArc.some((a) => Math.abs(a - beyond) <= 10 && !inside(a)), `frame ${f}: arc pixels on the wrong side (sweep ${sweep.toFixed(0)} deg)`);
+    const table = await loadTable(page);
+    assert.deepEqual(table.map((x) => [x.kind, x.x, x.y]), [['motor torque', '', '']]);
+    assert.equal(table[0].z, T(f), `frame ${f}: the table's torque is the sample`);
+  }
+  assert.deepEqual(errors, []);
   await page.context().close();
 });

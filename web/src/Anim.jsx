@@ -11,7 +11,7 @@ import { localGeometry, poseAt, frameAt, bodySpeedAt, bodySpeedMax, BODY_SPEED }
 import { jobColor, ramp, bodyColor, ACTUATOR_COLOR } from './colors.js';
 import { Planar } from './Planar.jsx';
 import { fmtNum } from './format.js';
-import { arrowsAt, contactsAt, bodyContactAt, bodyContactMax, loadsAt, BODY_CONTACT, FORCE_COLOR, CONTACT_COLOR, LOAD_COLOR, ARROW_PX, ARROW_SPAN, TORQUE_DEG } from './forces.js';
+import { arrowsAt, contactsAt, bodyContactAt, bodyContactMax, loadsAt, motorsAt, BODY_CONTACT, FORCE_COLOR, CONTACT_COLOR, LOAD_COLOR, ARROW_PX, ARROW_SPAN, TORQUE_DEG } from './forces.js';
 
 // three.js is loaded once, on the first spatial drawing.
 let s_scene3d = null;
@@ -169,7 +169,7 @@ function LoadLegend({ max, dim }) {
 // shown; each value cell says its component (data-c).
 function LoadTable({ items, dim, t }) {
   const names = ['x', 'y', 'z'];
-  const rows = [...items.forces.map((a) => ({ ...a, kind: 'force', c: a.F })), ...items.torques.map((a) => ({ ...a, kind: 'torque', c: a.T }))];
+  const rows = [...items.forces.map((a) => ({ ...a, kind: 'force', c: a.F })), ...items.torques.map((a) => ({ ...a, kind: a.motor ? 'motor torque' : 'torque', c: a.T }))];
   const cell = (k, x) => <td class="num" data-c={k} data-v={x === undefined ? '' : x}>{x === undefined ? '' : fmtNum(x)}</td>;
   return (
     <table class="list small" id="load-table">
@@ -347,12 +347,18 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
   }, [cArrows && contacts, tk, L]);
 
   // the applied loads at the time shown (poses' "loads"), their table as the pose table's
+  // (with the DC motors' torques from the samples, where declared)
+  const loadItems = (tp) => {
+    const x = loadsAt(P, L, tp);
+    if (loads.motors) x.torques.push(...motorsAt(L, loads.motors, tp.v, tp.t));
+    return x;
+  };
   const lItems = useMemo(() => (loads && loads.on && pose
-    ? { ...loadsAt(P, L, pose), fmax: loads.max.force, tmax: loads.max.torque } : null), [loads, pose && pose.t, L]);
+    ? { ...loadItems(pose), fmax: loads.max.force, tmax: loads.max.torque } : null), [loads, pose && pose.t, L]);
   const loadTable = useMemo(() => {
     if (!lItems) return null;
     const tp = poseAt(P, tk);
-    return tp && <LoadTable items={loadsAt(P, L, tp)} dim={L.dim} t={tp.t} />;
+    return tp && <LoadTable items={loadItems(tp)} dim={L.dim} t={tp.t} />;
   }, [lItems && loads, tk, L]);
 
   // colours per body by a quantity of each body (the "Colour by" choices
@@ -420,7 +426,7 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
         {contacts && <label class="check"><input type="checkbox" id="contacts" checked={contacts.on}
           onChange={(e) => contacts.set(e.currentTarget.checked)} />Contact forces</label>}
         {loads && <label class="check"><input type="checkbox" id="loads" checked={loads.on}
-          onChange={(e) => loads.set(e.currentTarget.checked)} />Applied loads ({P.loads.map((l) => l.name || l.kind).join(', ')})</label>}
+          onChange={(e) => loads.set(e.currentTarget.checked)} />Applied loads ({loads.names.join(', ')})</label>}
       </div>
       <figcaption>
         {table}

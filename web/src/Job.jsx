@@ -19,7 +19,7 @@ import { Link, setQuery } from './router.jsx';
 import { Plots } from './Plots.jsx';
 import { Anim } from './Anim.jsx';
 import { fmtNum } from './format.js';
-import { forceColumns, forceMax, contactMax, loadMax } from './forces.js';
+import { forceColumns, forceMax, contactMax, loadMax, motorColumns } from './forces.js';
 
 const POINTS = 1000;
 
@@ -174,11 +174,16 @@ export function Job({ id, query }) {
     max: contactMax(poses), on: contactsOn, set: (on) => setQuery({ contacts: on ? '1' : null }),
   } : null), [poses, contactsOn]);
 
-  // the applied loads (force and torque elements) at the frames
+  // the applied loads (force and torque elements) at the frames, and the DC
+  // motors' torques where a channel holds them (planar)
   const loadsOn = query.get('loads') === '1';
-  const loads = useMemo(() => (poses && poses.loads && poses.loads.length ? {
-    max: loadMax(poses), on: loadsOn, set: (on) => setQuery({ loads: on ? '1' : null }),
-  } : null), [poses, loadsOn]);
+  const motorList = useMemo(() => (poses && result ? motorColumns(poses.geometry, result.columns) : []), [poses, result]);
+  const loads = useMemo(() => {
+    const motors = motorList.length ? { list: motorList, rows: result.rows } : null;
+    if (!poses || (!(poses.loads && poses.loads.length) && !motors)) return null;
+    return { max: loadMax(poses, motors), motors, on: loadsOn, set: (on) => setQuery({ loads: on ? '1' : null }),
+      names: [...(poses.loads || []).map((l) => l.name || l.kind), ...motorList.map((m) => m.name || 'motor')] };
+  }, [poses, motorList, loadsOn]);
 
   if (error) return <main><h1>Job {id}</h1><p class="error" role="alert">{error}</p></main>;
   if (!job) return <main><h1>Job {id}</h1><p>Loading…</p></main>;

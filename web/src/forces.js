@@ -139,9 +139,29 @@ export function loadsAt(P, L, pose) {
   return out;
 }
 
-// The largest force and torque of the loads over every frame (0 when none).
-export function loadMax(P) {
+// The largest force and torque of the loads over every frame, and of the
+// motors' torques over every sample (0 when none).
+export function loadMax(P, motors = null) {
   const m = { force: 0, torque: 0 };
   for (const l of P.loads || []) for (const x of l.values) m[l.kind] = Math.max(m[l.kind], Math.hypot(...x) || 0);
+  if (motors) for (const r of motors.rows) for (const mo of motors.list) m.torque = Math.max(m.torque, Math.abs(r[mo.col]) || 0);
   return m;
+}
+
+// The DC motors' torques the geometry names among the result's columns
+// (planar mechanisms): [{name, joint, col}].
+export function motorColumns(G, columns) {
+  if (G.dimension !== 2) return [];
+  return (G.forces || []).filter((f) => f.kind === 'motor_torque').map((f) => ({ name: f.name, joint: f.joint, col: columns.indexOf(f.channels.torque) }))
+    .filter((f) => f.col > 0);
+}
+
+// The motors' torques at pose values v and time t, as loadsAt's torques:
+// at the joint point, about z (positive drives the joint coordinate up),
+// from the samples (linear between them, as the reaction forces).
+export function motorsAt(L, motors, v, t) {
+  return motors.list.map((mo) => {
+    const j = L.joints[mo.joint], T = forceAt(motors.rows, [mo.col], t);
+    return { name: mo.name, motor: true, p: place(2, v, j.body, j.local), T: [0, 0, T ? T[0] : NaN] };
+  }).filter((a) => Number.isFinite(a.T[2]));
 }
