@@ -115,7 +115,7 @@ static json_t *s_geometry(const mbs_spec *sp)
     }
     /* what drives the mechanism: drivers (a joint's motion prescribed),
        DC motors and rotational springs on joints, forces and torques on
-       bodies (their values are functions of time, not drawn) */
+       bodies (their values at the frames: s_loads) */
     for (int k = 0; k < sp->ndriver; k++)
         json_array_append_new(actuators, json_pack("{s:s,s:s,s:i}", "name", sp->joints[sp->drivers[k].joint].name,
                                                    "kind", "driver", "joint", sp->drivers[k].joint));
