@@ -33,14 +33,17 @@ const TORQUE_R = 24;
 export function Planar({ L, P, v, frame = null, label, members: more = [], overlay = false, tint = null, bodyTint = null, arrows = null, contacts = null, loads = null, width = 560, height = 420 }) {
   const canvas = useRef(null);
   const nm = 1 + more.length;
+  // while arrows are shown, a margin of an arrow's largest length around
+  // the mechanism's extents, so that an arrow from its edge stays in view
+  const margin = arrows || contacts || loads ? ARROW_PX + 8 : 0;
   const view = useMemo(() => {
     const [lo, hi] = extents(P, L);
     const shift = overlay ? 0 : (hi[0] - lo[0]) * 1.25 + 1e-9;
     hi[0] += shift * (nm - 1);
-    const span = Math.max((hi[0] - lo[0]) * (height / width), hi[1] - lo[1], 1e-9) * 1.15;
-    const s = height / span, cx = (lo[0] + hi[0]) / 2, cy = (lo[1] + hi[1]) / 2;
+    const s = Math.min((width - 2 * margin) / Math.max(hi[0] - lo[0], 1e-9), (height - 2 * margin) / Math.max(hi[1] - lo[1], 1e-9)) / 1.15;
+    const cx = (lo[0] + hi[0]) / 2, cy = (lo[1] + hi[1]) / 2;
     return { s, shift, px: (x) => width / 2 + (x - cx) * s, py: (y) => height / 2 - (y - cy) * s };
-  }, [P, L, width, height, nm, overlay]);
+  }, [P, L, width, height, nm, overlay, margin]);
   const all = [{ L, v }, ...more];
   const tkey = (tint ? tint.join(',') : '') + (bodyTint ? `|${bodyTint.join(',')}` : '');
 
