@@ -286,6 +286,9 @@ test('colours per body by its contact force: value, scale and colour at scrubbed
         assert.ok(Math.abs(r.tint - want[b] / hi) <= 1e-9, `frame ${f} ${P.bodies[b]}: scaled ${r.tint}, want ${want[b] / hi}`);
         assert.equal(r.color, `rgb(${rampRGB(want[b] / hi).join(',')})`, `frame ${f} ${P.bodies[b]}: colour`);
       });
+      // the pose table's swatches: each body in the colour it is drawn in
+      assert.deepEqual(await page.$$eval('#anim-table tbody tr .swatch', (ss) => ss.map((e) => e.dataset.color)),
+        want.map((x) => `rgb(${rampRGB(x / hi).join(',')})`), `frame ${f}: the pose table's swatches`);
       if (dim === 2) {
         // every body's colour is drawn on the canvas
         for (let b = 0; b < P.bodies.length; b++) {

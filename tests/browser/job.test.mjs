@@ -417,6 +417,8 @@ test('each body coloured by its speed: the value from the frames, equal to the e
         assert.ok(Math.abs(r.tint - want[b] / hi) <= 1e-12, `frame ${f} ${P.bodies[b]}: scaled ${r.tint}`);
         assert.equal(r.color, ramp(want[b] / hi), `frame ${f} ${P.bodies[b]}: colour`);
       });
+      // the pose table's swatches: each body in the colour it is drawn in
+      assert.deepEqual(await page.$$eval('#anim-table tbody tr .swatch', (ss) => ss.map((e) => e.dataset.color)), want.map((x) => ramp(x / hi)), `frame ${f}: the pose table's swatches`);
       if (job === J1) {
         // the bob's speed from the energy: m g (-y) = m v^2 / 2 + I w^2 / 2
         // with w = v / L (I = 0.01, released at rest from y = 0); the central

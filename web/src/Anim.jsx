@@ -29,15 +29,16 @@ export function MechanismView({ L, P, v, frame = null, label, members = [], over
 }
 
 // The pose table: per body x y (z) and the angle or quaternion at the time shown.
-// color: the colour every body is drawn in (a job's colour), or null: each its own.
-export function PoseTable({ P, pose, caption, color = null }) {
+// color: the colour every body is drawn in (a job's colour), or null: each its
+// own, colors[b] where given (coloured per body), else its palette colour.
+export function PoseTable({ P, pose, caption, color = null, colors = null }) {
   const np = P.npose, names = np === 3 ? ['x', 'y', 'angle'] : ['x', 'y', 'z', 'qw', 'qx', 'qy', 'qz'];
   return (
     <table class="list small" id="anim-table">
       <caption>{caption}</caption>
       <thead><tr><th scope="col">Body</th>{names.map((n) => <th scope="col">{n}</th>)}</tr></thead>
-      <tbody>{P.bodies.map((b, i) => <tr data-body={b}><td><span class="swatch" data-color={color || bodyColor(i)} ref={(el) => { if (el) el.style.background = color || bodyColor(i); }} />{b}</td>
-        {names.map((_, k) => <td class="num" data-v={pose.v[i * np + k]}>{fmtNum(pose.v[i * np + k])}</td>)}</tr>)}</tbody>
+      <tbody>{P.bodies.map((b, i) => { const c = color || (colors && colors[i]) || bodyColor(i); return <tr data-body={b}><td><span class="swatch" data-color={c} ref={(el) => { if (el) el.style.background = c; }} />{b}</td>
+        {names.map((_, k) => <td class="num" data-v={pose.v[i * np + k]}>{fmtNum(pose.v[i * np + k])}</td>)}</tr>; })}</tbody>
     </table>
   );
 }
@@ -321,12 +322,20 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
   const tk = Math.min(Math.max(playing ? tableT : t, t0), t1);
   // (its swatches in the colour this job is drawn in)
   const nOthers = others.length;
+  // colours per body by a quantity of each body (the "Colour by" choices
+  // BODY_CONTACT, BODY_SPEED: BODY_QUANTITIES), on a scale from 0 to its
+  // largest value over the frames
+  const bq = colourBy && BODY_QUANTITIES[colourBy.value];
+  const perBody = bq && bq.offered(P) ? bq : null;
+  const bodyHi = useMemo(() => (perBody ? perBody.max(P) : 0), [P, perBody]);
   const table = useMemo(() => {
     const tp = poseAt(P, tk);
     const x = color && tp ? valueAt(color.series[color.ids.indexOf(String(id))], tp.t) : null;
     const one = x !== null ? ramp(color.hi > color.lo ? (x - color.lo) / (color.hi - color.lo) : 0.5) : nOthers ? jobColor(0) : null;
-    return tp && <PoseTable P={P} pose={tp} color={one} caption={`Poses at t = ${fmtNum(tp.t)} s (frame ${tp.f} of ${P.nframe}${tp.u ? ', interpolated' : ''})`} />;
-  }, [P, tk, color, nOthers]);
+    // (coloured per body: each body's swatch in the colour it is drawn in)
+    const each = perBody && tp ? perBody.at(P, tp.f).map((v, i) => (v === null ? bodyColor(i) : ramp(bodyHi > 0 ? v / bodyHi : 0))) : null;
+    return tp && <PoseTable P={P} pose={tp} color={one} colors={each} caption={`Poses at t = ${fmtNum(tp.t)} s (frame ${tp.f} of ${P.nframe}${tp.u ? ', interpolated' : ''})`} />;
+  }, [P, tk, color, nOthers, perBody, bodyHi]);
 
   // the force arrows at the time shown (the first job's), their table as the pose table's
   const arrows = useMemo(() => (forces && forces.on && pose && forces.list.length
@@ -361,12 +370,6 @@ export function Anim({ P, t, setT, playing, setPlaying, speed, setSpeed, id = nu
     return tp && <LoadTable items={loadItems(tp)} dim={L.dim} t={tp.t} />;
   }, [lItems && loads, tk, L]);
 
-  // colours per body by a quantity of each body (the "Colour by" choices
-  // BODY_CONTACT, BODY_SPEED: BODY_QUANTITIES), on a scale from 0 to its
-  // largest value over the frames
-  const bq = colourBy && BODY_QUANTITIES[colourBy.value];
-  const perBody = bq && bq.offered(P) ? bq : null;
-  const bodyHi = useMemo(() => (perBody ? perBody.max(P) : 0), [P, perBody]);
   // (they change only from frame to frame; the table, a row per body, follows
   // the time as the pose table does)
   const bodyF = perBody && pose ? pose.f : -1;
