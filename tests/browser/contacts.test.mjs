@@ -137,7 +137,12 @@ test('planar: each contact arrow on the canvas starts at its stored point and is
   let checked = 0;
   for (const f of [frames[0], frames[frames.length >> 1], frames.at(-1)]) {
     await showFrame(page, P, f);
-    const view = await page.$eval('canvas.anim-canvas', (c) => ({ s: Number(c.dataset.s), ox: Number(c.dataset.ox), oy: Number(c.dataset.oy) }));
+    const view = await page.$eval('canvas.anim-canvas', (c) => ({ s: Number(c.dataset.s), ox: Number(c.dataset.ox), oy: Number(c.dataset.oy), w: c.clientWidth, h: c.clientHeight }));
+    // the follower's spring is drawn whole: its end on the ground (0, 0.3),
+    // far above the bodies, inside the canvas
+    const g = P.geometry.springs[0], gend = g.points[g.bodies.indexOf(-1)];
+    const gx = view.ox + gend[0] * view.s, gy = view.oy - gend[1] * view.s;
+    assert.ok(gx >= 0 && gx <= view.w && gy >= 0 && gy <= view.h, `frame ${f}: the spring's ground end at (${gx.toFixed(0)}, ${gy.toFixed(0)}) px, outside the ${view.w} x ${view.h} canvas`);
     // the cyan pixels of the canvas (the contact arrows' colour, #00ccff)
     const px = await page.$eval('canvas.anim-canvas', (c) => {
       const d = c.getContext('2d').getImageData(0, 0, c.width, c.height), out = [], dpr = c.width / c.clientWidth;

@@ -142,6 +142,11 @@ export function extents(P, L) {
       for (const s of B.shapes) add(place(L.dim, v, b, s.p), s.radius || (s.half ? Math.max(...s.half) : 0));
     });
   }
+  // springs' ends (a spring anchored to the ground far from the bodies is
+  // drawn whole)
+  for (let f = 0; f < P.frames.length; f += step) {
+    for (const sp of L.springs || []) for (const e of sp.ends) add(place(L.dim, P.frames[f], e.body, e.local));
+  }
   for (const p of L.ground.points) add(p);
   for (const s of L.ground.shapes) if (s.kind !== 'line' && s.kind !== 'plane') add(s.p, s.radius || (s.half ? Math.max(...s.half) : 0));
   for (let i = 0; i < 3; i++) if (!(lo[i] <= hi[i])) { lo[i] = -1; hi[i] = 1; }
