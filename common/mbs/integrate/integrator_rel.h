@@ -26,7 +26,9 @@
  * (mbs_ctrl_next_stop) and, when a held output changed there
  * (mbs_ctrl_sample, on the state the run mapped to d), the next step's
  * first slope is taken again.  A step size below solver.min_step at a
- * singular position of a loop is reported as such (w->pivot_ratio).
+ * singular position of a loop is reported as such (w->pivot_ratio).  A
+ * conservative mechanism's accepted states are scaled onto its starting
+ * energy (the `energy` hook below), as the natural coordinates' are.
  */
 #ifndef MBS_INTEGRATOR_REL_H
 #define MBS_INTEGRATOR_REL_H
@@ -59,6 +61,15 @@ typedef struct mbs_rel_state {
      * end just past it, as natural dopri5 does; NULL: none */
     double (*switch_at)(void *ctx, const struct mbs_rel_state *s, const double *y0, const double *y1, double h);
     void *switch_ctx;
+    /* the kinetic and potential energy at the accepted state, whose
+     * kinematics w holds (run/relative.c: the natural model's energies at
+     * the bodies' mapped coordinates); 0, or non-zero when they cannot be
+     * had.  Set, a conservative mechanism's accepted states are projected
+     * onto its starting energy d->E0 as the natural coordinates' are
+     * (dynamics/force.h mbs_energy_project; integrator_rel.c s_project);
+     * NULL: none */
+    int (*energy)(void *ctx, const struct mbs_rel_state *s, double t, double *T, double *V);
+    void *energy_ctx;
 } mbs_rel_state;
 
 /* Allocate the state for tree t and nz element states (q, u, qdd, z

@@ -51,6 +51,14 @@ void mbs_rel_to_natural(const mbs_model *m, const mbs_rtree *t, const mbs_rtree_
                 if (a) a[var] = Xa[c];
             }
         }
+        /* a rotor's angle variable (planar): the body's rotation since t =
+         * 0 modulo 2 pi (its equation is periodic, its mass acts on the
+         * rate only), its rate and acceleration */
+        if (bd->avar >= 0) {
+            x[bd->avar] = atan2(R[3], R[0]);
+            v[bd->avar] = V.w[2];
+            if (a) a[bd->avar] = A.w[2];
+        }
     }
 }
 
@@ -217,6 +225,23 @@ static void s_give_reactions(mbs_data *d, const mbs_rtree *t, mbs_rtree_ws *w, d
     mbs_reaction_given(d, rx);
 }
 
+/* The energies of the relative state whose kinematics s->w holds: the
+ * natural model's, at the bodies' mapped coordinates (the integrator's
+ * energy projection, integrator_rel.h). */
+typedef struct {
+    const mbs_model *m;
+    double *x, *v;   /* (nvar) scratch */
+} s_energies;
+
+static int s_energy_at(void *ctx, const mbs_rel_state *s, double t, double *T, double *V)
+{
+    s_energies *e = ctx;
+    mbs_rel_to_natural(e->m, s->tree, s->w, e->x, e->v, NULL);
+    *T = mbs_kinetic(e->m, e->v);
+    *V = mbs_potential(e->m, e->x, t);
+    return isfinite(*T) && isfinite(*V) ? 0 : 1;
+}
+
 /* The run's book-keeping at the relative state held by w (time t) with
  * element states z, rates zd: mapped to d, then mbs_run_step_done over
  * (d->t, t]. */
@@ -362,9 +387,13 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
             s.switch_at = s_switch_at;
             s.switch_ctx = &sw;
         }
+        /* conservative mechanisms: the energy projection's energies */
+        s_energies en = {m, malloc(nv), malloc(nv)};
+        s.energy = s_energy_at;
+        s.energy_ctx = &en;
         s_relrun r = {smp, &s, s.t, malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb),
                       malloc(nqb), malloc(nb), malloc(nb), &ws, rx, malloc(nzb), malloc(nzb), malloc(nzb), malloc(nzb)};
-        if (!r.zp || !r.zdp || !r.zs || !r.zds || !rx || wsrc || !r.qp || !r.qdp || !r.qddp || !r.qd || !r.qdd || !r.qs || !r.qds || !r.us || !r.udds) {
+        if (!en.x || !en.v || !r.zp || !r.zdp || !r.zs || !r.zds || !rx || wsrc || !r.qp || !r.qdp || !r.qddp || !r.qd || !r.qdd || !r.qs || !r.qds || !r.us || !r.udds) {
             rc = MBS_ENOMEM;
         } else {
             memcpy(r.qp, s.q, nqb - sizeof(double));
@@ -379,6 +408,7 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
         free(r.udds); free(rx); free(r.zp); free(r.zdp); free(r.zs); free(r.zds);
         mbs_reaction_given(d, NULL);
         free(sw.x0); free(sw.v0); free(sw.x1); free(sw.v1);
+        free(en.x); free(en.v);
         if (!wsrc) mbs_rtree_ws_free(&ws);
     }
     free(sc.x); free(sc.v); free(sc.Qb);
