@@ -165,8 +165,10 @@ static json_t *s_geometry(const mbs_spec *sp)
  * actuators), kind "force"|"torque", name, body, frame "body"|"world"
  * (the components' axes: the body's, which turn with it, or the world's),
  * values: per frame the components (force: dim; torque: 1 in 2-D, 3 in
- * 3-D)}].  DC motors' and joint actuators' torques depend on the state and
- * are not among them (a model's `motor` channels hold them). */
+ * 3-D)}]; and every joint actuator driven by a function of time as
+ * {kind "joint_actuator", name, joint, values: per frame [its torque or
+ * force]}.  DC motors' torques depend on the state and are not among them
+ * (a model's `motor` channels hold them), nor controlled joint actuators. */
 static json_t *s_loads(const mbs_spec *sp, const json_t *times)
 {
     json_t *out = json_array();
@@ -189,6 +191,16 @@ static json_t *s_loads(const mbs_spec *sp, const json_t *times)
                                                  "kind", f->type == MBS_FORCE_POINT_FORCE ? "force" : "torque",
                                                  "name", f->name, "body", f->body[0],
                                                  "frame", f->body_frame ? "body" : "world", "values", values));
+        } else if (f->type == MBS_FORCE_JOINT_ACTUATOR && !f->ctrl && f->joint >= 0) {
+            /* a joint actuator driven by a function of time: its torque
+               (revolute) or force (prismatic) on the joint's second body,
+               positive driving the joint coordinate up */
+            json_t *values = json_array();
+            size_t i; json_t *t;
+            json_array_foreach(times, i, t)
+                json_array_append_new(values, json_pack("[f]", mbs_fn_eval(&f->value[0], json_number_value(t), NULL, NULL)));
+            json_array_append_new(out, json_pack("{s:s,s:s,s:i,s:o}", "kind", "joint_actuator", "name", f->name,
+                                                 "joint", f->joint, "values", values));
         }
         act += shown;
     }

@@ -92,7 +92,20 @@ const loadTable = (page) => page.$$eval('#load-table tbody tr', (trs) => trs.map
   return o;
 }));
 
-let planarJob = null, spatialJob = null, motorJob = null;
+let planarJob = null, spatialJob = null, motorJob = null, actuatorJob = null;
+// joint actuators driven by functions of time: a torque on a pivoted arm, a
+// force on a block on a rail along x
+const ja = (t) => 0.4 * Math.sin(5 * t), jf = (t) => 2 * Math.cos(3 * t);
+const ACTUATORS = {
+  name: 'joint actuators (loads)', dimension: 2, gravity: [0, -9.81],
+  bodies: [{ name: 'arm', mass: 1, inertia: 0.01, com: [0.5, 0], angle: 0 }, { name: 'block', mass: 2, inertia: 0.01, com: [0, -1], angle: 0 }],
+  joints: [{ name: 'pivot', type: 'revolute', bodies: ['ground', 'arm'], at: [0, 0] },
+    { name: 'rail', type: 'prismatic', bodies: ['ground', 'block'], at: [0, -1], axis: [1, 0] }],
+  forces: [{ type: 'joint_actuator', name: 'shoulder', joint: 'pivot', value: '=0.4*sin(5*t)' },
+    { type: 'joint_actuator', name: 'linear', joint: 'rail', value: '=2*cos(3*t)' }],
+  solver: { integrator: 'bdf', t_end: 1, tolerance: 1e-7 },
+  outputs: { interval: 0.01, channels: [{ name: 'xb', quantity: 'position', body: 'block', component: 'x' }] },
+};
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // a DC motor on a four-bar (its torque declared as channel "torque"), 1 s of its run
 const MOTOR = { ...JSON.parse(fs.readFileSync(path.join(root, 'examples/dc_motor_four_bar.json'), 'utf8')), name: 'four-bar motor (loads)' };
@@ -105,6 +118,7 @@ test('the worker runs both models; the API gives each load at every frame', { ti
   planarJob = await runOne(PLANAR);
   spatialJob = await runOne(SPATIAL);
   motorJob = await runOne(MOTOR);
+  actuatorJob = await runOne(ACTUATORS);
   worker.kill('SIGTERM');
   await new Promise((r) => { worker.once('exit', r); setTimeout(r, 5000); });
   await apiPost(`/api/v1/sweeps/${env.control}/resume`);
@@ -129,6 +143,12 @@ test('the worker runs both models; the API gives each load at every frame', { ti
   const M = await api(`/api/v1/jobs/${motorJob}/poses`);
   assert.equal(M.loads, undefined);
   assert.deepEqual(M.geometry.forces, [{ kind: 'motor_torque', joint: 0, name: M.geometry.actuators[0].name, channels: { torque: 'torque' } }]);
+  // joint actuators: per frame the function of time, with their joints
+  const A = await api(`/api/v1/jobs/${actuatorJob}/poses`);
+  assert.deepEqual(A.loads.map((l) => [l.kind, l.name, l.joint]), [['joint_actuator', 'shoulder', 0], ['joint_actuator', 'linear', 1]]);
+  A.times.forEach((t, f) => {
+    assert.ok(Math.abs(A.loads[0].values[f][0] - ja(t)) <= 1e-12 && Math.abs(A.loads[1].values[f][0] - jf(t)) <= 1e-12, `frame ${f}`);
+  });
   // a model without force or torque elements has none
   assert.equal((await api(`/api/v1/jobs/${String((await api(`/api/v1/sweeps/${env.small}/table`)).rows[0][0])}/poses`)).loads, undefined);
 });
@@ -291,6 +311,60 @@ test('planar: a DC motor\'s torque from its channel, an arc at its joint of the 
     const table = await loadTable(page);
     assert.deepEqual(table.map((x) => [x.kind, x.x, x.y]), [['motor torque', '', '']]);
     assert.equal(table[0].z, T(f), `frame ${f}: the table's torque is the sample`);
+  }
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+// The violet pixels of the planar canvas (CSS pixels).
+const violet = (page) => page.$eval('canvas.anim-canvas', (c) => {
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height), out = [], dpr = c.width / c.clientWidth;
+  for (let i = 0; i < d.data.length; i += 4)
+    if (d.data[i] > 90 && d.data[i] < 160 && d.data[i + 1] < 40 && d.data[i + 2] > 220) out.push([((i / 4) % c.width) / dpr, Math.floor(i / 4 / c.width) / dpr]);
+  return out;
+});
+
+test('planar: joint actuators, a torque arc at the revolute joint and a force arrow along the prismatic axis', { timeout: 120000 }, async () => {
+  assert.ok(actuatorJob, 'the job ran');
+  const errors = [];
+  const page = await newPage(browser, errors);
+  const P = await api(`/api/v1/jobs/${actuatorJob}/poses`);
+  await page.goto(`${env.base}/jobs/${actuatorJob}?loads=1`);
+  await page.waitForSelector('#load-table');
+  const fmax = Math.max(...P.times.map(jf).map(Math.abs)), tmax = Math.max(...P.times.map(ja).map(Math.abs));
+  assert.deepEqual(await page.$eval('#load-legend', (e) => [Number(e.dataset.force), Number(e.dataset.torque)]), [fmax, tmax]);
+  const k = Number(await page.getAttribute('canvas.anim-canvas', 'data-load-scale'));
+  const r = Number(await page.getAttribute('canvas.anim-canvas', 'data-torque-r'));
+  assert.ok(Math.abs(k - 80 / fmax) <= 1e-12 * k);
+  const exact = (f) => Number(P.times[f].toPrecision(15)) === P.times[f];
+  // frames with the force long enough to see and the torque of either sign
+  const frames = P.times.map((_, f) => f).filter((f) => exact(f) && Math.abs(jf(P.times[f])) * k >= 20 && Math.abs(ja(P.times[f])) / tmax * 270 >= 40);
+  assert.ok(frames.some((f) => ja(P.times[f]) > 0) && frames.some((f) => ja(P.times[f]) < 0), 'torques of both signs');
+  for (const f of [frames[0], frames.find((q) => ja(P.times[q]) < 0), frames.at(-1)]) {
+    await showFrame(page, P, f);
+    const view = await page.$eval('canvas.anim-canvas', (c) => ({ s: Number(c.dataset.s), ox: Number(c.dataset.ox), oy: Number(c.dataset.oy) }));
+    const X = (p) => [view.ox + p[0] * view.s, view.oy - p[1] * view.s];
+    const px = await violet(page), t = P.times[f];
+    // the rail's force: at the block's joint point (its com here: the rail's
+    // point moves with it), along the rail's x axis
+    const b = 1, S = X([P.frames[f][3 * b], P.frames[f][3 * b + 1]]), E = [jf(t) * k, 0], len = Math.abs(E[0]), d = [Math.sign(E[0]), 0];
+    for (const u of [0.2, 0.45, 0.7]) {
+      const q = [S[0] + u * E[0], S[1]];
+      assert.ok(px.some(([x, y]) => Math.hypot(x - q[0], y - q[1]) <= 2), `frame ${f}: no force arrow at ${u} of its length`);
+    }
+    const along = px.filter(([x, y]) => Math.abs(y - S[1]) <= 3 && Math.abs(Math.hypot(x - S[0], y - S[1]) - r) > 4).map(([x]) => (x - S[0]) * d[0]);
+    assert.ok(Math.abs(Math.max(...along) - len) <= 3, `frame ${f}: the force arrow reaches ${Math.max(...along).toFixed(1)} px, want ${len.toFixed(1)}`);
+    // the pivot's torque: an arc at the joint (0, 0), its sign and size
+    const C = X([0, 0]), sweep = (ja(t) / tmax) * 270;
+    const onArc = px.filter(([x, y]) => Math.abs(Math.hypot(x - C[0], y - C[1]) - r) <= 2)
+      .map(([x, y]) => ((Math.atan2(-(y - C[1]), x - C[0]) * 180) / Math.PI + 360) % 360);
+    const inside = (a) => (sweep > 0 ? a <= sweep : a >= 360 + sweep || a === 0);
+    const mid = sweep > 0 ? sweep / 2 : 360 + sweep / 2, beyond = sweep > 0 ? (sweep + 360) / 2 : (360 + sweep) / 2;
+    assert.ok(onArc.some((a) => Math.abs(a - mid) <= 3), `frame ${f}: no arc pixel halfway along the torque's sweep ${sweep.toFixed(0)} deg`);
+    assert.ok(!onArc.some((a) => Math.abs(a - beyond) <= 10 && !inside(a)), `frame ${f}: arc pixels on the wrong side (sweep ${sweep.toFixed(0)} deg)`);
+    const table = await loadTable(page);
+    assert.deepEqual(table.map((x) => [x.name, x.kind]), [['linear', 'actuator force'], ['shoulder', 'actuator torque']]);
+    assert.ok(Math.abs(table[0].x - jf(t)) <= 1e-12 && Math.abs(table[0].y) <= 1e-12 && Math.abs(table[1].z - ja(t)) <= 1e-12, `frame ${f}: the table ${JSON.stringify(table)}, want x ${jf(t)}, z ${ja(t)}`);
   }
   assert.deepEqual(errors, []);
   await page.context().close();

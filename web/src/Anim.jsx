@@ -170,7 +170,8 @@ function LoadLegend({ max, dim }) {
 // shown; each value cell says its component (data-c).
 function LoadTable({ items, dim, t }) {
   const names = ['x', 'y', 'z'];
-  const rows = [...items.forces.map((a) => ({ ...a, kind: 'force', c: a.F })), ...items.torques.map((a) => ({ ...a, kind: a.motor ? 'motor torque' : 'torque', c: a.T }))];
+  const rows = [...items.forces.map((a) => ({ ...a, force: true, kind: a.actuator ? 'actuator force' : 'force', c: a.F })),
+    ...items.torques.map((a) => ({ ...a, force: false, kind: a.motor ? 'motor torque' : a.actuator ? 'actuator torque' : 'torque', c: a.T }))];
   const cell = (k, x) => <td class="num" data-c={k} data-v={x === undefined ? '' : x}>{x === undefined ? '' : fmtNum(x)}</td>;
   return (
     <table class="list small" id="load-table">
@@ -178,7 +179,7 @@ function LoadTable({ items, dim, t }) {
       <thead><tr><th scope="col">Load</th><th scope="col">Kind</th>{names.map((n) => <th scope="col">{n}</th>)}<th scope="col">|F|, |T|</th></tr></thead>
       <tbody>{rows.map((a) => (
         <tr data-load={a.name} data-kind={a.kind}><td>{a.name}</td><td>{a.kind}</td>
-          {names.map((n, i) => cell(n, dim === 2 && (a.kind === 'force' ? i === 2 : i < 2) ? undefined : a.c[i]))}
+          {names.map((n, i) => cell(n, dim === 2 && (a.force ? i === 2 : i < 2) ? undefined : a.c[i]))}
           {cell('m', Math.hypot(...a.c))}</tr>
       ))}</tbody>
     </table>

@@ -3,7 +3,7 @@
 // geometry's "forces" of GET /api/v1/jobs/{id}/poses name the channels),
 // their value at a time, and one scale for the whole run, so that an
 // arrow's length compares across times and joints (the legend gives it).
-import { place, bodyRot, bodyCom } from './pose.js';
+import { place, bodyRot, bodyCom, turn } from './pose.js';
 
 export const FORCE_COLOR = '#ff00cc';   // magenta: no body, job or actuator colour
 export const ARROW_PX = 80;             // 2-D: the largest force of the run, in CSS pixels
@@ -125,14 +125,24 @@ export function loadsAt(P, L, pose) {
   for (const l of P.loads) {
     if (!l.values[pose.f]) continue;
     let x = loadValue(l, pose);
+    if (l.kind === 'joint_actuator') {
+      // on the joint's second body at the joint point: a revolute joint's
+      // torque about its axis (z in 2-D), a prismatic one's force along it
+      const j = L.joints[l.joint], p = place(dim, pose.v, j.body, j.local);
+      const ax = dim === 2 && j.type === 'revolute' ? [0, 0, 1] : turn(dim, pose.v, j.body, j.axis || [0, 0, 1]);
+      const n = Math.hypot(...ax) || 1, d = ax.map((c) => (c / n) * x[0]);
+      if (j.type === 'prismatic') out.forces.push({ name: l.name, actuator: true, p, F: d.slice(0, dim) });
+      else out.torques.push({ name: l.name, actuator: true, p, T: d });
+      continue;
+    }
     const R = bodyRot(dim, pose.v, l.body);
-    const turn = (w) => (l.frame === 'body' ? [0, 1, 2].map((i) => R[3 * i] * w[0] + R[3 * i + 1] * w[1] + R[3 * i + 2] * w[2]) : w);
+    const toWorld = (w) => (l.frame === 'body' ? [0, 1, 2].map((i) => R[3 * i] * w[0] + R[3 * i + 1] * w[1] + R[3 * i + 2] * w[2]) : w);
     if (l.kind === 'force') {
-      const F = turn([x[0], x[1], dim === 3 ? x[2] : 0]);
+      const F = toWorld([x[0], x[1], dim === 3 ? x[2] : 0]);
       const a = L.actuators[l.actuator];
       out.forces.push({ name: l.name, p: place(dim, pose.v, l.body, a.local), F: F.slice(0, dim) });
     } else {
-      x = dim === 3 ? turn(x) : [0, 0, x[0]];
+      x = dim === 3 ? toWorld(x) : [0, 0, x[0]];
       out.torques.push({ name: l.name, p: bodyCom(dim, pose.v, l.body), T: x });
     }
   }
@@ -143,7 +153,11 @@ export function loadsAt(P, L, pose) {
 // motors' torques over every sample (0 when none).
 export function loadMax(P, motors = null) {
   const m = { force: 0, torque: 0 };
-  for (const l of P.loads || []) for (const x of l.values) m[l.kind] = Math.max(m[l.kind], Math.hypot(...x) || 0);
+  for (const l of P.loads || []) {
+    // (a joint actuator's kind is its joint's: prismatic a force, revolute a torque)
+    const k = l.kind === 'joint_actuator' ? (P.geometry.joints[l.joint].type === 'prismatic' ? 'force' : 'torque') : l.kind;
+    for (const x of l.values) m[k] = Math.max(m[k], Math.hypot(...x) || 0);
+  }
   if (motors) for (const r of motors.rows) for (const mo of motors.list) m.torque = Math.max(m.torque, Math.abs(r[mo.col]) || 0);
   return m;
 }
