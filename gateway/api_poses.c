@@ -18,7 +18,9 @@
  * the output channels that hold a joint's reaction force in every
  * component, which a viewer draws as arrows from the job's samples;
  * "contacts" (with the frames, for models with contact pairs) the contact
- * forces at every frame, each at its point, for arrows too.
+ * forces at every frame, each at its point, for arrows too; "loads" (with
+ * the frames, for models with force or torque elements) their values at
+ * the frame times.
  */
 #include "gw.h"
 #include "mechanism/mechanism.h"
@@ -66,6 +68,19 @@ static json_t *s_forces(const mbs_spec *sp)
         json_array_append_new(out, json_pack("{s:s,s:i,s:s,s:o}", "kind", "reaction_force", "joint", k,
                                              "name", sp->joints[k].name, "channels", chs));
     }
+    /* a DC motor's torque on its joint, where a `motor` channel declares it
+       (it depends on the state: the job's samples hold it) */
+    for (int k = 0; k < sp->nforce; k++) {
+        if (sp->forces[k].type != MBS_FORCE_DC_MOTOR) continue;
+        for (int c = 0; c < sp->nchannel; c++) {
+            const mbs_channel_spec *ch = &sp->channels[c];
+            if (ch->quantity != MBS_Q_MOTOR || ch->element != k || ch->component != MBS_C_TORQUE) continue;
+            json_array_append_new(out, json_pack("{s:s,s:i,s:s,s:{s:s}}", "kind", "motor_torque",
+                                                 "joint", sp->forces[k].joint, "name", sp->forces[k].name,
+                                                 "channels", "torque", ch->name));
+            break;
+        }
+    }
     return out;
 }
 
@@ -100,7 +115,7 @@ static json_t *s_geometry(const mbs_spec *sp)
     }
     /* what drives the mechanism: drivers (a joint's motion prescribed),
        DC motors and rotational springs on joints, forces and torques on
-       bodies (their values are functions of time, not drawn) */
+       bodies (their values at the frames: s_loads) */
     for (int k = 0; k < sp->ndriver; k++)
         json_array_append_new(actuators, json_pack("{s:s,s:s,s:i}", "name", sp->joints[sp->drivers[k].joint].name,
                                                    "kind", "driver", "joint", sp->drivers[k].joint));
@@ -144,9 +159,60 @@ static json_t *s_geometry(const mbs_spec *sp)
                      "forces", s_forces(sp));
 }
 
+/* The applied loads at the frame times (a JSON array of numbers): every
+ * force and torque element (their values are functions of time, evaluated
+ * here as the solver does), as [{actuator (index in the geometry's
+ * actuators), kind "force"|"torque", name, body, frame "body"|"world"
+ * (the components' axes: the body's, which turn with it, or the world's),
+ * values: per frame the components (force: dim; torque: 1 in 2-D, 3 in
+ * 3-D)}]; and every joint actuator driven by a function of time as
+ * {kind "joint_actuator", name, joint, values: per frame [its torque or
+ * force]}.  DC motors' torques depend on the state and are not among them
+ * (a model's `motor` channels hold them), nor controlled joint actuators. */
+static json_t *s_loads(const mbs_spec *sp, const json_t *times)
+{
+    json_t *out = json_array();
+    int act = sp->ndriver;    /* the geometry's actuators: drivers first */
+    for (int k = 0; k < sp->nforce; k++) {
+        const mbs_force_spec *f = &sp->forces[k];
+        int shown = f->type == MBS_FORCE_DC_MOTOR || f->type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER ||
+                    f->type == MBS_FORCE_POINT_FORCE || f->type == MBS_FORCE_TORQUE;
+        if (f->type == MBS_FORCE_POINT_FORCE || f->type == MBS_FORCE_TORQUE) {
+            int ncomp = f->type == MBS_FORCE_POINT_FORCE ? sp->dim : sp->dim == 3 ? 3 : 1;
+            json_t *values = json_array();
+            size_t i; json_t *t;
+            json_array_foreach(times, i, t) {
+                json_t *row = json_array();
+                for (int c = 0; c < ncomp; c++)
+                    json_array_append_new(row, json_real(mbs_fn_eval(&f->value[c], json_number_value(t), NULL, NULL)));
+                json_array_append_new(values, row);
+            }
+            json_array_append_new(out, json_pack("{s:i,s:s,s:s,s:i,s:s,s:o}", "actuator", act,
+                                                 "kind", f->type == MBS_FORCE_POINT_FORCE ? "force" : "torque",
+                                                 "name", f->name, "body", f->body[0],
+                                                 "frame", f->body_frame ? "body" : "world", "values", values));
+        } else if (f->type == MBS_FORCE_JOINT_ACTUATOR && !f->ctrl && f->joint >= 0) {
+            /* a joint actuator driven by a function of time: its torque
+               (revolute) or force (prismatic) on the joint's second body,
+               positive driving the joint coordinate up */
+            json_t *values = json_array();
+            size_t i; json_t *t;
+            json_array_foreach(times, i, t)
+                json_array_append_new(values, json_pack("[f]", mbs_fn_eval(&f->value[0], json_number_value(t), NULL, NULL)));
+            json_array_append_new(out, json_pack("{s:s,s:s,s:i,s:o}", "kind", "joint_actuator", "name", f->name,
+                                                 "joint", f->joint, "values", values));
+        }
+        act += shown;
+    }
+    return out;
+}
+
 /* Parse a definition with overrides (JSON objects, may be NULL) into its
- * geometry; NULL with the reply set when it does not parse. */
-static json_t *s_geometry_of(gw_req *r, const char *def, size_t len, json_t *params, json_t *solver)
+ * geometry; NULL with the reply set when it does not parse.  With times
+ * (the job's frame times) and loads, *loads takes the applied loads at
+ * those times (s_loads). */
+static json_t *s_geometry_of(gw_req *r, const char *def, size_t len, json_t *params, json_t *solver,
+                             const json_t *times, json_t **loads)
 {
     job_overrides ov;
     mbs_errlist *el = calloc(1, sizeof *el);
@@ -164,6 +230,7 @@ static json_t *s_geometry_of(gw_req *r, const char *def, size_t len, json_t *par
     }
     free(el);
     json_t *g = s_geometry(sp);
+    if (times && loads) *loads = s_loads(sp, times);
     mbs_spec_free(&sp);
     return g;
 }
@@ -177,7 +244,7 @@ int api_models_geometry(gw_req *r)
     PGresult *res = db_exec(db, "SELECT definition::text FROM models WHERE id = $1", 1, p);
     if (!db_ok(res)) { gw_reply_db_error(r, res); PQclear(res); return 0; }
     if (PQntuples(res) == 0) { PQclear(res); return gw_reply_error(r, 404, "not_found", "no such model", NULL); }
-    json_t *g = s_geometry_of(r, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0), NULL, NULL);
+    json_t *g = s_geometry_of(r, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0), NULL, NULL, NULL, NULL);
     PQclear(res);
     if (!g) return 0;
     return gw_reply_json(r, 200, json_pack("{s:s,s:o}", "model", r->param[0], "geometry", g));
@@ -215,7 +282,8 @@ static json_t *s_frames(PGresult *res)
                      "times", times, "frames", frames);
 }
 
-/* The stored contact points (sql/014_contacts.sql) as {nframe, points}:
+/* The stored contact points (sql/014_contacts.sql) as {nframe, limit, points}
+ * (limit: the most points a job keeps, MBS_CONTACT_RECS_MAX):
  * points holds, per frame of the first nframe, the list of its touching
  * points, each {pair, body, other, at, force} (vectors of the dimension's length);
  * NULL when the job has none stored (a model without contacts, or an older
@@ -240,7 +308,8 @@ static json_t *s_contacts(PGresult *res, long nframe, int dim)
                                         "other", (int)r[3], "at", s_vec(r + 4, dim), "force", s_vec(r + 7, dim)));
     }
     free(v);
-    return json_pack("{s:I,s:o}", "nframe", (json_int_t)cnf, "points", points);
+    return json_pack("{s:I,s:I,s:o}", "nframe", (json_int_t)cnf, "limit", (json_int_t)MBS_CONTACT_RECS_MAX,
+                     "points", points);
 }
 
 int api_jobs_poses(gw_req *r)
@@ -260,10 +329,13 @@ int api_jobs_poses(gw_req *r)
     if (PQntuples(res) == 0) { PQclear(res); return gw_reply_error(r, 404, "not_found", "no such job", NULL); }
     json_t *params = json_loadb(PQgetvalue(res, 0, 1), (size_t)PQgetlength(res, 0, 1), 0, NULL);
     json_t *solver = json_loadb(PQgetvalue(res, 0, 2), (size_t)PQgetlength(res, 0, 2), 0, NULL);
-    json_t *g = s_geometry_of(r, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0), params, solver);
+    json_t *out = s_frames(res), *loads = NULL;
+    json_t *g = s_geometry_of(r, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0), params, solver,
+                              json_object_get(out, "times"), &loads);
     json_decref(params); json_decref(solver);
-    if (!g) { PQclear(res); return 0; }
-    json_t *out = s_frames(res);
+    if (!g) { PQclear(res); json_decref(out); return 0; }
+    if (loads && json_array_size(loads)) json_object_set_new(out, "loads", loads);
+    else json_decref(loads);
     json_t *cs = s_contacts(res, (long)json_integer_value(json_object_get(out, "nframe")),
                             (int)json_integer_value(json_object_get(g, "dimension")));
     if (cs) json_object_set_new(out, "contacts", cs);

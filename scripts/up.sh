@@ -25,7 +25,9 @@ NWORKERS=${MBSWEEP_WORKERS:-$(nproc)}
 case "$NWORKERS" in ''|*[!0-9]*) echo "up: MBSWEEP_WORKERS must be a number, not '$NWORKERS'" >&2; exit 2 ;; esac
 URL="http://127.0.0.1:$PORT"
 
-alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# the recorded process is running and is this run's (its command line names
+# the run directory: a pid left by a process that died may be another's now)
+alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null && grep -qsaF -- "$RUN/" "/proc/$(cat "$1")/cmdline"; }
 
 if alive "$RUN/gateway.pid"; then
   echo "mbsweep is already up: $URL"

@@ -8,6 +8,6 @@ set -u
 cd "$(dirname "$0")/.."
 start=$SECONDS
 make -s build/gateway build/worker build/www/index.html || { echo "suite_web: build failed" >&2; exit 1; }
-timeout 900 bash tests/browser/run.sh; rc=$?
+timeout 2400 bash tests/browser/run.sh; rc=$?
 echo "suite_web: $((SECONDS - start)) s"
 exit $rc

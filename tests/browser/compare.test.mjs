@@ -86,6 +86,12 @@ test('the comparison equals the API, sorts, and its CSV holds the table', async 
   // every model with a speed-up as a point against its declared pairs
   const timed = paired.filter((m) => shown(m));
   assert.equal(Number(await page.getAttribute('#compare-vs-pairs', 'data-points')), timed.filter((m) => m.declared_pairs > 0).length);
+  // each chart has its title just before it (the boxes' axis labels read as
+  // the second chart's without one)
+  for (const id of ['compare-boxes', 'compare-vs-pairs']) {
+    assert.equal(await page.$eval(`#${id}`, (e) => e.previousElementSibling && e.previousElementSibling.id), `${id}-title`);
+    assert.match(await page.textContent(`#${id}-title`), /speed-up/i);
+  }
   // every pair as a dot: the API's speed-ups, ascending, one per pair
   for (const m of paired) {
     for (const [all, s] of [[m.speedups, m.speedup], [m.speedups_cpu, m.speedup_cpu]]) {

@@ -28,7 +28,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { env, launch, newPage, api, apiPost, until, showFrame } from './helpers.mjs';
+import { env, launch, newPage, api, apiPost, until, showFrame, sweepDone } from './helpers.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const browser = await launch();
@@ -40,25 +40,43 @@ after(async () => {
 
 // A job of example `file` (one row, its t_end), run to done; its id.
 async function runOne(file, name, tEnd) {
-  const m = JSON.parse(fs.readFileSync(path.join(root, 'examples', file), 'utf8'));
+  return runModel(JSON.parse(fs.readFileSync(path.join(root, 'examples', file), 'utf8')), name, tEnd);
+}
+async function runModel(m, name, tEnd) {
   m.name = name;
   const model = await apiPost('/api/v1/models', m);
   const s = await apiPost('/api/v1/sweeps', { model: model.id, name, design: { kind: 'list', rows: [{}] }, solver: { t_end: tEnd } });
-  await until(async () => (await api(`/api/v1/sweeps/${s.id}`)).status === 'done', `${name} done`, 120000);
+  await sweepDone(s.id, name);
   return String((await api(`/api/v1/sweeps/${s.id}/table`)).rows[0][0]);
 }
 
 // The largest stored contact force.
 const maxOf = (P) => Math.max(...P.contacts.points.flat().map((c) => Math.hypot(...c.force)));
 
-let planarJob = null, spatialJob = null;
+let planarJob = null, spatialJob = null, cappedJob = null;
 
-test('the worker runs the cam and follower and the 100 balls; their contact points are stored', { timeout: 240000 }, async () => {
+// A model whose contact points exceed what a job keeps (32768): a plank
+// resting on NAILS frictionless points on the ground line, every one of
+// them touching once it has settled (a fraction of a millisecond), at 251
+// frames: about 200 x 251 points.
+const NAILS = 200;
+const nails = () => ({
+  dimension: 2, gravity: [0, -9.81],
+  bodies: [{ name: 'plank', mass: 1, inertia: 0.1, com: [0, 0.025], angle: 0 }],
+  shapes: [{ name: 'floor', body: 'ground', type: 'line', point: [0, 0], normal: [0, 1] },
+    ...Array.from({ length: NAILS }, (_, i) => ({ name: `p${i}`, body: 'plank', type: 'point', at: [-0.5 + i / (NAILS - 1), 0] }))],
+  contacts: [{ between: ['p*', 'floor'], law: 'hunt_crossley', stiffness: 1e7, exponent: 1, restitution: 0.5, friction: 0 }],
+  solver: { integrator: 'bdf', t_end: 0.5, tolerance: 1e-7, abs_tolerance: 1e-10, max_step: 0.002 },
+  outputs: { interval: 0.001, channels: [{ name: 'N', quantity: 'contact_force', shapes: ['floor', 'p*'], component: 'normal' }] },
+});
+
+test('the worker runs the cam and follower and the 100 balls; their contact points are stored', { timeout: 900000 }, async () => {
   await apiPost(`/api/v1/sweeps/${env.control}/pause`);
   const log = fs.openSync(env.workerLog, 'a');
   worker = spawn(env.worker, ['--connect', env.zmq, '--id', 'contacts', '--heartbeat-ms', '200'], { stdio: ['ignore', log, log] });
   planarJob = await runOne('cam_follower.json', 'cam follower (contact arrows)', 0.3);
   spatialJob = await runOne('balls_in_box_100.json', '100 balls (contact arrows)', 0.5);
+  cappedJob = await runModel(nails(), 'bed of nails (contact cap)', 0.5);
   worker.kill('SIGTERM');
   await new Promise((r) => { worker.once('exit', r); setTimeout(r, 5000); });
   await apiPost(`/api/v1/sweeps/${env.control}/resume`);
@@ -119,7 +137,12 @@ test('planar: each contact arrow on the canvas starts at its stored point and is
   let checked = 0;
   for (const f of [frames[0], frames[frames.length >> 1], frames.at(-1)]) {
     await showFrame(page, P, f);
-    const view = await page.$eval('canvas.anim-canvas', (c) => ({ s: Number(c.dataset.s), ox: Number(c.dataset.ox), oy: Number(c.dataset.oy) }));
+    const view = await page.$eval('canvas.anim-canvas', (c) => ({ s: Number(c.dataset.s), ox: Number(c.dataset.ox), oy: Number(c.dataset.oy), w: c.clientWidth, h: c.clientHeight }));
+    // the follower's spring is drawn whole: its end on the ground (0, 0.3),
+    // far above the bodies, inside the canvas
+    const g = P.geometry.springs[0], gend = g.points[g.bodies.indexOf(-1)];
+    const gx = view.ox + gend[0] * view.s, gy = view.oy - gend[1] * view.s;
+    assert.ok(gx >= 0 && gx <= view.w && gy >= 0 && gy <= view.h, `frame ${f}: the spring's ground end at (${gx.toFixed(0)}, ${gy.toFixed(0)}) px, outside the ${view.w} x ${view.h} canvas`);
     // the cyan pixels of the canvas (the contact arrows' colour, #00ccff)
     const px = await page.$eval('canvas.anim-canvas', (c) => {
       const d = c.getContext('2d').getImageData(0, 0, c.width, c.height), out = [], dpr = c.width / c.clientWidth;
@@ -268,6 +291,9 @@ test('colours per body by its contact force: value, scale and colour at scrubbed
         assert.ok(Math.abs(r.tint - want[b] / hi) <= 1e-9, `frame ${f} ${P.bodies[b]}: scaled ${r.tint}, want ${want[b] / hi}`);
         assert.equal(r.color, `rgb(${rampRGB(want[b] / hi).join(',')})`, `frame ${f} ${P.bodies[b]}: colour`);
       });
+      // the pose table's swatches: each body in the colour it is drawn in
+      assert.deepEqual(await page.$$eval('#anim-table tbody tr .swatch', (ss) => ss.map((e) => e.dataset.color)),
+        want.map((x) => `rgb(${rampRGB(x / hi).join(',')})`), `frame ${f}: the pose table's swatches`);
       if (dim === 2) {
         // every body's colour is drawn on the canvas
         for (let b = 0; b < P.bodies.length; b++) {
@@ -308,4 +334,70 @@ test('colours per body by its contact force: value, scale and colour at scrubbed
     await page2.context().close();
   }
   assert.deepEqual(errors.filter((e) => !/GPU stall|GL Driver/.test(e)), []);
+});
+
+test('at the limit of 32768 contact points: the points stored up to it, the page says where they stop and draws none after', { timeout: 120000 }, async () => {
+  assert.ok(cappedJob && planarJob, 'the jobs ran');
+  const P = await api(`/api/v1/jobs/${cappedJob}/poses`), result = await api(`/api/v1/jobs/${cappedJob}/result`);
+  const C = P.contacts, cN = result.columns.indexOf('N');
+  // the API: the limit, and the first frames whose points fit under it
+  assert.equal(C.limit, 32768);
+  assert.ok(C.nframe > 1 && C.nframe < P.nframe, `${C.nframe} of ${P.nframe} frames' points stored`);
+  assert.equal(C.points.length, C.nframe);
+  const stored = C.points.reduce((n, pts) => n + pts.length, 0);
+  // the next frame's points did not fit: every nail touches at the last stored frame
+  assert.equal(C.points[C.nframe - 1].length, NAILS);
+  assert.ok(stored <= C.limit && stored + NAILS > C.limit, `${stored} points stored, ${NAILS} more would exceed ${C.limit}`);
+  // the points kept are right: frictionless, each frame's resultant is channel N
+  C.points.forEach((pts, f) => {
+    const row = result.rows.find((r) => r[0] === P.times[f]);
+    const F = pts.reduce((a, c) => [a[0] + c.force[0], a[1] + c.force[1]], [0, 0]);
+    assert.ok(Math.abs(Math.hypot(...F) - row[cN]) <= 1e-9 * (1 + Math.abs(row[cN])), `frame ${f}: |F| ${Math.hypot(...F)}, N ${row[cN]}`);
+  });
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await page.goto(`${env.base}/jobs/${cappedJob}?contacts=1`);
+  await page.waitForSelector('#contact-table');
+  // the note: how many frames, up to which time, and why
+  const note = await page.$eval('#contact-cap', (e) => ({ nframe: Number(e.dataset.nframe), until: Number(e.dataset.until), text: e.textContent }));
+  assert.deepEqual([note.nframe, note.until], [C.nframe, P.times[C.nframe - 1]]);
+  assert.match(note.text, new RegExp(`first ${C.nframe} of ${P.nframe} frames`));
+  assert.match(note.text, /32,768 points/);
+  const cyan = () => page.$eval('canvas.anim-canvas', (c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] < 90 && d[i + 1] > 150 && d[i + 2] > 200) n++;
+    return n;
+  });
+  // frame f opened by its link (its time exactly, whatever its digits)
+  const open = async (f, more = '') => {
+    await page.goto(`${env.base}/jobs/${cappedJob}?contacts=1&t=${P.times[f]}${more}`);
+    await until(async () => page.evaluate((f) => {
+      const e = document.querySelector('#time-shown'), c = document.querySelector('canvas.anim-canvas');
+      return !!e && Number(e.dataset.frame) === f && Number(e.dataset.u) === 0 && !!c && c.dataset.frame === String(f);
+    }, f), `frame ${f} shown`);
+  };
+  // the last frame stored: every point in the table and drawn
+  await open(C.nframe - 1);
+  assert.equal(await page.getAttribute('#contact-table', 'data-stored'), '1');
+  assert.equal((await page.$$('#contact-table tbody tr')).length, NAILS);
+  assert.ok((await cyan()) > 100, 'arrows drawn at the last frame stored');
+  // the first frame after it: the table says none are stored (not "none
+  // touching"), and the canvas has no arrow
+  await open(C.nframe);
+  assert.equal(await page.getAttribute('#contact-table', 'data-stored'), '0');
+  assert.equal((await page.$$('#contact-table tbody tr')).length, 0);
+  assert.match(await page.textContent('#contact-table caption'), /not stored/);
+  assert.equal(await cyan(), 0, 'no arrow after the frames stored');
+  // coloured per body by its contact force: "not stored" there, not 0
+  await open(C.nframe, '&colour=@contact');
+  await page.waitForSelector('#body-colours');
+  assert.deepEqual(await page.$$eval('#body-colours tbody tr td[data-v]', (tds) => tds.map((td) => [td.dataset.v, td.textContent])), [['', 'not stored']]);
+  assert.ok(await page.$('#contact-cap'));
+  // a job whose points all fit has no such note
+  await page.goto(`${env.base}/jobs/${planarJob}?contacts=1`);
+  await page.waitForSelector('#contact-table');
+  assert.equal(await page.$('#contact-cap'), null);
+  assert.deepEqual(errors, []);
+  await page.context().close();
 });

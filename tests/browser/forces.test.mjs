@@ -19,7 +19,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { env, launch, newPage, api, apiPost, until, showFrame } from './helpers.mjs';
+import { env, launch, newPage, api, apiPost, until, showFrame, sweepDone } from './helpers.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const browser = await launch();
@@ -65,7 +65,7 @@ function jointAt(P, k, f) {
 async function runOne(m, tEnd) {
   const model = await apiPost('/api/v1/models', m);
   const s = await apiPost('/api/v1/sweeps', { model: model.id, name: m.name, design: { kind: 'list', rows: [{}] }, solver: { t_end: tEnd } });
-  await until(async () => (await api(`/api/v1/sweeps/${s.id}`)).status === 'done', `${m.name} done`, 90000);
+  await sweepDone(s.id, m.name);
   return String((await api(`/api/v1/sweeps/${s.id}/table`)).rows[0][0]);
 }
 
@@ -79,7 +79,7 @@ function stored(result, name, t, axes) {
 
 let planarJob = null, spatialJob = null;
 
-test('the worker runs the two models with reaction forces', { timeout: 150000 }, async () => {
+test('the worker runs the two models with reaction forces', { timeout: 900000 }, async () => {
   await apiPost(`/api/v1/sweeps/${env.control}/pause`);
   const log = fs.openSync(env.workerLog, 'a');
   worker = spawn(env.worker, ['--connect', env.zmq, '--id', 'forces', '--heartbeat-ms', '200'], { stdio: ['ignore', log, log] });

@@ -34,11 +34,16 @@ export async function launch() {
   });
 }
 
-// A page that fails the test on any uncaught error or console error.
+// A page that fails the test on any uncaught error or console error.  It
+// counts its requests in flight (page.inFlight, waitShown's sign of progress).
 export async function newPage(browser, errors) {
   const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
   const page = await ctx.newPage();
   page.setDefaultTimeout(30000);
+  page.inFlight = new Set();
+  page.on('request', (q) => page.inFlight.add(q));
+  page.on('requestfinished', (q) => page.inFlight.delete(q));
+  page.on('requestfailed', (q) => page.inFlight.delete(q));
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
   return page;
@@ -107,6 +112,50 @@ export async function showFrame(page, P, f) {
     const e = document.querySelector('#time-shown'), c = document.querySelector('canvas.anim-canvas');
     return !!e && Number(e.dataset.frame) === f && Number(e.dataset.u) === 0 && (!c || c.dataset.frame === String(f));
   }, f), `frame ${f} shown`);
+}
+
+// Waits that depend on progress rather than on a fixed time: a loaded
+// machine makes everything slower, and a fixed limit then fails a test whose
+// service is only slow (a CI run under load did).  They fail when nothing
+// has moved for stallMs (the work stopped), or after maxMs in all.
+
+// Poll fn() until it returns a truthy value, for as long as progress()
+// (any comparable value) keeps changing.
+export async function untilProgress(fn, progress, what, { stallMs = 60000, maxMs = 600000 } = {}) {
+  const start = Date.now();
+  let last, p = await progress(), moved = Date.now();
+  while (Date.now() - start < maxMs) {
+    last = await fn();
+    if (last) return last;
+    const q = await progress();
+    if (q !== p) { p = q; moved = Date.now(); } else if (Date.now() - moved > stallMs) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`waiting for ${what}: ${Date.now() - moved > stallMs ? `no progress for ${stallMs} ms` : `not within ${maxMs} ms`}`
+    + ` (last: ${JSON.stringify(last)}, progress: ${JSON.stringify(p)})`);
+}
+
+// Sweep id run to done by the workers: waited for as long as its job counts
+// change (a job that runs longer than stallMs without any other finishing
+// fails it); failed or cancelled is an error at once.
+export async function sweepDone(id, what, opts = {}) {
+  let s = null;
+  return untilProgress(async () => {
+    s = await api(`/api/v1/sweeps/${id}`);
+    if (s.status === 'failed' || s.status === 'cancelled') throw new Error(`${what}: ${s.status} ${JSON.stringify(s.counts)}`);
+    return s.status === 'done' ? s : null;
+  }, () => (s ? `${s.status} ${JSON.stringify(s.counts)}` : ''), `${what} done`, opts);
+}
+
+// The page's element sel shown: waited for while the page has a request in
+// flight (the server still working for it), failing when none has been in
+// flight for stallMs and the element is still not there.
+export async function waitShown(page, sel, what = sel, { stallMs = 30000, maxMs = 300000 } = {}) {
+  const ticks = () => (page.inFlight.size ? Date.now() : 0);
+  let busy = Date.now();
+  await untilProgress(async () => (await page.$(sel)) !== null,
+    () => { const t = ticks(); if (t) busy = t; return busy; }, what, { stallMs, maxMs });
+  await page.waitForSelector(sel);
 }
 
 // Poll fn() until it returns a truthy value (bounded in time), else throw.

@@ -375,3 +375,77 @@ test('several jobs in one animated scene, side by side or overlaid, coloured by 
   assert.deepEqual(errors, []);
   await page.context().close();
 });
+
+// Every body's speed at frame f from the stored frames, computed here: the
+// central difference of its centre of mass over frames f - 1 and f + 1
+// (one-sided at the first and last frame).
+function speeds(P, f) {
+  const d = P.npose === 7 ? 3 : 2, i = Math.max(0, f - 1), j = Math.min(P.nframe - 1, f + 1);
+  const a = P.frames[i], b = P.frames[j], dt = P.times[j] - P.times[i];
+  return P.bodies.map((_, k) => Math.hypot(...Array.from({ length: d }, (_, c) => b[k * P.npose + c] - a[k * P.npose + c])) / dt);
+}
+
+test('each body coloured by its speed: the value from the frames, equal to the energy\'s speed, scaled and drawn', async () => {
+  const errors = [];
+  // the small sweep's first job (the pendulum released from the horizontal
+  // at rest) and the spatial slider-crank
+  const cols = table.columns.map((c) => `${c.group}.${c.name}`);
+  const L = table.rows[0][cols.indexOf('parameter.L')], m = table.rows[0][cols.indexOf('parameter.m')];
+  const sp = (await api(`/api/v1/sweeps/${env.spatial}/jobs`)).items[0];
+  for (const job of [J1, sp.id]) {
+    const P = await api(`/api/v1/jobs/${job}/poses`);
+    const page = await newPage(browser, errors);
+    await page.goto(`${env.base}/jobs/${job}`);
+    await page.waitForSelector('#colour');
+    await page.selectOption('#colour', '@speed');
+    await until(async () => new URL(page.url()).searchParams.get('colour') === '@speed', 'colour=@speed in the URL');
+    await page.waitForSelector('#body-colours');
+    // the scale: 0 to the largest speed over the frames
+    let hi = 0;
+    for (let f = 0; f < P.nframe; f++) hi = Math.max(hi, ...speeds(P, f));
+    const legend = await page.$eval('#colour-legend', (e) => [e.dataset.channel, Number(e.dataset.lo), Number(e.dataset.hi)]);
+    assert.deepEqual(legend.slice(0, 2), ['speed', 0]);
+    assert.ok(hi > 0 && Math.abs(legend[2] - hi) <= 1e-12 * hi, `the scale ends at the largest speed ${hi}: ${legend[2]}`);
+    const seen = new Set();
+    for (const f of [5, P.nframe >> 1, P.nframe - 8]) {
+      await showFrame(page, P, f);
+      const want = speeds(P, f);
+      const rows = await page.$$eval('#body-colours tbody tr', (trs) => trs.map((tr) => ({ tint: Number(tr.dataset.tint), v: Number(tr.querySelector('td[data-v]').dataset.v), color: tr.querySelector('.swatch').dataset.color })));
+      assert.equal(rows.length, P.bodies.length);
+      rows.forEach((r, b) => {
+        assert.ok(Math.abs(r.v - want[b]) <= 1e-12 * (1 + hi), `frame ${f} ${P.bodies[b]}: ${r.v}, want ${want[b]}`);
+        assert.ok(Math.abs(r.tint - want[b] / hi) <= 1e-12, `frame ${f} ${P.bodies[b]}: scaled ${r.tint}`);
+        assert.equal(r.color, ramp(want[b] / hi), `frame ${f} ${P.bodies[b]}: colour`);
+      });
+      // the pose table's swatches: each body in the colour it is drawn in
+      assert.deepEqual(await page.$$eval('#anim-table tbody tr .swatch', (ss) => ss.map((e) => e.dataset.color)), want.map((x) => ramp(x / hi)), `frame ${f}: the pose table's swatches`);
+      if (job === J1) {
+        // the bob's speed from the energy: m g (-y) = m v^2 / 2 + I w^2 / 2
+        // with w = v / L (I = 0.01, released at rest from y = 0); the central
+        // difference differs by at most h^2/6 |x'''|, |x'''| <= L (w^3 +
+        // 4 w a) with w^2 <= 2 g / L, |a| <= g / L (measured: about 45 % of it)
+        const g = 9.81, y = P.frames[f][1], h = P.times[f + 1] - P.times[f];
+        const ve = Math.sqrt((2 * g * -y) / (1 + 0.01 / (m * L * L)));
+        const wm = Math.sqrt((2 * g) / L), am = g / L, tol = ((h * h) / 6) * L * (wm ** 3 + 4 * wm * am);
+        assert.ok(Math.abs(rows[0].v - ve) <= tol, `frame ${f}: speed ${rows[0].v}, from the energy ${ve} (tolerance ${tol})`);
+        await until(async () => (await inkOf(page, rows[0].color)) >= 20, `frame ${f}: ${rows[0].color} drawn on the canvas`);
+        seen.add(rows[0].color);
+      } else {
+        // what three.js's instances hold, per body
+        await until(async () => {
+          const list = (await page.$eval('.scene3d', (e) => e.dataset.bodyColors || '')).split(';');
+          return list.length === P.bodies.length && list.every((x, b) => x === ramp(want[b] / hi));
+        }, `frame ${f}: the instances' colours`);
+      }
+    }
+    if (job === J1) assert.equal(seen.size, 3, 'the colour follows the speed');
+    // a deep link restores the choice
+    const page2 = await newPage(browser, errors);
+    await page2.goto(page.url());
+    await page2.waitForSelector('#body-colours');
+    assert.equal(await page2.$eval('#colour', (e) => e.value), '@speed');
+    await page.context().close();
+    await page2.context().close();
+  }
+  assert.deepEqual(errors.filter((e) => !/GPU stall|GL Driver/.test(e)), []);
+});

@@ -8,7 +8,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { env, launch, newPage, api, apiPost, until } from './helpers.mjs';
+import { env, launch, newPage, api, apiPost, until, untilProgress } from './helpers.mjs';
 
 const browser = await launch();
 let worker = null;
@@ -28,7 +28,7 @@ async function tableState(page) {
   });
 }
 
-test('the table fills while a worker runs the sweep', { timeout: 120000 }, async () => {
+test('the table fills while a worker runs the sweep', { timeout: 900000 }, async () => {
   assert.ok(env.worker && env.zmq, 'WORKER and ZMQ from run.sh');
   const errors = [];
   const s = await apiPost('/api/v1/sweeps', { model: env.mid, name: 'live', design: { kind: 'grid' },
@@ -44,12 +44,13 @@ test('the table fills while a worker runs the sweep', { timeout: 120000 }, async
   const log = fs.openSync(env.workerLog, 'a');
   worker = spawn(env.worker, ['--connect', env.zmq, '--id', 'live', '--heartbeat-ms', '200', '--slots', '1', '--job-delay-ms', '700'],
     { stdio: ['ignore', log, log] });
+  // (waited for as long as the worker finishes jobs: the sweep's counts move)
   const seen = new Set();
-  await until(async () => {
+  await untilProgress(async () => {
     rows = await tableState(page);
     seen.add(rows.filter((r) => r['job.status'] === 'done').length);
     return rows.length === 6 && rows.every((r) => r['job.status'] === 'done');
-  }, 'every job done in the table', 60000);
+  }, async () => JSON.stringify((await api(`/api/v1/sweeps/${s.id}`)).counts), 'every job done in the table');
   assert.ok([...seen].some((n) => n > 0 && n < 6), `the table was seen part-way (done counts seen: ${[...seen]})`);
   await page.waitForSelector('#sweep-status:text("done")');
   const t = await api(`/api/v1/sweeps/${s.id}/table`);

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { env, launch, newPage, api, apiPost, until } from './helpers.mjs';
+import { env, launch, newPage, api, apiPost, until, sweepDone, waitShown } from './helpers.mjs';
 
 const browser = await launch();
 let worker = null;
@@ -133,7 +133,7 @@ test('upload: errors listed with their JSON pointers, then a model stored', asyn
   await page.context().close();
 });
 
-test('a sweep submitted from the form: job count first, then it runs to done and its table fills', { timeout: 180000 }, async () => {
+test('a sweep submitted from the form: job count first, then it runs to done and its table fills', { timeout: 900000 }, async () => {
   const errors = [];
   const page = await newPage(browser, errors);
   await page.goto(`${env.base}/models/${env.mid}`);
@@ -145,7 +145,8 @@ test('a sweep submitted from the form: job count first, then it runs to done and
   await page.click('#token-dialog button[type=submit]');
   // closed before anything else is typed (a modal dialog makes the page inert)
   await page.waitForSelector('#token-dialog:not([open])', { state: 'attached' });
-  const count = async () => { await page.waitForSelector('#sf-count[data-jobs]:not([data-jobs=""])'); return Number(await page.getAttribute('#sf-count', 'data-jobs')); };
+  // (the gateway's dry run: waited for while it is in flight)
+  const count = async () => { await waitShown(page, '#sf-count[data-jobs]:not([data-jobs=""])', 'the job count'); return Number(await page.getAttribute('#sf-count', 'data-jobs')); };
   await page.fill('#sf-name', 'from the form');
   await page.selectOption('tr[data-param="L"] select.sf-mode', 'values');
   await page.fill('tr[data-param="L"] input.sf-values', '0.7, 1.3');
@@ -232,7 +233,8 @@ test('a sweep submitted from the form: job count first, then it runs to done and
   if ((await api(`/api/v1/sweeps/${env.control}`)).status !== 'paused') await apiPost(`/api/v1/sweeps/${env.control}/pause`);
   const log = fs.openSync(env.workerLog, 'a');
   worker = spawn(env.worker, ['--connect', env.zmq, '--id', 'form', '--heartbeat-ms', '200'], { stdio: ['ignore', log, log] });
-  await page.waitForSelector('#sweep-status:text("done")', { timeout: 120000 });
+  await sweepDone(id, 'the sweep from the form');
+  await page.waitForSelector('#sweep-status:text("done")');
   await until(async () => {
     const st = await page.$$eval('#jobs-grid .vrow', (rs) => rs.map((r) => r.textContent));
     return st.length === 6 && st.every((t) => t.includes('done'));
@@ -254,7 +256,8 @@ test('the sweep form\'s design list: rows pasted as a table, counted by the gate
   await withToken(page);
   await page.goto(`${env.base}/models/${env.mid}`);
   await page.waitForSelector('#sweep-form');
-  const count = async () => { await page.waitForSelector('#sf-count[data-jobs]:not([data-jobs=""])'); return Number(await page.getAttribute('#sf-count', 'data-jobs')); };
+  // (the gateway's dry run: waited for while it is in flight)
+  const count = async () => { await waitShown(page, '#sf-count[data-jobs]:not([data-jobs=""])', 'the job count'); return Number(await page.getAttribute('#sf-count', 'data-jobs')); };
   await page.fill('#sf-name', 'list from the form');
   await page.selectOption('#sf-kind', 'list');
   await page.waitForSelector('#sf-rows');

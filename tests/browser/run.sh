@@ -77,6 +77,6 @@ if [ "${HOLD:-0}" = 1 ]; then
 fi
 cd "$ROOT"
 for t in tests/browser/*.test.mjs; do
-  timeout 300 node --test "$t" || fail "browser test $t"
+  timeout 900 node --test "$t" || fail "browser test $t"
 done
 ok "browser tests"

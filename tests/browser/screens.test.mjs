@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { env, launch, newPage, api, showFrame } from './helpers.mjs';
+import { env, launch, newPage, api, showFrame, waitShown } from './helpers.mjs';
 import { decodePng, diffShare } from './png.mjs';
 
 const LEVEL = 48, MAX_SHARE = 0.08;
@@ -67,7 +67,7 @@ test('the sweep view of the bulk sweep: parallel coordinates with a brush, scatt
   const errors = [];
   const page = await newPage(browser, errors);
   await page.goto(`${env.base}/sweeps/${env.big}?b=parameter.c:0.2:0.5&sx=parameter.c&sy=response.r2&sc=metric.steps`);
-  await page.waitForSelector('#jobs-count', { timeout: 60000 });
+  await waitShown(page, '#jobs-count');
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   const pc = await page.locator('.pc-canvas').boundingBox();
   await compare(page, '.pc-canvas', 'sweep-parcoords.png', [[0, 0, 1e4, 28], [0, pc.height - 22, 1e4, 1e4]]);   // axis names and ranges

@@ -9,7 +9,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { env, launch, newPage, api, until, showFrame } from './helpers.mjs';
+import { env, launch, newPage, api, until, showFrame, waitShown } from './helpers.mjs';
 
 const browser = await launch();
 after(() => browser.close());
@@ -31,7 +31,7 @@ test('the README\'s screenshots of every main view', { timeout: 120000 }, async 
   // view 2: the bulk sweep, brushed, scatter plot coloured by steps
   if (env.bigJobs === 100000) {
     await page.goto(`${env.base}/sweeps/${env.big}?b=parameter.c:0.2:0.5&sx=parameter.c&sy=response.r2&sc=metric.steps`);
-    await page.waitForSelector('#jobs-count', { timeout: 60000 });
+    await waitShown(page, '#jobs-count');
     await page.waitForSelector('#sweep-status');
     await shot(page, 'web-sweep.png');
   }

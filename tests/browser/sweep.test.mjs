@@ -7,7 +7,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { env, launch, newPage, tableRows, apiText, parseCsv, until } from './helpers.mjs';
+import { env, launch, newPage, tableRows, apiText, parseCsv, until, waitShown } from './helpers.mjs';
 
 const browser = await launch();
 after(() => browser.close());
@@ -35,7 +35,7 @@ async function visibleRows(page) {
 async function open(page, query = '') {
   const t0 = Date.now();
   await page.goto(`${env.base}/sweeps/${env.big}${query}`);
-  await page.waitForSelector('#jobs-count', { timeout: 60000 });
+  await waitShown(page, '#jobs-count');
   return Date.now() - t0;
 }
 
@@ -128,6 +128,11 @@ test('sort and filter agree with the API data; the CSV holds exactly the rows sh
 test('brushing the parallel coordinates filters the table; a deep link restores it', async () => {
   const page = await bulkPage();
   const errors = [];
+  // every axis's name and range drawn within the canvas (the last axis's
+  // name was cut off at its right edge): three texts per axis
+  const labels = await page.$eval('#parcoords', (c) => ({ spans: JSON.parse(c.dataset.labels || '[]'), w: Number(c.dataset.width), axes: document.querySelectorAll('#parcoords-table tr[data-key]').length }));
+  assert.ok(labels.axes > 5 && labels.spans.length === 3 * labels.axes, `${labels.spans.length} texts for ${labels.axes} axes`);
+  for (const [a, b] of labels.spans) assert.ok(a >= 0 && b <= labels.w && b > a, `a text from ${a} to ${b} px, the canvas ${labels.w} px wide`);
   // the axis of parameter c, from the plot's table alternative
   await page.click('figure.parcoords summary');
   const ax = await page.$eval('#parcoords-table tr[data-key="parameter.c"] td[data-x]', (td) => ({
@@ -158,7 +163,7 @@ test('brushing the parallel coordinates filters the table; a deep link restores 
   const link = `${page.url()}&sort=parameter.c`;
   const page2 = await newPage(browser, errors);
   await page2.goto(link);
-  await page2.waitForSelector('#jobs-count', { timeout: 60000 });
+  await waitShown(page2, '#jobs-count');
   assert.equal(await count(page2), expected.length);
   const first = (await visibleRows(page2))[0];
   const minC = Math.min(...expected.map((r) => r['parameter.c']));

@@ -22,15 +22,41 @@ it_dump_logs() {
   for f in "$IT_TMP"/*.log; do [ -f "$f" ] && { echo "----- $(basename "$f") (last 30 lines)" >&2; tail -n 30 "$f" >&2; }; done
 }
 
+# it_mkdir: the test's temporary directory IT_TMP.  Its name also goes into
+# the environment (MBSWEEP_IT_RUN) of every process started from here on, by
+# which it_ours tells this test's processes from others.
+it_mkdir() {
+  IT_TMP=$(mktemp -d /tmp/mbsweep-it.XXXXXX); chmod 755 "$IT_TMP"
+  export MBSWEEP_IT_RUN=$IT_TMP
+}
+
+# it_ours PID: PID is a process started from this test, not one that took
+# the pid of a recorded process that has ended: pids wrap around within
+# minutes on a busy machine (pid_max 32768: about 10 minutes while 7 agents
+# build and test here), and a recorded pid signalled blindly at the end of a
+# test stops whatever process took it, another suite's gateway included.
+# Ours: a child of this shell (only this shell makes those; one just forked
+# has not yet the environment it will run with), or a process whose
+# environment says MBSWEEP_IT_RUN=$IT_TMP (those started through make up,
+# no longer children).
+it_ours() {
+  [ -n "$IT_TMP" ] || return 1
+  local pp; pp=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
+  [ -n "$pp" ] && { [ "$pp" = "$$" ] || [ "$pp" = "${BASHPID:-$$}" ] ||
+    grep -qszxF "MBSWEEP_IT_RUN=$IT_TMP" "/proc/$1/environ"; }
+}
+
 it_cleanup() {
-  local p
-  for p in "${IT_PIDS[@]}"; do kill -CONT "$p" 2>/dev/null; kill -TERM "$p" 2>/dev/null; done
+  local p mine=()
+  # only the recorded processes that are still this test's own
+  for p in "${IT_PIDS[@]}"; do it_ours "$p" && mine+=("$p"); done
+  for p in "${mine[@]}"; do kill -CONT "$p" 2>/dev/null; kill -TERM "$p" 2>/dev/null; done
   for _ in $(seq 1 30); do
     local alive=0
-    for p in "${IT_PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    for p in "${mine[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
     [ $alive = 0 ] && break; sleep 0.1
   done
-  for p in "${IT_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+  for p in "${mine[@]}"; do it_ours "$p" && kill -KILL "$p" 2>/dev/null; done
   wait 2>/dev/null
   [ "$IT_OWN_PG" = 1 ] && [ -n "$IT_PG" ] && bash "$ROOT/scripts/pg.sh" stop "$IT_PG" >/dev/null 2>&1
   [ -n "$IT_TMP" ] && [ "${KEEP_TMP:-0}" != 1 ] && rm -rf "$IT_TMP"
@@ -46,7 +72,7 @@ free_port() {
 it_init() {
   trap it_cleanup EXIT
   trap 'exit 1' INT TERM
-  IT_TMP=$(mktemp -d /tmp/mbsweep-it.XXXXXX); chmod 755 "$IT_TMP"
+  it_mkdir
   if [ -n "${IT_PG_DIR:-}" ]; then IT_PG=$IT_PG_DIR
   else IT_PG=$IT_TMP/pg; IT_OWN_PG=1; PG_FAST=1 bash "$ROOT/scripts/pg.sh" start "$IT_PG" >/dev/null || fail "postgres"; fi
   local base; base=$(bash "$ROOT/scripts/pg.sh" conninfo "$IT_PG")

@@ -16,7 +16,7 @@ source "$(dirname "$0")/lib.sh"
 # recorded pid, this run's PostgreSQL cluster, the directory)
 trap 'bash "$ROOT/scripts/down.sh" >/dev/null 2>&1; it_cleanup' EXIT
 trap 'exit 1' INT TERM
-IT_TMP=$(mktemp -d /tmp/mbsweep-it.XXXXXX); chmod 755 "$IT_TMP"
+it_mkdir
 RUN=$IT_TMP/run
 IT_PG=$RUN/pg; IT_OWN_PG=1          # it_cleanup stops this cluster whatever happens
 PEER=$ROOT/build/tests/zmq_peer

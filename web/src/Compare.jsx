@@ -311,7 +311,11 @@ export function Compare({ query }) {
       </div>
       {error && <p class="error" role="alert">{error}</p>}
       {!error && !models && <p>Loading…</p>}
+      {/* each chart under its own title: the first chart's axis labels are
+          its last line, which read as the second chart's without one */}
+      {drawn.length > 0 && <h2 id="compare-boxes-title">Speed-up per model ({o.title}): quartiles, median, every pair as a dot; log axis</h2>}
       {drawn.length > 0 && <Boxes rows={drawn} title={o.title} />}
+      {drawn.length > 0 && option === 'contact_deactivation' && <h2 id="compare-vs-pairs-title">Median speed-up against the contact pairs each model declares</h2>}
       {drawn.length > 0 && option === 'contact_deactivation' && <VsPairs rows={drawn} />}
       {models && <div class="scroll-x" id="compare-scroll" tabindex="0" role="region" aria-label={`${o.title}: the table`}>
         <table class="list compare" id="compare-table">

@@ -9,15 +9,17 @@
 //   &env=1                  the whole sweep's min/max envelope behind the plots
 //   &scene=side|over        the first three overlaid jobs animated with this one
 //   &colour=NAME            each job's mechanism coloured by a channel's value
+//                           (@contact, @speed: each body by its contact force, speed)
 //   &forces=1               joint reaction forces drawn as arrows (forces.js)
 //   &contacts=1             contact forces drawn as arrows at their points
+//   &loads=1                applied forces and torques (force and torque elements)
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { apiGet } from './api.js';
 import { Link, setQuery } from './router.jsx';
 import { Plots } from './Plots.jsx';
 import { Anim } from './Anim.jsx';
 import { fmtNum } from './format.js';
-import { forceColumns, forceMax, contactMax } from './forces.js';
+import { forceColumns, forceMax, contactMax, loadMax, motorColumns } from './forces.js';
 
 const POINTS = 1000;
 
@@ -172,6 +174,17 @@ export function Job({ id, query }) {
     max: contactMax(poses), on: contactsOn, set: (on) => setQuery({ contacts: on ? '1' : null }),
   } : null), [poses, contactsOn]);
 
+  // the applied loads (force and torque elements) at the frames, and the DC
+  // motors' torques where a channel holds them (planar)
+  const loadsOn = query.get('loads') === '1';
+  const motorList = useMemo(() => (poses && result ? motorColumns(poses.geometry, result.columns) : []), [poses, result]);
+  const loads = useMemo(() => {
+    const motors = motorList.length ? { list: motorList, rows: result.rows } : null;
+    if (!poses || (!(poses.loads && poses.loads.length) && !motors)) return null;
+    return { max: loadMax(poses, motors), motors, on: loadsOn, set: (on) => setQuery({ loads: on ? '1' : null }),
+      names: [...(poses.loads || []).map((l) => l.name || l.kind), ...motorList.map((m) => m.name || 'motor')] };
+  }, [poses, motorList, loadsOn]);
+
   if (error) return <main><h1>Job {id}</h1><p class="error" role="alert">{error}</p></main>;
   if (!job) return <main><h1>Job {id}</h1><p>Loading…</p></main>;
   return (
@@ -180,7 +193,7 @@ export function Job({ id, query }) {
       {job.status !== 'done' ? <p>No samples: the job is {job.status}.</p> : !result || !poses ? <p>Loading samples…</p> : (
         <div class="job-grid">
           <section aria-label="Animation">
-            <Anim P={poses} id={id} others={others} overlay={scene === 'over'} color={colorData} colourBy={colourBy} forces={forces} contacts={contacts} t={t} setT={setTstate} playing={playing} setPlaying={setPlaying} speed={speed} setSpeed={setSpeed} />
+            <Anim P={poses} id={id} others={others} overlay={scene === 'over'} color={colorData} colourBy={colourBy} forces={forces} contacts={contacts} loads={loads} t={t} setT={setTstate} playing={playing} setPlaying={setPlaying} speed={speed} setSpeed={setSpeed} />
           </section>
           <section aria-label="Channels">
             {chooser}

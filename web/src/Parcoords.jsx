@@ -121,15 +121,23 @@ export function Parcoords({ store, axes, rows, brushes, onBrush }) {
     drawLines(ctx, store, ax, rows, rows.length, [31, 95, 191]);
     ctx.font = '11px system-ui, sans-serif';
     ctx.textAlign = 'center';
+    // a text centred on its axis, moved inwards where it would leave the
+    // canvas (the first and last axes' names); its extent kept for the test
+    const spans = [];
+    const label = (t, x, y) => {
+      const half = ctx.measureText(t).width / 2, cx = Math.min(Math.max(x, half + 1), w - half - 1);
+      ctx.fillText(t, cx, y);
+      spans.push([cx - half, cx + half]);
+    };
     for (const a of ax) {
       ctx.strokeStyle = '#222'; ctx.lineWidth = 1;
       ctx.beginPath(); ctx.moveTo(a.x, a.top); ctx.lineTo(a.x, a.bot); ctx.stroke();
       const c = store.cols[a.j];
       ctx.fillStyle = '#222';
-      ctx.fillText(c.name.length > 16 ? `${c.name.slice(0, 15)}…` : c.name, a.x, 12);
+      label(c.name.length > 16 ? `${c.name.slice(0, 15)}…` : c.name, a.x, 12);
       ctx.fillStyle = '#555';
-      ctx.fillText(fmtNum(a.hi), a.x, a.top - 4);
-      ctx.fillText(fmtNum(a.lo), a.x, a.bot + 14);
+      label(fmtNum(a.hi), a.x, a.top - 4);
+      label(fmtNum(a.lo), a.x, a.bot + 14);
       const b = drag && drag.key === a.key ? [a.v(Math.max(drag.y0, drag.y1)), a.v(Math.min(drag.y0, drag.y1))]
         : brushes.get(a.key);
       if (b) {
@@ -138,6 +146,8 @@ export function Parcoords({ store, axes, rows, brushes, onBrush }) {
         ctx.fillRect(a.x - 8, y0, 16, Math.max(1, y1 - y0)); ctx.strokeRect(a.x - 8, y0, 16, Math.max(1, y1 - y0));
       }
     }
+    front.current.dataset.labels = JSON.stringify(spans.map(([a, b]) => [Math.round(a * 10) / 10, Math.round(b * 10) / 10]));
+    front.current.dataset.width = String(w);
   }, [store, axes.join('|'), w, rows, brushes, drag]);
 
   const pos = (e) => { const r = front.current.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; };

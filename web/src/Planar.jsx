@@ -9,7 +9,10 @@
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { extents, place, turn } from './pose.js';
 import { bodyColor as bodyColorOf, jobColor, ramp, ACTUATOR_COLOR } from './colors.js';
-import { FORCE_COLOR, CONTACT_COLOR, ARROW_PX } from './forces.js';
+import { FORCE_COLOR, CONTACT_COLOR, LOAD_COLOR, ARROW_PX, TORQUE_DEG } from './forces.js';
+
+// The radius of an applied torque's arc (CSS pixels).
+const TORQUE_R = 24;
 
 // members: other jobs drawn in the same view ({L, P, v}), side by side
 // (shifted along x by the first job's width) or overlaid; then every job has
@@ -18,23 +21,29 @@ import { FORCE_COLOR, CONTACT_COLOR, ARROW_PX } from './forces.js';
 // first job, a number in [0, 1] or null) colours each body on its own.  arrows: {items: [{p, F}],
 // max} forces of the first job drawn as arrows from their points, the
 // largest force of the run ARROW_PX long (forces.js); contacts: the same
-// for the contact forces (CONTACT_COLOR, their own scale).  The canvas tells
+// for the contact forces (CONTACT_COLOR, their own scale); loads: {forces,
+// torques, fmax, tmax} the applied loads (forces.js loadsAt, LOAD_COLOR):
+// forces as arrows on their own scale, torques as arcs of radius TORQUE_R
+// around the body's centre of mass, TORQUE_DEG degrees for tmax.  The canvas tells
 // the view (data-s: pixels per metre, data-ox / data-oy: where the origin
-// is) and the arrows' scales (data-arrow-scale, data-contact-scale: pixels
+// is) and the arrows' scales (data-arrow-scale, data-contact-scale, data-load-scale: pixels
 // per newton), so that a test can find where an arrow must be drawn; once
 // drawn, data-frame tells which frame it shows (frame: the pose's index,
 // given by the animation), as the drawing happens after the page's update.
-export function Planar({ L, P, v, frame = null, label, members: more = [], overlay = false, tint = null, bodyTint = null, arrows = null, contacts = null, width = 560, height = 420 }) {
+export function Planar({ L, P, v, frame = null, label, members: more = [], overlay = false, tint = null, bodyTint = null, arrows = null, contacts = null, loads = null, width = 560, height = 420 }) {
   const canvas = useRef(null);
   const nm = 1 + more.length;
+  // while arrows are shown, a margin of an arrow's largest length around
+  // the mechanism's extents, so that an arrow from its edge stays in view
+  const margin = arrows || contacts || loads ? ARROW_PX + 8 : 0;
   const view = useMemo(() => {
     const [lo, hi] = extents(P, L);
     const shift = overlay ? 0 : (hi[0] - lo[0]) * 1.25 + 1e-9;
     hi[0] += shift * (nm - 1);
-    const span = Math.max((hi[0] - lo[0]) * (height / width), hi[1] - lo[1], 1e-9) * 1.15;
-    const s = height / span, cx = (lo[0] + hi[0]) / 2, cy = (lo[1] + hi[1]) / 2;
+    const s = Math.min((width - 2 * margin) / Math.max(hi[0] - lo[0], 1e-9), (height - 2 * margin) / Math.max(hi[1] - lo[1], 1e-9)) / 1.15;
+    const cx = (lo[0] + hi[0]) / 2, cy = (lo[1] + hi[1]) / 2;
     return { s, shift, px: (x) => width / 2 + (x - cx) * s, py: (y) => height / 2 - (y - cy) * s };
-  }, [P, L, width, height, nm, overlay]);
+  }, [P, L, width, height, nm, overlay, margin]);
   const all = [{ L, v }, ...more];
   const tkey = (tint ? tint.join(',') : '') + (bodyTint ? `|${bodyTint.join(',')}` : '');
 
@@ -163,7 +172,8 @@ export function Planar({ L, P, v, frame = null, label, members: more = [], overl
     });
     // forces as arrows from their points (the first job's): joint
     // reactions, then contact forces, each set on its own scale
-    for (const [set, col] of [[arrows, FORCE_COLOR], [contacts, CONTACT_COLOR]]) {
+    const applied = loads && { items: loads.forces, max: loads.fmax };
+    for (const [set, col] of [[arrows, FORCE_COLOR], [contacts, CONTACT_COLOR], [applied, LOAD_COLOR]]) {
       if (!set || !(set.max > 0)) continue;
       const k = ARROW_PX / set.max;
       g.strokeStyle = col; g.fillStyle = col; g.lineWidth = 2.5;
@@ -178,11 +188,31 @@ export function Planar({ L, P, v, frame = null, label, members: more = [], overl
         g.lineTo(x + ex - hl * Math.cos(ang + 0.4), y + ey - hl * Math.sin(ang + 0.4)); g.closePath(); g.fill();
       }
     }
+    // applied torques: an arc around the body's centre of mass, as long as
+    // TORQUE_DEG for the largest torque of the run, counter-clockwise for a
+    // positive one, its head at the end
+    if (loads && loads.tmax > 0) {
+      g.strokeStyle = LOAD_COLOR; g.fillStyle = LOAD_COLOR; g.lineWidth = 2.5;
+      for (const a of loads.torques) {
+        const sweep = (a.T[2] / loads.tmax) * TORQUE_DEG * (Math.PI / 180), r = TORQUE_R;
+        if (Math.abs(sweep) * r < 2) continue;
+        const x = view.px(a.p[0]), y = view.py(a.p[1]);
+        // canvas angles turn clockwise on screen: a positive torque runs to -sweep
+        g.beginPath(); g.arc(x, y, r, 0, -sweep, sweep > 0); g.stroke();
+        const e = -sweep, hx = x + r * Math.cos(e), hy = y + r * Math.sin(e), d = sweep > 0 ? -1 : 1;
+        // the head along the arc's tangent at its end
+        const tx = -Math.sin(e) * d, ty = Math.cos(e) * d, ang = Math.atan2(ty, tx);
+        g.beginPath(); g.moveTo(hx + 4 * Math.cos(ang), hy + 4 * Math.sin(ang));
+        g.lineTo(hx - 8 * Math.cos(ang - 0.5), hy - 8 * Math.sin(ang - 0.5));
+        g.lineTo(hx - 8 * Math.cos(ang + 0.5), hy - 8 * Math.sin(ang + 0.5)); g.closePath(); g.fill();
+      }
+    }
     if (label) { g.fillStyle = '#222'; g.font = '12px system-ui, sans-serif'; g.fillText(label, 8, 16); }
     c.dataset.frame = frame === null ? '' : String(frame);
-  }, [...all.map((m) => m.v), L, view, label, tkey, arrows, contacts, frame]);
+  }, [...all.map((m) => m.v), L, view, label, tkey, arrows, contacts, loads, frame]);
 
   return <canvas ref={canvas} class="anim-canvas" data-members={nm} data-s={view.s} data-ox={view.px(0)} data-oy={view.py(0)}
     data-arrow-scale={arrows && arrows.max > 0 ? ARROW_PX / arrows.max : ''}
-    data-contact-scale={contacts && contacts.max > 0 ? ARROW_PX / contacts.max : ''} role="img" aria-label={nm > 1 ? `${nm} jobs' mechanisms ${overlay ? 'overlaid' : 'side by side'} (the first job's positions are in the table below)` : 'The mechanism (its positions are in the table below)'} />;
+    data-contact-scale={contacts && contacts.max > 0 ? ARROW_PX / contacts.max : ''}
+    data-load-scale={loads && loads.fmax > 0 ? ARROW_PX / loads.fmax : ''} data-torque-r={TORQUE_R} role="img" aria-label={nm > 1 ? `${nm} jobs' mechanisms ${overlay ? 'overlaid' : 'side by side'} (the first job's positions are in the table below)` : 'The mechanism (its positions are in the table below)'} />;
 }

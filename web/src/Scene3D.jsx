@@ -24,13 +24,17 @@
 // arrow's start and tip is read back into data-arrows (with data-arrow-scale,
 // metres per newton), as the instance colours are into data-colors;
 // `contacts` the same for the contact forces (CONTACT_COLOR, their own
-// scale, data-contacts and data-contacts-scale), as two instanced meshes.
+// scale, data-contacts and data-contacts-scale), as two instanced meshes;
+// `loads` ({forces, torques, fmax, tmax}, forces.js loadsAt) the applied
+// forces from their points and torques along their axis from the body's
+// centre of mass (LOAD_COLOR, each kind on its own scale: data-loads,
+// data-loads-scale, data-torques, data-torques-scale).
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { extents } from './pose.js';
 import { bodyColor, jobColor, ramp, ACTUATOR_COLOR } from './colors.js';
-import { FORCE_COLOR, CONTACT_COLOR, ARROW_SPAN } from './forces.js';
+import { FORCE_COLOR, CONTACT_COLOR, LOAD_COLOR, ARROW_SPAN } from './forces.js';
 
 const vec = (p) => new THREE.Vector3(p[0], p[1], p[2]);
 const UP = new THREE.Vector3(0, 1, 0);
@@ -275,7 +279,7 @@ function placeContactArrows(c, arrows, host) {
   if (host) { host.dataset.contacts = out.join(';'); host.dataset.contactsScale = k ? String(k) : ''; }
 }
 
-export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = null, bodyTint = null, arrows = null, contacts = null, width = 560, height = 420 }) {
+export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = null, bodyTint = null, arrows = null, contacts = null, loads = null, width = 560, height = 420 }) {
   const host = useRef(null);
   const ctx = useRef(null);
   const box = useMemo(() => extents(P, L), [P, L]);
@@ -357,7 +361,7 @@ export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = n
     const draw = () => renderer.render(scene, camera);
     controls.addEventListener('change', draw);
     controls.update();
-    ctx.current = { renderer, scene, camera, sets, mats, shift, draw, tint: null, size, arrows: [], contactMesh: null };
+    ctx.current = { renderer, scene, camera, sets, mats, shift, draw, tint: null, size, arrows: [], loads: [], torques: [], contactMesh: null };
     return () => {
       controls.dispose();
       scene.traverse((o) => { if (o.geometry) o.geometry.dispose(); if (o.material) o.material.dispose(); if (o.dispose && o.isInstancedMesh) o.dispose(); });
@@ -417,8 +421,12 @@ export function Scene3D({ L, P, v, members: more = [], overlay = false, tint = n
     }
     placeArrows(c, arrows, host.current);
     if (contacts || c.contactMesh) placeContactArrows(c, contacts, host.current);
+    // applied loads: forces from their points, torques along their axis
+    // from the body's centre of mass, each kind on its own scale
+    placeArrows(c, loads && { items: loads.forces, max: loads.fmax }, host.current, 'loads', LOAD_COLOR);
+    placeArrows(c, loads && { items: loads.torques.map((a) => ({ p: a.p, F: a.T })), max: loads.tmax }, host.current, 'torques', LOAD_COLOR);
     c.draw();
-  }, [...vs, tkey, L, box, shape, arrows, contacts]);
+  }, [...vs, tkey, L, box, shape, arrows, contacts, loads]);
 
   return <div ref={host} class="anim-canvas scene3d" role="img" aria-label="The mechanism in 3-D (its positions are in the table below); drag to turn the view" />;
 }

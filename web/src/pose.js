@@ -142,8 +142,37 @@ export function extents(P, L) {
       for (const s of B.shapes) add(place(L.dim, v, b, s.p), s.radius || (s.half ? Math.max(...s.half) : 0));
     });
   }
+  // springs' ends (a spring anchored to the ground far from the bodies is
+  // drawn whole)
+  for (let f = 0; f < P.frames.length; f += step) {
+    for (const sp of L.springs || []) for (const e of sp.ends) add(place(L.dim, P.frames[f], e.body, e.local));
+  }
   for (const p of L.ground.points) add(p);
   for (const s of L.ground.shapes) if (s.kind !== 'line' && s.kind !== 'plane') add(s.p, s.radius || (s.half ? Math.max(...s.half) : 0));
   for (let i = 0; i < 3; i++) if (!(lo[i] <= hi[i])) { lo[i] = -1; hi[i] = 1; }
   return [lo, hi];
+}
+
+// ---- per-body quantities from the frames (colours per body) ------------------
+
+// The speed of every body's centre of mass at frame f of poses P (m/s), from
+// the stored frames around it: the central difference (com[f+1] - com[f-1]) /
+// (t[f+1] - t[f-1]), one-sided at the first and last frame (nothing stored
+// beyond them); null for every body when P has fewer than two frames.
+export const BODY_SPEED = '@speed';
+export function bodySpeedAt(P, f) {
+  const n = P.times.length, nb = P.bodies.length, dim = P.npose === 7 ? 3 : 2;
+  if (n < 2) return new Array(nb).fill(null);
+  const a = Math.max(0, f - 1), b = Math.min(n - 1, f + 1), dt = P.times[b] - P.times[a];
+  return P.bodies.map((_, k) => {
+    const p = bodyCom(dim, P.frames[a], k), q = bodyCom(dim, P.frames[b], k);
+    return dt > 0 ? Math.hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]) / dt : null;
+  });
+}
+
+// The largest of them over every frame (0 when none).
+export function bodySpeedMax(P) {
+  let m = 0;
+  for (let f = 0; f < P.times.length; f++) for (const x of bodySpeedAt(P, f)) if (x !== null) m = Math.max(m, x);
+  return m;
 }
