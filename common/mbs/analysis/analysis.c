@@ -6,6 +6,7 @@
  * static equilibrium.
  */
 #include "mbs/analysis/analysis.h"
+#include "mbs/analysis/rank_margin.h"
 #include "mbs/linalg/sparse_qr.h"
 #include "mbs/analysis/system.h"
 #include "mbs/linalg/vec.h"
@@ -275,7 +276,13 @@ static int s_redundancy(const mbs_model *m, mbs_data *d, mbs_errlist *err)
 double mbs_rank_margin(const mbs_model *m, const mbs_data *d)
 {
     int n = m->nvar, ne = m->neq, r0 = ne - d->rep.redundant;
-    if (ne == 0 || r0 <= 0 || (double)n * ne > DENSE_RANK_MAX) return 1;
+    if (ne == 0 || r0 <= 0) return 1;
+    /* independent blocks (free bodies) one by one: linear in their number */
+    if (r0 <= (ne < n ? ne : n)) {
+        double mb = mbs_rank_margin_blocks(m, d->jac, r0, DENSE_RANK_MAX);
+        if (mb != MBS_RANK_ONE_BLOCK) return mb;
+    }
+    if ((double)n * ne > DENSE_RANK_MAX) return 1;
     double *A = s_jac_dense(m, d);
     int *jp = calloc((size_t)ne, sizeof(int));
     double *rd = malloc(sizeof(double) * (size_t)(ne < n ? ne : n) + sizeof(double));

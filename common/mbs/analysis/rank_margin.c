@@ -1,0 +1,132 @@
+/*
+ * rank_margin.c - the rank margin of a constraint Jacobian that splits into
+ * independent blocks (see rank_margin.h).
+ */
+#include "mbs/analysis/rank_margin.h"
+#include "mbs/linalg/linalg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Root of variable v in the union-find forest par (path halving). */
+static int s_root(int *par, int v)
+{
+    while (par[v] != v) {
+        par[v] = par[par[v]];
+        v = par[v];
+    }
+    return v;
+}
+
+/* Descending order of doubles (qsort). */
+static int s_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The blocks: blk[v] for each variable (-1: in no equation), eblk[r] for
+ * each equation (-1: an empty row), numbered 0..nblk-1 in order of their
+ * first variable.  Returns nblk, or -1 without memory. */
+static int s_blocks(const mbs_model *m, int *blk, int *eblk)
+{
+    int n = m->nvar, ne = m->neq, nblk = 0;
+    int *par = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (!par) return -1;
+    for (int v = 0; v < n; v++) par[v] = v;
+    for (int r = 0; r < ne; r++) {
+        const mbs_eq *e = &m->eq[r];
+        for (int k = 1; k < e->nnz; k++) {
+            int a = s_root(par, e->cols[0]), b = s_root(par, e->cols[k]);
+            if (a != b) par[a < b ? b : a] = a < b ? a : b;
+        }
+    }
+    /* mark the roots of the equations' variables (-2), number them in
+     * order (-3 - id), then give every variable its root's number */
+    for (int v = 0; v < n; v++) blk[v] = -1;
+    for (int r = 0; r < ne; r++)
+        if (m->eq[r].nnz > 0) blk[s_root(par, m->eq[r].cols[0])] = -2;
+    for (int v = 0; v < n; v++)
+        if (par[v] == v && blk[v] == -2) blk[v] = -3 - nblk++;
+    for (int v = 0; v < n; v++) par[v] = s_root(par, v);
+    for (int v = 0; v < n; v++) blk[v] = blk[par[v]] <= -3 ? -3 - blk[par[v]] : blk[par[v]] >= 0 ? blk[par[v]] : -1;
+    for (int r = 0; r < ne; r++) eblk[r] = m->eq[r].nnz > 0 ? blk[m->eq[r].cols[0]] : -1;
+    free(par);
+    return nblk;
+}
+
+double mbs_rank_margin_blocks(const mbs_model *m, const double *jac, int r0, double dense_max)
+{
+    int n = m->nvar, ne = m->neq;
+    int *blk = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    int *eblk = malloc(sizeof(int) * (size_t)(ne > 0 ? ne : 1));
+    int nblk = blk && eblk ? s_blocks(m, blk, eblk) : -1;
+    if (nblk <= 1) {
+        free(blk);
+        free(eblk);
+        return nblk == 1 ? MBS_RANK_ONE_BLOCK : 0;
+    }
+    /* each block's equations (eptr/eqs) in increasing order, by counting
+     * sort, and its variables' counts (vptr); loc: a variable's row in its
+     * block (the block's variables in increasing order) */
+    int *vptr = calloc((size_t)nblk + 1, sizeof(int)), *eptr = calloc((size_t)nblk + 1, sizeof(int));
+    int *eqs = malloc(sizeof(int) * (size_t)ne);
+    int *loc = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    double *all = malloc(sizeof(double) * (size_t)ne); /* R's diagonals of every block, with zeros */
+    double margin = 0, big = 0;
+    int nall = 0;
+    if (!vptr || !eptr || !eqs || !loc || !all) goto out;
+    for (int v = 0; v < n; v++) if (blk[v] >= 0) vptr[blk[v] + 1]++;
+    for (int r = 0; r < ne; r++) if (eblk[r] >= 0) eptr[eblk[r] + 1]++;
+    for (int b = 0; b < nblk; b++) { vptr[b + 1] += vptr[b]; eptr[b + 1] += eptr[b]; }
+    for (int b = 0; b < nblk; b++) {
+        int nv = vptr[b + 1] - vptr[b], nq = eptr[b + 1] - eptr[b];
+        if ((double)nv * nq > big) big = (double)nv * nq;
+    }
+    /* not measured, as for one dense matrix above the limit */
+    if (big > dense_max) { margin = 1; goto out; }
+    {
+        int *vfill = calloc((size_t)nblk, sizeof(int)), *efill = calloc((size_t)nblk, sizeof(int));
+        if (!vfill || !efill) { free(vfill); free(efill); goto out; }
+        for (int v = 0; v < n; v++)
+            if (blk[v] >= 0) loc[v] = vfill[blk[v]]++;
+        for (int r = 0; r < ne; r++)
+            if (eblk[r] >= 0) eqs[eptr[eblk[r]] + efill[eblk[r]]++] = r;
+        free(vfill);
+        free(efill);
+    }
+    /* empty rows: zero columns of Phi_q^T, zero diagonals */
+    for (int r = 0; r < ne; r++) if (eblk[r] < 0) all[nall++] = 0;
+    /* each block's Phi_q^T (its variables x its equations, column-major),
+     * QR with column pivoting: its diagonals join the others; a block with
+     * more equations than variables adds zeros for the rest */
+    double *A = malloc(sizeof(double) * (size_t)big);
+    int *jp = malloc(sizeof(int) * (size_t)ne);
+    double *rd = malloc(sizeof(double) * (size_t)ne);
+    if (!A || !jp || !rd) { free(A); free(jp); free(rd); goto out; }
+    int ok = 1;
+    for (int b = 0; b < nblk && ok; b++) {
+        int nv = vptr[b + 1] - vptr[b], nq = eptr[b + 1] - eptr[b], mn = nv < nq ? nv : nq;
+        memset(A, 0, sizeof(double) * (size_t)nv * (size_t)nq);
+        for (int c = 0; c < nq; c++) {
+            const mbs_eq *e = &m->eq[eqs[eptr[b] + c]];
+            const double *row = jac + (e->cols - m->colpool);
+            for (int k = 0; k < e->nnz; k++) A[(size_t)c * nv + loc[e->cols[k]]] = row[k];
+        }
+        if (mbs_qrcp_rank(nv, nq, A, jp, rd, 1e-9) < 0) { ok = 0; break; }
+        for (int k = 0; k < mn; k++) all[nall++] = rd[k];
+        for (int k = mn; k < nq; k++) all[nall++] = 0;
+    }
+    free(A);
+    free(jp);
+    free(rd);
+    if (!ok) goto out;
+    /* the pivoted QR of the whole (block-diagonal) matrix takes the largest
+     * remaining column at each step, so its |R_kk| are these values in
+     * decreasing order */
+    qsort(all, (size_t)nall, sizeof(double), s_desc);
+    if (r0 <= nall && all[0] > 0) margin = all[r0 - 1] / all[0];
+out:
+    free(blk); free(eblk); free(vptr); free(eptr); free(eqs); free(loc); free(all);
+    return margin;
+}
