@@ -6,7 +6,8 @@
  * body as well), at configurations whose natural coordinates are perturbed
  * (non-orthonormal vectors: every block has its own conditioning); a model
  * that is one block (the four-bar's closed loop) takes the dense path
- * (equal bit for bit).
+ * (equal bit for bit).  Also the assembly's redundancy analysis (dof,
+ * smallest |R_kk| ratio), block by block for free bodies.
  */
 #include "check.h"
 #include "testutil.h"
@@ -85,6 +86,13 @@ static void s_compare(const char *what, char *text, int ntrial, double amp, int 
     mbs_data *d = m ? mbs_data_new(m) : NULL;
     CHECK(d != NULL && mbs_initialize(m, d, &rep, &err) == 0);
     if (!d) { mbs_model_free(&m); mbs_spec_free(&spec); return; }
+    /* the assembly's redundancy analysis (block by block for free bodies
+     * of full rank): dof, redundancy and the smallest |R_kk| ratio as one
+     * dense QR gives them at the initial configuration */
+    mbs_cons_eval(m, d->x, 0.0, d->phi, d->jac);
+    double ref0 = s_dense_margin(m, d);
+    CHECK(d->rep.redundant == 0 && d->rep.dof == m->nvar - m->neq);
+    CHECK(fabs(d->rep.min_singular_ratio - ref0) <= 1e-12 * ref0);
     double *x = malloc(sizeof(double) * (size_t)m->nvar);
     unsigned seed = 12345u + (unsigned)m->nvar;
     double worst = 0, mmin = INFINITY;

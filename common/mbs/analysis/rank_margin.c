@@ -55,7 +55,7 @@ static int s_blocks(const mbs_model *m, int *blk, int *eblk)
     return nblk;
 }
 
-double mbs_rank_margin_blocks(const mbs_model *m, const double *jac, int r0, double dense_max)
+int mbs_blocks_rdiag(const mbs_model *m, const double *jac, double dense_max, double *rd_out)
 {
     int n = m->nvar, ne = m->neq;
     int *blk = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
@@ -64,7 +64,7 @@ double mbs_rank_margin_blocks(const mbs_model *m, const double *jac, int r0, dou
     if (nblk <= 1) {
         free(blk);
         free(eblk);
-        return nblk == 1 ? MBS_RANK_ONE_BLOCK : 0;
+        return nblk;
     }
     /* each block's equations (eptr/eqs) in increasing order, by counting
      * sort, and its variables' counts (vptr); loc: a variable's row in its
@@ -72,10 +72,9 @@ double mbs_rank_margin_blocks(const mbs_model *m, const double *jac, int r0, dou
     int *vptr = calloc((size_t)nblk + 1, sizeof(int)), *eptr = calloc((size_t)nblk + 1, sizeof(int));
     int *eqs = malloc(sizeof(int) * (size_t)ne);
     int *loc = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-    double *all = malloc(sizeof(double) * (size_t)ne); /* R's diagonals of every block, with zeros */
-    double margin = 0, big = 0;
-    int nall = 0;
-    if (!vptr || !eptr || !eqs || !loc || !all) goto out;
+    double big = 0, *A = NULL, *rd = NULL;
+    int *jp = NULL, nall = 0, ret = -1;
+    if (!vptr || !eptr || !eqs || !loc) goto out;
     for (int v = 0; v < n; v++) if (blk[v] >= 0) vptr[blk[v] + 1]++;
     for (int r = 0; r < ne; r++) if (eblk[r] >= 0) eptr[eblk[r] + 1]++;
     for (int b = 0; b < nblk; b++) { vptr[b + 1] += vptr[b]; eptr[b + 1] += eptr[b]; }
@@ -83,8 +82,14 @@ double mbs_rank_margin_blocks(const mbs_model *m, const double *jac, int r0, dou
         int nv = vptr[b + 1] - vptr[b], nq = eptr[b + 1] - eptr[b];
         if ((double)nv * nq > big) big = (double)nv * nq;
     }
-    /* not measured, as for one dense matrix above the limit */
-    if (big > dense_max) { margin = 1; goto out; }
+    /* a block too large for a dense QR: not done */
+    if (big > dense_max) { ret = 0; goto out; }
+    /* a dominant block (over a quarter of the whole matrix's entries) is
+     * left to the one dense QR (ret 1): little to gain, and where its
+     * columns nearly tie (the roller chain's 100 equal links, margin
+     * 0.0037) a QR of the block alone pivots in another order than the
+     * whole matrix's and moves its |R_kk| (0.00373 -> 0.00378) */
+    if (4 * big > (double)n * ne) { ret = 1; goto out; }
     {
         int *vfill = calloc((size_t)nblk, sizeof(int)), *efill = calloc((size_t)nblk, sizeof(int));
         if (!vfill || !efill) { free(vfill); free(efill); goto out; }
@@ -96,16 +101,15 @@ double mbs_rank_margin_blocks(const mbs_model *m, const double *jac, int r0, dou
         free(efill);
     }
     /* empty rows: zero columns of Phi_q^T, zero diagonals */
-    for (int r = 0; r < ne; r++) if (eblk[r] < 0) all[nall++] = 0;
+    for (int r = 0; r < ne; r++) if (eblk[r] < 0) rd_out[nall++] = 0;
     /* each block's Phi_q^T (its variables x its equations, column-major),
      * QR with column pivoting: its diagonals join the others; a block with
      * more equations than variables adds zeros for the rest */
-    double *A = malloc(sizeof(double) * (size_t)big);
-    int *jp = malloc(sizeof(int) * (size_t)ne);
-    double *rd = malloc(sizeof(double) * (size_t)ne);
-    if (!A || !jp || !rd) { free(A); free(jp); free(rd); goto out; }
-    int ok = 1;
-    for (int b = 0; b < nblk && ok; b++) {
+    A = malloc(sizeof(double) * (size_t)(big > 0 ? big : 1));
+    jp = malloc(sizeof(int) * (size_t)ne);
+    rd = malloc(sizeof(double) * (size_t)ne);
+    if (!A || !jp || !rd) goto out;
+    for (int b = 0; b < nblk; b++) {
         int nv = vptr[b + 1] - vptr[b], nq = eptr[b + 1] - eptr[b], mn = nv < nq ? nv : nq;
         memset(A, 0, sizeof(double) * (size_t)nv * (size_t)nq);
         for (int c = 0; c < nq; c++) {
@@ -113,20 +117,26 @@ double mbs_rank_margin_blocks(const mbs_model *m, const double *jac, int r0, dou
             const double *row = jac + (e->cols - m->colpool);
             for (int k = 0; k < e->nnz; k++) A[(size_t)c * nv + loc[e->cols[k]]] = row[k];
         }
-        if (mbs_qrcp_rank(nv, nq, A, jp, rd, 1e-9) < 0) { ok = 0; break; }
-        for (int k = 0; k < mn; k++) all[nall++] = rd[k];
-        for (int k = mn; k < nq; k++) all[nall++] = 0;
+        if (mbs_qrcp_rank(nv, nq, A, jp, rd, 1e-9) < 0) goto out;
+        for (int k = 0; k < mn; k++) rd_out[nall++] = rd[k];
+        for (int k = mn; k < nq; k++) rd_out[nall++] = 0;
     }
-    free(A);
-    free(jp);
-    free(rd);
-    if (!ok) goto out;
     /* the pivoted QR of the whole (block-diagonal) matrix takes the largest
      * remaining column at each step, so its |R_kk| are these values in
      * decreasing order */
-    qsort(all, (size_t)nall, sizeof(double), s_desc);
-    if (r0 <= nall && all[0] > 0) margin = all[r0 - 1] / all[0];
+    qsort(rd_out, (size_t)nall, sizeof(double), s_desc);
+    ret = nblk;
 out:
-    free(blk); free(eblk); free(vptr); free(eptr); free(eqs); free(loc); free(all);
+    free(blk); free(eblk); free(vptr); free(eptr); free(eqs); free(loc); free(A); free(jp); free(rd);
+    return ret;
+}
+
+double mbs_rank_margin_blocks(const mbs_model *m, const double *jac, int r0, double dense_max)
+{
+    double *rd = malloc(sizeof(double) * (size_t)(m->neq > 0 ? m->neq : 1));
+    int nb = rd ? mbs_blocks_rdiag(m, jac, dense_max, rd) : -1;
+    double margin = nb == 1 ? MBS_RANK_ONE_BLOCK : nb == 0 ? 1 : 0;
+    if (nb >= 2 && r0 <= m->neq && rd[0] > 0) margin = rd[r0 - 1] / rd[0];
+    free(rd);
     return margin;
 }
