@@ -49,7 +49,13 @@ static int s_blocks(const mbs_model *m, int *blk, int *eblk)
     for (int v = 0; v < n; v++)
         if (par[v] == v && blk[v] == -2) blk[v] = -3 - nblk++;
     for (int v = 0; v < n; v++) par[v] = s_root(par, v);
-    for (int v = 0; v < n; v++) blk[v] = blk[par[v]] <= -3 ? -3 - blk[par[v]] : blk[par[v]] >= 0 ? blk[par[v]] : -1;
+    /* a root is the smallest variable of its set (unions keep the smaller
+     * root), so it is decoded (-3 - id -> id) before the set's other
+     * variables read it; they copy the decoded number */
+    for (int v = 0; v < n; v++) {
+        int b = blk[par[v]];
+        blk[v] = b <= -3 ? -3 - b : b >= 0 ? b : -1;
+    }
     for (int r = 0; r < ne; r++) eblk[r] = m->eq[r].nnz > 0 ? blk[m->eq[r].cols[0]] : -1;
     free(par);
     return nblk;
