@@ -6,6 +6,7 @@
  * static equilibrium.
  */
 #include "mbs/analysis/analysis.h"
+#include "mbs/analysis/rank_margin.h"
 #include "mbs/linalg/sparse_qr.h"
 #include "mbs/analysis/system.h"
 #include "mbs/linalg/vec.h"
@@ -217,6 +218,35 @@ static int s_redundancy_sparse(const mbs_model *m, mbs_data *d, mbs_errlist *err
     return 0;
 }
 
+/* The redundancy analysis of a Jacobian that splits into independent
+ * blocks (free bodies) of full rank, block by block (rank_margin.h): the
+ * rank, dof and smallest |R_kk| ratio the dense QR below finds (one dense
+ * QR of 200 balls' 2400 x 1200 entries took 0.25 s).  Returns 1 when done,
+ * 0 for one block or a rank-deficient matrix (then the dense QR decides
+ * which equations to drop, and names the joints). */
+static int s_redundancy_blocks(const mbs_model *m, mbs_data *d)
+{
+    int n = m->nvar, ne = m->neq, rank = 0;
+    double *rd = malloc(sizeof(double) * (size_t)ne);
+    int nb = rd ? mbs_blocks_rdiag(m, d->jac, DENSE_RANK_MAX, rd) : -1;
+    /* mbs_qrcp_rank's count: |R_kk| above 1e-9 |R_11| */
+    for (int i = 0; nb >= 2 && i < ne; i++)
+        if (rd[i] > 1e-9 * rd[0] && rd[i] > 0) rank++;
+    if (nb < 2 || rank < ne || rank > n) { free(rd); return 0; }
+    d->rep.min_singular_ratio = rd[rank - 1] / rd[0];
+    if (d->rep.min_singular_ratio < 1e-6) {
+        d->rep.singular_warning = 1;
+        if (d->rep.warnings < 4)
+            snprintf(d->rep.warning[d->rep.warnings++], sizeof d->rep.warning[0],
+                     "initial configuration close to singular (R_rr/R_11 = %.2g)", d->rep.min_singular_ratio);
+    }
+    d->rep.dof = n - rank;
+    d->rep.redundant = 0;
+    d->rep.redundant_joints[0] = 0;
+    free(rd);
+    return 1;
+}
+
 static int s_redundancy(const mbs_model *m, mbs_data *d, mbs_errlist *err)
 {
     int n = m->nvar, ne = m->neq;
@@ -224,6 +254,7 @@ static int s_redundancy(const mbs_model *m, mbs_data *d, mbs_errlist *err)
     if (ne == 0) { d->rep.min_singular_ratio = 1; return 0; }
     mbs_cons_eval(m, d->x, 0.0, d->phi, d->jac);
     if ((double)n * ne > DENSE_RANK_MAX) return s_redundancy_sparse(m, d, err);
+    if (s_redundancy_blocks(m, d)) return 0;
     double *A = s_jac_dense(m, d);
     double *A2 = calloc((size_t)n * (size_t)ne, sizeof(double));
     int *jp = malloc(sizeof(int) * (size_t)ne);
@@ -275,7 +306,13 @@ static int s_redundancy(const mbs_model *m, mbs_data *d, mbs_errlist *err)
 double mbs_rank_margin(const mbs_model *m, const mbs_data *d)
 {
     int n = m->nvar, ne = m->neq, r0 = ne - d->rep.redundant;
-    if (ne == 0 || r0 <= 0 || (double)n * ne > DENSE_RANK_MAX) return 1;
+    if (ne == 0 || r0 <= 0) return 1;
+    /* independent blocks (free bodies) one by one: linear in their number */
+    if (r0 <= (ne < n ? ne : n)) {
+        double mb = mbs_rank_margin_blocks(m, d->jac, r0, DENSE_RANK_MAX);
+        if (mb != MBS_RANK_ONE_BLOCK) return mb;
+    }
+    if ((double)n * ne > DENSE_RANK_MAX) return 1;
     double *A = s_jac_dense(m, d);
     int *jp = calloc((size_t)ne, sizeof(int));
     double *rd = malloc(sizeof(double) * (size_t)(ne < n ? ne : n) + sizeof(double));

@@ -18,9 +18,12 @@ int mbs_keeps_redundant(const mbs_model *m);
  * the model's structural rank (neq minus the redundant equations found at
  * assembly): |R_rr| / |R_11| of a QR factorisation with column pivoting of
  * Phi_q^T, r that rank (1 without constraints; 0 on failure).  Dense: for
- * occasional checks (a singular position), not for every step; 1 (not
- * measured) for a model whose dense Phi_q^T would exceed 4e6 entries,
- * whose redundancy analysis at assembly is sparse (sparse_qr.h). */
+ * occasional checks (a singular position), not for every step; a Jacobian
+ * that splits into independent blocks (free bodies: N balls on a floor)
+ * is factorised block by block (rank_margin.h), linear in the number of
+ * blocks; 1 (not measured) when one dense Phi_q^T (or one block's) would
+ * exceed 4e6 entries, whose redundancy analysis at assembly is sparse
+ * (sparse_qr.h). */
 double mbs_rank_margin(const mbs_model *m, const mbs_data *d);
 
 /* Choose the independent constraint equations again (d->eq_on) at the

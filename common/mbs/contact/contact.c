@@ -605,11 +605,23 @@ static double s_step_reach(const mbs_model *m, double vmax, double h)
     return 4 * vmax * h * (1 + m->length_scale) + 1e-12;
 }
 
-static double s_onset_speed(const mbs_model *m, const mbs_data *d, int k, double h, double fallback)
+/* The largest velocity component at either end of the step just accepted
+ * (d->vp, d->v): the bound of s_step_reach. */
+static double s_step_vmax(const mbs_model *m, const mbs_data *d)
 {
-    if (!(h > 0) || !d->xp || !d->vp) return fallback;
     double vmax = 0;
     for (int i = 0; i < m->nvar; i++) vmax = fmax(vmax, fmax(fabs(d->v[i]), fabs(d->vp[i])));
+    return vmax;
+}
+
+/* *vmax: s_step_vmax of the step, computed by the first onset of the step
+ * that needs it (NAN before): once per step, not once per pair that starts
+ * touching (a pile has O(N) onsets per step, each O(N) to bound) */
+static double s_onset_speed(const mbs_model *m, const mbs_data *d, int k, double h, double fallback, double *vmax_step)
+{
+    if (!(h > 0) || !d->xp || !d->vp) return fallback;
+    if (isnan(*vmax_step)) *vmax_step = s_step_vmax(m, d);
+    double vmax = *vmax_step;
     double g0, gd0, g1, gd1, rate;
     if (!s_pair_gap(m, k, d->xp, d->vp, s_step_reach(m, vmax, h), &g0, &gd0) || !(g0 > 0)) return fallback;
     if (!s_pair_gap(m, k, d->x, d->v, 0.0, &g1, &gd1) || !(g1 < 0)) return fallback;
@@ -714,13 +726,14 @@ void mbs_contact_step_ahead(const mbs_model *m, mbs_data *d, double h, double h_
     int deact = m->spec->solver.contact_deactivation;
     int nvisit = deact ? d->c_nactive + d->c_non : nc, non = 0;
     struct mbs_shape_cache *wc = s_wc_begin(m, d->c_wc);
+    double vmax_step = NAN;
     for (int i = 0; i < nvisit; i++) {
         int k = !deact ? i : i < d->c_nactive ? d->c_active[i] : d->c_onlist[i - d->c_nactive];
         if (deact && i >= d->c_nactive && d->c_inset[k]) continue; /* visited in the set */
         double approach = 0;
         int touching = 0;
         s_pair(m, d, k, d->x, d->v, NULL, &approach, &touching, wc);
-        if (touching && !d->c_on[k]) d->c_vimp[k] = s_onset_speed(m, d, k, h, approach);
+        if (touching && !d->c_on[k]) d->c_vimp[k] = s_onset_speed(m, d, k, h, approach, &vmax_step);
         d->c_on[k] = (char)touching;
         if (touching) d->c_onlist[non++] = k;
     }

@@ -642,7 +642,9 @@ static double s_compl_error(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp,
     if (lsc == 0) lsc = 1e-300;
     for (int i = 0; i < np; i++) {
         const mbs_rpoint *P = &w->pt[i];
-        double mu = m->spec->contacts[P->pair].friction, ln = w->lam[3 * i];
+        /* (the pair's friction from its packed record: the contact spec of
+         * one of 81800 declared pairs is a cache miss per point) */
+        double mu = w->pi[P->pair].friction, ln = w->lam[3 * i];
         double wn = s_gdot(m, P, 0, v) + w->bt[3 * i];
         err = fmax(err, fmax(0, -wn) / vscale);
         err = fmax(err, fmax(0, -ln) / lsc);
@@ -669,11 +671,11 @@ static double s_compl_error(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp,
  * step for every body, this over the pair's own gap).  In the 100-ball box
  * 1296 -> 972 unknowns per step, CPU 2.27 -> 1.99 s, outputs unchanged;
  * without deactivation every declared pair stays in the system. */
-static double s_pair_reach(const mbs_model *m, const mbs_contact_spec *C, const double *v0, double h)
+static double s_pair_reach(const mbs_model *m, const int shape[2], const double *v0, double h)
 {
     double speed = 0, gn = 0;
     for (int q = 0; q < 2; q++) {
-        int b = m->cshape[C->shape[q]].body;
+        int b = m->cshape[shape[q]].body;
         if (b < 0 || b >= m->nbody) continue;
         for (int sl = 0; sl < m->nb; sl++) {
             int v = m->body[b].var[sl];
@@ -748,7 +750,6 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
         }
         mbs_mj_pinfo *pk = &w->pi[k];
         if (!pk->rigid) continue;
-        const mbs_contact_spec *C = &m->spec->contacts[k];
         /* each shape's world shape once per step */
         for (int q = 0; q < 2; q++) {
             int sh = pk->shape[q];
@@ -760,7 +761,7 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
         int got = mbs_rigid_pair_points_ws(m, k, w->xm, &w->wsh[pk->shape[0]], &w->wsh[pk->shape[1]], &w->pt[np]);
         if (use_active && !added && got > 0) {
             double gmin = s_min_gap(&w->pt[np], got);
-            if (gmin > s_pair_reach(m, C, v0, h)) {
+            if (gmin > s_pair_reach(m, pk->shape, v0, h)) {
                 w->skip[w->nskip] = k;
                 w->skipg[w->nskip++] = gmin;
                 continue;
@@ -863,7 +864,7 @@ static int s_impulses(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int np, int
     const mbs_solver_spec *o = &m->spec->solver;
     int n = m->nvar, dim = 0, rc = -3;
     double la0 = mbs_now();
-    for (int i = 0; i < np; i++) dim += m->spec->contacts[w->pt[i].pair].friction > 0 ? ncomp : 1;
+    for (int i = 0; i < np; i++) dim += w->pi[w->pt[i].pair].friction > 0 ? ncomp : 1;
     *failed = 0;
     *ce = -1;
     if (o->lcp_solver != MBS_LCP_PGS) {
@@ -1024,7 +1025,7 @@ static int s_recheck(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, co
     /* the reach-test pairs within reach at v1 */
     for (int s = 0; s < w->nskip; s++) {
         int k = w->skip[s];
-        if (!(w->skipg[s] > s_pair_reach(m, &m->spec->contacts[k], d->v, h))) w->cand[ncand++] = k;
+        if (!(w->skipg[s] > s_pair_reach(m, w->pi[k].shape, d->v, h))) w->cand[ncand++] = k;
     }
     /* the pairs outside the active set within the bodies' displacements */
     ncand += mbs_contact_missed(m, d, dx, w->cand + ncand);
