@@ -105,6 +105,28 @@ static int s_reslope(void *ctx, double t, const double *y, double *k)
     return 0;
 }
 
+/* mbs_ode_form.project (the BDF of a conservative mechanism): the rates
+ * onto the starting energy (s->energy_project, the run's), the slope there
+ * into k and where the run reads it.  A failed recursion (it cannot at a
+ * state so near the accepted one unless that one is singular) keeps the
+ * accepted state. */
+static void s_project(void *ctx, double t, double *y, double *k)
+{
+    s_form_ctx *c = ctx;
+    mbs_rel_state *s = c->s;
+    int nq = s->nq, n = s->n;
+    if (!s->energy_project(s->energy_ctx, s, t, y + nq)) return;
+    s->z_eval = y + nq + n;
+    s->zd_eval = k + nq + n;
+    if (s_slope(s, t, y, k) != 0) {
+        memcpy(y + nq, s->u, sizeof(double) * (size_t)n);
+        s_slope(s, t, y, k);
+    }
+    memcpy(s->u, y + nq, sizeof(double) * (size_t)n);
+    memcpy(s->qdd, k + nq, sizeof(double) * (size_t)n);
+    memcpy(s->zd, k + nq + n, sizeof(double) * (size_t)s->nz);
+}
+
 static double s_switch(void *ctx, const double *y0, const double *y1, double h)
 {
     mbs_rel_state *s = ((s_form_ctx *)ctx)->s;
@@ -156,7 +178,7 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
     s_form_ctx c = {s, d, bdf ? "bdf" : "dopri5"};
     mbs_ode_form f = {.name = "relative", .nq = nq, .nv = n, .nz = nz, .ctx = &c, .slope = s_slope_c,
                       .weight = s_weight, .commit = s_commit, .reslope = s_reslope, .switch_at = s->switch_at ? s_switch : NULL,
-                      .fail = s_fail};
+                      .fail = s_fail, .project = bdf && s->energy_project ? s_project : NULL};
     /* the driver's state: y = (q, u, z) in s->y0, the stage state s->ys,
      * FSAL: the first slope is the current state's */
     mbs_ode_state st = {.t = s->t, .y = s->y0, .ys = s->ys, .k = s->k};
