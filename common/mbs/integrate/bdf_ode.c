@@ -20,9 +20,6 @@
 #define NEWTON_ROUND (1e3 * 4 * 2.2e-16)
 /* the Newton matrix is factorised again when w0 moved by more than this */
 #define W0_MOVE 0.25
-/* a converged step that needed more Newton iterations than this asks for a
- * fresh Jacobian at the next step */
-#define SLOW_ITERATIONS 2
 /* forward-difference increment of column j: SQRT_EPS max(|y_j|, |h k_j|,
  * weight_j, JAC_FLOOR) */
 #define SQRT_EPS 1.4901161193847656e-8
@@ -194,7 +191,7 @@ int mbs_bdf_ode_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_
         }
         /* modified Newton from the predictor; a second attempt with a
          * fresh Jacobian when the first (with an older one) fails */
-        int converged = 0, fresh = 0, bad = 0, iters = 0;
+        int converged = 0, fresh = 0, bad = 0;
         for (int attempt = 0; attempt < 2 && !converged && !bad; attempt++) {
             if (attempt == 1) {
                 if (fresh) break;
@@ -220,7 +217,6 @@ int mbs_bdf_ode_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_
                 mbs_mat_solve(&w.A, w.r);
                 mbs_note_system(d, n);
                 d->met.newton_iterations++;
-                iters = it + 1;
                 double dn = 0;
                 for (int i = 0; i < n; i++) {
                     y[i] += w.r[i];
@@ -301,7 +297,6 @@ int mbs_bdf_ode_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_
             order = knew;
             s_push(&w, st->t, y);
             fails = 0;
-            if (iters > SLOW_ITERATIONS) J_stale = 1;
             rc = mbs_step_done(m, d, run, err);
             if (rc) break;
             /* a sampled controller's held output changed here: the slope

@@ -14,14 +14,15 @@
  *    modified Newton from the predictor (the polynomial through the last
  *    k + 1 points extrapolated; at the first step y + h k);
  *  - Newton matrix I - J / w0, J = dk/dy by forward differences column by
- *    column through f->slope (n + 1 slopes... n of them, the iterate's own
- *    slope reused), dense LU (linalg.h mbs_mat: LAPACKE above 32 unknowns).
- *    J is evaluated at the first step, again when Newton fails with a J
- *    from an earlier step (the step is then retried from the predictor
- *    with the fresh J), and after a step whose Newton needed more than two
- *    iterations (slow convergence); the matrix is factorised again with
- *    the kept J when w0 moved by more than 25 % (a change of step or
- *    order);
+ *    column through f->slope (n slopes, the iterate's own reused), dense LU
+ *    (linalg.h mbs_mat: LAPACKE above 32 unknowns).  J is evaluated at the
+ *    first step and again only when Newton fails (no convergence within
+ *    the iterations, or a contraction rate above 0.9: slow) with a J from
+ *    an earlier step; the step is then retried from the predictor with the
+ *    fresh J.  The matrix is factorised again with the kept J when w0 moved
+ *    by more than 25 % (a change of step or order).  Refreshing J also
+ *    after each step that needed 3 (or 4) iterations cost the roller chain
+ *    31.5 s (18 s) instead of 8.7 s, the flyball and the four-bar the same;
  *  - Newton converged when the largest increment is below 1e-3 of its
  *    error weight (no smaller than NEWTON_ROUND |y|) or the contraction
  *    rate predicts the rest below 0.05 of it; at most solver.max_newton
@@ -50,13 +51,13 @@
  * the error control sees them).  A slope that fails inside Newton rejects
  * the step (quartered), or ends the run when f->stage_fail_fatal.
  *
- * Sizes: the Newton matrix is dense, N = nq + nv + nz unknowns, N + 1
- * slopes per Jacobian (O(N) each for the relative formulation: O(N^2)) and
- * N^3 / 3 flops per factorisation.  Meant for the examples' trees (N up to
- * a few hundred: the flyball 16, a 50-body spherical chain 350); a 200-body
- * spherical chain (N = 1400) costs about a second per Jacobian and
- * factorisation, and explicit dopri5 is the integrator for such non-stiff
- * chains (bench/README.md "rel12d").
+ * Sizes: the Newton matrix is dense, N = nq + nv + nz unknowns, N slopes
+ * per Jacobian (O(N) each for the relative formulation: O(N^2)) and N^3 / 3
+ * flops per factorisation.  Meant for the examples' trees, N up to a few
+ * hundred (the flyball 8, the N = 40 four-bar 162, the roller chain 210, a
+ * 50-rod spherical chain 350); beyond, a 200-rod chain (N = 1400), the
+ * dense factorisations dominate and explicit dopri5 is the integrator for
+ * such non-stiff chains (bench/README.md, "rel12d").
  */
 #ifndef MBS_BDF_ODE_H
 #define MBS_BDF_ODE_H
