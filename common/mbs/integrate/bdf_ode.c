@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* past points kept: order 5 needs 5, its order-raising estimate 6 */
-#define HIST 6
+/* past points kept: order 5 needs 5; the order selection at order k looks at
+ * k + 2 (integrator_bdf.c keeps as many, MBS_BDF_HIST) */
+#define HIST 7
 /* Newton increments are measured against weights no smaller than
  * NEWTON_ROUND |y| (integrator_bdf.c: 4 ulps count as converged) */
 #define NEWTON_ROUND (1e3 * 4 * 2.2e-16)
