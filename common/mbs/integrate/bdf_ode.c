@@ -151,6 +151,7 @@ int mbs_bdf_ode_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_
     double tau[HIST + 2], wd[HIST + 2], we[HIST + 2];
     int order = 1, steps_at_order = 0, fails = 0, at_sample = 0, rc = 0;
     int have_J = 0, J_stale = 1; /* a Jacobian is kept; it is to be evaluated again */
+    long naccepted = 0, J_at = -1; /* accepted steps, and their number when J was evaluated */
     double w0_fact = 0;          /* w0 of the factorised matrix (0: none)           */
     double h_free = h;
     s_push(&w, st->t, y);
@@ -195,7 +196,9 @@ int mbs_bdf_ode_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_
         int converged = 0, fresh = 0, bad = 0;
         for (int attempt = 0; attempt < 2 && !converged && !bad; attempt++) {
             if (attempt == 1) {
-                if (fresh) break;
+                /* a J from this step, or from a failed attempt at the same
+                 * accepted point, would not be fresher: the step shrinks */
+                if (fresh || J_at == naccepted) break;
                 J_stale = 1;
             }
             memcpy(y, w.ypred, yb);
@@ -206,6 +209,7 @@ int mbs_bdf_ode_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_
                     if (s_jacobian(f, &w, t1, y, h, d) != 0) { bad = 1; break; }
                     have_J = 1;
                     J_stale = 0;
+                    J_at = naccepted;
                     fresh = 1;
                     w0_fact = 0;
                 }
@@ -298,6 +302,7 @@ int mbs_bdf_ode_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_
             order = knew;
             s_push(&w, st->t, y);
             fails = 0;
+            naccepted++;
             rc = mbs_step_done(m, d, run, err);
             if (rc) break;
             /* a sampled controller's held output changed here: the slope

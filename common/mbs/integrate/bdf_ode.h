@@ -18,8 +18,9 @@
  *    (linalg.h mbs_mat: LAPACKE above 32 unknowns).  J is evaluated at the
  *    first step and again only when Newton fails (no convergence within
  *    the iterations, or a contraction rate above 0.9: slow) with a J from
- *    an earlier step; the step is then retried from the predictor with the
- *    fresh J.  The matrix is factorised again with the kept J when w0 moved
+ *    an earlier step (not one evaluated at the same accepted point by a failed
+ *    attempt: the step shrinks instead); the step is then retried from the
+ *    predictor with the fresh J.  The matrix is factorised again with the kept J when w0 moved
  *    by more than 25 % (a change of step or order).  Refreshing J also
  *    after each step that needed 3 (or 4) iterations cost the roller chain
  *    31.5 s (18 s) instead of 8.7 s, the flyball and the four-bar the same;
