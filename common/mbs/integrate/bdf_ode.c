@@ -315,8 +315,19 @@ int mbs_bdf_ode_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_
                     rc = f->fail(f->ctx, MBS_ODE_FAIL_RESLOPE, st->t, h, err);
                     break;
                 }
-                for (int j = 1; j < w.nhist; j++)
-                    for (int i = 0; i < n; i++) w.yh[j][i] += (w.th[j] - st->t) * (k[i] - w.kold[i]);
+                /* the jump dk = k+ - k- and its rate along the motion, about
+                 * J dk (the kept Jacobian: the forces' dependence on the
+                 * state the same on both sides), into fj */
+                for (int i = 0; i < n; i++) w.kold[i] = k[i] - w.kold[i];
+                for (int i = 0; i < n; i++) w.fj[i] = 0;
+                for (int c = 0; c < n && have_J; c++) {
+                    const double *col = w.J + (size_t)c * n;
+                    for (int i = 0; i < n; i++) w.fj[i] += col[i] * w.kold[c];
+                }
+                for (int j = 1; j < w.nhist; j++) {
+                    double tau_j = w.th[j] - st->t;
+                    for (int i = 0; i < n; i++) w.yh[j][i] += tau_j * w.kold[i] + 0.5 * tau_j * tau_j * w.fj[i];
+                }
                 at_sample = 1;
             }
             /* step: grow only by a clear margin (keeps the matrix), a step

@@ -41,9 +41,12 @@
  *    at most 2: a derivative of the motion jumps there); when a held
  *    output changed at a sample (mbs_ctrl_sample) the slope is taken again
  *    (f->reslope) and the past points are moved onto the new motion by the
- *    jump of the slope, y_j += (t_j - t_s) (k+ - k-), so that the order is
- *    kept (first-order Taylor term of the jump; bdf_sample.c moves the
- *    natural BDF's history by more terms).
+ *    Taylor terms of the jump, y_j += tau dk + tau^2 / 2 J dk (tau = t_j -
+ *    t_s, dk = k+ - k-, its rate along the motion taken as J dk with the
+ *    kept Jacobian), so that the order is kept (bdf_sample.c moves the
+ *    natural BDF's history likewise).  On the 1 kHz arm (dc_motor_arm_pd)
+ *    the second term took relative bdf from 10495 steps (3788 rejected) to
+ *    4360 (599), natural bdf 2706.
  * Hooks used: slope, weight, begin_step, commit (with retake: the history
  * restarts at order 1 from the restored state), reslope, project (after
  * commit, before the point joins the history: the natural BDF's energy
