@@ -5,13 +5,14 @@ times their purely mechanical counterparts (same mechanism, prescribed motion
 or torque) at equal accuracy").
 
 Usage: python3 bench/actuator_twins.py [build/mbs] [--repeat=N] [--tols=1e-4,1e-6,1e-8]
-       [--twins=torque,motion] [--keep=DIR] > table.md
+       [--twins=torque,motion] [--keep=DIR] [--examples=a,b] [--integrators=bdf,dopri5]
+       [--ref-tol=1e-10] [--extra-tols=1e-9] > table.md
 
 Two twins of an example, each with the same bodies, joints and passive
 forces and without the controllers:
  - torque: each dc_motor replaced by a joint_actuator on its joint whose
    torque (force) is a natural cubic spline through the motor's
-   element_force of a reference run of the example (dopri5, tolerance 1e-10,
+   element_force of a reference run of the example (dopri5, tolerance --ref-tol,
    every REF_DT s), its rotor inertia J N^2 added to the driven body (what
    the model does for a rotor on a joint to ground);
  - motion: each motor's joint driven (a driver) along a spline through its
@@ -28,9 +29,9 @@ damped them); its motion twin is the counterpart there.
 Both are run with bdf (the examples' default) and dopri5 at each tolerance.
 Error: over the output channels both have (joint coordinates and rates,
 positions, energies; not the motor and controller channels), the largest
-|y - y_ref| / max |y_ref|, y_ref each document's own dopri5 run at 1e-10.
+|y - y_ref| / max |y_ref|, y_ref each document's own dopri5 run at --ref-tol (1e-10).
 CPU: the run's cpu_seconds, median of --repeat.  "at equal error": the
-twin's CPU interpolated (log-log, over its tolerances and 1e-9)
+twin's CPU interpolated (log-log, over its tolerances and --extra-tols)
 at the example's error; '>' or '<' when the example's error is outside the
 twin's range (the nearest end taken: the ratio is at most, or at least,
 the figure).
@@ -50,11 +51,16 @@ OPTS = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--") and 
 REPEAT = int(OPTS.get("repeat", 3))
 TOLS = [float(t) for t in OPTS.get("tols", "1e-4,1e-6,1e-8").split(",")]
 TWINS = OPTS.get("twins", "torque").split(",")
-EXTRA_TOLS = [t for t in (1e-9,) if t < min(TOLS)]  # not 1e-10: the reference's own
+# the reference runs' tolerance (--ref-tol) and the twins' further tolerances (--extra-tols), below the
+# tolerances compared, so that a twin's curve reaches the example's error (not the reference's own tolerance)
+REF_TOL = float(OPTS.get("ref-tol", 1e-10))
+EXTRA_TOLS = [float(t) for t in OPTS.get("extra-tols", "1e-9").split(",") if float(t) < min(TOLS) and
+              float(t) > REF_TOL]
 KEEP = OPTS.get("keep")  # a directory to keep the twin documents in
 REF_DT = 2.5e-4
-EXAMPLES = ["dc_motor_flywheel", "dc_motor_flywheel_inductive", "dc_motor_flywheel_pi", "dc_motor_four_bar",
-            "dc_motor_press_pi", "dc_motor_arm_pd"]
+EXAMPLES = OPTS.get("examples", "dc_motor_flywheel,dc_motor_flywheel_inductive,dc_motor_flywheel_pi,"
+                    "dc_motor_four_bar,dc_motor_press_pi,dc_motor_arm_pd").split(",")
+INTEGS = OPTS.get("integrators", "bdf,dopri5").split(",")
 
 
 def run(path, integ, tol, tmp, repeat=1):
@@ -155,15 +161,15 @@ def main():
                 [{"name": "q_" + f["name"], "quantity": "joint_coordinate", "joint": f["joint"]} for f in motors])
             rp = os.path.join(tmp, "ref_forces.json")
             json.dump(rd, open(rp, "w"))
-            frows, _, _ = run(rp, "dopri5", 1e-10, tmp)
+            frows, _, _ = run(rp, "dopri5", REF_TOL, tmp)
             dirn = KEEP or tmp
             paths = [os.path.join(tmp, "example.json")] + [os.path.join(dirn, "%s_%s_twin.json" % (name, k))
                                                             for k in TWINS]
             json.dump(doc, open(paths[0], "w"))
             for k, p in zip(TWINS, paths[1:]):
                 json.dump(twin(doc, frows, k), open(p, "w"))
-            refs = {p: run(p, "dopri5", 1e-10, tmp)[0] for p in paths}
-            for integ in ("bdf", "dopri5"):
+            refs = {p: run(p, "dopri5", REF_TOL, tmp)[0] for p in paths}
+            for integ in INTEGS:
                 res = {p: [] for p in paths}
                 for p in paths:
                     # the twins also at tighter tolerances (their curves reach the example's errors)

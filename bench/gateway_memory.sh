@@ -10,7 +10,7 @@
 # stops them on exit.  Requests, each answered at once with a 4xx/503 or
 # accepted: 10^6 empty rows (4 MB), four concurrent bodies of 400,000 numbers
 # (5 MB each) beside a list design of 110,000 rows, an 8 MiB string, 5000
-# query parameters, a 1001-body model; then a 1000-body model (accepted:
+# query parameters, a 10,001-body model; then a 10,000-body planar chain (accepted:
 # the largest check the service runs).  Prints one markdown table.
 source "$(dirname "$0")/../tests/integration/lib.sh"
 DEVBUILD=$(dirname "${GATEWAY:-$ROOT/build/gateway}")
@@ -50,7 +50,7 @@ t0=$(date +%s.%N)
 codes="$codes chain10000:$(post $T/chain10000.json /api/v1/models)"
 tcheck=$(python3 -c "import sys; print('%.2f' % ($(date +%s.%N) - $t0))")
 final=$(rss VmRSS); peak=$(rss VmHWM)
-echo "| gateway | RSS idle (MB) | peak RSS (MB) | RSS after the large requests (MB) | after a 1000-body model check (MB) | 1000-body check over HTTP (s) | answers |"
+echo "| gateway | RSS idle (MB) | peak RSS (MB) | RSS after the large requests (MB) | after a 10,000-body model check (MB) | 10,000-body check over HTTP (s) | answers |"
 echo "|---|---:|---:|---:|---:|---:|---|"
 printf '| %s | %.1f | %.1f | %.1f | %.1f | %s | %s |\n' "${GATEWAY:-build/gateway}" "$(echo "$idle/1024" | bc -l)" \
   "$(echo "$peak/1024" | bc -l)" "$(echo "$after/1024" | bc -l)" "$(echo "$final/1024" | bc -l)" "$tcheck" "$codes"

@@ -13,7 +13,15 @@ if [ -f bench/service_bench.sh ] && [ "${1:-}" != "--target" ]; then
   bash bench/service_bench.sh
   # dispatch capacity of one gateway with echo workers (benchmark tool), and end to end (issue 11)
   bash bench/dispatch_bench.sh
+  # issue 11: the dispatcher's longest pause while a 10^5-job sweep's summary is made (bench/README.md,
+  # "The sweeps list's poll"); the gateway's memory before and after the hostile battery (section 5);
+  # two gateways behind the proxy, one killed under load (section 7)
+  bash bench/summary_stall.sh
+  bash bench/gateway_memory.sh
+  if command -v haproxy >/dev/null && command -v wrk >/dev/null; then bash bench/proxy_bench.sh; else echo "proxy figures skipped: haproxy or wrk not installed (scripts/deps.sh)"; fi
 fi
+# issue 11: `build/mbs check` of long chains, up to 10,000 bodies with --quick (bench/README.md, section 5)
+if [ "${1:-}" != "--target" ]; then bash bench/check_scaling.sh $([ "${1:-}" = "--quick" ] && echo 1000 10000); fi
 # the web front end's animation frame rate (bench/README.md, Web front end); needs Debian's chromium
 if [ "${1:-}" != "--target" ]; then
   if [ -x /usr/bin/chromium ] && [ -f build/www/index.html ]; then bash bench/web_anim.sh; bash bench/web_sweep.sh; else echo "web front end figures skipped: no /usr/bin/chromium or build/www"; fi

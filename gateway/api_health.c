@@ -29,11 +29,14 @@ int api_metrics(gw_req *r)
     char *buf = NULL; size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     PGconn **db = gw_db();
-    /* jobs by state, and the claimable queue (active sweeps, not backing off) */
+    /* jobs by state, and the queued jobs of active sweeps, from the counts
+     * the triggers of sql/015_sweep_counts.sql keep (a scan of every job
+     * before, at every scrape) */
     PGresult *res = db ? db_exec(db,
-        "SELECT (SELECT json_object_agg(status, n) FROM (SELECT status, count(*) n FROM jobs GROUP BY status) s)::text, "
-        "       (SELECT count(*) FROM jobs j JOIN sweeps w ON w.id = j.sweep_id "
-        "        WHERE j.status = 'queued' AND w.status IN ('queued','running')), "
+        "SELECT (SELECT json_object_agg(status, n) FROM (SELECT status, sum(n)::bigint n FROM sweep_counts "
+        "        WHERE status <> 'warned' GROUP BY status HAVING sum(n) <> 0) s)::text, "
+        "       (SELECT coalesce(sum(c.n), 0)::bigint FROM sweep_counts c JOIN sweeps w ON w.id = c.sweep_id "
+        "        WHERE c.status = 'queued' AND w.status IN ('queued','running')), "
         "       (SELECT count(*) FROM workers WHERE last_heartbeat > now() - interval '30 seconds'), "
         "       (SELECT count(*) FROM sweeps WHERE status IN ('queued','running','paused'))", 0, NULL) : NULL;
     int up = res && db_ok(res);

@@ -359,15 +359,17 @@ int api_sweeps_list(gw_req *r)
     /* A done or cancelled sweep's counts, warnings, verified jobs and best
      * values come from its stored summary (sweep_sql.h: made once when it
      * finished, for that finished_at; best values of its first 16 declared
-     * responses); the others' are counted at each poll.
+     * responses); the others' come from the counts the triggers of
+     * sql/015_sweep_counts.sql keep (a few rows, not a scan of the jobs),
+     * their best values are looked up per job.
      * The live subqueries are guarded by the same test (a one-time filter of
-     * the lateral counts, CASE for the others), so a finished sweep costs
-     * no scan of its jobs. */
+     * the lateral counts, CASE for the others), so a finished sweep reads
+     * only its summary. */
     return gw_reply_row_json(r, db_exec(db,
         "SELECT json_build_object('items', coalesce(json_agg(t), '[]'), 'limit', $1::int, 'offset', $2::bigint)::text "
         "FROM (SELECT sweeps.id, sweeps.name, model_id, mo.name AS model_name, design, status, priority, njobs, "
         "             CASE WHEN h.cur THEN (sweeps.summary->>'jobs_with_warnings')::bigint "
-        "                  ELSE " SQL_WARNED("sweeps.id", "design") " END AS jobs_with_warnings, "
+        "                  ELSE " SQL_COUNTED_WARNED("sweeps.id", "design") " END AS jobs_with_warnings, "
         "             z.counts || CASE WHEN h.cur THEN sweeps.summary->'counts' ELSE k.counts END AS counts, "
         "             CASE WHEN status = 'running' AND k.finished > 0 AND started_at IS NOT NULL "
         "                  THEN now() + (now() - started_at) * ((k.total - k.finished)::float8 / k.finished) END AS eta, "
@@ -387,13 +389,12 @@ int api_sweeps_list(gw_req *r)
         "             sweeps.created_at, started_at, finished_at "
         "      FROM sweeps JOIN models mo ON mo.id = sweeps.model_id "
         "      CROSS JOIN LATERAL (SELECT " SQL_SUMMARY_CURRENT("sweeps") " IS TRUE AS cur) h "
-        /* live design-job counts per state (index jobs_sweep_status_idx); the
-           ETA over both kinds, as GET /sweeps/{id} */
+        /* live design-job counts per state (sweep_counts); the ETA over
+           both kinds, as GET /sweeps/{id} */
         "      CROSS JOIN LATERAL (SELECT coalesce(jsonb_object_agg(c.status, c.n) FILTER (WHERE c.kind = 'design'), '{}') AS counts, "
         "                                 coalesce(sum(c.n) FILTER (WHERE c.status IN ('done','failed','cancelled')), 0) AS finished, "
         "                                 coalesce(sum(c.n), 0) AS total "
-        "                          FROM (SELECT kind, status, count(*) AS n FROM jobs "
-        "                                WHERE jobs.sweep_id = sweeps.id AND NOT h.cur GROUP BY kind, status) c) k "
+        "                          FROM " SQL_COUNTED_STATES("sweeps.id") " c WHERE NOT h.cur) k "
         "      CROSS JOIN (SELECT '{\"queued\":0,\"running\":0,\"done\":0,\"failed\":0,\"cancelled\":0}'::jsonb AS counts) z "
         "      WHERE ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR model_id = $4) "
         "      ORDER BY sweeps.created_at DESC, sweeps.id LIMIT $1::int OFFSET $2::bigint) t", 5, p), 200, "sweeps");
@@ -409,12 +410,14 @@ int api_sweeps_get(gw_req *r)
     const char *p[] = { r->param[0] };
     PGconn **db = gw_db();
     if (!db) return gw_reply_db_error(r, NULL);
-    /* counts per kind and state, live or from the stored summary of a
-     * finished sweep (as the list); ETA from the rate of finished jobs so far */
+    /* counts per kind and state, from sweep_counts (sql/015, kept by
+     * triggers: a few rows whatever the sweep's size) or from the stored
+     * summary of a finished sweep (as the list); ETA from the rate of
+     * finished jobs so far */
     return gw_reply_row_json(r, db_exec(db,
         "WITH h AS (SELECT " SQL_SUMMARY_CURRENT("s") " IS TRUE AS cur FROM sweeps s WHERE s.id = $1::uuid), "
-        "     c AS (SELECT kind, status, count(*) AS n FROM jobs "
-        "           WHERE sweep_id = $1::uuid AND NOT coalesce((SELECT cur FROM h), false) GROUP BY kind, status), "
+        "     c AS (SELECT * FROM " SQL_COUNTED_STATES("$1::uuid") " c0 "
+        "           WHERE NOT coalesce((SELECT cur FROM h), false)), "
         "     k AS (SELECT coalesce(jsonb_object_agg(status, n) FILTER (WHERE kind = 'design'), '{}') AS counts, "
         "                  coalesce(jsonb_object_agg(status, n) FILTER (WHERE kind = 'verify'), '{}') AS vcounts, "
         "                  coalesce(sum(n) FILTER (WHERE status IN ('done','failed','cancelled')), 0) AS finished, "
@@ -432,14 +435,14 @@ int api_sweeps_get(gw_req *r)
         "  'status', s.status, 'priority', s.priority, 'njobs', s.njobs, "
         "  'counts', z.counts || CASE WHEN h.cur THEN s.summary->'counts' ELSE k.counts END, "
         "  'jobs_with_warnings', CASE WHEN h.cur THEN (s.summary->>'jobs_with_warnings')::bigint "
-        "                        ELSE " SQL_WARNED("$1::uuid", "design") " END, "
+        "                        ELSE " SQL_COUNTED_WARNED("$1::uuid", "design") " END, "
         "  'verification', json_build_object("
         "     'fraction', coalesce((s.spec->>'verify')::float8, 0), 'jobs', s.nverify, "
         "     'counts', z.counts || CASE WHEN h.cur THEN s.summary->'verification_counts' ELSE k.vcounts END, "
         "     'verified', CASE WHEN h.cur THEN (s.summary->>'jobs_verified')::bigint "
         "                 ELSE (SELECT count(*) FROM verifications x WHERE x.sweep_id = $1::uuid) END, "
         "     'jobs_with_warnings', CASE WHEN h.cur THEN (s.summary->>'verification_jobs_with_warnings')::bigint "
-        "                           ELSE " SQL_WARNED("$1::uuid", "verify") " END, "
+        "                           ELSE " SQL_COUNTED_WARNED("$1::uuid", "verify") " END, "
         "     'responses', (SELECT coalesce(json_object_agg(name, json_build_object('max_rel_diff', rel_diff, "
         "                     'max_abs_diff', abs_diff, 'job_id', job_id)), '{}') FROM vr), "
         "     'channels', (SELECT coalesce(json_object_agg(key, d), '{}') FROM vc)), "

@@ -81,6 +81,12 @@ int ds_finish_sweeps(PGconn **db);
  * Returns 1 if one was stored, 0 if none was left, -1 on a database error.
  * Called by the summary thread only (summary.c), on its own connection. */
 int ds_summarise(PGconn **db);
+/* Fold the rows of sweep_counts (sql/015_sweep_counts.sql) of up to 16
+ * sweeps that have more than FOLD_MIN (dispatch_db.c) into one per kind and
+ * state, so that reading a sweep's counts stays a few rows.  Returns the
+ * number of sweeps folded, or -1 on a database error.  Called by the
+ * summary thread (summary.c), on its own connection. */
+int ds_fold_counts(PGconn **db);
 
 /* ---- the summary thread (summary.c) ------------------------------------------------- */
 /* Start the thread that makes the summaries of finished sweeps (ds_summarise)

@@ -11,6 +11,10 @@
  * summary per statement and goes on while there are more, so a burst of
  * finished sweeps is caught up without waiting a period for each.  Started
  * with the dispatcher (a gateway that finishes sweeps).
+ *
+ * Each round it also folds the rows of differences that the triggers of
+ * sql/015_sweep_counts.sql append to sweep_counts (ds_fold_counts), so that
+ * a poll of a running sweep reads a few of them.
  */
 #include "dispatch.h"
 #include "gw.h"
@@ -48,8 +52,11 @@ static void *s_main(void *arg)
             s_set_cancel(db);
         }
         if (!db) continue;
-        /* one sweep per statement, until none is left (or one failed); at
-         * most 64 per round, then the wait (a check on every round) */
+        /* the running sweeps' counts kept short (sql/015), then the
+         * summaries: one sweep per statement, until none is left (or one
+         * failed); at most 64 per round, then the wait (a check on every
+         * round) */
+        ds_fold_counts(&db);
         for (int k = 0; k < 64 && !gw_ticker_stopping(&s_tick) && ds_summarise(&db) > 0; k++) {}
         s_set_cancel(db);
     }

@@ -17,6 +17,20 @@
     "                                        AND (wm.tolerance_met = false OR wm.warning_count > 0))) " \
     " FROM jobs wj WHERE wj.sweep_id = " sweep " AND wj.kind = '" kind "')"
 
+/* The counted jobs of a running sweep, from the differences the triggers of
+ * sql/015_sweep_counts.sql append (a few rows per sweep, folded now and then
+ * by ds_fold_counts), not from its jobs: equal to SQL_WARNED and to a count of
+ * the jobs by kind and state in the same snapshot (test_progress.sh checks
+ * both).  SQL_COUNTED_WARNED: the jobs of one kind with a warning, as bigint;
+ * SQL_COUNTED_STATES: the rows (kind, status, n) of the sweep's jobs, for a
+ * FROM clause, states with no job left out (as a count by GROUP BY). */
+#define SQL_COUNTED_WARNED(sweep, kind) \
+    "(SELECT coalesce(sum(cw.n), 0)::bigint FROM sweep_counts cw " \
+    " WHERE cw.sweep_id = " sweep " AND cw.kind = '" kind "' AND cw.status = 'warned')"
+#define SQL_COUNTED_STATES(sweep) \
+    "(SELECT cs.kind, cs.status, sum(cs.n)::bigint AS n FROM sweep_counts cs " \
+    " WHERE cs.sweep_id = " sweep " AND cs.status <> 'warned' GROUP BY cs.kind, cs.status HAVING sum(cs.n) <> 0)"
+
 /* The least and largest value of the response named by the text expression
  * name over the sweep's done design jobs, and the number of them with a
  * numeric value, as json (each job's result looked up by its key, as

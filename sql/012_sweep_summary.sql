@@ -5,10 +5,13 @@
 -- summary: {"counts", "verification_counts" (per state, design and
 -- verification jobs), "jobs_with_warnings", "verification_jobs_with_warnings",
 -- "jobs_verified", "best": {response: {"min", "max", "jobs"}} (over the done
--- design jobs, for the first 16 declared responses)}, written by the
--- dispatcher after it finished the sweep (gateway/dispatch_db.c,
--- ds_summarise); summary_at: the finished_at it was made for.  Read only
--- while the sweep is done or cancelled and summary_at equals its
+-- design jobs, for the first 16 declared responses)}, written after the
+-- dispatcher finished the sweep by the gateway's summary thread
+-- (gateway/summary.c, ds_summarise in gateway/dispatch_db.c; the dispatcher
+-- wrote it in its own pass when this migration was made); summary_at: the
+-- finished_at it was made for.  (Comments of a migration may be corrected:
+-- the runner, common/svc/db_migrate.c, records versions, not contents.)
+-- Read only while the sweep is done or cancelled and summary_at equals its
 -- finished_at: a sweep that runs again (status back to queued or running) is
 -- counted live, and finishing it again drops the summary and makes a new
 -- one.  Null for rows before this migration: made by the next passes.

@@ -727,6 +727,16 @@ static void s_rigid_integrator(mech_ctx *c, json_t *root)
     for (int k = 0; k < c->spec->ncontact && rigid < 0; k++)
         if (c->spec->contacts[k].law == MBS_LAW_RIGID) rigid = k;
     if (rigid < 0) return;
+    /* the static equilibrium (analysis/analysis.c mbs_statics) balances
+     * forces: a rigid contact is a unilateral constraint it does not solve,
+     * and the body would fall through (the search ran out of iterations) */
+    if (c->spec->solver.analysis == MBS_ANALYSIS_STATICS) {
+        mech_err(c, "/solver/analysis", "the statics analysis solves compliant contacts only: the pair '%s' - '%s' "
+                 "is rigid (give it a compliant law, e.g. hunt_crossley, or run the dynamics)",
+                 c->spec->shapes[c->spec->contacts[rigid].shape[0]].name,
+                 c->spec->shapes[c->spec->contacts[rigid].shape[1]].name);
+        return;
+    }
     json_t *solver = json_object_get(root, "solver");
     mbs_integrator in = c->spec->solver.integrator;
     if (!json_object_get(solver, "integrator") && !c->integrator_named)

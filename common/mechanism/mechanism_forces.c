@@ -84,9 +84,10 @@ static int s_joint_drive(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_sp
  * of time.  Inductance 0: the current is algebraic; > 0: it is a state of
  * the equations (L di/dt = V - R i - ke w_m, from initial_current, 0 by
  * default), integrated by bdf and dopri5 only (the run refuses the other
- * integrators and analyses, run/simulate.c).  The rotor's inertia on a
- * joint between two moving bodies needs a rotor state that is not there
- * yet, and is refused rather than ignored. */
+ * integrators and analyses, run/simulate.c).  The rotor's inertia: on a
+ * joint to ground, and on a planar revolute joint between two moving
+ * bodies (the stator on the joint's first body); elsewhere refused rather
+ * than ignored. */
 static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec *f)
 {
     char kp[MECH_PTR_MAX];
@@ -140,18 +141,23 @@ static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec
      * driven body; on a prismatic joint to ground the body translates along
      * a fixed axis and the rotor's kinetic energy 1/2 J (v / lead)^2 is a
      * mass J / lead^2 along that axis (the model build adds both, ncs.c).
-     * Between two moving bodies the rotor turns at w_A + N (w_B - w_A): the
-     * cross term w_A w_B of its kinetic energy is a configuration-dependent
-     * mass, which the natural coordinates' constant mass matrix does not
-     * have */
+     * Between two moving bodies A (bodies[0], carrying the stator) and B
+     * the rotor turns at w_A + N (w_B - w_A); in the plane the natural
+     * coordinates carry the two bodies' rotation angles as variables of
+     * their own, on which its kinetic energy is a constant form (ncs.c
+     * s_rotors).  In space, and on a prismatic joint between moving bodies,
+     * the rotor's kinetic energy has no such form yet: refused */
     int grounded = j >= 0 && (c->spec->joints[j].body[0] == MBS_GROUND || c->spec->joints[j].body[1] == MBS_GROUND);
-    if (mo->J > 0 && ((jt != MBS_JOINT_REVOLUTE && jt != MBS_JOINT_PRISMATIC) || !grounded)) {
+    int planar_rev = jt == MBS_JOINT_REVOLUTE && c->dim == 2;
+    if (mo->J > 0 && ((jt != MBS_JOINT_REVOLUTE && jt != MBS_JOINT_PRISMATIC) || (!grounded && !planar_rev))) {
         mech_ptr_key(kp, ptr, "rotor_inertia");
-        mech_err(c, kp, "a rotor inertia is supported on a revolute or prismatic joint to ground (its reflected "
-                 "inertia rotor_inertia x gear_ratio^2, or mass rotor_inertia / lead^2, joins the driven body's); "
-                 "between two moving bodies the rotor's kinetic energy is a configuration-dependent mass: add "
-                 "rotor_inertia x gear_ratio^2 (or rotor_inertia / lead^2) to the inertia (mass) of the body the "
-                 "motor drives and give 0");
+        mech_err(c, kp, "a rotor inertia is supported on a revolute or prismatic joint to ground and on a planar "
+                 "revolute joint between two moving bodies (the stator on the joint's first body); on a %s "
+                 "joint between two moving bodies%s the rotor's kinetic energy is a configuration-dependent "
+                 "mass not modelled yet: add rotor_inertia x gear_ratio^2 (or rotor_inertia / lead^2) to the "
+                 "inertia (mass) of the body the motor drives and give 0",
+                 jt == MBS_JOINT_PRISMATIC ? "prismatic" : jt == MBS_JOINT_REVOLUTE ? "revolute" : "non-revolute",
+                 c->dim == 3 ? " in space" : "");
     } else if (mo->J > 0 && jt == MBS_JOINT_PRISMATIC && c->spec->solver.formulation == MBS_FORM_RELATIVE) {
         /* the relative formulation adds a rotor's inertia about its joint's
          * axis (a revolute joint's); the prismatic joint's mass along the

@@ -29,3 +29,21 @@ for d in "$DB" "$OLD"; do
   [ "$q" = jobs_sweep_queue_idx ] || fail "indexes of the queued jobs in $d: $q (expected jobs_sweep_queue_idx only)"
 done
 ok "the queued jobs have one index, per sweep (the global queue index dropped)"
+# sql/015 counts the jobs of the sweeps already there: a database at version
+# 14 with a sweep of jobs in several states (some with warnings), upgraded
+OLD14=${DB/dbname=$DBNAME/dbname=${DBNAME}_14}
+psql_admin -qc "CREATE DATABASE ${DBNAME}_14" >/dev/null
+"$DEVBUILD/gateway" --db "$OLD14" --migrate-only --migrate-to 14 >"$IT_TMP/m5.log" 2>&1 || fail "migrate to 14"
+psql "$OLD14" -Xq -v ON_ERROR_STOP=1 >/dev/null <<'SQL' || fail "a sweep at version 14"
+INSERT INTO models (id, name, definition, content_hash, check_report) VALUES ('m14', 'm', '{}', 'h14', '{}');
+INSERT INTO sweeps (id, model_id, spec, design, status, njobs)
+  VALUES ('00000000-0000-0000-0000-000000000014', 'm14', '{}', 'list', 'running', 30);
+INSERT INTO jobs (sweep_id, idx, status) SELECT '00000000-0000-0000-0000-000000000014', i,
+  (ARRAY['queued','running','done'])[i % 3 + 1] FROM generate_series(0, 29) i;
+INSERT INTO metrics (job_id, tolerance_met, warning_count) SELECT id, idx % 2 = 0, 0 FROM jobs WHERE status = 'done';
+SQL
+"$DEVBUILD/gateway" --db "$OLD14" --migrate-only >"$IT_TMP/m6.log" 2>&1 || fail "upgrade 14"
+got=$(psql "$OLD14" -XtAc "SELECT string_agg(status || '=' || s, ',' ORDER BY status)
+                           FROM (SELECT status, sum(n) s FROM sweep_counts GROUP BY status) c")
+[ "$got" = "done=10,queued=10,running=10,warned=5" ] || fail "sql/015 on a database with jobs: $got"
+ok "sql/015 counts the jobs already there ($got)"

@@ -33,3 +33,29 @@ by_a=$(sql "SELECT count(*) FROM results r JOIN jobs j ON j.id = r.job_id WHERE 
 by_b=$(sql "SELECT count(*) FROM results r JOIN jobs j ON j.id = r.job_id WHERE j.sweep_id = '$SID' AND r.worker_id IN ('b1','b2')")
 [ "$by_a" -gt 0 ] && [ "$by_b" -gt 0 ] || fail "one gateway did all the work (A: $by_a, B: $by_b)"
 ok "two gateways on one database: 60 jobs, each run once (A's workers $by_a, B's workers $by_b), one result each"
+# the counts kept by triggers (sql/015), appended by both gateways' writes and
+# folded by both gateways' summary threads, still sum to the jobs' states
+kept=$(sql "SELECT string_agg(status || '=' || s, ',' ORDER BY status) FROM
+            (SELECT status, sum(n) s FROM sweep_counts WHERE sweep_id = '$SID' GROUP BY status HAVING sum(n) <> 0) c")
+[ "$kept" = "done=60" ] || fail "kept counts of the sweep: $kept (expected done=60)"
+ok "the sweep's kept counts, written and folded by two gateways: $kept"
+# folds while rows are appended: a paused sweep of 400 jobs (nothing claims
+# it) changed by 400 one-job statements, each its own transaction, over a few
+# seconds, while both gateways' summary threads fold every second; then the
+# sums equal a count of the jobs and the rows were folded
+P=$(sql "INSERT INTO sweeps (model_id, name, spec, design, status, njobs) VALUES ('$MID', 'folded', '{}', 'list', 'paused', 400)
+         RETURNING id" | head -1)
+sql "INSERT INTO jobs (sweep_id, idx, parameters) SELECT '$P', i, '{}' FROM generate_series(0, 399) i" || fail "folded jobs"
+for i in $(seq 0 399); do
+  echo "UPDATE jobs SET status = CASE WHEN $i % 3 = 0 THEN 'failed' ELSE 'cancelled' END WHERE sweep_id = '$P' AND idx = $i;"
+  [ $((i % 40)) = 39 ] && echo "SELECT pg_sleep(0.3);"
+done | psql "$DB" -Xq -v ON_ERROR_STOP=1 >/dev/null || fail "400 updates"
+fold_rows() { sql "SELECT count(*) FROM sweep_counts WHERE sweep_id = '$P'"; }
+few() { [ "$(fold_rows)" -le 32 ]; }
+wait_until 10 few || fail "rows of the folded sweep: $(fold_rows)"
+kept=$(sql "SELECT string_agg(status || '=' || s, ',' ORDER BY status) FROM
+            (SELECT status, sum(n) s FROM sweep_counts WHERE sweep_id = '$P' GROUP BY status HAVING sum(n) <> 0) c")
+fresh=$(sql "SELECT string_agg(status || '=' || s, ',' ORDER BY status) FROM
+             (SELECT status, count(*) s FROM jobs WHERE sweep_id = '$P' GROUP BY status) c")
+[ "$kept" = "$fresh" ] && [ "$fresh" = "cancelled=266,failed=134" ] || fail "kept $kept, counted $fresh"
+ok "400 one-job statements over 3 s while two gateways fold: kept $kept in $(fold_rows) rows, equal to a count"

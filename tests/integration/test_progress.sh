@@ -178,3 +178,93 @@ sql "SELECT pg_terminate_backend($(locker))" >/dev/null
 wait_until 20 stored "$L" || fail "locked sweep: no summary stored once the lock was released"
 check "$S" "sweep done beside a waiting summary"
 ok "a summary waiting for a lock: another sweep dispatched and done meanwhile, both summaries stored after"
+
+# ---- the counts the triggers keep (sql/015_sweep_counts.sql) ------------------------
+# A running sweep is counted from sweep_counts, rows of differences that
+# triggers on jobs and metrics append in the same transaction.  After all of
+# the above (claims, results, a killed worker's retry, a cancel, a re-run by
+# SQL, a bulk load), every sweep's sums equal a count of its jobs, in one
+# snapshot; then after a job deleted, a warning changed by hand, a sweep
+# deleted, and the summary thread's fold of a sweep's many rows.
+counts_diff() {
+  sql "WITH k AS (SELECT sweep_id, kind, status, sum(n)::bigint n FROM sweep_counts GROUP BY 1, 2, 3 HAVING sum(n) <> 0),
+            f AS (SELECT sweep_id, kind, status, count(*) n FROM jobs GROUP BY 1, 2, 3
+                  UNION ALL SELECT j.sweep_id, j.kind, 'warned', count(*) FROM metrics m JOIN jobs j ON j.id = m.job_id
+                            WHERE m.tolerance_met = false OR m.warning_count > 0 GROUP BY 1, 2)
+       SELECT coalesce(string_agg(format('%s %s %s %s', w, sweep_id, kind, status || '=' || n), '; '), '')
+       FROM ((SELECT 'kept', * FROM k EXCEPT SELECT 'kept', * FROM f)
+             UNION ALL (SELECT 'counted', * FROM f EXCEPT SELECT 'counted', * FROM k)) x(w, sweep_id, kind, status, n)"
+}
+nk=$(sql "SELECT count(DISTINCT sweep_id) FROM sweep_counts")
+d=$(counts_diff); [ -z "$d" ] || fail "sweep_counts differ from a count of the jobs: $d"
+[ "$(sql "SELECT sum(n) FROM sweep_counts WHERE sweep_id = '$B' AND status = 'warned'")" = 51 ] || fail "bulk sweep: warned jobs kept"
+J=$(sql "SELECT id FROM jobs WHERE sweep_id = '$B' AND status = 'done' ORDER BY id LIMIT 1")
+sql "DELETE FROM jobs WHERE id = (SELECT id FROM jobs WHERE sweep_id = '$B' AND status = 'failed' ORDER BY id LIMIT 1);
+     UPDATE metrics SET tolerance_met = NOT tolerance_met WHERE job_id = $J" >/dev/null || fail "job deleted, warning changed"
+d=$(counts_diff); [ -z "$d" ] || fail "after a job deleted and a warning changed: $d"
+sql "DELETE FROM sweeps WHERE id = '$S'" >/dev/null || fail "delete sweep"
+[ "$(sql "SELECT count(*) FROM sweep_counts WHERE sweep_id = '$S'")" = 0 ] || fail "a deleted sweep's counts stay"
+d=$(counts_diff); [ -z "$d" ] || fail "after a sweep deleted: $d"
+# a paused sweep (nothing dispatches it) changed by 60 statements of one job
+# each, in one transaction (so that no fold sees only some of them): 60 rows
+# appended, folded by the summary thread into one per state
+P=$(sql "INSERT INTO sweeps (model_id, name, spec, design, status, njobs) VALUES ('$MID', 'folded', '{}', 'list', 'paused', 100)
+         RETURNING id" | head -1)
+sql "INSERT INTO jobs (sweep_id, idx, parameters) SELECT '$P', i, '{}' FROM generate_series(0, 99) i" || fail "folded jobs"
+{ echo "BEGIN;"; for i in $(seq 0 59); do echo "UPDATE jobs SET status = 'cancelled' WHERE sweep_id = '$P' AND idx = $i;"; done
+  echo "COMMIT;"; } | psql "$DB" -Xq -v ON_ERROR_STOP=1 >/dev/null || fail "60 updates"
+rows() { sql "SELECT count(*) FROM sweep_counts WHERE sweep_id = '$P'"; }
+folded() { [ "$(rows)" -le 2 ]; }
+wait_until 10 folded || fail "the summary thread did not fold the paused sweep's $(rows) rows"
+[ "$(get "/api/v1/sweeps/$P" | jget '[d["counts"]["queued"], d["counts"]["cancelled"]]')" = "[40, 60]" ] \
+  || fail "folded sweep: $(get "/api/v1/sweeps/$P" | jget 'd["counts"]')"
+d=$(counts_diff); [ -z "$d" ] || fail "after the fold: $d"
+ok "sweep_counts equal a count of the jobs for all $nk sweeps (and after a job deleted, a warning changed, a sweep deleted, 61 rows folded into $(rows))"
+
+# ---- polling a large running sweep reads none of its jobs ------------------------------
+# 20,000 jobs in every state (every 13th done job with a warning), the sweep
+# running, a gateway that does not dispatch (nothing else reads jobs) and
+# autovacuum off for jobs: the rows of jobs read (PostgreSQL's statistics,
+# sequential and by index) over 10 GET /sweeps/{id} and 10 GET /sweeps.
+# Counting them by state and warning, as before sql/015, read the 20,000
+# jobs at each poll (3 x 20,000 with the two warning counts).
+kill "$GW_PID"; wait "$GW_PID" 2>/dev/null
+start_gateway --no-dispatch
+sql "ALTER TABLE jobs SET (autovacuum_enabled = off)" >/dev/null
+L=$(sql "INSERT INTO sweeps (model_id, name, spec, design, status, njobs, started_at)
+         VALUES ('$MID', 'large', '{}', 'random', 'running', 20000, now() - interval '10 seconds') RETURNING id" | head -1)
+sql "INSERT INTO jobs (sweep_id, idx, parameters, status, attempt, lease_owner, lease_expires)
+     SELECT '$L', i, '{}', CASE WHEN i < 5000 THEN 'queued' WHEN i < 6000 THEN 'running' WHEN i % 50 = 0 THEN 'failed' ELSE 'done' END,
+            CASE WHEN i < 5000 THEN 0 ELSE 1 END, CASE WHEN i BETWEEN 5000 AND 5999 THEN 'nobody' END,
+            CASE WHEN i BETWEEN 5000 AND 5999 THEN now() + interval '1 hour' END
+     FROM generate_series(0, 19999) i" || fail "large jobs"
+sql "INSERT INTO metrics (job_id, integrator, tolerance_met, warning_count, warnings)
+     SELECT id, 'bdf', idx % 13 <> 0, 0, '[]' FROM jobs WHERE sweep_id = '$L' AND status = 'done'" || fail "large metrics"
+sql "ANALYZE jobs" >/dev/null
+read_rows() { sql "SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) FROM pg_stat_user_tables WHERE relname = 'jobs'"; }
+get "/api/v1/sweeps/$L" >/dev/null; sleep 2.5   # statements prepared, statistics flushed
+r0=$(read_rows)
+for i in $(seq 10); do get "/api/v1/sweeps/$L" > "$IT_TMP/large.json"; get "/api/v1/sweeps?limit=5" >/dev/null; done
+sleep 2.5   # each backend flushes its statistics within a second of going idle
+r1=$(read_rows)
+sql "ALTER TABLE jobs RESET (autovacuum_enabled)" >/dev/null
+a=$(jget '{"counts": d["counts"], "w": d["jobs_with_warnings"]}' < "$IT_TMP/large.json")
+b=$(sql "SELECT json_build_object('counts', (SELECT json_object_agg(s, (SELECT count(*) FROM jobs WHERE sweep_id = '$L' AND status = s))
+                                            FROM unnest(ARRAY['queued','running','done','failed','cancelled']) s),
+                                  'w', (SELECT count(*) FROM jobs j JOIN metrics m ON m.job_id = j.id
+                                        WHERE j.sweep_id = '$L' AND NOT m.tolerance_met))")
+same "$a" "$b" || fail "large running sweep: shown $a, counted $b"
+[ "$(jget 'd["eta"] is not None' < "$IT_TMP/large.json")" = True ] || fail "large running sweep: no eta"
+[ $((r1 - r0)) -lt 2000 ] || fail "20 polls of a running 20,000-job sweep read $((r1 - r0)) rows of jobs"
+ok "20 polls of a running 20,000-job sweep read $((r1 - r0)) rows of jobs (counts and warnings equal a fresh count: $a)"
+# /metrics reads the same counts: jobs by state over the database, and the
+# queued jobs of queued or running sweeps (the large one's 5000, the paused
+# sweep's 40 not among them)
+get /metrics > "$IT_TMP/metrics.txt"
+for st in queued running done failed cancelled; do
+  want=$(sql "SELECT count(*) FROM jobs WHERE status = '$st'")
+  grep -qx "mbsweep_jobs{state=\"$st\"} $want" "$IT_TMP/metrics.txt" || fail "/metrics $st: $(grep "state=\"$st\"" "$IT_TMP/metrics.txt"), counted $want"
+done
+want=$(sql "SELECT count(*) FROM jobs j JOIN sweeps w ON w.id = j.sweep_id WHERE j.status = 'queued' AND w.status IN ('queued','running')")
+grep -qx "mbsweep_queue_depth $want" "$IT_TMP/metrics.txt" || fail "/metrics queue depth: $(grep '^mbsweep_queue_depth' "$IT_TMP/metrics.txt"), counted $want"
+ok "/metrics: jobs by state and the queue depth ($want) equal a count of the jobs"

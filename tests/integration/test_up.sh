@@ -101,7 +101,7 @@ want_names=$( (echo demonstration; for f in "$ROOT"/examples/sweeps/*.json; do p
 [ "$(sweeps | jget '"\n".join(sorted(s["name"] for s in d["items"]))')" = "$want_names" ] \
   || fail "sweeps submitted: $(sweeps | jget '[s["name"] for s in d["items"]]')"
 all_done() { [ "$(sweeps | jget 'sum(s["status"] != "done" for s in d["items"])')" = 0 ]; }
-wait_until 40 all_done || fail "sweeps not done: $(sweeps | jget '[(s["name"], s["counts"]) for s in d["items"]]')"
+wait_until 240 all_done || fail "sweeps not done: $(sweeps | jget '[(s["name"], s["counts"]) for s in d["items"]]')"
 [ "$(sweeps | jget 'sum(s["counts"]["failed"] for s in d["items"])')" = 0 ] || fail "failed jobs"
 # the demonstration: e from 0.8 e0 to 1.2 e0 in 5 levels, contact_deactivation both ways
 e0=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["parameters"]["e"])' "$ROOT/examples/bouncing_ball.json")

@@ -305,6 +305,116 @@ static void test_press_energy(void)
     }
 }
 
+/* The energy balance of the closed-loop flywheel (PI) and of the arm (two
+ * motors against gravity; its PD controllers continuous, ts = 0, so that
+ * the powers are smooth for Simpson's rule): the motors' electrical input
+ * equals the mechanism's energy gained (kinetic and potential) plus their
+ * copper and friction losses (gear efficiency 1, L = 0); 1 ms samples,
+ * tolerance 1e-8, to 1e-6 of the largest flow. */
+static void test_example_energy(void)
+{
+    static const struct { const char *path, *motors[2]; } ex[] = {
+        {"examples/dc_motor_flywheel_pi.json", {"motor", NULL}},
+        {"examples/dc_motor_arm_pd.json", {"motor1", "motor2"}},
+    };
+    for (int k = 0; k < 2; k++) {
+        char chans[1024] = "\"channels\": [{\"name\": \"E_mech\", \"quantity\": \"energy\"}";
+        for (int j = 0; j < 2 && ex[k].motors[j]; j++) {
+            const char *comp[] = {"power_in", "copper_loss", "friction_loss"}, *tag[] = {"Pi", "Pc", "Pf"};
+            for (int c = 0; c < 3; c++) {
+                size_t n = strlen(chans);
+                snprintf(chans + n, sizeof chans - n,
+                         ", {\"name\": \"%s%d\", \"quantity\": \"motor\", \"element\": \"%s\", \"component\": \"%s\"}",
+                         tag[c], j, ex[k].motors[j], comp[c]);
+            }
+        }
+        strcat(chans, ",");
+        char doc1[16384], doc[16384];
+        if (t_splice_file(ex[k].path, "\"channels\": [", chans, doc1, sizeof doc1)) continue;
+        /* the output interval: 1 ms */
+        const char *iv = strstr(doc1, "\"interval\": ");
+        if (!CHECK(iv != NULL)) continue;
+        const char *end = strpbrk(iv + 12, ",}");
+        snprintf(doc, sizeof doc, "%.*s\"interval\": 0.001%s", (int)(iv - doc1), doc1, end);
+        const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+        for (int a = 0; a < 2; a++) {
+            const char *sets[] = {"ts=0", "solver.tolerance=1e-8", integ[a], NULL};
+            t_run r;
+            t_run_text(doc, sets, &r);
+            CHECK(r.rc == 0);
+            if (r.rc) { t_run_free(&r); continue; }
+            int n = 0;
+            double in = 0, cu = 0, fr = 0;
+            for (int j = 0; j < 2 && ex[k].motors[j]; j++) {
+                char nm[16];
+                snprintf(nm, sizeof nm, "Pi%d", j); in += s_simpson(&r, nm, &n);
+                snprintf(nm, sizeof nm, "Pc%d", j); cu += s_simpson(&r, nm, NULL);
+                snprintf(nm, sizeof nm, "Pf%d", j); fr += s_simpson(&r, nm, NULL);
+            }
+            int w = 1 + r.res.nchannel, cE = t_col(&r, "E_mech");
+            double dE = r.res.rows[(size_t)n * w + cE] - r.res.rows[(size_t)cE], bal = in - dE - cu - fr;
+            double big = fmax(fabs(in), fmax(fabs(dE), cu));
+            printf("  %s (%s, ts = 0): input %.9g J = mechanical %.9g + copper %.9g + friction %.3g; imbalance %.2e J "
+                   "(%.1e of the largest)\n", ex[k].path, integ[a], in, dE, cu, fr, bal, fabs(bal) / big);
+            CHECK(big > 0.1 && fabs(bal) <= 1e-6 * big);
+            t_run_free(&r);
+        }
+    }
+}
+
+/* The digital arm's energy balance (PD at 1 kHz, zero-order hold): each
+ * motor's voltage jumps at every sample, and with it its current and
+ * power, so Simpson's rule runs over each sampling interval [t_k, t_k+1]
+ * with its midpoint (outputs every 0.5 ms), the value at t_k+ rebuilt from
+ * the channels (a sample at an instant shows the output held before it:
+ * the voltage held over the interval is the one shown at t_k+1; the joint
+ * rates are continuous, so i(t_k+) = (V - ke N w(t_k)) / R).  The motors'
+ * mechanical output, (V - R i) i = kt i N w per motor (L = 0, no friction,
+ * efficiency 1), integrates to the mechanism's energy gained, kinetic and
+ * potential; bdf and dopri5 at 1e-8, to 1e-6 of the work done. */
+static void test_digital_arm_energy(void)
+{
+    const double N = 50, Rm = 1, kt = 0.05;
+    const char *chans = "\"channels\": [{\"name\": \"E_mech\", \"quantity\": \"energy\"},"
+                        " {\"name\": \"w1\", \"quantity\": \"joint_velocity\", \"joint\": \"shoulder\"},"
+                        " {\"name\": \"w2\", \"quantity\": \"joint_velocity\", \"joint\": \"elbow\"},";
+    char doc1[16384], doc[16384];
+    if (t_splice_file("examples/dc_motor_arm_pd.json", "\"channels\": [", chans, doc1, sizeof doc1)) return;
+    const char *iv = strstr(doc1, "\"interval\": ");
+    if (!CHECK(iv != NULL)) return;
+    snprintf(doc, sizeof doc, "%.*s\"interval\": 0.0005%s", (int)(iv - doc1), doc1, strpbrk(iv + 12, ",}"));
+    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+    for (int a = 0; a < 2; a++) {
+        const char *sets[] = {"solver.tolerance=1e-8", integ[a], NULL};
+        t_run r;
+        t_run_text(doc, sets, &r);
+        CHECK(r.rc == 0 && r.res.nsample == 4001);
+        if (r.rc || r.res.nsample != 4001) { t_run_free(&r); continue; }
+        int w = 1 + r.res.nchannel, cw[2] = {t_col(&r, "w1"), t_col(&r, "w2")}, cv[2] = {t_col(&r, "V1"), t_col(&r, "V2")};
+        const double *y = r.res.rows;
+        double work = 0, absw = 0;
+        /* the motors' mechanical power kt i N w at sample s, voltage V */
+#define S_P(s, V, m) (kt * (((V) - kt * N * y[(size_t)(s) * w + cw[m]]) / Rm) * N * y[(size_t)(s) * w + cw[m]])
+        for (int k = 0; k < 2000; k++) {
+            int s0 = 2 * k, s1 = s0 + 1, s2 = s0 + 2;
+            double f = 0;
+            for (int m = 0; m < 2; m++) {
+                double V = y[(size_t)s2 * w + cv[m]]; /* held over (t_k, t_k+1] */
+                f += S_P(s0, V, m) + 4 * S_P(s1, V, m) + S_P(s2, V, m);
+            }
+            work += f * 0.0005 / 3;
+            absw += fabs(f) * 0.0005 / 3;
+        }
+#undef S_P
+        int cE = t_col(&r, "E_mech");
+        double dE = y[(size_t)4000 * w + cE] - y[cE], bal = work - dE;
+        printf("  digital arm (%s): motors' work %.9g J (|work| %.4g J) = energy gained %.9g J; imbalance %.2e J "
+               "(%.1e of |work|)\n", integ[a], work, absw, dE, bal, fabs(bal) / absw);
+        CHECK(absw > 1 && fabs(bal) <= 1e-6 * absw);
+        t_run_free(&r);
+    }
+}
+
 /* The arm with continuous PD controllers (ts = 0: each one's derivative
  * filter state in z), and the press with a PID on the slider's position
  * (a body other than the motor's: the coupled columns of the Newton matrix,
@@ -410,6 +520,70 @@ static void test_joint_actuator(void)
             CHECK(worst <= 100 * 1e-8 * RS);
             t_run_free(&r);
         }
+}
+
+/* x = e^(A t) x0 for a 3 x 3 A: Taylor series of e^(A t / 2^k) (||A t /
+ * 2^k|| <= 0.5, 30 terms: below rounding) squared k times. */
+static void s_expm3_apply(const double A[9], double t, const double x0[3], double x[3])
+{
+    double nrm = 0;
+    for (int i = 0; i < 9; i++) nrm = fmax(nrm, fabs(A[i] * t));
+    int k = 0;
+    while (3 * nrm / ldexp(1, k) > 0.5) k++;
+    double Bs[9], E[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, T[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    for (int i = 0; i < 9; i++) Bs[i] = A[i] * t / ldexp(1, k);
+    for (int n = 1; n <= 30; n++) {
+        double U[9] = {0};
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                for (int l = 0; l < 3; l++) U[3 * i + j] += T[3 * i + l] * Bs[3 * l + j] / n;
+        for (int i = 0; i < 9; i++) { T[i] = U[i]; E[i] += U[i]; }
+    }
+    for (int s = 0; s < k; s++) {
+        double U[9] = {0};
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                for (int l = 0; l < 3; l++) U[3 * i + j] += E[3 * i + l] * E[3 * l + j];
+        memcpy(E, U, sizeof U);
+    }
+    for (int i = 0; i < 3; i++) x[i] = E[3 * i] * x0[0] + E[3 * i + 1] * x0[1] + E[3 * i + 2] * x0[2];
+}
+
+/* A full PID (derivative filtered by tf) on the joint_actuator's inertia
+ * (J w' = u, setpoint step r at t = 0): the closed loop is linear in (w, the
+ * integral s0, the filter state s1), x' = A x + b, and its exact response
+ * x(t) = x_ss + e^(A t) (x0 - x_ss), x_ss = (r, 0, 0), is e^(A t) by
+ * scaling and squaring (independent of the integrators); the derivative
+ * kick at t = 0 included.  Continuous, bdf and dopri5 at 1e-8. */
+static void test_pid_closed_form(void)
+{
+    const double Ja = 1e-3, kp = 0.005, ki = 0.1, kd = 5e-5, tf = 0.01;
+    const double A[9] = {(-kp - kd / tf) / Ja, ki / Ja, -kd / (tf * Ja), -1, 0, 0, -1 / tf, 0, -1 / tf};
+    const char *key = "\"ki\": \"$ki\",";
+    const char *at = strstr(ACTUATOR_DOC, key);
+    if (!CHECK(at != NULL)) return;
+    char doc[4096];
+    snprintf(doc, sizeof doc, "%.*s\"ki\": \"$ki\", \"kd\": %g, \"tf\": %g,%s", (int)(at - ACTUATOR_DOC), ACTUATOR_DOC,
+             kd, tf, at + strlen(key));
+    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+    for (int a = 0; a < 2; a++) {
+        const char *sets[] = {"solver.tolerance=1e-8", integ[a], NULL};
+        t_run r;
+        t_run_text(doc, sets, &r);
+        CHECK(r.rc == 0);
+        if (r.rc) { t_run_free(&r); continue; }
+        double worst = 0, peak = 0;
+        for (int k = 1; k <= 100; k++) {
+            double t = 0.01 * k, y0[3] = {-RS, 0, 0}, y[3];
+            s_expm3_apply(A, t, y0, y);
+            peak = fmax(peak, RS + y[0]);
+            worst = fmax(worst, fabs(t_at(&r, "omega", t) - (RS + y[0])));
+        }
+        printf("  PID (kd %g, tf %g) on a joint_actuator, %s: speed error %.2e rad/s (%.3g x tol x r), peak %.4g\n", kd,
+               tf, integ[a], worst, worst / (1e-8 * RS), peak);
+        CHECK(worst <= 100 * 1e-8 * RS);
+        t_run_free(&r);
+    }
 }
 
 /* The BDF's restart at a sample (integrate/bdf_sample.c): a slider (m x'' =
@@ -588,8 +762,11 @@ int main(void)
     test_antiwindup();
     test_examples();
     test_press_energy();
+    test_example_energy();
+    test_digital_arm_energy();
     test_continuous_pid();
     test_joint_actuator();
+    test_pid_closed_form();
     test_sample_restart();
     test_refused();
     test_parser_errors();

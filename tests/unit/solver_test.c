@@ -367,6 +367,39 @@ static void test_kinematics_statics(void)
     }
     CHECK_NEAR(t_at(&r, "d", 0), dd, 1e-8);
     t_run_free(&r);
+
+    /* statics from a position without stiffness: the double pendulum lies
+     * horizontal, where gravity's moments are stationary and the tangent
+     * is singular (it failed there); the continuation finds the hanging
+     * position (stable), not the upright one */
+    const char *st[] = {"solver.analysis=statics", NULL};
+    t_run_file("examples/double_pendulum.json", st, &r);
+    CHECK(r.rc == 0);
+    printf("  double pendulum statics from horizontal: tip (%.3g, %.12g), phi1 %.12g, phi2 %.3g, %ld iterations\n",
+           t_at(&r, "x_tip", 0), t_at(&r, "y_tip", 0), t_at(&r, "phi1", 0), t_at(&r, "phi2", 0),
+           r.met.newton_iterations);
+    CHECK_NEAR(t_at(&r, "x_tip", 0), 0, 1e-9);
+    CHECK_NEAR(t_at(&r, "y_tip", 0), -2, 1e-9);
+    CHECK_NEAR(t_at(&r, "phi1", 0), -M_PI / 2, 1e-9);
+    CHECK_NEAR(t_at(&r, "phi2", 0), 0, 1e-9);
+    t_run_free(&r);
+
+    /* a ball 1 m above the floor comes to rest on it, with contact
+     * deactivation on (the default: its active set at t = 0 holds no pair):
+     * Hunt-Crossley k d^1.5 = m g, d = (m g / k)^(2/3) = 2.13e-5 m */
+    t_run_file("examples/bouncing_ball.json", st, &r);
+    CHECK(r.rc == 0);
+    double depth = pow(0.1 * G / 1e7, 2.0 / 3.0);
+    printf("  ball statics: z %.12g (closed form %.12g), N %.12g\n", t_at(&r, "z", 0), 0.05 - depth, t_at(&r, "N", 0));
+    CHECK_NEAR(t_at(&r, "z", 0), 0.05 - depth, 1e-12);
+    CHECK_NEAR(t_at(&r, "N", 0), 0.1 * G, 1e-9);
+    t_run_free(&r);
+
+    /* rigid contacts are refused by statics (they were ignored: the rigid
+     * cam follower's spring carried the weight through the cam) */
+    t_run_file("examples/cam_follower_rigid.json", st, &r);
+    CHECK(r.rc != 0 && r.err.n > 0 && strstr(r.err.e[0].message, "compliant contacts only"));
+    t_run_free(&r);
 }
 
 /* The accuracy contract (issue 9): the default is the error-controlled

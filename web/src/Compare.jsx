@@ -162,7 +162,8 @@ function VsPairs({ rows }) {
     const g = canvas2d(c, W, H);
     g.font = '12px system-ui, sans-serif';
     const xs = pts.map((m) => m.declared_pairs), ys = pts.flatMap((m) => [speedupOf(m).q1, speedupOf(m).q3]).filter((v) => v > 0);
-    const x0 = Math.min(1, ...xs) / 1.6, x1 = Math.max(10, ...xs) * 1.6, y0 = Math.min(0.5, ...ys), y1 = Math.max(2, ...ys);
+    // room above and below the extreme quartiles, so no point sits on the frame
+    const x0 = Math.min(1, ...xs) / 1.6, x1 = Math.max(10, ...xs) * 1.6, y0 = Math.min(0.5, ...ys) / 1.25, y1 = Math.max(2, ...ys) * 1.25;
     const X = (v) => PADL + ((Math.log(v) - Math.log(x0)) / (Math.log(x1) - Math.log(x0))) * (W - PADL - PADR);
     const Y = (v) => H - PADB - ((Math.log(v) - Math.log(y0)) / (Math.log(y1) - Math.log(y0))) * (H - PADT - PADB);
     g.strokeStyle = '#888'; g.strokeRect(PADL, PADT, W - PADL - PADR, H - PADT - PADB);
@@ -173,14 +174,22 @@ function VsPairs({ rows }) {
     g.fillText('contact pairs declared (log)', (PADL + W - PADR) / 2, H - 6);
     g.textAlign = 'right';
     for (const t of [0.5, 1, 2, 5, 10, 20, 50, 100]) if (t >= y0 && t <= y1) g.fillText(`${t}×`, PADL - 6, Y(t) + 4);
+    // labels: right of the point, or left of it where they would leave the
+    // frame; one below the other where two would overlap
+    const placed = [];
     pts.forEach((m) => {
       const x = X(m.declared_pairs), s = speedupOf(m), col = flagged(m) ? '#999' : '#1f5fbf';
       g.strokeStyle = col; g.lineWidth = 3;
       g.beginPath(); g.moveTo(x, Y(s.q1)); g.lineTo(x, Y(s.q3)); g.stroke(); g.lineWidth = 1;
       g.fillStyle = col; g.beginPath(); g.arc(x, Y(s.median), 4, 0, 2 * Math.PI); g.fill();
-      g.fillStyle = flagged(m) ? '#888' : '#222'; g.textAlign = 'left';
       const name = m.name.length > 20 ? `${m.name.slice(0, 19)}…` : m.name;
-      g.fillText(flagged(m) ? `${name} (${VERDICTS[verdict(m)]})` : name, x + 6, Y(s.median) - 5);
+      const text = flagged(m) ? `${name} (${VERDICTS[verdict(m)]})` : name, w = g.measureText(text).width;
+      const left = x + 6 + w > W - PADR ? x - 6 - w : x + 6;
+      let y = Y(s.median) - 5;
+      while (placed.some((p) => Math.abs(p.y - y) < 13 && left < p.x + p.w && p.x < left + w)) y += 13;
+      placed.push({ x: left, y, w });
+      g.fillStyle = flagged(m) ? '#888' : '#222'; g.textAlign = 'left';
+      g.fillText(text, left, y);
     });
   }, [rows]);
   return <canvas ref={ref} id="compare-vs-pairs" data-points={pts.length} role="img"

@@ -383,43 +383,79 @@ int mbs_initialize(const mbs_model *m, mbs_data *d, mbs_report *rep, mbs_errlist
 
 /* ---- static equilibrium ----------------------------------------------------------------- */
 
+/* The residual r = [Q(x) - Phi_q^T lam; -Phi(x)] at (d->x, d->lam) into rhs
+ * (n + ne), and its size: the force part over the force scale plus the
+ * constraint part over the length scale (the merit of a step); *rf, *rp
+ * the largest entries of each part. */
+static double s_static_residual(const mbs_model *m, mbs_data *d, double t, const double *zero, double *rhs,
+                                double fscale, double *rf, double *rp)
+{
+    int n = m->nvar, ne = m->neq;
+    mbs_cons_eval(m, d->x, t, d->phi, d->jac);
+    mbs_force_eval(m, d, d->x, zero, t, d->Q);
+    memcpy(rhs, d->Q, sizeof(double) * (size_t)n);
+    double *ml = d->w2;
+    for (int i = 0; i < ne; i++) ml[i] = d->eq_on[i] ? -d->lam[i] : 0;
+    mbs_cons_jtl(m, d->jac, ml, rhs);
+    *rf = 0;
+    for (int i = 0; i < n; i++) *rf = fmax(*rf, fabs(rhs[i]));
+    *rp = mbs_phi_norm(d);
+    for (int i = 0; i < ne; i++) rhs[n + i] = d->eq_on[i] ? -d->phi[i] : 0;
+    return *rf / fscale + *rp / m->length_scale;
+}
+
 /* Newton on  r = [Q(x) - Phi_q^T lam; Phi(x)] = 0  with the KKT tangent
  * [K + H(lam), Phi_q^T; Phi_q, 0]  (K = -dQ/dx, H the constraint Hessian),
- * with step halving on the residual norm. */
+ * each step at most 0.2 of the model's size.  Where the tangent is
+ * singular (a degree of freedom without stiffness: a pendulum lying
+ * horizontal has none, gravity's moment being stationary there, and so is
+ * the residual's size, which no step rule on it can leave), pseudo-
+ * transient continuation: mu M added to the tangent, a damped step of the
+ * motion towards M^-1 of the unbalanced force (downhill in the potential,
+ * so that a stable equilibrium is found rather than the top), every step
+ * taken, mu scaled by the ratio of successive residuals (switched
+ * evolution relaxation, at most 10 times either way) and dropped to 0,
+ * Newton's own step, once below 1e-8 of its start (the force scale over
+ * the length and mass scales: g / L for a pendulum).  A model whose
+ * tangent is never singular takes Newton's steps as before. */
 int mbs_statics(const mbs_model *m, mbs_data *d, double t, mbs_errlist *err)
 {
-    int n = m->nvar, ne = m->neq, N = n + ne;
+    int n = m->nvar, ne = m->neq;
     const mbs_solver_spec *o = &m->spec->solver;
     double *rhs = d->w1, *zero = d->fd_v;
     memset(zero, 0, sizeof(double) * (size_t)n);
     memset(d->v, 0, sizeof(double) * (size_t)n);
     memset(d->lam, 0, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
+    /* every declared contact pair in the forces (and in the outputs after):
+     * the active set of contact deactivation was chosen for a time step
+     * from the positions at t = 0, and the iterates move further (a ball
+     * above the floor comes down onto it) */
+    d->c_ready = 0;
     double scale_f = 0;
     mbs_force_eval(m, d, d->x, zero, t, d->Q);
     for (int i = 0; i < n; i++) scale_f = fmax(scale_f, fabs(d->Q[i]));
-    double tolf = 1e-9 * (scale_f > 0 ? scale_f : 1.0), tolx = 1e-10 * m->length_scale;
+    double fscale = scale_f > 0 ? scale_f : 1.0, tolf = 1e-9 * fscale, tolx = 1e-10 * m->length_scale;
+    double mu0 = fscale / (m->length_scale * (m->mass_scale > 0 ? m->mass_scale : 1.0)), mu = 0;
     int maxit = o->max_newton > 0 ? 4 * o->max_newton : 100;
+    double rf, rp, merit = s_static_residual(m, d, t, zero, rhs, fscale, &rf, &rp);
+    int rc = MBS_EDIVERGE;
     for (int it = 0; it < maxit; it++) {
-        /* residual */
-        mbs_cons_eval(m, d->x, t, d->phi, d->jac);
-        mbs_force_eval(m, d, d->x, zero, t, d->Q);
-        memcpy(rhs, d->Q, sizeof(double) * (size_t)n);
-        double *ml = d->w2;
-        for (int i = 0; i < ne; i++) ml[i] = d->eq_on[i] ? -d->lam[i] : 0;
-        mbs_cons_jtl(m, d->jac, ml, rhs);
-        double rf = 0;
-        for (int i = 0; i < n; i++) rf = fmax(rf, fabs(rhs[i]));
-        double rp = mbs_phi_norm(d);
-        for (int i = 0; i < ne; i++) rhs[n + i] = d->eq_on[i] ? -d->phi[i] : 0;
         if (rf <= tolf && rp <= tolx) {
             mbs_cons_gamma(m, d->x, d->v, t, d->gam);
             memset(d->a, 0, sizeof(double) * (size_t)n);
-            return 0;
+            rc = 0;
+            break;
         }
-        if (mbs_kkt_build(m, d, 0.0, 1.0, 0.0, 1.0, d->lam, d->x, zero, t) != 0) {
-            mbs_err_add(err, "", "static equilibrium: singular tangent matrix (a degree of freedom without "
-                        "stiffness, or a redundant constraint)");
-            return MBS_ESINGULAR;
+        if (mbs_kkt_build(m, d, mu, 1.0, 0.0, 1.0, d->lam, d->x, zero, t) != 0) {
+            /* no stiffness along some direction: continuation */
+            mu = mu > 0 ? 10 * mu : mu0;
+            if (mu > 1e12 * mu0) {
+                mbs_err_add(err, "", "static equilibrium: singular tangent matrix (a redundant constraint, or a "
+                            "degree of freedom without stiffness or potential)");
+                rc = MBS_ESINGULAR;
+                break;
+            }
+            continue;
         }
         d->met.newton_iterations++;
         mbs_kkt_solve(m, d, rhs);
@@ -429,8 +465,13 @@ int mbs_statics(const mbs_model *m, mbs_data *d, double t, mbs_errlist *err)
         double s = mx > 0.2 * m->length_scale ? 0.2 * m->length_scale / mx : 1.0;
         for (int i = 0; i < n; i++) d->x[i] += s * rhs[i];
         for (int i = 0; i < ne; i++) if (d->eq_on[i]) d->lam[i] += s * rhs[n + i];
-        (void)N;
+        double m1 = s_static_residual(m, d, t, zero, rhs, fscale, &rf, &rp);
+        if (mu > 0 && merit > 0 && isfinite(m1)) {
+            mu *= fmin(10, fmax(0.1, m1 / merit));
+            if (mu < 1e-8 * mu0) mu = 0;
+        }
+        merit = m1;
     }
-    mbs_err_add(err, "", "static equilibrium not found in %d Newton iterations", maxit);
-    return MBS_EDIVERGE;
+    if (rc == MBS_EDIVERGE) mbs_err_add(err, "", "static equilibrium not found in %d Newton iterations", maxit);
+    return rc;
 }

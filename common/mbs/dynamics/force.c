@@ -378,6 +378,21 @@ void mbs_force_eval_body(const mbs_model *m, const mbs_data *d, const double *x,
     mbs_contact_forces_body(m, d, x, v, Qbody);
 }
 
+void mbs_force_rotor_body(const mbs_model *m, const double *x, const double *a, double *Qbody)
+{
+    for (int r = 0; r < m->nrotor; r++) {
+        const struct mbs_rotor *ro = &m->rotor[r];
+        /* the rotor's angular acceleration c . th'' */
+        double acc = 0;
+        for (int k = 0; k < 2; k++)
+            if (ro->var[k] >= 0) acc += ro->c[k] * a[ro->var[k]];
+        for (int k = 0; k < 2; k++) {
+            double tau[3] = {0, 0, -ro->J * ro->c[k] * acc};
+            if (ro->c[k] != 0) s_torque_q(m, ro->body[k], x, tau, Qbody + (size_t)ro->body[k] * m->nb);
+        }
+    }
+}
+
 /* Finite-difference Jacobians of the state-dependent forces:
  *   K = -dQ/dx, C = -dQ/dv, handed to add(i, j, cK*K_ij + cC*C_ij).
  * Perturbs only the variables each element touches. */

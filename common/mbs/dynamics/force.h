@@ -22,6 +22,12 @@ void mbs_force_eval_noncontact(const mbs_model *m, const mbs_data *d, const doub
                                double *Q);
 void mbs_force_jac_noncontact(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t,
                               double cK, double cC, void (*add)(void *ctx, int i, int j, double v), void *ctx);
+/* The torques that the rotors between moving bodies (model.h mbs_rotor)
+ * exert on their bodies at accelerations a (nvar), added per body in body
+ * coordinates to Qbody (nbody x nb): on body k of a rotor -J c_k (c . th'')
+ * about the plane's normal, the inertia of the rotor's motion as the gear
+ * and its bearing pass it on (the reaction recovery's body balances). */
+void mbs_force_rotor_body(const mbs_model *m, const double *x, const double *a, double *Qbody);
 /* The same forces per body in body coordinates (nbody x nb): what each
  * body receives, before variables shared by bodies are summed. */
 void mbs_force_eval_body(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double t,

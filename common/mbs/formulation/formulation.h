@@ -87,9 +87,10 @@ typedef struct mbs_ode_form {
      * (a quaternion's length, a projection on the constraints) and update
      * k if it changed.  The natural coordinates' DOPRI5 uses it for the
      * energy projection of conservative mechanisms (dynamics/force.h
-     * mbs_energy_project); the relative formulation has none (Baumgarte
-     * holds its loops, the kinematics normalise a ball's quaternion where
-     * they read it). */
+     * mbs_energy_project), the relative formulation for the same
+     * projection on its joint rates (integrator_rel.c; Baumgarte holds its
+     * loops, the kinematics normalise a ball's quaternion where they read
+     * it). */
     void (*project)(void *ctx, double t, double *y, double *k);
 
     /* Optional (NULL: none).  The fraction of a step of size h from y0 to

@@ -26,18 +26,20 @@
  * (mbs_ctrl_next_stop) and, when a held output changed there
  * (mbs_ctrl_sample, on the state the run mapped to d), the next step's
  * first slope is taken again.  A step size below solver.min_step at a
- * singular position of a loop is reported as such (w->pivot_ratio).
+ * singular position of a loop is reported as such (w->pivot_ratio).  A
+ * conservative mechanism's accepted states are scaled onto its starting
+ * energy (the `energy` hook below), as the natural coordinates' are.
  *
  * With solver.integrator "bdf" the same hooks go to the BDF through the
  * boundary (bdf_ode.h mbs_bdf_ode_run), with the same weights (their local
- * tolerance the BDF's, accuracy.h), plus, for a conservative mechanism, the
- * energy projection of each accepted step (energy_project below), as the
- * natural BDF does.  Without it the four-bar's angles were 150 .. 370 x the
- * tolerance off after 10 s at 1e-8 .. 1e-10 (natural bdf 2 x), with it
- * 5 .. 9 x.  A projection onto the loops' constraints as well (Gauss-Newton
- * on Phi = 0, rates onto Phi' = 0, in the kinetic metric) was tried and
- * left out: it stopped the four-bar at tolerance 1e-11 below min_step
- * (t = 2.40 s) and gained nothing once the energy was projected.
+ * tolerance the BDF's, accuracy.h), the energy projection included (the
+ * natural BDF projects its energy too).  Without it the four-bar's angles
+ * were 150 .. 370 x the tolerance off after 10 s at 1e-8 .. 1e-10 in
+ * relative bdf (natural bdf 2 x), with it 5 .. 9 x.  A projection onto the
+ * loops' constraints as well (Gauss-Newton on Phi = 0, rates onto Phi' = 0,
+ * in the kinetic metric) was tried and left out: it stopped the four-bar at
+ * tolerance 1e-11 below min_step (t = 2.40 s) and gained nothing once the
+ * energy was projected.
  */
 #ifndef MBS_INTEGRATOR_REL_H
 #define MBS_INTEGRATOR_REL_H
@@ -70,13 +72,14 @@ typedef struct mbs_rel_state {
      * end just past it, as natural dopri5 does; NULL: none */
     double (*switch_at)(void *ctx, const struct mbs_rel_state *s, const double *y0, const double *y1, double h);
     void *switch_ctx;
-    /* the BDF's energy projection of a conservative mechanism (the run's:
-     * the energies are the natural coordinates', run/relative.c): at the
-     * accepted state held by w (t, its rates u), scale u towards the
-     * starting energy by at most each rate's error weight, as natural
-     * coordinates do (dynamics/force.h mbs_energy_project); 1 when u was
-     * scaled.  NULL: none (dopri5 leaves the energy to its error control) */
-    int (*energy_project)(void *ctx, const struct mbs_rel_state *s, double t, double *u);
+    /* the kinetic and potential energy at the accepted state, whose
+     * kinematics w holds (run/relative.c: the natural model's energies at
+     * the bodies' mapped coordinates); 0, or non-zero when they cannot be
+     * had.  Set, a conservative mechanism's accepted states are projected
+     * onto its starting energy d->E0 as the natural coordinates' are
+     * (dynamics/force.h mbs_energy_project; integrator_rel.c s_project);
+     * NULL: none */
+    int (*energy)(void *ctx, const struct mbs_rel_state *s, double t, double *T, double *V);
     void *energy_ctx;
 } mbs_rel_state;
 

@@ -172,6 +172,11 @@ static void s_var_weights(const mbs_model *m, mbs_tol *t, double rtol, double L,
                 t->ax[v] = rtol; t->rx[v] = 0; t->av[v] = rtol / T;
             }
         }
+        /* a body's angle variable (a rotor's, ncs.c s_rotors): radians, as
+         * the body's unit vectors */
+        if (B->avar >= 0 && B->avar < n) {
+            t->ax[B->avar] = rtol; t->rx[B->avar] = 0; t->av[B->avar] = rtol / T;
+        }
     }
     t->per_var = 1;
 }

@@ -46,7 +46,10 @@ typedef struct {
     double c[3];
 } mbs_avec;
 
-typedef enum { MBS_EQ_LIN = 0, MBS_EQ_DOT } mbs_eq_kind;
+/* ANG (rotors between moving bodies, docs/actuators.md): a body's rotation
+ * angle th since t = 0 as a variable of its own, tied to the body's
+ * direction A(q) (global x at t = 0) by  A_x sin th - A_y cos th = 0. */
+typedef enum { MBS_EQ_LIN = 0, MBS_EQ_DOT, MBS_EQ_ANG } mbs_eq_kind;
 
 /* Time-dependent target or weight: value = base + scale * fn(t) (fn may be
  * NULL for a constant), or for angle drivers sin/cos of (base + fn(t)). */
@@ -71,9 +74,11 @@ typedef struct {
     int body;            /* rigid-body constraint: its body                  */
     /* The affine vectors are kept once in the model's pool (several
      * equations share them: a body's NCS vectors, a joint's axis) */
-    /* LIN */
+    /* LIN (and ANG: the body's direction) */
     const mbs_avec *a;
     int comp;
+    /* ANG: the angle variable and its position in the row */
+    int avar, apos;
     /* DOT */
     int nprod;
     const mbs_avec *p[2][2]; /* products *p[m][0] . *p[m][1]                 */
@@ -101,6 +106,9 @@ typedef struct {
     double Mb[MBS_NB_MAX * MBS_NB_MAX]; /* constant body mass matrix          */
     double Qg[MBS_NB_MAX];     /* gravity generalized force (constant)        */
     double c_com[3];           /* NCS coordinates of the centre of mass       */
+    int avar;                  /* the body's angle variable (a rotor between
+                                  moving bodies turns with it: docs/
+                                  actuators.md), -1 none                     */
     char origin_desc[96];      /* what the NCS was adapted to (report)        */
 } mbs_body;
 
@@ -158,6 +166,17 @@ struct mbs_model {
     int gkl, gku;
 
     mbs_jgeom *jg;       /* (njoint)                                          */
+
+    /* Rotors of dc_motors on planar revolute joints between two moving
+     * bodies A (the stator's, the joint's first) and B: the rotor turns at
+     * (1 - N) w_A + N w_B, so its kinetic energy 1/2 J (c_A th_A' + c_B
+     * th_B')^2 is a constant form in the bodies' angle variables (var[k]
+     * the variable of side k, -1 where c_k = 0; mbs_body avar). */
+    int nrotor;
+    struct mbs_rotor {
+        int force, body[2], var[2];
+        double J, c[2];
+    } *rotor;            /* (nrotor)                                          */
 
     /* Force elements: application points (2 per element: spring ends, or
      * the point of a point force in [2e]); initial spring lengths. */

@@ -347,6 +347,7 @@ static int s_solve_all(const mbs_model *m, mbs_data *d, struct mbs_rx_ws *ws, do
     mbs_force_eval_body(m, d, x, v, t, Qb);
     s_pfctx pf = {m, Qb};
     mbs_contact_forces_each(m, d, t, x, v, 1, s_add_point_force, &pf);
+    mbs_force_rotor_body(m, x, a, Qb);
     for (int b = 0; b < m->nbody; b++) {
         const mbs_body *bd = &m->body[b];
         double qb[MBS_NB_MAX], qa[MBS_NB_MAX], r[MBS_NB_MAX], o[3] = {0, 0, 0};

@@ -93,7 +93,7 @@ static int s_mass(mbs_model *m)
 {
     int n = m->nvar, nb = m->nb;
     /* dense accumulation per row through a triplet list */
-    long cap = (long)m->nbody * nb * nb + 1, k = 0;
+    long cap = (long)m->nbody * nb * nb + 4L * m->nrotor + 1, k = 0;
     struct trip { int i, j; double v; } *t = malloc(sizeof(struct trip) * (size_t)cap);
     if (!t) return MBS_ENOMEM;
     for (int b = 0; b < m->nbody; b++) {
@@ -103,6 +103,16 @@ static int s_mass(mbs_model *m)
                 double v = bd->Mb[r * nb + c];
                 if (bd->var[r] < 0 || bd->var[c] < 0 || v == 0) continue;
                 t[k].i = bd->var[r]; t[k].j = bd->var[c]; t[k].v = v; k++;
+            }
+    }
+    /* the rotors between moving bodies: J c c^T on the bodies' angle
+     * variables (ncs.c s_rotors) */
+    for (int r = 0; r < m->nrotor; r++) {
+        const struct mbs_rotor *ro = &m->rotor[r];
+        for (int a = 0; a < 2; a++)
+            for (int b = 0; b < 2; b++) {
+                if (ro->var[a] < 0 || ro->var[b] < 0) continue;
+                t[k].i = ro->var[a]; t[k].j = ro->var[b]; t[k].v = ro->J * ro->c[a] * ro->c[b]; k++;
             }
     }
     /* counting sort by row, then merge columns */
@@ -479,7 +489,7 @@ void mbs_model_free(mbs_model **pm)
     free(m->M_ptr); free(m->M_col); free(m->M_val);
     free(m->perm); free(m->iperm); free(m->kperm); free(m->kiperm); free(m->gperm); free(m->giperm);
     for (int e = 0; m->stel && e < m->nstate_el; e++) free(m->stel[e].cvars);
-    free(m->jg); free(m->fpts); free(m->spring_len0); free(m->stel);
+    free(m->jg); free(m->rotor); free(m->fpts); free(m->spring_len0); free(m->stel);
     free(m->z_force); free(m->force_z); free(m->z_ctrl); free(m->ctrl_z); free(m->ctrl_nz); free(m->ctrl_pts);
     free(m->cshape); free(m->cfel); free(m->cpairs); free(m->kinks);
     free(m);

@@ -51,6 +51,14 @@ void mbs_rel_to_natural(const mbs_model *m, const mbs_rtree *t, const mbs_rtree_
                 if (a) a[var] = Xa[c];
             }
         }
+        /* a rotor's angle variable (planar): the body's rotation since t =
+         * 0 modulo 2 pi (its equation is periodic, its mass acts on the
+         * rate only), its rate and acceleration */
+        if (bd->avar >= 0) {
+            x[bd->avar] = atan2(R[3], R[0]);
+            v[bd->avar] = V.w[2];
+            if (a) a[bd->avar] = A.w[2];
+        }
     }
 }
 
@@ -193,28 +201,6 @@ static double s_switch_at(void *ctx, const mbs_rel_state *s, const double *y0, c
     return mbs_contact_switch(c->m, c->d, c->x0, c->v0, c->x1, c->v1, h);
 }
 
-/* mbs_rel_state.energy_project: the kinetic and potential energy of the
- * state held by s->w by the natural coordinates' code on the mapped state
- * (c->x, c->v), the rates scaled towards d->E0 by at most each rate's
- * error weight (mbs_energy_project's rule); the energy moved goes to
- * d->E_proj, which the energy drift metric counts. */
-static int s_energy_project(void *ctx, const mbs_rel_state *s, double t, double *u)
-{
-    s_contacts *c = ctx;
-    const mbs_model *m = c->m;
-    mbs_data *d = c->d;
-    mbs_rel_to_natural(m, s->tree, s->w, c->x, c->v, NULL);
-    double ke = mbs_kinetic(m, c->v), pe = mbs_potential(m, c->x, t), tgt = d->E0 - pe;
-    if (!(ke > 0) || !(tgt > 0)) return 0;
-    double sc = sqrt(tgt / ke), big = 0;
-    for (int i = 0; i < s->n; i++) big = fmax(big, fabs((sc - 1) * u[i]) / (s->wu[i] + d->tol.rtol * fabs(u[i])));
-    if (!isfinite(big)) return 0;
-    if (big > 1) sc = 1 + (sc - 1) / big;
-    d->E_proj += ke * (1 - sc * sc);
-    for (int i = 0; i < s->n; i++) u[i] *= sc;
-    return 1;
-}
-
 /* ---- the run ------------------------------------------------------------------------- */
 
 typedef struct {
@@ -237,6 +223,23 @@ static void s_give_reactions(mbs_data *d, const mbs_rtree *t, mbs_rtree_ws *w, d
     if (!d->rx || !rx) return;
     mbs_rtree_reactions(t, w, rx);
     mbs_reaction_given(d, rx);
+}
+
+/* The energies of the relative state whose kinematics s->w holds: the
+ * natural model's, at the bodies' mapped coordinates (the integrator's
+ * energy projection, integrator_rel.h). */
+typedef struct {
+    const mbs_model *m;
+    double *x, *v;   /* (nvar) scratch */
+} s_energies;
+
+static int s_energy_at(void *ctx, const mbs_rel_state *s, double t, double *T, double *V)
+{
+    s_energies *e = ctx;
+    mbs_rel_to_natural(e->m, s->tree, s->w, e->x, e->v, NULL);
+    *T = mbs_kinetic(e->m, e->v);
+    *V = mbs_potential(e->m, e->x, t);
+    return isfinite(*T) && isfinite(*V) ? 0 : 1;
 }
 
 /* The run's book-keeping at the relative state held by w (time t) with
@@ -330,21 +333,13 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
      * the natural coordinates' motor and controller code) */
     s_contacts sc = {m, d, &s, NULL, NULL, NULL};
     w.motors_by_run = m->nz > 0 || m->nctrl > 0;
-    /* the BDF projects a conservative mechanism onto its energy */
-    int eproj = m->spec->solver.integrator == MBS_INT_BDF && mbs_energy_projectable(m);
-    if (m->spec->ncontact > 0 || w.motors_by_run || eproj) {
+    if (m->spec->ncontact > 0 || w.motors_by_run) {
         sc.x = malloc(sizeof(double) * (size_t)(m->nvar + 1));
         sc.v = malloc(sizeof(double) * (size_t)(m->nvar + 1));
         sc.Qb = malloc(sizeof(double) * ((size_t)m->nbody * (size_t)m->nb + 1));
         if (!sc.x || !sc.v || !sc.Qb) rc = MBS_ENOMEM;
-    }
-    if (m->spec->ncontact > 0 || w.motors_by_run) {
         w.extra = s_run_loads;
         w.extra_ctx = &sc;
-    }
-    if (eproj) {
-        s.energy_project = s_energy_project;
-        s.energy_ctx = &sc;
     }
     memcpy(s.z, d->z, sizeof(double) * (size_t)m->nz);
     s.z_eval = s.z;
@@ -392,9 +387,13 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
             s.switch_at = s_switch_at;
             s.switch_ctx = &sw;
         }
+        /* conservative mechanisms: the energy projection's energies */
+        s_energies en = {m, malloc(nv), malloc(nv)};
+        s.energy = s_energy_at;
+        s.energy_ctx = &en;
         s_relrun r = {smp, &s, s.t, malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb),
                       malloc(nqb), malloc(nb), malloc(nb), &ws, rx, malloc(nzb), malloc(nzb), malloc(nzb), malloc(nzb)};
-        if (!r.zp || !r.zdp || !r.zs || !r.zds || !rx || wsrc || !r.qp || !r.qdp || !r.qddp || !r.qd || !r.qdd || !r.qs || !r.qds || !r.us || !r.udds) {
+        if (!en.x || !en.v || !r.zp || !r.zdp || !r.zs || !r.zds || !rx || wsrc || !r.qp || !r.qdp || !r.qddp || !r.qd || !r.qdd || !r.qs || !r.qds || !r.us || !r.udds) {
             rc = MBS_ENOMEM;
         } else {
             memcpy(r.qp, s.q, nqb - sizeof(double));
@@ -409,6 +408,7 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
         free(r.udds); free(rx); free(r.zp); free(r.zdp); free(r.zs); free(r.zds);
         mbs_reaction_given(d, NULL);
         free(sw.x0); free(sw.v0); free(sw.x1); free(sw.v1);
+        free(en.x); free(en.v);
         if (!wsrc) mbs_rtree_ws_free(&ws);
     }
     free(sc.x); free(sc.v); free(sc.Qb);

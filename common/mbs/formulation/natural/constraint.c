@@ -6,6 +6,7 @@
  * Two equation kinds (model.h):
  *   LIN  Phi = A(q)[k] - g(t)                     (linear in q)
  *   DOT  Phi = sum_m w_m(t) P_m(q).Q_m(q) - g(t)  (bilinear in q)
+ *   ANG  Phi = A_x(q) sin th - A_y(q) cos th       (th a variable of its own)
  * with the affine vectors A, P, Q linear maps of body coordinates.
  */
 #include "mbs/model/model.h"
@@ -97,11 +98,11 @@ int mbs_cons_jac_prepare(mbs_model *m)
     size_t total = 0;
     for (int i = 0; i < m->neq; i++) {
         const mbs_eq *e = &m->eq[i];
-        int nv = e->kind == MBS_EQ_LIN ? 1 : e->nprod;
+        int lin = e->kind != MBS_EQ_DOT, nv = lin ? 1 : e->nprod;
         for (int p = 0; p < nv; p++)
-            for (int sd = 0; sd < (e->kind == MBS_EQ_LIN ? 1 : 2); sd++) {
+            for (int sd = 0; sd < (lin ? 1 : 2); sd++) {
                 s_jcol jc[2 * MBS_NB_MAX];
-                total += (size_t)s_av_jac(m, e->kind == MBS_EQ_LIN ? e->a : e->p[p][sd], jc);
+                total += (size_t)s_av_jac(m, lin ? e->a : e->p[p][sd], jc);
             }
     }
     free(m->jcpool);
@@ -112,11 +113,12 @@ int mbs_cons_jac_prepare(mbs_model *m)
         mbs_eq *e = &m->eq[i];
         memset(e->jc, 0, sizeof e->jc);
         memset(e->njc, 0, sizeof e->njc);
-        int nv = e->kind == MBS_EQ_LIN ? 1 : e->nprod;
+        int lin = e->kind != MBS_EQ_DOT, nv = lin ? 1 : e->nprod;
+        if (e->kind == MBS_EQ_ANG) e->apos = s_colpos(e, e->avar);
         for (int p = 0; p < nv; p++)
-            for (int sd = 0; sd < (e->kind == MBS_EQ_LIN ? 1 : 2); sd++) {
+            for (int sd = 0; sd < (lin ? 1 : 2); sd++) {
                 s_jcol jc[2 * MBS_NB_MAX];
-                int n = s_av_jac(m, e->kind == MBS_EQ_LIN ? e->a : e->p[p][sd], jc);
+                int n = s_av_jac(m, lin ? e->a : e->p[p][sd], jc);
                 e->jc[p][sd] = next;
                 e->njc[p][sd] = n;
                 for (int k = 0; k < n; k++) {
@@ -149,6 +151,18 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
             if (row) {
                 const mbs_jcol *jc = e->jc[0][0];
                 for (int k = 0; k < e->njc[0][0]; k++) row[jc[k].pos] += jc[k].col[e->comp];
+            }
+            continue;
+        }
+        if (e->kind == MBS_EQ_ANG) {
+            /* A_x sin th - A_y cos th: d/dA = (s, -c), d/dth = A_x c + A_y s */
+            double A[3], th = x[e->avar], sn = sin(th), cs = cos(th);
+            mbs_avec_eval(m, e->a, x, 0, A);
+            phi[i] = A[0] * sn - A[1] * cs - g;
+            if (row) {
+                const mbs_jcol *jc = e->jc[0][0];
+                for (int k = 0; k < e->njc[0][0]; k++) row[jc[k].pos] += jc[k].col[0] * sn - jc[k].col[1] * cs;
+                row[e->apos] += A[0] * cs + A[1] * sn;
             }
             continue;
         }
@@ -227,6 +241,12 @@ void mbs_cons_gamma(const mbs_model *m, const double *x, const double *v, double
                 }
                 val += ddw * pq + 2 * dw * pdq + 2 * w * pdqd;
             }
+        } else if (e->kind == MBS_EQ_ANG) {
+            /* Phi'' - Phi_q q'' = 2 th' (A_x' c + A_y' s) + th'^2 (A_y c - A_x s) */
+            double A[3], Ad[3], th = x[e->avar], w = v[e->avar], sn = sin(th), cs = cos(th);
+            mbs_avec_eval(m, e->a, x, 0, A);
+            mbs_avec_eval(m, e->a, v, 1, Ad);
+            val += 2 * w * (Ad[0] * cs + Ad[1] * sn) + w * w * (A[1] * cs - A[0] * sn);
         }
         gam[i] = val;
     }
@@ -235,10 +255,23 @@ void mbs_cons_gamma(const mbs_model *m, const double *x, const double *v, double
 void mbs_cons_hess_add(const mbs_model *m, const double *x, double t, const double *lam, double scale,
                        void (*add)(void *ctx, int i, int j, double v), void *ctx)
 {
-    (void)x;
     int dim = m->dim;
     for (int i = 0; i < m->neq; i++) {
         const mbs_eq *e = &m->eq[i];
+        if (e->kind == MBS_EQ_ANG && lam[i] != 0) {
+            /* d2/dA dth = (c, s), d2/dth2 = A_y c - A_x s */
+            double A[3], th = x[e->avar], sn = sin(th), cs = cos(th), f = scale * lam[i];
+            mbs_avec_eval(m, e->a, x, 0, A);
+            const mbs_jcol *jc = e->jc[0][0];
+            for (int k = 0; k < e->njc[0][0]; k++) {
+                double d = jc[k].col[0] * cs + jc[k].col[1] * sn;
+                if (d == 0) continue;
+                add(ctx, jc[k].var, e->avar, f * d);
+                add(ctx, e->avar, jc[k].var, f * d);
+            }
+            add(ctx, e->avar, e->avar, f * (A[1] * cs - A[0] * sn));
+            continue;
+        }
         if (e->kind != MBS_EQ_DOT || lam[i] == 0) continue;
         for (int p = 0; p < e->nprod; p++) {
             double w, dw, ddw;
@@ -282,10 +315,23 @@ void mbs_cons_jtl(const mbs_model *m, const double *jac, const double *l, double
 void mbs_cons_jvq_add(const mbs_model *m, const double *x, const double *v, double t, double scale,
                       void (*add)(void *ctx, int row, int col, double val), void *ctx)
 {
-    (void)x;
     int dim = m->dim;
     for (int r = 0; r < m->neq; r++) {
         const mbs_eq *e = &m->eq[r];
+        if (e->kind == MBS_EQ_ANG) {
+            /* d/dq [A' . (s, -c) + th' (A_x c + A_y s)]: on A th' (c, s), on
+             * th A' . (c, s) + th' (A_y c - A_x s) */
+            double A[3], Ad[3], th = x[e->avar], w = v[e->avar], sn = sin(th), cs = cos(th);
+            mbs_avec_eval(m, e->a, x, 0, A);
+            mbs_avec_eval(m, e->a, v, 1, Ad);
+            const mbs_jcol *jc = e->jc[0][0];
+            for (int k = 0; k < e->njc[0][0]; k++) {
+                double d = w * (jc[k].col[0] * cs + jc[k].col[1] * sn);
+                if (d != 0) add(ctx, r, jc[k].var, scale * d);
+            }
+            add(ctx, r, e->avar, scale * (Ad[0] * cs + Ad[1] * sn + w * (A[1] * cs - A[0] * sn)));
+            continue;
+        }
         if (e->kind != MBS_EQ_DOT) continue;
         for (int p = 0; p < e->nprod; p++) {
             double w, dw, ddw, Pd[3], Qd[3];

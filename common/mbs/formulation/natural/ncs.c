@@ -354,7 +354,7 @@ static void s_body_mass(mbs_model *m, int b)
         for (int i = 0; i < dim * nb; i++) Lk[k][i] -= L0[i];
     }
     /* rotors of dc_motors on revolute and prismatic joints from ground to
-     * this body (the parser allows no other): on a revolute joint each adds
+     * this body (those between moving bodies are s_rotors'): on a revolute joint each adds
      * J N^2 about the joint's axis, on a prismatic one a mass J N^2 (N = 1 /
      * lead) along its axis (tra: the body translates, so every point's
      * velocity is the com's, and the term is 1/2 J N^2 (axis . v_com)^2) */
@@ -364,6 +364,8 @@ static void s_body_mass(mbs_model *m, int b)
         if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0) continue;
         const mbs_joint_spec *Jt = &m->spec->joints[F->joint];
         if (Jt->body[0] != b && Jt->body[1] != b) continue;
+        /* between two moving bodies: the bodies' angle variables (s_rotors) */
+        if (Jt->body[0] != MBS_GROUND && Jt->body[1] != MBS_GROUND) continue;
         double add = F->motor.J * F->motor.ratio * F->motor.ratio;
         int slide = Jt->type == MBS_JOINT_PRISMATIC;
         if (!slide) rotor += add;
@@ -619,6 +621,54 @@ static void s_initial_velocities(mbs_model *m)
     (void)nb;
 }
 
+/* ---- rotors between moving bodies ----------------------------------------------------- */
+
+/* The rotor of a dc_motor on a planar revolute joint between two moving
+ * bodies A (bodies[0], the stator's) and B turns at w_A + N (w_B - w_A),
+ * so its kinetic energy is 1/2 J ((1 - N) w_A + N w_B)^2.  Its cross term
+ * w_A w_B is configuration dependent in the natural coordinates (u_A' .
+ * u_B' = w_A w_B cos(th_B - th_A)); with each body's rotation angle th as
+ * a variable of its own (one ANG equation ties it to the body's direction,
+ * ncs_equations.c) the energy is a constant quadratic form in (th_A',
+ * th_B'), and the mass matrix stays constant (build.c s_mass adds J c c^T
+ * on those variables).  Appends the angle variables after the bodies'
+ * (th = 0 at t = 0, th' the body's initial angular velocity). */
+static int s_rotors(mbs_model *m)
+{
+    const mbs_spec *s = m->spec;
+    int n = 0;
+    for (int e = 0; e < s->nforce; e++) {
+        const mbs_force_spec *F = &s->forces[e];
+        if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0 || m->dim != 2) continue;
+        const mbs_joint_spec *Jt = &s->joints[F->joint];
+        if (Jt->type == MBS_JOINT_REVOLUTE && Jt->body[0] != MBS_GROUND && Jt->body[1] != MBS_GROUND) n++;
+    }
+    if (n == 0) return 0;
+    m->rotor = calloc((size_t)n, sizeof *m->rotor);
+    if (!m->rotor) return MBS_ENOMEM;
+    for (int e = 0; e < s->nforce; e++) {
+        const mbs_force_spec *F = &s->forces[e];
+        if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0 || m->dim != 2) continue;
+        const mbs_joint_spec *Jt = &s->joints[F->joint];
+        if (Jt->type != MBS_JOINT_REVOLUTE || Jt->body[0] == MBS_GROUND || Jt->body[1] == MBS_GROUND) continue;
+        struct mbs_rotor *r = &m->rotor[m->nrotor++];
+        double N = F->motor.ratio;
+        r->force = e;
+        r->J = F->motor.J;
+        r->c[0] = 1 - N;
+        r->c[1] = N;
+        for (int k = 0; k < 2; k++) {
+            int b = Jt->body[k];
+            r->body[k] = b;
+            r->var[k] = -1;
+            if (r->c[k] == 0) continue;
+            if (m->body[b].avar < 0) m->body[b].avar = m->nvar++;
+            r->var[k] = m->body[b].avar;
+        }
+    }
+    return 0;
+}
+
 /* ---- the build ------------------------------------------------------------------------ */
 
 int mbs_ncs_build(mbs_model *m, mbs_errlist *err)
@@ -674,6 +724,8 @@ int mbs_ncs_build(mbs_model *m, mbs_errlist *err)
     }
     for (int b = 0; b < s->nbody && !rc; b++) s_body_mass(m, b);
     if (!rc) rc = mbs_eliminate(m, el, tol);
+    for (int b = 0; b < s->nbody; b++) m->body[b].avar = -1;
+    if (!rc) rc = s_rotors(m);
 
     /* equations: rigid-body, joints, drivers (ncs_equations.c) */
     if (!rc) rc = mbs_ncs_equations(m, el);
@@ -687,6 +739,9 @@ int mbs_ncs_build(mbs_model *m, mbs_errlist *err)
             for (int k = 0; k < m->nb; k++)
                 if (m->body[b].var[k] >= 0) m->x0[m->body[b].var[k]] = m->body[b].q0[k];
         s_initial_velocities(m);
+        /* the angle variables: 0 at t = 0, at the body's angular velocity */
+        for (int b = 0; b < m->nbody; b++)
+            if (m->body[b].avar >= 0) m->v0[m->body[b].avar] = s->bodies[b].angular_velocity[2];
     }
     for (int b = 0; b < s->nbody; b++) free(cl[b].c);
     free(cl);

@@ -371,6 +371,28 @@ static int s_driver_eqs(s_eqlist *l)
     return 0;
 }
 
+/* The ANG equation of every body with an angle variable (a rotor between
+ * moving bodies turns with it, ncs.c s_rotors): A_x sin th - A_y cos th =
+ * 0 with A the body's direction that is global x at t = 0 (unit length),
+ * so th is the body's rotation since t = 0, continued through turns. */
+static int s_angle_eqs(s_eqlist *l)
+{
+    mbs_model *m = l->m;
+    for (int b = 0; b < m->nbody; b++) {
+        if (m->body[b].avar < 0) continue;
+        double x[3] = {1, 0, 0};
+        mbs_avec a = s_av(m, b, x, 0);
+        mbs_eq *e = s_eq_new(l, MBS_EQ_ANG, -1);
+        const mbs_avec *k = e ? s_keep(l, &a) : NULL;
+        if (!k) return MBS_ENOMEM;
+        e->body = b;
+        e->a = k;
+        e->avar = m->body[b].avar;
+        e->g.kind = MBS_TW_CONST;
+    }
+    return 0;
+}
+
 /* Variables touched by an affine vector, appended to cols (may repeat). */
 static int s_av_vars(const mbs_model *m, const mbs_avec *a, int *cols, int n)
 {
@@ -416,6 +438,9 @@ static int s_patterns(mbs_model *m, s_eqlist *l)
         int n = 0;
         if (e->kind == MBS_EQ_LIN) {
             n = s_av_vars(m, e->a, tmp, 0);
+        } else if (e->kind == MBS_EQ_ANG) {
+            n = s_av_vars(m, e->a, tmp, 0);
+            tmp[n++] = e->avar;
         } else {
             for (int p = 0; p < e->nprod; p++) {
                 n = s_av_vars(m, e->p[p][0], tmp, n);
@@ -437,6 +462,9 @@ static int s_patterns(mbs_model *m, s_eqlist *l)
         int n = 0;
         if (e.kind == MBS_EQ_LIN) {
             n = s_av_vars(m, e.a, tmp, 0);
+        } else if (e.kind == MBS_EQ_ANG) {
+            n = s_av_vars(m, e.a, tmp, 0);
+            tmp[n++] = e.avar;
         } else {
             for (int p = 0; p < e.nprod; p++) {
                 n = s_av_vars(m, e.p[p][0], tmp, n);
@@ -523,6 +551,7 @@ int mbs_ncs_equations(mbs_model *m, const mbs_elim *el)
     int rigid_before = l.n;
     if (!rc) rc = s_joint_eqs(&l, el);
     if (!rc) rc = s_driver_eqs(&l);
+    if (!rc) rc = s_angle_eqs(&l);
     if (!rc) rc = s_patterns(m, &l);
     if (!rc) rc = s_joint_geom(m);
     if (rc) {

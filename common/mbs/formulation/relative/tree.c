@@ -69,6 +69,16 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
                             F->type == MBS_FORCE_DC_MOTOR ? "dc_motor" : "joint_actuator", F->name);
                 bad = 1;
             }
+            /* a rotor between moving bodies: in the recursion at its
+             * joint's node, a tree joint in the plane (docs/actuators.md) */
+            if (F->type == MBS_FORCE_DC_MOTOR && F->motor.J > 0 && F->joint >= 0 &&
+                s->joints[F->joint].body[0] != MBS_GROUND && s->joints[F->joint].body[1] != MBS_GROUND &&
+                (s->dim != 2 || (have_g && !g.branch[F->joint]))) {
+                mbs_err_add(err, ptr, "dc_motor '%s': solver.formulation \"relative\" takes a rotor inertia between "
+                            "two moving bodies on a planar revolute joint of the spanning tree only (not a chord); "
+                            "use the natural formulation", F->name);
+                bad = 1;
+            }
         }
         if (F->type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER) {
             int j = F->joint;
@@ -333,17 +343,35 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
             I->Ic[8] = B->inertia[0];
         }
         /* the rotors of dc_motors on revolute joints from the ground to
-         * this body (the parser allows no other): J N^2 about the joint's
-         * axis, as the natural coordinates add them (ncs.c) */
+         * this body: J N^2 about the joint's axis, as the natural
+         * coordinates add them (ncs.c) */
         for (int e = 0; e < s->nforce; e++) {
             const mbs_force_spec *F = &s->forces[e];
             if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0) continue;
             const mbs_joint_spec *Jt = &s->joints[F->joint];
             if (Jt->body[0] != b && Jt->body[1] != b) continue;
+            /* between moving bodies: at the joint's node (below) */
+            if (Jt->body[0] != MBS_GROUND && Jt->body[1] != MBS_GROUND) continue;
             double add = F->motor.J * F->motor.ratio * F->motor.ratio;
             if (s->dim == 2) { I->Ic[8] += add; continue; }
             for (int i = 0; i < 3; i++)
                 for (int j = 0; j < 3; j++) I->Ic[3 * i + j] += add * Jt->axis[i] * Jt->axis[j];
+        }
+    }
+    /* the rotors between moving bodies (planar revolute tree joints,
+     * mbs_rtree_supported): the stator on the joint's body[0] */
+    for (int e = 0; e < s->nforce; e++) {
+        const mbs_force_spec *F = &s->forces[e];
+        if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0) continue;
+        const mbs_joint_spec *Jt = &s->joints[F->joint];
+        if (Jt->body[0] == MBS_GROUND || Jt->body[1] == MBS_GROUND) continue;
+        for (int i = 0; i < t->nnode; i++) {
+            mbs_rnode *nd = &t->node[i];
+            if (nd->joint != F->joint || nd->dof != 1 || nd->body < 0) continue;
+            double n = nd->body == Jt->body[0] ? 1 - F->motor.ratio : F->motor.ratio;
+            nd->rotor_J += F->motor.J;
+            nd->rotor_Jn += F->motor.J * n;
+            nd->rotor_Jn2 += F->motor.J * n * n;
         }
     }
     for (int c = 0; c < t->g.nchord; c++) s_chord_eqs(t, t->g.chords[c]);

@@ -85,6 +85,11 @@ typedef struct {
     int qcoord;       /* its first coordinate in q (a ball's: a quaternion, 4) */
     int joint;        /* spec joint, -1 for a floating root's nodes            */
     double p[3], u[3];/* axis: a point on it and its unit direction, ref. coords */
+    /* rotors of dc_motors on this (planar revolute) joint whose stator is
+     * on a moving body: each turns at w_parent + n q' about the axis (n =
+     * N with the stator on the parent, 1 - N on the child): the sums of J,
+     * J n and J n^2 over them (tree_dynamics.c, pass 2) */
+    double rotor_J, rotor_Jn, rotor_Jn2;
 } mbs_rnode;
 
 /* A vector of the circuit equations: a body-fixed free vector (kind 0,

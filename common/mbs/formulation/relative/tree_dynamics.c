@@ -349,12 +349,24 @@ int mbs_rtree_forward(const mbs_rtree *t, mbs_rtree_ws *w, double *qdd)
             mbs_wrench U[3];
             for (int a = 0; a < k; a++) {
                 U[a] = s_apply6(IA, &w->S[c0 + a]);
-                s_w6(&U[a], w->U + 6 * (c0 + a));
                 uu[a] = w->tau[c0 + a] - s_power(&w->S[c0 + a], &w->pA[i]);
                 w->uu[c0 + a] = uu[a];
             }
             for (int a = 0; a < k; a++)
                 for (int b = a; b < k; b++) D[3 * a + b] = D[3 * b + a] = s_power(&w->S[c0 + a], &U[b]);
+            /* rotors geared to this joint with their stators on a moving
+             * body (planar, tree.h): each, inertia J about the axis a, turns
+             * at w_parent + n q', so the joint sees U = IA S + J n (a, 0)
+             * and D = S^T IA S + J n^2, and the parent the rotor's inertia
+             * (below); in the plane its velocity-product terms vanish
+             * (w_parent parallel to a) */
+            double ra[3] = {0, 0, 0};
+            if (nd->rotor_J > 0 && k == 1) {
+                v3copy(w->S[c0].w, ra);
+                for (int c = 0; c < 3; c++) U[0].n[c] += nd->rotor_Jn * ra[c];
+                D[0] += nd->rotor_Jn2 * v3dot(ra, ra);
+            }
+            for (int a = 0; a < k; a++) s_w6(&U[a], w->U + 6 * (c0 + a));
             if (k == 1) {
                 if (!(D[0] > 0) || !isfinite(D[0])) return MBS_ESINGULAR;
                 Di[0] = 1 / D[0];
@@ -379,6 +391,10 @@ int mbs_rtree_forward(const mbs_rtree *t, mbs_rtree_ws *w, double *qdd)
                     for (int r = 0; r < 6; r++)
                         for (int c = 0; c < 6; c++) Ia[6 * r + c] -= ua[r] * f * ub[c];
                 }
+            /* the rotors ride on the parent: J a a^T */
+            if (nd->rotor_J > 0 && k == 1)
+                for (int r = 0; r < 3; r++)
+                    for (int c = 0; c < 3; c++) Ia[6 * r + c] += nd->rotor_J * ra[r] * ra[c];
             /* symmetric to rounding whatever the order of the sums */
             for (int r = 0; r < 6; r++)
                 for (int c = r + 1; c < 6; c++) Ia[6 * r + c] = Ia[6 * c + r] = 0.5 * (Ia[6 * r + c] + Ia[6 * c + r]);
