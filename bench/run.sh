@@ -38,6 +38,9 @@ if [ "${1:-}" != "--target" ]; then
 fi
 # every example in both formulations side by side (issue 12; bench/README.md)
 if [ "${1:-}" != "--target" ]; then python3 bench/formulations.py $([ "${1:-}" = "--quick" ] && echo --quick); fi
+# the relative formulation's BDF beside its dopri5 and natural bdf (helper rel12d); the chains only in a full run
+# (relative bdf is capped at 600 s there)
+if [ "${1:-}" != "--target" ]; then python3 bench/relative_bdf.py nonstiff stiff $([ "${1:-}" != "--quick" ] && echo chains); fi
 # the 100-ball box beside MuJoCo 2.2 in one run (issue 14)
 if [ "${1:-}" != "--target" ]; then bash bench/contact_mujoco.sh; fi
 # how far the 100-ball box's outputs move with lcp_tolerance (its chosen 1e-4 against 1e-7 .. 1e-3)

@@ -686,17 +686,18 @@ static void s_parse_top(mech_ctx *c, json_t *root)
     }
 }
 
-/* solver.formulation "relative" (issue 12): dopri5 is its integrator (the
- * default there; another one named is refused), and what the formulation
+/* solver.formulation "relative" (issue 12): dopri5 (the default there) or
+ * bdf integrate it (another one named is refused), and what the formulation
  * does not run yet is refused with the reason (mbs_rtree_supported). */
 static void s_check_relative(mech_ctx *c)
 {
     mbs_solver_spec *o = &c->spec->solver;
     if (!c->integrator_named)
         o->integrator = MBS_INT_DOPRI5;
-    else if (o->integrator != MBS_INT_DOPRI5)
-        mech_err(c, "/solver/integrator", "solver.formulation \"relative\" integrates with dopri5 only (for now), "
-                 "not '%s': set solver.integrator to \"dopri5\" or leave it out", mbs_integrator_name(o->integrator));
+    else if (o->integrator != MBS_INT_DOPRI5 && o->integrator != MBS_INT_BDF)
+        mech_err(c, "/solver/integrator", "solver.formulation \"relative\" integrates with dopri5 or bdf only, "
+                 "not '%s': set solver.integrator to \"dopri5\" (the default there) or \"bdf\"",
+                 mbs_integrator_name(o->integrator));
     mbs_errlist *el = calloc(1, sizeof *el);
     if (!el) {
         mech_err(c, "", "out of memory");

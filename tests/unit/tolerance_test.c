@@ -241,7 +241,7 @@ static void tp_fourbar_exact(int N, double t, double h, double *x, double *y)
 /* Cross-check of the stored N-four-bar values against the reduced ODE:
  * RK4 at h = 1e-4 and 5e-5 (their difference bounds the RK4 error, about
  * 1e-13 m); returns the largest difference from the stored values. */
-static double tp_check_fourbar(const tp_mech *m, int N, const tp_refs *rf)
+__attribute__((unused)) static double tp_check_fourbar(const tp_mech *m, int N, const tp_refs *rf)
 {
     double worst = 0, rk = 0;
     for (int i = 0; i < rf->n; i++) {

@@ -96,6 +96,7 @@
 #include "mbs/dynamics/force.h"
 #include "mbs/dynamics/controller.h"
 #include "mbs/integrate/bdf_sample.h"
+#include "mbs/integrate/bdf_coef.h"
 #include "mbs/linalg/vec.h"
 
 #include <math.h>
@@ -137,34 +138,6 @@
  * 4.7e-4 .. 8.4e-3; Bricard's regular positions >= 0.137) */
 #define SING_RANK_MARGIN 3e-2
 
-/* Derivative weights at tau[0] of the Lagrange basis on nodes tau[0..k]. */
-static void s_weights(const double *tau, int k, double *w)
-{
-    double s0 = 0;
-    for (int i = 1; i <= k; i++) s0 += 1.0 / (tau[0] - tau[i]);
-    w[0] = s0;
-    for (int j = 1; j <= k; j++) {
-        double num = 1, den = 1;
-        for (int i = 0; i <= k; i++) {
-            if (i == j) continue;
-            if (i != 0) num *= tau[0] - tau[i];
-            den *= tau[j] - tau[i];
-        }
-        w[j] = num / den;
-    }
-}
-
-/* Lagrange extrapolation weights at t of the polynomial through tau[0..k]. */
-static void s_extrap(const double *tau, int k, double t, double *w)
-{
-    for (int j = 0; j <= k; j++) {
-        double l = 1;
-        for (int i = 0; i <= k; i++)
-            if (i != j) l *= (t - tau[i]) / (tau[j] - tau[i]);
-        w[j] = l;
-    }
-}
-
 /* Push the accepted state to the front of the history. */
 static void s_push(mbs_data *d, int n)
 {
@@ -183,24 +156,7 @@ static void s_push(mbs_data *d, int n)
     if (d->nhist < MBS_BDF_HIST) d->nhist++;
 }
 
-/* The k-th divided difference, scaled to a backward difference, of the
- * values y[0..k] at the times tau[0..k] (tau[0] the newest): k! h^k
- * y[tau_0, ..., tau_k], h = tau[0] - tau[1].  On equal steps it is the
- * binomial backward difference sum_j (-1)^j C(k, j) y_j; on unequal ones it
- * stays an estimate of h^k y^(k) (the binomial sum is not: steps shrinking
- * by 1e-5 a step made the third difference of BDF1's linear velocity 8
- * times its weight, and the order never rose from 1 on a pendulum released
- * from rest: 211 steps at order 1 put 3.6e-8 m into a run held to 1e-10). */
-static double s_scaled_divdiff(double *y, const double *tau, int k)
-{
-    for (int j = 1; j <= k; j++)
-        for (int i = k; i >= j; i--) y[i] = (y[i - 1] - y[i]) / (tau[i - j] - tau[i]);
-    double h = tau[0] - tau[1], f = 1;
-    for (int j = 1; j <= k; j++) f *= j * h;
-    return f * y[k];
-}
-
-/* Weighted RMS norm of the k-th backward difference (s_scaled_divdiff) of
+/* Weighted RMS norm of the k-th backward difference (mbs_bdf_scaled_divdiff, bdf_coef.h) of
  * the history plus the new point (xn, vn, d->z at time t1): positions,
  * velocities and element states, the estimate of order k - 1's error. */
 static double s_diff_norm(const mbs_data *d, int n, int k, double t1, const double *xn, const double *vn)
@@ -212,10 +168,10 @@ static double s_diff_norm(const mbs_data *d, int n, int k, double t1, const doub
     for (int i = 0; i < n; i++) {
         y[0] = xn[i];
         for (int j = 1; j <= k; j++) y[j] = d->qh[j - 1][i];
-        double dx = s_scaled_divdiff(y, tau, k);
+        double dx = mbs_bdf_scaled_divdiff(y, tau, k);
         y[0] = vn[i];
         for (int j = 1; j <= k; j++) y[j] = d->vh[j - 1][i];
-        double dv = s_scaled_divdiff(y, tau, k);
+        double dv = mbs_bdf_scaled_divdiff(y, tau, k);
         double wx = mbs_wx(d, i, fabs(xn[i])), wv = mbs_wv(d, i, fabs(vn[i]));
         acc += (dx / wx) * (dx / wx) + (dv / wv) * (dv / wv);
     }
@@ -224,7 +180,7 @@ static double s_diff_norm(const mbs_data *d, int n, int k, double t1, const doub
     for (int q = 0; q < nz; q++) {
         y[0] = d->z[q];
         for (int j = 1; j <= k; j++) y[j] = d->zh[j - 1][q];
-        double dz = s_scaled_divdiff(y, tau, k);
+        double dz = mbs_bdf_scaled_divdiff(y, tau, k);
         double wz = mbs_wz(d, q, fabs(d->z[q]));
         acc += (dz / wz) * (dz / wz);
     }
@@ -449,7 +405,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
             for (int q = 0; q < nz; q++) zpred[q] = d->z[q] + h * d->zd[q];
         } else {
             for (int j = 0; j < np; j++) tau[j] = d->th[j];
-            s_extrap(tau, np - 1, t1, we);
+            mbs_bdf_extrap_weights(tau, np - 1, t1, we);
             for (int i = 0; i < n; i++) {
                 double sx = 0, sv = 0;
                 for (int j = 0; j < np; j++) { sx += we[j] * d->qh[j][i]; sv += we[j] * d->vh[j][i]; }
@@ -477,7 +433,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
         if (np >= 2) {
             int nl = np >= 3 && kk >= 4 && !cu && m->spec->ncontact == 0 ? 3 : 2;
             double tau2[3] = {d->th[0], d->th[1], nl > 2 ? d->th[2] : 0}, we2[3];
-            s_extrap(tau2, nl - 1, t1, we2);
+            mbs_bdf_extrap_weights(tau2, nl - 1, t1, we2);
             for (int i = 0; i < ne; i++) {
                 double s2 = 0;
                 for (int j = 0; j < nl; j++) s2 += we2[j] * d->lh[j][i];
@@ -489,7 +445,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
         /* corrector weights on t1, t_n, ..., t_{n+1-kk} */
         tau[0] = t1;
         for (int j = 1; j <= kk; j++) tau[j] = d->th[j - 1];
-        s_weights(tau, kk, w);
+        mbs_bdf_deriv_weights(tau, kk, w);
         double w0 = w[0];
         for (int i = 0; i < n; i++) {
             double sx = 0, sv = 0;

@@ -5,6 +5,7 @@
  * (integrator_rel.h).
  */
 #include "mbs/integrate/integrator_rel.h"
+#include "mbs/integrate/bdf_ode.h"
 #include "mbs/integrate/dopri5.h"
 #include "mbs/dynamics/force.h"
 #include "mbs/model/accuracy.h"
@@ -61,6 +62,7 @@ static int s_slope(void *ctx, double t, const double *y, double *k)
 typedef struct {
     mbs_rel_state *s;
     mbs_data *d;
+    const char *integrator; /* its name, for the messages */
 } s_form_ctx;
 
 static double s_weight(void *ctx, int i, double ay)
@@ -160,7 +162,8 @@ static double s_switch(void *ctx, const double *y0, const double *y1, double h)
 
 static int s_fail(void *ctx, int why, double t, double h, mbs_errlist *err)
 {
-    mbs_rel_state *s = ((s_form_ctx *)ctx)->s;
+    s_form_ctx *c = ctx;
+    mbs_rel_state *s = c->s;
     if (why == MBS_ODE_FAIL_STAGE) {
         mbs_err_add(err, "", "t = %.6g: the articulated-body recursion met a zero inertia on a joint axis "
                     "(relative formulation): a body without mass or inertia about a joint's axis", t);
@@ -172,11 +175,12 @@ static int s_fail(void *ctx, int why, double t, double h, mbs_errlist *err)
     }
     /* at a singular position of a loop say so: the common cause */
     if (s->tree->neq > 0 && s->w->pivot_ratio < 1e-6)
-        mbs_err_add(err, "", "t = %.6g: step size %.3g below solver.min_step (relative formulation, dopri5) at "
+        mbs_err_add(err, "", "t = %.6g: step size %.3g below solver.min_step (relative formulation, %s) at "
                     "a singular position (loop equations nearly dependent, pivot ratio %.1e); natural bdf "
-                    "passes it", t, h, s->w->pivot_ratio);
+                    "passes it", t, h, c->integrator, s->w->pivot_ratio);
     else
-        mbs_err_add(err, "", "t = %.6g: step size %.3g below solver.min_step (relative formulation, dopri5)", t, h);
+        mbs_err_add(err, "", "t = %.6g: step size %.3g below solver.min_step (relative formulation, %s)", t, h,
+                    c->integrator);
     return MBS_EDIVERGE;
 }
 
@@ -197,7 +201,8 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
         for (int i = 0; i < nq; i++) s->wq[i] = d->tol.atol_x;
         for (int i = 0; i < n; i++) s->wu[i] = d->tol.atol_v;
     }
-    s_form_ctx c = {s, d};
+    int bdf = o->integrator == MBS_INT_BDF;
+    s_form_ctx c = {s, d, bdf ? "bdf" : "dopri5"};
     mbs_ode_form f = {.name = "relative", .nq = nq, .nv = n, .nz = nz, .ctx = &c, .slope = s_slope_c,
                       .weight = s_weight, .commit = s_commit, .reslope = s_reslope, .switch_at = s->switch_at ? s_switch : NULL,
                       .project = s->energy && mbs_energy_projectable(m) ? s_project : NULL, .fail = s_fail};
@@ -210,5 +215,5 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
     mbs_rtree_qdot(s->tree, s->q, s->u, s->k);
     memcpy(s->k + nq, s->qdd, sizeof(double) * (size_t)n);
     memcpy(s->k + nq + n, s->zd, sizeof(double) * (size_t)nz);
-    return mbs_dopri5_run(m, d, &f, &st, run, err);
+    return bdf ? mbs_bdf_ode_run(m, d, &f, &st, run, err) : mbs_dopri5_run(m, d, &f, &st, run, err);
 }
