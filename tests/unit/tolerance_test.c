@@ -298,9 +298,12 @@ int main(int argc, char **argv)
                  * minutes) */
                 tp_run(m, TP_INTEG[k], tol, &rf, known ? "solver.time_limit=20" : "solver.time_limit=120", &res);
                 int ok = res.rc == 0 && res.err <= lim;
+                /* one check per case (a listed known failure passes it by
+                 * failing as listed), so that the count says how many ran */
+                CHECK(ok || known);
                 if (known && !ok) nknown++;
                 else if (ok) npass++;
-                else { CHECK(ok); nfail++; }
+                else nfail++;
                 if (known && ok) nfixed++;
                 printf("  %-10s %8.0e %12.3e %12.3g %8ld %9.3f  %s%s\n", TP_INTEG_NAME(k), tol, res.err,
                        res.err / (tol * m->L), res.steps, res.cpu,
