@@ -8,6 +8,7 @@
  */
 #ifndef MBS_BDF_COEF_H
 #define MBS_BDF_COEF_H
+#include <math.h>
 
 /* Derivative weights at tau[0] of the Lagrange basis on nodes tau[0..k]:
  * y'(tau[0]) = sum_j w[j] y(tau[j]) for the polynomial through them. */
@@ -54,6 +55,26 @@ static inline double mbs_bdf_scaled_divdiff(double *y, const double *tau, int k)
     double h = tau[0] - tau[1], f = 1;
     for (int j = 1; j <= k; j++) f *= j * h;
     return f * y[k];
+}
+
+/* The step after an accepted one of size h, rk the factor the error
+ * estimate allows at the order chosen: grown only by a clear margin (at
+ * least 1.5 times, at most twice: a step kept keeps the factorised Newton
+ * matrix), cut at once when the estimate asks, at most halved.  Shared by
+ * both BDFs (integrator_bdf.c, bdf_ode.c). */
+static inline double mbs_bdf_step_after(double h, double rk)
+{
+    double fac = 0.9 * rk;
+    if (fac >= 1.5) return h * fmin(fac, 2.0);
+    if (fac < 1.0) return h * fmax(0.5, fac);
+    return h;
+}
+
+/* The factor on a rejected step: from the error estimate en of order kk
+ * (at most 5 times smaller), a quarter when Newton did not converge. */
+static inline double mbs_bdf_step_rejected(int converged, double en, int kk)
+{
+    return converged ? fmax(0.2, 0.9 * pow(en, -1.0 / (kk + 1))) : 0.25;
 }
 
 #endif

@@ -332,9 +332,7 @@ int mbs_bdf_ode_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_
             }
             /* step: grow only by a clear margin (keeps the matrix), a step
              * cut short to a stop resumes with the one wanted before */
-            double fac = 0.9 * rk;
-            if (fac >= 1.5) h *= fmin(fac, 2.0);
-            else if (fac < 1.0) h *= fmax(0.5, fac);
+            h = mbs_bdf_step_after(h, rk);
             if (at_sample) h = fmax(h, h_free);
             /* at an input's kink a derivative of the motion jumps: the
              * history across it stays good to order 2 */
@@ -346,7 +344,7 @@ int mbs_bdf_ode_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_
             d->met.rejected_steps++;
             fails++;
             memcpy(y, w.yh[0], yb);
-            h *= converged ? fmax(0.2, 0.9 * pow(en, -1.0 / (kk + 1))) : 0.25;
+            h *= mbs_bdf_step_rejected(converged, en, kk);
             if (fails >= 2) {
                 order = kk > 1 ? kk - 1 : 1;
                 steps_at_order = 0;

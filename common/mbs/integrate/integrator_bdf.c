@@ -748,9 +748,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
             /* step: grow only by a clear margin (keeps the matrix fresh);
              * a step cut short to a sample resumes with the step wanted
              * before the cut */
-            double fac = 0.9 * rk;
-            if (fac >= 1.5) h *= fmin(fac, 2.0);
-            else if (fac < 1.0) h *= fmax(0.5, fac);
+            h = mbs_bdf_step_after(h, rk);
             if (at_sample) h = fmax(h, h_free);
             /* at an input's kink a derivative of the motion jumps (the
              * third, for a kink of a force): the history across it stays
@@ -781,7 +779,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 d->tol.atol_v = a_sing * atol0_v;
             }
             /* a noise rejection retakes the same step with the new weights */
-            if (!noise) h *= converged ? fmax(0.2, 0.9 * pow(en, -1.0 / (kk + 1))) : 0.25;
+            if (!noise) h *= mbs_bdf_step_rejected(converged, en, kk);
             if (fails >= 2) {
                 /* down by one order at every rejection from the second on
                  * (DASSL's rule); to order 1 at the third near a singular
