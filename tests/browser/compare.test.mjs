@@ -142,9 +142,9 @@ test('the comparison equals the API, sorts, and its CSV holds the table', async 
   // long model names wrap: still within 1400 px
   const [sw2, cw2] = await page.$eval('#compare-scroll', (e) => [e.scrollWidth, e.clientWidth]);
   assert.ok(sw2 <= cw2, `every model: table ${sw2} px in ${cw2} px`);
-  // the page's navigation reaches it
+  // the page's navigation reaches it ("Comparisons": deactivation is its first case)
   await page.goto(`${env.base}/`);
-  await page.click('nav >> text=Contact deactivation');
+  await page.click('nav >> text=Comparisons');
   await page.waitForSelector('#compare-table');
   assert.deepEqual(errors, []);
   await page.context().close();

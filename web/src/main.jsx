@@ -47,7 +47,7 @@ function App() {
     <>
       <header class="top">
         <Link href="/" class="brand">mbsweep</Link>
-        <nav aria-label="Views"><Link href="/">Sweeps</Link><Link href="/models">Models</Link><Link href="/compare">Contact deactivation</Link></nav>
+        <nav aria-label="Views"><Link href="/">Sweeps</Link><Link href="/models">Models</Link><Link href="/compare" title="Paired runs compared across models: contact deactivation on and off, the two formulations, two integrators">Comparisons</Link></nav>
       </header>
       {view}
       <TokenDialog />
