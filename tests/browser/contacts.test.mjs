@@ -28,7 +28,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { env, launch, newPage, api, apiPost, until, showFrame, sweepDone } from './helpers.mjs';
+import { env, launch, newPage, api, apiPost, until, showFrame, sweepDone, canvasPixels, near } from './helpers.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const browser = await launch();
@@ -49,6 +49,9 @@ async function runModel(m, name, tEnd) {
   await sweepDone(s.id, name);
   return String((await api(`/api/v1/sweeps/${s.id}/table`)).rows[0][0]);
 }
+
+// The contact arrows' colour (#00ccff) on the canvas, as a band.
+const CYAN = { r: [0, 89], g: [151, 255], b: [201, 255] };
 
 // The largest stored contact force.
 const maxOf = (P) => Math.max(...P.contacts.points.flat().map((c) => Math.hypot(...c.force)));
@@ -144,12 +147,7 @@ test('planar: each contact arrow on the canvas starts at its stored point and is
     const gx = view.ox + gend[0] * view.s, gy = view.oy - gend[1] * view.s;
     assert.ok(gx >= 0 && gx <= view.w && gy >= 0 && gy <= view.h, `frame ${f}: the spring's ground end at (${gx.toFixed(0)}, ${gy.toFixed(0)}) px, outside the ${view.w} x ${view.h} canvas`);
     // the cyan pixels of the canvas (the contact arrows' colour, #00ccff)
-    const px = await page.$eval('canvas.anim-canvas', (c) => {
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height), out = [], dpr = c.width / c.clientWidth;
-      for (let i = 0; i < d.data.length; i += 4)
-        if (d.data[i] < 90 && d.data[i + 1] > 150 && d.data[i + 2] > 200) out.push([((i / 4) % c.width) / dpr, Math.floor(i / 4 / c.width) / dpr]);
-      return out;
-    });
+    const px = await canvasPixels(page, CYAN);
     assert.ok(px.length > 30, `frame ${f}: ${px.length} arrow pixels`);
     const c = P.contacts.points[f][0];
     const S = [view.ox + c.at[0] * view.s, view.oy - c.at[1] * view.s], E = [c.force[0] * k, -c.force[1] * k], len = Math.hypot(...E);
@@ -298,12 +296,7 @@ test('colours per body by its contact force: value, scale and colour at scrubbed
         // every body's colour is drawn on the canvas
         for (let b = 0; b < P.bodies.length; b++) {
           const [R, G, B] = rampRGB(want[b] / hi);
-          const n = await page.$eval('canvas.anim-canvas', (c, [R, G, B]) => {
-            const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-            let k = 0;
-            for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - R) <= 2 && Math.abs(d[i + 1] - G) <= 2 && Math.abs(d[i + 2] - B) <= 2 && d[i + 3] === 255) k++;
-            return k;
-          }, [R, G, B]);
+          const n = (await canvasPixels(page, near(`rgb(${R},${G},${B})`))).length;
           assert.ok(n >= 20, `frame ${f}: ${n} pixels of ${P.bodies[b]}'s colour rgb(${R},${G},${B})`);
         }
       } else {
@@ -363,12 +356,7 @@ test('at the limit of 32768 contact points: the points stored up to it, the page
   assert.deepEqual([note.nframe, note.until], [C.nframe, P.times[C.nframe - 1]]);
   assert.match(note.text, new RegExp(`first ${C.nframe} of ${P.nframe} frames`));
   assert.match(note.text, /32,768 points/);
-  const cyan = () => page.$eval('canvas.anim-canvas', (c) => {
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4) if (d[i] < 90 && d[i + 1] > 150 && d[i + 2] > 200) n++;
-    return n;
-  });
+  const cyan = async () => (await canvasPixels(page, CYAN)).length;
   // frame f opened by its link (its time exactly, whatever its digits)
   const open = async (f, more = '') => {
     await page.goto(`${env.base}/jobs/${cappedJob}?contacts=1&t=${P.times[f]}${more}`);

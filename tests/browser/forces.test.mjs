@@ -19,7 +19,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { env, launch, newPage, api, apiPost, until, showFrame, sweepDone } from './helpers.mjs';
+import { env, launch, newPage, api, apiPost, until, showFrame, sweepDone, canvasPixels } from './helpers.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const browser = await launch();
@@ -124,12 +124,7 @@ test('planar: each arrow on the canvas starts at its joint and is the stored for
     const t = P.times[f];
     const view = await page.$eval('canvas.anim-canvas', (c) => ({ s: Number(c.dataset.s), ox: Number(c.dataset.ox), oy: Number(c.dataset.oy) }));
     // the magenta pixels of the canvas (the arrows' colour, #ff00cc)
-    const px = await page.$eval('canvas.anim-canvas', (c) => {
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height), out = [], dpr = c.width / c.clientWidth;
-      for (let i = 0; i < d.data.length; i += 4)
-        if (d.data[i] > 200 && d.data[i + 1] < 90 && d.data[i + 2] > 150) out.push([((i / 4) % c.width) / dpr, Math.floor(i / 4 / c.width) / dpr]);
-      return out;
-    });
+    const px = await canvasPixels(page, { r: [201, 255], g: [0, 89], b: [151, 255] });
     assert.ok(px.length > 50, `frame ${f}: ${px.length} arrow pixels`);
     for (const [k2, name] of [[0, 'A'], [1, 'crankpin']]) {
       const F = stored(result, name, t, ['x', 'y']), p = jointAt(P, k2, f);

@@ -158,6 +158,26 @@ export async function waitShown(page, sel, what = sel, { stallMs = 30000, maxMs 
   await page.waitForSelector(sel);
 }
 
+// The pixels of the planar canvas whose colour lies in band ({r, g, b}:
+// each an inclusive [lo, hi] of 0..255; opaque: only fully opaque pixels),
+// as [x, y] in CSS pixels.  The arrows' colours (contacts, forces, loads)
+// are such bands; near(css) is the band within 2 of an 'rgb(r,g,b)' colour.
+export async function canvasPixels(page, band) {
+  return page.$eval('canvas.anim-canvas', (c, band) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data, out = [], dpr = c.width / c.clientWidth;
+    const inb = (v, [lo, hi]) => v >= lo && v <= hi;
+    for (let i = 0; i < d.length; i += 4)
+      if (inb(d[i], band.r) && inb(d[i + 1], band.g) && inb(d[i + 2], band.b) && (!band.opaque || d[i + 3] === 255))
+        out.push([((i / 4) % c.width) / dpr, Math.floor(i / 4 / c.width) / dpr]);
+    return out;
+  }, band);
+}
+
+export const near = (css) => {
+  const [r, g, b] = css.match(/\d+/g).map(Number);
+  return { r: [r - 2, r + 2], g: [g - 2, g + 2], b: [b - 2, b + 2], opaque: true };
+};
+
 // Poll fn() until it returns a truthy value (bounded in time), else throw.
 export async function until(fn, what, ms = 15000) {
   const end = Date.now() + ms;

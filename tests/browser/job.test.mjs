@@ -6,7 +6,7 @@
 // the decimated samples API against the raw result.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { env, launch, newPage, api, until, showFrame } from './helpers.mjs';
+import { env, launch, newPage, api, until, showFrame, canvasPixels, near } from './helpers.mjs';
 import { ramp } from '../../web/src/colors.js';
 
 const browser = await launch();
@@ -283,15 +283,8 @@ test('the min/max envelope of the whole sweep: the API against every job\'s samp
   await page.context().close();
 });
 
-// The pixels of the planar canvas whose colour is css ('rgb(r,g,b)', within 2 per channel).
-async function inkOf(page, css) {
-  return page.$eval('canvas.anim-canvas', (c, want) => {
-    const [r, g, b] = want.match(/\d+/g).map(Number), px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 0; i < px.length; i += 4) if (px[i + 3] === 255 && Math.abs(px[i] - r) <= 2 && Math.abs(px[i + 1] - g) <= 2 && Math.abs(px[i + 2] - b) <= 2) n++;
-    return n;
-  }, css);
-}
+// How many opaque pixels of the planar canvas have the colour css ('rgb(r,g,b)', within 2 per channel).
+const inkOf = async (page, css) => (await canvasPixels(page, near(css))).length;
 
 test('one job coloured by a channel: the colour at a scrubbed time is the sample mapped through the scale, in the URL', async () => {
   // the scale's ends are pinned here, not only read from the page's module

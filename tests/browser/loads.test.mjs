@@ -27,7 +27,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { env, launch, newPage, api, apiPost, showFrame, sweepDone, until } from './helpers.mjs';
+import { env, launch, newPage, api, apiPost, showFrame, sweepDone, until, canvasPixels } from './helpers.mjs';
 
 const browser = await launch();
 let worker = null;
@@ -37,6 +37,10 @@ after(async () => {
 });
 
 // The loads of both models as functions of time (components in the bob's axes).
+// The violet pixels of the planar canvas (the loads' colour #7a00ff: strong
+// blue, some red, no green), in CSS pixels.
+const violet = (page) => canvasPixels(page, { r: [91, 159], g: [0, 39], b: [221, 255] });
+
 const fx = (t) => 2 * Math.sin(3 * t), fy = () => 1.5, tq = (t) => 0.5 * Math.cos(2 * t);
 const PLANAR = {
   name: 'pendulum with loads', dimension: 2, gravity: [0, -9.81],
@@ -182,13 +186,7 @@ test('planar: the force arrow starts at its point along the force in world axes;
   for (const f of frames) {
     await showFrame(page, P, f);
     const view = await page.$eval('canvas.anim-canvas', (c) => ({ s: Number(c.dataset.s), ox: Number(c.dataset.ox), oy: Number(c.dataset.oy) }));
-    const px = await page.$eval('canvas.anim-canvas', (c) => {
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height), out = [], dpr = c.width / c.clientWidth;
-      // violet #7a00ff: strong blue, some red, no green
-      for (let i = 0; i < d.data.length; i += 4)
-        if (d.data[i] > 90 && d.data[i] < 160 && d.data[i + 1] < 40 && d.data[i + 2] > 220) out.push([((i / 4) % c.width) / dpr, Math.floor(i / 4 / c.width) / dpr]);
-      return out;
-    });
+    const px = await violet(page);
     const X = (p) => [view.ox + p[0] * view.s, view.oy - p[1] * view.s];
     // the force: at the point carried by the pose, along R(angle) [fx, fy]
     const R = rotOf(P, f), t = P.times[f];
@@ -295,12 +293,7 @@ test('planar: a DC motor\'s torque from its channel, an arc at its joint of the 
     const c0 = Math.cos(B.angle), s0 = Math.sin(B.angle), R0 = [c0, -s0, 0, s0, c0, 0, 0, 0, 1];
     const v = P.frames[f].slice(3 * b, 3 * b + 3), Pb = { npose: 3, frames: [v] };
     const p = pointAt(Pb, 0, j.at, B.com, R0), C = [view.ox + p[0] * view.s, view.oy - p[1] * view.s];
-    const px = await page.$eval('canvas.anim-canvas', (c) => {
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height), out = [], dpr = c.width / c.clientWidth;
-      for (let i = 0; i < d.data.length; i += 4)
-        if (d.data[i] > 90 && d.data[i] < 160 && d.data[i + 1] < 40 && d.data[i + 2] > 220) out.push([((i / 4) % c.width) / dpr, Math.floor(i / 4 / c.width) / dpr]);
-      return out;
-    });
+    const px = await violet(page);
     const sweep = (T(f) / tmax) * 270;
     const onArc = px.filter(([x, y]) => Math.abs(Math.hypot(x - C[0], y - C[1]) - r) <= 2)
       .map(([x, y]) => ((Math.atan2(-(y - C[1]), x - C[0]) * 180) / Math.PI + 360) % 360);
@@ -316,13 +309,6 @@ test('planar: a DC motor\'s torque from its channel, an arc at its joint of the 
   await page.context().close();
 });
 
-// The violet pixels of the planar canvas (CSS pixels).
-const violet = (page) => page.$eval('canvas.anim-canvas', (c) => {
-  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height), out = [], dpr = c.width / c.clientWidth;
-  for (let i = 0; i < d.data.length; i += 4)
-    if (d.data[i] > 90 && d.data[i] < 160 && d.data[i + 1] < 40 && d.data[i + 2] > 220) out.push([((i / 4) % c.width) / dpr, Math.floor(i / 4 / c.width) / dpr]);
-  return out;
-});
 
 test('planar: joint actuators, a torque arc at the revolute joint and a force arrow along the prismatic axis', { timeout: 120000 }, async () => {
   assert.ok(actuatorJob, 'the job ran');
