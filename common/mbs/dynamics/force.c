@@ -533,15 +533,25 @@ int mbs_energy_projectable(const mbs_model *m)
     return ok;
 }
 
+double mbs_energy_scale(double T, double target, const double *v, int n, double (*w)(void *ctx, int i, double av),
+                        void *ctx)
+{
+    if (!(T > 0) || !(target > 0)) return 1;
+    double sc = sqrt(target / T), big = 0;
+    for (int i = 0; i < n; i++) big = fmax(big, fabs((sc - 1) * v[i]) / w(ctx, i, fabs(v[i])));
+    if (!isfinite(big)) return 1;
+    return big > 1 ? 1 + (sc - 1) / big : sc;
+}
+
+/* a velocity's error weight (accuracy.h), as mbs_energy_scale asks */
+static double s_wv(void *ctx, int i, double av) { return mbs_wv(ctx, i, av); }
+
 int mbs_energy_project(const mbs_model *m, mbs_data *d)
 {
     int n = m->nvar;
-    double ke = mbs_kinetic(m, d->v), pe = mbs_potential(m, d->x, d->t), tgt = d->E0 - pe;
-    if (!(ke > 0) || !(tgt > 0)) return 0;
-    double sc = sqrt(tgt / ke), big = 0;
-    for (int i = 0; i < n; i++) big = fmax(big, fabs((sc - 1) * d->v[i]) / mbs_wv(d, i, fabs(d->v[i])));
-    if (!isfinite(big)) return 0;
-    if (big > 1) sc = 1 + (sc - 1) / big;
+    double ke = mbs_kinetic(m, d->v), pe = mbs_potential(m, d->x, d->t);
+    double sc = mbs_energy_scale(ke, d->E0 - pe, d->v, n, s_wv, d);
+    if (sc == 1) return 0;
     d->E_proj += ke * (1 - sc * sc);
     for (int i = 0; i < n; i++) d->v[i] *= sc;
     return 1;

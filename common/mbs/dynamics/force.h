@@ -56,6 +56,14 @@ double mbs_potential(const mbs_model *m, const double *x, double t);
  * +-pi: a spring wound past half a turn would give a wrong energy). */
 int mbs_energy_projectable(const mbs_model *m);
 
+/* The factor s = sqrt(target / T) that brings the kinetic energy T of the
+ * rates v (n) to target, moved towards 1 so that no rate changes by more
+ * than its error weight w(ctx, i, |v_i|); 1 when T or target is not
+ * positive or a ratio is not finite.  The rule of the energy projections
+ * (mbs_energy_project; the relative formulation's, integrator_rel.c). */
+double mbs_energy_scale(double T, double target, const double *v, int n, double (*w)(void *ctx, int i, double av),
+                        void *ctx);
+
 /* Scale d->v at the accepted state (d->x, d->t) towards the energy d->E0,
  * by at most each velocity's error weight (docs/accuracy.md, "Conservative
  * mechanisms"); the energy moved is added to d->E_proj.  Returns 1 when v

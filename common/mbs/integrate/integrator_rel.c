@@ -74,6 +74,9 @@ static double s_weight(void *ctx, int i, double ay)
     return mbs_wz(c->d, i - s->nq - s->n, ay);
 }
 
+/* a rate's weight, its index among the rates (mbs_energy_scale) */
+static double s_rate_weight(void *ctx, int i, double av) { return s_weight(ctx, ((s_form_ctx *)ctx)->s->nq + i, av); }
+
 /* the hooks below take the s_form_ctx; slope the state itself */
 /* each slope solves for the n joint accelerations and the neq loop and
  * driver multipliers: the run's system dimension (metrics) */
@@ -135,12 +138,7 @@ static void s_project(void *ctx, double t, double *y, double *k)
      * change of the rates may carry the run onto the other branch */
     if (s->tree->neq > 0 && s->w->pivot_ratio < 1e-6) return;
     if (s->energy(s->energy_ctx, s, t, &T, &V) != 0) return;
-    double tgt = d->E0 - V;
-    if (!(T > 0) || !(tgt > 0)) return;
-    double sc = sqrt(tgt / T), big = 0;
-    for (int i = 0; i < n; i++) big = fmax(big, fabs((sc - 1) * y[nq + i]) / s_weight(ctx, nq + i, fabs(y[nq + i])));
-    if (!isfinite(big)) return;
-    if (big > 1) sc = 1 + (sc - 1) / big;
+    double sc = mbs_energy_scale(T, d->E0 - V, y + nq, n, s_rate_weight, ctx);
     if (sc == 1) return;
     for (int i = 0; i < n; i++) y[nq + i] *= sc;
     /* the slope at the scaled state; kept unscaled if it fails (it did not
