@@ -468,13 +468,14 @@ int mbs_statics(const mbs_model *m, mbs_data *d, double t, mbs_errlist *err)
      * from the positions at t = 0, and the iterates move further (a ball
      * above the floor comes down onto it) */
     d->c_ready = 0;
-    double scale_f = 0;
-    mbs_force_eval(m, d, d->x, zero, t, d->Q);
-    for (int i = 0; i < n; i++) scale_f = fmax(scale_f, fabs(d->Q[i]));
-    double fscale = scale_f > 0 ? scale_f : 1.0, tolf = 1e-9 * fscale, tolx = 1e-10 * m->length_scale;
+    /* the first residual (lam = 0: its force part is the applied forces
+     * themselves) gives the force scale */
+    double rf, rp;
+    s_static_residual(m, d, t, zero, rhs, 1.0, &rf, &rp);
+    double fscale = rf > 0 ? rf : 1.0, tolf = 1e-9 * fscale, tolx = 1e-10 * m->length_scale;
     double mu0 = fscale / (m->length_scale * (m->mass_scale > 0 ? m->mass_scale : 1.0)), mu = 0;
     int maxit = o->max_newton > 0 ? 4 * o->max_newton : 100;
-    double rf, rp, merit = s_static_residual(m, d, t, zero, rhs, fscale, &rf, &rp);
+    double merit = rf / fscale + rp / m->length_scale;
     int rc = MBS_EDIVERGE;
     for (int it = 0; it < maxit; it++) {
         if (rf <= tolf && rp <= tolx) {
