@@ -15,14 +15,13 @@ tau))), the cost the run's cpu_seconds (median of 5).  The table gives both
 and their ratio at the same tolerance (same error: the equations are the
 same, so the steps are too).
 """
-import csv
 import json
 import math
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
+
+from mbsrun import mbs_run, solver_sets
 
 MBS = sys.argv[1] if len(sys.argv) > 1 else "build/mbs"
 SRC = "examples/dc_motor_flywheel.json"
@@ -41,17 +40,6 @@ def twin(doc):
          "damping": kt * kt / R + b}]
     d["outputs"]["channels"] = [c for c in d["outputs"]["channels"] if c["quantity"] != "motor"]
     return d
-
-
-def run(path, integ, tol, tmp):
-    out, met = os.path.join(tmp, "o.csv"), os.path.join(tmp, "m.json")
-    cpus = []
-    for _ in range(REPEAT):
-        subprocess.run([MBS, "run", path, "--set", "solver.integrator=" + integ, "--set",
-                        "solver.tolerance=%g" % tol, "--out", out, "--metrics", met, "--quiet"], check=True)
-        m = json.load(open(met))
-        cpus.append(m["cpu_seconds"])
-    return list(csv.DictReader(open(out))), m, statistics.median(cpus)
 
 
 def main():
@@ -74,7 +62,8 @@ def main():
             for tol in (1e-4, 1e-6, 1e-8, 1e-9):
                 res = []
                 for path in (SRC, tw):
-                    rows, m, cpu = run(path, integ, tol, tmp)
+                    r = mbs_run(MBS, path, solver_sets(integrator=integ, tolerance=tol), REPEAT, check=True)
+                    rows, m, cpu = r.dicts(), r.metrics, r.cpu
                     err = max(abs(float(r["omega"]) - wss * (1 - math.exp(-float(r["time"]) / tau))) for r in rows)
                     res.append((err, m["steps"], cpu))
                 (em, sm, cm), (et, st, ct) = res

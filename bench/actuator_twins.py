@@ -36,14 +36,13 @@ at the example's error; '>' or '<' when the example's error is outside the
 twin's range (the nearest end taken: the ratio is at most, or at least,
 the figure).
 """
-import csv
 import json
 import math
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
+
+from mbsrun import mbs_run, solver_sets
 
 ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
 MBS = ARGS[0] if ARGS else "build/mbs"
@@ -63,16 +62,10 @@ EXAMPLES = OPTS.get("examples", "dc_motor_flywheel,dc_motor_flywheel_inductive,d
 INTEGS = OPTS.get("integrators", "bdf,dopri5").split(",")
 
 
-def run(path, integ, tol, tmp, repeat=1):
+def run(path, integ, tol, repeat=1):
     """(rows, metrics, median cpu) of one document."""
-    out, met = os.path.join(tmp, "o.csv"), os.path.join(tmp, "m.json")
-    cpus = []
-    for _ in range(repeat):
-        subprocess.run([MBS, "run", path, "--set", "solver.integrator=" + integ, "--set",
-                        "solver.tolerance=%g" % tol, "--out", out, "--metrics", met, "--quiet"], check=True)
-        m = json.load(open(met))
-        cpus.append(m["cpu_seconds"])
-    return list(csv.DictReader(open(out))), m, statistics.median(cpus)
+    r = mbs_run(MBS, path, solver_sets(integrator=integ, tolerance=tol), repeat, check=True)
+    return r.dicts(), r.metrics, r.cpu
 
 
 def mechanical(ch):
@@ -161,20 +154,20 @@ def main():
                 [{"name": "q_" + f["name"], "quantity": "joint_coordinate", "joint": f["joint"]} for f in motors])
             rp = os.path.join(tmp, "ref_forces.json")
             json.dump(rd, open(rp, "w"))
-            frows, _, _ = run(rp, "dopri5", REF_TOL, tmp)
+            frows, _, _ = run(rp, "dopri5", REF_TOL)
             dirn = KEEP or tmp
             paths = [os.path.join(tmp, "example.json")] + [os.path.join(dirn, "%s_%s_twin.json" % (name, k))
                                                             for k in TWINS]
             json.dump(doc, open(paths[0], "w"))
             for k, p in zip(TWINS, paths[1:]):
                 json.dump(twin(doc, frows, k), open(p, "w"))
-            refs = {p: run(p, "dopri5", REF_TOL, tmp)[0] for p in paths}
+            refs = {p: run(p, "dopri5", REF_TOL)[0] for p in paths}
             for integ in INTEGS:
                 res = {p: [] for p in paths}
                 for p in paths:
                     # the twins also at tighter tolerances (their curves reach the example's errors)
                     for tol in TOLS + (EXTRA_TOLS if p != paths[0] else []):
-                        rows, m, cpu = run(p, integ, tol, tmp, REPEAT)
+                        rows, m, cpu = run(p, integ, tol, REPEAT)
                         res[p].append((err(rows, refs[p], names), m["steps"], cpu))
                 for i, tol in enumerate(TOLS):
                     em, sm, cm = res[paths[0]][i]

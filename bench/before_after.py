@@ -26,14 +26,13 @@ over NEW's points of the same integrator, or over all of NEW's points for the
 between the two front points around the OLD error; the ratio NEW / OLD.
 Where NEW never reaches the OLD error the row says so.
 """
-import csv
 import json
 import math
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
+
+from mbsrun import mbs_run
 
 # (name, example, L, reference file, kind, channels, tmax) as in TP_MECH
 MECH = [
@@ -84,21 +83,13 @@ def value_at(rows, hdr, ch, t):
     return float("nan")
 
 
-def run(binary, doc, sets, refs, tmp):
-    path = os.path.join(tmp, "m.json")
-    json.dump(doc, open(path, "w"))
-    cmd = [binary, "run", path, "--out", os.path.join(tmp, "o.csv"), "--metrics", os.path.join(tmp, "m.out.json"),
-           "--quiet"]
-    for s in sets:
-        cmd += ["--set", s]
-    p = subprocess.run(cmd, capture_output=True, timeout=300)
-    if p.returncode != 0:
-        return float("nan"), float("nan"), p.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["failed"]
-    m = json.load(open(os.path.join(tmp, "m.out.json")))
-    rows = list(csv.reader(open(os.path.join(tmp, "o.csv"))))
-    hdr, rows = rows[0], rows[1:]
-    err = max(abs(value_at(rows, hdr, ch, t) - v) for ch, t, v in refs)
-    return err, float(m["cpu_seconds"]), None
+def run(binary, doc, sets, refs):
+    """(largest error at the reference times, CPU s, None) or (nan, nan, [message])."""
+    r = mbs_run(binary, doc, sets, timeout=300)
+    if not r.ok:
+        return float("nan"), float("nan"), [r.message or "failed"]
+    err = max(abs(value_at(r.rows, r.header, ch, t) - v) for ch, t, v in refs)
+    return err, r.cpu, None
 
 
 def front(points):
@@ -136,7 +127,6 @@ def main():
     quick = "--quick" in sys.argv
     tols = [1e-3, 1e-5, 1e-7, 1e-9] if quick else [1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9]
     reps = 1 if quick else 3
-    tmp = tempfile.mkdtemp()
     load = os.getloadavg()
     print("## Work at equal accuracy, before and after issue 9\n")
     print("`python3 bench/before_after.py OLD_MBS NEW_MBS OLD_EXAMPLES` (see its docstring); OLD = e8a1b2f~1, NEW = "
@@ -170,7 +160,7 @@ def main():
                     continue
                 if key in res and rep > 0 and res[key]["cpu"] and res[key]["cpu"][0] > 5:
                     continue  # one run of the slow ones is enough
-                err, cpu, fail = run(old_bin if side == "old" else new_bin, doc, base + sets, refs, tmp)
+                err, cpu, fail = run(old_bin if side == "old" else new_bin, doc, base + sets, refs)
                 r = res.setdefault(key, {"err": err, "cpu": [], "fail": fail})
                 r["cpu"].append(cpu)
         for r in res.values():

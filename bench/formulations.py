@@ -29,13 +29,13 @@ test: formulations_test compares at tight tolerances.
 Long or costly examples run to a shorter t_end, the same in both (SHORT
 below, stated in the table); --quick shortens every run to 1 s at most.
 """
-import csv
 import glob
 import json
 import os
 import subprocess
 import sys
-import tempfile
+
+from mbsrun import mbs_run
 
 MBS = "build/mbs"
 ENERGY = {"energy", "kinetic_energy", "potential_energy"}
@@ -50,32 +50,16 @@ SHORT = {
 }
 
 
-def run(path, sets):
-    """One run: (metrics, header, rows) or (None, message)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out, met = os.path.join(tmp, "r.csv"), os.path.join(tmp, "m.json")
-        cmd = [MBS, "run", path, "--quiet", "--out", out, "--metrics", met]
-        for s in sets:
-            cmd += ["--set", s]
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode != 0:
-            return None, p.stderr.strip()
-        with open(out) as f:
-            rows = list(csv.reader(f))
-        with open(met) as f:
-            m = json.load(f)
-        return m, (rows[0], [[float(x) for x in r] for r in rows[1:]])
-
-
 def best_run(path, sets, repeat):
+    """The fastest of `repeat` runs: (metrics, (header, rows)) or (None, message)."""
     best = None
     for _ in range(repeat):
-        m, res = run(path, sets)
-        if m is None:
-            return None, res
-        if best is None or m["cpu_seconds"] < best[0]["cpu_seconds"]:
-            best = (m, res)
-    return best
+        r = mbs_run(MBS, path, sets)
+        if not r.ok:
+            return None, r.message
+        if best is None or r.cpu < best.cpu:
+            best = r
+    return best.metrics, (best.header, best.rows)
 
 
 def check(path, sets):

@@ -9,30 +9,25 @@ Usage: python3 bench/lcp_tolerance.py [example] [tolerances...]
 (default examples/balls_in_box_100.json 1e-7 1e-6 1e-5 1e-4 1e-3; the
 first tolerance is the reference, run with lcp_max_iterations 5000 so
 that no step stops at the iteration limit).  Markdown on stdout."""
-import csv
-import json
 import os
-import subprocess
 import sys
-import tempfile
+
+from mbsrun import mbs_run
 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 ex = sys.argv[1] if len(sys.argv) > 1 else "examples/balls_in_box_100.json"
 tols = sys.argv[2:] or ["1e-7", "1e-6", "1e-5", "1e-4", "1e-3"]
 
 
-def run(tol, tmp):
-    out, met = os.path.join(tmp, tol + ".csv"), os.path.join(tmp, tol + ".json")
-    more = ["--set", "solver.lcp_max_iterations=5000"] if tol == tols[0] else []
-    subprocess.run([os.path.join(root, "build/mbs"), "run", ex, "--set", "solver.lcp_tolerance=" + tol] + more +
-                   ["--quiet", "--out", out, "--metrics", met], check=True, cwd=root,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    rows = list(csv.reader(open(out)))
-    return rows[0], [[float(x) for x in r] for r in rows[1:]], json.load(open(met))
+def run(tol):
+    """(header, rows, metrics) at one lcp_tolerance; the first one is the reference."""
+    more = ["solver.lcp_max_iterations=5000"] if tol == tols[0] else []
+    r = mbs_run(os.path.join(root, "build/mbs"), os.path.join(root, ex), ["solver.lcp_tolerance=" + tol] + more,
+                check=True)
+    return r.header, r.rows, r.metrics
 
 
-with tempfile.TemporaryDirectory() as tmp:
-    runs = {t: run(t, tmp) for t in tols}
+runs = {t: run(t) for t in tols}
 head, ref, _ = runs[tols[0]]
 chans = head[1:]
 print("| lcp_tolerance | CPU (s) | LCP failures | " + " | ".join("max diff %s" % c for c in chans) + " |")

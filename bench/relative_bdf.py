@@ -20,20 +20,15 @@ runs, default 3) and the error against a reference run:
 A run still going after TIMEOUT = 600 s is stopped and reported.
 A run that stops prints its message.  Prints a markdown table.
 """
-import csv
-import json
 import math
 import os
-import statistics
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mbsrun import mbs_run  # noqa: E402
 from relative_chain import chain_doc  # noqa: E402
 
 MBS = "build/mbs"
-TMP = tempfile.mkdtemp(prefix="relbdf")
 
 RUNS = [("relative bdf", ["solver.formulation=relative", "solver.integrator=bdf"]),
         ("relative dopri5", ["solver.formulation=relative", "solver.integrator=dopri5"]),
@@ -60,32 +55,6 @@ for ex, tend in [("pendulum", None), ("iftomm_a01_pendulum", "20"), ("double_pen
                  ("iftomm_spatial_slider_crank", None), ("spring_mass_damper", None)]:
     CASES.append(("nonstiff", ex + (f", {tend} s" if tend else ""), f"examples/{ex}.json",
                   [f"solver.t_end={tend}"] if tend else [], None, REF_REL))
-
-
-def run(path, sets, tag):
-    out = os.path.join(TMP, tag + ".csv")
-    met = os.path.join(TMP, tag + ".json")
-    for f in (out, met):
-        if os.path.exists(f):
-            os.remove(f)
-    args = [MBS, "run", path, "--out", out, "--metrics", met, "--quiet"]
-    for s in sets:
-        args += ["--set", s]
-    try:
-        p = subprocess.run(args, capture_output=True, text=True, timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return -1, [f"still running after {TIMEOUT} s (stopped)"], {}, []
-    m = {}
-    if os.path.exists(met):
-        with open(met) as f:
-            m = json.load(f)
-        m = m.get("metrics", m)
-    rows = []
-    if os.path.exists(out):
-        with open(out) as f:
-            r = list(csv.reader(f))
-        rows = (r[0], [[float(x) for x in row] for row in r[1:]])
-    return p.returncode, (p.stderr.strip() or p.stdout.strip()).splitlines()[:1], m, rows
 
 
 ENERGIES = ("E", "T", "V")
@@ -125,29 +94,24 @@ def main():
             continue
         chain = path is None
         if chain:
-            path = os.path.join(TMP, f"chain{label}.json")
-            with open(path, "w") as f:
-                json.dump(chain_doc(label), f)
+            path = chain_doc(label)
             label = f"spatial chain N = {label}, 1 s"
         tset = [f"solver.tolerance={tol:g}"] if tol else []
-        rc, msg, _, ref = run(path, refsets + extra, f"ref{k}")
-        if rc != 0:
-            print(f"| {label} | reference failed: {msg} |")
+        ref = mbs_run(MBS, path, refsets + extra, timeout=TIMEOUT)
+        if not ref.ok:
+            print(f"| {label} | reference failed: {ref.message} |")
             continue
         for name, sets in RUNS:
-            cpus, m, rows, rc, msg = [], {}, None, 0, []
-            for r in range(repeat):
-                rc, msg, m, rows = run(path, sets + extra + tset, f"c{k}")
-                if rc != 0 and r == 0:
-                    break
-                cpus.append(m.get("cpu_seconds", float("nan")))
-            if rc != 0:
+            r = mbs_run(MBS, path, sets + extra + tset, repeat, timeout=TIMEOUT)
+            m = r.metrics
+            if not r.ok:
                 print(f"| {label} | {tol or 'as written'} | {name} | {m.get('steps', '-')} | | | | stops: "
-                      f"{(msg or [''])[0][:150]} |", flush=True)
+                      f"{r.message[:150]} |", flush=True)
                 continue
-            e = f"{err_tip(rows, ref):.1e} m (tip)" if chain else "%.1e (%s)" % err_channels(rows, ref)
+            a, b = (r.header, r.rows), (ref.header, ref.rows)
+            e = f"{err_tip(a, b):.1e} m (tip)" if chain else "%.1e (%s)" % err_channels(a, b)
             print(f"| {label} | {tol or 'as written'} | {name} | {m['steps']} | {m['newton_iterations']} | "
-                  f"{m['jacobian_evaluations']} | {statistics.median(cpus):.4g} | {e} |", flush=True)
+                  f"{m['jacobian_evaluations']} | {r.cpu:.4g} | {e} |", flush=True)
     print(f"load: {os.getloadavg()}")
 
 

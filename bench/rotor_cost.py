@@ -18,14 +18,13 @@ iterations per step (bdf), system dimension, CPU (cpu_seconds, median of
 hand-written reference (the Lagrangian in absolute angles, RK4 at 2e-5 s):
 the exact one for the rotor, the lumped one for the lumped model.
 """
-import csv
 import json
 import math
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
+
+from mbsrun import mbs_run, solver_sets
 
 ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
 MBS = ARGS[0] if ARGS else "build/mbs"
@@ -78,17 +77,6 @@ def reference(rotor):
     return out
 
 
-def run(path, integ, tol, tmp):
-    out, met = os.path.join(tmp, "o.csv"), os.path.join(tmp, "m.json")
-    cpus = []
-    for _ in range(REPEAT):
-        subprocess.run([MBS, "run", path, "--set", "solver.integrator=" + integ, "--set",
-                        "solver.tolerance=%g" % tol, "--out", out, "--metrics", met, "--quiet"], check=True)
-        m = json.load(open(met))
-        cpus.append(m["cpu_seconds"])
-    return list(csv.DictReader(open(out))), m, statistics.median(cpus)
-
-
 def main():
     print("| model | integrator | tolerance | coordinates / constraints | steps | Newton / step | CPU (ms) | "
           "angle error (rad) |")
@@ -100,7 +88,8 @@ def main():
             ref = reference(rotor)
             for integ in ("bdf", "dopri5"):
                 for tol in (1e-6, 1e-8):
-                    rows, m, cpu = run(path, integ, tol, tmp)
+                    r = mbs_run(MBS, path, solver_sets(integrator=integ, tolerance=tol), REPEAT, check=True)
+                    rows, m, cpu = r.dicts(), r.metrics, r.cpu
                     err = max(max(abs(float(r["q1"]) - e[0]), abs(float(r["q2"]) - e[1])) for r, e in zip(rows, ref))
                     nps = "%.2f" % (m["newton_iterations"] / m["steps"]) if integ == "bdf" else "-"
                     print("| %s | %s | %g | %d / %d | %d | %s | %.2f | %.1e |" % (
