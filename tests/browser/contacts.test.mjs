@@ -28,7 +28,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { env, launch, newPage, api, apiPost, until, showFrame, sweepDone, canvasPixels, near } from './helpers.mjs';
+import { env, launch, newPage, api, apiPost, until, showFrame, sweepDone, canvasPixels, near, deepLinkToggle } from './helpers.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const browser = await launch();
@@ -186,19 +186,12 @@ test('planar: each contact arrow on the canvas starts at its stored point and is
   // a deep link restores the arrows at the time shown
   await showFrame(page, P, frames[0]);
   await until(async () => Number(new URL(page.url()).searchParams.get('t')) === P.times[frames[0]], 't in the URL');
-  const url = page.url();
-  assert.match(url, /contacts=1/);
-  const page2 = await newPage(browser, errors);
-  await page2.goto(url);
-  await page2.waitForSelector('#contact-table');
-  assert.equal(await page2.isChecked('#contacts'), true);
-  assert.equal((await page2.$$('#contact-table tbody tr')).length, 1);
-  await page.uncheck('#contacts');
-  await until(async () => !new URL(page.url()).searchParams.has('contacts'), 'contacts out of the URL');
-  assert.equal(await page.$('#contact-table'), null);
+  await deepLinkToggle(browser, page, errors, {
+    param: 'contacts', checkbox: '#contacts', table: '#contact-table',
+    restored: async (page2) => assert.equal((await page2.$$('#contact-table tbody tr')).length, 1),
+  });
   assert.deepEqual(errors, []);
   await page.context().close();
-  await page2.context().close();
 });
 
 test('spatial: three.js places one arrow per stored point, at the point, along the stored force times the scale', { timeout: 120000 }, async () => {

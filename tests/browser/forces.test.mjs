@@ -19,7 +19,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { env, launch, newPage, api, apiPost, until, showFrame, sweepDone, canvasPixels } from './helpers.mjs';
+import { env, launch, newPage, api, apiPost, until, showFrame, sweepDone, canvasPixels, deepLinkToggle } from './helpers.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const browser = await launch();
@@ -158,20 +158,13 @@ test('planar: each arrow on the canvas starts at its joint and is the stored for
   // a deep link restores the arrows at the time shown (t is written to the
   // URL once the time stops)
   await until(async () => Number(new URL(page.url()).searchParams.get('t')) === P.times.at(-1), 't in the URL');
-  const url = page.url();
-  assert.match(url, /forces=1/);
-  const page2 = await newPage(browser, errors);
-  await page2.goto(url);
-  await page2.waitForSelector('#force-table');
-  assert.equal(await page2.isChecked('#forces'), true);
-  assert.equal(Number(await page2.$eval('#time-shown', (e) => e.dataset.frame)), P.nframe - 1);
   // unchecked: no arrows, no forces in the URL
-  await page.uncheck('#forces');
-  await until(async () => !new URL(page.url()).searchParams.has('forces'), 'forces out of the URL');
-  assert.equal(await page.$('#force-table'), null);
+  await deepLinkToggle(browser, page, errors, {
+    param: 'forces', checkbox: '#forces', table: '#force-table',
+    restored: async (page2) => assert.equal(Number(await page2.$eval('#time-shown', (e) => e.dataset.frame)), P.nframe - 1),
+  });
   assert.deepEqual(errors, []);
   await page.context().close();
-  await page2.context().close();
 });
 
 test('spatial: three.js places each arrow at its joint along the stored force times the scale', { timeout: 120000 }, async () => {

@@ -4,6 +4,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import assert from 'node:assert/strict';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(path.join(here, '../../web/package.json'));
@@ -188,4 +189,21 @@ export async function until(fn, what, ms = 15000) {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
+}
+
+// A view toggle kept in the URL (`param`=1): a deep link of `page`'s URL
+// restores it in a new page (`checkbox` checked, `table` shown; `restored`
+// checks more on that page), and unchecking it on `page` takes `param` out of
+// the URL and the table off the page.  The new page is closed.
+export async function deepLinkToggle(browser, page, errors, { param, checkbox, table, restored }) {
+  assert.equal(new URL(page.url()).searchParams.get(param), '1', `${param}=1 in the URL`);
+  const page2 = await newPage(browser, errors);
+  await page2.goto(page.url());
+  await page2.waitForSelector(table);
+  assert.equal(await page2.isChecked(checkbox), true);
+  if (restored) await restored(page2);
+  await page2.context().close();
+  await page.uncheck(checkbox);
+  await until(async () => !new URL(page.url()).searchParams.has(param), `${param} out of the URL`);
+  assert.equal(await page.$(table), null);
 }

@@ -27,7 +27,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { env, launch, newPage, api, apiPost, showFrame, sweepDone, until, canvasPixels } from './helpers.mjs';
+import { env, launch, newPage, api, apiPost, showFrame, sweepDone, until, canvasPixels, deepLinkToggle } from './helpers.mjs';
 
 const browser = await launch();
 let worker = null;
@@ -220,16 +220,9 @@ test('planar: the force arrow starts at its point along the force in world axes;
     assert.ok(Math.abs(table[1].z - T) <= 1e-12 && Math.abs(table[1].m - Math.abs(T)) <= 1e-12, `frame ${f}: table T ${table[1].z}, want ${T}`);
   }
   // a deep link restores the loads
-  const page2 = await newPage(browser, errors);
-  await page2.goto(page.url());
-  await page2.waitForSelector('#load-table');
-  assert.equal(await page2.isChecked('#loads'), true);
-  await page.uncheck('#loads');
-  await until(async () => !new URL(page.url()).searchParams.has('loads'), 'loads out of the URL');
-  assert.equal(await page.$('#load-table'), null);
+  await deepLinkToggle(browser, page, errors, { param: 'loads', checkbox: '#loads', table: '#load-table' });
   assert.deepEqual(errors, []);
   await page.context().close();
-  await page2.context().close();
 });
 
 test('spatial: three.js places the force and the torque arrows from the stored pose, each on its scale', { timeout: 120000 }, async () => {

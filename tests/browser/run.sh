@@ -76,7 +76,14 @@ if [ "${HOLD:-0}" = 1 ]; then
   exit 0
 fi
 cd "$ROOT"
+# BROWSER_TESTS="contacts forces" runs only those files (while working on them)
+tests=()
 for t in tests/browser/*.test.mjs; do
+  n=$(basename "$t" .test.mjs)
+  [ -z "${BROWSER_TESTS:-}" ] || [[ " $BROWSER_TESTS " == *" $n "* ]] && tests+=("$t")
+done
+[ ${#tests[@]} -gt 0 ] || fail "no browser test matches BROWSER_TESTS=$BROWSER_TESTS"
+for t in "${tests[@]}"; do
   timeout 900 node --test "$t" || fail "browser test $t"
 done
 ok "browser tests"
