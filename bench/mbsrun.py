@@ -23,8 +23,9 @@ class MbsRun:
     """What one (repeated) run left: exit code, first line of its message,
     CSV header and rows (floats), metrics (dict) and the median CPU time."""
 
-    def __init__(self, rc, message, header, rows, metrics, cpus, timed_out=False):
+    def __init__(self, rc, message, header, rows, metrics, cpus, timed_out=False, csv_text=""):
         self.rc = rc
+        self.csv_text = csv_text  # the output file as written, for bit-for-bit comparisons
         self.message = message
         self.header = header
         self.rows = rows
@@ -85,13 +86,14 @@ def mbs_run(binary, path, sets=(), repeat=1, timeout=None, check=False):
         if rc != 0 and os.path.exists(met):
             with open(met) as f:
                 metrics = json.load(f)
-        header, rows = [], []
+        header, rows, text = [], [], ""
         if os.path.exists(out):
             with open(out) as f:
-                table = list(csv.reader(f))
+                text = f.read()
+            table = list(csv.reader(text.splitlines()))
             if table:
                 header, rows = table[0], [[float(x) for x in r] for r in table[1:]]
-        return MbsRun(rc, message, header, rows, metrics, cpus)
+        return MbsRun(rc, message, header, rows, metrics, cpus, csv_text=text)
 
 
 def solver_sets(**options):
