@@ -15,6 +15,21 @@ source "$(dirname "$0")/lib.sh"
 it_init example_sweeps
 start_gateway
 start_worker w1; start_worker w2
+# A sweep that lists OPTION's values (solver.OPTION) is one of a comparison
+# view's demonstrations: every job has its pair in the comparison at URL, and
+# CHECKS (Python on m, the model's row of the comparison, and name) hold.
+check_comparison() {
+  local option=$1 url=$2 checks=$3
+  [ "$(jget "\"$option\" in d.get(\"solver\", {})" < "$f")" = True ] || return 0
+  get "$url" > "$IT_TMP/cmp.json"
+  python3 -c "import json, sys
+m = json.load(open(sys.argv[1]))['models'][0]
+njobs, name = int(sys.argv[2]), sys.argv[3]
+assert m['pairs'] == njobs // 2, ('pairs', m['pairs'], njobs)
+$checks" "$IT_TMP/cmp.json" "$njobs" "$name" || fail "$(basename "$f"): $option comparison $(cat "$IT_TMP/cmp.json")"
+  ok "$(basename "$f"): every job paired in the $option comparison"
+}
+
 n=0
 for f in "$ROOT"/examples/sweeps/*.json; do
   name=$(jget 'd["model"]' < "$f")
@@ -30,38 +45,21 @@ for f in "$ROOT"/examples/sweeps/*.json; do
   nval=$(sql "SELECT count(*) FROM responses r JOIN jobs j ON j.id = r.job_id WHERE j.sweep_id = '$SID'")
   [ "$nnull" = 0 ] && [ "$nval" = $((njobs * nresp)) ] || fail "$(basename "$f"): $nval responses ($nnull null) for $njobs jobs x $nresp"
   ok "$(basename "$f"): $njobs jobs of $name done, $nval responses, none null"
-  if [ "$(jget '"contact_deactivation" in d.get("solver", {})' < "$f")" = True ]; then
-    get "/api/v1/compare/deactivation?model=$MID" > "$IT_TMP/cmp.json"
-    python3 - "$IT_TMP/cmp.json" "$njobs" "$name" <<'PY' || fail "$(basename "$f"): comparison $(cat "$IT_TMP/cmp.json")"
-import json, sys
-m = json.load(open(sys.argv[1]))["models"][0]
-njobs, name = int(sys.argv[2]), sys.argv[3]
-assert m["pairs"] == njobs // 2, ("pairs", m["pairs"], njobs)
+  check_comparison contact_deactivation "/api/v1/compare/deactivation?model=$MID" '
 a = m["mean_active_contacts"]
 assert a["deactivation_on"] < a["deactivation_off"], ("active contacts", a)
 d = m["max_output_difference"]
 assert d["value"] == 0 and d["pairs_compared"] == m["pairs"], d
 print("%s: %d pairs, active contacts %.1f on / %.1f off, largest output difference %s" % (
-    name, m["pairs"], a["deactivation_on"], a["deactivation_off"], (m["max_output_difference"] or {}).get("value")))
-PY
-    ok "$(basename "$f"): every job paired in the deactivation comparison"
-  fi
-  if [ "$(jget '"formulation" in d.get("solver", {})' < "$f")" = True ]; then
-    get "/api/v1/compare?option=formulation&model=$MID" > "$IT_TMP/cmp.json"
-    python3 - "$IT_TMP/cmp.json" "$njobs" "$name" <<'PY' || fail "$(basename "$f"): comparison $(cat "$IT_TMP/cmp.json")"
-import json, sys
-m = json.load(open(sys.argv[1]))["models"][0]
-njobs, name = int(sys.argv[2]), sys.argv[3]
-assert m["pairs"] == njobs // 2 and m["formulations"] == {"base": "natural", "other": "relative"}, (m["pairs"], m.get("formulations"))
+    name, m["pairs"], a["deactivation_on"], a["deactivation_off"], d["value"]))'
+  check_comparison formulation "/api/v1/compare?option=formulation&model=$MID" '
+assert m["formulations"] == {"base": "natural", "other": "relative"}, m.get("formulations")
 nat, rel = m["mean_coords_after"]["base"], m["mean_relative_coordinates"]["other"]
 assert 0 < rel < nat, ("coordinates", nat, rel)
 d = m["mean_system_dimension"]
 assert 0 < d["other"] < d["base"], ("system dimension", d)
 print("%s: %d pairs, %g natural coordinates / %g joint coordinates, system dimension %.1f / %.1f, largest output "
-      "difference %s" % (name, m["pairs"], nat, rel, d["base"], d["other"], (m["max_output_difference"] or {}).get("value")))
-PY
-    ok "$(basename "$f"): every job paired in the formulation comparison"
-  fi
+      "difference %s" % (name, m["pairs"], nat, rel, d["base"], d["other"], (m["max_output_difference"] or {}).get("value")))'
   n=$((n + 1))
 done
 [ "$n" -ge 1 ] || fail "no sweep in examples/sweeps"
