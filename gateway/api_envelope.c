@@ -20,6 +20,7 @@
  */
 #include "gw.h"
 #include "svc/db.h"
+#include "svc/jsonout.h"
 #include "svc/msg.h"
 
 #include <math.h>
@@ -30,28 +31,6 @@
 #define MAX_CHANNELS 8
 #define BATCH 100
 #define VALUE_BUDGET 50000000L
-
-static void s_real(FILE *f, double v)
-{
-    char buf[40];
-    if (!isfinite(v)) { fputs("null", f); return; }
-    for (int p = 15; p <= 17; p++) {
-        snprintf(buf, sizeof buf, "%.*g", p, v);
-        if (strtod(buf, NULL) == v) break;
-    }
-    fputs(buf, f);
-}
-
-static void s_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') { fputc('\\', f); fputc(*p, f); }
-        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-        else fputc(*p, f);
-    }
-    fputc('"', f);
-}
 
 static int s_double_param(gw_req *r, const char *key, double *out, int *given)
 {
@@ -187,22 +166,22 @@ int api_sweeps_envelope(gw_req *r)
     FILE *f = open_memstream(&buf, &len);
     fprintf(f, "{\"sweep\":\"%s\",\"points\":%ld,\"jobs_done\":%ld,\"jobs_used\":%ld,\"stride\":%ld,\"truncated\":%s,\"t0\":",
             r->param[0], points, ndone, used, stride, truncated ? "true" : "false");
-    if (have_range) { s_real(f, t0); fputs(",\"t1\":", f); s_real(f, t1); } else fputs("null,\"t1\":null", f);
+    if (have_range) { jsonout_real(f, t0); fputs(",\"t1\":", f); jsonout_real(f, t1); } else fputs("null,\"t1\":null", f);
     fputs(",\"t\":[", f);
-    for (long b = 0; have_range && b < points; b++) { if (b) fputc(',', f); s_real(f, t0 + (t1 - t0) * (double)b / (double)points); }
+    for (long b = 0; have_range && b < points; b++) { if (b) fputc(',', f); jsonout_real(f, t0 + (t1 - t0) * (double)b / (double)points); }
     fputs("],\"missing\":[", f);
-    for (int w = 0, first = 1; w < nw; w++) if (!found[w]) { if (!first) fputc(',', f); first = 0; s_str(f, want[w]); }
+    for (int w = 0, first = 1; w < nw; w++) if (!found[w]) { if (!first) fputc(',', f); first = 0; jsonout_str(f, want[w]); }
     fputs("],\"channels\":{", f);
     for (int w = 0, first = 1; w < nw; w++) {
         if (!found[w]) continue;
         if (!first) fputc(',', f);
         first = 0;
-        s_str(f, want[w]);
+        jsonout_str(f, want[w]);
         for (int pass = 0; pass < 2; pass++) {
             fputs(pass ? ",\"max\":[" : ":{\"min\":[", f);
             for (long b = 0; b < points; b++) {
                 if (b) fputc(',', f);
-                s_real(f, pass ? hi[b * nw + w] : lo[b * nw + w]);   /* an empty bucket: +-inf -> null */
+                jsonout_real(f, pass ? hi[b * nw + w] : lo[b * nw + w]);   /* an empty bucket: +-inf -> null */
             }
             fputc(']', f);
         }

@@ -13,6 +13,7 @@
  */
 #include "gw.h"
 #include "svc/db.h"
+#include "svc/jsonout.h"
 #include "svc/msg.h"
 
 #include <math.h>
@@ -22,29 +23,6 @@
 
 #define MAX_JOBS 20
 #define MAX_CHANNELS 64
-
-/* The shortest %g that reads back as the same double; null if not finite. */
-static void s_real(FILE *f, double v)
-{
-    char buf[40];
-    if (!isfinite(v)) { fputs("null", f); return; }
-    for (int p = 15; p <= 17; p++) {
-        snprintf(buf, sizeof buf, "%.*g", p, v);
-        if (strtod(buf, NULL) == v) break;
-    }
-    fputs(buf, f);
-}
-
-static void s_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') { fputc('\\', f); fputc(*p, f); }
-        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-        else fputc(*p, f);
-    }
-    fputc('"', f);
-}
 
 /* Split a comma list into at most max items (pointers into buf); -1 when
  * there are more.  strtok_r: handlers run on several threads. */
@@ -79,20 +57,20 @@ static void s_job(FILE *f, const char *id, PGresult *res, int row, char **want, 
         for (size_t c = 0; c < nch; c++)
             if (!strcmp(json_string_value(json_array_get(channels, c)), want[w])) { found = (int)c; break; }
         if (found >= 0) col[ncolsel++] = found;
-        else { if (!first) fputc(',', f); first = 0; s_str(f, want[w]); }
+        else { if (!first) fputc(',', f); first = 0; jsonout_str(f, want[w]); }
     }
     long nb = n <= points ? n : points;
     fprintf(f, "],\"available\":true,\"nsample\":%ld,\"decimated\":%s,\"buckets\":%ld", n, nb < n ? "true" : "false", nb);
     /* bucket b covers samples [b n / nb, (b + 1) n / nb) */
     fputs(",\"t\":[", f);
-    for (long b = 0; b < nb; b++) { if (b) fputc(',', f); s_real(f, rows[(size_t)(b * n / nb) * ncol]); }
+    for (long b = 0; b < nb; b++) { if (b) fputc(',', f); jsonout_real(f, rows[(size_t)(b * n / nb) * ncol]); }
     fputs("],\"t_last\":[", f);
-    for (long b = 0; b < nb; b++) { if (b) fputc(',', f); s_real(f, rows[(size_t)((b + 1) * n / nb - 1) * ncol]); }
+    for (long b = 0; b < nb; b++) { if (b) fputc(',', f); jsonout_real(f, rows[(size_t)((b + 1) * n / nb - 1) * ncol]); }
     fputs("],\"channels\":{", f);
     for (int k = 0; k < ncolsel; k++) {
         size_t c = (size_t)col[k] + 1;
         if (k) fputc(',', f);
-        s_str(f, json_string_value(json_array_get(channels, (size_t)col[k])));
+        jsonout_str(f, json_string_value(json_array_get(channels, (size_t)col[k])));
         for (int pass = 0; pass < 2; pass++) {
             fputs(pass ? ",\"max\":[" : ":{\"min\":[", f);
             for (long b = 0; b < nb; b++) {
@@ -103,7 +81,7 @@ static void s_job(FILE *f, const char *id, PGresult *res, int row, char **want, 
                     if (pass ? x > v : x < v) v = x;
                 }
                 if (b) fputc(',', f);
-                s_real(f, v);
+                jsonout_real(f, v);
             }
             fputc(']', f);
         }

@@ -19,6 +19,7 @@
  */
 #include "gw.h"
 #include "svc/db.h"
+#include "svc/jsonout.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,21 +39,6 @@ static const char *const s_default_metrics[] = {
 #define OID_INT8 20
 #define OID_INT4 23
 
-/* A JSON string (s is UTF-8 text from PostgreSQL). */
-static void s_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') { fputc('\\', f); fputc(*p, f); }
-        else if (*p == '\n') fputs("\\n", f);
-        else if (*p == '\t') fputs("\\t", f);
-        else if (*p == '\r') fputs("\\r", f);
-        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-        else fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
 /* A column of the result in PostgreSQL's text format, as JSON. */
 static void s_cell(FILE *f, const PGresult *res, int i, int c)
 {
@@ -60,7 +46,7 @@ static void s_cell(FILE *f, const PGresult *res, int i, int c)
     const char *v = PQgetvalue(res, i, c);
     Oid t = PQftype(res, c);
     if (t == OID_BOOL) fputs(v[0] == 't' ? "true" : "false", f);
-    else if (t == OID_TEXT) s_str(f, v);
+    else if (t == OID_TEXT) jsonout_str(f, v);
     else if (!strcmp(v, "NaN") || strstr(v, "Infinity")) fputs("null", f);
     else fputs(v, f);
 }
@@ -82,7 +68,7 @@ static void s_columns(FILE *f, const char *group, const char **names, size_t n, 
 {
     for (size_t i = 0; i < n; i++) {
         fputs(*first ? "" : ",", f); *first = 0;
-        fputs("{\"name\":", f); s_str(f, names[i]); fprintf(f, ",\"group\":\"%s\"}", group);
+        fputs("{\"name\":", f); jsonout_str(f, names[i]); fprintf(f, ",\"group\":\"%s\"}", group);
     }
 }
 
@@ -303,7 +289,7 @@ int api_sweeps_table(gw_req *r)
     int n = PQntuples(t.res), ncol = 6 + (int)t.nkeys + t.nm;
     FILE *f = open_memstream(&buf, &len);
     fprintf(f, "{\"sweep\":\"%s\",\"status\":", r->param[0]);
-    s_str(f, t.status);
+    jsonout_str(f, t.status);
     fprintf(f, ",\"total\":%ld,\"after\":%ld,\"limit\":%ld,\"next\":", t.total, after, limit);
     if (n == limit) fputs(PQgetvalue(t.res, n - 1, 1), f); else fputs("null", f);
     fputc(',', f);
@@ -409,7 +395,7 @@ static int s_columns_reply(gw_req *r, long after, long limit)
     int n = PQntuples(t.res), ncol = 6 + (int)t.nkeys + t.nm;
     FILE *f = open_memstream(&buf, &len);
     fprintf(f, "{\"sweep\":\"%s\",\"status\":", r->param[0]);
-    s_str(f, t.status);
+    jsonout_str(f, t.status);
     fprintf(f, ",\"total\":%ld,\"after\":%ld,\"limit\":%ld,\"n\":%d,\"next\":", t.total, after, limit, n);
     if (n == limit) fputs(PQgetvalue(t.res, n - 1, 1), f); else fputs("null", f);
     fputc(',', f);

@@ -7,6 +7,7 @@
  * (how many jobs, which ones, their solver options, the differences).
  */
 #include "svc/design.h"
+#include "svc/jsonout.h"
 #include "svc/jsonscan.h"
 #include "svc/job.h"
 #include "svc/msg.h"
@@ -125,6 +126,21 @@ static void test_step_measures(void);
 
 static void test_misc(void)
 {
+    /* jsonout: the shortest digits that read back, null for what JSON lacks, escapes */
+    {
+        static const char want[] = "0.1 1e-05 0.30000000000000004 0.3333333333333333 -2.5e+300 0 null null "
+                                   "\"a\\\"b\\\\c\\nd\\te\\u0001\"";
+        char *txt = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&txt, &len);
+        const double v[] = { 0.1, 1e-5, 0.1 + 0.2, 1.0 / 3.0, -2.5e300, 0.0, NAN, INFINITY };
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) { jsonout_real(f, v[k]); fputc(' ', f); }
+        jsonout_str(f, "a\"b\\c\nd\te\x01");
+        fclose(f);
+        CHECK(!strcmp(txt, want));
+        if (strcmp(txt, want)) fprintf(stderr, "jsonout wrote: %s\n", txt);
+        free(txt);
+    }
     /* depth pre-scan ignores brackets inside strings */
     CHECK(jsonscan_depth("{\"a\":[[1]]}", 11, 10) == 3);
     CHECK(jsonscan_depth("{\"a\":\"[[[[[[\"}", 14, 3) == 1);
