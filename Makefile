@@ -3,7 +3,7 @@
 #   make            build build/mbs (and the service programs when present)
 #   make test       install what is missing, build, run every test suite
 #   make bench      run the benchmarks (figures go to bench/README.md by hand)
-#   make fuzz       longer libFuzzer run of the mechanism parser
+#   make fuzz       longer libFuzzer runs of the mechanism parser and of the solver
 #   make check-layers  no include under common/ goes up a layer (common/mbs/README.md)
 #   make up / down  local service (see README)
 #
@@ -77,8 +77,12 @@ UNIT_BINS     := $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC))
 UNIT_SAN_BINS := $(patsubst tests/unit/%.c,$(S)/tests/%,$(TEST_SRC))
 
 # ---- fuzzing (clang libFuzzer) -------------------------------------------------------
-FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -Icommon $(CSTD)
+FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Icommon $(CSTD)
 $(B)/fuzz_mechanism: tests/fuzz/fuzz_mechanism.c $(COMMON_SRC) $(MBS_SRC)
+	@mkdir -p $(B)
+	clang $(FUZZ_FLAGS) -o $@ $^ $(LDLIBS_COMMON)
+# the parser, model build and a short run together (tests/fuzz/fuzz_solve.c)
+$(B)/fuzz_solve: tests/fuzz/fuzz_solve.c $(COMMON_SRC) $(MBS_SRC)
 	@mkdir -p $(B)
 	clang $(FUZZ_FLAGS) -o $@ $^ $(LDLIBS_COMMON)
 
@@ -90,7 +94,7 @@ $(B)/fuzz_mechanism: tests/fuzz/fuzz_mechanism.c $(COMMON_SRC) $(MBS_SRC)
 
 # ---- tests -------------------------------------------------------------------------
 test: deps check-layers
-	@$(MAKE) --no-print-directory -j2 all $(UNIT_BINS) $(UNIT_SAN_BINS) $(S)/mbs $(B)/fuzz_mechanism $(TEST_EXTRA)
+	@$(MAKE) --no-print-directory -j2 all $(UNIT_BINS) $(UNIT_SAN_BINS) $(S)/mbs $(B)/fuzz_mechanism $(B)/fuzz_solve $(TEST_EXTRA)
 	@bash tests/run_all.sh
 
 # no include under common/ goes up a layer (the list: common/mbs/README.md);
@@ -108,9 +112,10 @@ $(B)/bench/solver_bench: bench/solver_bench.c $(B)/libcommon.a $(B)/libmbs.a
 bench: all $(B)/bench/solver_bench $(BENCH_EXTRA)
 	@bash bench/run.sh
 
-fuzz: $(B)/fuzz_mechanism
-	@mkdir -p $(B)/fuzz-corpus
+fuzz: $(B)/fuzz_mechanism $(B)/fuzz_solve
+	@mkdir -p $(B)/fuzz-corpus $(B)/fuzz-corpus-solve
 	$(B)/fuzz_mechanism -max_total_time=$${FUZZ_SECONDS:-300} -max_len=65536 $(B)/fuzz-corpus examples tests/fuzz/corpus
+	$(B)/fuzz_solve -max_total_time=$${FUZZ_SECONDS:-300} -max_len=65536 -timeout=10 $(B)/fuzz-corpus-solve examples tests/fuzz/corpus
 
 clean:
 	rm -rf $(B)

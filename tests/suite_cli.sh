@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tests/suite_cli.sh - the command-line tool end to end, a short fuzzing
-# run of the mechanism parser (longer runs: make fuzz), and the include-layer
+# tests/suite_cli.sh - the command-line tool end to end, short fuzzing
+# runs of the mechanism parser and of the whole solver (longer: make fuzz), and the include-layer
 # check of common/ with its self-test (scripts/check_layers.sh).
 set -u
 cd "$(dirname "$0")/.."
@@ -13,4 +13,9 @@ mkdir -p build/fuzz-corpus-ci
 build/fuzz_mechanism -max_total_time=20 -max_len=65536 -print_final_stats=0 build/fuzz-corpus-ci tests/fuzz/corpus \
   > build/fuzz-ci.log 2>&1 || { tail -40 build/fuzz-ci.log; fail=1; }
 tail -1 build/fuzz-ci.log
+echo "== fuzz_solve (parse, build, 0.01 s run), 20 s"
+mkdir -p build/fuzz-corpus-solve-ci
+build/fuzz_solve -max_total_time=20 -max_len=65536 -timeout=10 -print_final_stats=0 build/fuzz-corpus-solve-ci \
+  tests/fuzz/corpus examples > build/fuzz-solve-ci.log 2>&1 || { tail -40 build/fuzz-solve-ci.log; fail=1; }
+tail -1 build/fuzz-solve-ci.log
 exit $fail
