@@ -81,8 +81,9 @@ FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=u
 $(B)/fuzz_mechanism: tests/fuzz/fuzz_mechanism.c $(COMMON_SRC) $(MBS_SRC)
 	@mkdir -p $(B)
 	clang $(FUZZ_FLAGS) -o $@ $^ $(LDLIBS_COMMON)
-# the parser, model build and a short run together (tests/fuzz/fuzz_solve.c)
-$(B)/fuzz_solve: tests/fuzz/fuzz_solve.c $(COMMON_SRC) $(MBS_SRC)
+# the parser, model build and a short run together (tests/fuzz/fuzz_solve.c),
+# with mutations that keep the JSON valid (json_mutator.c)
+$(B)/fuzz_solve: tests/fuzz/fuzz_solve.c tests/fuzz/json_mutator.c $(COMMON_SRC) $(MBS_SRC)
 	@mkdir -p $(B)
 	clang $(FUZZ_FLAGS) -o $@ $^ $(LDLIBS_COMMON)
 

@@ -133,6 +133,13 @@ J
 expect_rc 3 "cannot assemble" $MBS run "$T/noasm.json"
 grep -q "joint 'C'" "$T/err" && ok "assembly error names joint C" || bad "message: $(cat "$T/err")"
 
+# inputs the solver fuzzer (tests/fuzz/fuzz_solve.c) found, each run as it
+# found it (0.01 s) within a time limit: a run that stops at the limit is a
+# run that looped (tests/fuzz/regress/*.json say what each one was)
+for f in tests/fuzz/regress/*.json; do
+  expect_rc 0 "fuzz regression $(basename "$f" .json)" timeout 60 $MBS run "$f" --set solver.t_end=0.01 --set solver.time_limit=20 --quiet
+done
+
 # every example checks and runs a short while
 for f in examples/*.json; do
   $MBS check "$f" > /dev/null 2>"$T/err" || { bad "check $f: $(head -2 "$T/err")"; continue; }

@@ -15,12 +15,16 @@
  * their build would take most of the time the fuzzer has for thousands of
  * small inputs (the examples' large models run in the solver suites).
  *
+ * Mutations keep most inputs valid JSON (json_mutator.c): extreme numbers,
+ * swapped names, removed keys and elements reach the model and the solver.
+ *
  *   make fuzz   (both targets over tests/fuzz/corpus and examples/)
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "json_mutator.h"
 #include "mbs/mbs.h"
 #include "mechanism/mechanism.h"
 
@@ -58,4 +62,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mbs_model_free(&m);
     mbs_spec_free(&spec);
     return 0;
+}
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+    return json_mutate(data, size, max_size, seed);
 }

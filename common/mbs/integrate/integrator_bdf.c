@@ -88,6 +88,7 @@
  */
 #include "mbs/integrate/integrators.h"
 #include "mbs/model/accuracy.h"
+#include "mbs/model/clock.h"
 #include "mbs/analysis/analysis.h"
 #include "mbs/analysis/system.h"
 #include "mbs/integrate/system_contacts.h"
@@ -376,10 +377,12 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
     while (d->t < T * (1 - 1e-14)) {
         /* keep the step's end off a singular position found before: just
          * past it by half the distance when that is a modest increase, else
-         * short of it */
+         * short of it; never past it right after a rejection (growing back
+         * to the step just rejected retook that step for ever: a fuzzed
+         * Bricard, tests/fuzz/fuzz_solve.c) */
         if (t_sing > d->t && fabs(d->t + h - t_sing) < SING_MARGIN * h) {
             double D = t_sing - d->t;
-            h = 1.5 * D <= 1.3 * h && 1.5 * D <= hmax ? 1.5 * D : 0.6 * D;
+            h = fails == 0 && 1.5 * D <= 1.3 * h && 1.5 * D <= hmax ? 1.5 * D : 0.6 * D;
         }
         if (d->t + h > T || d->t + 1.01 * h > T) h = T - d->t;
         /* a discrete controller's next sample, a kink of an input: the
@@ -680,6 +683,8 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
         if (sing_land) {
             d->met.rejected_steps++;
             sing_retakes++;
+            int rc_dl = mbs_deadline_check(d, err);
+            if (rc_dl) return rc_dl;
             t_sing = t1;
             memcpy(d->x, d->qh[0], sizeof(double) * (size_t)n);
             memcpy(d->v, d->vh[0], sizeof(double) * (size_t)n);
@@ -761,6 +766,8 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
         } else {
             d->met.rejected_steps++;
             fails++;
+            int rc_dl = mbs_deadline_check(d, err);
+            if (rc_dl) return rc_dl;
             memcpy(d->x, d->qh[0], sizeof(double) * (size_t)n);
             memcpy(d->v, d->vh[0], sizeof(double) * (size_t)n);
             memcpy(d->a, d->ha, sizeof(double) * (size_t)n);

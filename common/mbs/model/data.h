@@ -40,6 +40,9 @@ struct mbs_data {
 
     /* state at the current time */
     double t;
+    /* the run's wall-clock limit: time_limit (s) from the run's start
+     * (mbs_now) at deadline; 0: none (clock.h mbs_deadline_check) */
+    double time_limit, deadline;
     double *x, *v, *a;    /* (n) positions, velocities, accelerations         */
     double *lam;          /* (ne) multipliers                                 */
     char *eq_on;          /* (ne) 0: dependent equation removed (redundancy)  */

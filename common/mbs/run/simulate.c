@@ -195,6 +195,8 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
 {
     const mbs_solver_spec *o = &m->spec->solver;
     s_run run = {mbs_now(), 0, o->time_limit, 0, 0};
+    d->time_limit = o->time_limit;
+    d->deadline = o->time_limit > 0 ? run.wall0 + o->time_limit : 0;
     double cpu0 = s_cpu();
     s_run *saved = s_cur;
     s_cur = &run;
