@@ -436,7 +436,7 @@ static int s_ida_once(const s_case *c, const mbs_model *m, double rtol, s_stat *
     mbs_errlist el = {0};
     if (!d) { snprintf(st->why, sizeof st->why, "out of memory"); goto out; }
     if (mbs_initialize(m, d, NULL, &el)) { snprintf(st->why, sizeof st->why, "initialisation: %.160s", el.n ? el.e[0].message : "?"); goto out; }
-    if (mbs_sampler_init(&smp, m, d, NULL, NULL, NULL)) { snprintf(st->why, sizeof st->why, "sampler"); goto out; }
+    if (mbs_sampler_init(&smp, m, d, NULL)) { snprintf(st->why, sizeof st->why, "sampler"); goto out; }
     u.m = m; u.d = d; u.n = n; u.ne = ne; u.N = N;
     u.rtol = rtol;
     u.L = m->length_scale > 0 ? m->length_scale : 1.0;

@@ -8,7 +8,6 @@
 #include "mbs/integrate/bdf_coef.h"
 #include "mbs/linalg/linalg.h"
 #include "mbs/model/accuracy.h"
-#include "mbs/model/clock.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -344,8 +343,8 @@ int mbs_bdf_ode_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_
         } else {
             d->met.rejected_steps++;
             fails++;
-            int rc_dl = mbs_deadline_check(d, err);
-            if (rc_dl) return rc_dl;
+            int rc_poll = mbs_data_poll(d, err);
+            if (rc_poll) return rc_poll;
             memcpy(y, w.yh[0], yb);
             h *= mbs_bdf_step_rejected(converged, en, kk);
             if (fails >= 2) {

@@ -6,7 +6,6 @@
 #include <math.h>
 
 #include "mbs/model/accuracy.h"
-#include "mbs/model/clock.h"
 #include "mbs/dynamics/controller.h"
 #include "mbs/dynamics/force.h"
 #include <string.h>
@@ -135,8 +134,8 @@ int mbs_dopri5_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_o
         if (bad) {
             d->met.rejected_steps++;
             rejected_in_row++;
-            int rc_dl = mbs_deadline_check(d, err);
-            if (rc_dl) return rc_dl;
+            int rc_poll = mbs_data_poll(d, err);
+            if (rc_poll) return rc_poll;
             h *= 0.25;
             if (h < hmin) return f->fail(f->ctx, MBS_ODE_FAIL_STAGE, st->t, h, err);
             continue;
@@ -180,8 +179,8 @@ int mbs_dopri5_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_o
             d->met.rejected_steps++;
             rejected_in_row++;
             h *= fmax(0.1, fac);
-            int rc_dl = mbs_deadline_check(d, err);
-            if (rc_dl) return rc_dl;
+            int rc_poll = mbs_data_poll(d, err);
+            if (rc_poll) return rc_poll;
         }
         h = fmin(h, hmax);
         if (h < hmin && st->t < T * (1 - 1e-14)) return f->fail(f->ctx, MBS_ODE_FAIL_MIN_STEP, st->t, h, err);

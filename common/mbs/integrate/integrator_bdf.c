@@ -88,7 +88,6 @@
  */
 #include "mbs/integrate/integrators.h"
 #include "mbs/model/accuracy.h"
-#include "mbs/model/clock.h"
 #include "mbs/analysis/analysis.h"
 #include "mbs/analysis/system.h"
 #include "mbs/integrate/system_contacts.h"
@@ -683,8 +682,8 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
         if (sing_land) {
             d->met.rejected_steps++;
             sing_retakes++;
-            int rc_dl = mbs_deadline_check(d, err);
-            if (rc_dl) return rc_dl;
+            int rc_poll = mbs_data_poll(d, err);
+            if (rc_poll) return rc_poll;
             t_sing = t1;
             memcpy(d->x, d->qh[0], sizeof(double) * (size_t)n);
             memcpy(d->v, d->vh[0], sizeof(double) * (size_t)n);
@@ -766,8 +765,8 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
         } else {
             d->met.rejected_steps++;
             fails++;
-            int rc_dl = mbs_deadline_check(d, err);
-            if (rc_dl) return rc_dl;
+            int rc_poll = mbs_data_poll(d, err);
+            if (rc_poll) return rc_poll;
             memcpy(d->x, d->qh[0], sizeof(double) * (size_t)n);
             memcpy(d->v, d->vh[0], sizeof(double) * (size_t)n);
             memcpy(d->a, d->ha, sizeof(double) * (size_t)n);

@@ -30,7 +30,6 @@
  */
 #include "mbs/integrate/integrators.h"
 #include "mbs/model/accuracy.h"
-#include "mbs/model/clock.h"
 #include "mbs/analysis/analysis.h"
 #include "mbs/integrate/dopri5.h"
 #include "mbs/integrate/ed_contacts.h"
@@ -860,8 +859,8 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_stepper *run
         if (en > 1.0) {
             d->met.rejected_steps++;
             h *= fmax(0.1, fac);
-            int rc_dl = mbs_deadline_check(d, err);
-            if (rc_dl) return rc_dl;
+            int rc_poll = mbs_data_poll(d, err);
+            if (rc_poll) return rc_poll;
             double margin = warned_singular && h >= hmin ? 1 : s_rank_margin(m, d);
             if (margin < ED_RANK_MARGIN && !warned_singular) s_warn_singular(d, margin, &warned_singular);
             if (h < hmin) {

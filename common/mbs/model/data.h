@@ -40,9 +40,9 @@ struct mbs_data {
 
     /* state at the current time */
     double t;
-    /* the run's wall-clock limit: time_limit (s) from the run's start
-     * (mbs_now) at deadline; 0: none (clock.h mbs_deadline_check) */
-    double time_limit, deadline;
+    /* the run's progress report, cancellation and wall-clock limit, set by
+     * the run (run/simulate.c); integrators call it through mbs_data_poll */
+    int (*poll)(mbs_data *d, mbs_errlist *err);
     double *x, *v, *a;    /* (n) positions, velocities, accelerations         */
     double *lam;          /* (ne) multipliers                                 */
     char *eq_on;          /* (ne) 0: dependent equation removed (redundancy)  */
@@ -210,6 +210,17 @@ static inline void mbs_note_lcp(mbs_data *d, int dim, int failed)
     d->met.lcp_solves++;
     if (failed) d->met.lcp_failures++;
     if (dim > d->met.max_lcp_dimension) d->met.max_lcp_dimension = dim;
+}
+
+/* The run's progress, cancellation and wall-clock limit (solver.time_limit,
+ * or the caller's through its progress callback), asked from inside an
+ * integrator: non-zero (MBS_ETIMEOUT, MBS_ECANCEL, with the message) stops
+ * the integration.  The run asks after every accepted step; integrators ask
+ * too where they retake a rejected step, so that a run rejecting step after
+ * step without reaching min_step stops at its limit or when cancelled. */
+static inline int mbs_data_poll(mbs_data *d, mbs_errlist *err)
+{
+    return d->poll ? d->poll(d, err) : 0;
 }
 
 #endif

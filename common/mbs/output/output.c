@@ -56,15 +56,12 @@ static int s_poses_init(mbs_sampler *s)
     return 0;
 }
 
-int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result *res, mbs_progress_fn progress,
-                     void *user)
+int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result *res)
 {
     memset(s, 0, sizeof *s);
     s->m = m;
     s->d = d;
     s->res = res;
-    s->progress = progress;
-    s->user = user;
     const mbs_spec *sp = m->spec;
     double T = sp->solver.t_end;
     s->interval = sp->out_interval > 0 ? sp->out_interval : T / 100;

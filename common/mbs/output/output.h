@@ -11,8 +11,6 @@ typedef struct {
     const mbs_model *m;
     mbs_data *d;
     mbs_result *res;
-    mbs_progress_fn progress;
-    void *user;
     double interval;
     int nsample;     /* samples of the whole run, t = 0 and t_end included   */
     int next;        /* index of the next sample to take                     */
@@ -29,8 +27,7 @@ typedef struct {
     double *pose_prev;   /* (nbody x npose) previous frame, for continuity   */
 } mbs_sampler;
 
-int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result *res, mbs_progress_fn progress,
-                     void *user);
+int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result *res);
 void mbs_sampler_free(mbs_sampler *s);
 
 /* Time of sample k. */

@@ -35,6 +35,8 @@ typedef struct {
     double time_limit;
     double ke_max; /* the largest kinetic energy so far           */
     double de_max; /* the largest |E(t) - E(0)| so far             */
+    mbs_progress_fn progress;   /* the caller's progress report and cancel */
+    void *user;
 } s_run;
 
 static _Thread_local s_run *s_cur;
@@ -42,6 +44,27 @@ static _Thread_local s_run *s_cur;
 static double s_energy(const mbs_model *m, const mbs_data *d)
 {
     return mbs_kinetic(m, d->v) + mbs_potential(m, d->x, d->t);
+}
+
+/* Progress, cancellation and the wall-clock limit (d->poll): after every
+ * accepted step, and where an integrator retakes a rejected one (the
+ * caller's progress callback at most every 0.05 s). */
+static int s_poll(mbs_data *d, mbs_errlist *err)
+{
+    if (!s_cur) return 0;
+    double now = mbs_now();
+    if (s_cur->time_limit > 0 && now - s_cur->wall0 > s_cur->time_limit) {
+        mbs_err_add(err, "", "time limit of %.3g s reached at t = %.6g", s_cur->time_limit, d->t);
+        return MBS_ETIMEOUT;
+    }
+    if (s_cur->progress && now - s_cur->last_progress > 0.05) {
+        s_cur->last_progress = now;
+        if (s_cur->progress(d->t / d->m->spec->solver.t_end, s_cur->user)) {
+            mbs_err_add(err, "", "cancelled at t = %.6g", d->t);
+            return MBS_ECANCEL;
+        }
+    }
+    return 0;
 }
 
 int mbs_run_step_done(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
@@ -96,22 +119,7 @@ int mbs_run_step_done_ahead(const mbs_model *m, mbs_data *d, mbs_sampler *smp, d
     if (m->nctrl > 0) mbs_ctrl_step_done(m, d);
     mbs_contact_step_ahead(m, d, d->t - d->tp, h_ahead);
     mbs_sample_interval(smp);
-    /* progress, cancellation and the wall-clock limit */
-    if (s_cur) {
-        double now = mbs_now();
-        if (s_cur->time_limit > 0 && now - s_cur->wall0 > s_cur->time_limit) {
-            mbs_err_add(err, "", "time limit of %.3g s reached at t = %.6g", s_cur->time_limit, d->t);
-            return MBS_ETIMEOUT;
-        }
-        if (smp->progress && now - s_cur->last_progress > 0.05) {
-            s_cur->last_progress = now;
-            if (smp->progress(d->t / m->spec->solver.t_end, smp->user)) {
-                mbs_err_add(err, "", "cancelled at t = %.6g", d->t);
-                return MBS_ECANCEL;
-            }
-        }
-    }
-    return 0;
+    return s_poll(d, err);
 }
 
 /* The accuracy figures at the end of a run: error-controlled integrators
@@ -194,9 +202,8 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
                  void *user, mbs_errlist *err)
 {
     const mbs_solver_spec *o = &m->spec->solver;
-    s_run run = {mbs_now(), 0, o->time_limit, 0, 0};
-    d->time_limit = o->time_limit;
-    d->deadline = o->time_limit > 0 ? run.wall0 + o->time_limit : 0;
+    s_run run = {mbs_now(), 0, o->time_limit, 0, 0, progress, user};
+    d->poll = s_poll;
     double cpu0 = s_cpu();
     s_run *saved = s_cur;
     s_cur = &run;
@@ -207,7 +214,7 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
     d->sysdim_sum = 0;
     d->sysdim_count = 0;
     mbs_sampler smp;
-    int rc = mbs_sampler_init(&smp, m, d, res, progress, user);
+    int rc = mbs_sampler_init(&smp, m, d, res);
     if (rc) mbs_err_add(err, "", "out of memory for the output samples");
     /* element states from their initial values (the consistent
      * accelerations of mbs_initialize depend on them) */
@@ -272,6 +279,7 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
     if (met) *met = d->met;
     mbs_sampler_free(&smp);
     s_cur = saved;
+    d->poll = NULL;
     return rc;
 }
 
