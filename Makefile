@@ -3,7 +3,7 @@
 #   make            build build/mbs (and the service programs when present)
 #   make test       install what is missing, build, run every test suite
 #   make bench      run the benchmarks (figures go to bench/README.md by hand)
-#   make fuzz       longer libFuzzer runs of the mechanism parser and of the solver
+#   make fuzz       longer libFuzzer runs of the mechanism parser, the solver and the sweep designs
 #   make check-layers  no include under common/ goes up a layer (common/mbs/README.md)
 #   make up / down  local service (see README)
 #
@@ -93,9 +93,14 @@ $(B)/fuzz_solve: tests/fuzz/fuzz_solve.c tests/fuzz/json_mutator.c $(COMMON_SRC)
 # lists (TEST_EXTRA, BENCH_EXTRA) are expanded when the rules are read.
 -include mk/*.mk
 
+# the sweep design expansion the gateway runs on every posted sweep (common/svc/design.c)
+$(B)/fuzz_design: tests/fuzz/fuzz_design.c tests/fuzz/json_mutator.c common/svc/design.c common/svc/sobol.c common/svc/rng.c
+	@mkdir -p $(B)
+	clang $(FUZZ_FLAGS) -o $@ $^ -ljansson -lm
+
 # ---- tests -------------------------------------------------------------------------
 test: deps check-layers
-	@$(MAKE) --no-print-directory -j2 all $(UNIT_BINS) $(UNIT_SAN_BINS) $(S)/mbs $(B)/fuzz_mechanism $(B)/fuzz_solve $(TEST_EXTRA)
+	@$(MAKE) --no-print-directory -j2 all $(UNIT_BINS) $(UNIT_SAN_BINS) $(S)/mbs $(B)/fuzz_mechanism $(B)/fuzz_solve $(B)/fuzz_design $(TEST_EXTRA)
 	@bash tests/run_all.sh
 
 # no include under common/ goes up a layer (the list: common/mbs/README.md);
@@ -113,10 +118,11 @@ $(B)/bench/solver_bench: bench/solver_bench.c $(B)/libcommon.a $(B)/libmbs.a
 bench: all $(B)/bench/solver_bench $(BENCH_EXTRA)
 	@bash bench/run.sh
 
-fuzz: $(B)/fuzz_mechanism $(B)/fuzz_solve
-	@mkdir -p $(B)/fuzz-corpus $(B)/fuzz-corpus-solve
+fuzz: $(B)/fuzz_mechanism $(B)/fuzz_solve $(B)/fuzz_design
+	@mkdir -p $(B)/fuzz-corpus $(B)/fuzz-corpus-solve $(B)/fuzz-corpus-design
 	$(B)/fuzz_mechanism -max_total_time=$${FUZZ_SECONDS:-300} -max_len=65536 $(B)/fuzz-corpus examples tests/fuzz/corpus
 	$(B)/fuzz_solve -max_total_time=$${FUZZ_SECONDS:-300} -max_len=65536 -timeout=10 $(B)/fuzz-corpus-solve examples tests/fuzz/corpus
+	$(B)/fuzz_design -max_total_time=$${FUZZ_SECONDS:-300} -max_len=65536 -timeout=10 $(B)/fuzz-corpus-design tests/fuzz/corpus_design examples/sweeps
 
 clean:
 	rm -rf $(B)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/suite_cli.sh - the command-line tool end to end, short fuzzing
-# runs of the mechanism parser and of the whole solver (longer: make fuzz), and the include-layer
+# runs of the mechanism parser, the whole solver and the sweep designs (longer: make fuzz), and the include-layer
 # check of common/ with its self-test (scripts/check_layers.sh).
 set -u
 cd "$(dirname "$0")/.."
@@ -18,4 +18,9 @@ mkdir -p build/fuzz-corpus-solve-ci
 build/fuzz_solve -max_total_time=20 -max_len=65536 -timeout=10 -print_final_stats=0 build/fuzz-corpus-solve-ci \
   tests/fuzz/corpus examples > build/fuzz-solve-ci.log 2>&1 || { tail -40 build/fuzz-solve-ci.log; fail=1; }
 tail -1 build/fuzz-solve-ci.log
+echo "== fuzz_design (sweep design expansion), 10 s"
+mkdir -p build/fuzz-corpus-design-ci
+build/fuzz_design -max_total_time=10 -max_len=65536 -timeout=10 -print_final_stats=0 build/fuzz-corpus-design-ci \
+  tests/fuzz/corpus_design examples/sweeps > build/fuzz-design-ci.log 2>&1 || { tail -40 build/fuzz-design-ci.log; fail=1; }
+tail -1 build/fuzz-design-ci.log
 exit $fail
