@@ -121,6 +121,11 @@ int mbs_initialize(const mbs_model *m, mbs_data *d, mbs_report *rep, mbs_errlist
  * point p given globally at t = 0 is then at com(t) + R(t) R0^T (p - com0)
  * with com0, R0 the body's input position and orientation. */
 #define MBS_POSE_FRAMES_MAX 256
+
+/* At most this many output samples per run (t_end / outputs.interval): the
+ * parser refuses a finer interval, which would hold nsample x channels
+ * doubles in memory (the examples: at most 40,000). */
+#define MBS_SAMPLES_MAX 1000000
 #define MBS_POSE_VALUES_MAX 65536
 
 /* Contact forces are kept at the frames too, one record of

@@ -549,6 +549,9 @@ void mech_parse_outputs(mech_ctx *c, json_t *root)
             if (c->t_end > 0 && iv > c->t_end)
                 mech_err(c, "/outputs/interval", "'interval' (%g s) must not exceed t_end "
                          "(%g s)", iv, c->t_end);
+            else if (c->t_end > 0 && !(c->t_end / iv <= MBS_SAMPLES_MAX))
+                mech_err(c, "/outputs/interval", "'interval' (%g s) gives %.3g output samples over t_end (%g s); "
+                         "at most %d: a longer interval", iv, c->t_end / iv, c->t_end, MBS_SAMPLES_MAX);
             else
                 s->out_interval = iv;
         }

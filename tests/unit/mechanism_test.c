@@ -714,6 +714,9 @@ static const s_bad s_bads[] = {
      NULL, NULL, "/solver/tolerence", "did you mean 'tolerance'?"},
     /* outputs */
     {P2(", 'outputs': {'interval': 2}"), NULL, NULL, "/outputs/interval", "must not exceed t_end"},
+    /* more samples than a run may hold (the solver fuzzer's 1e-300: an int overflow) */
+    {P2(", 'outputs': {'interval': 1e-300}"), NULL, NULL, "/outputs/interval", "at most 1000000: a longer interval"},
+    {P2(", 'outputs': {'interval': 9.99e-7}"), NULL, NULL, "/outputs/interval", "output samples over t_end"},
     {CH("{'name': 'p', 'quantity': 'positon', 'body': 'b', 'component': 'x'}"), NULL, NULL,
      "/outputs/channels/0/quantity", "did you mean 'position'?"},
     {CH("{'name': 'p', 'quantity': 'position', 'body': 'b', 'component': 'z'}"), NULL, NULL,

@@ -65,6 +65,9 @@ int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result
     const mbs_spec *sp = m->spec;
     double T = sp->solver.t_end;
     s->interval = sp->out_interval > 0 ? sp->out_interval : T / 100;
+    /* the parser keeps t_end / interval within MBS_SAMPLES_MAX; a spec made
+     * otherwise is refused here before the count overflows */
+    if (!(T / s->interval <= MBS_SAMPLES_MAX)) return MBS_EINVAL;
     s->nsample = (int)floor(T / s->interval * (1 + 1e-12)) + 1;
     /* the last sample is t_end itself when the grid does not land on it */
     if ((s->nsample - 1) * s->interval < T * (1 - 1e-12)) s->nsample++;

@@ -215,7 +215,9 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
     d->sysdim_count = 0;
     mbs_sampler smp;
     int rc = mbs_sampler_init(&smp, m, d, res);
-    if (rc) mbs_err_add(err, "", "out of memory for the output samples");
+    if (rc == MBS_EINVAL)
+        mbs_err_add(err, "/outputs/interval", "more than %d output samples over t_end", MBS_SAMPLES_MAX);
+    else if (rc) mbs_err_add(err, "", "out of memory for the output samples");
     /* element states from their initial values (the consistent
      * accelerations of mbs_initialize depend on them) */
     for (int k = 0; k < m->nz; k++) d->z[k] = m->z_force[k] >= 0 ? m->spec->forces[m->z_force[k]].motor.i0 : 0;
