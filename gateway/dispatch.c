@@ -386,9 +386,11 @@ static json_t *s_job_body(const ds_claimed *c, char *why, size_t size)
             return NULL;
         }
     }
-    return json_pack("{s:I,s:i,s:s,s:o,s:o,s:o,s:f}", "job", (json_int_t)c->id, "attempt", c->attempt,
+    /* max_frame: the largest frame this gateway accepts, so that a worker
+     * fails a result it could not send (worker/run.c) */
+    return json_pack("{s:I,s:i,s:s,s:o,s:o,s:o,s:f,s:I}", "job", (json_int_t)c->id, "attempt", c->attempt,
                      "model", c->model, "parameters", v[0], "solver", v[1], "responses", v[2],
-                     "time_limit", c->time_limit);
+                     "time_limit", c->time_limit, "max_frame", (json_int_t)gw_cfg.zmq_max_message);
 }
 
 /* Claim jobs for every free slot and send them. */

@@ -198,6 +198,7 @@ static void s_on_job(void *sock, msg_t *m)
     j->solver = json_incref(json_object_get(b, "solver"));
     j->responses = json_incref(json_object_get(b, "responses"));
     j->time_limit = json_number_value(json_object_get(b, "time_limit"));
+    j->max_frame = json_number_value(json_object_get(b, "max_frame"));
     if (!j->params) j->params = json_object();
     if (!j->solver) j->solver = json_object();
     if (!j->responses) j->responses = json_array();

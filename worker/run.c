@@ -170,6 +170,17 @@ void wk_run(wk_job *j, int delay_ms, msg_t *out)
     size_t nfval = res.frames ? (size_t)res.nframe * (size_t)(1 + res.nbody * res.npose) : 0;
     int has_contacts = nfval && spec->ncontact > 0;
     size_t ncval = has_contacts ? (size_t)res.ncontact_rec * MBS_CONTACT_REC : 0;
+    /* a payload the gateway would drop (its --zmq-max-message) fails the job
+     * with the reason instead: sent, it would be lost and the job run again
+     * until its attempts were spent, for the same result each time */
+    double bytes = (double)(nval + nfval + ncval) * 8;
+    if (j->max_frame > 0 && bytes > j->max_frame) {
+        s_failed(out, j, 0, "result of %.3g MB (%d samples x %d channels, %zu pose and contact values) exceeds the "
+                 "gateway's message limit of %.3g MB (--zmq-max-message): a longer outputs.interval or fewer "
+                 "channels", bytes / 1e6, res.nsample, nch, nfval + ncval, j->max_frame / 1e6);
+        json_decref(channels); json_decref(resp); free(names); mbs_result_free(&res);
+        return;
+    }
     unsigned char *blob = malloc((nval + nfval + ncval) * 8 + 1);
     if (!blob) { s_failed(out, j, 1, "out of memory"); json_decref(channels); json_decref(resp);
                  free(names); mbs_result_free(&res); return; }

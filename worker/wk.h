@@ -21,6 +21,8 @@ typedef struct wk_job {
     char *definition;           /* mechanism JSON text (owned)               */
     json_t *params, *solver, *responses; /* owned                           */
     double time_limit;          /* seconds, 0 = none                          */
+    double max_frame;           /* the gateway's largest frame it accepts
+                                   (bytes, --zmq-max-message), 0 = none    */
     atomic_int cancel;          /* set by the main thread                      */
 } wk_job;
 

@@ -23,7 +23,9 @@
  *                  of the first contacts.nframe frames
  *     FAILED     {job, attempt, error, retry}
  *   gateway -> worker
- *     JOB        {job, attempt, model, parameters, solver, responses, time_limit}
+ *     JOB        {job, attempt, model, parameters, solver, responses, time_limit,
+ *                 max_frame (the gateway's --zmq-max-message: a larger RESULT
+ *                 payload is failed by the worker with the reason)}
  *                + payload: the mechanism JSON text
  *     PING       {}
  *     CANCEL     {job, attempt}
