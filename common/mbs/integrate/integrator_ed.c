@@ -726,7 +726,10 @@ static int s_initial_modes(const mbs_model *m, mbs_data *d, double vtol, mbs_err
         any |= w->cand[f];
     }
     for (int pass = 0; pass < 2; pass++) {
-        if (s_solve(m, d, d->t, d->x, d->v, d->a, d->lam, 0) != 0) return MBS_ESINGULAR;
+        if (s_solve(m, d, d->t, d->x, d->v, d->a, d->lam, 0) != 0) {
+            mbs_err_add(err, "", "t = %.9g: singular KKT matrix in the initial modes", d->t);
+            return MBS_ESINGULAR;
+        }
         for (int k = 0; k < 2 * w->nf; k++) w->sg[k] = w->N[k] >= 0 ? 1 : -1;
     }
     if (any) return s_mode_lcp(m, d, d->t, d->x, d->v, err);
@@ -900,7 +903,10 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_stepper *run
             }
             /* the run continues just past the event */
             hacc = hh;
-            if (s_step(m, d, hacc) < 0) return MBS_ESINGULAR;
+            if (s_step(m, d, hacc) < 0) {
+                mbs_err_add(err, "", "t = %.9g: singular KKT matrix just past an event", d->t);
+                return MBS_ESINGULAR;
+            }
         }
         /* accept */
         memcpy(d->xp, d->x, sizeof(double) * (size_t)n);
@@ -955,7 +961,10 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_stepper *run
              * were chosen with the contacts in their previous modes */
             if (!rc) rc = s_contact_event(m, d, 0, ev, ev, ev, err);
             if (rc) return rc;
-            if (s_solve(m, d, d->t, d->x, d->v, d->a, d->lam, 0) != 0) return MBS_ESINGULAR;
+            if (s_solve(m, d, d->t, d->x, d->v, d->a, d->lam, 0) != 0) {
+                mbs_err_add(err, "", "t = %.9g: singular KKT matrix after an event", d->t);
+                return MBS_ESINGULAR;
+            }
             s_events(d, w->g0);
             s_arm(w, w->g0, 1);
             h = fmax(h, 1e3 * ttol);
