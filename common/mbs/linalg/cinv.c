@@ -60,8 +60,14 @@ static int s_chol(int k, double *L)
     return 0;
 }
 
+/* Functions of the sizes inlined with the constants of a free body in
+ * space (n = 12 coordinates, m = 6 equations) where they are called often
+ * (mbs_cinv_solve): the compiler unrolls the loops of constant trip count.
+ * Every entry's sum keeps its order: the answers are the same to the bit. */
+#define S_INLINE static inline __attribute__((always_inline))
+
 /* x <- (L L^T)^-1 x for the Cholesky factor L (k x k, row-major). */
-static void s_chol_solve(int k, const double *L, double *x)
+S_INLINE void s_chol_solve(int k, const double *L, double *x)
 {
     for (int i = 0; i < k; i++) {
         double s = x[i];
@@ -170,22 +176,31 @@ int mbs_cinv_factor(mbs_cinv *c, const double *A, const int *on)
     return s_range(c, on);
 }
 
-void mbs_cinv_solve(const mbs_cinv *c, const double *f, const double *e, double *v)
+/* v = P f + X^T S^-1 e; P f column by column (P is symmetric to the bit:
+ * the same sums in the same order as row by row) */
+S_INLINE void s_solve(const mbs_cinv *c, const double *f, const double *e, double *restrict v, int n, int m)
 {
-    int n = c->n, m = c->m;
-    for (int i = 0; i < n; i++) {
-        double s = 0;
-        if (f)
-            for (int j = 0; j < n; j++) s += c->P[i * n + j] * f[j];
-        v[i] = s;
-    }
+    for (int i = 0; i < n; i++) v[i] = 0;
+    if (f)
+        for (int j = 0; j < n; j++) {
+            const double *restrict pj = c->P + (size_t)j * n;
+            double fj = f[j];
+            for (int i = 0; i < n; i++) v[i] += pj[i] * fj;
+        }
     if (!e || m == 0) return;
     double *y = c->t;
     memcpy(y, e, sizeof(double) * (size_t)m);
     s_chol_solve(m, c->S, y);
     for (int r = 0; r < m; r++) {
         if (y[r] == 0) continue;
-        const double *x = c->X + (size_t)r * n;
-        for (int i = 0; i < n; i++) v[i] += x[i] * y[r];
+        const double *restrict x = c->X + (size_t)r * n;
+        double yr = y[r];
+        for (int i = 0; i < n; i++) v[i] += x[i] * yr;
     }
+}
+
+void mbs_cinv_solve(const mbs_cinv *c, const double *f, const double *e, double *v)
+{
+    if (c->n == 12 && c->m == 6) s_solve(c, f, e, v, 12, 6);
+    else s_solve(c, f, e, v, c->n, c->m);
 }
