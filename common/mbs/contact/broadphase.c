@@ -232,6 +232,22 @@ static inline int s_emit_pairs(const mbs_broadphase *bp, int i, int j, int *out,
         j = t;
     }
     int lo = bp->adj_ptr[i], hi = bp->adj_ptr[i + 1];
+    /* first probe where j would be if i's partners were spread evenly
+     * between the first and the last (a group declared with every other
+     * box: exactly there, or one off), a few steps towards j, then the
+     * binary search in what remains: each probe of a long list (400 balls:
+     * 404 partners) is a cache miss */
+    if (hi - lo > 8) {
+        int b0 = bp->adj_box[lo], b1 = bp->adj_box[hi - 1];
+        if (j < b0 || j > b1) return n;
+        int g = b1 > b0 ? lo + (int)((long)(j - b0) * (hi - 1 - lo) / (b1 - b0)) : lo;
+        for (int st = 0; st < 4 && g + 1 < hi && bp->adj_box[g] < j; st++) g++;
+        for (int st = 0; st < 4 && g > lo && bp->adj_box[g - 1] >= j; st++) g--;
+        /* the first entry >= j is after g, g itself, or before g */
+        if (bp->adj_box[g] < j) lo = g + 1;
+        else if (g == lo || bp->adj_box[g - 1] < j) lo = hi = g;
+        else hi = g;
+    }
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
         if (bp->adj_box[mid] < j)
