@@ -89,8 +89,8 @@ static void s_merge_sort(int *a, int *tmp, int n, s_less_fn less, const void *ct
 void mbs_bp_free(mbs_broadphase *bp)
 {
     free(bp->adj_ptr);
-    free(bp->adj_box);
-    free(bp->adj_pair);
+    free(bp->adj);
+    free(bp->adj_end);
     free(bp->order);
     free(bp->scratch);
     free(bp->sorder);
@@ -136,12 +136,12 @@ int mbs_bp_init(mbs_broadphase *bp, int dim, int nbox, int npair, const int *pai
     bp->nbox = nbox;
     bp->npair = npair;
     bp->adj_ptr = malloc((size_t)(nbox + 1) * sizeof(int));
-    bp->adj_box = malloc((size_t)(nh > 0 ? nh : 1) * sizeof(int));
-    bp->adj_pair = malloc((size_t)(nh > 0 ? nh : 1) * sizeof(int));
+    bp->adj = malloc((size_t)(nh > 0 ? 2 * nh : 1) * sizeof(int));
+    bp->adj_end = malloc((size_t)(nbox > 0 ? 2 * nbox : 1) * sizeof(int));
     int *h0 = calloc((size_t)(nh > 0 ? nh : 1), sizeof(int));
     int *h1 = calloc((size_t)(nh > 0 ? nh : 1), sizeof(int));
     int *cnt = malloc((size_t)(nbox + 1) * sizeof(int));
-    if (!bp->adj_ptr || !bp->adj_box || !bp->adj_pair || !h0 || !h1 || !cnt) goto nomem;
+    if (!bp->adj_ptr || !bp->adj || !bp->adj_end || !h0 || !h1 || !cnt) goto nomem;
 
     /* Half-edge h = 2k + side belongs to box pairs[h] and points to box
      * pairs[h ^ 1] in pair k = h / 2.  Two stable counting sorts (by partner,
@@ -150,8 +150,13 @@ int mbs_bp_init(mbs_broadphase *bp, int dim, int nbox, int npair, const int *pai
     s_counting_sort(h0, nh, pairs, 1, nbox, cnt, h1);
     s_counting_sort(h1, nh, pairs, 0, nbox, bp->adj_ptr, h0);
     for (int x = 0; x < nh; x++) {
-        bp->adj_box[x] = pairs[h0[x] ^ 1];
-        bp->adj_pair[x] = h0[x] >> 1;
+        bp->adj[2 * x] = pairs[h0[x] ^ 1];
+        bp->adj[2 * x + 1] = h0[x] >> 1;
+    }
+    for (int i = 0; i < nbox; i++) {
+        int a = bp->adj_ptr[i], b = bp->adj_ptr[i + 1];
+        bp->adj_end[2 * i] = a < b ? bp->adj[2 * a] : 0;
+        bp->adj_end[2 * i + 1] = a < b ? bp->adj[2 * (b - 1)] : -1;
     }
 
     /* only boxes with a declared partner take part in the sweep */
@@ -238,24 +243,24 @@ static inline int s_emit_pairs(const mbs_broadphase *bp, int i, int j, int *out,
      * binary search in what remains: each probe of a long list (400 balls:
      * 404 partners) is a cache miss */
     if (hi - lo > 8) {
-        int b0 = bp->adj_box[lo], b1 = bp->adj_box[hi - 1];
+        int b0 = bp->adj_end[2 * i], b1 = bp->adj_end[2 * i + 1];
         if (j < b0 || j > b1) return n;
         int g = b1 > b0 ? lo + (int)((long)(j - b0) * (hi - 1 - lo) / (b1 - b0)) : lo;
-        for (int st = 0; st < 4 && g + 1 < hi && bp->adj_box[g] < j; st++) g++;
-        for (int st = 0; st < 4 && g > lo && bp->adj_box[g - 1] >= j; st++) g--;
+        for (int st = 0; st < 4 && g + 1 < hi && bp->adj[2 * g] < j; st++) g++;
+        for (int st = 0; st < 4 && g > lo && bp->adj[2 * (g - 1)] >= j; st++) g--;
         /* the first entry >= j is after g, g itself, or before g */
-        if (bp->adj_box[g] < j) lo = g + 1;
-        else if (g == lo || bp->adj_box[g - 1] < j) lo = hi = g;
+        if (bp->adj[2 * g] < j) lo = g + 1;
+        else if (g == lo || bp->adj[2 * (g - 1)] < j) lo = hi = g;
         else hi = g;
     }
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (bp->adj_box[mid] < j)
+        if (bp->adj[2 * mid] < j)
             lo = mid + 1;
         else
             hi = mid;
     }
-    for (int x = lo; x < bp->adj_ptr[i + 1] && bp->adj_box[x] == j; x++) out[n++] = bp->adj_pair[x];
+    for (int x = lo; x < bp->adj_ptr[i + 1] && bp->adj[2 * x] == j; x++) out[n++] = bp->adj[2 * x + 1];
     return n;
 }
 

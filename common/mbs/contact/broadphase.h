@@ -43,8 +43,9 @@ typedef struct mbs_broadphase {
     /* declared partners of each box, sorted by partner then pair id:
      * entries adj_ptr[i] .. adj_ptr[i+1]-1 */
     int *adj_ptr;   /* nbox + 1                                                */
-    int *adj_box;   /* 2 npair: partner box                                    */
-    int *adj_pair;  /* 2 npair: declared pair id                               */
+    int *adj;       /* 4 npair: entry x is partner box adj[2x], pair id adj[2x+1]
+                       (side by side: one cache line for both)                 */
+    int *adj_end;   /* 2 nbox: first and last partner box of each box          */
     int nactive;    /* boxes with at least one declared pair                   */
     int *order;     /* nactive: those boxes, in sweep order of the last call   */
     int *scratch;   /* max(nactive, npair): merge-sort buffer                  */
