@@ -335,9 +335,12 @@ static int s_slab_sweep(mbs_broadphase *bp, const mbs_aabb *box, const s_box_key
         if (b->lo[ax2] < lmin) lmin = b->lo[ax2];
         if (b->lo[ax2] > lmax) lmax = b->lo[ax2];
     }
-    /* 1 % wider than needed: the slab index of a lower bound is rounded */
+    /* 1 % wider than needed: the slab index of a lower bound is rounded
+     * (by far less than 1 % while the coordinates stay below 1e12 slab
+     * widths; beyond, one sweep) */
     double s = 1.01 * (ext + margin);
     if (!(s > 0) || !isfinite(s) || !(lmax >= lmin)) return -1;
+    if (fmax(fabs(lmin), fabs(lmax)) > 1e12 * s) return -1;
     double span = (lmax - lmin) / s;
     if (!(span + 1 >= S_SLAB_MIN_SLABS)) return -1;
     /* at most na - 1 slabs (the top one then holds the rest: a box's
