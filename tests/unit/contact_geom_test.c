@@ -975,11 +975,12 @@ static void t_broadphase_case(int dim, double side)
     CHECK(mbs_bp_init(&bp, dim, N, P, pairs) == 0);
     CHECK(bp.nactive == N - 50);
     double t_sweep = 0, t_direct = 0;
-    int same = 1, coherent = 0, total = 0;
+    int same = 1, coherent = 0, total = 0, slabbed = 0;
     for (int step = 0; step < STEPS; step++) {
         clock_t c0 = clock();
         int n1 = mbs_bp_sweep(&bp, box, margin, o1);
         clock_t c1 = clock();
+        slabbed += bp.slabs >= 3; /* the boxes spread over many slabs */
         int n2 = mbs_bp_direct(dim, P, pairs, box, margin, o2);
         clock_t c2 = clock();
         t_sweep += (double)(c1 - c0) / CLOCKS_PER_SEC;
@@ -998,6 +999,7 @@ static void t_broadphase_case(int dim, double side)
     CHECK(total > STEPS * 40);            /* a meaningful number of overlaps   */
     CHECK(total < STEPS * P / 2);         /* ... and not everything            */
     CHECK(coherent >= STEPS - 2);         /* small motion kept the order cheap */
+    CHECK(slabbed == STEPS);              /* ... and were swept in slabs       */
     /* a full reshuffle: merge sort path */
     t_random_boxes(box, N, dim, side, 3);
     int n1 = mbs_bp_sweep(&bp, box, margin, o1), n2 = mbs_bp_direct(dim, P, pairs, box, margin, o2);
@@ -1052,6 +1054,29 @@ static void test_broadphase_edge_cases(void)
     CHECK(n == 2 && out[0] == 0 && out[1] == 3);
     mbs_bp_free(&bp);
     mbs_bp_free(&bp); /* twice is safe */
+    /* 100 boxes 0.28 apart, size 0.25, margin 0.05 (gaps of 0.03 between
+     * neighbours, 0.31 to the next ones), every pair declared: in a row
+     * (one sweep: no spread across the second axis) the 99 neighbours; in
+     * a 10 x 10 grid (slabs across y, rows in the same or adjacent slabs)
+     * the 342 neighbours along x, y and the diagonals, as the direct test */
+    enum { NB = 100, NP = NB * (NB - 1) / 2 };
+    mbs_aabb grid[NB];
+    static int gp[2 * NP], o1[NP], o2[NP];
+    int np = 0;
+    for (int i = 0; i < NB; i++)
+        for (int j = i + 1; j < NB; j++) { gp[2 * np] = i; gp[2 * np + 1] = j; np++; }
+    for (int layout = 0; layout < 2; layout++) {
+        for (int i = 0; i < NB; i++) {
+            double x = layout ? 0.28 * (i % 10) : 0.28 * i, y = layout ? 0.28 * (i / 10) : 0;
+            grid[i] = (mbs_aabb){{x, y, 0}, {x + 0.25, y + 0.25, 0.25}};
+        }
+        CHECK(mbs_bp_init(&bp, 3, NB, NP, gp) == 0);
+        int n1 = mbs_bp_sweep(&bp, grid, 0.05, o1), n2 = mbs_bp_direct(3, NP, gp, grid, 0.05, o2);
+        CHECK(t_same(o1, n1, o2, n2));
+        CHECK(layout ? bp.slabs >= 3 : bp.slabs == 0);
+        CHECK(n2 == (layout ? 342 : 99));
+        mbs_bp_free(&bp);
+    }
 }
 
 static void test_broadphase(void)

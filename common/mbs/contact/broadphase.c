@@ -15,6 +15,11 @@
  * axes that take turns. */
 #define S_AXIS_HYSTERESIS 1.2
 
+/* The sweep runs in slabs (s_slab_sweep) from this many boxes on, when
+ * they make at least S_SLAB_MIN_SLABS slabs. */
+#define S_SLAB_MIN_BOXES 64
+#define S_SLAB_MIN_SLABS 3
+
 /* ---- sorting (no allocation: the caller gives the buffer) ------------------------------ */
 
 /* Strict order of two array entries. */
@@ -84,10 +89,13 @@ static void s_merge_sort(int *a, int *tmp, int n, s_less_fn less, const void *ct
 void mbs_bp_free(mbs_broadphase *bp)
 {
     free(bp->adj_ptr);
-    free(bp->adj_box);
-    free(bp->adj_pair);
+    free(bp->adj);
+    free(bp->adj_end);
     free(bp->order);
     free(bp->scratch);
+    free(bp->sorder);
+    free(bp->skey);
+    free(bp->sptr);
     memset(bp, 0, sizeof *bp);
     bp->axis = -1;
 }
@@ -128,12 +136,12 @@ int mbs_bp_init(mbs_broadphase *bp, int dim, int nbox, int npair, const int *pai
     bp->nbox = nbox;
     bp->npair = npair;
     bp->adj_ptr = malloc((size_t)(nbox + 1) * sizeof(int));
-    bp->adj_box = malloc((size_t)(nh > 0 ? nh : 1) * sizeof(int));
-    bp->adj_pair = malloc((size_t)(nh > 0 ? nh : 1) * sizeof(int));
+    bp->adj = malloc((size_t)(nh > 0 ? 2 * nh : 1) * sizeof(int));
+    bp->adj_end = malloc((size_t)(nbox > 0 ? 2 * nbox : 1) * sizeof(int));
     int *h0 = calloc((size_t)(nh > 0 ? nh : 1), sizeof(int));
     int *h1 = calloc((size_t)(nh > 0 ? nh : 1), sizeof(int));
     int *cnt = malloc((size_t)(nbox + 1) * sizeof(int));
-    if (!bp->adj_ptr || !bp->adj_box || !bp->adj_pair || !h0 || !h1 || !cnt) goto nomem;
+    if (!bp->adj_ptr || !bp->adj || !bp->adj_end || !h0 || !h1 || !cnt) goto nomem;
 
     /* Half-edge h = 2k + side belongs to box pairs[h] and points to box
      * pairs[h ^ 1] in pair k = h / 2.  Two stable counting sorts (by partner,
@@ -142,8 +150,13 @@ int mbs_bp_init(mbs_broadphase *bp, int dim, int nbox, int npair, const int *pai
     s_counting_sort(h0, nh, pairs, 1, nbox, cnt, h1);
     s_counting_sort(h1, nh, pairs, 0, nbox, bp->adj_ptr, h0);
     for (int x = 0; x < nh; x++) {
-        bp->adj_box[x] = pairs[h0[x] ^ 1];
-        bp->adj_pair[x] = h0[x] >> 1;
+        bp->adj[2 * x] = pairs[h0[x] ^ 1];
+        bp->adj[2 * x + 1] = h0[x] >> 1;
+    }
+    for (int i = 0; i < nbox; i++) {
+        int a = bp->adj_ptr[i], b = bp->adj_ptr[i + 1];
+        bp->adj_end[2 * i] = a < b ? bp->adj[2 * a] : 0;
+        bp->adj_end[2 * i + 1] = a < b ? bp->adj[2 * (b - 1)] : -1;
     }
 
     /* only boxes with a declared partner take part in the sweep */
@@ -152,7 +165,10 @@ int mbs_bp_init(mbs_broadphase *bp, int dim, int nbox, int npair, const int *pai
     int ns = bp->nactive > npair ? bp->nactive : npair;
     bp->order = malloc((size_t)(bp->nactive > 0 ? bp->nactive : 1) * sizeof(int));
     bp->scratch = malloc((size_t)(ns > 0 ? ns : 1) * sizeof(int));
-    if (!bp->order || !bp->scratch) goto nomem;
+    bp->sorder = malloc((size_t)(bp->nactive + 1) * sizeof(int));
+    bp->skey = malloc((size_t)(bp->nactive + 1) * sizeof(int));
+    bp->sptr = malloc((size_t)(bp->nactive + 2) * sizeof(int));
+    if (!bp->order || !bp->scratch || !bp->sorder || !bp->skey || !bp->sptr) goto nomem;
     for (int i = 0, a = 0; i < nbox; i++)
         if (bp->adj_ptr[i + 1] > bp->adj_ptr[i]) bp->order[a++] = i;
     free(h0);
@@ -188,9 +204,9 @@ int mbs_bp_direct(int dim, int npair, const int *pairs, const mbs_aabb *box, dou
 
 /* The axis along which the finite box centres of the active boxes spread
  * most, keeping the current axis unless another spreads clearly more. */
-static int s_choose_axis(const mbs_broadphase *bp, const mbs_aabb *box)
+static int s_choose_axis(const mbs_broadphase *bp, const mbs_aabb *box, double var[3])
 {
-    double var[3] = {0, 0, 0};
+    var[0] = var[1] = var[2] = 0;
     for (int k = 0; k < bp->dim; k++) {
         double s = 0, s2 = 0;
         long n = 0;
@@ -221,21 +237,162 @@ static inline int s_emit_pairs(const mbs_broadphase *bp, int i, int j, int *out,
         j = t;
     }
     int lo = bp->adj_ptr[i], hi = bp->adj_ptr[i + 1];
+    /* first probe where j would be if i's partners were spread evenly
+     * between the first and the last (a group declared with every other
+     * box: exactly there, or one off), a few steps towards j, then the
+     * binary search in what remains: each probe of a long list (400 balls:
+     * 404 partners) is a cache miss */
+    if (hi - lo > 8) {
+        int b0 = bp->adj_end[2 * i], b1 = bp->adj_end[2 * i + 1];
+        if (j < b0 || j > b1) return n;
+        int g = b1 > b0 ? lo + (int)((long)(j - b0) * (hi - 1 - lo) / (b1 - b0)) : lo;
+        for (int st = 0; st < 4 && g + 1 < hi && bp->adj[2 * g] < j; st++) g++;
+        for (int st = 0; st < 4 && g > lo && bp->adj[2 * (g - 1)] >= j; st++) g--;
+        /* the first entry >= j is after g, g itself, or before g */
+        if (bp->adj[2 * g] < j) lo = g + 1;
+        else if (g == lo || bp->adj[2 * (g - 1)] < j) lo = hi = g;
+        else hi = g;
+    }
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (bp->adj_box[mid] < j)
+        if (bp->adj[2 * mid] < j)
             lo = mid + 1;
         else
             hi = mid;
     }
-    for (int x = lo; x < bp->adj_ptr[i + 1] && bp->adj_box[x] == j; x++) out[n++] = bp->adj_pair[x];
+    for (int x = lo; x < bp->adj_ptr[i + 1] && bp->adj[2 * x] == j; x++) out[n++] = bp->adj[2 * x + 1];
+    return n;
+}
+
+/* The sweep over the boxes list[0..nl) (in sweep order): each box pair
+ * within reach along the axis tested, the declared pairs of those that
+ * overlap emitted into out from n on; returns the new n. */
+static int s_sweep_list(mbs_broadphase *bp, const mbs_aabb *box, const int *list, int nl, int axis, double margin,
+                        int *out, int n)
+{
+    for (int p = 0; p < nl; p++) {
+        int i = list[p];
+        double reach = box[i].hi[axis] + margin;
+        for (int q = p + 1; q < nl; q++) {
+            int j = list[q];
+            if (!(box[j].lo[axis] <= reach)) break;
+            bp->tested++;
+            if (!mbs_aabb_overlap(bp->dim, &box[i], &box[j], margin)) continue;
+            bp->overlaps++;
+            n = s_emit_pairs(bp, i, j, out, n);
+        }
+    }
+    return n;
+}
+
+/* The pairs of boxes, one of list A and one of list B (each in sweep
+ * order), that overlap: each box of A meets the boxes of B after it in the
+ * sweep order within its reach, and each box of B those of A after it, so
+ * every pair is tested once. */
+static int s_sweep_two(mbs_broadphase *bp, const mbs_aabb *box, const int *A, int na, const int *B, int nb,
+                       const s_box_key *key, double margin, int *out, int n)
+{
+    int axis = key->axis;
+    for (int pass = 0; pass < 2; pass++) {
+        const int *X = pass ? B : A, *Y = pass ? A : B;
+        int nx = pass ? nb : na, ny = pass ? na : nb, first = 0;
+        for (int p = 0; p < nx; p++) {
+            int i = X[p];
+            double reach = box[i].hi[axis] + margin;
+            /* the first box of Y after i (both lists sorted: only forward) */
+            while (first < ny && s_less_box(key, Y[first], i)) first++;
+            for (int q = first; q < ny; q++) {
+                int j = Y[q];
+                if (!(box[j].lo[axis] <= reach)) break;
+                bp->tested++;
+                if (!mbs_aabb_overlap(bp->dim, &box[i], &box[j], margin)) continue;
+                bp->overlaps++;
+                n = s_emit_pairs(bp, i, j, out, n);
+            }
+        }
+    }
+    return n;
+}
+
+/* The sweep in slabs across axis ax2 (bp->order sorted along key->axis):
+ * slabs of width s above the smallest lower bound, s a little more than
+ * the widest box along ax2 plus the margin, so that two boxes that overlap
+ * have lower bounds less than s apart and lie in the same or in adjacent
+ * slabs.  Each slab is swept alone and against the next one; boxes without
+ * finite bounds along ax2 (half-spaces) are tested against every box.  The
+ * same box pairs as one sweep, hence the same output (sorted at the end).
+ * Returns the new n, or -1 when the boxes make fewer than
+ * S_SLAB_MIN_SLABS slabs (then nothing was emitted). */
+static int s_slab_sweep(mbs_broadphase *bp, const mbs_aabb *box, const s_box_key *key, int ax2, double margin,
+                        int *out, int n)
+{
+    int na = bp->nactive;
+    double ext = 0, lmin = INFINITY, lmax = -INFINITY;
+    for (int a = 0; a < na; a++) {
+        const mbs_aabb *b = &box[bp->order[a]];
+        if (!isfinite(b->lo[ax2]) || !isfinite(b->hi[ax2])) continue;
+        if (b->hi[ax2] - b->lo[ax2] > ext) ext = b->hi[ax2] - b->lo[ax2];
+        if (b->lo[ax2] < lmin) lmin = b->lo[ax2];
+        if (b->lo[ax2] > lmax) lmax = b->lo[ax2];
+    }
+    /* 1 % wider than needed: the slab index of a lower bound is rounded
+     * (by far less than 1 % while the coordinates stay below 1e12 slab
+     * widths; beyond, one sweep) */
+    double s = 1.01 * (ext + margin);
+    if (!(s > 0) || !isfinite(s) || !(lmax >= lmin)) return -1;
+    if (fmax(fabs(lmin), fabs(lmax)) > 1e12 * s) return -1;
+    double span = (lmax - lmin) / s;
+    if (!(span + 1 >= S_SLAB_MIN_SLABS)) return -1;
+    /* at most na - 1 slabs (the top one then holds the rest: a box's
+     * overlapping boxes are still in its own or an adjacent slab) */
+    int ns = span + 1 < na - 1 ? (int)span + 1 : na - 1;
+    /* the boxes by bucket, each bucket in sweep order (a stable counting
+     * sort): bucket 0 the boxes without finite bounds along ax2, bucket
+     * k + 1 slab k; ptr[b] the start of bucket b in sorder */
+    int nbkt = ns + 1, *ptr = bp->sptr, *pos = bp->scratch;
+    memset(ptr, 0, sizeof(int) * (size_t)(nbkt + 1));
+    for (int a = 0; a < na; a++) {
+        const mbs_aabb *b = &box[bp->order[a]];
+        int k = -1;
+        if (isfinite(b->lo[ax2]) && isfinite(b->hi[ax2])) {
+            double f = floor((b->lo[ax2] - lmin) / s);
+            k = f < 0 ? 0 : f > ns - 1 ? ns - 1 : (int)f;
+        }
+        bp->skey[a] = k;
+        ptr[k + 2]++;
+    }
+    for (int b = 0; b < nbkt; b++) ptr[b + 1] += ptr[b];
+    memcpy(pos, ptr, sizeof(int) * (size_t)nbkt);
+    for (int a = 0; a < na; a++) bp->sorder[pos[bp->skey[a] + 1]++] = bp->order[a];
+    bp->slabs = ns;
+    /* half-spaces (bucket 0) against every box after them in sorder */
+    int nw = ptr[1];
+    for (int p = 0; p < nw; p++) {
+        int i = bp->sorder[p];
+        for (int q = p + 1; q < na; q++) {
+            int j = bp->sorder[q];
+            bp->tested++;
+            if (!mbs_aabb_overlap(bp->dim, &box[i], &box[j], margin)) continue;
+            bp->overlaps++;
+            n = s_emit_pairs(bp, i, j, out, n);
+        }
+    }
+    /* each slab alone and against the next one */
+    for (int k = 0; k < ns; k++) {
+        const int *A = bp->sorder + ptr[k + 1];
+        int nA = ptr[k + 2] - ptr[k + 1];
+        n = s_sweep_list(bp, box, A, nA, key->axis, margin, out, n);
+        if (k + 1 < ns && nA > 0)
+            n = s_sweep_two(bp, box, A, nA, bp->sorder + ptr[k + 2], ptr[k + 3] - ptr[k + 2], key, margin, out, n);
+    }
     return n;
 }
 
 int mbs_bp_sweep(mbs_broadphase *bp, const mbs_aabb *box, double margin, int *out)
 {
     int na = bp->nactive, n = 0;
-    int axis = s_choose_axis(bp, box);
+    double var[3];
+    int axis = s_choose_axis(bp, box, var);
     s_box_key key = {box, axis};
 
     /* re-sort the previous order: insertion sort while the boxes moved
@@ -248,20 +405,18 @@ int mbs_bp_sweep(mbs_broadphase *bp, const mbs_aabb *box, double margin, int *ou
     bp->axis = axis;
 
     /* sweep: box j (after i in the order) can overlap i only while its lower
-     * bound is within reach of i's upper bound */
+     * bound is within reach of i's upper bound; with many boxes in slabs
+     * across the axis of second largest spread */
     bp->tested = bp->overlaps = 0;
-    for (int p = 0; p < na; p++) {
-        int i = bp->order[p];
-        double reach = box[i].hi[axis] + margin;
-        for (int q = p + 1; q < na; q++) {
-            int j = bp->order[q];
-            if (!(box[j].lo[axis] <= reach)) break;
-            bp->tested++;
-            if (!mbs_aabb_overlap(bp->dim, &box[i], &box[j], margin)) continue;
-            bp->overlaps++;
-            n = s_emit_pairs(bp, i, j, out, n);
-        }
+    bp->slabs = 0;
+    int m = -1;
+    if (na >= S_SLAB_MIN_BOXES) {
+        int ax2 = -1;
+        for (int k = 0; k < bp->dim; k++)
+            if (k != axis && (ax2 < 0 || var[k] > var[ax2])) ax2 = k;
+        m = s_slab_sweep(bp, box, &key, ax2, margin, out, 0);
     }
+    n = m >= 0 ? m : s_sweep_list(bp, box, bp->order, na, axis, margin, out, 0);
     s_merge_sort(out, bp->scratch, n, s_less_int, NULL);
     return n;
 }

@@ -10,12 +10,17 @@
  * Sort and sweep: the boxes that take part in at least one declared pair are
  * sorted by their lower bound along one axis (the axis along which the box
  * centres spread most; it changes only when another axis spreads 20 % more)
- * and swept once; each pair of boxes that overlaps on every axis is looked up
- * in a per-box sorted list of declared partners.  The order of the previous
+ * and swept; each pair of boxes that overlaps on every axis is looked up
+ * in a per-box sorted list of declared partners.  With many boxes the sweep
+ * runs in slabs across the axis of second largest spread (slabs as wide as
+ * the largest box there plus the margin): a box meets only the boxes of its
+ * own and the next slab, so a pile spread over two axes costs about N, not
+ * N times its width.  The order of the previous
  * call is kept and re-sorted by insertion sort (nearly linear when the boxes
  * moved a little); when that would take too many moves, a merge sort takes
  * over.  Cost: about N log N (N when coherent) plus the box pairs that
- * overlap along the sweep axis, plus the sort of the result.
+ * overlap along the sweep axis (within a slab and the next one), plus the
+ * sort of the result.
  *
  * Overlap with margin m: boxes i and j overlap when, on every axis k < dim,
  *     lo_j[k] <= hi_i[k] + m  and  lo_i[k] <= hi_j[k] + m.
@@ -38,12 +43,18 @@ typedef struct mbs_broadphase {
     /* declared partners of each box, sorted by partner then pair id:
      * entries adj_ptr[i] .. adj_ptr[i+1]-1 */
     int *adj_ptr;   /* nbox + 1                                                */
-    int *adj_box;   /* 2 npair: partner box                                    */
-    int *adj_pair;  /* 2 npair: declared pair id                               */
+    int *adj;       /* 4 npair: entry x is partner box adj[2x], pair id adj[2x+1]
+                       (side by side: one cache line for both)                 */
+    int *adj_end;   /* 2 nbox: first and last partner box of each box          */
     int nactive;    /* boxes with at least one declared pair                   */
     int *order;     /* nactive: those boxes, in sweep order of the last call   */
     int *scratch;   /* max(nactive, npair): merge-sort buffer                  */
     int axis;       /* sweep axis of the last call (-1 before the first)       */
+    /* slabs across a second axis (mbs_bp_sweep; see broadphase.c) */
+    int *sorder;    /* nactive: the boxes by slab, each slab in sweep order    */
+    int *skey;      /* nactive: slab of each box of order (-1: no slab)        */
+    int *sptr;      /* nactive + 2: start of each slab in sorder               */
+    int slabs;      /* number of slabs of the last call (0: one sweep)         */
     /* statistics of the last call */
     long tested;    /* box pairs overlapping on the sweep axis                 */
     long overlaps;  /* box pairs overlapping on every axis                     */

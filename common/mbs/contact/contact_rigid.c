@@ -36,17 +36,43 @@ static void s_rows_add(const mbs_model *m, int b, const double *c, const double 
     double L[3 * MBS_NB_MAX];
     mbs_point_map(m, b, c, 1, L);
     const mbs_body *bd = &m->body[b];
-    for (int s = 0; s < m->nb; s++) {
+    int nb = m->nb, dim = m->dim, jn = 0;
+    for (int s = 0; s < nb; s++) {
         int var = bd->var[s];
         if (var < 0) continue;
         /* the variable's place in the pair's list (a variable shared by the
-         * two bodies appears once and receives both contributions) */
-        int j = 0;
+         * two bodies appears once and receives both contributions): the
+         * list holds a body's variables in slot order, so the search starts
+         * after the last one found and wraps round once */
+        int j = jn;
         while (j < nv && vars[j] != var) j++;
-        if (j == nv) continue;
+        if (j == nv) {
+            j = 0;
+            while (j < jn && vars[j] != var) j++;
+            if (j == jn) continue;
+        }
+        jn = j + 1;
+        /* L(c) has one non-zero per column in space (a coordinate of a
+         * point or vector slot enters one component): the zero entries are
+         * left out of the sums, which changes no bit for finite values */
+        if (dim == 3 && nb == MBS_NB_MAX) {
+            /* in space the non-zero of column s is in row s mod 3
+             * (mbs_point_map: L[a][a] = w0, L[a][3 + 3 k + a] = c_k) */
+            int a = s % 3;
+            double l = L[a * nb + s];
+            for (int r = 0; r < nu; r++) {
+                double acc = 0;
+                if (l != 0) acc += u[r][a] * l;
+                G[r][j] += sign * acc;
+            }
+            continue;
+        }
         for (int r = 0; r < nu; r++) {
             double acc = 0;
-            for (int a = 0; a < m->dim; a++) acc += u[r][a] * L[a * m->nb + s];
+            for (int a = 0; a < dim; a++) {
+                double l = L[a * nb + s];
+                if (l != 0) acc += u[r][a] * l;
+            }
             G[r][j] += sign * acc;
         }
     }

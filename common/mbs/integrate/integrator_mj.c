@@ -441,12 +441,27 @@ static void s_bcols(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int i, int nc
                 const double *U = w->isl_ci[I].U;
                 const int *iv = w->isl_var + w->isl_vptr[I];
                 double q = 0;
-                for (int j = 0; j < zl; j++) A[zo + j] = 0;
-                for (int l = 0; l < nv; l++) {
-                    double g = Gl[l];
-                    if (g == 0) continue;
-                    q += g * w->vf[iv[l]];
-                    for (int j = 0; j < zl; j++) A[zo + j] += g * U[l * zl + j];
+                if (zl == 6) {
+                    /* a free body in space: the 6 sums in registers (the
+                     * stores into A could alias U, so the general loop
+                     * reloads them), the same sums in the same order */
+                    double s6[6] = {0, 0, 0, 0, 0, 0};
+                    for (int l = 0; l < nv; l++) {
+                        double g = Gl[l];
+                        if (g == 0) continue;
+                        q += g * w->vf[iv[l]];
+                        const double *u6 = U + l * 6;
+                        for (int j = 0; j < 6; j++) s6[j] += g * u6[j];
+                    }
+                    for (int j = 0; j < 6; j++) A[zo + j] = s6[j];
+                } else {
+                    for (int j = 0; j < zl; j++) A[zo + j] = 0;
+                    for (int l = 0; l < nv; l++) {
+                        double g = Gl[l];
+                        if (g == 0) continue;
+                        q += g * w->vf[iv[l]];
+                        for (int j = 0; j < zl; j++) A[zo + j] += g * U[l * zl + j];
+                    }
                 }
                 memcpy(Bz + zo, A + zo, sizeof(double) * (size_t)zl);
                 w->qz[3 * i + c] += q;

@@ -21,7 +21,10 @@ int mbs_cinv_init(mbs_cinv *c, int n, int m)
     c->U = calloc(nn + 1, sizeof(double));
     c->W = calloc(nn + 1, sizeof(double));
     c->t = calloc((size_t)m + (size_t)n + 1, sizeof(double));
-    return c->Minv && c->P && c->X && c->Z && c->S && c->t && c->U && c->W ? 0 : -1;
+    c->mnz = calloc(nn + 1, sizeof(int));
+    c->mnzc = calloc((size_t)n + 1, sizeof(int));
+    c->anz = calloc((size_t)n + 1, sizeof(int));
+    return c->Minv && c->P && c->X && c->Z && c->S && c->t && c->U && c->W && c->mnz && c->mnzc && c->anz ? 0 : -1;
 }
 
 void mbs_cinv_free(mbs_cinv *c)
@@ -34,6 +37,9 @@ void mbs_cinv_free(mbs_cinv *c)
     free(c->W);
     free(c->S);
     free(c->t);
+    free(c->mnz);
+    free(c->mnzc);
+    free(c->anz);
     memset(c, 0, sizeof *c);
 }
 
@@ -60,8 +66,14 @@ static int s_chol(int k, double *L)
     return 0;
 }
 
+/* Functions of the sizes inlined with the constants of a free body in
+ * space (n = 12 coordinates, m = 6 equations) where they are called often
+ * (mbs_cinv_solve): the compiler unrolls the loops of constant trip count.
+ * Every entry's sum keeps its order: the answers are the same to the bit. */
+#define S_INLINE static inline __attribute__((always_inline))
+
 /* x <- (L L^T)^-1 x for the Cholesky factor L (k x k, row-major). */
-static void s_chol_solve(int k, const double *L, double *x)
+S_INLINE void s_chol_solve(int k, const double *L, double *x)
 {
     for (int i = 0; i < k; i++) {
         double s = x[i];
@@ -94,6 +106,13 @@ int mbs_cinv_set_minv(mbs_cinv *c, const double *M)
             c->Minv[i * n + j] = c->Minv[j * n + i] = a;
         }
     memcpy(c->P, c->Minv, sizeof(double) * (size_t)n * (size_t)n);
+    /* the non-zeros of each row (a body in natural coordinates: M is
+     * M_4 (x) I_3 up to the order, so 4 of 12) */
+    for (int k = 0; k < n; k++) {
+        c->mnzc[k] = 0;
+        for (int j = 0; j < n; j++)
+            if (c->Minv[k * n + j] != 0) c->mnz[k * n + c->mnzc[k]++] = j;
+    }
     return 0;
 }
 
@@ -128,7 +147,9 @@ int mbs_cinv_factor(mbs_cinv *c, const double *A, const int *on)
 {
     int n = c->n, m = c->m;
     /* X = A M^-1, skipping the zeros of A (a row of a free body's
-     * constraint touches 3 to 6 of its 12 coordinates) */
+     * constraint touches 3 to 6 of its 12 coordinates) and of M^-1 (8 of
+     * 12 in a row): a left-out term is an exact zero, x + 0 = x for the
+     * finite x (never -0: it starts at +0), so X is the same to the bit */
     memset(c->X, 0, sizeof(double) * (size_t)m * (size_t)n);
     for (int r = 0; r < m; r++) {
         if (on && !on[r]) continue;
@@ -137,21 +158,29 @@ int mbs_cinv_factor(mbs_cinv *c, const double *A, const int *on)
             double a = A[(size_t)r * n + k];
             if (a == 0) continue;
             const double *mi = c->Minv + (size_t)k * n;
-            for (int j = 0; j < n; j++) x[j] += a * mi[j];
+            const int *nz = c->mnz + (size_t)k * n;
+            for (int q = 0; q < c->mnzc[k]; q++) x[nz[q]] += a * mi[nz[q]];
         }
     }
-    /* S = X A^T (lower triangle), identity on the rows left out */
-    for (int r = 0; r < m; r++)
-        for (int s = 0; s <= r; s++) {
+    /* S = X A^T (lower triangle), identity on the rows left out; the sums
+     * over the non-zeros of A's row s, in order (the same to the bit) */
+    for (int s = 0; s < m; s++) {
+        const double *a = A + (size_t)s * n;
+        int na = 0;
+        if (!on || on[s])
+            for (int k = 0; k < n; k++)
+                if (a[k] != 0) c->anz[na++] = k;
+        for (int r = s; r < m; r++) {
             double v = 0;
             if ((!on || on[r]) && (!on || on[s])) {
-                const double *x = c->X + (size_t)r * n, *a = A + (size_t)s * n;
-                for (int k = 0; k < n; k++) v += x[k] * a[k];
+                const double *x = c->X + (size_t)r * n;
+                for (int q = 0; q < na; q++) v += x[c->anz[q]] * a[c->anz[q]];
             } else if (r == s) {
                 v = 1;
             }
             c->S[r * m + s] = v;
         }
+    }
     if (s_chol(m, c->S)) return 1;
     /* P = M^-1 - X^T S^-1 X = M^-1 - Z^T Z with Z = L^-1 X (m x n) */
     double *Z = c->Z;
@@ -170,22 +199,31 @@ int mbs_cinv_factor(mbs_cinv *c, const double *A, const int *on)
     return s_range(c, on);
 }
 
-void mbs_cinv_solve(const mbs_cinv *c, const double *f, const double *e, double *v)
+/* v = P f + X^T S^-1 e; P f column by column (P is symmetric to the bit:
+ * the same sums in the same order as row by row) */
+S_INLINE void s_solve(const mbs_cinv *c, const double *f, const double *e, double *restrict v, int n, int m)
 {
-    int n = c->n, m = c->m;
-    for (int i = 0; i < n; i++) {
-        double s = 0;
-        if (f)
-            for (int j = 0; j < n; j++) s += c->P[i * n + j] * f[j];
-        v[i] = s;
-    }
+    for (int i = 0; i < n; i++) v[i] = 0;
+    if (f)
+        for (int j = 0; j < n; j++) {
+            const double *restrict pj = c->P + (size_t)j * n;
+            double fj = f[j];
+            for (int i = 0; i < n; i++) v[i] += pj[i] * fj;
+        }
     if (!e || m == 0) return;
     double *y = c->t;
     memcpy(y, e, sizeof(double) * (size_t)m);
     s_chol_solve(m, c->S, y);
     for (int r = 0; r < m; r++) {
         if (y[r] == 0) continue;
-        const double *x = c->X + (size_t)r * n;
-        for (int i = 0; i < n; i++) v[i] += x[i] * y[r];
+        const double *restrict x = c->X + (size_t)r * n;
+        double yr = y[r];
+        for (int i = 0; i < n; i++) v[i] += x[i] * yr;
     }
+}
+
+void mbs_cinv_solve(const mbs_cinv *c, const double *f, const double *e, double *v)
+{
+    if (c->n == 12 && c->m == 6) s_solve(c, f, e, v, 12, 6);
+    else s_solve(c, f, e, v, c->n, c->m);
 }

@@ -33,6 +33,9 @@ typedef struct {
     int r;        /* rank of P: n - (rows switched on)              */
     double *t;    /* (m + n) scratch                                */
     double *W;    /* (n x n) scratch                                */
+    int *mnz;     /* (n x n) row k of M^-1: its non-zero columns ... */
+    int *mnzc;    /* (n) ... and their count (mbs_cinv_set_minv)     */
+    int *anz;     /* (n) scratch: the non-zero columns of a row of A */
 } mbs_cinv;
 
 /* Allocate for n variables and m equations (m may be 0).  0 or -1 (out of

@@ -132,12 +132,43 @@ int mbs_cons_jac_prepare(mbs_model *m)
     return 0;
 }
 
+/* The values at one x of the last few affine vectors evaluated (by their
+ * place in the model's pool): equations share their vectors (a 3-D body's
+ * six rigid-body equations use its three NCS vectors twelve times, a
+ * point-coincidence's three equations one difference), and consecutive
+ * equations use the same ones, so four entries replaced in turn find 9 of
+ * the 12 evaluations of a free body.  The values are those of
+ * mbs_avec_eval, bit for bit. */
+#define S_AVC 4
+typedef struct {
+    const mbs_avec *a[S_AVC];
+    double v[S_AVC][3];
+    int next;
+} s_avcache;
+
+/* out = a(x) from the cache c (filled on a miss). */
+static inline void s_av_at(const mbs_model *m, s_avcache *c, const mbs_avec *a, const double *x, double *out)
+{
+    int i = 0;
+    while (i < S_AVC && c->a[i] != a) i++;
+    if (i == S_AVC) {
+        i = c->next;
+        c->next = (i + 1) % S_AVC;
+        c->a[i] = a;
+        mbs_avec_eval(m, a, x, 0, c->v[i]);
+    }
+    out[0] = c->v[i][0];
+    out[1] = c->v[i][1];
+    out[2] = c->v[i][2];
+}
+
 /* Offset of each equation's Jacobian values in the pooled array. */
 static inline const int *s_eq_cols0(const mbs_model *m) { return m->colpool; }
 
 void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, double *jac)
 {
     int dim = m->dim;
+    s_avcache avc = {{NULL}, {{0}}, 0};
     for (int i = 0; i < m->neq; i++) {
         const mbs_eq *e = &m->eq[i];
         double *row = jac ? jac + (e->cols - s_eq_cols0(m)) : NULL;
@@ -146,7 +177,7 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
         if (row) memset(row, 0, sizeof(double) * (size_t)e->nnz);
         if (e->kind == MBS_EQ_LIN) {
             double A[3];
-            mbs_avec_eval(m, e->a, x, 0, A);
+            s_av_at(m, &avc, e->a, x, A);
             phi[i] = A[e->comp] - g;
             if (row) {
                 const mbs_jcol *jc = e->jc[0][0];
@@ -157,7 +188,7 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
         if (e->kind == MBS_EQ_ANG) {
             /* A_x sin th - A_y cos th: d/dA = (s, -c), d/dth = A_x c + A_y s */
             double A[3], th = x[e->avar], sn = sin(th), cs = cos(th);
-            mbs_avec_eval(m, e->a, x, 0, A);
+            s_av_at(m, &avc, e->a, x, A);
             phi[i] = A[0] * sn - A[1] * cs - g;
             if (row) {
                 const mbs_jcol *jc = e->jc[0][0];
@@ -170,8 +201,8 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
         for (int p = 0; p < e->nprod; p++) {
             double w, dw, ddw, P[3], Q[3];
             s_tw(&e->w[p], t, &w, &dw, &ddw);
-            mbs_avec_eval(m, e->p[p][0], x, 0, P);
-            mbs_avec_eval(m, e->p[p][1], x, 0, Q);
+            s_av_at(m, &avc, e->p[p][0], x, P);
+            s_av_at(m, &avc, e->p[p][1], x, Q);
             double pq = 0;
             for (int a = 0; a < dim; a++) pq += P[a] * Q[a];
             val += w * pq;
