@@ -68,8 +68,9 @@ typedef struct mbs_dae_form {
     /* Phi_t(q, t) into phit (ne). */
     void (*phi_t)(void *ctx, const double *q, double t, double *phit);
 
-    /* The acceleration right-hand side gamma = -(Phi_q v)_q v - 2 Phi_qt v -
-     * Phi_tt into gam (ne), so that Phi_q v' = gamma. */
+    /* The acceleration term gamma = (Phi_q v)_q v + 2 Phi_qt v + Phi_tt
+     * into gam (ne), so that the acceleration constraint is
+     * Phi_q v' + gamma = 0 (natural.h's sign). */
     void (*gamma)(void *ctx, const double *q, const double *v, double t, double *gam);
 
     /* y = Phi_q v (jac from `constraints`, y of ne entries). */
