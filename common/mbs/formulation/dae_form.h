@@ -120,6 +120,21 @@ typedef struct mbs_dae_form {
      * states' Newton step). */
     double (*joint_rate)(void *ctx, int j, const double *q, const double *v);
 
+    /* The state of force element e, a dc motor (its current's rate and the
+     * rate's derivatives: actuator/dcmotor.h), at (q, v, z, t). */
+    void (*motor)(void *ctx, int e, const double *q, const double *v, const double *z, double t,
+                  mbs_dcmotor_state *st);
+
+    /* With controllers, the element states eliminated from the BDF's
+     * Newton system as a block (dynamics/controller.h mbs_zelim_*): at
+     * (q, v, d->z, t) and weight w0 the pivots and gains (0, or non-zero
+     * when singular); the states' own Newton step at fixed (q, v) with the
+     * history term bz (returns max |dz| over the error weights); after the
+     * mechanical step (dq, dv), the states following it (the same). */
+    int (*zelim_build)(void *ctx, const double *q, const double *v, double t, double w0);
+    double (*zelim_pre)(void *ctx, const double *q, const double *v, double t, double w0, const double *bz);
+    double (*zelim_post)(void *ctx, const double *dq, const double *dv);
+
     /* NULL when the model has no energy projection (dynamics/force.h
      * mbs_energy_projectable); else the accepted state in d projected
      * onto the energy of t = 0. */

@@ -14,6 +14,7 @@
 #include "mbs/linalg/linalg.h"
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/dynamics/force.h"
+#include "mbs/dynamics/controller.h"
 
 static void s_mass_mul(void *ctx, const double *v, double *y)
 {
@@ -141,6 +142,31 @@ static double s_joint_rate(void *ctx, int j, const double *q, const double *v)
     return mbs_joint_rate(c->m, j, q, v);
 }
 
+static void s_motor(void *ctx, int e, const double *q, const double *v, const double *z, double t,
+                    mbs_dcmotor_state *st)
+{
+    const mbs_dae_nat *c = ctx;
+    mbs_force_motor(c->m, c->d, e, q, v, z, t, st);
+}
+
+static int s_zelim_build(void *ctx, const double *q, const double *v, double t, double w0)
+{
+    mbs_dae_nat *c = ctx;
+    return mbs_zelim_build(c->m, c->d, q, v, t, w0);
+}
+
+static double s_zelim_pre(void *ctx, const double *q, const double *v, double t, double w0, const double *bz)
+{
+    mbs_dae_nat *c = ctx;
+    return mbs_zelim_pre(c->m, c->d, q, v, t, w0, bz);
+}
+
+static double s_zelim_post(void *ctx, const double *dq, const double *dv)
+{
+    mbs_dae_nat *c = ctx;
+    return mbs_zelim_post(c->m, c->d, dq, dv);
+}
+
 static void s_energy_project(void *ctx)
 {
     mbs_dae_nat *c = ctx;
@@ -167,7 +193,8 @@ void mbs_dae_natural(const mbs_model *m, mbs_data *d, mbs_dae_nat *c, mbs_dae_fo
                         .jtl = s_jtl, .al_factor = s_al_factor, .al_solve = s_al_solve,
                         .ggl_prepare = s_ggl_prepare, .ggl_factor = s_ggl_factor, .ggl_solve = s_ggl_solve,
                         .rank_margin = s_rank_margin, .reselect = s_reselect, .accelerations = s_accelerations,
-                        .zrate = s_zrate, .joint_rate = s_joint_rate,
+                        .zrate = s_zrate, .joint_rate = s_joint_rate, .motor = s_motor,
+                        .zelim_build = s_zelim_build, .zelim_pre = s_zelim_pre, .zelim_post = s_zelim_post,
                         .energy_project = mbs_energy_projectable(m) ? s_energy_project : NULL};
 }
 

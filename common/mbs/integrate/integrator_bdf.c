@@ -90,7 +90,6 @@
 #include "mbs/model/accuracy.h"
 #include "mbs/integrate/system_contacts.h"
 #include "mbs/integrate/system_ggl.h"
-#include "mbs/dynamics/force.h"
 #include "mbs/dynamics/controller.h"
 #include "mbs/integrate/bdf_sample.h"
 #include "mbs/integrate/bdf_coef.h"
@@ -470,13 +469,13 @@ int mbs_bdf_run(const mbs_dae_form *f, const mbs_model *m, mbs_data *d, mbs_step
                     /* element states: pivots and gains at this iterate, the
                      * gains seen by the finite differences (force.c); with
                      * controllers the states are eliminated as a block */
-                    if (m->nctrl > 0 && nz > 0 && mbs_zelim_build(m, d, d->x, d->v, t1, w0)) {
+                    if (m->nctrl > 0 && nz > 0 && f->zelim_build(f->ctx, d->x, d->v, t1, w0)) {
                         w0_fact = 0;
                         break;
                     }
                     for (int q = 0; q < nz && m->nctrl == 0; q++) {
                         mbs_dcmotor_state st;
-                        mbs_force_motor(m, d, m->z_force[q], d->x, d->v, d->z, t1, &st);
+                        f->motor(f->ctx, m->z_force[q], d->x, d->v, d->z, t1, &st);
                         zD[q] = w0 - st.ddi_di;
                         zkap[q] = st.ddi_dw / zD[q];
                     }
@@ -503,7 +502,7 @@ int mbs_bdf_run(const mbs_dae_form *f, const mbs_model *m, mbs_data *d, mbs_step
                 /* element states: their own Newton step at fixed q, v (dz0 =
                  * r_z / D), before the mechanical residual sees them; the
                  * joint's rate kept for the step after the solve */
-                double dz_n = m->nctrl > 0 && nz > 0 ? mbs_zelim_pre(m, d, d->x, d->v, t1, w0, bz) : 0;
+                double dz_n = m->nctrl > 0 && nz > 0 ? f->zelim_pre(f->ctx, d->x, d->v, t1, w0, bz) : 0;
                 for (int q = 0; q < nz && m->nctrl == 0; q++) {
                     /* the joint's rate at this iterate: at the first, else
                      * kept from the last update (below); the voltage of t1 */
@@ -557,7 +556,7 @@ int mbs_bdf_run(const mbs_dae_form *f, const mbs_model *m, mbs_data *d, mbs_step
                 }
                 if (cu) dn = fmax(dn, mbs_cu_update(m, d, rhs + f->nggl, w0_fact, rtol, d->tol.atol_x));
                 /* element states follow the joint's rate (the eliminated row) */
-                if (m->nctrl > 0 && nz > 0) dz_n = fmax(dz_n, mbs_zelim_post(m, d, F1, F2));
+                if (m->nctrl > 0 && nz > 0) dz_n = fmax(dz_n, f->zelim_post(f->ctx, F1, F2));
                 for (int q = 0; q < nz && m->nctrl == 0; q++) {
                     double w_new = s_motor_rate(f, m, q, d->x, d->v), dz1 = zkap[q] * (w_new - zw[q]);
                     zw[q] = w_new;
