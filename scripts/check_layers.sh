@@ -15,7 +15,23 @@
 #
 # Output: one line per violation, "file:line: includes HDR: layer A (rank a)
 # -> layer B (rank b)"; exit status 1 if there was any, 0 otherwise.
+#
+# A second rule (issue 12, docs/formulations.md "The formulation boundary"):
+# the integrators listed in BEHIND_BOUNDARY below see the equations only
+# through a formulation boundary, formulation/formulation.h (ODE form) or
+# formulation/dae_form.h (DAE form).  Such a file may include no other header
+# under mbs/formulation/ (e.g. formulation/natural/natural.h), and may read
+# no natural-coordinate field of the model (NATURAL_FIELDS: "m->nvar",
+# "d->m->neq", ...; sizes, orderings, band widths and scales are the form's).
+# Each violation is one line "file:line: ..." and makes the exit status 1.
 set -u
+
+# integrator files behind the boundary (paths under common/)
+# (dopri5.c is not: its mbs_dopri5_stages still takes a step on the natural
+# arrays for integrator_ed.c)
+BEHIND_BOUNDARY="mbs/integrate/integrator_al.c mbs/integrate/integrator_bdf.c mbs/integrate/bdf_sample.c mbs/integrate/bdf_ode.c"
+# the natural coordinates' fields of mbs_model (model/model.h)
+NATURAL_FIELDS="nvar|neq|eq|colpool|eqav|jcpool|x0|v0|body|nb|M_ptr|M_col|M_val|perm|iperm|kd|nkkt|kperm|kiperm|kkl|kku|nggl|gperm|giperm|gkl|gku|jg|nrotor|rotor|fpts|spring_len0|nstate_el|stel|cshape|cfel|cpairs|length_scale|mass_scale|has_stiffness"
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 readme=$root/common/mbs/README.md
 [ -f "$readme" ] || { echo "check_layers: $readme not found" >&2; exit 2; }
@@ -78,4 +94,26 @@ awk -F'\t' -v table="$table" '
   END { exit bad }' <<<"$includes"
 status=$?
 [ $status -eq 0 ] && echo "check_layers: every include under common/ goes down a layer or stays in its own"
+
+# the integrators behind the formulation boundary
+bstatus=0
+for f in $BEHIND_BOUNDARY; do
+  [ -f "$f" ] || { echo "check_layers: common/$f (listed in BEHIND_BOUNDARY) not found"; bstatus=1; continue; }
+  # headers under mbs/formulation/ other than the two boundaries
+  while IFS=: read -r line hdr; do
+    case $hdr in
+      mbs/formulation/formulation.h | mbs/formulation/dae_form.h) ;;
+      mbs/formulation/*) echo "common/$f:$line: includes \"$hdr\": behind the formulation boundary," \
+                              "only formulation/formulation.h and formulation/dae_form.h"; bstatus=1 ;;
+    esac
+  done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" | sed -E 's/^([0-9]+):[^"]*"([^"]+)".*/\1:\2/')
+  # the model's natural-coordinate fields (outside comments is not told
+  # apart: a comment naming one is reworded)
+  while IFS=: read -r line text; do
+    echo "common/$f:$line: reads a natural-coordinate field of the model behind the formulation boundary: $text"
+    bstatus=1
+  done < <(grep -nE "(^|[^A-Za-z0-9_])m->($NATURAL_FIELDS)([^A-Za-z0-9_]|\$)" "$f" | sed -E 's/^([0-9]+):[[:space:]]*/\1:/')
+done
+[ $bstatus -eq 0 ] && echo "check_layers: the integrators behind the formulation boundary ($BEHIND_BOUNDARY) include no formulation and read no natural-coordinate field"
+[ $bstatus -ne 0 ] && status=1
 exit $status

@@ -3,7 +3,8 @@
 # on the tree as it is, which must pass, and on temporary copies of common/
 # with one fault injected each, which must fail and name the file, the line
 # and the two layers: an include that goes up a layer, one between sibling
-# layers, and a source file in no layer.
+# layers, and a source file in no layer; and an integrator behind the
+# formulation boundary that includes natural.h or reads m->nvar.
 set -u
 cd "$(dirname "$0")/../.."
 fail=0
@@ -58,7 +59,20 @@ mkdir -p "$r/common/mbs/stray"
 printf '#include "mbs/mbs.h"\n' > "$r/common/mbs/stray/stray.c"
 expect_fail "$r" '^common/mbs/stray/stray\.c: in no layer' "a file in no layer"
 
-# 5. the copy itself, untouched, passes (the faults above are what failed)
+# 5. an integrator behind the formulation boundary including the natural
+#    coordinates' header (allowed by the layers, refused by the boundary rule)
+r=$(copy boundary_include)
+sed -i '1a #include "mbs/formulation/natural/natural.h"' "$r/common/mbs/integrate/integrator_al.c"
+expect_fail "$r" '^common/mbs/integrate/integrator_al\.c:2: includes "mbs/formulation/natural/natural\.h": behind the formulation boundary' \
+  "an integrator behind the boundary including natural.h"
+
+# 6. ... or reading a natural-coordinate field of the model
+r=$(copy boundary_field)
+sed -i 's/int n = f->n, ne = f->ne;/int n = m->nvar, ne = f->ne;/' "$r/common/mbs/integrate/integrator_bdf.c"
+expect_fail "$r" '^common/mbs/integrate/integrator_bdf\.c:[0-9]+: reads a natural-coordinate field of the model' \
+  "an integrator behind the boundary reading m->nvar"
+
+# 7. the copy itself, untouched, passes (the faults above are what failed)
 r=$(copy clean)
 bash scripts/check_layers.sh "$r" >/dev/null || { echo "FAIL: check_layers failed on an untouched copy"; fail=1; }
 

@@ -28,10 +28,7 @@
  * more CPU at 1e-4 (docs/actuators.md); left out.
  */
 #include "mbs/integrate/bdf_sample.h"
-#include "mbs/analysis/analysis.h"
 #include "mbs/dynamics/controller.h"
-#include "mbs/dynamics/force.h"
-#include "mbs/formulation/natural/natural.h"
 
 #include <math.h>
 #include <string.h>
@@ -42,9 +39,9 @@
  * relative: noise 1e-10 |a| / eps in the rate, times tau^2 / 2) */
 #define EPS_H 0.1
 
-size_t mbs_bdf_sample_size(const mbs_model *m)
+size_t mbs_bdf_sample_size(const mbs_dae_form *f, const mbs_model *m)
 {
-    size_t n = (size_t)m->nvar, ne = (size_t)(m->neq > 0 ? m->neq : 1), nz = (size_t)m->nz;
+    size_t n = (size_t)f->n, ne = (size_t)(f->ne > 0 ? f->ne : 1), nz = (size_t)m->nz;
     return 6 * n + 2 * ne + 5 * nz + (size_t)m->nctrl + 1;
 }
 
@@ -53,25 +50,25 @@ size_t mbs_bdf_sample_size(const mbs_model *m)
  * the states' rates zd, and the rates of a and zd along the motion (ad,
  * zdd: a forward difference over eps).  d->x, v, z are left at the
  * sample's, d->a and d->lam at this side's. */
-static int s_side(const mbs_model *m, mbs_data *d, const double *x, const double *v, const double *z, double t,
+static int s_side(const mbs_dae_form *f, const mbs_model *m, mbs_data *d, const double *x, const double *v, const double *z, double t,
                   double eps, double *a, double *lam, double *zd, double *ad, double *zdd)
 {
-    int n = m->nvar, ne = m->neq, nz = m->nz;
+    int n = f->n, ne = f->ne, nz = m->nz;
     /* at the sample */
-    if (mbs_accelerations(m, d, t)) return MBS_ESINGULAR;
+    if (f->accelerations(f->ctx, t)) return MBS_ESINGULAR;
     memcpy(a, d->a, sizeof(double) * (size_t)n);
     if (ne > 0) memcpy(lam, d->lam, sizeof(double) * (size_t)ne);
-    if (nz > 0) mbs_force_zrate(m, d, x, v, z, t, zd);
+    if (nz > 0) f->zrate(f->ctx, x, v, z, t, zd);
     /* eps along the motion */
     for (int i = 0; i < n; i++) {
         d->x[i] = x[i] + eps * v[i] + 0.5 * eps * eps * a[i];
         d->v[i] = v[i] + eps * a[i];
     }
     for (int q = 0; q < nz; q++) d->z[q] = z[q] + eps * zd[q];
-    if (mbs_accelerations(m, d, t + eps)) return MBS_ESINGULAR;
+    if (f->accelerations(f->ctx, t + eps)) return MBS_ESINGULAR;
     for (int i = 0; i < n; i++) ad[i] = (d->a[i] - a[i]) / eps;
     if (nz > 0) {
-        mbs_force_zrate(m, d, d->x, d->v, d->z, t + eps, zdd);
+        f->zrate(f->ctx, d->x, d->v, d->z, t + eps, zdd);
         for (int q = 0; q < nz; q++) zdd[q] = (zdd[q] - zd[q]) / eps;
     }
     /* back to the sample's state */
@@ -83,9 +80,9 @@ static int s_side(const mbs_model *m, mbs_data *d, const double *x, const double
     return 0;
 }
 
-int mbs_bdf_sample(const mbs_model *m, mbs_data *d, double h)
+int mbs_bdf_sample(const mbs_dae_form *f, const mbs_model *m, mbs_data *d, double h)
 {
-    int n = m->nvar, ne = m->neq, nz = m->nz, nc = m->nctrl;
+    int n = f->n, ne = f->ne, nz = m->nz, nc = m->nctrl;
     size_t ne1 = (size_t)(ne > 0 ? ne : 1);
     /* scratch (mbs_bdf_sample_size): the state at the sample; before (m)
      * and after (p) the jump the accelerations, their rates, the
@@ -109,9 +106,9 @@ int mbs_bdf_sample(const mbs_model *m, mbs_data *d, double h)
         d->ctrl_y[c] = y_other[c];
         y_other[c] = y;
     }
-    if (s_side(m, d, x, v, z, d->t, eps, am, lam_m, zdm, adm, zddm)) return MBS_ESINGULAR;
+    if (s_side(f, m, d, x, v, z, d->t, eps, am, lam_m, zdm, adm, zddm)) return MBS_ESINGULAR;
     memcpy(d->ctrl_y, y_other, sizeof(double) * (size_t)nc);
-    if (s_side(m, d, x, v, z, d->t, eps, ap, lam_p, zdp, adp, zddp)) return MBS_ESINGULAR;
+    if (s_side(f, m, d, x, v, z, d->t, eps, ap, lam_p, zdp, adp, zddp)) return MBS_ESINGULAR;
     /* the past points onto the motion under the new outputs */
     for (int j = 1; j < d->nhist; j++) {
         double tau = d->th[j] - d->t, t2 = 0.5 * tau * tau, t3 = t2 * tau / 3;
@@ -127,6 +124,6 @@ int mbs_bdf_sample(const mbs_model *m, mbs_data *d, double h)
     memcpy(d->ha, d->a, sizeof(double) * (size_t)n);
     /* the constraints at the sample's state again (the differences left
      * them at a moved one) */
-    mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
+    f->constraints(f->ctx, d->x, d->t, d->phi, d->jac);
     return 1;
 }

@@ -6,10 +6,11 @@
 #define MBS_BDF_SAMPLE_H
 
 #include "mbs/model/data.h"
+#include "mbs/formulation/dae_form.h"
 
 /* Scratch doubles the restart needs in d->bdf_smp (made with the BDF's
- * workspace when the model has controllers). */
-size_t mbs_bdf_sample_size(const mbs_model *m);
+ * workspace when the model has controllers), for the DAE form f of m. */
+size_t mbs_bdf_sample_size(const mbs_dae_form *f, const mbs_model *m);
 
 /* At an accepted BDF point (d->t, x, v, z, the front of the history):
  * sample the discrete controllers due now (mbs_ctrl_sample).  When a held
@@ -22,6 +23,6 @@ size_t mbs_bdf_sample_size(const mbs_model *m);
  * scales the difference quotients).
  * 1 after a restart, 0 when no held output changed (nothing done), or
  * MBS_ESINGULAR when the accelerations cannot be solved. */
-int mbs_bdf_sample(const mbs_model *m, mbs_data *d, double h);
+int mbs_bdf_sample(const mbs_dae_form *f, const mbs_model *m, mbs_data *d, double h);
 
 #endif

@@ -14,42 +14,44 @@
  *   A v1 = (M + h/2 C + h^2/4 K) v1* - h^2/4 alpha Phi_q^T Phi_t
  *   A a1 = (M + h/2 C + h^2/4 K) a1* - h^2/4 alpha Phi_q^T gamma
  * project the velocities and accelerations onto the constraint manifold.
+ *
+ * It sees the equations only through the DAE-form boundary
+ * (formulation/dae_form.h): mbs_al_run on any formulation that implements
+ * it; integrate/dae_natural.c runs it on the natural coordinates
+ * (mbs_integrate_al).
  */
 #include "mbs/integrate/integrators.h"
 #include "mbs/model/accuracy.h"
-#include "mbs/analysis/analysis.h"
 #include "mbs/analysis/system.h"
-#include "mbs/formulation/natural/natural.h"
-#include "mbs/dynamics/force.h"
 
 #include <math.h>
 #include <string.h>
 
 /* y = (M + h/2 C + h^2/4 K) z: M z plus a directional finite difference of Q. */
-static void s_pmul(const mbs_model *m, mbs_data *d, double h, const double *z, double t, double *y)
+static void s_pmul(const mbs_dae_form *f, mbs_data *d, double h, const double *z, double t, double *y)
 {
-    int n = m->nvar;
-    mbs_mass_mul(m, z, y);
-    if (!m->has_stiffness) return;
+    int n = f->n;
+    f->mass_mul(f->ctx, z, y);
+    if (!f->has_stiffness) return;
     double zn = 0, xn = 0;
     for (int i = 0; i < n; i++) { zn = fmax(zn, fabs(z[i])); xn = fmax(xn, fabs(d->x[i])); }
     if (zn == 0) return;
     double eps = 1e-7 * (1 + xn) / zn;
     double *Q0 = d->fd_q0, *Q1 = d->fd_q1, *xp = d->fd_x, *vp = d->fd_v;
-    mbs_force_eval(m, d, d->x, d->v, t, Q0);
+    f->forces(f->ctx, d->x, d->v, t, Q0);
     /* K z ~ -(Q(x + eps z) - Q(x)) / eps ;  C z ~ -(Q(v + eps z) - Q(v)) / eps */
     for (int i = 0; i < n; i++) { xp[i] = d->x[i] + eps * z[i]; vp[i] = d->v[i]; }
-    mbs_force_eval(m, d, xp, vp, t, Q1);
+    f->forces(f->ctx, xp, vp, t, Q1);
     for (int i = 0; i < n; i++) y[i] -= 0.25 * h * h * (Q1[i] - Q0[i]) / eps;
     for (int i = 0; i < n; i++) vp[i] = d->v[i] + eps * z[i];
-    mbs_force_eval(m, d, d->x, vp, t, Q1);
+    f->forces(f->ctx, d->x, vp, t, Q1);
     for (int i = 0; i < n; i++) y[i] -= 0.5 * h * (Q1[i] - Q0[i]) / eps;
 }
 
-int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err)
+int mbs_al_run(const mbs_dae_form *fm, const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err)
 {
     const mbs_solver_spec *o = &m->spec->solver;
-    int n = m->nvar, ne = m->neq;
+    int n = fm->n, ne = fm->ne;
     double T = o->t_end;
     double h = o->step > 0 ? o->step : 1e-3;
     long nstep = (long)ceil(T / h - 1e-9);
@@ -59,14 +61,14 @@ int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errl
      * scaled with 1/h^2 below it, so that the Newton contraction factor
      * ~ 1 / (1 + alpha h^2 |Phi_q|^2 / 4 m) does not depend on the step */
     double pen = o->penalty > 0 ? o->penalty : 1e9;
-    double alpha = pen * m->mass_scale * fmax(1.0, 1e-4 / (h * h));
+    double alpha = pen * fm->mass_scale * fmax(1.0, 1e-4 / (h * h));
     /* Newton tolerance on the position corrections.  A position error dx
      * becomes a velocity error 2 dx / h through the trapezoidal rule, so a
      * step is never accepted on its first correction unless that correction
      * is already 1000 times below the tolerance */
-    double tolx = fmax(1e-2 * o->tolerance, 1e-14) * m->length_scale;
+    double tolx = fmax(1e-2 * o->tolerance, 1e-14) * fm->length_scale;
     int maxit = o->max_newton > 0 ? o->max_newton : 25;
-    double cK = m->has_stiffness ? 0.25 * h * h : 0, cC = m->has_stiffness ? 0.5 * h : 0;
+    double cK = fm->has_stiffness ? 0.25 * h * h : 0, cC = fm->has_stiffness ? 0.5 * h : 0;
     double *vh = d->hv, *ahat = d->ha;
     double *f = d->w1, *dx = d->w2, *tmp = d->r2;
     double *lam = d->lam; /* lam*: kept from step to step */
@@ -94,7 +96,7 @@ int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errl
                 d->v[i] = 2.0 / h * d->x[i] - vh[i];
                 d->a[i] = 4.0 / (h * h) * d->x[i] - ahat[i];
             }
-            mbs_cons_eval(m, d->x, t1, d->phi, d->jac);
+            fm->constraints(fm->ctx, d->x, t1, d->phi, d->jac);
             /* multiplier update with the constraints at the new positions */
             if (it > 0)
                 for (int i = 0; i < ne; i++) if (d->eq_on[i]) lam[i] += alpha * d->phi[i];
@@ -129,22 +131,22 @@ int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errl
             }
             if (it >= itmax) break;
             /* residual f = h^2/4 [M a + Phi_q^T (lam + alpha phi) - Q] */
-            mbs_force_eval(m, d, d->x, d->v, t1, tmp);
-            mbs_mass_mul(m, d->a, f);
+            fm->forces(fm->ctx, d->x, d->v, t1, tmp);
+            fm->mass_mul(fm->ctx, d->a, f);
             for (int i = 0; i < n; i++) f[i] -= tmp[i];
             for (int i = 0; i < ne; i++) tmp[i] = d->eq_on[i] ? lam[i] + alpha * d->phi[i] : 0;
-            mbs_cons_jtl(m, d->jac, tmp, f);
+            fm->jtl(fm->ctx, d->jac, tmp, f);
             for (int i = 0; i < n; i++) dx[i] = -0.25 * h * h * f[i];
             /* full Newton for the first iterations, then the matrix is kept
              * (modified Newton) while the iteration converges */
-            int info = it < 3 ? mbs_spd_build(m, d, 1.0, 0.25 * h * h * alpha, cK, cC, d->x, d->v, t1) : 0;
+            int info = it < 3 ? fm->al_factor(fm->ctx, 1.0, 0.25 * h * h * alpha, cK, cC, d->x, d->v, t1) : 0;
             if (it >= 3) mbs_note_system(d, n);
             if (info != 0) {
                 mbs_err_add(err, "", "t = %.6g: the iteration matrix is singular (lock-up or massless body)", t1);
                 return MBS_ESINGULAR;
             }
             d->met.newton_iterations++;
-            mbs_spd_solve(m, d, dx);
+            fm->al_solve(fm->ctx, dx);
             for (int i = 0; i < n; i++) d->x[i] += dx[i];
         }
         if (!converged) {
@@ -155,17 +157,17 @@ int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errl
         d->t = t1;
         d->met.steps++;
         /* projections with the last factorisation (fresh Jacobian in d->jac) */
-        mbs_cons_phit(m, d->x, t1, d->phit);
-        s_pmul(m, d, h, d->v, t1, f);
+        fm->phi_t(fm->ctx, d->x, t1, d->phit);
+        s_pmul(fm, d, h, d->v, t1, f);
         for (int i = 0; i < ne; i++) tmp[i] = d->eq_on[i] ? -0.25 * h * h * alpha * d->phit[i] : 0;
-        mbs_cons_jtl(m, d->jac, tmp, f);
-        mbs_spd_solve(m, d, f);
+        fm->jtl(fm->ctx, d->jac, tmp, f);
+        fm->al_solve(fm->ctx, f);
         memcpy(d->v, f, sizeof(double) * (size_t)n);
-        mbs_cons_gamma(m, d->x, d->v, t1, d->gam);
-        s_pmul(m, d, h, d->a, t1, f);
+        fm->gamma(fm->ctx, d->x, d->v, t1, d->gam);
+        s_pmul(fm, d, h, d->a, t1, f);
         for (int i = 0; i < ne; i++) tmp[i] = d->eq_on[i] ? -0.25 * h * h * alpha * d->gam[i] : 0;
-        mbs_cons_jtl(m, d->jac, tmp, f);
-        mbs_spd_solve(m, d, f);
+        fm->jtl(fm->ctx, d->jac, tmp, f);
+        fm->al_solve(fm->ctx, f);
         memcpy(d->a, f, sizeof(double) * (size_t)n);
         /* local error of the positions: the trapezoidal rule (Newmark
          * beta = 1/4) differs from the Taylor series by h^3 x'''/12 per

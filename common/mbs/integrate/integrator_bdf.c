@@ -88,12 +88,8 @@
  */
 #include "mbs/integrate/integrators.h"
 #include "mbs/model/accuracy.h"
-#include "mbs/analysis/analysis.h"
-#include "mbs/analysis/system.h"
 #include "mbs/integrate/system_contacts.h"
 #include "mbs/integrate/system_ggl.h"
-#include "mbs/formulation/natural/natural.h"
-#include "mbs/dynamics/force.h"
 #include "mbs/dynamics/controller.h"
 #include "mbs/integrate/bdf_sample.h"
 #include "mbs/integrate/bdf_coef.h"
@@ -188,14 +184,6 @@ static double s_diff_norm(const mbs_data *d, int n, int k, double t1, const doub
 }
 
 
-/* Entries of the constraint Jacobian (d->jac). */
-static int s_jac_nnz(const mbs_model *m)
-{
-    int nnz = 0;
-    for (int i = 0; i < m->neq; i++) nnz += m->eq[i].nnz;
-    return nnz;
-}
-
 /* Whether the rank margin of the Jacobian in d->jac (mbs_rank_margin) is
  * below thr.  The dense QR with column pivoting that the margin takes is
  * skipped when the last margin computed (d->rm_val, at the Jacobian kept in
@@ -214,9 +202,9 @@ static int s_jac_nnz(const mbs_model *m)
  * d->rm_val). */
 #define RM_MOVE 5e-2
 #define RM_GAP 1.5
-static int s_margin_below(const mbs_model *m, mbs_data *d, double thr, int fresh_below)
+static int s_margin_below(const mbs_dae_form *f, mbs_data *d, double thr, int fresh_below)
 {
-    int nnz = s_jac_nnz(m);
+    int nnz = f->jac_nnz;
     double rc = d->rm_val;
     if (d->rm_jac && rc > 0 && (rc > RM_GAP * thr || (rc * RM_GAP < thr && !fresh_below))) {
         double tol = RM_MOVE * rc * d->rm_max;
@@ -224,7 +212,7 @@ static int s_margin_below(const mbs_model *m, mbs_data *d, double thr, int fresh
         while (i < nnz && fabs(d->jac[i] - d->rm_jac[i]) <= tol) i++;
         if (i == nnz) return rc < thr;
     }
-    double r = mbs_rank_margin(m, d);
+    double r = f->rank_margin(f->ctx);
     if (d->rm_jac) {
         double big = 0;
         for (int i = 0; i < nnz; i++) big = fmax(big, fabs(d->jac[i]));
@@ -238,26 +226,26 @@ static int s_margin_below(const mbs_model *m, mbs_data *d, double thr, int fresh
 /* The factor (>= 1) by which the weights must grow so that rounding noise
  * near a singular position (NOISE_C eps / r^2, r the rank margin of the
  * Jacobian in d->jac) stays below them at local tolerance rtol. */
-static double s_noise_gain(const mbs_model *m, mbs_data *d, double rtol)
+static double s_noise_gain(const mbs_dae_form *f, mbs_data *d, double rtol)
 {
     /* no gain above the margin sqrt(NOISE_C eps / rtol) */
-    if (!s_margin_below(m, d, sqrt(NOISE_C * 2.2e-16 / rtol), 1)) return 1.0;
+    if (!s_margin_below(f, d, sqrt(NOISE_C * 2.2e-16 / rtol), 1)) return 1.0;
     double r = d->rm_val;
     if (!(r > 0)) return 1e6;
     return fmax(1.0, NOISE_C * 2.2e-16 / (r * r * rtol));
 }
 
 /* The joint rate of the element owning element state q (a motor's joint). */
-static double s_motor_rate(const mbs_model *m, int q, const double *x, const double *v)
+static double s_motor_rate(const mbs_dae_form *f, const mbs_model *m, int q, const double *x, const double *v)
 {
-    return mbs_joint_rate(m, m->spec->forces[m->z_force[q]].joint, x, v);
+    return f->joint_rate(f->ctx, m->spec->forces[m->z_force[q]].joint, x, v);
 }
 
 /* ---- workspace ------------------------------------------------------------------------ */
 
-int mbs_bdf_ws_new(const mbs_model *m, mbs_data *d)
+int mbs_bdf_ws_make(const mbs_dae_form *f, const mbs_model *m, mbs_data *d)
 {
-    int nn = m->nvar > 0 ? m->nvar : 1, nq = m->neq > 0 ? m->neq : 1, ok = 1;
+    int nn = f->n > 0 ? f->n : 1, nq = f->ne > 0 ? f->ne : 1, ok = 1;
     /* the past points: positions, velocities, multipliers */
     for (int h = 0; h < MBS_BDF_HIST; h++) {
         d->qh[h] = calloc((size_t)nn, sizeof(double));
@@ -266,29 +254,16 @@ int mbs_bdf_ws_new(const mbs_model *m, mbs_data *d)
         d->zh[h] = calloc((size_t)(m->nz > 0 ? m->nz : 1), sizeof(double));
         ok &= d->qh[h] && d->vh[h] && d->lh[h] && d->zh[h];
     }
-    ok &= (d->rm_jac = calloc((size_t)s_jac_nnz(m) + 1, sizeof(double))) != NULL;
+    ok &= (d->rm_jac = calloc((size_t)f->jac_nnz + 1, sizeof(double))) != NULL;
     d->rm_val = -1;
     /* the restart at a controller's sample (bdf_sample.c) */
-    if (ok && m->nctrl > 0) ok = (d->bdf_smp = calloc(mbs_bdf_sample_size(m), sizeof(double))) != NULL;
+    if (ok && m->nctrl > 0) ok = (d->bdf_smp = calloc(mbs_bdf_sample_size(f, m), sizeof(double))) != NULL;
     /* the stabilised index-2 matrix is made by the first BDF run
-     * (mbs_bdf_ggl_ws), not here, so that a model check does not pay for
+     * (f->ggl_prepare), not here, so that a model check does not pay for
      * it; the contact force unknowns */
     int cu = m->spec->solver.contact_force_unknowns;
     if (ok && cu && mbs_cu_ws_new(m, d)) ok = 0;
     return ok ? 0 : -1;
-}
-
-/* Made at the first step rather than with the workspace: the sparse pattern
- * of a 10,000-body chain takes some 80 MB of triplets to judge, which `mbs
- * check` (a workspace but no integration) need not spend. */
-int mbs_bdf_ggl_ws(const mbs_model *m, mbs_data *d)
-{
-    if (d->ggl_sp || d->ggl.n > 0) return 0;
-    int cu = m->spec->solver.contact_force_unknowns;
-    if (!cu && mbs_ggl_sp_eligible(m) && mbs_ggl_sp_new(m, d)) return MBS_ENOMEM;
-    if (!mbs_ggl_sp_chosen(m, d)) mbs_ggl_sp_free(d);
-    if (!d->ggl_sp && mbs_mat_init(&d->ggl, MBS_MAT_GEN, m->nggl, m->gkl, m->gku)) return MBS_ENOMEM;
-    return 0;
 }
 
 void mbs_bdf_ws_free(mbs_data *d)
@@ -308,16 +283,14 @@ void mbs_bdf_ws_free(mbs_data *d)
 
 /* ---- the integrator --------------------------------------------------------------------- */
 
-int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err)
+int mbs_bdf_run(const mbs_dae_form *f, const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err)
 {
-    if (mbs_bdf_ggl_ws(m, d)) {
-        mbs_err_add(err, "", "out of memory for the BDF's Newton matrix (%d unknowns)", m->nggl);
+    if (f->ggl_prepare(f->ctx)) {
+        mbs_err_add(err, "", "out of memory for the BDF's Newton matrix (%d unknowns)", f->nggl);
         return MBS_ENOMEM;
     }
     const mbs_solver_spec *o = &m->spec->solver;
-    /* the energy projection of conservative mechanisms (force.h) */
-    int eproj = mbs_energy_projectable(m);
-    int n = m->nvar, ne = m->neq;
+    int n = f->n, ne = f->ne;
     double T = o->t_end;
     double rtol = d->tol.rtol;
     /* A given abs_tolerance may be far tighter than rtol (the N = 40
@@ -490,27 +463,26 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
             }
             for (int it = 0; it < maxit; it++) {
                 for (int i = 0; i < n; i++) d->a[i] = w0 * d->v[i] + ba[i];
-                mbs_cons_eval(m, d->x, t1, d->phi, d->jac);
+                f->constraints(f->ctx, d->x, t1, d->phi, d->jac);
                 if (cu) mbs_cu_eval(m, d, d->x, d->v);
                 if (w0_fact == 0 || fabs(w0 / w0_fact - 1) > 0.25) {
                     /* element states: pivots and gains at this iterate, the
                      * gains seen by the finite differences (force.c); with
                      * controllers the states are eliminated as a block */
-                    if (m->nctrl > 0 && nz > 0 && mbs_zelim_build(m, d, d->x, d->v, t1, w0)) {
+                    if (m->nctrl > 0 && nz > 0 && f->zelim_build(f->ctx, d->x, d->v, t1, w0)) {
                         w0_fact = 0;
                         break;
                     }
                     for (int q = 0; q < nz && m->nctrl == 0; q++) {
                         mbs_dcmotor_state st;
-                        mbs_force_motor(m, d, m->z_force[q], d->x, d->v, d->z, t1, &st);
+                        f->motor(f->ctx, m->z_force[q], d->x, d->v, d->z, t1, &st);
                         zD[q] = w0 - st.ddi_di;
                         zkap[q] = st.ddi_dw / zD[q];
                     }
                     if (m->nctrl == 0) memcpy(d->zkap, zkap, zb);
                     d->zgen = m->nctrl > 0;
                     int info = cu          ? mbs_cu_build(m, d, w0, d->x, d->v, t1)
-                               : d->ggl_sp ? mbs_ggl_sp_build(m, d, w0, d->x, d->v, t1)
-                                           : mbs_ggl_build(m, d, w0, d->x, d->v, t1);
+                                           : f->ggl_factor(f->ctx, w0, d->x, d->v, t1);
                     d->zgen = 0;
                     memset(d->zkap, 0, zb);
                     if (info == MBS_SPARSE_EFULL) {
@@ -525,17 +497,17 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                     w0_fact = w0;
                     fresh = 1;
                 } else {
-                    mbs_note_system(d, m->nggl + (cu ? cu->nf : 0));
+                    mbs_note_system(d, f->nggl + (cu ? cu->nf : 0));
                 }
                 /* element states: their own Newton step at fixed q, v (dz0 =
                  * r_z / D), before the mechanical residual sees them; the
                  * joint's rate kept for the step after the solve */
-                double dz_n = m->nctrl > 0 && nz > 0 ? mbs_zelim_pre(m, d, d->x, d->v, t1, w0, bz) : 0;
+                double dz_n = m->nctrl > 0 && nz > 0 ? f->zelim_pre(f->ctx, d->x, d->v, t1, w0, bz) : 0;
                 for (int q = 0; q < nz && m->nctrl == 0; q++) {
                     /* the joint's rate at this iterate: at the first, else
                      * kept from the last update (below); the voltage of t1 */
                     if (it == 0) {
-                        zw[q] = s_motor_rate(m, q, d->x, d->v);
+                        zw[q] = s_motor_rate(f, m, q, d->x, d->v);
                         zV[q] = mbs_fn_eval(&m->spec->forces[m->z_force[q]].value[0], t1, NULL, NULL);
                     }
                     mbs_dcmotor_state st;
@@ -548,18 +520,18 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 double *F1 = rhs, *F2 = rhs + n, *F3 = rhs + 2 * n, *F4 = rhs + 2 * n + ne;
                 for (int i = 0; i < n; i++) F1[i] = w0 * d->x[i] + bv[i] - d->v[i];
                 for (int i = 0; i < ne; i++) d->r2[i] = d->eq_on[i] ? -mu[i] : 0;
-                mbs_cons_jtl(m, d->jac, d->r2, F1);
+                f->jtl(f->ctx, d->jac, d->r2, F1);
                 /* with force unknowns the contacts enter as - G^T f (F2) and
                  * F5 = f - law (unscaled: its matrix block is I) */
-                if (cu) mbs_force_eval_noncontact(m, d, d->x, d->v, t1, d->Q);
-                else mbs_force_eval(m, d, d->x, d->v, t1, d->Q);
-                mbs_mass_mul(m, d->a, F2);
+                if (cu) f->forces_noncontact(f->ctx, d->x, d->v, t1, d->Q);
+                else f->forces(f->ctx, d->x, d->v, t1, d->Q);
+                f->mass_mul(f->ctx, d->a, F2);
                 for (int i = 0; i < n; i++) F2[i] -= d->Q[i];
-                if (cu) mbs_cu_residual(m, d, F2, rhs + m->nggl);
+                if (cu) mbs_cu_residual(m, d, F2, rhs + f->nggl);
                 for (int i = 0; i < ne; i++) d->r2[i] = d->eq_on[i] ? d->lam[i] : 0;
-                mbs_cons_jtl(m, d->jac, d->r2, F2);
-                mbs_cons_phit(m, d->x, t1, d->phit);
-                mbs_cons_jv(m, d->jac, d->v, F4);
+                f->jtl(f->ctx, d->jac, d->r2, F2);
+                f->phi_t(f->ctx, d->x, t1, d->phit);
+                f->jv(f->ctx, d->jac, d->v, F4);
                 for (int i = 0; i < n; i++) { F1[i] = -F1[i] / w0_fact; F2[i] = -F2[i] / w0_fact; }
                 for (int i = 0; i < ne; i++) {
                     F3[i] = d->eq_on[i] ? -d->phi[i] : 0;
@@ -567,10 +539,8 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 }
                 if (cu) {
                     if (mbs_cu_solve(m, d, rhs)) break;
-                } else if (d->ggl_sp) {
-                    if (mbs_ggl_sp_solve(d, rhs)) break;
-                } else {
-                    mbs_ggl_solve(m, d, rhs);
+                } else if (f->ggl_solve(f->ctx, rhs)) {
+                    break;
                 }
                 d->met.newton_iterations++;
                 /* updates; convergence measured on q, v and the scaled
@@ -584,11 +554,11 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                     dn = mbs_fmax(dn, fabs(F1[i]) / wx);
                     dn = mbs_fmax(dn, fabs(F2[i]) / wv);
                 }
-                if (cu) dn = fmax(dn, mbs_cu_update(m, d, rhs + m->nggl, w0_fact, rtol, d->tol.atol_x));
+                if (cu) dn = fmax(dn, mbs_cu_update(m, d, rhs + f->nggl, w0_fact, rtol, d->tol.atol_x));
                 /* element states follow the joint's rate (the eliminated row) */
-                if (m->nctrl > 0 && nz > 0) dz_n = fmax(dz_n, mbs_zelim_post(m, d, F1, F2));
+                if (m->nctrl > 0 && nz > 0) dz_n = fmax(dz_n, f->zelim_post(f->ctx, F1, F2));
                 for (int q = 0; q < nz && m->nctrl == 0; q++) {
-                    double w_new = s_motor_rate(m, q, d->x, d->v), dz1 = zkap[q] * (w_new - zw[q]);
+                    double w_new = s_motor_rate(f, m, q, d->x, d->v), dz1 = zkap[q] * (w_new - zw[q]);
                     zw[q] = w_new;
                     d->z[q] += dz1;
                     dz_n = fmax(dz_n, fabs(dz1) / mbs_wz(d, q, fabs(d->z[q])));
@@ -598,7 +568,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 double dl = 0;
                 for (int i = 0; i < ne; i++) {
                     if (!d->eq_on[i]) continue;
-                    double wt = m->mass_scale * (d->tol.atol_x + rtol * d->tol.L) + rtol * fabs(d->lam[i] / w0_fact);
+                    double wt = f->mass_scale * (d->tol.atol_x + rtol * d->tol.L) + rtol * fabs(d->lam[i] / w0_fact);
                     dl = mbs_fmax(dl, fabs(F3[i]) / wt);
                     d->lam[i] += F3[i] * w0_fact;
                     mu[i] += F4[i] * w0_fact;
@@ -637,7 +607,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                  * factor just back to 1, and the run stopped there) */
                 int qv_last = qv_ok && it == maxit - 1; /* accepted whatever the floor: its QR is not needed */
                 int qv_floor = !qv_last && !cu && it > 0 && dn <= NEWTON_NOISE && dn_prev <= NEWTON_NOISE &&
-                               rate_qv >= 0.5 && s_margin_below(m, d, 4 * SING_RANK_MARGIN, 0);
+                               rate_qv >= 0.5 && s_margin_below(f, d, 4 * SING_RANK_MARGIN, 0);
                 if (qv_last || qv_floor) {
                     converged = 1;
                     d->met.singular_steps++;
@@ -677,7 +647,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
             for (int i = 0; i < ne; i++) lm = fmax(lm, fabs(d->lam[i]));
             /* and the Jacobian (at the last iterate) near a rank loss: a
              * multiplier may jump for other reasons (a sudden load) */
-            sing_land = lm > SING_LAM_JUMP * fmax(lam_ref, lam_mean) && s_margin_below(m, d, SING_RANK_MARGIN, 0);
+            sing_land = lm > SING_LAM_JUMP * fmax(lam_ref, lam_mean) && s_margin_below(f, d, SING_RANK_MARGIN, 0);
         }
         if (sing_land) {
             d->met.rejected_steps++;
@@ -710,8 +680,8 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                 lam_ref = lm;
             }
             d->t = t1 >= T * (1 - 1e-14) ? T : t1;
-            if (eproj) mbs_energy_project(m, d);
-            mbs_force_zrate(m, d, d->x, d->v, d->z, d->t, d->zd);
+            if (f->energy_project) f->energy_project(f->ctx);
+            f->zrate(f->ctx, d->x, d->v, d->z, d->t, d->zd);
             d->met.steps++;
             mbs_note_error(d, en);
             if (kk > d->met.order_max_used) d->met.order_max_used = kk;
@@ -731,9 +701,9 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
             }
             k = knew;
             /* leaving a singular position: the noise factor follows */
-            if (g_sing > 1) g_sing = s_noise_gain(m, d, rtol);
+            if (g_sing > 1) g_sing = s_noise_gain(f, d, rtol);
             if (a_sing > 1) {
-                a_sing = fmin(s_noise_gain(m, d, atol_rel), rtol / atol_rel);
+                a_sing = fmin(s_noise_gain(f, d, atol_rel), rtol / atol_rel);
                 d->tol.atol_x = a_sing * atol0_x;
                 d->tol.atol_v = a_sing * atol0_v;
             }
@@ -745,7 +715,7 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
             /* a discrete controller's sample: the forces jump, the history
              * moves onto the motion under the new outputs (bdf_sample.c) */
             at_sample = 0;
-            if (m->nctrl > 0 && (at_sample = mbs_bdf_sample(m, d, h)) < 0) {
+            if (m->nctrl > 0 && (at_sample = mbs_bdf_sample(f, m, d, h)) < 0) {
                 mbs_err_add(err, "", "t = %.6g: accelerations after a controller's sample: singular system", d->t);
                 return MBS_ESINGULAR;
             }
@@ -774,8 +744,8 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
             memcpy(d->lam, lam_s, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
             /* a rejection may come from rounding noise near a singular
              * position (rank margin at the step's last iterate) */
-            double g_new = !cu && rtol < NOISE_RTOL ? s_noise_gain(m, d, rtol) : 1.0;
-            double a_new = !cu && abs_given && atol_rel < NOISE_RTOL ? fmin(s_noise_gain(m, d, atol_rel), rtol / atol_rel)
+            double g_new = !cu && rtol < NOISE_RTOL ? s_noise_gain(f, d, rtol) : 1.0;
+            double a_new = !cu && abs_given && atol_rel < NOISE_RTOL ? fmin(s_noise_gain(f, d, atol_rel), rtol / atol_rel)
                                                                     : 1.0;
             int noise = g_new > 1.5 * g_sing || a_new > 1.5 * a_sing;
             g_sing = fmax(g_sing, g_new);
@@ -803,8 +773,8 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
                  * collapsed to 1e-6 s on the arm) */
                 int to_one = 0;
                 if (fails >= 3 && kk > 1 && !at_sample) {
-                    mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
-                    to_one = s_margin_below(m, d, SING_RANK_MARGIN, 0);
+                    f->constraints(f->ctx, d->x, d->t, d->phi, d->jac);
+                    to_one = s_margin_below(f, d, SING_RANK_MARGIN, 0);
                 }
                 k = to_one || kk <= 1 ? 1 : kk - 1;
                 steps_at_order = 0;
@@ -814,8 +784,8 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
              * pi/2, a regular position); choose it again at the last
              * accepted point, whose multipliers start the retry */
             if (!converged && !cu && d->rep.redundant > 0) {
-                mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
-                if (mbs_reselect_redundant(m, d)) {
+                f->constraints(f->ctx, d->x, d->t, d->phi, d->jac);
+                if (f->reselect(f->ctx)) {
                     d->met.reselections++;
                     for (int i = 0; i < ne; i++)
                         if (!d->eq_on[i]) for (int j = 0; j < d->nhist; j++) d->lh[j][i] = 0;

@@ -10,6 +10,7 @@
 #define MBS_INTEGRATORS_H
 
 #include "mbs/model/data.h"
+#include "mbs/formulation/dae_form.h"
 
 /* What the run gives an integrator: `done` is the book-keeping after an
  * accepted step from (d->tp, xp, vp, ap) to (d->t, x, v, a) (constraint and
@@ -28,14 +29,26 @@ static inline int mbs_step_done(const mbs_model *m, mbs_data *d, mbs_stepper *s,
     return s->done(s->run, m, d, err);
 }
 
-/* Trapezoidal index-3 AL (integrator_al.c); no element states (model.h
- * nz = 0: the run refuses a model with them, run/simulate.c). */
+/* Trapezoidal index-3 AL on the natural coordinates (dae_natural.c: their
+ * DAE form run by mbs_al_run); no element states (model.h nz = 0: the run
+ * refuses a model with them, run/simulate.c). */
 int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
+/* The trapezoidal index-3 AL (integrator_al.c) on the DAE form f of the
+ * model m (formulation/dae_form.h), from the state in d (x, v, a, lam;
+ * arrays of f->n and f->ne entries) to t_end; m only for the solver
+ * options and the stepper.  0, or an error code with a message in err. */
+int mbs_al_run(const mbs_dae_form *f, const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
 /* Variable-order BDF on the GGL form (integrator_bdf.c) and Dormand-Prince
  * 5(4) + Baumgarte (integrator_rk.c): the two that integrate element states
  * (a motor's current, d->z) with the mechanical ones, from d->z and d->zd
  * at the start. */
 int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
+/* The variable-order BDF on the GGL form (integrator_bdf.c) of the DAE form
+ * f of m (formulation/dae_form.h), from the state in d to t_end;
+ * mbs_integrate_bdf runs it on the natural coordinates (dae_natural.c).  m
+ * for the solver options, the element states, controllers and contact force
+ * unknowns, and the stepper.  0, or an error code with a message in err. */
+int mbs_bdf_run(const mbs_dae_form *f, const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
 int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
 /* Rigid contacts (and the impact model of the clearance joint): Moreau-Jean
  * time stepping, integrator_mj.c. */
@@ -60,6 +73,9 @@ void mbs_integrator_ws_free(mbs_data *d);
 /* Each integrator's part of the above: 0, or -1 without memory (the
  * partial workspace is then freed by the matching _free). */
 int mbs_bdf_ws_new(const mbs_model *m, mbs_data *d);
+/* The BDF's workspace sized from the DAE form f of m (mbs_bdf_ws_new makes
+ * the natural coordinates' form and calls it, dae_natural.c). */
+int mbs_bdf_ws_make(const mbs_dae_form *f, const mbs_model *m, mbs_data *d);
 /* The BDF's Newton (GGL) matrix, made at its first run rather than with the
  * workspace (a model check need not pay for judging a sparse pattern): sparse
  * by KLU when its band is wasteful, else banded (system_ggl.c).  0, or
