@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/suite_service.sh - the sweep service: unit tests of common/svc, then
-# the integration tests of tests/integration/ against real PostgreSQL, real
+# the integration tests of tests/integration/ (every test_*.sh, test_remote_worker.sh
+# included: it needs root for its network namespace) against real PostgreSQL, real
 # ZeroMQ sockets and real processes, then two of them again with the
 # sanitizer builds (build/san/gateway, build/san/worker).  One private PostgreSQL cluster serves
 # every test (each test has its own database); everything started here is
