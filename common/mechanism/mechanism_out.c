@@ -21,8 +21,9 @@ enum {
     R_QUAT,     /* required: w, x, y, z                                    */
     R_VEC_NORMAL, /* R_VEC or "normal"                                      */
     R_MOTOR,    /* required: current, voltage, speed, torque, power_in,
-                   copper_loss, friction_loss, gear_loss, power_out or
-                   magnetic_energy                                         */
+                   copper_loss, friction_loss, gear_loss, power_out,
+                   magnetic_energy, energy_in, copper_energy,
+                   friction_energy, gear_energy or energy_out             */
     R_CTRL      /* required: error, output, setpoint or measurement        */
 };
 
@@ -34,7 +35,8 @@ static const char *const s_ctrl_components[] = {"error", "output", "setpoint", "
  * MBS_C_CURRENT. */
 static const char *const s_motor_components[] = {"current", "voltage", "speed", "torque", "power_in",
                                                  "copper_loss", "friction_loss", "gear_loss", "power_out",
-                                                 "magnetic_energy", NULL};
+                                                 "magnetic_energy", "energy_in", "copper_energy",
+                                                 "friction_energy", "gear_energy", "energy_out", NULL};
 
 static const struct {
     const char *name;
@@ -120,7 +122,8 @@ static void s_component(mech_ctx *c, json_t *obj, const char *ptr, int q, mbs_ch
     if (rule == R_MOTOR) {
         s_named_component(c, v, ptr, kp, ch, s_motor_components, MBS_C_CURRENT, "motor",
                           "\"current\", \"voltage\", \"speed\", \"torque\", \"power_in\", \"copper_loss\", "
-                          "\"friction_loss\", \"gear_loss\", \"power_out\" or \"magnetic_energy\"");
+                          "\"friction_loss\", \"gear_loss\", \"power_out\", \"magnetic_energy\", \"energy_in\", "
+                          "\"copper_energy\", \"friction_energy\", \"gear_energy\" or \"energy_out\"");
         return;
     }
 
@@ -486,6 +489,14 @@ static void s_channel_keys(mech_ctx *c, json_t *obj, const char *ptr, int measur
         }
     }
     s_component(c, obj, ptr, q, ch);
+    if (measure && !c->nerr && ch->quantity == MBS_Q_MOTOR && ch->component >= MBS_C_ENERGY_IN &&
+        ch->component <= MBS_C_ENERGY_OUT) {
+        /* the output sampler's quadratures are not states of the equations */
+        mech_ptr_key(kp, ptr, "component");
+        mech_err(c, kp, "a controller cannot measure a motor's energy since t = 0 (an integral the output carries "
+                 "beside the equations, not a state of them); measure its power or current");
+        return;
+    }
     if (measure) s_measure_loop(c, obj, ptr, ch);
 }
 
