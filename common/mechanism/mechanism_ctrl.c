@@ -152,8 +152,16 @@ static void s_controller(mech_ctx *c, json_t *obj, const char *ptr, mbs_ctrl_spe
     else mech_measure(c, v, kp, &C->measure);
     v = json_object_get(obj, "setpoint");
     mech_ptr_key(kp, ptr, "setpoint");
-    if (!v) mech_err(c, ptr, "missing required key 'setpoint' (a number, expression or function of time)");
-    else mech_fn(c, v, kp, &C->setpoint);
+    if (!v) {
+        mech_err(c, ptr, "missing required key 'setpoint' (a number, expression or function of time, or "
+                 "{\"controller\": name})");
+    } else if (json_is_object(v) && json_object_get(v, "controller")) {
+        /* a cascade: another controller's output */
+        int k = mech_ctrl_ref(c, v, kp);
+        C->sp_ctrl = k >= 0 ? k + 1 : 0;
+    } else {
+        mech_fn(c, v, kp, &C->setpoint);
+    }
     v = json_object_get(obj, "feedforward");
     mech_ptr_key(kp, ptr, "feedforward");
     if (v) mech_fn(c, v, kp, &C->feedforward);
@@ -210,6 +218,47 @@ static void s_controller(mech_ctx *c, json_t *obj, const char *ptr, mbs_ctrl_spe
     }
 }
 
+/* The controllers controller i reads: its setpoint's and its measured
+ * signal's (-1: none), with the key naming each. */
+static void s_reads(const mbs_ctrl_spec *C, int r[2])
+{
+    r[0] = C->sp_ctrl - 1;
+    r[1] = C->measure.quantity == MBS_Q_CONTROLLER ? C->measure.element : -1;
+}
+
+/* Depth of controller i (the longest chain it reads), by depth-first
+ * search; state[i]: 0 unvisited, 1 on the path, 2 done.  A controller met
+ * again on the path closes a cycle: an algebraic loop through the
+ * controllers' outputs, refused at the reference that closes it.
+ * Returns -1 after the error. */
+static int s_depth(mech_ctx *c, int i, char *state)
+{
+    mbs_ctrl_spec *C = &c->spec->controllers[i];
+    if (state[i] == 2) return C->depth;
+    state[i] = 1;
+    int r[2], depth = 0;
+    s_reads(C, r);
+    for (int k = 0; k < 2; k++) {
+        if (r[k] < 0) continue;
+        if (state[r[k]] == 1) {
+            char ptr[MECH_PTR_MAX], kp[MECH_PTR_MAX];
+            mech_ptr_idx(ptr, "/controllers", (size_t)i);
+            mech_ptr_key(kp, ptr, k == 0 ? "setpoint" : "measure");
+            mech_ptr_key(ptr, kp, "controller");
+            mech_err(c, ptr, "controller '%s' reads controller '%s', which depends on '%s' in turn: a cycle of "
+                     "controllers is an algebraic loop (cascade them one way only)", C->name,
+                     c->spec->controllers[r[k]].name, C->name);
+            return -1;
+        }
+        int dk = s_depth(c, r[k], state);
+        if (dk < 0) return -1;
+        if (dk + 1 > depth) depth = dk + 1;
+    }
+    C->depth = depth;
+    state[i] = 2;
+    return depth;
+}
+
 void mech_parse_controllers(mech_ctx *c, json_t *root)
 {
     json_t *arr = json_object_get(root, "controllers");
@@ -220,4 +269,13 @@ void mech_parse_controllers(mech_ctx *c, json_t *root)
         json_t *obj = json_array_get(arr, (size_t)i);
         if (json_is_object(obj)) s_controller(c, obj, ptr, &c->spec->controllers[i]);
     }
+    if (c->nerr) return;
+    /* cascades: the order in which the controllers read each other */
+    char *state = calloc((size_t)c->spec->nctrl, 1);
+    if (!state) {
+        mech_err(c, "/controllers", "out of memory");
+        return;
+    }
+    for (int i = 0; i < c->spec->nctrl && s_depth(c, i, state) >= 0; i++) {}
+    free(state);
 }

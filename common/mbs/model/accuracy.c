@@ -209,9 +209,11 @@ double mbs_tolerance_ctrl_output(const mbs_model *m, int c)
         if (s->forces[e].ctrl == c + 1) lim = fmin(lim, s->forces[e].motor.v_max);
     /* the direct term on the setpoint, and the feed-forward, over the run */
     double T = s->solver.t_end > 0 ? s->solver.t_end : 1.0, g = C->type == MBS_CTRL_PID ? C->pid.kp : C->lti.D;
-    double y = 0;
+    double y = 0, rc = 0;
+    /* a cascade: the setpoint is the outer controller's output, on its scale */
+    if (C->sp_ctrl > 0) rc = fabs(g) * mbs_tolerance_ctrl_output(m, C->sp_ctrl - 1);
     for (int j = 0; j <= 64; j++) {
-        double r = fabs(g * mbs_fn_eval(&C->setpoint, T * j / 64.0, NULL, NULL)) +
+        double r = (C->sp_ctrl > 0 ? rc : fabs(g * mbs_fn_eval(&C->setpoint, T * j / 64.0, NULL, NULL))) +
                    fabs(mbs_fn_eval(&C->feedforward, T * j / 64.0, NULL, NULL));
         if (isfinite(r)) y = fmax(y, r);
     }

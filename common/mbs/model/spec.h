@@ -369,6 +369,13 @@ typedef struct {
     mbs_channel_spec measure;  /* the measured signal: a channel of a state
                                   quantity (no name; mechanism_out.c)         */
     mbs_fn setpoint, feedforward;
+    int sp_ctrl;               /* 1 + the controller whose output is the
+                                  setpoint (a cascade: setpoint
+                                  {"controller": name}); 0: setpoint(t)     */
+    int depth;                 /* the longest chain of controllers it reads
+                                  (setpoint or measure), 0: none; sampled
+                                  controllers sample in increasing depth
+                                  (mechanism_ctrl.c)                          */
 } mbs_ctrl_spec;
 
 /* ---- the mechanism --------------------------------------------------------- */

@@ -206,6 +206,15 @@ static int s_coupled_vars(mbs_model *m)
     for (int c = 0; c < m->nctrl; c++) {
         if (m->ctrl_nz[c] == 0 && s->controllers[c].ts > 0) continue;
         int b[2];
+        mbs_quantity q = s->controllers[c].measure.quantity;
+        if (q == MBS_Q_KINETIC_ENERGY || q == MBS_Q_POTENTIAL_ENERGY || q == MBS_Q_TOTAL_ENERGY) {
+            /* an energy: every body's variables */
+            for (int k = 0; k < m->nbody; k++) {
+                b[0] = k, b[1] = MBS_GROUND;
+                big |= s_add_bodies(m, &all, b);
+            }
+            continue;
+        }
         s_measure_bodies(m, &s->controllers[c].measure, b);
         big |= s_add_bodies(m, &all, b);
     }
@@ -449,8 +458,9 @@ mbs_model *mbs_model_new(const mbs_spec *spec, mbs_report *rep, mbs_errlist *err
     int rc = mbs_ncs_build(m, err);
     if (!rc) rc = s_mass(m);
     if (!rc) rc = s_forces(m);
-    if (rc == MBS_EINVAL) mbs_err_add(err, "", "the controllers' measured signals and the motors they drive span more "
-                                      "than two bodies' coordinates (not supported)");
+    if (rc == MBS_EINVAL) mbs_err_add(err, "", "the continuous controllers' measured signals and the motors they drive "
+                                      "span more than two bodies' coordinates (not supported: an energy spans every "
+                                      "body; a sampled controller, sample_period > 0, may measure it)");
     if (!rc) rc = mbs_contact_build(m, err);
     if (!rc) rc = s_orderings(m);
     /* the inputs' kinks, where the integrators end their steps */
