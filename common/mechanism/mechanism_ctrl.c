@@ -168,6 +168,18 @@ static void s_controller(mech_ctx *c, json_t *obj, const char *ptr, mbs_ctrl_spe
     if (!C->setpoint.c && !C->setpoint.expr) mech_fn_constant(c, &C->setpoint, 0, ptr);
     if (!C->feedforward.c && !C->feedforward.expr) mech_fn_constant(c, &C->feedforward, 0, ptr);
     mech_num_key(c, obj, ptr, "sample_period", MECH_NONNEG, 0, &C->ts);
+    mbs_quantity mq = C->measure.quantity;
+    if (json_object_get(obj, "measure") && !c->nerr && (mq == MBS_Q_REACTION_FORCE || mq == MBS_Q_REACTION_TORQUE) &&
+        !(C->ts > 0)) {
+        /* the reaction needs the accelerations, which the output moves */
+        char mp[MECH_PTR_MAX];
+        mech_ptr_key(mp, ptr, "measure");
+        mech_ptr_key(kp, mp, "quantity");
+        mech_err(c, kp, "a continuous controller cannot measure a joint reaction: the reaction depends on the "
+                 "accelerations, which depend on the controller's output (an algebraic loop); sample it "
+                 "(sample_period > 0: the reaction is measured at the state after each step, under the output "
+                 "held over it)");
+    }
     if (t == 0) {
         mbs_pid *p = &C->pid;
         C->type = MBS_CTRL_PID;

@@ -30,6 +30,14 @@ double mbs_ctrl_measure(const mbs_model *m, const mbs_data *d, int c, double t, 
     /* another controller's channel (the parser refuses cycles) */
     if (C->measure.quantity == MBS_Q_CONTROLLER)
         return mbs_ctrl_channel(m, d, C->measure.element, C->measure.component, t, x, v, z);
+    /* a joint reaction (sampled controllers only: it needs the
+     * accelerations of the state, which the output held over the step
+     * gave); the recovery's workspace is the run's */
+    if (C->measure.quantity == MBS_Q_REACTION_FORCE || C->measure.quantity == MBS_Q_REACTION_TORQUE) {
+        if (!d || !d->reaction) return NAN;
+        return d->reaction(m, (mbs_data *)d, C->measure.joint, C->measure.quantity == MBS_Q_REACTION_TORQUE,
+                           C->measure.component, t, x, v, d->meas_a ? d->meas_a : d->a);
+    }
     double y = mbs_quantity_value(m, d, &C->measure, &m->ctrl_pts[c], t, x, v, z);
     if (s_is_angle(m, C) && d) y = d->ctrl_ref[c] + remainder(y - d->ctrl_ref[c], 2 * M_PI);
     return y;

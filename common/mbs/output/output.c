@@ -96,14 +96,16 @@ int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result
             return MBS_ENOMEM;
     /* precompute the affine vector of each point channel / body axis */
     for (int c = 0; c < nc; c++) s->pts[c] = mbs_quantity_avec(m, &sp->channels[c]);
-    /* reaction channels: workspace once, so sampling never allocates */
-    for (int c = 0; c < nc && !d->rx; c++) {
-        mbs_quantity q = sp->channels[c].quantity;
+    /* reaction channels and controllers measuring a reaction: workspace
+     * once, so sampling never allocates */
+    for (int c = 0; c < nc + sp->nctrl && !d->rx; c++) {
+        mbs_quantity q = c < nc ? sp->channels[c].quantity : sp->controllers[c - nc].measure.quantity;
         if (q == MBS_Q_REACTION_FORCE || q == MBS_Q_REACTION_TORQUE) {
             d->rx = mbs_reaction_ws_new(m);
             if (!d->rx) return MBS_ENOMEM;
         }
     }
+    d->reaction = mbs_reaction;
     if (res) {
         memset(res, 0, sizeof *res);
         res->nchannel = nc;
@@ -307,6 +309,7 @@ double mbs_channel_value(mbs_sampler *s, int c, double t, const double *x, const
 static void s_store(mbs_sampler *s, double t, const double *x, const double *v, const double *a)
 {
     mbs_result *res = s->res;
+    s->d->meas_a = a; /* a sampled controller's measured reaction, at this state */
     if (res && res->nsample < res->cap) {
         double *row = res->rows + (size_t)res->nsample * (size_t)(1 + res->nchannel);
         row[0] = t;
@@ -321,6 +324,7 @@ static void s_store(mbs_sampler *s, double t, const double *x, const double *v, 
     } else if (!res) {
         for (int c = 0; c < s->m->spec->nchannel; c++) (void)mbs_channel_value(s, c, t, x, v, a);
     }
+    s->d->meas_a = NULL;
     s->next++;
 }
 
