@@ -230,6 +230,10 @@ static void s_controller(mech_ctx *c, json_t *obj, const char *ptr, mbs_ctrl_spe
     }
 }
 
+/* The deepest chain of controllers reading each other (the outputs are
+ * evaluated along it, recursively, wherever they are read). */
+#define S_CASCADE_MAX 16
+
 /* The controllers controller i reads: its setpoint's and its measured
  * signal's (-1: none), with the key naming each. */
 static void s_reads(const mbs_ctrl_spec *C, int r[2])
@@ -243,10 +247,17 @@ static void s_reads(const mbs_ctrl_spec *C, int r[2])
  * again on the path closes a cycle: an algebraic loop through the
  * controllers' outputs, refused at the reference that closes it.
  * Returns -1 after the error. */
-static int s_depth(mech_ctx *c, int i, char *state)
+static int s_depth(mech_ctx *c, int i, char *state, int level)
 {
     mbs_ctrl_spec *C = &c->spec->controllers[i];
     if (state[i] == 2) return C->depth;
+    if (level > S_CASCADE_MAX) {
+        char ptr[MECH_PTR_MAX];
+        mech_ptr_idx(ptr, "/controllers", (size_t)i);
+        mech_err(c, ptr, "controllers read each other more than %d deep (a cascade of that many loops is not "
+                 "supported)", S_CASCADE_MAX);
+        return -1;
+    }
     state[i] = 1;
     int r[2], depth = 0;
     s_reads(C, r);
@@ -262,7 +273,7 @@ static int s_depth(mech_ctx *c, int i, char *state)
                      c->spec->controllers[r[k]].name, C->name);
             return -1;
         }
-        int dk = s_depth(c, r[k], state);
+        int dk = s_depth(c, r[k], state, level + 1);
         if (dk < 0) return -1;
         if (dk + 1 > depth) depth = dk + 1;
     }
@@ -288,6 +299,6 @@ void mech_parse_controllers(mech_ctx *c, json_t *root)
         mech_err(c, "/controllers", "out of memory");
         return;
     }
-    for (int i = 0; i < c->spec->nctrl && s_depth(c, i, state) >= 0; i++) {}
+    for (int i = 0; i < c->spec->nctrl && s_depth(c, i, state, 0) >= 0; i++) {}
     free(state);
 }

@@ -25,7 +25,7 @@
  *   continuous, refused (an algebraic loop);
  * - the refusals: a cycle of controllers (an algebraic loop) at the
  *   reference that closes it, a controller measuring itself, an unknown
- *   controller as a setpoint.
+ *   controller as a setpoint, a chain deeper than 16.
  */
 #include "check.h"
 #include "testutil.h"
@@ -207,6 +207,19 @@ static void test_refused(void)
     /* an unknown controller as the setpoint */
     if (t_splice(CASCADE, "{\"controller\": \"position\"}", "{\"controller\": \"positon\"}", doc, sizeof doc)) return;
     CHECK(t_parse_refused(doc, NULL, "/controllers/0/setpoint/controller", "did you mean 'position'"));
+    /* a chain of 20 controllers, each the setpoint of the one before:
+     * deeper than 16 is refused (the outputs are evaluated along it) */
+    char chain[8192] = "\"controllers\": [";
+    for (int i = 0; i < 20; i++) {
+        size_t n = strlen(chain);
+        char sp[64];
+        if (i < 19) snprintf(sp, sizeof sp, "{\"controller\": \"c%d\"}", i + 1);
+        else snprintf(sp, sizeof sp, "0");
+        snprintf(chain + n, sizeof chain - n, "{\"name\": \"c%d\", \"type\": \"pid\", \"kp\": 1, \"setpoint\": %s, "
+                 "\"measure\": {\"quantity\": \"joint_velocity\", \"joint\": \"shaft\"}}, ", i, sp);
+    }
+    if (t_splice(CASCADE, "\"controllers\": [", chain, doc, sizeof doc)) return;
+    CHECK(t_parse_refused(doc, NULL, NULL, "more than 16 deep"));
 }
 
 int main(void)
