@@ -178,6 +178,11 @@ static void s_var_weights(const mbs_model *m, mbs_tol *t, double rtol, double L,
             t->ax[B->avar] = rtol; t->rx[B->avar] = 0; t->av[B->avar] = rtol / T;
         }
     }
+    /* a prismatic rotor's slide variable (ncs.c s_slide_rotors): a length */
+    for (int r = 0; r < m->nsrotor; r++) {
+        int v = m->srotor[r].var;
+        t->ax[v] = rtol * L; t->rx[v] = 0; t->av[v] = rtol * L / T;
+    }
     t->per_var = 1;
 }
 
