@@ -372,11 +372,14 @@ static void s_quad(mbs_sampler *s, double ta, int accept)
             double tg = t0 + gx[g] * ha;
             if (s->state_at) s->state_at(s->state_ctx, tg, s->xs, s->xs + n, s->zi);
             else s_interp(s, (tg - t0) / h);
+            /* one evaluation per motor: channels of the same motor share it */
+            mbs_dcmotor_state st;
+            int last = -1;
             for (int c = 0; c < nc; c++) {
                 const mbs_channel_spec *ch = &m->spec->channels[c];
                 if (!s_is_quad(ch)) continue;
-                mbs_dcmotor_state st;
-                mbs_force_motor(m, d, ch->element, s->xs, s->xs + n, s->zi, tg, &st);
+                if (ch->element != last) mbs_force_motor(m, d, ch->element, s->xs, s->xs + n, s->zi, tg, &st);
+                last = ch->element;
                 const double p[5] = {st.p_in, st.p_copper, st.p_friction, st.p_gear, st.p_out};
                 s->qnow[c] += gw[g] * ha * p[ch->component - MBS_C_ENERGY_IN];
             }
