@@ -125,7 +125,7 @@ static void s_state_space(mech_ctx *c, json_t *obj, const char *ptr, mbs_lti *b)
     mech_num_key(c, obj, ptr, "D", 0, 0, &b->D);
 }
 
-static void s_controller(mech_ctx *c, json_t *obj, const char *ptr, mbs_ctrl_spec *C)
+static void s_controller(mech_ctx *c, json_t *obj, const char *ptr, int self, mbs_ctrl_spec *C)
 {
     char kp[MECH_PTR_MAX], b[48];
     json_t *v = json_object_get(obj, "type");
@@ -149,7 +149,7 @@ static void s_controller(mech_ctx *c, json_t *obj, const char *ptr, mbs_ctrl_spe
     mech_ptr_key(kp, ptr, "measure");
     if (!v) mech_err(c, ptr, "missing required key 'measure' (the measured signal: {\"quantity\": ..., and the "
                      "keys of an output channel of that quantity})");
-    else mech_measure(c, v, kp, &C->measure);
+    else mech_measure(c, v, kp, self, &C->measure);
     v = json_object_get(obj, "setpoint");
     mech_ptr_key(kp, ptr, "setpoint");
     if (!v) {
@@ -234,12 +234,14 @@ static void s_controller(mech_ctx *c, json_t *obj, const char *ptr, mbs_ctrl_spe
  * evaluated along it, recursively, wherever they are read). */
 #define S_CASCADE_MAX 16
 
-/* The controllers controller i reads: its setpoint's and its measured
- * signal's (-1: none), with the key naming each. */
-static void s_reads(const mbs_ctrl_spec *C, int r[2])
+/* The controllers controller C reads (-1: none): its setpoint's, its
+ * measured signal's (a controller channel), and the one whose output a
+ * measured motor or actuator quantity depends on. */
+static void s_reads(const mbs_spec *s, const mbs_ctrl_spec *C, int r[3])
 {
     r[0] = C->sp_ctrl - 1;
     r[1] = C->measure.quantity == MBS_Q_CONTROLLER ? C->measure.element : -1;
+    r[2] = mech_measure_via_ctrl(s, &C->measure);
 }
 
 /* Depth of controller i (the longest chain it reads), by depth-first
@@ -259,15 +261,15 @@ static int s_depth(mech_ctx *c, int i, char *state, int level)
         return -1;
     }
     state[i] = 1;
-    int r[2], depth = 0;
-    s_reads(C, r);
-    for (int k = 0; k < 2; k++) {
+    int r[3], depth = 0;
+    s_reads(c->spec, C, r);
+    for (int k = 0; k < 3; k++) {
         if (r[k] < 0) continue;
         if (state[r[k]] == 1) {
             char ptr[MECH_PTR_MAX], kp[MECH_PTR_MAX];
             mech_ptr_idx(ptr, "/controllers", (size_t)i);
             mech_ptr_key(kp, ptr, k == 0 ? "setpoint" : "measure");
-            mech_ptr_key(ptr, kp, "controller");
+            mech_ptr_key(ptr, kp, k == 2 ? "element" : "controller");
             mech_err(c, ptr, "controller '%s' reads controller '%s', which depends on '%s' in turn: a cycle of "
                      "controllers is an algebraic loop (cascade them one way only)", C->name,
                      c->spec->controllers[r[k]].name, C->name);
@@ -290,7 +292,7 @@ void mech_parse_controllers(mech_ctx *c, json_t *root)
         char ptr[MECH_PTR_MAX];
         mech_ptr_idx(ptr, "/controllers", (size_t)i);
         json_t *obj = json_array_get(arr, (size_t)i);
-        if (json_is_object(obj)) s_controller(c, obj, ptr, &c->spec->controllers[i]);
+        if (json_is_object(obj)) s_controller(c, obj, ptr, i, &c->spec->controllers[i]);
     }
     if (c->nerr) return;
     /* cascades: the order in which the controllers read each other */

@@ -23,6 +23,8 @@
  *   pivot reaction): the first output against the static closed form, the
  *   later ones against the reaction channel at the sample before;
  *   continuous, refused (an algebraic loop);
+ * - a quantity of a motor another controller drives (its current at L =
+ *   0 depends on that controller's voltage) as the measured signal;
  * - the refusals: a cycle of controllers (an algebraic loop) at the
  *   reference that closes it, a controller measuring itself, an unknown
  *   controller as a setpoint, a chain deeper than 16.
@@ -193,6 +195,46 @@ static void test_reaction_sampled(void)
     CHECK(t_parse_refused(PENDULUM, cont, "/controllers/0/measure/quantity", "an algebraic loop"));
 }
 
+/* A controller measuring a quantity of a motor another controller drives
+ * (a cascade through the motor: its current at L = 0 depends on that
+ * controller's voltage): a P monitor with setpoint 0 on the PI flywheel's
+ * current reports -i at every sample, with bdf and dopri5; the monitor's
+ * output as the speed loop's setpoint closes a cycle, refused. */
+static void test_motor_through_controller(void)
+{
+    char doc[16384];
+    if (t_splice_file("examples/dc_motor_flywheel_pi.json", "\"controllers\": [",
+                      "\"controllers\": [{\"name\": \"mon\", \"type\": \"pid\", \"kp\": 1, \"setpoint\": 0,"
+                      " \"measure\": {\"quantity\": \"motor\", \"element\": \"motor\", \"component\": \"current\"}},",
+                      doc, sizeof doc))
+        return;
+    char doc2[16384];
+    if (t_splice(doc, "\"channels\": [",
+                 "\"channels\": [{\"name\": \"mon\", \"quantity\": \"controller\", \"controller\": \"mon\","
+                 " \"component\": \"output\"},", doc2, sizeof doc2))
+        return;
+    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+    for (int ia = 0; ia < 2; ia++) {
+        const char *sets[] = {"solver.tolerance=1e-8", integ[ia], NULL};
+        t_run run;
+        t_run_text(doc2, sets, &run);
+        CHECK(run.rc == 0);
+        if (run.rc) { t_run_free(&run); continue; }
+        double worst = 0, imax = 0;
+        for (double t = 0; t <= 1 + 1e-9; t += 0.01) {
+            worst = fmax(worst, fabs(t_at(&run, "mon", t) + t_at(&run, "i", t)));
+            imax = fmax(imax, fabs(t_at(&run, "i", t)));
+        }
+        printf("  P monitor on the PI-driven motor's current (%s): output + current %.1e A (current up to %.3g A)\n",
+               integ[ia], worst, imax);
+        CHECK(imax > 1 && worst <= 1e-12 * imax);
+        t_run_free(&run);
+    }
+    char doc3[16384];
+    if (t_splice(doc, "\"setpoint\": \"$r\"", "\"setpoint\": {\"controller\": \"mon\"}", doc3, sizeof doc3)) return;
+    CHECK(t_parse_refused(doc3, NULL, "/controllers/1/setpoint/controller", "a cycle of controllers"));
+}
+
 static void test_refused(void)
 {
     char doc[16384];
@@ -229,6 +271,7 @@ int main(void)
     test_cascade_digital();
     test_energy_measured();
     test_reaction_sampled();
+    test_motor_through_controller();
     test_refused();
     return CHECK_SUMMARY("controller_signal_test");
 }
