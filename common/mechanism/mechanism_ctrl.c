@@ -125,7 +125,7 @@ static void s_state_space(mech_ctx *c, json_t *obj, const char *ptr, mbs_lti *b)
     mech_num_key(c, obj, ptr, "D", 0, 0, &b->D);
 }
 
-static void s_controller(mech_ctx *c, json_t *obj, const char *ptr, mbs_ctrl_spec *C)
+static void s_controller(mech_ctx *c, json_t *obj, const char *ptr, int self, mbs_ctrl_spec *C)
 {
     char kp[MECH_PTR_MAX], b[48];
     json_t *v = json_object_get(obj, "type");
@@ -149,17 +149,37 @@ static void s_controller(mech_ctx *c, json_t *obj, const char *ptr, mbs_ctrl_spe
     mech_ptr_key(kp, ptr, "measure");
     if (!v) mech_err(c, ptr, "missing required key 'measure' (the measured signal: {\"quantity\": ..., and the "
                      "keys of an output channel of that quantity})");
-    else mech_measure(c, v, kp, &C->measure);
+    else mech_measure(c, v, kp, self, &C->measure);
     v = json_object_get(obj, "setpoint");
     mech_ptr_key(kp, ptr, "setpoint");
-    if (!v) mech_err(c, ptr, "missing required key 'setpoint' (a number, expression or function of time)");
-    else mech_fn(c, v, kp, &C->setpoint);
+    if (!v) {
+        mech_err(c, ptr, "missing required key 'setpoint' (a number, expression or function of time, or "
+                 "{\"controller\": name})");
+    } else if (json_is_object(v) && json_object_get(v, "controller")) {
+        /* a cascade: another controller's output */
+        int k = mech_ctrl_ref(c, v, kp);
+        C->sp_ctrl = k >= 0 ? k + 1 : 0;
+    } else {
+        mech_fn(c, v, kp, &C->setpoint);
+    }
     v = json_object_get(obj, "feedforward");
     mech_ptr_key(kp, ptr, "feedforward");
     if (v) mech_fn(c, v, kp, &C->feedforward);
     if (!C->setpoint.c && !C->setpoint.expr) mech_fn_constant(c, &C->setpoint, 0, ptr);
     if (!C->feedforward.c && !C->feedforward.expr) mech_fn_constant(c, &C->feedforward, 0, ptr);
     mech_num_key(c, obj, ptr, "sample_period", MECH_NONNEG, 0, &C->ts);
+    mbs_quantity mq = C->measure.quantity;
+    if (json_object_get(obj, "measure") && !c->nerr && (mq == MBS_Q_REACTION_FORCE || mq == MBS_Q_REACTION_TORQUE) &&
+        !(C->ts > 0)) {
+        /* the reaction needs the accelerations, which the output moves */
+        char mp[MECH_PTR_MAX];
+        mech_ptr_key(mp, ptr, "measure");
+        mech_ptr_key(kp, mp, "quantity");
+        mech_err(c, kp, "a continuous controller cannot measure a joint reaction: the reaction depends on the "
+                 "accelerations, which depend on the controller's output (an algebraic loop); sample it "
+                 "(sample_period > 0: the reaction is measured at the state after each step, under the output "
+                 "held over it)");
+    }
     if (t == 0) {
         mbs_pid *p = &C->pid;
         C->type = MBS_CTRL_PID;
@@ -210,6 +230,60 @@ static void s_controller(mech_ctx *c, json_t *obj, const char *ptr, mbs_ctrl_spe
     }
 }
 
+/* The deepest chain of controllers reading each other (the outputs are
+ * evaluated along it, recursively, wherever they are read). */
+#define S_CASCADE_MAX 16
+
+/* The controllers controller C reads (-1: none): its setpoint's, its
+ * measured signal's (a controller channel), and the one whose output a
+ * measured motor or actuator quantity depends on. */
+static void s_reads(const mbs_spec *s, const mbs_ctrl_spec *C, int r[3])
+{
+    r[0] = C->sp_ctrl - 1;
+    r[1] = C->measure.quantity == MBS_Q_CONTROLLER ? C->measure.element : -1;
+    r[2] = mech_measure_via_ctrl(s, &C->measure);
+}
+
+/* Depth of controller i (the longest chain it reads), by depth-first
+ * search; state[i]: 0 unvisited, 1 on the path, 2 done.  A controller met
+ * again on the path closes a cycle: an algebraic loop through the
+ * controllers' outputs, refused at the reference that closes it.
+ * Returns -1 after the error. */
+static int s_depth(mech_ctx *c, int i, char *state, int level)
+{
+    mbs_ctrl_spec *C = &c->spec->controllers[i];
+    if (state[i] == 2) return C->depth;
+    if (level > S_CASCADE_MAX) {
+        char ptr[MECH_PTR_MAX];
+        mech_ptr_idx(ptr, "/controllers", (size_t)i);
+        mech_err(c, ptr, "controllers read each other more than %d deep (a cascade of that many loops is not "
+                 "supported)", S_CASCADE_MAX);
+        return -1;
+    }
+    state[i] = 1;
+    int r[3], depth = 0;
+    s_reads(c->spec, C, r);
+    for (int k = 0; k < 3; k++) {
+        if (r[k] < 0) continue;
+        if (state[r[k]] == 1) {
+            char ptr[MECH_PTR_MAX], kp[MECH_PTR_MAX];
+            mech_ptr_idx(ptr, "/controllers", (size_t)i);
+            mech_ptr_key(kp, ptr, k == 0 ? "setpoint" : "measure");
+            mech_ptr_key(ptr, kp, k == 2 ? "element" : "controller");
+            mech_err(c, ptr, "controller '%s' reads controller '%s', which depends on '%s' in turn: a cycle of "
+                     "controllers is an algebraic loop (cascade them one way only)", C->name,
+                     c->spec->controllers[r[k]].name, C->name);
+            return -1;
+        }
+        int dk = s_depth(c, r[k], state, level + 1);
+        if (dk < 0) return -1;
+        if (dk + 1 > depth) depth = dk + 1;
+    }
+    C->depth = depth;
+    state[i] = 2;
+    return depth;
+}
+
 void mech_parse_controllers(mech_ctx *c, json_t *root)
 {
     json_t *arr = json_object_get(root, "controllers");
@@ -218,6 +292,15 @@ void mech_parse_controllers(mech_ctx *c, json_t *root)
         char ptr[MECH_PTR_MAX];
         mech_ptr_idx(ptr, "/controllers", (size_t)i);
         json_t *obj = json_array_get(arr, (size_t)i);
-        if (json_is_object(obj)) s_controller(c, obj, ptr, &c->spec->controllers[i]);
+        if (json_is_object(obj)) s_controller(c, obj, ptr, i, &c->spec->controllers[i]);
     }
+    if (c->nerr) return;
+    /* cascades: the order in which the controllers read each other */
+    char *state = calloc((size_t)c->spec->nctrl, 1);
+    if (!state) {
+        mech_err(c, "/controllers", "out of memory");
+        return;
+    }
+    for (int i = 0; i < c->spec->nctrl && s_depth(c, i, state, 0) >= 0; i++) {}
+    free(state);
 }

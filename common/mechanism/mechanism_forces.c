@@ -145,17 +145,20 @@ static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec
      * the rotor turns at w_A + N (w_B - w_A); in the plane the natural
      * coordinates carry the two bodies' rotation angles as variables of
      * their own, on which its kinetic energy is a constant form (ncs.c
-     * s_rotors).  In space, and on a prismatic joint between moving bodies,
-     * the rotor's kinetic energy has no such form yet: refused */
+     * s_rotors); on a prismatic joint between them the rotor turns at s' /
+     * lead relative to A, whose rotation is normal to the screw in the
+     * plane: 1/2 (J / lead^2) s'^2 with the slide s a variable of its own
+     * (ncs.c s_slide_rotors).  In space the rotor's kinetic energy has no
+     * such form yet: refused */
     int grounded = j >= 0 && (c->spec->joints[j].body[0] == MBS_GROUND || c->spec->joints[j].body[1] == MBS_GROUND);
-    int planar_rev = jt == MBS_JOINT_REVOLUTE && c->dim == 2;
-    if (mo->J > 0 && ((jt != MBS_JOINT_REVOLUTE && jt != MBS_JOINT_PRISMATIC) || (!grounded && !planar_rev))) {
+    int planar = (jt == MBS_JOINT_REVOLUTE || jt == MBS_JOINT_PRISMATIC) && c->dim == 2;
+    if (mo->J > 0 && ((jt != MBS_JOINT_REVOLUTE && jt != MBS_JOINT_PRISMATIC) || (!grounded && !planar))) {
         mech_ptr_key(kp, ptr, "rotor_inertia");
         mech_err(c, kp, "a rotor inertia is supported on a revolute or prismatic joint to ground and on a planar "
-                 "revolute joint between two moving bodies (the stator on the joint's first body); on a %s "
-                 "joint between two moving bodies%s the rotor's kinetic energy is a configuration-dependent "
-                 "mass not modelled yet: add rotor_inertia x gear_ratio^2 (or rotor_inertia / lead^2) to the "
-                 "inertia (mass) of the body the motor drives and give 0",
+                 "revolute or prismatic joint between two moving bodies (the stator on the joint's first body); "
+                 "on a %s joint between two moving bodies%s the rotor's kinetic energy is a configuration-"
+                 "dependent mass not modelled yet: add rotor_inertia x gear_ratio^2 (or rotor_inertia / lead^2) "
+                 "to the inertia (mass) of the body the motor drives and give 0",
                  jt == MBS_JOINT_PRISMATIC ? "prismatic" : jt == MBS_JOINT_REVOLUTE ? "revolute" : "non-revolute",
                  c->dim == 3 ? " in space" : "");
     } else if (mo->J > 0 && jt == MBS_JOINT_PRISMATIC && c->spec->solver.formulation == MBS_FORM_RELATIVE) {

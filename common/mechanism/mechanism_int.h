@@ -199,9 +199,12 @@ void mech_parse_contacts(mech_ctx *c, json_t *root);
  * (mechanism_clearance.c); after the contacts section. */
 void mech_expand_clearance(mech_ctx *c);
 void mech_parse_outputs(mech_ctx *c, json_t *root);
-/* The measured signal of a controller (mechanism_out.c): the keys of an
- * output channel of a state quantity (dynamics/quantity.h), no name. */
-void mech_measure(mech_ctx *c, json_t *obj, const char *ptr, mbs_channel_spec *ch);
+/* The measured signal of controller `self` (mechanism_out.c): the keys of
+ * an output channel of a state quantity (dynamics/quantity.h), no name. */
+void mech_measure(mech_ctx *c, json_t *obj, const char *ptr, int self, mbs_channel_spec *ch);
+/* The controller whose output a measured motor or joint_actuator quantity
+ * depends on (through the voltage or the value it sets), or -1. */
+int mech_measure_via_ctrl(const mbs_spec *s, const mbs_channel_spec *ch);
 
 /* ---- controllers (mechanism_ctrl.c) ------------------------------------------------ */
 

@@ -21,8 +21,9 @@ enum {
     R_QUAT,     /* required: w, x, y, z                                    */
     R_VEC_NORMAL, /* R_VEC or "normal"                                      */
     R_MOTOR,    /* required: current, voltage, speed, torque, power_in,
-                   copper_loss, friction_loss, gear_loss, power_out or
-                   magnetic_energy                                         */
+                   copper_loss, friction_loss, gear_loss, power_out,
+                   magnetic_energy, energy_in, copper_energy,
+                   friction_energy, gear_energy or energy_out             */
     R_CTRL      /* required: error, output, setpoint or measurement        */
 };
 
@@ -34,7 +35,8 @@ static const char *const s_ctrl_components[] = {"error", "output", "setpoint", "
  * MBS_C_CURRENT. */
 static const char *const s_motor_components[] = {"current", "voltage", "speed", "torque", "power_in",
                                                  "copper_loss", "friction_loss", "gear_loss", "power_out",
-                                                 "magnetic_energy", NULL};
+                                                 "magnetic_energy", "energy_in", "copper_energy",
+                                                 "friction_energy", "gear_energy", "energy_out", NULL};
 
 static const struct {
     const char *name;
@@ -120,7 +122,8 @@ static void s_component(mech_ctx *c, json_t *obj, const char *ptr, int q, mbs_ch
     if (rule == R_MOTOR) {
         s_named_component(c, v, ptr, kp, ch, s_motor_components, MBS_C_CURRENT, "motor",
                           "\"current\", \"voltage\", \"speed\", \"torque\", \"power_in\", \"copper_loss\", "
-                          "\"friction_loss\", \"gear_loss\", \"power_out\" or \"magnetic_energy\"");
+                          "\"friction_loss\", \"gear_loss\", \"power_out\", \"magnetic_energy\", \"energy_in\", "
+                          "\"copper_energy\", \"friction_energy\", \"gear_energy\" or \"energy_out\"");
         return;
     }
 
@@ -262,25 +265,39 @@ static void s_contact_shapes(mech_ctx *c, json_t *obj, const char *ptr, mbs_chan
                  "(pairs are declared in \"contacts\")", b[0], b[1]);
 }
 
+/* measure: 0 for an output channel, 1 + the measuring controller's index
+ * for a controller's measured signal */
 static void s_channel_keys(mech_ctx *c, json_t *obj, const char *ptr, int measure, mbs_channel_spec *ch);
 
-/* A measured motor quantity (or a motor's element_force) that depends on
- * the motor's supply voltage, when a controller sets that voltage: an
- * algebraic loop through the controller's output, refused.  With an
- * inductance the current (and the torque) is a state and may be measured;
- * the speed always. */
-static void s_measure_loop(mech_ctx *c, json_t *obj, const char *ptr, const mbs_channel_spec *ch)
+int mech_measure_via_ctrl(const mbs_spec *s, const mbs_channel_spec *ch)
 {
-    char kp[MECH_PTR_MAX];
-    if (c->nerr || ch->element < 0 || (ch->quantity != MBS_Q_MOTOR && ch->quantity != MBS_Q_ELEMENT_FORCE)) return;
-    const mbs_force_spec *F = &c->spec->forces[ch->element];
-    if ((F->type != MBS_FORCE_DC_MOTOR && F->type != MBS_FORCE_JOINT_ACTUATOR) || F->ctrl == 0) return;
+    if (ch->element < 0 || ch->element >= s->nforce || (ch->quantity != MBS_Q_MOTOR && ch->quantity != MBS_Q_ELEMENT_FORCE))
+        return -1;
+    const mbs_force_spec *F = &s->forces[ch->element];
+    if ((F->type != MBS_FORCE_DC_MOTOR && F->type != MBS_FORCE_JOINT_ACTUATOR) || F->ctrl == 0) return -1;
     int on_v = F->type == MBS_FORCE_JOINT_ACTUATOR ? 1
                : ch->quantity == MBS_Q_ELEMENT_FORCE ? F->motor.L == 0
                : ch->component == MBS_C_VOLTAGE || ch->component == MBS_C_POWER_IN ||
                      (F->motor.L == 0 && ch->component != MBS_C_SPEED);
+    return on_v ? F->ctrl - 1 : -1;
+}
+
+/* A measured motor quantity (or a motor's element_force) that depends on
+ * the motor's supply voltage, when the measuring controller `self` sets
+ * that voltage: an algebraic loop through its own output, refused.  With
+ * an inductance the current (and the torque) is a state and may be
+ * measured; the speed always.  Through another controller's output it is
+ * a function of the state and that output (a cascade through a motor):
+ * allowed, and a cycle of such reads is refused with the controllers'
+ * order (mechanism_ctrl.c). */
+static void s_measure_loop(mech_ctx *c, json_t *obj, const char *ptr, const mbs_channel_spec *ch, int self)
+{
+    char kp[MECH_PTR_MAX];
+    if (c->nerr) return;
+    int k = mech_measure_via_ctrl(c->spec, ch);
     (void)obj;
-    if (!on_v) return;
+    if (k < 0 || k != self) return;
+    const mbs_force_spec *F = &c->spec->forces[ch->element];
     mech_ptr_key(kp, ptr, ch->quantity == MBS_Q_MOTOR ? "component" : "element");
     if (F->type == MBS_FORCE_JOINT_ACTUATOR)
         mech_err(c, kp, "joint_actuator '%s' is the output of controller '%s': measuring it is an algebraic loop",
@@ -322,7 +339,7 @@ static void s_channel(mech_ctx *c, json_t *obj, const char *ptr, int i, mech_map
 
 /* A controller's measured signal (or the quantity and keys of channel ch
  * with measure = 0): the keys of an output channel of a state quantity. */
-void mech_measure(mech_ctx *c, json_t *obj, const char *ptr, mbs_channel_spec *ch)
+void mech_measure(mech_ctx *c, json_t *obj, const char *ptr, int self, mbs_channel_spec *ch)
 {
     ch->body = ch->joint = ch->element = -1;
     ch->component = MBS_C_NONE;
@@ -331,7 +348,7 @@ void mech_measure(mech_ctx *c, json_t *obj, const char *ptr, mbs_channel_spec *c
                  mech_type_name(obj));
         return;
     }
-    s_channel_keys(c, obj, ptr, 1, ch);
+    s_channel_keys(c, obj, ptr, 1 + self, ch);
 }
 
 static void s_channel_keys(mech_ctx *c, json_t *obj, const char *ptr, int measure, mbs_channel_spec *ch)
@@ -376,11 +393,14 @@ static void s_channel_keys(mech_ctx *c, json_t *obj, const char *ptr, int measur
     ch->quantity = s_quantities[q].q;
     /* a measured signal is a function of the state that does not pass
      * through a controller's output (an algebraic loop) */
-    if (measure && (!mbs_quantity_is_state(ch->quantity) || ch->quantity == MBS_Q_KINETIC_ENERGY ||
-                    ch->quantity == MBS_Q_POTENTIAL_ENERGY || ch->quantity == MBS_Q_TOTAL_ENERGY)) {
+    /* (a reaction: for sampled controllers only, mechanism_ctrl.c) */
+    if (measure && !mbs_quantity_is_state(ch->quantity) && ch->quantity != MBS_Q_CONTROLLER &&
+        ch->quantity != MBS_Q_REACTION_FORCE && ch->quantity != MBS_Q_REACTION_TORQUE) {
         mech_ptr_key(kp, ptr, "quantity");
         mech_err(c, kp, "a controller cannot measure '%s' (it measures position, velocity, angle, "
-                 "angular_velocity, orientation, joint_coordinate, joint_velocity, element_force or motor)",
+                 "angular_velocity, orientation, joint_coordinate, joint_velocity, element_force, motor, "
+                 "kinetic_energy, potential_energy, energy, another controller's channel, or, sampled, "
+                 "reaction_force or reaction_torque)",
                  s_quantities[q].name);
         return;
     }
@@ -486,7 +506,15 @@ static void s_channel_keys(mech_ctx *c, json_t *obj, const char *ptr, int measur
         }
     }
     s_component(c, obj, ptr, q, ch);
-    if (measure) s_measure_loop(c, obj, ptr, ch);
+    if (measure && !c->nerr && ch->quantity == MBS_Q_MOTOR && ch->component >= MBS_C_ENERGY_IN &&
+        ch->component <= MBS_C_ENERGY_OUT) {
+        /* the output sampler's quadratures are not states of the equations */
+        mech_ptr_key(kp, ptr, "component");
+        mech_err(c, kp, "a controller cannot measure a motor's energy since t = 0 (an integral the output carries "
+                 "beside the equations, not a state of them); measure its power or current");
+        return;
+    }
+    if (measure) s_measure_loop(c, obj, ptr, ch, measure - 1);
 }
 
 /* Default channels: each body's com position components, then the energy. */

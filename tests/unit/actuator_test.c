@@ -570,9 +570,9 @@ static void test_parser_errors(void)
                  cases[i].channel ? cases[i].channel : "", cases[i].channel ? "]}" : "");
         if (!CHECK(t_parse_refused(doc, NULL, cases[i].ptr, cases[i].msg))) fprintf(stderr, "  (case %zu)\n", i);
     }
-    /* a rotor inertia on a prismatic joint between two moving bodies:
-     * refused, with the reason (a planar revolute one is taken:
-     * rotor_test.c) */
+    /* a rotor inertia on a prismatic joint between two moving bodies: the
+     * natural formulation's only (rotor_slide_test.c), refused by the
+     * relative one with the reason (a planar revolute one: rotor_test.c) */
     const char *types[] = {"revolute", "prismatic"};
     for (int k = 1; k < 2; k++) {
         char doc[4096];
@@ -586,7 +586,8 @@ static void test_parser_errors(void)
                  "   \"resistance\": 1, \"torque_constant\": 0.05, \"back_emf_constant\": 0.05, \"rotor_inertia\": 1e-5%s}],"
                  " \"solver\": {\"t_end\": 1}}",
                  types[k], k ? ", \"axis\": [1, 0]" : "", k ? ", \"lead\": 0.01" : "");
-        CHECK(t_parse_refused(doc, NULL, "/forces/0/rotor_inertia", "prismatic joint between two moving bodies"));
+        const char *relf[] = {"solver.formulation=relative", NULL};
+        CHECK(t_parse_refused(doc, relf, "/forces/0/rotor_inertia", "use the natural formulation"));
     }
     /* on a prismatic joint to ground: the natural formulation's only */
     const char *slider = "{\"dimension\": 2,"

@@ -27,9 +27,30 @@ double mbs_ctrl_measure(const mbs_model *m, const mbs_data *d, int c, double t, 
                         const double *z)
 {
     const mbs_ctrl_spec *C = &m->spec->controllers[c];
+    /* another controller's channel (the parser refuses cycles) */
+    if (C->measure.quantity == MBS_Q_CONTROLLER)
+        return mbs_ctrl_channel(m, d, C->measure.element, C->measure.component, t, x, v, z);
+    /* a joint reaction (sampled controllers only: it needs the
+     * accelerations of the state, which the output held over the step
+     * gave); the recovery's workspace is the run's */
+    if (C->measure.quantity == MBS_Q_REACTION_FORCE || C->measure.quantity == MBS_Q_REACTION_TORQUE) {
+        if (!d || !d->reaction) return NAN;
+        return d->reaction(m, (mbs_data *)d, C->measure.joint, C->measure.quantity == MBS_Q_REACTION_TORQUE,
+                           C->measure.component, t, x, v, d->meas_a ? d->meas_a : d->a);
+    }
     double y = mbs_quantity_value(m, d, &C->measure, &m->ctrl_pts[c], t, x, v, z);
     if (s_is_angle(m, C) && d) y = d->ctrl_ref[c] + remainder(y - d->ctrl_ref[c], 2 * M_PI);
     return y;
+}
+
+/* The setpoint of controller c: a function of time, or in a cascade the
+ * output of the controller it names, at the same state. */
+static double s_setpoint(const mbs_model *m, const mbs_data *d, int c, double t, const double *x, const double *v,
+                         const double *z)
+{
+    const mbs_ctrl_spec *C = &m->spec->controllers[c];
+    if (C->sp_ctrl > 0) return mbs_ctrl_output(m, d, C->sp_ctrl - 1, t, x, v, z, NULL);
+    return mbs_fn_eval(&C->setpoint, t, NULL, NULL);
 }
 
 /* A PID with the feed-forward ff folded into its limits: y = ff +
@@ -59,7 +80,7 @@ double mbs_ctrl_output(const mbs_model *m, const mbs_data *d, int c, double t, c
 {
     const mbs_ctrl_spec *C = &m->spec->controllers[c];
     if (C->ts > 0 && !e) return d->ctrl_y[c];
-    double err = mbs_fn_eval(&C->setpoint, t, NULL, NULL) - mbs_ctrl_measure(m, d, c, t, x, v, z);
+    double err = s_setpoint(m, d, c, t, x, v, z) - mbs_ctrl_measure(m, d, c, t, x, v, z);
     if (e) *e = err;
     if (C->ts > 0) return d->ctrl_y[c];
     double ff = mbs_fn_eval(&C->feedforward, t, NULL, NULL);
@@ -80,7 +101,7 @@ void mbs_ctrl_zrate(const mbs_model *m, const mbs_data *d, const double *x, cons
     for (int c = 0; c < m->nctrl; c++) {
         if (m->ctrl_nz[c] == 0) continue;
         const mbs_ctrl_spec *C = &m->spec->controllers[c];
-        double err = mbs_fn_eval(&C->setpoint, t, NULL, NULL) - mbs_ctrl_measure(m, d, c, t, x, v, z);
+        double err = s_setpoint(m, d, c, t, x, v, z) - mbs_ctrl_measure(m, d, c, t, x, v, z);
         if (C->type == MBS_CTRL_PID) {
             mbs_pid p = s_pid_ff(C, mbs_fn_eval(&C->feedforward, t, NULL, NULL));
             double s[2], sd[2];
@@ -100,7 +121,7 @@ double mbs_ctrl_channel(const mbs_model *m, const mbs_data *d, int c, mbs_compon
 {
     const mbs_ctrl_spec *C = &m->spec->controllers[c];
     switch (comp) {
-    case MBS_C_SETPOINT: return mbs_fn_eval(&C->setpoint, t, NULL, NULL);
+    case MBS_C_SETPOINT: return s_setpoint(m, d, c, t, x, v, z);
     case MBS_C_MEASUREMENT: return mbs_ctrl_measure(m, d, c, t, x, v, z);
     case MBS_C_ERROR: {
         double e;
@@ -143,12 +164,10 @@ int mbs_ctrl_start(const mbs_model *m, mbs_data *d)
         d->ctrl_ref[c] = 0;
         if (s_is_angle(m, C)) d->ctrl_ref[c] = mbs_quantity_value(m, d, &C->measure, &m->ctrl_pts[c], d->t, d->x, d->v, d->z);
         d->ctrl_k[c] = 0;
-        if (C->ts > 0) {
-            d->ctrl_y[c] = s_sample(m, d, c);
-            d->ctrl_k[c] = 1;
-            held = 1;
-        }
+        held |= C->ts > 0;
     }
+    /* the first samples, every sampled controller's at t = 0, in depth order */
+    if (held) mbs_ctrl_sample(m, d);
     return held;
 }
 
@@ -165,13 +184,20 @@ double mbs_ctrl_next_stop(const mbs_model *m, const mbs_data *d)
 int mbs_ctrl_sample(const mbs_model *m, mbs_data *d)
 {
     int changed = 0;
-    for (int c = 0; c < m->nctrl; c++) {
-        double ts = m->spec->controllers[c].ts;
-        if (!(ts > 0) || d->t < (double)d->ctrl_k[c] * ts - 1e-9 * ts) continue;
-        double y = s_sample(m, d, c);
-        changed |= y != d->ctrl_y[c];
-        d->ctrl_y[c] = y;
-        d->ctrl_k[c]++;
+    /* in increasing depth: a cascade's inner controller, sampled at the
+     * same instant, takes the outer one's new output (as a digital loop
+     * computes them one after the other in the same tick) */
+    for (int lev = 0, more = 1; more; lev++) {
+        more = 0;
+        for (int c = 0; c < m->nctrl; c++) {
+            const mbs_ctrl_spec *C = &m->spec->controllers[c];
+            more |= C->depth > lev;
+            if (C->depth != lev || !(C->ts > 0) || d->t < (double)d->ctrl_k[c] * C->ts - 1e-9 * C->ts) continue;
+            double y = s_sample(m, d, c);
+            changed |= y != d->ctrl_y[c];
+            d->ctrl_y[c] = y;
+            d->ctrl_k[c]++;
+        }
     }
     return changed;
 }

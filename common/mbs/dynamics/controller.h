@@ -1,9 +1,13 @@
 /*
  * controller.h - the controllers of a run (issue 13, docs/actuators.md):
  * the blocks of actuator/control.h closed around the mechanism.  A
- * controller measures a state quantity (quantity.h), compares it with its
- * setpoint, and its output (plus a feed-forward function of time) is the
- * supply voltage of the dc_motors that name it.
+ * controller measures a state quantity (quantity.h), another controller's
+ * channel, or (sampled) a joint reaction, compares it with its setpoint (a
+ * function of time or, in a cascade, another controller's output), and
+ * its output (plus a feed-forward function of time) is the supply voltage
+ * of the dc_motors that name it.  Controllers reading each other are
+ * evaluated along the chain, recursively (the parser refuses cycles and
+ * orders them: mbs_ctrl_spec.depth).
  *
  * Continuous controllers: their states (a PID's integral and derivative
  * filter state, a linear block's x) are element states z (model.h), under
@@ -23,12 +27,15 @@
 
 /* Output of controller c at (t, x, v, z) (z: the element states, where a
  * continuous controller's are read); *e (may be NULL) the error setpoint -
- * measurement.  A discrete controller returns its held output. */
+ * measurement, the setpoint another controller's output in a cascade.  A
+ * discrete controller returns its held output. */
 double mbs_ctrl_output(const mbs_model *m, const mbs_data *d, int c, double t, const double *x, const double *v,
                        const double *z, double *e);
 
 /* The measured signal of controller c (a revolute angle continued next to
- * the last accepted step's value). */
+ * the last accepted step's value; another controller's channel at the same
+ * state; a joint reaction through d->reaction with the accelerations
+ * d->meas_a, or d->a when NULL: sampled controllers only). */
 double mbs_ctrl_measure(const mbs_model *m, const mbs_data *d, int c, double t, const double *x, const double *v,
                         const double *z);
 
@@ -54,7 +61,8 @@ int mbs_ctrl_start(const mbs_model *m, mbs_data *d);
 double mbs_ctrl_next_stop(const mbs_model *m, const mbs_data *d);
 
 /* At an accepted state: sample the discrete controllers due at d->t (their
- * instant k ts within rounding).  Returns 1 when a held output changed (a
+ * instant k ts within rounding), in increasing depth (a cascade's inner
+ * controller after the outer one it reads).  Returns 1 when a held output changed (a
  * discontinuity of the forces: the integrator restarts from d), else 0. */
 int mbs_ctrl_sample(const mbs_model *m, mbs_data *d);
 

@@ -380,6 +380,20 @@ void mbs_force_eval_body(const mbs_model *m, const mbs_data *d, const double *x,
 
 void mbs_force_rotor_body(const mbs_model *m, const double *x, const double *a, double *Qbody)
 {
+    /* a rotor on a prismatic joint between moving bodies: its slide
+     * equation ax . d - s = 0 carries the multiplier lam = (J / lead^2) s''
+     * (the slide variable's row), and -lam Phi_q on the bodies: ax's
+     * gradient times d, d's times ax (ncs.c s_slide_rotors) */
+    for (int r = 0; r < m->nsrotor; r++) {
+        const struct mbs_srotor *ro = &m->srotor[r];
+        const mbs_jgeom *g = &m->jg[ro->joint];
+        double lam = ro->ms * a[ro->var], ax[3] = {0}, d[3] = {0};
+        mbs_avec_eval(m, &g->ax, x, 0, ax);
+        mbs_avec_eval(m, &g->d, x, 0, d);
+        for (int k = 0; k < 3; k++) ax[k] *= -lam, d[k] *= -lam;
+        for (int t = 0; t < g->ax.nterm; t++) s_add_LtF(m, &g->ax.t[t], d, Qbody + (size_t)g->ax.t[t].body * m->nb);
+        for (int t = 0; t < g->d.nterm; t++) s_add_LtF(m, &g->d.t[t], ax, Qbody + (size_t)g->d.t[t].body * m->nb);
+    }
     for (int r = 0; r < m->nrotor; r++) {
         const struct mbs_rotor *ro = &m->rotor[r];
         /* the rotor's angular acceleration c . th'' */

@@ -12,7 +12,9 @@
 
 /* 1 when quantity q (with component comp) is a function of (t, x, v, z):
  * positions, velocities, body angles and angular velocities, orientations,
- * joint coordinates and rates, element forces, motor quantities, energies.
+ * joint coordinates and rates, element forces, motor quantities (not a
+ * motor's energies since t = 0: integrals the output sampler carries,
+ * output.h; mbs_quantity_value gives NAN for them), energies.
  * Not: accelerations, reactions, contact forces, the clearance joint's
  * forces, the constraint violation, controllers (they need the
  * accelerations, the integrator or a controller's output). */

@@ -178,6 +178,11 @@ static void s_var_weights(const mbs_model *m, mbs_tol *t, double rtol, double L,
             t->ax[B->avar] = rtol; t->rx[B->avar] = 0; t->av[B->avar] = rtol / T;
         }
     }
+    /* a prismatic rotor's slide variable (ncs.c s_slide_rotors): a length */
+    for (int r = 0; r < m->nsrotor; r++) {
+        int v = m->srotor[r].var;
+        t->ax[v] = rtol * L; t->rx[v] = 0; t->av[v] = rtol * L / T;
+    }
     t->per_var = 1;
 }
 
@@ -209,9 +214,11 @@ double mbs_tolerance_ctrl_output(const mbs_model *m, int c)
         if (s->forces[e].ctrl == c + 1) lim = fmin(lim, s->forces[e].motor.v_max);
     /* the direct term on the setpoint, and the feed-forward, over the run */
     double T = s->solver.t_end > 0 ? s->solver.t_end : 1.0, g = C->type == MBS_CTRL_PID ? C->pid.kp : C->lti.D;
-    double y = 0;
+    double y = 0, rc = 0;
+    /* a cascade: the setpoint is the outer controller's output, on its scale */
+    if (C->sp_ctrl > 0) rc = fabs(g) * mbs_tolerance_ctrl_output(m, C->sp_ctrl - 1);
     for (int j = 0; j <= 64; j++) {
-        double r = fabs(g * mbs_fn_eval(&C->setpoint, T * j / 64.0, NULL, NULL)) +
+        double r = (C->sp_ctrl > 0 ? rc : fabs(g * mbs_fn_eval(&C->setpoint, T * j / 64.0, NULL, NULL))) +
                    fabs(mbs_fn_eval(&C->feedforward, T * j / 64.0, NULL, NULL));
         if (isfinite(r)) y = fmax(y, r);
     }

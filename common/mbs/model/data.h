@@ -183,6 +183,15 @@ struct mbs_data {
     int (*clearance_forces)(const mbs_model *m, mbs_data *d, int joint, double t, const double *x, const double *v,
                             double N[2], double *FT, double *vt, int *mode);
 
+    /* Reactions measured by sampled controllers (dynamics/controller.c):
+     * the reaction recovery (output.h mbs_reaction), set by the run, and
+     * the accelerations that go with the state being measured (NULL: d->a,
+     * the accepted state's at a sample; the output sampler points it at its
+     * interpolated ones while it takes a sample). */
+    double (*reaction)(const mbs_model *m, mbs_data *d, int joint, int torque, mbs_component comp, double t,
+                       const double *x, const double *v, const double *a);
+    const double *meas_a;
+
     /* metrics accumulated by the integrators */
     mbs_tol tol;          /* error weights of the run (accuracy.h)            */
     mbs_metrics met;

@@ -79,7 +79,9 @@ typedef struct {
     int comp;
     /* ANG: the angle variable and its position in the row */
     int avar, apos;
-    /* DOT */
+    /* DOT; svar >= 0: minus that variable is a further term (a slide
+     * variable, ncs.c s_rotors), spos its position in the row */
+    int svar, spos;
     int nprod;
     const mbs_avec *p[2][2]; /* products *p[m][0] . *p[m][1]                 */
     mbs_tw w[2];         /* weights                                          */
@@ -177,6 +179,17 @@ struct mbs_model {
         int force, body[2], var[2];
         double J, c[2];
     } *rotor;            /* (nrotor)                                          */
+    /* Rotors of dc_motors on planar prismatic joints between two moving
+     * bodies: the rotor turns at s' / lead relative to the stator's body A,
+     * which turns about an axis normal to the screw's, so its kinetic
+     * energy is 1/2 (J / lead^2) s'^2 with s the slide: a variable of its
+     * own (var), tied to the bodies by the DOT equation ax_A . d - s = 0
+     * (d = x_B(P) - x_A(P)), with the constant mass ms = J / lead^2. */
+    int nsrotor;
+    struct mbs_srotor {
+        int force, joint, var;
+        double ms;
+    } *srotor;           /* (nsrotor)                                         */
 
     /* Force elements: application points (2 per element: spring ends, or
      * the point of a point force in [2e]); initial spring lengths. */

@@ -325,6 +325,10 @@ typedef enum {
     MBS_C_CURRENT, MBS_C_VOLTAGE, MBS_C_SPEED, MBS_C_TORQUE, MBS_C_POWER_IN, MBS_C_COPPER_LOSS,
     MBS_C_FRICTION_LOSS, MBS_C_GEAR_LOSS, MBS_C_POWER_OUT,
     MBS_C_MAGNETIC_ENERGY, /* motor: 1/2 L i^2 (J), 0 when L = 0              */
+    /* motor: the energies since t = 0 (J), the integrals of power_in,
+     * copper_loss, friction_loss, gear_loss and power_out: quadratures the
+     * output sampler carries over each accepted step (output.h) */
+    MBS_C_ENERGY_IN, MBS_C_COPPER_ENERGY, MBS_C_FRICTION_ENERGY, MBS_C_GEAR_ENERGY, MBS_C_ENERGY_OUT,
     /* controller: setpoint - measurement, the output (after the limits and
      * the feed-forward; held between samples when discrete), the setpoint,
      * the measured signal, its first state (a pid's integral of the error,
@@ -365,6 +369,13 @@ typedef struct {
     mbs_channel_spec measure;  /* the measured signal: a channel of a state
                                   quantity (no name; mechanism_out.c)         */
     mbs_fn setpoint, feedforward;
+    int sp_ctrl;               /* 1 + the controller whose output is the
+                                  setpoint (a cascade: setpoint
+                                  {"controller": name}); 0: setpoint(t)     */
+    int depth;                 /* the longest chain of controllers it reads
+                                  (setpoint or measure), 0: none; sampled
+                                  controllers sample in increasing depth
+                                  (mechanism_ctrl.c)                          */
 } mbs_ctrl_spec;
 
 /* ---- the mechanism --------------------------------------------------------- */

@@ -56,6 +56,12 @@ static int s_poses_init(mbs_sampler *s)
     return 0;
 }
 
+/* 1 when channel ch is an integral carried by the sampler. */
+static int s_is_quad(const mbs_channel_spec *ch)
+{
+    return ch->quantity == MBS_Q_MOTOR && ch->component >= MBS_C_ENERGY_IN && ch->component <= MBS_C_ENERGY_OUT;
+}
+
 int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result *res)
 {
     memset(s, 0, sizeof *s);
@@ -80,20 +86,26 @@ int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result
     s->cmask = calloc((size_t)(nc > 0 ? nc : 1), sizeof(signed char *));
     s->zi = calloc((size_t)(m->nz > 0 ? m->nz : 1), sizeof(double));
     s->z = d->z;
-    if (!s->prev || !s->has_prev || !s->pts || !s->xs || !s->cmask || !s->zi) return MBS_ENOMEM;
+    s->qacc = calloc((size_t)(nc > 0 ? nc : 1), sizeof(double));
+    s->qnow = calloc((size_t)(nc > 0 ? nc : 1), sizeof(double));
+    if (!s->prev || !s->has_prev || !s->pts || !s->xs || !s->cmask || !s->zi || !s->qacc || !s->qnow)
+        return MBS_ENOMEM;
+    for (int c = 0; c < nc; c++) s->nquad += s_is_quad(&sp->channels[c]);
     for (int c = 0; c < nc; c++)
         if (sp->channels[c].quantity == MBS_Q_CONTACT_FORCE && !(s->cmask[c] = mbs_contact_channel_mask(m, &sp->channels[c])))
             return MBS_ENOMEM;
     /* precompute the affine vector of each point channel / body axis */
     for (int c = 0; c < nc; c++) s->pts[c] = mbs_quantity_avec(m, &sp->channels[c]);
-    /* reaction channels: workspace once, so sampling never allocates */
-    for (int c = 0; c < nc && !d->rx; c++) {
-        mbs_quantity q = sp->channels[c].quantity;
+    /* reaction channels and controllers measuring a reaction: workspace
+     * once, so sampling never allocates */
+    for (int c = 0; c < nc + sp->nctrl && !d->rx; c++) {
+        mbs_quantity q = c < nc ? sp->channels[c].quantity : sp->controllers[c - nc].measure.quantity;
         if (q == MBS_Q_REACTION_FORCE || q == MBS_Q_REACTION_TORQUE) {
             d->rx = mbs_reaction_ws_new(m);
             if (!d->rx) return MBS_ENOMEM;
         }
     }
+    d->reaction = mbs_reaction;
     if (res) {
         memset(res, 0, sizeof *res);
         res->nchannel = nc;
@@ -107,7 +119,7 @@ int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result
 
 void mbs_sampler_free(mbs_sampler *s)
 {
-    free(s->prev); free(s->has_prev); free(s->pts); free(s->xs); free(s->zi);
+    free(s->prev); free(s->has_prev); free(s->pts); free(s->xs); free(s->zi); free(s->qacc); free(s->qnow);
     for (int c = 0; s->cmask && c < s->m->spec->nchannel; c++) free(s->cmask[c]);
     free(s->cmask);
     free(s->body_com); free(s->body_ex); free(s->pose_prev);
@@ -264,6 +276,9 @@ double mbs_channel_value(mbs_sampler *s, int c, double t, const double *x, const
         return mbs_reaction(m, d, ch->joint, ch->quantity == MBS_Q_REACTION_TORQUE, ch->component, t, x, v, a);
     case MBS_Q_CONTROLLER:
         return mbs_ctrl_channel(m, d, ch->element, ch->component, t, x, v, s->z);
+    case MBS_Q_MOTOR:
+        if (s_is_quad(ch)) return s->qnow[c];
+        return mbs_quantity_value(m, d, ch, &s->pts[c], t, x, v, s->z);
     case MBS_Q_NORMAL_FORCE:
     case MBS_Q_FRICTION_FORCE: {
         double N[2], FT;
@@ -294,6 +309,7 @@ double mbs_channel_value(mbs_sampler *s, int c, double t, const double *x, const
 static void s_store(mbs_sampler *s, double t, const double *x, const double *v, const double *a)
 {
     mbs_result *res = s->res;
+    s->d->meas_a = a; /* a sampled controller's measured reaction, at this state */
     if (res && res->nsample < res->cap) {
         double *row = res->rows + (size_t)res->nsample * (size_t)(1 + res->nchannel);
         row[0] = t;
@@ -308,7 +324,68 @@ static void s_store(mbs_sampler *s, double t, const double *x, const double *v, 
     } else if (!res) {
         for (int c = 0; c < s->m->spec->nchannel; c++) (void)mbs_channel_value(s, c, t, x, v, a);
     }
+    s->d->meas_a = NULL;
     s->next++;
+}
+
+/* The state at u in [0, 1] of the last step (d->tp to d->t) into s->xs
+ * (x, v, a: quintic Hermite) and s->zi (cubic Hermite on z, z'). */
+static void s_interp(mbs_sampler *s, double u)
+{
+    const mbs_data *d = s->d;
+    int n = s->m->nvar;
+    double h = d->t - d->tp;
+    double H[6], D[6], S[6];
+    mbs_quintic_hermite(u, H, D, S);
+    double *xs = s->xs, *vs = s->xs + n, *as = s->xs + 2 * n;
+    for (int i = 0; i < n; i++) {
+        double p0 = d->xp[i], p1 = d->x[i], m0 = h * d->vp[i], m1 = h * d->v[i];
+        double c0 = h * h * d->ap[i], c1 = h * h * d->a[i];
+        xs[i] = H[0] * p0 + H[1] * m0 + H[2] * c0 + H[3] * c1 + H[4] * m1 + H[5] * p1;
+        vs[i] = (D[0] * p0 + D[1] * m0 + D[2] * c0 + D[3] * c1 + D[4] * m1 + D[5] * p1) / h;
+        as[i] = (S[0] * p0 + S[1] * m0 + S[2] * c0 + S[3] * c1 + S[4] * m1 + S[5] * p1) / (h * h);
+    }
+    /* element states: cubic Hermite on their values and rates */
+    double u2 = u * u, u3 = u2 * u;
+    double g0 = 1 - 3 * u2 + 2 * u3, g1 = u - 2 * u2 + u3, g2 = 3 * u2 - 2 * u3, g3 = u3 - u2;
+    for (int k = 0; k < s->m->nz; k++)
+        s->zi[k] = g0 * d->zp[k] + g1 * h * d->zdp[k] + g2 * d->z[k] + g3 * h * d->zd[k];
+}
+
+/* The quadrature channels' integrals from d->tp to ta (<= d->t): qnow =
+ * qacc + the integral; with accept, qacc as well.  3-point Gauss-Legendre
+ * (exact for polynomials of degree 5) on the powers at the interpolated
+ * states: its points are inside the step, so a sampled controller's jump
+ * at d->tp (the step's held output applies from it on) is taken right. */
+static void s_quad(mbs_sampler *s, double ta, int accept)
+{
+    if (s->nquad == 0) return;
+    const mbs_model *m = s->m;
+    mbs_data *d = s->d;
+    double t0 = d->tp, h = d->t - t0, ha = ta - t0;
+    static const double gx[3] = {0.1127016653792583115, 0.5, 0.8872983346207416885};
+    static const double gw[3] = {5.0 / 18, 8.0 / 18, 5.0 / 18};
+    int n = m->nvar, nc = m->spec->nchannel;
+    for (int c = 0; c < nc; c++) s->qnow[c] = s->qacc[c];
+    if (h > 0 && ha > 0)
+        for (int g = 0; g < 3; g++) {
+            double tg = t0 + gx[g] * ha;
+            if (s->state_at) s->state_at(s->state_ctx, tg, s->xs, s->xs + n, s->zi);
+            else s_interp(s, (tg - t0) / h);
+            /* one evaluation per motor: channels of the same motor share it */
+            mbs_dcmotor_state st;
+            int last = -1;
+            for (int c = 0; c < nc; c++) {
+                const mbs_channel_spec *ch = &m->spec->channels[c];
+                if (!s_is_quad(ch)) continue;
+                if (ch->element != last) mbs_force_motor(m, d, ch->element, s->xs, s->xs + n, s->zi, tg, &st);
+                last = ch->element;
+                const double p[5] = {st.p_in, st.p_copper, st.p_friction, st.p_gear, st.p_out};
+                s->qnow[c] += gw[g] * ha * p[ch->component - MBS_C_ENERGY_IN];
+            }
+        }
+    if (accept)
+        for (int c = 0; c < nc; c++) s->qacc[c] = s->qnow[c];
 }
 
 int mbs_sample_interval(mbs_sampler *s)
@@ -321,31 +398,21 @@ int mbs_sample_interval(mbs_sampler *s)
         double ts = mbs_sample_time(s, s->next);
         if (ts > t1 * (1 + 1e-13) + 1e-300) break;
         if (h <= 0 || ts >= t1) {
+            s_quad(s, t1, 0);
             s->z = d->z;
             s_store(s, ts, d->x, d->v, d->a);
             continue;
         }
         double u = (ts - t0) / h;
         if (u < 0) u = 0;
-        double H[6], D[6], S[6];
-        mbs_quintic_hermite(u, H, D, S);
-        double *xs = s->xs, *vs = s->xs + n, *as = s->xs + 2 * n;
-        for (int i = 0; i < n; i++) {
-            double p0 = d->xp[i], p1 = d->x[i], m0 = h * d->vp[i], m1 = h * d->v[i];
-            double c0 = h * h * d->ap[i], c1 = h * h * d->a[i];
-            xs[i] = H[0] * p0 + H[1] * m0 + H[2] * c0 + H[3] * c1 + H[4] * m1 + H[5] * p1;
-            vs[i] = (D[0] * p0 + D[1] * m0 + D[2] * c0 + D[3] * c1 + D[4] * m1 + D[5] * p1) / h;
-            as[i] = (S[0] * p0 + S[1] * m0 + S[2] * c0 + S[3] * c1 + S[4] * m1 + S[5] * p1) / (h * h);
-        }
-        /* element states: cubic Hermite on their values and rates */
-        double u2 = u * u, u3 = u2 * u;
-        double g0 = 1 - 3 * u2 + 2 * u3, g1 = u - 2 * u2 + u3, g2 = 3 * u2 - 2 * u3, g3 = u3 - u2;
-        for (int k = 0; k < m->nz; k++)
-            s->zi[k] = g0 * d->zp[k] + g1 * h * d->zdp[k] + g2 * d->z[k] + g3 * h * d->zd[k];
+        s_quad(s, ts, 0);
+        s_interp(s, u);
         s->z = s->zi;
-        s_store(s, ts, xs, vs, as);
+        s_store(s, ts, s->xs, s->xs + n, s->xs + 2 * n);
     }
     s->z = d->z;
+    /* the quadratures to the accepted state */
+    if (h > 0) s_quad(s, t1, 1);
     return 0;
 }
 

@@ -25,6 +25,21 @@ typedef struct {
     mbs_avec *body_com;  /* (nbody) centre of mass of each body (poses)      */
     mbs_avec *body_ex;   /* (nbody) body x axis, 2-D (poses)                 */
     double *pose_prev;   /* (nbody x npose) previous frame, for continuity   */
+    /* Quadrature channels (a motor's energies, MBS_C_ENERGY_IN ...): each one's
+     * integral from 0 to the last accepted state (qacc) and to the sample
+     * being taken (qnow), per channel (0 for the others); nquad of them.
+     * Carried over each accepted step by 3-point Gauss-Legendre on the
+     * step's interpolant (mbs_sample_interval), outside the integrators'
+     * error control. */
+    double *qacc, *qnow;
+    int nquad;
+    /* The state of the accepted step at time t (d->tp <= t <= d->t) for the
+     * quadratures: positions and velocities (nvar each), element states
+     * (nz).  NULL: the sampler's quintic and cubic Hermite between d's two
+     * accepted states; the relative formulation interpolates in its joint
+     * coordinates over its own step (run/relative.c). */
+    void (*state_at)(void *ctx, double t, double *x, double *v, double *z);
+    void *state_ctx;
 } mbs_sampler;
 
 int mbs_sampler_init(mbs_sampler *s, const mbs_model *m, mbs_data *d, mbs_result *res);
@@ -42,7 +57,9 @@ void mbs_quintic_hermite(double u, double H[6], double D[6], double S[6]);
 
 /* Take every sample in (d->tp, d->t] by quintic Hermite interpolation
  * between (xp, vp, ap) and (x, v, a); the element states by cubic Hermite
- * between (zp, zdp) and (z, zd). */
+ * between (zp, zdp) and (z, zd).  Then carry the quadrature channels
+ * (a motor's energies) over the step: called once per accepted step,
+ * while the held outputs of sampled controllers are those of the step. */
 int mbs_sample_interval(mbs_sampler *s);
 
 /* Take the next sample at the current state (t = 0, statics). */

@@ -93,7 +93,7 @@ static int s_mass(mbs_model *m)
 {
     int n = m->nvar, nb = m->nb;
     /* dense accumulation per row through a triplet list */
-    long cap = (long)m->nbody * nb * nb + 4L * m->nrotor + 1, k = 0;
+    long cap = (long)m->nbody * nb * nb + 4L * m->nrotor + m->nsrotor + 1, k = 0;
     struct trip { int i, j; double v; } *t = malloc(sizeof(struct trip) * (size_t)cap);
     if (!t) return MBS_ENOMEM;
     for (int b = 0; b < m->nbody; b++) {
@@ -114,6 +114,11 @@ static int s_mass(mbs_model *m)
                 if (ro->var[a] < 0 || ro->var[b] < 0) continue;
                 t[k].i = ro->var[a]; t[k].j = ro->var[b]; t[k].v = ro->J * ro->c[a] * ro->c[b]; k++;
             }
+    }
+    /* the rotors on prismatic joints between moving bodies: J / lead^2 on
+     * their slide variables (ncs.c s_slide_rotors) */
+    for (int r = 0; r < m->nsrotor; r++) {
+        t[k].i = t[k].j = m->srotor[r].var; t[k].v = m->srotor[r].ms; k++;
     }
     /* counting sort by row, then merge columns */
     m->M_ptr = calloc((size_t)n + 1, sizeof(int));
@@ -206,6 +211,15 @@ static int s_coupled_vars(mbs_model *m)
     for (int c = 0; c < m->nctrl; c++) {
         if (m->ctrl_nz[c] == 0 && s->controllers[c].ts > 0) continue;
         int b[2];
+        mbs_quantity q = s->controllers[c].measure.quantity;
+        if (q == MBS_Q_KINETIC_ENERGY || q == MBS_Q_POTENTIAL_ENERGY || q == MBS_Q_TOTAL_ENERGY) {
+            /* an energy: every body's variables */
+            for (int k = 0; k < m->nbody; k++) {
+                b[0] = k, b[1] = MBS_GROUND;
+                big |= s_add_bodies(m, &all, b);
+            }
+            continue;
+        }
         s_measure_bodies(m, &s->controllers[c].measure, b);
         big |= s_add_bodies(m, &all, b);
     }
@@ -449,8 +463,9 @@ mbs_model *mbs_model_new(const mbs_spec *spec, mbs_report *rep, mbs_errlist *err
     int rc = mbs_ncs_build(m, err);
     if (!rc) rc = s_mass(m);
     if (!rc) rc = s_forces(m);
-    if (rc == MBS_EINVAL) mbs_err_add(err, "", "the controllers' measured signals and the motors they drive span more "
-                                      "than two bodies' coordinates (not supported)");
+    if (rc == MBS_EINVAL) mbs_err_add(err, "", "the continuous controllers' measured signals and the motors they drive "
+                                      "span more than two bodies' coordinates (not supported: an energy spans every "
+                                      "body; a sampled controller, sample_period > 0, may measure it)");
     if (!rc) rc = mbs_contact_build(m, err);
     if (!rc) rc = s_orderings(m);
     /* the inputs' kinks, where the integrators end their steps */
@@ -489,7 +504,7 @@ void mbs_model_free(mbs_model **pm)
     free(m->M_ptr); free(m->M_col); free(m->M_val);
     free(m->perm); free(m->iperm); free(m->kperm); free(m->kiperm); free(m->gperm); free(m->giperm);
     for (int e = 0; m->stel && e < m->nstate_el; e++) free(m->stel[e].cvars);
-    free(m->jg); free(m->rotor); free(m->fpts); free(m->spring_len0); free(m->stel);
+    free(m->jg); free(m->rotor); free(m->srotor); free(m->fpts); free(m->spring_len0); free(m->stel);
     free(m->z_force); free(m->force_z); free(m->z_ctrl); free(m->ctrl_z); free(m->ctrl_nz); free(m->ctrl_pts);
     free(m->cshape); free(m->cfel); free(m->cpairs); free(m->kinks);
     free(m);

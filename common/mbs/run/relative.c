@@ -263,6 +263,31 @@ static int s_book(const mbs_model *m, mbs_data *d, s_relrun *r, mbs_rtree_ws *w,
     return mbs_run_step_done_ahead(m, d, r->smp, h, err);
 }
 
+/* The sampler's state_at (output.h): the state at time tg of the step from
+ * r->tp to s->t, interpolated as the samples are (quintic Hermite on q,
+ * cubic on z), mapped to natural coordinates; the samples' scratch (qs,
+ * qds, us, ws) is free while the run's book-keeping runs. */
+static void s_state_at(void *ctx, double tg, double *x, double *v, double *z)
+{
+    s_relrun *r = ctx;
+    const mbs_rel_state *s = r->s;
+    double t0 = r->tp, h = s->t - t0, u = (tg - t0) / h;
+    double H[6], D[6];
+    mbs_quintic_hermite(u, H, D, NULL);
+    for (int i = 0; i < s->nq; i++) {
+        double p0 = r->qp[i], p1 = s->q[i], m0 = h * r->qdp[i], m1 = h * r->qd[i];
+        double c0 = h * h * r->qddp[i], c1 = h * h * r->qdd[i];
+        r->qs[i] = H[0] * p0 + H[1] * m0 + H[2] * c0 + H[3] * c1 + H[4] * m1 + H[5] * p1;
+        r->qds[i] = (D[0] * p0 + D[1] * m0 + D[2] * c0 + D[3] * c1 + D[4] * m1 + D[5] * p1) / h;
+    }
+    mbs_rtree_rates(s->tree, r->qs, r->qds, r->us);
+    mbs_rtree_kinematics(s->tree, r->ws, r->qs, r->us);
+    mbs_rel_to_natural(r->smp->m, s->tree, r->ws, x, v, NULL);
+    double u2 = u * u, u3 = u2 * u;
+    double g0 = 1 - 3 * u2 + 2 * u3, g1 = u - 2 * u2 + u3, g2 = 3 * u2 - 2 * u3, g3 = u3 - u2;
+    for (int k = 0; k < s->nz; k++) z[k] = g0 * r->zp[k] + g1 * h * r->zdp[k] + g2 * s->z[k] + g3 * h * s->zd[k];
+}
+
 /* The stepper's `done`: the output samples inside the accepted step are
  * taken at states interpolated in the joint coordinates (quintic Hermite on
  * q with u and qdd at both ends, then the accelerations at that state): a
@@ -402,7 +427,10 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
             mbs_rtree_qdot(&t, s.q, s.u, r.qdp);
             mbs_rtree_qddot(&t, s.q, s.u, s.qdd, r.qdp, r.qddp);
             mbs_stepper run = {s_done, &r, smp->interval};
+            smp->state_at = s_state_at;
+            smp->state_ctx = &r;
             rc = mbs_integrate_relative(m, d, &s, &run, err);
+            smp->state_at = NULL;
         }
         free(r.qp); free(r.qdp); free(r.qddp); free(r.qd); free(r.qdd); free(r.qs); free(r.qds); free(r.us);
         free(r.udds); free(rx); free(r.zp); free(r.zdp); free(r.zs); free(r.zds);

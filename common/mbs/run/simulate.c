@@ -233,6 +233,9 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
         mbs_err_add(err, "", "initial accelerations: singular system");
         rc = MBS_ESINGULAR;
     }
+    /* a reaction a sampled controller measured at t = 0 was the one before
+     * its first output: the samples recover theirs under it */
+    if (!rc && m->nctrl > 0) mbs_reaction_given(d, NULL);
     if (!rc) {
         mbs_force_zrate(m, d, d->x, d->v, d->z, 0, d->zd);
         memcpy(d->zp, d->z, sizeof(double) * (size_t)m->nz);

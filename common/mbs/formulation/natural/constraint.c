@@ -115,6 +115,7 @@ int mbs_cons_jac_prepare(mbs_model *m)
         memset(e->njc, 0, sizeof e->njc);
         int lin = e->kind != MBS_EQ_DOT, nv = lin ? 1 : e->nprod;
         if (e->kind == MBS_EQ_ANG) e->apos = s_colpos(e, e->avar);
+        if (e->kind == MBS_EQ_DOT && e->svar >= 0) e->spos = s_colpos(e, e->svar);
         for (int p = 0; p < nv; p++)
             for (int sd = 0; sd < (lin ? 1 : 2); sd++) {
                 s_jcol jc[2 * MBS_NB_MAX];
@@ -198,6 +199,11 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
             continue;
         }
         double val = -g;
+        /* a slide variable's term (linear: nothing in gamma or the Hessian) */
+        if (e->svar >= 0) {
+            val -= x[e->svar];
+            if (row) row[e->spos] -= 1;
+        }
         for (int p = 0; p < e->nprod; p++) {
             double w, dw, ddw, P[3], Q[3];
             s_tw(&e->w[p], t, &w, &dw, &ddw);

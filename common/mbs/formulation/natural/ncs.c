@@ -633,10 +633,14 @@ static void s_initial_velocities(mbs_model *m)
  * th_B'), and the mass matrix stays constant (build.c s_mass adds J c c^T
  * on those variables).  Appends the angle variables after the bodies'
  * (th = 0 at t = 0, th' the body's initial angular velocity). */
+static int s_slide_rotors(mbs_model *m);
+
 static int s_rotors(mbs_model *m)
 {
     const mbs_spec *s = m->spec;
     int n = 0;
+    int rc = s_slide_rotors(m);
+    if (rc) return rc;
     for (int e = 0; e < s->nforce; e++) {
         const mbs_force_spec *F = &s->forces[e];
         if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0 || m->dim != 2) continue;
@@ -664,6 +668,39 @@ static int s_rotors(mbs_model *m)
             if (r->c[k] == 0) continue;
             if (m->body[b].avar < 0) m->body[b].avar = m->nvar++;
             r->var[k] = m->body[b].avar;
+        }
+    }
+    return 0;
+}
+
+/* The rotor of a dc_motor on a planar prismatic joint between two moving
+ * bodies A (bodies[0], the stator's and the screw axis's) and B: it turns
+ * at s' / lead relative to A, whose rotation (about the plane's normal) is
+ * normal to the screw, so its kinetic energy is 1/2 (J / lead^2) s'^2, s
+ * the joint's slide.  s is a variable of its own, tied to the bodies by a
+ * DOT equation (ncs_equations.c s_slide_eqs), with the constant mass J /
+ * lead^2 (build.c s_mass).  Appends the variables after the bodies'. */
+static int s_slide_rotors(mbs_model *m)
+{
+    const mbs_spec *s = m->spec;
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int e = 0; e < s->nforce; e++) {
+            const mbs_force_spec *F = &s->forces[e];
+            if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0 || m->dim != 2) continue;
+            const mbs_joint_spec *Jt = &s->joints[F->joint];
+            if (Jt->type != MBS_JOINT_PRISMATIC || Jt->body[0] == MBS_GROUND || Jt->body[1] == MBS_GROUND) continue;
+            if (pass == 0) { n++; continue; }
+            struct mbs_srotor *r = &m->srotor[m->nsrotor++];
+            r->force = e;
+            r->joint = F->joint;
+            r->var = m->nvar++;
+            r->ms = F->motor.J * F->motor.ratio * F->motor.ratio;
+        }
+        if (pass == 0) {
+            if (n == 0) return 0;
+            m->srotor = calloc((size_t)n, sizeof *m->srotor);
+            if (!m->srotor) return MBS_ENOMEM;
         }
     }
     return 0;
@@ -742,6 +779,15 @@ int mbs_ncs_build(mbs_model *m, mbs_errlist *err)
         /* the angle variables: 0 at t = 0, at the body's angular velocity */
         for (int b = 0; b < m->nbody; b++)
             if (m->body[b].avar >= 0) m->v0[m->body[b].avar] = s->bodies[b].angular_velocity[2];
+        /* the slide variables: 0 at t = 0, at the joint's sliding rate
+         * ax_A . (v_B(P) - v_A(P)) (d = 0 there) */
+        for (int r = 0; r < m->nsrotor; r++) {
+            const mbs_jgeom *g = &m->jg[m->srotor[r].joint];
+            double ax[3] = {0}, dv[3] = {0};
+            mbs_avec_eval(m, &g->ax, m->x0, 0, ax);
+            mbs_avec_eval(m, &g->d, m->v0, 1, dv);
+            m->v0[m->srotor[r].var] = ax[0] * dv[0] + ax[1] * dv[1];
+        }
     }
     for (int b = 0; b < s->nbody; b++) free(cl[b].c);
     free(cl);

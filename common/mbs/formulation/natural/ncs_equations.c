@@ -58,6 +58,7 @@ static mbs_eq *s_eq_new(s_eqlist *l, mbs_eq_kind kind, int joint)
     e->kind = kind;
     e->joint = joint;
     e->body = -1;
+    e->svar = -1;
     return e;
 }
 
@@ -393,6 +394,27 @@ static int s_angle_eqs(s_eqlist *l)
     return 0;
 }
 
+/* The DOT equation of every rotor on a prismatic joint between moving
+ * bodies (ncs.c s_rotors): ax_A . (x_B(P) - x_A(P)) - s = 0, so the
+ * variable s is the joint's slide since t = 0 (0 there: the points
+ * coincide). */
+static int s_slide_eqs(s_eqlist *l)
+{
+    mbs_model *m = l->m;
+    const mbs_spec *sp = m->spec;
+    for (int r = 0; r < m->nsrotor; r++) {
+        const mbs_joint_spec *J = &sp->joints[m->srotor[r].joint];
+        mbs_avec ax = s_av(m, J->body[0], J->axis, 0);
+        mbs_avec a = s_av(m, J->body[1], J->at, 1), b = s_av(m, J->body[0], J->at, 1);
+        mbs_avec d = s_av_sub(a, &b);
+        int n0 = l->n;
+        int rc = s_dot(l, m->srotor[r].joint, ax, d, 0);
+        if (rc) return rc;
+        l->eq[n0].svar = m->srotor[r].var;
+    }
+    return 0;
+}
+
 /* Variables touched by an affine vector, appended to cols (may repeat). */
 static int s_av_vars(const mbs_model *m, const mbs_avec *a, int *cols, int n)
 {
@@ -446,6 +468,7 @@ static int s_patterns(mbs_model *m, s_eqlist *l)
                 n = s_av_vars(m, e->p[p][0], tmp, n);
                 n = s_av_vars(m, e->p[p][1], tmp, n);
             }
+            if (e->svar >= 0) tmp[n++] = e->svar;
         }
         total += n; /* upper bound: before removing repeats */
     }
@@ -470,6 +493,7 @@ static int s_patterns(mbs_model *m, s_eqlist *l)
                 n = s_av_vars(m, e.p[p][0], tmp, n);
                 n = s_av_vars(m, e.p[p][1], tmp, n);
             }
+            if (e.svar >= 0) tmp[n++] = e.svar;
         }
         qsort(tmp, (size_t)n, sizeof(int), s_cmp_int);
         int u = 0;
@@ -552,6 +576,7 @@ int mbs_ncs_equations(mbs_model *m, const mbs_elim *el)
     if (!rc) rc = s_joint_eqs(&l, el);
     if (!rc) rc = s_driver_eqs(&l);
     if (!rc) rc = s_angle_eqs(&l);
+    if (!rc) rc = s_slide_eqs(&l);
     if (!rc) rc = s_patterns(m, &l);
     if (!rc) rc = s_joint_geom(m);
     if (rc) {
