@@ -1,6 +1,7 @@
 #!/bin/sh
 # The stand-in postgres:15's start (postgres.Containerfile): on an empty
-# $PGDATA, initdb with POSTGRES_USER as superuser and POSTGRES_PASSWORD,
+# $PGDATA, initdb with POSTGRES_USER as superuser and POSTGRES_PASSWORD
+# (local socket trusted, as in the official image),
 # listen on every address with scram passwords, create POSTGRES_DB; then run
 # the server in the foreground as the postgres user.
 set -eu
@@ -13,7 +14,7 @@ chown postgres:postgres "$PGDATA" /run/postgresql
 chmod 700 "$PGDATA"
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
   pw=$(mktemp); chown postgres "$pw"; printf '%s\n' "$POSTGRES_PASSWORD" > "$pw"
-  as_pg initdb -D "$PGDATA" -U "$user" --pwfile="$pw" -A scram-sha-256 --encoding=UTF8 >/dev/null
+  as_pg initdb -D "$PGDATA" -U "$user" --pwfile="$pw" --auth-local=trust --auth-host=scram-sha-256 --encoding=UTF8 >/dev/null
   rm -f "$pw"
   echo "listen_addresses = '*'" >> "$PGDATA/postgresql.conf"
   echo "host all all all scram-sha-256" >> "$PGDATA/pg_hba.conf"
