@@ -184,7 +184,7 @@ TOKEN=$MBSWEEP_TOKEN
 wait_until() {
   local limit=$1; shift
   local end=$((SECONDS + limit))
-  while [ $SECONDS -lt $end ]; do "$@" >/dev/null 2>&1 && return 0; sleep 0.5; done
+  while [ $SECONDS -lt $end ]; do "$@" >/dev/null 2>&1 && return 0; sleep "${POLL:-0.5}"; done
   return 1
 }
 jget() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
@@ -245,7 +245,7 @@ done_ge() { [ "$(done_count "$1")" -ge "$2" ]; }
 now() { date +%s.%N; }
 t0=$(now)
 S1=$(sweep "$N1" 1)
-wait_until 300 sweep_is "$S1" done || fail "first sweep: $(sweep_status "$S1")"
+POLL=0.05 wait_until 300 sweep_is "$S1" done || fail "first sweep: $(sweep_status "$S1")"
 t1=$(now)
 check_once "$S1" "$N1" 1
 rate=$(python3 -c "import sys; print('%.2f s, %.0f jobs/s' % (float(sys.argv[2]) - float(sys.argv[1]), int(sys.argv[3]) / (float(sys.argv[2]) - float(sys.argv[1]))))" "$t0" "$t1" "$N1")
