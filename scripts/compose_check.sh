@@ -4,8 +4,9 @@
 # and no Docker Hub here, so:
 #   * the engine is Debian's podman (4.3) with podman-compose (1.0.3), as
 #     root, with a PRIVATE store and configuration under a temporary directory
-#     (CONTAINERS_STORAGE_CONF, CONTAINERS_CONF; nothing in /etc or
-#     /var/lib/containers is used or changed);
+#     (CONTAINERS_STORAGE_CONF, CONTAINERS_CONF; nothing in /etc; podman's
+#     blob-info cache in /var/lib/containers/cache and netavark's state in
+#     /run/containers/networks are removed at the end if they were not there);
 #   * the Dockerfiles' base images debian:12 and debian:12-slim are one local
 #     image made by debootstrap (bookworm, minbase) and `podman import`;
 #   * postgres:15 and haproxy:2.6 are STAND-INS built from Debian's packages
@@ -48,6 +49,11 @@ done
 # The host's network state that netavark changes (IPv4 forwarding on, its
 # NETAVARK* iptables chains): put back at the end if they were not there before
 FWD0=$(cat /proc/sys/net/ipv4/ip_forward)
+# and the two directories podman uses whatever its configuration (the image
+# library's blob-info cache, netavark's IP allocations): removed at the end
+# if this run made them
+OWN_DIRS=()
+for d in /var/lib/containers /run/containers; do [ -e "$d" ] || OWN_DIRS+=("$d"); done
 NAT0=0; iptables -t nat -S NETAVARK-HOSTPORT-DNAT >/dev/null 2>&1 && NAT0=1
 net_restore() {
   echo "$FWD0" > /proc/sys/net/ipv4/ip_forward
@@ -116,6 +122,7 @@ cleanup() {
     rm -rf "$T"
   fi
   net_restore
+  [ ${#OWN_DIRS[@]} = 0 ] || rm -rf "${OWN_DIRS[@]}"
   [ "$rc" = 0 ] && log "compose_check: passed" || log "compose_check: FAILED ($rc)"
   exit "$rc"
 }
