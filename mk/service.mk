@@ -75,3 +75,10 @@ up:
 
 down:
 	@bash scripts/down.sh
+
+# docker-compose.yml run for real under podman, 2 gateways and 3 workers
+# (scripts/compose_check.sh; minutes, root; not part of `make test`)
+.PHONY: compose-check
+compose-check:
+	@bash scripts/deps.sh --compose
+	@bash scripts/compose_check.sh

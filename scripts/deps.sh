@@ -28,6 +28,11 @@ case "${1:-}" in
   # (bench/mujoco/*.c, side by side with our solver), Siconos numerics
   # (bench/siconos/fc3d_compare.c: its fc3d NSGS on our contact problems)
   --bench) pkgs+=(libsundials-dev libmujoco-dev libsiconos-numerics-dev) ;;
+  # `make compose-check` (scripts/compose_check.sh): docker-compose.yml run
+  # under Debian's podman (runc: crun refuses a hybrid cgroup hierarchy;
+  # netavark, aardvark-dns and iptables: the compose network and its DNS),
+  # with a Debian base image made by debootstrap
+  --compose) pkgs+=(podman podman-compose runc netavark aardvark-dns iptables debootstrap) ;;
 esac
 missing=()
 for p in "${pkgs[@]}"; do

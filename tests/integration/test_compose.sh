@@ -6,8 +6,10 @@
 # scale (no published port of their own) behind the `proxy`, whose
 # configuration deploy/haproxy.cfg is valid and names the gateway service's
 # ports; workers connecting through the proxy.  (No Docker engine runs here:
-# the images themselves are not built; tests/integration/test_proxy.sh runs
-# the proxy file with two local gateways.)
+# the images are not built by this test; scripts/compose_check.sh runs the
+# file under podman, `make compose-check`, outside `make test`;
+# tests/integration/test_proxy.sh runs the proxy file with two local
+# gateways.)
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 command -v docker-compose >/dev/null || fail "docker-compose not installed (scripts/deps.sh installs it)"
@@ -51,3 +53,13 @@ haproxy -c -q -f deploy/haproxy.cfg || fail "deploy/haproxy.cfg is not valid"
 grep -q '^ *server-template gw [0-9]* gateway:8080 ' deploy/haproxy.cfg && grep -q '^ *server-template gwz [0-9]* gateway:5555 ' deploy/haproxy.cfg \
   || fail "deploy/haproxy.cfg does not name the gateway service's ports"
 ok "compose: CurveZMQ keys on every gateway and worker, none open; gateways scale behind the proxy (deploy/haproxy.cfg valid), workers through it"
+# What running the file under podman showed (scripts/compose_check.sh, `make
+# compose-check`): the proxy must take its DNS server from the container's
+# resolv.conf (Docker's 127.0.0.11 exists only under Docker), and the build
+# context must leave out this checkout's build outputs and node_modules
+grep -q '^ *parse-resolv-conf' deploy/haproxy.cfg && ! grep -q '^ *nameserver' deploy/haproxy.cfg \
+  || fail "deploy/haproxy.cfg: the resolvers must come from resolv.conf (parse-resolv-conf), not a fixed nameserver"
+for pat in build 'build-\*' run '\*\*/node_modules'; do
+  grep -qx "$pat" .dockerignore || fail ".dockerignore does not leave out $pat"
+done
+ok "compose: the proxy resolves the gateways with the container network's DNS; the image context leaves out build outputs and node_modules"
