@@ -103,6 +103,9 @@ test('a deep link restores brush and selection in the sweep view, then channels,
   await p3.waitForSelector('#anim-table');
   await until(async () => (await jobState(p3)).scene.length === 2, 'the scene from the link');
   await until(async () => (await jobState(p3)).frame === f, 'the frame from the link');
+  // the plots are drawn after the data of their channels arrive: under load
+  // after the scene and the frame (a CI run read the state with none yet)
+  await until(async () => (await jobState(p3)).channels.length === want.channels.length, 'the channels from the link');
   assert.deepEqual(await jobState(p3), want);
   assert.deepEqual(errors, []);
   for (const p of [page, p2, p3]) await p.context().close();
