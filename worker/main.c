@@ -287,10 +287,18 @@ static void s_monitor_read(void)
                 log_error("the gateway refused this worker (ZAP status %u): its public key %s is not in the "
                           "gateway's allow-list (add it to the workers.allow file the gateway reads, e.g. with "
                           "make keys); retrying", val, s_cfg.open ? "(none: open)" : s_cfg.pub);
-            else
-                log_error("handshake with the gateway failed (%s, code %u): check MBSWEEP_SERVER_KEY (the "
+            else if (ev == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
+                log_error("handshake with the gateway failed (protocol, code %u): check MBSWEEP_SERVER_KEY (the "
                           "gateway's public key) and that both sides use CurveZMQ (or both --zmq-open-insecure); "
-                          "retrying", ev == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL ? "protocol" : "no detail", val);
+                          "retrying", val);
+            else
+                /* the connection closed before the handshake ended: what a proxy
+                 * does with no live gateway behind it, as well as a peer that is
+                 * not a gateway at all */
+                log_error("handshake with the gateway failed (the connection closed during it, code %u): no "
+                          "gateway answered at that address (a proxy with no live gateway behind it, or not a "
+                          "gateway at all), or the keys differ: check MBSWEEP_SERVER_KEY and CurveZMQ on both "
+                          "sides; retrying", val);
         }
     }
 }
