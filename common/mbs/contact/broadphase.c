@@ -264,24 +264,30 @@ static inline int s_emit_pairs(const mbs_broadphase *bp, int i, int j, int *out,
     return n;
 }
 
-/* The sweep over the boxes list[0..nl) (in sweep order): each box pair
- * within reach along the axis tested, the declared pairs of those that
- * overlap emitted into out from n on; returns the new n. */
+/* Box i against the boxes Y[q0..ny) (in sweep order) while they start
+ * within its reach along the axis: the declared pairs of those that overlap
+ * it emitted into out from n on; returns the new n. */
+static int s_sweep_from(mbs_broadphase *bp, const mbs_aabb *box, int i, const int *Y, int q0, int ny, int axis,
+                        double margin, int *out, int n)
+{
+    double reach = box[i].hi[axis] + margin;
+    for (int q = q0; q < ny; q++) {
+        int j = Y[q];
+        if (!(box[j].lo[axis] <= reach)) break;
+        bp->tested++;
+        if (!mbs_aabb_overlap(bp->dim, &box[i], &box[j], margin)) continue;
+        bp->overlaps++;
+        n = s_emit_pairs(bp, i, j, out, n);
+    }
+    return n;
+}
+
+/* The sweep over the boxes list[0..nl) (in sweep order): each box against
+ * those after it; returns the new n. */
 static int s_sweep_list(mbs_broadphase *bp, const mbs_aabb *box, const int *list, int nl, int axis, double margin,
                         int *out, int n)
 {
-    for (int p = 0; p < nl; p++) {
-        int i = list[p];
-        double reach = box[i].hi[axis] + margin;
-        for (int q = p + 1; q < nl; q++) {
-            int j = list[q];
-            if (!(box[j].lo[axis] <= reach)) break;
-            bp->tested++;
-            if (!mbs_aabb_overlap(bp->dim, &box[i], &box[j], margin)) continue;
-            bp->overlaps++;
-            n = s_emit_pairs(bp, i, j, out, n);
-        }
-    }
+    for (int p = 0; p < nl; p++) n = s_sweep_from(bp, box, list[p], list, p + 1, nl, axis, margin, out, n);
     return n;
 }
 
@@ -298,17 +304,9 @@ static int s_sweep_two(mbs_broadphase *bp, const mbs_aabb *box, const int *A, in
         int nx = pass ? nb : na, ny = pass ? na : nb, first = 0;
         for (int p = 0; p < nx; p++) {
             int i = X[p];
-            double reach = box[i].hi[axis] + margin;
             /* the first box of Y after i (both lists sorted: only forward) */
             while (first < ny && s_less_box(key, Y[first], i)) first++;
-            for (int q = first; q < ny; q++) {
-                int j = Y[q];
-                if (!(box[j].lo[axis] <= reach)) break;
-                bp->tested++;
-                if (!mbs_aabb_overlap(bp->dim, &box[i], &box[j], margin)) continue;
-                bp->overlaps++;
-                n = s_emit_pairs(bp, i, j, out, n);
-            }
+            n = s_sweep_from(bp, box, i, Y, first, ny, axis, margin, out, n);
         }
     }
     return n;
