@@ -119,4 +119,28 @@ static int s_run_ode(const mbs_model *m, mbs_data *d, s_ode *c, int bdf, int fat
     return rc;
 }
 
+/* The driver's failure paths, alike for the BDF (bdf = 1) and dopri5: a
+ * slope failing once (the step taken again a quarter as long; with a fatal
+ * failure the run ends with the formulation's message), and a commit asking
+ * for a retake once (the step counted and observed once).  The retake's run
+ * is left in *cr and its metrics in *met for the caller's own checks. */
+static void s_check_fail_paths(const mbs_model *m, mbs_data *d, int bdf, s_ode *cr, mbs_metrics *met)
+{
+    s_ode c = {.w = 3, .atol = 1e-9, .fail_once = 1};
+    CHECK(s_run_ode(m, d, &c, bdf, 0, met) == 0);
+    printf("  a slope failing once (%s): %ld steps, %ld rejected, largest error %.2e\n", bdf ? "bdf" : "dopri5",
+           met->steps, met->rejected_steps, c.worst);
+    CHECK(c.fails == 1);
+    CHECK(met->rejected_steps >= 1);
+    CHECK(c.worst < 100 * c.atol);
+    s_ode cf = {.w = 3, .atol = 1e-9, .fail_once = 1};
+    CHECK(s_run_ode(m, d, &cf, bdf, 1, met) == MBS_ESINGULAR);
+    CHECK(cf.fail_why == MBS_ODE_FAIL_STAGE);
+    CHECK(cf.t_last > 0.2 && cf.t_last < 0.35);
+    *cr = (s_ode){.w = 3, .atol = 1e-9, .retake_once = 1};
+    CHECK(s_run_ode(m, d, cr, bdf, 0, met) == 0);
+    CHECK(cr->retakes == 1);
+    CHECK(cr->monotone && cr->done == met->steps);
+}
+
 #endif
