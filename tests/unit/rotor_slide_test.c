@@ -71,21 +71,16 @@ static void s_rate(int lumped, const double *y, double *dy)
     dy[3] = (mb * r * y[2] * y[2] - mb * G * sin(y[0]) + s_force(y[3])) / (MB + ms);
 }
 
+/* s_rate for t_rk4_step (ctx: the lumped flag) */
+static void s_rate_ctx(const void *lumped, const double *y, double *dy) { s_rate(*(const int *)lumped, y, dy); }
+
 static void s_reference(int lumped, double (*out)[4])
 {
     double y[4] = {0, 0, 0, 0}, h = 2e-5;
     int per = 500;
     for (int i = 0; i <= 100 * per; i++) {
         if (i % per == 0) memcpy(out[i / per], y, sizeof y);
-        double k[4][4], z[4];
-        s_rate(lumped, y, k[0]);
-        for (int j = 0; j < 4; j++) z[j] = y[j] + h / 2 * k[0][j];
-        s_rate(lumped, z, k[1]);
-        for (int j = 0; j < 4; j++) z[j] = y[j] + h / 2 * k[1][j];
-        s_rate(lumped, z, k[2]);
-        for (int j = 0; j < 4; j++) z[j] = y[j] + h * k[2][j];
-        s_rate(lumped, z, k[3]);
-        for (int j = 0; j < 4; j++) y[j] += h / 6 * (k[0][j] + 2 * k[1][j] + 2 * k[2][j] + k[3][j]);
+        t_rk4_step(s_rate_ctx, &lumped, 4, y, h);
     }
 }
 

@@ -72,6 +72,9 @@ static void s_rate(const s_arm *a, const double *s, double *ds)
     ds[3] = (M11 * Q2 - M12 * Q1) / det;
 }
 
+/* s_rate for t_rk4_step */
+static void s_rate_ctx(const void *a, const double *s, double *ds) { s_rate(a, s, ds); }
+
 /* The reference at the output instants 0, 0.01, ..., 2 s: 201 states. */
 static void s_reference(const s_arm *a, double (*out)[4])
 {
@@ -79,15 +82,7 @@ static void s_reference(const s_arm *a, double (*out)[4])
     int per = 500; /* steps per output interval */
     for (int i = 0; i <= 200 * per; i++) {
         if (i % per == 0) memcpy(out[i / per], s, sizeof s);
-        double k[4][4], y[4];
-        s_rate(a, s, k[0]);
-        for (int j = 0; j < 4; j++) y[j] = s[j] + h / 2 * k[0][j];
-        s_rate(a, y, k[1]);
-        for (int j = 0; j < 4; j++) y[j] = s[j] + h / 2 * k[1][j];
-        s_rate(a, y, k[2]);
-        for (int j = 0; j < 4; j++) y[j] = s[j] + h * k[2][j];
-        s_rate(a, y, k[3]);
-        for (int j = 0; j < 4; j++) s[j] += h / 6 * (k[0][j] + 2 * k[1][j] + 2 * k[2][j] + k[3][j]);
+        t_rk4_step(s_rate_ctx, a, 4, s, h);
     }
 }
 

@@ -26,6 +26,22 @@ typedef struct {
     mbs_errlist err;
 } t_run;
 
+/* One classical RK4 step of y' = rate(ctx, y) for n <= 16 states, in place:
+ * the references the tests integrate by hand (hand-written Lagrangians). */
+static inline void t_rk4_step(void (*rate)(const void *ctx, const double *y, double *dy), const void *ctx, int n,
+                              double *y, double h)
+{
+    double k[4][16], z[16];
+    rate(ctx, y, k[0]);
+    for (int j = 0; j < n; j++) z[j] = y[j] + h / 2 * k[0][j];
+    rate(ctx, z, k[1]);
+    for (int j = 0; j < n; j++) z[j] = y[j] + h / 2 * k[1][j];
+    rate(ctx, z, k[2]);
+    for (int j = 0; j < n; j++) z[j] = y[j] + h * k[2][j];
+    rate(ctx, z, k[3]);
+    for (int j = 0; j < n; j++) y[j] += h / 6 * (k[0][j] + 2 * k[1][j] + 2 * k[2][j] + k[3][j]);
+}
+
 static inline char *t_slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
