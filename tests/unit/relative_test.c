@@ -333,6 +333,82 @@ static void test_circuit(void)
  * at the input configuration,
  * the Jacobian rows against central differences of Phi, and J' u against
  * central differences of J u along u, at random states. */
+/* One loop document: its equation count, Phi = 0 at the input
+ * configuration, the Jacobian rows against central differences of Phi, and
+ * J' u against central differences of J u along u, at random states (at
+ * t = 0: a driver's motion must have no acceleration there). */
+static void s_chord_fd(const char *doc, const char *label, int expect_neq)
+{
+    mbs_errlist el = {0};
+    mbs_spec *sp = mech_parse(doc, strlen(doc), NULL, 0, &el);
+    if (!CHECK(sp != NULL)) {
+        for (int i = 0; i < el.n; i++) fprintf(stderr, "  %s: %s\n", label, el.e[i].message);
+        return;
+    }
+    mbs_rtree t;
+    mbs_rtree_ws w;
+    CHECK(mbs_rtree_build(sp, &t, &el) == 0);
+    CHECK(mbs_rtree_ws_new(&t, &w) == 0);
+    CHECK(t.n == 4 && t.g.nchord == 1 && t.g.chords[0] == 4);
+    CHECK(t.neq == expect_neq);
+    int n = t.n, m = t.neq;
+    double q[4], u[4], qq[4], J0[7 * 4], ph[7], pd[7], jd = 0, bd = 0, jmax = 0, bmax = 0;
+    /* the circuit equations hold at the input configuration */
+    double zero[4] = {0, 0, 0, 0}, p0 = 0;
+    mbs_rtree_kinematics(&t, &w, zero, NULL);
+    mbs_rtree_circuit(&t, &w, 0);
+    for (int r = 0; r < m; r++) p0 = fmax(p0, fabs(w.phi[r]));
+    CHECK(p0 < 1e-14);
+    for (int trial = 0; trial < 5; trial++) {
+        for (int i = 0; i < n; i++) { q[i] = s_rand(); u[i] = 2 * s_rand(); }
+        mbs_rtree_kinematics(&t, &w, q, u);
+        mbs_rtree_circuit(&t, &w, 0);
+        double bias[7];
+        memcpy(J0, w.J, sizeof(double) * (size_t)(m * n));
+        memcpy(bias, w.bias, sizeof(double) * (size_t)m);
+        const double h = 1e-6;
+        for (int c = 0; c < n; c++) {
+            memcpy(qq, q, sizeof qq);
+            qq[c] += h;
+            mbs_rtree_kinematics(&t, &w, qq, u);
+            mbs_rtree_circuit(&t, &w, 0);
+            memcpy(ph, w.phi, sizeof(double) * (size_t)m);
+            qq[c] -= 2 * h;
+            mbs_rtree_kinematics(&t, &w, qq, u);
+            mbs_rtree_circuit(&t, &w, 0);
+            for (int r = 0; r < m; r++) {
+                double fd = (ph[r] - w.phi[r]) / (2 * h);
+                jd = fmax(jd, fabs(fd - J0[r * n + c]));
+                jmax = fmax(jmax, fabs(J0[r * n + c]));
+            }
+        }
+        /* J' u: d/dt (J u) along u with qdd = 0 */
+        for (int i = 0; i < n; i++) qq[i] = q[i] + h * u[i];
+        mbs_rtree_kinematics(&t, &w, qq, u);
+        mbs_rtree_circuit(&t, &w, 0);
+        memcpy(pd, w.phid, sizeof(double) * (size_t)m);
+        for (int i = 0; i < n; i++) qq[i] = q[i] - h * u[i];
+        mbs_rtree_kinematics(&t, &w, qq, u);
+        mbs_rtree_circuit(&t, &w, 0);
+        for (int r = 0; r < m; r++) {
+            bd = fmax(bd, fabs((pd[r] - w.phid[r]) / (2 * h) - bias[r]));
+            bmax = fmax(bmax, fabs(bias[r]));
+        }
+    }
+    printf("  chord %-20s %d equations: |J - dPhi/dq| %.1e (of %.1e), |J'u - d(Ju)/dt| %.1e (of %.1e)\n", label, m,
+           jd, jmax, bd, bmax);
+    CHECK(jd < 1e-8 * (1 + jmax));
+    CHECK(bd < 1e-7 * (1 + bmax));
+    mbs_rtree_ws_free(&w);
+    mbs_rtree_free(&t);
+    mbs_spec_free(&sp);
+}
+
+/* Every chord joint type closing a spatial loop (ground -R z- a -R x- b and
+ * ground -P y- c -R- d, the chord between b and d, both reached at depth 2,
+ * so that any type is the chord); and a driven revolute and prismatic chord
+ * (the tree joints damped, so that the driven joint stays the chord: its
+ * rheonomic angle or slide equation, at constant speed). */
 static void test_chord_types(void)
 {
     /* equations of each chord type of T_CHORDS (relative_models.h) */
@@ -340,69 +416,19 @@ static void test_chord_types(void)
     for (int k = 0; k < T_NCHORD; k++) {
         char doc[4096];
         t_chord_loop(doc, sizeof doc, k, "[0, 0, -9.81]", "");
-        mbs_errlist el = {0};
-        mbs_spec *sp = mech_parse(doc, strlen(doc), NULL, 0, &el);
-        if (!CHECK(sp != NULL)) {
-            for (int i = 0; i < el.n; i++) fprintf(stderr, "  %s: %s\n", T_CHORDS[k].type, el.e[i].message);
-            continue;
-        }
-        mbs_rtree t;
-        mbs_rtree_ws w;
-        CHECK(mbs_rtree_build(sp, &t, &el) == 0);
-        CHECK(mbs_rtree_ws_new(&t, &w) == 0);
-        CHECK(t.n == 4 && t.g.nchord == 1 && t.g.chords[0] == 4);
-        CHECK(t.neq == neq[k]);
-        int n = t.n, m = t.neq;
-        double q[4], u[4], qq[4], J0[6 * 4], ph[6], pd[6], jd = 0, bd = 0, jmax = 0, bmax = 0;
-        /* the circuit equations hold at the input configuration */
-        double zero[4] = {0, 0, 0, 0}, p0 = 0;
-        mbs_rtree_kinematics(&t, &w, zero, NULL);
-        mbs_rtree_circuit(&t, &w, 0);
-        for (int r = 0; r < m; r++) p0 = fmax(p0, fabs(w.phi[r]));
-        CHECK(p0 < 1e-14);
-        for (int trial = 0; trial < 5; trial++) {
-            for (int i = 0; i < n; i++) { q[i] = s_rand(); u[i] = 2 * s_rand(); }
-            mbs_rtree_kinematics(&t, &w, q, u);
-            mbs_rtree_circuit(&t, &w, 0);
-            double bias[6];
-            memcpy(J0, w.J, sizeof(double) * (size_t)(m * n));
-            memcpy(bias, w.bias, sizeof(double) * (size_t)m);
-            const double h = 1e-6;
-            for (int c = 0; c < n; c++) {
-                memcpy(qq, q, sizeof qq);
-                qq[c] += h;
-                mbs_rtree_kinematics(&t, &w, qq, u);
-                mbs_rtree_circuit(&t, &w, 0);
-                memcpy(ph, w.phi, sizeof(double) * (size_t)m);
-                qq[c] -= 2 * h;
-                mbs_rtree_kinematics(&t, &w, qq, u);
-                mbs_rtree_circuit(&t, &w, 0);
-                for (int r = 0; r < m; r++) {
-                    double fd = (ph[r] - w.phi[r]) / (2 * h);
-                    jd = fmax(jd, fabs(fd - J0[r * n + c]));
-                    jmax = fmax(jmax, fabs(J0[r * n + c]));
-                }
-            }
-            /* J' u: d/dt (J u) along u with qdd = 0 */
-            for (int i = 0; i < n; i++) qq[i] = q[i] + h * u[i];
-            mbs_rtree_kinematics(&t, &w, qq, u);
-            mbs_rtree_circuit(&t, &w, 0);
-            memcpy(pd, w.phid, sizeof(double) * (size_t)m);
-            for (int i = 0; i < n; i++) qq[i] = q[i] - h * u[i];
-            mbs_rtree_kinematics(&t, &w, qq, u);
-            mbs_rtree_circuit(&t, &w, 0);
-            for (int r = 0; r < m; r++) {
-                bd = fmax(bd, fabs((pd[r] - w.phid[r]) / (2 * h) - bias[r]));
-                bmax = fmax(bmax, fabs(bias[r]));
-            }
-        }
-        printf("  chord %-11s %d equations: |J - dPhi/dq| %.1e (of %.1e), |J'u - d(Ju)/dt| %.1e (of %.1e)\n",
-               T_CHORDS[k].type, m, jd, jmax, bd, bmax);
-        CHECK(jd < 1e-8 * (1 + jmax));
-        CHECK(bd < 1e-7 * (1 + bmax));
-        mbs_rtree_ws_free(&w);
-        mbs_rtree_free(&t);
-        mbs_spec_free(&sp);
+        s_chord_fd(doc, T_CHORDS[k].type, neq[k]);
+    }
+    static const char *const DRIVEN =
+        ", \"drivers\": [{\"joint\": \"K\", \"motion\": {\"kind\": \"constant_speed\", \"speed\": 0.7}}],"
+        " \"forces\": [{\"type\": \"joint_damping\", \"joint\": \"J1\", \"coefficient\": 0.1},"
+        " {\"type\": \"joint_damping\", \"joint\": \"J2\", \"coefficient\": 0.1},"
+        " {\"type\": \"joint_damping\", \"joint\": \"J3\", \"coefficient\": 0.1},"
+        " {\"type\": \"joint_damping\", \"joint\": \"J4\", \"coefficient\": 0.1}]";
+    for (int k = 0; k < 2; k++) {
+        char doc[4096], label[64];
+        t_chord_loop(doc, sizeof doc, k, "[0, 0, -9.81]", DRIVEN);
+        snprintf(label, sizeof label, "%s, driven", T_CHORDS[k].type);
+        s_chord_fd(doc, label, neq[k] + 1);
     }
 }
 
@@ -608,6 +634,139 @@ static void test_runs(void)
     s_compare_runs_with("examples/four_bar.json", "10", 1e-8, 1e-11, 1, 2 * 100 * 1e-8, 0);
 }
 
+/* ---- loads on the joints that close loops ---------------------------------------------- */
+
+/* The chords the spanning tree of document doc chooses, ", "-separated,
+ * must be `expect`. */
+static void s_chords_are(const char *doc, const char *expect)
+{
+    mbs_errlist el = {0};
+    mbs_spec *sp = mech_parse(doc, strlen(doc), NULL, 0, &el);
+    if (!CHECK(sp != NULL)) return;
+    mbs_rtree t;
+    CHECK(mbs_rtree_build(sp, &t, &el) == 0);
+    char names[256];
+    mbs_rtree_chord_names(&t, names, sizeof names);
+    printf("  chords '%s' (expected '%s')\n", names, expect);
+    CHECK(!strcmp(names, expect));
+    mbs_rtree_free(&t);
+    mbs_spec_free(&sp);
+}
+
+/* Drivers and rotational springs on joints of loops, against natural bdf
+ * within the contract's bound of test_runs:
+ *  - the four-bar with a driver on C (harmonic, fully driven): the tree
+ *    keeps the driven C and cuts B (sysgraph.c), a tree driver;
+ *  - the same with A, B and D damped: C is the only joint of its loop to
+ *    cut, a rheonomic circuit equation (its reaction channel has the
+ *    driving torque, as natural's);
+ *  - the four-bar with its joints in the order A, C, D, B, a rotational
+ *    spring on B and the others damped: B stays the chord, its angle
+ *    (crank against coupler) measured from the two bodies' poses, turning
+ *    through 8 revolutions in 10 s (its continuity beyond +-pi);
+ *  - the four-bar with every joint damped: the damped chord C;
+ *  - a planar five-bar (two freedoms) with a rotational spring on its
+ *    joint bc, which joins two bodies of one breadth-first level: the tree
+ *    is cut at ga instead (sysgraph.c's exchange). */
+static const char *const FIVE_BAR =
+    "{\"name\": \"five-bar\", \"dimension\": 2, \"gravity\": [0, -9.81],"
+    " \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 0.09, \"com\": [0, 0.5]},"
+    "  {\"name\": \"b\", \"mass\": 1, \"inertia\": 0.1, \"com\": [0.5, 1.25]},"
+    "  {\"name\": \"c\", \"mass\": 1, \"inertia\": 0.1, \"com\": [1.5, 1.25]},"
+    "  {\"name\": \"d\", \"mass\": 1, \"inertia\": 0.09, \"com\": [2, 0.5]}],"
+    " \"joints\": [{\"name\": \"ga\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"a\"], \"at\": [0, 0]},"
+    "  {\"name\": \"ab\", \"type\": \"revolute\", \"bodies\": [\"a\", \"b\"], \"at\": [0, 1]},"
+    "  {\"name\": \"bc\", \"type\": \"revolute\", \"bodies\": [\"b\", \"c\"], \"at\": [1, 1.5]},"
+    "  {\"name\": \"cd\", \"type\": \"revolute\", \"bodies\": [\"c\", \"d\"], \"at\": [2, 1]},"
+    "  {\"name\": \"dg\", \"type\": \"revolute\", \"bodies\": [\"d\", \"ground\"], \"at\": [2, 0]}],"
+    " \"forces\": [{\"type\": \"rotational_spring_damper\", \"joint\": \"bc\", \"stiffness\": 5, \"damping\": 0.05,"
+    "   \"free_angle\": 0.3}],"
+    " \"solver\": {\"t_end\": 3}, \"outputs\": {\"interval\": 0.01, \"channels\": ["
+    "  {\"name\": \"xb\", \"quantity\": \"position\", \"body\": \"b\", \"point\": [1, 1.5], \"component\": \"x\"},"
+    "  {\"name\": \"yb\", \"quantity\": \"position\", \"body\": \"b\", \"point\": [1, 1.5], \"component\": \"y\"},"
+    "  {\"name\": \"th\", \"quantity\": \"joint_coordinate\", \"joint\": \"bc\"},"
+    "  {\"name\": \"k\", \"quantity\": \"element_force\", \"element\": 0},"
+    "  {\"name\": \"Fga\", \"quantity\": \"reaction_force\", \"joint\": \"ga\", \"component\": \"y\"},"
+    "  {\"name\": \"Mbc\", \"quantity\": \"reaction_force\", \"joint\": \"bc\", \"component\": \"x\"},"
+    "  {\"name\": \"E\", \"quantity\": \"energy\"}]}}";
+
+static void test_chord_loads(void)
+{
+    const double bound = 2 * 100 * (1e-9 + 1e-10);
+    static const char *const CHAN =
+        "\"channels\": [{\"name\": \"MC\", \"quantity\": \"reaction_torque\", \"joint\": \"C\"},"
+        " {\"name\": \"FC\", \"quantity\": \"reaction_force\", \"joint\": \"C\", \"component\": \"x\"},"
+        " {\"name\": \"FB\", \"quantity\": \"reaction_force\", \"joint\": \"B\", \"component\": \"y\"},";
+    char *fb0 = t_slurp("examples/four_bar.json", NULL), fb[8192], d1[8192], d2[8192], doc[8192];
+    CHECK(fb0 != NULL);
+    /* the driven four-bar starts at rest (its driver's rate 0 at t = 0:
+     * natural bdf at 1e-10 stops at t = 0 below solver.min_step when the
+     * crank's initial speed must be projected onto the driver's) */
+    int ok = fb0 && t_splice(fb0, "\"w0\": 5.0", "\"w0\": 0", fb, sizeof fb) == 0;
+    if (!ok) { free(fb0); return; }
+    static const char *const DRV =
+        "\"drivers\": [{\"joint\": \"C\", \"motion\": {\"kind\": \"harmonic\", \"amplitude\": 0.3, \"frequency\": 0.5, "
+        "\"phase\": \"=pi/2\", \"offset\": -0.3}}], ";
+    char repl[1024];
+    snprintf(repl, sizeof repl, "%s\"forces\": []", DRV);
+    if (t_splice(fb, "\"forces\": []", repl, d1, sizeof d1) == 0 && t_splice(d1, "\"channels\": [", CHAN, doc, sizeof doc) == 0) {
+        s_chords_are(doc, "B");
+        s_compare_runs(doc, "10", 1e-9, bound, 0);
+    }
+    snprintf(repl, sizeof repl, "%s\"forces\": [{\"type\": \"joint_damping\", \"joint\": \"A\", \"coefficient\": 0.05}, "
+             "{\"type\": \"joint_damping\", \"joint\": \"B\", \"coefficient\": 0.05}, "
+             "{\"type\": \"joint_damping\", \"joint\": \"D\", \"coefficient\": 0.05}]", DRV);
+    if (t_splice(fb, "\"forces\": []", repl, d1, sizeof d1) == 0 && t_splice(d1, "\"channels\": [", CHAN, doc, sizeof doc) == 0) {
+        s_chords_are(doc, "C");
+        s_compare_runs(doc, "10", 1e-9, bound, 0);
+    }
+    /* joints A, C, D, B: the spring on B, the chord (the crank at its
+     * initial speed, 5 rad/s) */
+    static const char *const BLINE =
+        "{\"name\": \"B\", \"type\": \"revolute\", \"bodies\": [\"crank\", \"coupler\"], \"at\": [0, 1]}";
+    char bl[256];
+    snprintf(bl, sizeof bl, "    %s,\n", BLINE);
+    snprintf(repl, sizeof repl, "\"at\": [3, -1]},\n    %s", BLINE);
+    if (t_splice(fb0, bl, "", d1, sizeof d1) == 0 && t_splice(d1, "\"at\": [3, -1]}", repl, d2, sizeof d2) == 0 &&
+        t_splice(d2, "\"forces\": []", "\"forces\": [{\"type\": \"rotational_spring_damper\", \"joint\": \"B\", "
+                 "\"stiffness\": 0.4, \"damping\": 0.01, \"free_angle\": 0.2}, "
+                 "{\"type\": \"joint_damping\", \"joint\": \"A\", \"coefficient\": 0.01}, "
+                 "{\"type\": \"joint_damping\", \"joint\": \"C\", \"coefficient\": 0.01}, "
+                 "{\"type\": \"joint_damping\", \"joint\": \"D\", \"coefficient\": 0.01}]", d1, sizeof d1) == 0 &&
+        t_splice(d1, "\"channels\": [", "\"channels\": [{\"name\": \"kB\", \"quantity\": \"element_force\", "
+                 "\"element\": 0}, {\"name\": \"thB\", \"quantity\": \"joint_coordinate\", \"joint\": \"B\"}, ",
+                 doc, sizeof doc) == 0) {
+        s_chords_are(doc, "B");
+        s_compare_runs(doc, "10", 1e-9, bound, 0);
+        /* B's angle leaves (-pi, pi]: the spring's torque follows it */
+        const char *rel[] = {"solver.formulation=relative", NULL};
+        t_run r;
+        t_run_text(doc, rel, &r);
+        double lo = 0, hi = 0;
+        int c = t_col(&r, "thB"), wd = 1 + r.res.nchannel;
+        for (int i = 0; r.rc == 0 && c > 0 && i < r.res.nsample; i++) {
+            lo = fmin(lo, r.res.rows[(size_t)i * wd + c]);
+            hi = fmax(hi, r.res.rows[(size_t)i * wd + c]);
+        }
+        printf("  the spring's chord B turns through [%.2f, %.2f] rad\n", lo, hi);
+        CHECK(hi - lo > 4 * M_PI);
+        t_run_free(&r);
+    }
+    /* every joint of the four-bar damped (at its initial crank speed): C
+     * stays the chord, damped as a tree joint is */
+    if (t_splice(fb0, "\"forces\": []", "\"forces\": [{\"type\": \"joint_damping\", \"joint\": \"A\", \"coefficient\": 0.1}, "
+                 "{\"type\": \"joint_damping\", \"joint\": \"B\", \"coefficient\": 0.1}, "
+                 "{\"type\": \"joint_damping\", \"joint\": \"C\", \"coefficient\": 0.3}, "
+                 "{\"type\": \"joint_damping\", \"joint\": \"D\", \"coefficient\": 0.1}]", doc, sizeof doc) == 0) {
+        s_chords_are(doc, "C");
+        s_compare_runs(doc, "10", 1e-9, bound, 0);
+    }
+    free(fb0);
+    /* the five-bar, a spring on bc */
+    s_chords_are(FIVE_BAR, "ga");
+    s_compare_runs(FIVE_BAR, "3", 1e-9, bound, 0);
+}
+
 /* ---- element states and controllers --------------------------------------------------- */
 
 /* A continuous PI speed controller on a joint_actuator (an ideal torque) on
@@ -680,13 +839,6 @@ static void test_refusals(void)
     const char *cfu[] = {"solver.formulation=relative", "solver.contact_force_unknowns=true", NULL};
     s_refused("examples/bouncing_ball.json", cfu, "contact_force_unknowns needs the natural formulation");
     s_refused("examples/flores_slider_crank_friction.json", rel, "joints with clearance");
-    /* a driver on the four-bar's chord joint C */
-    char *fb = t_slurp("examples/four_bar.json", NULL), doc[8192];
-    CHECK(fb != NULL);
-    if (t_splice(fb, "\"forces\": []", "\"drivers\": [{\"joint\": \"C\", \"motion\": {\"kind\": \"constant_speed\", "
-                 "\"speed\": 1}}], \"forces\": []", doc, sizeof doc) == 0)
-        CHECK(t_parse_refused(doc, rel, NULL, "drivers of chord joints"));
-    free(fb);
     /* dopri5 and bdf run it (relative_bdf_test), the others are refused */
     const char *al[] = {"solver.formulation=relative", "solver.integrator=trapezoidal_al", NULL};
     s_refused("examples/pendulum.json", al, "integrates with dopri5 or bdf only");
@@ -748,6 +900,7 @@ int main(void)
     test_chord_types();
     test_refusals();
     test_joint_actuator();
+    test_chord_loads();
     test_runs();
     test_energy_projection();
     test_abs_tolerance();

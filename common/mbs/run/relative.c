@@ -288,6 +288,16 @@ static void s_state_at(void *ctx, double tg, double *x, double *v, double *z)
     for (int k = 0; k < s->nz; k++) z[k] = g0 * r->zp[k] + g1 * h * r->zdp[k] + g2 * s->z[k] + g3 * h * s->zd[k];
 }
 
+/* 1: a rotational spring-damper acts on a chord (its angle is tracked). */
+static int s_chord_springs(const mbs_rtree *t)
+{
+    for (int e = 0; e < t->spec->nforce; e++) {
+        const mbs_force_spec *F = &t->spec->forces[e];
+        if (F->type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER && F->joint >= 0 && !t->g.branch[F->joint]) return 1;
+    }
+    return 0;
+}
+
 /* The stepper's `done`: the output samples inside the accepted step are
  * taken at states interpolated in the joint coordinates (quintic Hermite on
  * q with u and qdd at both ends, then the accelerations at that state): a
@@ -303,6 +313,13 @@ static int s_done(void *ctx, const mbs_model *m, mbs_data *d, mbs_errlist *err)
     const mbs_solver_spec *o = &m->spec->solver;
     int nq = s->nq, rc = 0;
     double t0 = r->tp, t1 = s->t, h = t1 - t0;
+    /* the chord springs' angles at the step's end: the branch beyond +-pi
+     * that the next step's evaluations follow (both workspaces) */
+    if (s_chord_springs(s->tree)) {
+        mbs_rtree_kinematics(s->tree, r->ws, s->q, s->u);
+        mbs_rtree_track_angles(s->tree, r->ws);
+        memcpy(s->w->jangle, r->ws->jangle, sizeof(double) * (size_t)m->spec->njoint);
+    }
     /* q' and q'' at the step's end (a ball's quaternion: not u and u') */
     mbs_rtree_qdot(s->tree, s->q, s->u, r->qd);
     mbs_rtree_qddot(s->tree, s->q, s->u, s->qdd, r->qd, r->qdd);

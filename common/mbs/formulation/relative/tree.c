@@ -42,9 +42,10 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
                         "yet; use the natural formulation", J->name);
             bad = 1;
         }
+        /* the format damps revolute and prismatic joints (the parser
+         * refuses the others in both formulations); a spec built otherwise */
         if (J->damping > 0 && J->type != MBS_JOINT_REVOLUTE && J->type != MBS_JOINT_PRISMATIC) {
-            mbs_err_add(err, ptr, "joint '%s': solver.formulation \"relative\" damps revolute and prismatic joints "
-                        "only (for now)", J->name);
+            mbs_err_add(err, ptr, "joint '%s': joint damping applies to revolute and prismatic joints", J->name);
             bad = 1;
         }
     }
@@ -82,9 +83,9 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
         }
         if (F->type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER) {
             int j = F->joint;
-            if (j < 0 || s->joints[j].type != MBS_JOINT_REVOLUTE || (have_g && !g.branch[j])) {
+            if (j < 0 || s->joints[j].type != MBS_JOINT_REVOLUTE) {
                 mbs_err_add(err, ptr, "rotational spring '%s': solver.formulation \"relative\" needs its joint to be "
-                            "a revolute joint of the spanning tree, not a chord (for now)", F->name);
+                            "a revolute joint", F->name);
                 bad = 1;
             }
         }
@@ -93,11 +94,9 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
         int j = s->drivers[d].joint;
         char ptr[64];
         snprintf(ptr, sizeof ptr, "/drivers/%d", d);
-        if (j < 0 || (s->joints[j].type != MBS_JOINT_REVOLUTE && s->joints[j].type != MBS_JOINT_PRISMATIC) ||
-            (have_g && !g.branch[j])) {
-            mbs_err_add(err, ptr, "solver.formulation \"relative\" does not run drivers of chord joints yet (joint "
-                        "'%s' closes a loop of the spanning tree); use the natural formulation",
-                        j >= 0 ? s->joints[j].name : "?");
+        if (j < 0 || (s->joints[j].type != MBS_JOINT_REVOLUTE && s->joints[j].type != MBS_JOINT_PRISMATIC)) {
+            mbs_err_add(err, ptr, "solver.formulation \"relative\" runs drivers of revolute and prismatic joints "
+                        "only (joint '%s')", j >= 0 ? s->joints[j].name : "?");
             bad = 1;
         }
     }
@@ -208,6 +207,8 @@ static void s_vec_ref(const mbs_rvec *v, double x[3])
 static void s_add_eq(mbs_rtree *t, int j, mbs_rvec a, mbs_rvec b, int distance)
 {
     mbs_req *e = &t->eq[t->nceq++];
+    memset(e, 0, sizeof *e);
+    e->kind = MBS_REQ_DOT;
     e->a = a;
     e->b = b;
     e->joint = j;
@@ -281,6 +282,36 @@ static void s_chord_eqs(mbs_rtree *t, int j)
     }
 }
 
+/* The rheonomic circuit equation of a driver of chord j (see mbs_req):
+ * the relative angle of a revolute chord, the slide of a prismatic one,
+ * equal to the motion fn. */
+static void s_chord_driver_eq(mbs_rtree *t, int j, const mbs_fn *fn)
+{
+    const mbs_joint_spec *J = &t->spec->joints[j];
+    int A = J->body[0], B = J->body[1];
+    mbs_req *e = &t->eq[t->nceq++];
+    memset(e, 0, sizeof *e);
+    e->joint = j;
+    e->fn = fn;
+    double u[3] = {0, 0, 1}, n1[3] = {1, 0, 0}, n2[3] = {0, 1, 0};
+    if (J->type == MBS_JOINT_PRISMATIC) {
+        v3unit(J->axis, u);
+        if (t->dim == 2) { u[2] = 0; v3unit(u, u); }
+        e->kind = MBS_REQ_SLIDE;
+        e->a = s_vec(A, u);
+        e->b = s_pdiff(B, J->at, A, J->at);
+        return;
+    }
+    if (t->dim == 3) { /* in the plane: the axis z, n1 x, n2 = z x x = y */
+        v3unit(J->axis, u);
+        s_perp(u, n1, n2);
+    }
+    e->kind = MBS_REQ_ANGLE;
+    e->a = s_vec(A, n1);
+    e->a2 = s_vec(A, n2);
+    e->b = s_vec(B, n1);
+}
+
 void mbs_rtree_free(mbs_rtree *t)
 {
     free(t->node); free(t->body_node); free(t->inertia); free(t->eq);
@@ -302,6 +333,7 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
         const mbs_joint_spec *J = &s->joints[t->g.chords[c]];
         neq += J->type == MBS_JOINT_DISTANCE ? 1 : (s->dim == 3 ? 6 : 3) - mbs_joint_dof(J->type, s->dim);
     }
+    for (int d = 0; d < s->ndriver; d++) neq += s->drivers[d].joint >= 0 && !t->g.branch[s->drivers[d].joint];
     t->node = calloc((size_t)nnode + 1, sizeof *t->node);
     t->body_node = calloc((size_t)nb + 1, sizeof(int));
     t->inertia = calloc((size_t)nb + 1, sizeof *t->inertia);
@@ -375,14 +407,19 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
         }
     }
     for (int c = 0; c < t->g.nchord; c++) s_chord_eqs(t, t->g.chords[c]);
-    /* drivers of tree joints: the child's node carries the joint's one freedom */
+    /* drivers of tree joints: the child's node carries the joint's one
+     * freedom; of chords: a rheonomic circuit equation */
     for (int d = 0; d < s->ndriver; d++) {
         int j = s->drivers[d].joint;
-        if (j < 0 || !t->g.branch[j]) {
-            mbs_err_add(err, "/drivers", "driver of joint '%s': not a joint of the spanning tree",
+        if (j < 0 || (s->joints[j].type != MBS_JOINT_REVOLUTE && s->joints[j].type != MBS_JOINT_PRISMATIC)) {
+            mbs_err_add(err, "/drivers", "driver of joint '%s': not a revolute or prismatic joint",
                         j >= 0 ? s->joints[j].name : "?");
             mbs_rtree_free(t);
             return MBS_EINVAL;
+        }
+        if (!t->g.branch[j]) {
+            s_chord_driver_eq(t, j, &s->drivers[d].motion);
+            continue;
         }
         const mbs_joint_spec *J = &s->joints[j];
         int child = J->body[1] >= 0 && t->g.parent_joint[J->body[1]] == j ? J->body[1] : J->body[0];
@@ -422,13 +459,14 @@ int mbs_rtree_ws_new(const mbs_rtree *t, mbs_rtree_ws *w)
     w->lam = calloc(m, sizeof(double));
     w->qdd0 = calloc(n, sizeof(double));
     w->tau = calloc(n, sizeof(double));
-    w->jq = calloc(6 * n, sizeof(double));
+    w->jq = calloc(9 * n, sizeof(double));
+    w->jangle = calloc((size_t)t->spec->njoint + 1, sizeof(double));
     w->fj = calloc(nn, sizeof(mbs_wrench));
     w->fc = calloc(nb, sizeof(mbs_wrench));
     w->fchord = calloc((size_t)t->spec->njoint + 1, sizeof(mbs_wrench));
     if (!w->R || !w->p || !w->S || !w->V || !w->c || !w->A || !w->pA || !w->fext || !w->IA || !w->U || !w->Dinv ||
         !w->uu || !w->phi || !w->phid || !w->bias || !w->J || !w->Y || !w->K || !w->rhs || !w->lam || !w->qdd0 ||
-        !w->tau || !w->jq || !w->fj || !w->fc || !w->fchord) {
+        !w->tau || !w->jq || !w->jangle || !w->fj || !w->fc || !w->fchord) {
         mbs_rtree_ws_free(w);
         return MBS_ENOMEM;
     }
@@ -442,7 +480,7 @@ void mbs_rtree_ws_free(mbs_rtree_ws *w)
     free(w->R); free(w->p); free(w->S); free(w->V); free(w->c); free(w->A); free(w->pA); free(w->fext);
     free(w->IA); free(w->U); free(w->Dinv); free(w->uu); free(w->phi); free(w->phid); free(w->bias); free(w->J);
     free(w->Y); free(w->K); free(w->rhs); free(w->lam); free(w->qdd0); free(w->tau); free(w->jq);
-    free(w->fj); free(w->fc); free(w->fchord);
+    free(w->fj); free(w->fc); free(w->fchord); free(w->jangle);
     memset(w, 0, sizeof *w);
 }
 

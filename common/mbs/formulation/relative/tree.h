@@ -55,17 +55,21 @@
  *
  * Drivers of tree revolute and prismatic joints are rheonomic rows beside
  * the circuit equations (the joint's measure, signed as the natural
- * coordinates measure it, equal to the motion f(t)).
+ * coordinates measure it, equal to the motion f(t)); a driver of a chord
+ * joint (sysgraph.c cuts a loop elsewhere when it can) is a rheonomic
+ * circuit equation, the chord's relative angle or slide from its two
+ * bodies' poses equal to f(t) (mbs_req).
  *
  * Forces: gravity; translational spring-dampers between body points; point
  * forces and torques (global or body axes); joint damping and dc_motors on
  * revolute and prismatic joints, tree or chord (without inductance or
  * controller here; with them the run adds their torques through `extra`,
  * w->motors_by_run; rotor inertias in the body inertias, as the natural
- * coordinates'); rotational spring-dampers on tree revolute joints.  The
+ * coordinates'); rotational spring-dampers on revolute joints, tree (the
+ * node's coordinate) or chord (the relative angle of its two bodies, kept
+ * continuous beyond +-pi by mbs_rtree_track_angles), as a torque pair.  The
  * compliant contacts come from the run (mbs_rtree_ws.extra).  The rest is
- * refused by mbs_rtree_supported (rigid contacts, clearance joints, drivers
- * of chord joints, element states, ...).
+ * refused by mbs_rtree_supported (rigid contacts, clearance joints, ...).
  */
 #ifndef MBS_TREE_H
 #define MBS_TREE_H
@@ -98,10 +102,23 @@ typedef struct {
 typedef struct { int kind, body; double r[3]; } mbs_rterm;
 typedef struct { int n; mbs_rterm t[2]; } mbs_rvec;
 
-/* One circuit equation: a . b - c = 0. */
+/* One circuit equation of a chord joint, by kind:
+ *  MBS_REQ_DOT    a . b - c = 0 (the joint's constraint);
+ *  MBS_REQ_SLIDE  a . b - f(t) = 0 (a driven prismatic chord: a its axis
+ *                 in body[0], b the joint points' difference, body[1]'s
+ *                 minus body[0]'s: the slide as the natural coordinates
+ *                 measure it, 0 at the input configuration);
+ *  MBS_REQ_ANGLE  atan2(a2 . b, a . b) - f(t) = 0 modulo 2 pi (a driven
+ *                 revolute chord: a, a2 two perpendiculars of its axis u
+ *                 in body[0], a2 = u x a, b = a in body[1]: the angle of
+ *                 body[1] relative to body[0] about u, 0 at the input
+ *                 configuration). */
+enum { MBS_REQ_DOT = 0, MBS_REQ_SLIDE, MBS_REQ_ANGLE };
 typedef struct {
-    mbs_rvec a, b;
+    int kind;
+    mbs_rvec a, b, a2;
     double c;
+    const mbs_fn *fn;       /* the driver's motion (SLIDE, ANGLE)            */
     int joint;
 } mbs_req;
 
@@ -114,9 +131,10 @@ typedef struct {
     int *body_node;         /* (nbody) the node carrying each body's pose     */
     mbs_rbi *inertia;       /* (nbody) about the reference origin, ref. coords */
     int neq;                /* constraint equations: nceq circuit, then drivers */
-    int nceq;               /* the chords' circuit equations                    */
+    int nceq;               /* the chords' circuit equations (their drivers'
+                               among them)                                     */
     mbs_req *eq;            /* (nceq)                                           */
-    int ndrv;               /* drivers (of tree joints): q_c sign = f(t)        */
+    int ndrv;               /* drivers of tree joints: q_c sign = f(t)          */
     int *drv_coord;         /* (ndrv) the driven node's rate in u               */
     int *drv_qcoord;        /* (ndrv) its coordinate in q                       */
     double *drv_sign;       /* (ndrv) +1: the joint's measure is q, -1: -q     */
@@ -147,7 +165,10 @@ typedef struct mbs_rtree_ws {
     double *Y;              /* (n x neq) M^-1 J^T, column k at Y + k n          */
     double *K, *rhs, *lam;  /* (neq x neq), (neq), (neq)                        */
     double *qdd0, *tau;     /* (n) the tree's accelerations, joint forces       */
-    double *jq;             /* (n x 3 x 2) scratch rows of one equation's vectors */
+    double *jq;             /* (n x 3 x 3) scratch rows of one equation's vectors */
+    double *jangle;         /* (njoint) the last accepted angle of each chord
+                               with a rotational spring (continuous beyond
+                               +-pi: mbs_rtree_track_angles), 0 at first     */
     mbs_wrench *fj, *fc, *fchord; /* (nnode) transmitted wrenches, (nbody) chords'
                                wrenches on each body, (njoint) each chord's on its
                                body[1] (mbs_rtree_reactions)                   */
@@ -195,6 +216,15 @@ void mbs_rtree_applied(const mbs_rtree *t, mbs_rtree_ws *w, double time);
  * prismatic: force f along its axis at body[1]'s joint point, -f at
  * body[0]'s), after mbs_rtree_kinematics: how a dc_motor's torque enters. */
 void mbs_rtree_joint_load(const mbs_rtree *t, mbs_rtree_ws *w, int j, double f);
+
+/* The angle of revolute joint j (body[1] relative to body[0] about its
+ * axis, 0 at the input configuration) from its bodies' poses after
+ * mbs_rtree_kinematics, on the branch next to w->jangle[j]. */
+double mbs_rtree_joint_angle(const mbs_rtree *t, const mbs_rtree_ws *w, int j);
+
+/* After an accepted step (w's kinematics at the accepted state): each chord
+ * spring's angle into w->jangle, the branch its next evaluations follow. */
+void mbs_rtree_track_angles(const mbs_rtree *t, mbs_rtree_ws *w);
 
 /* Passes 2 and 3 of the articulated-body recursion: the tree's
  * accelerations qdd (n) under gravity, w->fext and w->tau (after

@@ -56,19 +56,49 @@ void mbs_rtree_circuit(const mbs_rtree *t, mbs_rtree_ws *w, double time)
     int n = t->n;
     if (t->neq == 0) return;
     mbs_rtree_accel_pass(t, w, NULL); /* bias accelerations: qdd = 0, base at rest */
-    double *Ja = w->jq, *Jb = w->jq + 3 * (size_t)n;
+    double *Ja = w->jq, *Jb = w->jq + 3 * (size_t)n, *J2 = w->jq + 6 * (size_t)n;
     for (int r = 0; r < t->nceq; r++) {
         const mbs_req *e = &t->eq[r];
         double a[3], ad[3], ab[3], b[3], bd[3], bb[3];
         s_vec_eval(t, w, &e->a, a, ad, ab, Ja);
         s_vec_eval(t, w, &e->b, b, bd, bb, Jb);
-        w->phi[r] = v3dot(a, b) - e->c;
-        w->phid[r] = v3dot(ad, b) + v3dot(a, bd);
-        w->bias[r] = v3dot(ab, b) + 2 * v3dot(ad, bd) + v3dot(a, bb);
+        /* the dot product a . b: value, rate, bias, row */
+        double x = v3dot(a, b), xd = v3dot(ad, b) + v3dot(a, bd), xb = v3dot(ab, b) + 2 * v3dot(ad, bd) + v3dot(a, bb);
         double *row = w->J + (size_t)r * n;
         for (int c = 0; c < n; c++)
             row[c] = b[0] * Ja[c] + b[1] * Ja[n + c] + b[2] * Ja[2 * n + c] + a[0] * Jb[c] + a[1] * Jb[n + c] +
                      a[2] * Jb[2 * n + c];
+        if (e->kind == MBS_REQ_DOT) {
+            w->phi[r] = x - e->c;
+            w->phid[r] = xd;
+            w->bias[r] = xb;
+            continue;
+        }
+        double df, ddf, f = mbs_fn_eval(e->fn, time, &df, &ddf);
+        if (e->kind == MBS_REQ_SLIDE) {
+            w->phi[r] = x - f;
+            w->phid[r] = xd - df;
+            w->bias[r] = xb - ddf;
+            continue;
+        }
+        /* the angle th = atan2(s, c) of c = a . b (above) and s = a2 . b:
+         * th' = (c s' - s c') / rr, rr = c^2 + s^2 (1 on the constraint
+         * manifold), and its bias th'' at qdd = 0 = (c s'' - s c'') / rr -
+         * (c s' - s c') rr' / rr^2 (the c' s' terms cancel) */
+        double a2[3], a2d[3], a2b[3];
+        s_vec_eval(t, w, &e->a2, a2, a2d, a2b, J2);
+        double s = v3dot(a2, b), sd = v3dot(a2d, b) + v3dot(a2, bd), sb = v3dot(a2b, b) + 2 * v3dot(a2d, bd) + v3dot(a2, bb);
+        double cc = x, cd = xd, cb = xb, rr = cc * cc + s * s;
+        if (!(rr > 0)) rr = 1; /* a degenerate pose: no angle (not on the manifold) */
+        double num = cc * sd - s * cd, rrd = 2 * (cc * cd + s * sd);
+        for (int c = 0; c < n; c++) {
+            double srow = b[0] * J2[c] + b[1] * J2[n + c] + b[2] * J2[2 * n + c] + a2[0] * Jb[c] + a2[1] * Jb[n + c] +
+                          a2[2] * Jb[2 * n + c];
+            row[c] = (cc * srow - s * row[c]) / rr;
+        }
+        w->phi[r] = remainder(atan2(s, cc) - f, 2 * M_PI);
+        w->phid[r] = num / rr - df;
+        w->bias[r] = (cc * sb - s * cb) / rr - num * rrd / (rr * rr) - ddf;
     }
     /* drivers: sign q_c - f(t) = 0, linear in q */
     for (int k = 0; k < t->ndrv; k++) {

@@ -22,7 +22,9 @@
  * does the work lam_r (a' . b + a . b') in a virtual motion: a point term y
  * of a (sign s) on body B carries the force lam_r s b at y, a free-vector
  * term the moment lam_r s y x b (and the same with a and b swapped).  The
- * chord's reaction on its body[1] is the sum over its equations; a chord
+ * chord's reaction on its body[1] is the sum over its equations (a
+ * driven chord's driver equation among them: its driving force or torque,
+ * as a driven tree joint's wrench has it); a chord
  * whose body[1] is the ground: minus the sum on body[0].  Dependent chord
  * equations (Bricard) have zero multipliers (tree_circuit.c), so a
  * statically indeterminate mechanism's reactions are one of its admissible
@@ -113,8 +115,23 @@ void mbs_rtree_reactions(const mbs_rtree *t, mbs_rtree_ws *w, double *out)
         double a[3], b[3];
         s_vec_value(t, w, &e->a, a);
         s_vec_value(t, w, &e->b, b);
-        s_term_wrenches(t, w, &e->a, b, w->lam[r], side, &w->fchord[e->joint]);
-        s_term_wrenches(t, w, &e->b, a, w->lam[r], side, &w->fchord[e->joint]);
+        if (e->kind != MBS_REQ_ANGLE) {
+            s_term_wrenches(t, w, &e->a, b, w->lam[r], side, &w->fchord[e->joint]);
+            s_term_wrenches(t, w, &e->b, a, w->lam[r], side, &w->fchord[e->joint]);
+            continue;
+        }
+        /* a driven revolute chord's angle atan2(a2 . b, a . b): its row is
+         * c/rr that of a2 . b less s/rr that of a . b (tree_circuit.c), and
+         * so is its multiplier's wrench (the driving torque) */
+        double a2[3];
+        s_vec_value(t, w, &e->a2, a2);
+        double c = v3dot(a, b), sn = v3dot(a2, b), rr = c * c + sn * sn;
+        if (!(rr > 0)) rr = 1;
+        double lc = -w->lam[r] * sn / rr, ls = w->lam[r] * c / rr;
+        s_term_wrenches(t, w, &e->a, b, lc, side, &w->fchord[e->joint]);
+        s_term_wrenches(t, w, &e->b, a, lc, side, &w->fchord[e->joint]);
+        s_term_wrenches(t, w, &e->a2, b, ls, side, &w->fchord[e->joint]);
+        s_term_wrenches(t, w, &e->b, a2, ls, side, &w->fchord[e->joint]);
     }
     /* inwards: each node's transmitted wrench, its body's balance plus its
      * children's (gravity as the base's acceleration -g, as in pass 3) */
