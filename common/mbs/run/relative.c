@@ -359,6 +359,81 @@ static int s_done(void *ctx, const mbs_model *m, mbs_data *d, mbs_errlist *err)
     return rc;
 }
 
+/* The kinematic analysis of a fully driven mechanism in joint coordinates
+ * (the natural one's, run/kinematics.c, in the tree's): at each output time
+ * the positions by Newton on the circuit and driver equations from the
+ * previous sample's extrapolation (each step J's minimum-norm solution of
+ * J dq = -Phi: a redundant chord equation takes no share), then the rates
+ * J u = -Phi_t and the accelerations with the multipliers by
+ * mbs_rtree_accel without drift terms (J of full column rank once the
+ * mechanism is fully driven: the accelerations of J qdd = -J' u + f''
+ * whatever the masses, the multipliers the drivers' forces and the
+ * reactions, as the natural analysis recovers them); each sample mapped to
+ * d and booked.  q, u, qdd: the state at the first sample (w holds it). */
+static int s_kinematics(const mbs_model *m, mbs_data *d, mbs_sampler *smp, const mbs_rtree *t, mbs_rtree_ws *w,
+                        double *q, double *u, double *qdd, double *rx, mbs_errlist *err)
+{
+    if (d->rep.dof > 0) {
+        mbs_err_add(err, "/solver/analysis", "kinematic analysis needs a fully driven mechanism: %d degree(s) of "
+                    "freedom are not driven (add drivers or use \"dynamics\")", d->rep.dof);
+        return MBS_EINVAL;
+    }
+    const mbs_solver_spec *o = &m->spec->solver;
+    int n = t->n, neq = t->neq, maxit = o->max_newton > 0 ? o->max_newton : 25;
+    double *dq = calloc((size_t)n + 1, sizeof(double)), *r = calloc((size_t)neq + 1, sizeof(double));
+    if (!dq || !r) { free(dq); free(r); return MBS_ENOMEM; }
+    /* the equations (lengths, products of unit vectors and lengths,
+     * angles) to 1e-11 of the model's size, or of 1 below a size of 1 */
+    double tol = 1e-11 * fmax(1.0, m->length_scale);
+    int rc = 0;
+    for (int k = 1; k < smp->nsample && !rc; k++) {
+        double t1 = mbs_sample_time(smp, k), h = t1 - d->t;
+        for (int i = 0; i < n; i++) dq[i] = h * u[i] + 0.5 * h * h * qdd[i];
+        mbs_rtree_q_add(t, q, dq);
+        int ok = 0;
+        for (int it = 0; it <= maxit; it++) {
+            mbs_rtree_kinematics(t, w, q, NULL);
+            mbs_rtree_circuit(t, w, t1);
+            double worst = 0;
+            for (int i = 0; i < neq; i++) worst = fmax(worst, fabs(w->phi[i]));
+            if (worst <= tol) { ok = 1; break; }
+            if (it == maxit) break;
+            for (int i = 0; i < neq; i++) r[i] = -w->phi[i];
+            mbs_rtree_min_norm(t, w, r, dq);
+            mbs_rtree_q_add(t, q, dq);
+            d->met.newton_iterations++;
+        }
+        if (!ok) {
+            mbs_err_add(err, "", "t = %.6g: the position problem has no solution (the drivers move the mechanism "
+                        "out of its reach, or through a lock-up; relative formulation)", t1);
+            rc = MBS_EDIVERGE;
+            break;
+        }
+        /* the rates: Phi' at u = 0 is Phi_t */
+        for (int i = 0; i < neq; i++) r[i] = -w->phid[i];
+        mbs_rtree_min_norm(t, w, r, u);
+        if (mbs_rtree_accel(t, w, t1, q, u, 0, 0, qdd) != 0) {
+            mbs_err_add(err, "", "t = %.6g: the articulated-body recursion met a zero inertia on a joint axis "
+                        "(relative formulation): a body without mass or inertia about a joint's axis", t1);
+            rc = MBS_ESINGULAR;
+            break;
+        }
+        mbs_rtree_track_angles(t, w);
+        size_t nb = sizeof(double) * (size_t)m->nvar;
+        memcpy(d->xp, d->x, nb);
+        memcpy(d->vp, d->v, nb);
+        memcpy(d->ap, d->a, nb);
+        s_give_reactions(d, t, w, rx);
+        mbs_rel_to_natural(m, t, w, d->x, d->v, d->a);
+        d->t = d->tp = t1; /* sampled exactly at t1 */
+        d->met.steps++;
+        rc = mbs_run_step_done(m, d, smp, err);
+    }
+    free(dq);
+    free(r);
+    return rc;
+}
+
 int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
 {
     mbs_rtree t;
@@ -414,6 +489,16 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
         double *rx = malloc(njb);
         s_give_reactions(d, &t, &w, rx);
         mbs_sample_now(smp);
+        if (m->spec->solver.analysis == MBS_ANALYSIS_KINEMATICS) {
+            rc = rx ? s_kinematics(m, d, smp, &t, &w, s.q, s.u, s.qdd, rx, err) : MBS_ENOMEM;
+            free(rx);
+            mbs_reaction_given(d, NULL);
+            free(sc.x); free(sc.v); free(sc.Qb);
+            mbs_rel_state_free(&s);
+            mbs_rtree_ws_free(&w);
+            mbs_rtree_free(&t);
+            return rc;
+        }
         size_t nb = sizeof(double) * (size_t)(t.n + 1), nqb = sizeof(double) * (size_t)(t.nq + 1);
         size_t nzb = sizeof(double) * (size_t)(m->nz + 1);
         mbs_rtree_ws ws;

@@ -14,9 +14,9 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
 {
     int bad = 0;
     const mbs_solver_spec *o = &s->solver;
-    if (o->analysis != MBS_ANALYSIS_DYNAMICS) {
-        mbs_err_add(err, "/solver/analysis", "solver.formulation \"relative\" runs the dynamics analysis only (for "
-                    "now); use the natural formulation for statics and kinematics");
+    if (o->analysis == MBS_ANALYSIS_STATICS) {
+        mbs_err_add(err, "/solver/analysis", "solver.formulation \"relative\" runs the dynamics and kinematics "
+                    "analyses only (for now); use the natural formulation for statics");
         bad = 1;
     }
     int rigid = 0;
@@ -691,4 +691,23 @@ int mbs_rtree_chord_names(const mbs_rtree *t, char *buf, size_t size)
         if (w > 0) len += (size_t)w;
     }
     return (int)len;
+}
+
+void mbs_rtree_q_add(const mbs_rtree *t, double *q, const double *du)
+{
+    for (int i = 0; i < t->nnode; i++) {
+        const mbs_rnode *nd = &t->node[i];
+        if (nd->dof == 1) {
+            q[nd->qcoord] += du[nd->coord];
+        } else if (nd->kind == MBS_RN_BALL) {
+            /* the rotation by the angle vector du about the parent's
+             * reference axes, before the joint's: q <- exp(du / 2) (x) q */
+            const double *d = du + nd->coord;
+            double th = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), s = th > 0 ? sin(0.5 * th) / th : 0.5;
+            double e[4] = {cos(0.5 * th), s * d[0], s * d[1], s * d[2]}, o[4];
+            s_qmul(e, q + nd->qcoord, o);
+            double nq = sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2] + o[3] * o[3]);
+            for (int k = 0; k < 4; k++) q[nd->qcoord + k] = o[k] / nq;
+        }
+    }
 }

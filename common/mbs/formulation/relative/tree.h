@@ -249,6 +249,19 @@ void mbs_rtree_circuit(const mbs_rtree *t, mbs_rtree_ws *w, double time);
 int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const double *q, const double *u,
                     double alpha, double beta, double *qdd);
 
+/* The minimum-norm solution x (n) of J x = r (r: neq) with the rows J of
+ * the last mbs_rtree_circuit: x = J^T (J J^T)^-1 r, a dependent row
+ * (a pivot below 1e-11 of the largest) taking no share.  The kinematic
+ * problems of a fully driven mechanism: a Newton step of the positions
+ * (r = -Phi), the rates (r = -Phi' at u = 0), the accelerations (r =
+ * -bias).  Returns the number of dependent rows. */
+int mbs_rtree_min_norm(const mbs_rtree *t, mbs_rtree_ws *w, const double *r, double *x);
+
+/* q <- q "+" du: du (n) a step in the rates' space, added to a one-freedom
+ * node's coordinate, a ball's quaternion turned by the rotation vector du
+ * (its parent's reference axes) and normalised. */
+void mbs_rtree_q_add(const mbs_rtree *t, double *q, const double *du);
+
 /* The joint reactions at the state of the last mbs_rtree_accel (its
  * accelerations and multipliers), from the cutset wrenches
  * (tree_reaction.c): for every joint of the spec, the wrench its body[0]

@@ -183,3 +183,30 @@ int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const doub
     return 0;
 }
 
+
+/* ---- the kinematic problems of a fully driven mechanism ------------------------------- */
+
+int mbs_rtree_min_norm(const mbs_rtree *t, mbs_rtree_ws *w, const double *r, double *x)
+{
+    int n = t->n, m = t->neq;
+    memset(x, 0, sizeof(double) * (size_t)(n > 0 ? n : 1));
+    if (m == 0) return 0;
+    /* K = J J^T, then x = J^T K^-1 r (dependent rows get no share) */
+    for (int i = 0; i < m; i++) {
+        const double *Ji = w->J + (size_t)i * n;
+        for (int k = 0; k <= i; k++) {
+            const double *Jk = w->J + (size_t)k * n;
+            double acc = 0;
+            for (int c = 0; c < n; c++) acc += Ji[c] * Jk[c];
+            w->K[i * m + k] = w->K[k * m + i] = acc;
+        }
+        w->rhs[i] = r[i];
+    }
+    double ratio;
+    int dropped = s_ldl_solve(m, w->K, w->rhs, &ratio);
+    for (int k = 0; k < m; k++) {
+        const double *Jk = w->J + (size_t)k * n;
+        for (int c = 0; c < n; c++) x[c] += Jk[c] * w->rhs[k];
+    }
+    return dropped;
+}
