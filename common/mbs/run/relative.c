@@ -474,7 +474,15 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
         rc = MBS_EINVAL;
     }
     s.t = d->t;
-    if (!rc && mbs_rtree_accel(&t, &w, s.t, s.q, s.u, m->spec->solver.baumgarte_alpha,
+    /* statics: the equilibrium from the initial configuration, at rest */
+    if (!rc && m->spec->solver.analysis == MBS_ANALYSIS_STATICS) {
+        memset(s.u, 0, sizeof(double) * (size_t)(t.n > 0 ? t.n : 1));
+        /* every declared contact pair, as the natural analysis takes them */
+        d->c_ready = 0;
+        rc = mbs_rel_statics(m, d, &t, &w, s.q, s.t, err);
+    }
+    int at_rest = m->spec->solver.analysis == MBS_ANALYSIS_STATICS; /* w holds the equilibrium */
+    if (!rc && !at_rest && mbs_rtree_accel(&t, &w, s.t, s.q, s.u, m->spec->solver.baumgarte_alpha,
                                m->spec->solver.baumgarte_beta, s.qdd) != 0) {
         mbs_err_add(err, "", "t = 0: the articulated-body recursion met a zero inertia on a joint axis (relative "
                     "formulation): a body without mass or inertia about a joint's axis");
@@ -487,10 +495,17 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
         memcpy(d->ap, d->a, sizeof(double) * (size_t)m->nvar);
         size_t njb = sizeof(double) * (6 * (size_t)m->spec->njoint + 1);
         double *rx = malloc(njb);
+        if (m->spec->solver.analysis == MBS_ANALYSIS_STATICS) {
+            /* at rest: the accelerations of the equilibrium are zero to its
+             * tolerance, set to 0 as the natural analysis sets them */
+            memset(d->v, 0, sizeof(double) * (size_t)m->nvar);
+            memset(d->a, 0, sizeof(double) * (size_t)m->nvar);
+        }
         s_give_reactions(d, &t, &w, rx);
         mbs_sample_now(smp);
-        if (m->spec->solver.analysis == MBS_ANALYSIS_KINEMATICS) {
-            rc = rx ? s_kinematics(m, d, smp, &t, &w, s.q, s.u, s.qdd, rx, err) : MBS_ENOMEM;
+        if (m->spec->solver.analysis != MBS_ANALYSIS_DYNAMICS) {
+            if (m->spec->solver.analysis == MBS_ANALYSIS_KINEMATICS)
+                rc = rx ? s_kinematics(m, d, smp, &t, &w, s.q, s.u, s.qdd, rx, err) : MBS_ENOMEM;
             free(rx);
             mbs_reaction_given(d, NULL);
             free(sc.x); free(sc.v); free(sc.Qb);

@@ -14,11 +14,6 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
 {
     int bad = 0;
     const mbs_solver_spec *o = &s->solver;
-    if (o->analysis == MBS_ANALYSIS_STATICS) {
-        mbs_err_add(err, "/solver/analysis", "solver.formulation \"relative\" runs the dynamics and kinematics "
-                    "analyses only (for now); use the natural formulation for statics");
-        bad = 1;
-    }
     int rigid = 0;
     for (int k = 0; k < s->ncontact; k++) rigid += s->contacts[k].law == MBS_LAW_RIGID;
     if (rigid > 0) {

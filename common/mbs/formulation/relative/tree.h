@@ -257,6 +257,18 @@ int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const doub
  * -bias).  Returns the number of dependent rows. */
 int mbs_rtree_min_norm(const mbs_rtree *t, mbs_rtree_ws *w, const double *r, double *x);
 
+/* The generalized forces Q (n) at rest (u = 0, qdd = 0): gravity's, the
+ * applied wrenches' and the joint forces of w->tau, after
+ * mbs_rtree_kinematics (u NULL) and mbs_rtree_applied; the tree's M qdd = Q
+ * there (the chords' J^T lam aside).  Static equilibrium: Q + J^T lam = 0
+ * with Phi = 0.  Uses w->fj. */
+void mbs_rtree_gen_forces(const mbs_rtree *t, mbs_rtree_ws *w, double *Q);
+
+/* Which rows of the last mbs_rtree_circuit's J are independent: on[i] 1,
+ * 0 for a row dependent on the rows before it (a pivot of J J^T below
+ * 1e-11 of its largest diagonal).  Returns the number of independent rows. */
+int mbs_rtree_independent_rows(const mbs_rtree *t, mbs_rtree_ws *w, char *on);
+
 /* q <- q "+" du: du (n) a step in the rates' space, added to a one-freedom
  * node's coordinate, a ball's quaternion turned by the rotation vector du
  * (its parent's reference axes) and normalised. */

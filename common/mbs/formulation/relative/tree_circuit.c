@@ -210,3 +210,26 @@ int mbs_rtree_min_norm(const mbs_rtree *t, mbs_rtree_ws *w, const double *r, dou
     }
     return dropped;
 }
+
+int mbs_rtree_independent_rows(const mbs_rtree *t, mbs_rtree_ws *w, char *on)
+{
+    int n = t->n, m = t->neq, count = 0;
+    for (int i = 0; i < m; i++) {
+        const double *Ji = w->J + (size_t)i * n;
+        for (int k = 0; k <= i; k++) {
+            const double *Jk = w->J + (size_t)k * n;
+            double acc = 0;
+            for (int c = 0; c < n; c++) acc += Ji[c] * Jk[c];
+            w->K[i * m + k] = w->K[k * m + i] = acc;
+        }
+        w->rhs[i] = 0;
+    }
+    double ratio;
+    s_ldl_solve(m, w->K, w->rhs, &ratio);
+    /* s_ldl_solve leaves the pivots on K's diagonal, 0 where it dropped one */
+    for (int i = 0; i < m; i++) {
+        on[i] = w->K[i * m + i] > 0;
+        count += on[i];
+    }
+    return count;
+}
