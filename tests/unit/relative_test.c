@@ -223,6 +223,52 @@ static void test_forward_dynamics(void)
     }
 }
 
+/* The generalized forces at rest (mbs_rtree_gen_forces, the statics'
+ * residual) against the recursion: M^-1 Q must be the tree's accelerations
+ * at u = 0, at 5 random configurations of each chain (revolute, cylindrical,
+ * spherical, prismatic, planar with springs and a torque, floating). */
+static void test_gen_forces(void)
+{
+    char chain_rev[4096], chain_cyl[4096], chain_ball[4096];
+    snprintf(chain_rev, sizeof chain_rev, CHAIN3, "\"revolute\", \"axis\": [0, 0.6, 0.8]");
+    snprintf(chain_cyl, sizeof chain_cyl, CHAIN3, "\"cylindrical\", \"axis\": [0, 0.6, 0.8]");
+    snprintf(chain_ball, sizeof chain_ball, CHAIN3, "\"spherical\"");
+    const char *docs[] = {DOUBLE_PENDULUM, chain_rev, chain_cyl, chain_ball, CART, CHAIN_P3, FLOAT2, FLOAT3};
+    double worst = 0;
+    for (size_t k = 0; k < sizeof docs / sizeof docs[0]; k++) {
+        mbs_errlist el = {0};
+        mbs_spec *sp = mech_parse(docs[k], strlen(docs[k]), NULL, 0, &el);
+        if (!CHECK(sp != NULL)) continue;
+        mbs_rtree t;
+        mbs_rtree_ws w;
+        CHECK(mbs_rtree_build(sp, &t, &el) == 0);
+        CHECK(mbs_rtree_ws_new(&t, &w) == 0);
+        double *q = calloc((size_t)t.nq + 1, sizeof(double)), *Q = calloc((size_t)t.n + 1, sizeof(double));
+        double *a0 = calloc((size_t)t.n + 1, sizeof(double)), *a1 = calloc((size_t)t.n + 1, sizeof(double));
+        double *du = calloc((size_t)t.n + 1, sizeof(double));
+        for (int trial = 0; trial < 5; trial++) {
+            memset(q, 0, sizeof(double) * (size_t)t.nq);
+            for (int i = 0; i < t.nnode; i++) if (t.node[i].kind == MBS_RN_BALL) q[t.node[i].qcoord] = 1;
+            for (int i = 0; i < t.n; i++) du[i] = s_rand();
+            mbs_rtree_q_add(&t, q, du);
+            mbs_rtree_kinematics(&t, &w, q, NULL);
+            mbs_rtree_applied(&t, &w, 0);
+            mbs_rtree_gen_forces(&t, &w, Q);
+            CHECK(mbs_rtree_forward(&t, &w, a0) == 0);
+            mbs_rtree_minv(&t, &w, Q, a1);
+            double e = 0, s = 0;
+            for (int i = 0; i < t.n; i++) { e = fmax(e, fabs(a1[i] - a0[i])); s = fmax(s, fabs(a0[i])); }
+            worst = fmax(worst, e / fmax(s, 1e-300));
+        }
+        free(q); free(Q); free(a0); free(a1); free(du);
+        mbs_rtree_ws_free(&w);
+        mbs_rtree_free(&t);
+        mbs_spec_free(&sp);
+    }
+    printf("  generalized forces at rest: |M^-1 Q - qdd(u = 0)| / |qdd| <= %.1e over 8 mechanisms\n", worst);
+    CHECK(worst < 1e-12);
+}
+
 /* ---- closed forms -------------------------------------------------------------------- */
 
 static void test_pendulum_closed_form(void)
@@ -1128,6 +1174,7 @@ static void test_references(void)
 int main(void)
 {
     test_forward_dynamics();
+    test_gen_forces();
     test_pendulum_closed_form();
     test_circuit();
     test_chord_types();
