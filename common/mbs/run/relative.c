@@ -18,6 +18,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The slide variables of rotors on prismatic joints between moving bodies
+ * (ncs.c s_slide_rotors: ax_A . (x_B(P) - x_A(P)) - s = 0) at the mapped
+ * x, v (and a): s, its rate and acceleration from the joint's vectors. */
+static void s_slide_vars(const mbs_model *m, double *x, double *v, double *a)
+{
+    for (int r = 0; r < m->nsrotor; r++) {
+        const mbs_jgeom *g = &m->jg[m->srotor[r].joint];
+        double ax[3] = {0}, axd[3] = {0}, axa[3] = {0}, d[3] = {0}, dd[3] = {0}, da[3] = {0};
+        mbs_avec_eval(m, &g->ax, x, 0, ax);
+        mbs_avec_eval(m, &g->ax, v, 1, axd);
+        mbs_avec_eval(m, &g->d, x, 0, d);
+        mbs_avec_eval(m, &g->d, v, 1, dd);
+        int k = m->srotor[r].var;
+        x[k] = v3dot(ax, d);
+        v[k] = v3dot(axd, d) + v3dot(ax, dd);
+        if (a) {
+            mbs_avec_eval(m, &g->ax, a, 1, axa);
+            mbs_avec_eval(m, &g->d, a, 1, da);
+            a[k] = v3dot(axa, d) + 2 * v3dot(axd, dd) + v3dot(ax, da);
+        }
+    }
+}
+
 void mbs_rel_to_natural(const mbs_model *m, const mbs_rtree *t, const mbs_rtree_ws *w, double *x, double *v,
                         double *a)
 {
@@ -60,6 +83,7 @@ void mbs_rel_to_natural(const mbs_model *m, const mbs_rtree *t, const mbs_rtree_
             if (a) a[bd->avar] = A.w[2];
         }
     }
+    s_slide_vars(m, x, v, a);
 }
 
 int mbs_rel_from_natural(const mbs_model *m, const mbs_rtree *t, mbs_rtree_ws *w, const double *x, const double *v,

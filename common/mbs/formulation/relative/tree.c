@@ -65,14 +65,21 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
                             F->type == MBS_FORCE_DC_MOTOR ? "dc_motor" : "joint_actuator", F->name);
                 bad = 1;
             }
-            /* a rotor between moving bodies: in the recursion at its
-             * joint's node, a tree joint in the plane (docs/actuators.md) */
-            if (F->type == MBS_FORCE_DC_MOTOR && F->motor.J > 0 && F->joint >= 0 &&
-                s->joints[F->joint].body[0] != MBS_GROUND && s->joints[F->joint].body[1] != MBS_GROUND &&
-                (s->dim != 2 || (have_g && !g.branch[F->joint]))) {
-                mbs_err_add(err, ptr, "dc_motor '%s': solver.formulation \"relative\" takes a rotor inertia between "
-                            "two moving bodies on a planar revolute joint of the spanning tree only (not a chord); "
-                            "use the natural formulation", F->name);
+            /* a rotor between moving bodies or on a prismatic joint: in the
+             * recursion at its joint's node, a tree joint (in the plane
+             * between moving bodies: docs/actuators.md); the tree keeps
+             * a motor's joint out of the chords where its loop allows */
+            const mbs_joint_spec *Jm = F->joint >= 0 ? &s->joints[F->joint] : NULL;
+            int moving = Jm && Jm->body[0] != MBS_GROUND && Jm->body[1] != MBS_GROUND;
+            if (F->type == MBS_FORCE_DC_MOTOR && F->motor.J > 0 && Jm && (moving || Jm->type == MBS_JOINT_PRISMATIC) &&
+                ((moving && s->dim != 2) || (have_g && !g.branch[F->joint]))) {
+                if (moving && s->dim != 2)
+                    mbs_err_add(err, ptr, "dc_motor '%s': a rotor inertia between two moving bodies in space is not "
+                                "modelled (either formulation)", F->name);
+                else
+                    mbs_err_add(err, ptr, "dc_motor '%s': solver.formulation \"relative\" takes this rotor "
+                                "inertia on a tree joint, not on a chord (every joint of the loop '%s' closes carries "
+                                "a load); use the natural formulation", F->name, Jm->name);
                 bad = 1;
             }
         }
@@ -377,8 +384,9 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
             if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0) continue;
             const mbs_joint_spec *Jt = &s->joints[F->joint];
             if (Jt->body[0] != b && Jt->body[1] != b) continue;
-            /* between moving bodies: at the joint's node (below) */
-            if (Jt->body[0] != MBS_GROUND && Jt->body[1] != MBS_GROUND) continue;
+            /* between moving bodies, and on a prismatic joint: at the
+             * joint's node (below) */
+            if ((Jt->body[0] != MBS_GROUND && Jt->body[1] != MBS_GROUND) || Jt->type == MBS_JOINT_PRISMATIC) continue;
             double add = F->motor.J * F->motor.ratio * F->motor.ratio;
             if (s->dim == 2) { I->Ic[8] += add; continue; }
             for (int i = 0; i < 3; i++)
@@ -386,11 +394,18 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
         }
     }
     /* the rotors between moving bodies (planar revolute tree joints,
-     * mbs_rtree_supported): the stator on the joint's body[0] */
+     * mbs_rtree_supported): the stator on the joint's body[0]; on
+     * prismatic tree joints: an armature J / lead^2 on the joint's rate */
     for (int e = 0; e < s->nforce; e++) {
         const mbs_force_spec *F = &s->forces[e];
         if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0) continue;
         const mbs_joint_spec *Jt = &s->joints[F->joint];
+        if (Jt->type == MBS_JOINT_PRISMATIC) {
+            for (int i = 0; i < t->nnode; i++)
+                if (t->node[i].joint == F->joint && t->node[i].kind == MBS_RN_PRISMATIC)
+                    t->node[i].rotor_m += F->motor.J * F->motor.ratio * F->motor.ratio;
+            continue;
+        }
         if (Jt->body[0] == MBS_GROUND || Jt->body[1] == MBS_GROUND) continue;
         for (int i = 0; i < t->nnode; i++) {
             mbs_rnode *nd = &t->node[i];

@@ -94,6 +94,12 @@ typedef struct {
      * N with the stator on the parent, 1 - N on the child): the sums of J,
      * J n and J n^2 over them (tree_dynamics.c, pass 2) */
     double rotor_J, rotor_Jn, rotor_Jn2;
+    /* rotors of dc_motors on this prismatic joint (to ground, or in the
+     * plane between moving bodies): each turns at q' / lead relative to its
+     * stator's body, whose rotation is normal to the screw, so its kinetic
+     * energy is 1/2 (J / lead^2) q'^2: an armature on the joint's rate,
+     * the sum of J / lead^2 (tree_dynamics.c, pass 2) */
+    double rotor_m;
 } mbs_rnode;
 
 /* A vector of the circuit equations: a body-fixed free vector (kind 0,

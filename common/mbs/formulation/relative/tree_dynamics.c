@@ -393,6 +393,8 @@ int mbs_rtree_forward(const mbs_rtree *t, mbs_rtree_ws *w, double *qdd)
                 for (int c = 0; c < 3; c++) U[0].n[c] += nd->rotor_Jn * ra[c];
                 D[0] += nd->rotor_Jn2 * v3dot(ra, ra);
             }
+            /* a prismatic joint's rotors: an armature on its rate (tree.h) */
+            if (nd->rotor_m > 0 && k == 1) D[0] += nd->rotor_m;
             for (int a = 0; a < k; a++) s_w6(&U[a], w->U + 6 * (c0 + a));
             if (k == 1) {
                 if (!(D[0] > 0) || !isfinite(D[0])) return MBS_ESINGULAR;

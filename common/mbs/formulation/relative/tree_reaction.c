@@ -161,7 +161,22 @@ void mbs_rtree_reactions(const mbs_rtree *t, mbs_rtree_ws *w, double *out)
         if (t->g.branch[j]) {
             /* the tree joint's child body: the wrench into it is + on the child */
             int child = b1 >= 0 && t->g.parent_joint[b1] == j ? b1 : b0;
-            W = w->fj[t->body_node[child]];
+            int ci = t->body_node[child];
+            W = w->fj[ci];
+            /* a prismatic joint's rotors: their armature force m_r q'' along
+             * the axis (at the child's node), which the screw spends on them
+             * before the joint (the natural coordinates' slide multiplier) */
+            const mbs_rnode *cn = &t->node[ci];
+            if (cn->rotor_m > 0 && cn->kind == MBS_RN_PRISMATIC) {
+                const mbs_twist *Ap = cn->parent >= 0 ? &w->A[cn->parent] : NULL;
+                const double *ax = w->S[cn->coord].v;
+                double acc[3], f[3], xf[3], x[3];
+                for (int a = 0; a < 3; a++) acc[a] = w->A[ci].v[a] - (Ap ? Ap->v[a] : 0) - w->c[ci].v[a];
+                v3scale(cn->rotor_m * v3dot(ax, acc), ax, f);
+                s_point_now(t, w, child, J->at, x);
+                v3cross(x, f, xf);
+                for (int a = 0; a < 3; a++) { W.f[a] += f[a]; W.n[a] += xf[a]; }
+            }
             if (child != b1) W = s_neg(&W); /* the child is body[0]: body[1] takes the opposite */
         } else {
             W = w->fchord[j];
