@@ -196,6 +196,8 @@ int mbs_rel_statics(const mbs_model *m, mbs_data *d, const mbs_rtree *t, mbs_rtr
         double rf1, rp1;
         s_residual(&s, q, time, &rf1, &rp1);
         memcpy(w->lam, s.lam, sizeof(double) * (size_t)neq);
+        /* at rest the rotors on chords carry no force */
+        memset(w->lam + neq, 0, sizeof(double) * (size_t)t->nrr);
         memset(w->A, 0, sizeof(mbs_twist) * (size_t)(t->nnode > 0 ? t->nnode : 1));
     }
 done:

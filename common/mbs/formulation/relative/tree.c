@@ -26,8 +26,6 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
                     "contacts as forces: contact_force_unknowns needs the natural formulation");
         bad = 1;
     }
-    mbs_sysgraph g;
-    int have_g = mbs_sysgraph_build(s, &g) == 0;
     for (int j = 0; j < s->njoint; j++) {
         const mbs_joint_spec *J = &s->joints[j];
         char ptr[64];
@@ -71,15 +69,9 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
              * a motor's joint out of the chords where its loop allows */
             const mbs_joint_spec *Jm = F->joint >= 0 ? &s->joints[F->joint] : NULL;
             int moving = Jm && Jm->body[0] != MBS_GROUND && Jm->body[1] != MBS_GROUND;
-            if (F->type == MBS_FORCE_DC_MOTOR && F->motor.J > 0 && Jm && (moving || Jm->type == MBS_JOINT_PRISMATIC) &&
-                ((moving && s->dim != 2) || (have_g && !g.branch[F->joint]))) {
-                if (moving && s->dim != 2)
-                    mbs_err_add(err, ptr, "dc_motor '%s': a rotor inertia between two moving bodies in space is not "
-                                "modelled (either formulation)", F->name);
-                else
-                    mbs_err_add(err, ptr, "dc_motor '%s': solver.formulation \"relative\" takes this rotor "
-                                "inertia on a tree joint, not on a chord (every joint of the loop '%s' closes carries "
-                                "a load); use the natural formulation", F->name, Jm->name);
+            if (F->type == MBS_FORCE_DC_MOTOR && F->motor.J > 0 && moving && s->dim != 2) {
+                mbs_err_add(err, ptr, "dc_motor '%s': a rotor inertia between two moving bodies in space is not "
+                            "modelled (either formulation)", F->name);
                 bad = 1;
             }
         }
@@ -102,7 +94,6 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
             bad = 1;
         }
     }
-    if (have_g) mbs_sysgraph_free(&g);
     return bad ? MBS_EINVAL : 0;
 }
 
@@ -317,7 +308,7 @@ static void s_chord_driver_eq(mbs_rtree *t, int j, const mbs_fn *fn)
 void mbs_rtree_free(mbs_rtree *t)
 {
     free(t->node); free(t->body_node); free(t->inertia); free(t->eq);
-    free(t->drv_coord); free(t->drv_qcoord); free(t->drv_sign); free(t->drv_fn);
+    free(t->drv_coord); free(t->drv_qcoord); free(t->drv_sign); free(t->drv_fn); free(t->rr);
     mbs_sysgraph_free(&t->g);
     memset(t, 0, sizeof *t);
 }
@@ -344,7 +335,8 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
     t->drv_qcoord = calloc((size_t)s->ndriver + 1, sizeof(int));
     t->drv_sign = calloc((size_t)s->ndriver + 1, sizeof(double));
     t->drv_fn = calloc((size_t)s->ndriver + 1, sizeof(const mbs_fn *));
-    if (!t->node || !t->body_node || !t->inertia || !t->eq || !t->drv_coord || !t->drv_qcoord || !t->drv_sign ||
+    t->rr = calloc((size_t)s->nforce + 1, sizeof *t->rr);
+    if (!t->rr || !t->node || !t->body_node || !t->inertia || !t->eq || !t->drv_coord || !t->drv_qcoord || !t->drv_sign ||
         !t->drv_fn) {
         mbs_rtree_free(t);
         return MBS_ENOMEM;
@@ -400,6 +392,27 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
         const mbs_force_spec *F = &s->forces[e];
         if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0) continue;
         const mbs_joint_spec *Jt = &s->joints[F->joint];
+        /* on a chord: a row of its own (mbs_rrotor) */
+        int moving = Jt->body[0] != MBS_GROUND && Jt->body[1] != MBS_GROUND;
+        if (!t->g.branch[F->joint] && (Jt->type == MBS_JOINT_PRISMATIC || moving)) {
+            mbs_rrotor *r = &t->rr[t->nrr++];
+            memset(r, 0, sizeof *r);
+            r->joint = F->joint;
+            r->n = F->motor.ratio;
+            if (Jt->type == MBS_JOINT_PRISMATIC) {
+                double u[3] = {0, 0, 0};
+                v3unit(Jt->axis, u);
+                if (t->dim == 2) { u[2] = 0; v3unit(u, u); }
+                r->kind = 1;
+                r->mu = F->motor.J * F->motor.ratio * F->motor.ratio;
+                r->a = s_vec(Jt->body[0], u);
+                r->b = s_pdiff(Jt->body[1], Jt->at, Jt->body[0], Jt->at);
+            } else {
+                r->kind = 0;
+                r->mu = F->motor.J;
+            }
+            continue;
+        }
         if (Jt->type == MBS_JOINT_PRISMATIC) {
             for (int i = 0; i < t->nnode; i++)
                 if (t->node[i].joint == F->joint && t->node[i].kind == MBS_RN_PRISMATIC)
@@ -446,7 +459,8 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
 int mbs_rtree_ws_new(const mbs_rtree *t, mbs_rtree_ws *w)
 {
     memset(w, 0, sizeof *w);
-    size_t nn = (size_t)t->nnode + 1, n = (size_t)t->n + 1, m = (size_t)t->neq + 1, nb = (size_t)t->spec->nbody + 1;
+    size_t nn = (size_t)t->nnode + 1, n = (size_t)t->n + 1, m = (size_t)(t->neq + t->nrr) + 1;
+    size_t nb = (size_t)t->spec->nbody + 1;
     w->R = malloc(sizeof(double) * 9 * nn);
     w->p = malloc(sizeof(double) * 3 * nn);
     w->S = calloc(n, sizeof(mbs_twist));

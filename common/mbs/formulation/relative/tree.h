@@ -128,6 +128,19 @@ typedef struct {
     int joint;
 } mbs_req;
 
+/* A dc_motor's rotor on a chord joint (kind 0: a planar revolute chord
+ * between moving bodies, the stator on body[0], turning at (1 - n) w_0 +
+ * n w_1; kind 1: a prismatic chord, turning at s' / lead relative to its
+ * stator's body, s = a . b as MBS_REQ_SLIDE's): its kinetic energy
+ * 1/2 mu (c . u)^2 with c . u the rate above (c the row of a holonomic
+ * measure), so M + mu c c^T: taken by mbs_rtree_accel as a row c beside
+ * the circuit equations with 1 / mu added to its pivot (tree_circuit.c). */
+typedef struct {
+    int kind, joint;
+    double mu, n;           /* J (revolute) or J / lead^2 (prismatic); N   */
+    mbs_rvec a, b;          /* prismatic: the slide's vectors              */
+} mbs_rrotor;
+
 typedef struct {
     const mbs_spec *spec;   /* borrowed                                        */
     int dim;
@@ -146,6 +159,9 @@ typedef struct {
     double *drv_sign;       /* (ndrv) +1: the joint's measure is q, -1: -q     */
     const mbs_fn **drv_fn;  /* (ndrv) the motion (in the spec)                  */
     mbs_sysgraph g;         /* the spanning tree and its chords                */
+    int nrr;                /* rotors on chords: rows neq .. neq + nrr of the
+                               workspace's J, K, lam (their forces)          */
+    mbs_rrotor *rr;         /* (nrr)                                            */
 } mbs_rtree;
 
 /* Per-evaluation state, sized by mbs_rtree_ws_new (nothing is allocated by

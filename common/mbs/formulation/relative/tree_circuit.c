@@ -144,10 +144,48 @@ static int s_ldl_solve(int m, double *K, double *r, double *ratio)
     return dropped;
 }
 
+/* The rows of the rotors on chords (mbs_rrotor) at rows neq.. of w->J, their
+ * biases (c' u) into w->bias, after mbs_rtree_circuit or with the bias
+ * accelerations in w->A. */
+static void s_rotor_rows(const mbs_rtree *t, mbs_rtree_ws *w)
+{
+    int n = t->n;
+    double *Ja = w->jq, *Jb = w->jq + 3 * (size_t)n;
+    for (int k = 0; k < t->nrr; k++) {
+        const mbs_rrotor *r = &t->rr[k];
+        int row = t->neq + k;
+        double *J = w->J + (size_t)row * n;
+        w->phi[row] = w->phid[row] = 0;
+        if (r->kind == 1) {
+            /* the slide's rate: the dot product's row and bias */
+            double a[3], ad[3], ab[3], b[3], bd[3], bb[3];
+            s_vec_eval(t, w, &r->a, a, ad, ab, Ja);
+            s_vec_eval(t, w, &r->b, b, bd, bb, Jb);
+            for (int c = 0; c < n; c++)
+                J[c] = b[0] * Ja[c] + b[1] * Ja[n + c] + b[2] * Ja[2 * n + c] + a[0] * Jb[c] + a[1] * Jb[n + c] +
+                       a[2] * Jb[2 * n + c];
+            w->bias[row] = v3dot(ab, b) + 2 * v3dot(ad, bd) + v3dot(a, bb);
+            continue;
+        }
+        /* (1 - n) w_0 + n w_1 about z (planar): the bodies' paths' axes */
+        const mbs_joint_spec *Jt = &t->spec->joints[r->joint];
+        memset(J, 0, sizeof(double) * (size_t)n);
+        w->bias[row] = 0;
+        for (int side = 0; side < 2; side++) {
+            int b = Jt->body[side];
+            double f = side ? r->n : 1 - r->n;
+            if (b < 0) continue;
+            for (int i = t->body_node[b]; i >= 0; i = t->node[i].parent)
+                for (int d = 0; d < t->node[i].dof; d++) J[t->node[i].coord + d] += f * w->S[t->node[i].coord + d].w[2];
+            w->bias[row] += f * w->A[t->body_node[b]].w[2];
+        }
+    }
+}
+
 int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const double *q, const double *u,
                     double alpha, double beta, double *qdd)
 {
-    int n = t->n, m = t->neq;
+    int n = t->n, m = t->neq + t->nrr;
     mbs_rtree_kinematics(t, w, q, u);
     mbs_rtree_applied(t, w, time);
     int rc = mbs_rtree_forward(t, w, w->qdd0);
@@ -157,7 +195,9 @@ int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const doub
         mbs_rtree_accel_pass(t, w, qdd);
         return 0;
     }
-    mbs_rtree_circuit(t, w, time);
+    if (t->neq > 0) mbs_rtree_circuit(t, w, time);
+    else mbs_rtree_accel_pass(t, w, NULL); /* the rotors' biases */
+    s_rotor_rows(t, w);
     /* Y = M^-1 J^T, K = J Y */
     for (int k = 0; k < m; k++) mbs_rtree_minv(t, w, w->J + (size_t)k * n, w->Y + (size_t)k * n);
     for (int i = 0; i < m; i++) {
@@ -172,6 +212,9 @@ int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const doub
         for (int c = 0; c < n; c++) jq += Ji[c] * w->qdd0[c];
         w->rhs[i] = -w->bias[i] - 2 * alpha * w->phid[i] - beta * beta * w->phi[i] - jq;
     }
+    /* a rotor's row: its force nu = -mu (c . qdd + c' u), c nu in the
+     * equations of motion: (c M^-1 c^T + 1 / mu) nu + ... = -c' u - c qdd_tree */
+    for (int k = 0; k < t->nrr; k++) w->K[(t->neq + k) * m + t->neq + k] += 1 / t->rr[k].mu;
     s_ldl_solve(m, w->K, w->rhs, &w->pivot_ratio);
     memcpy(w->lam, w->rhs, sizeof(double) * (size_t)m);
     for (int c = 0; c < n; c++) {

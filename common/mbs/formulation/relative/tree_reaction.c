@@ -133,6 +133,29 @@ void mbs_rtree_reactions(const mbs_rtree *t, mbs_rtree_ws *w, double *out)
         s_term_wrenches(t, w, &e->a2, b, ls, side, &w->fchord[e->joint]);
         s_term_wrenches(t, w, &e->b, a2, ls, side, &w->fchord[e->joint]);
     }
+    /* the rotors on chords: their forces (the rows' multipliers) on the
+     * bodies as their rows' generalized forces; not in the chord's reaction,
+     * its circuit equations' force (the screw's force less what spins the
+     * rotor up: the natural coordinates' reaction) */
+    for (int k = 0; k < t->nrr; k++) {
+        const mbs_rrotor *r = &t->rr[k];
+        const mbs_joint_spec *J = &s->joints[r->joint];
+        double lam = w->lam[t->neq + k];
+        if (r->kind == 1) {
+            double a[3], b[3];
+            s_vec_value(t, w, &r->a, a);
+            s_vec_value(t, w, &r->b, b);
+            s_term_wrenches(t, w, &r->a, b, lam, -1, NULL);
+            s_term_wrenches(t, w, &r->b, a, lam, -1, NULL);
+            continue;
+        }
+        for (int e = 0; e < 2; e++) {
+            int b = J->body[e];
+            if (b < 0) continue;
+            mbs_wrench f = {{0, 0, (e ? r->n : 1 - r->n) * lam}, {0, 0, 0}};
+            w->fc[b] = s_waxpy(1.0, &f, &w->fc[b]);
+        }
+    }
     /* inwards: each node's transmitted wrench, its body's balance plus its
      * children's (gravity as the base's acceleration -g, as in pass 3) */
     const double *g = s->gravity;
