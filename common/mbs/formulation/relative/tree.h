@@ -133,8 +133,8 @@ typedef struct {
  * n w_1; kind 1: a prismatic chord, turning at s' / lead relative to its
  * stator's body, s = a . b as MBS_REQ_SLIDE's): its kinetic energy
  * 1/2 mu (c . u)^2 with c . u the rate above (c the row of a holonomic
- * measure), so M + mu c c^T: taken by mbs_rtree_accel as a row c beside
- * the circuit equations with 1 / mu added to its pivot (tree_circuit.c). */
+ * measure), so M + mu c c^T: taken by mbs_rtree_accel as a row sqrt(mu) c
+ * beside the circuit equations with 1 added to its pivot (tree_circuit.c). */
 typedef struct {
     int kind, joint;
     double mu, n;           /* J (revolute) or J / lead^2 (prismatic); N   */

@@ -145,8 +145,9 @@ static int s_ldl_solve(int m, double *K, double *r, double *ratio)
 }
 
 /* The rows of the rotors on chords (mbs_rrotor) at rows neq.. of w->J, their
- * biases (c' u) into w->bias, after mbs_rtree_circuit or with the bias
- * accelerations in w->A. */
+ * biases (c' u) into w->bias, each scaled by sqrt(mu) (so that its pivot
+ * takes 1, not 1 / mu: the pivots stay of the circuit equations' size),
+ * after mbs_rtree_circuit or with the bias accelerations in w->A. */
 static void s_rotor_rows(const mbs_rtree *t, mbs_rtree_ws *w)
 {
     int n = t->n;
@@ -165,20 +166,23 @@ static void s_rotor_rows(const mbs_rtree *t, mbs_rtree_ws *w)
                 J[c] = b[0] * Ja[c] + b[1] * Ja[n + c] + b[2] * Ja[2 * n + c] + a[0] * Jb[c] + a[1] * Jb[n + c] +
                        a[2] * Jb[2 * n + c];
             w->bias[row] = v3dot(ab, b) + 2 * v3dot(ad, bd) + v3dot(a, bb);
-            continue;
+        } else {
+            /* (1 - n) w_0 + n w_1 about z (planar): the bodies' paths' axes */
+            const mbs_joint_spec *Jt = &t->spec->joints[r->joint];
+            memset(J, 0, sizeof(double) * (size_t)n);
+            w->bias[row] = 0;
+            for (int side = 0; side < 2; side++) {
+                int b = Jt->body[side];
+                double f = side ? r->n : 1 - r->n;
+                if (b < 0) continue;
+                for (int i = t->body_node[b]; i >= 0; i = t->node[i].parent)
+                    for (int d = 0; d < t->node[i].dof; d++) J[t->node[i].coord + d] += f * w->S[t->node[i].coord + d].w[2];
+                w->bias[row] += f * w->A[t->body_node[b]].w[2];
+            }
         }
-        /* (1 - n) w_0 + n w_1 about z (planar): the bodies' paths' axes */
-        const mbs_joint_spec *Jt = &t->spec->joints[r->joint];
-        memset(J, 0, sizeof(double) * (size_t)n);
-        w->bias[row] = 0;
-        for (int side = 0; side < 2; side++) {
-            int b = Jt->body[side];
-            double f = side ? r->n : 1 - r->n;
-            if (b < 0) continue;
-            for (int i = t->body_node[b]; i >= 0; i = t->node[i].parent)
-                for (int d = 0; d < t->node[i].dof; d++) J[t->node[i].coord + d] += f * w->S[t->node[i].coord + d].w[2];
-            w->bias[row] += f * w->A[t->body_node[b]].w[2];
-        }
+        double sq = sqrt(r->mu);
+        for (int c = 0; c < n; c++) J[c] *= sq;
+        w->bias[row] *= sq;
     }
 }
 
@@ -212,9 +216,10 @@ int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const doub
         for (int c = 0; c < n; c++) jq += Ji[c] * w->qdd0[c];
         w->rhs[i] = -w->bias[i] - 2 * alpha * w->phid[i] - beta * beta * w->phi[i] - jq;
     }
-    /* a rotor's row: its force nu = -mu (c . qdd + c' u), c nu in the
-     * equations of motion: (c M^-1 c^T + 1 / mu) nu + ... = -c' u - c qdd_tree */
-    for (int k = 0; k < t->nrr; k++) w->K[(t->neq + k) * m + t->neq + k] += 1 / t->rr[k].mu;
+    /* a rotor's row r = sqrt(mu) c: its multiplier k = nu / sqrt(mu), nu =
+     * -mu (c . qdd + c' u) the rotor's force (c nu in the equations of
+     * motion), so r . qdd + k = -sqrt(mu) c' u: 1 on its pivot */
+    for (int k = 0; k < t->nrr; k++) w->K[(t->neq + k) * m + t->neq + k] += 1;
     s_ldl_solve(m, w->K, w->rhs, &w->pivot_ratio);
     memcpy(w->lam, w->rhs, sizeof(double) * (size_t)m);
     for (int c = 0; c < n; c++) {

@@ -140,7 +140,7 @@ void mbs_rtree_reactions(const mbs_rtree *t, mbs_rtree_ws *w, double *out)
     for (int k = 0; k < t->nrr; k++) {
         const mbs_rrotor *r = &t->rr[k];
         const mbs_joint_spec *J = &s->joints[r->joint];
-        double lam = w->lam[t->neq + k];
+        double lam = sqrt(r->mu) * w->lam[t->neq + k]; /* the row was scaled by sqrt(mu) */
         if (r->kind == 1) {
             double a[3], b[3];
             s_vec_value(t, w, &r->a, a);
