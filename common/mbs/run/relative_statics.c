@@ -42,32 +42,34 @@ static void s_residual(s_st *s, const double *q, double time, double *rf, double
 }
 
 /* The dense mass matrix M (n x n, column-major) at q (u = 0): the inverse of
- * the columns M^-1 e_k of the recursion's factorisation.  0 or -1. */
-static int s_mass(s_st *s, const double *q, double time, double *M, double *Mi, double *e)
+ * the columns M^-1 e_k of the recursion's factorisation (SPD: Cholesky of
+ * M^-1, then M column by column).  0 or -1. */
+static int s_mass(s_st *s, const double *q, double time, double *M, double *e)
 {
     const mbs_rtree *t = s->t;
     mbs_rtree_ws *w = s->w;
-    int n = s->n;
+    int n = s->n, rc = 0;
     mbs_rtree_kinematics(t, w, q, NULL);
     mbs_rtree_applied(t, w, time);
     if (mbs_rtree_forward(t, w, e) != 0) return -1;
+    mbs_mat Mi;
+    if (mbs_mat_init(&Mi, MBS_MAT_SPD, n, n - 1, n - 1) != 0) return -1;
+    mbs_mat_zero(&Mi);
     for (int k = 0; k < n; k++) {
         memset(e, 0, sizeof(double) * (size_t)n);
         e[k] = 1;
-        mbs_rtree_minv(t, w, e, Mi + (size_t)k * n);
+        mbs_rtree_minv(t, w, e, M + (size_t)k * n); /* column k of M^-1, scratch */
+        for (int i = 0; i <= k; i++) mbs_mat_add(&Mi, i, k, M[(size_t)k * n + i]);
     }
-    /* M = (M^-1)^-1 column by column: least squares on the SPD M^-1 */
-    for (int k = 0; k < n; k++) {
-        double *A = malloc(sizeof(double) * (size_t)n * (size_t)n);
-        if (!A) return -1;
-        memcpy(A, Mi, sizeof(double) * (size_t)n * (size_t)n);
-        memset(M + (size_t)k * n, 0, sizeof(double) * (size_t)n);
-        M[(size_t)k * n + k] = 1;
-        int rc = mbs_lstsq(n, n, A, M + (size_t)k * n);
-        free(A);
-        if (rc) return -1;
+    if (mbs_mat_factor(&Mi) != 0) rc = -1;
+    for (int k = 0; k < n && !rc; k++) {
+        double *col = M + (size_t)k * n;
+        memset(col, 0, sizeof(double) * (size_t)n);
+        col[k] = 1;
+        mbs_mat_solve(&Mi, col);
     }
-    return 0;
+    mbs_mat_free(&Mi);
+    return rc;
 }
 
 int mbs_rel_statics(const mbs_model *m, mbs_data *d, const mbs_rtree *t, mbs_rtree_ws *w, double *q, double time,
@@ -79,14 +81,14 @@ int mbs_rel_statics(const mbs_model *m, mbs_data *d, const mbs_rtree *t, mbs_rtr
     s_st s = {t, w, n, neq, calloc((size_t)neq + 1, 1), calloc((size_t)n + 1, sizeof(double)),
               calloc((size_t)neq + 1, sizeof(double))};
     double *G0 = calloc((size_t)n + 1, sizeof(double)), *K = calloc((size_t)n * n + 1, sizeof(double));
-    double *M = calloc((size_t)n * n + 1, sizeof(double)), *Mi = calloc((size_t)n * n + 1, sizeof(double));
+    double *M = calloc((size_t)n * n + 1, sizeof(double));
     double *A = calloc((size_t)N * N + 1, sizeof(double)), *A2 = calloc((size_t)N * N + 1, sizeof(double));
     double *b = calloc((size_t)N + 1, sizeof(double)), *dq = calloc((size_t)n + 1, sizeof(double));
     double *qh = calloc((size_t)t->nq + 1, sizeof(double)), *rd = calloc((size_t)N + 1, sizeof(double));
     double *phi0 = calloc((size_t)neq + 1, sizeof(double));
     int *jp = calloc((size_t)N + 1, sizeof(int));
     int rc = MBS_EDIVERGE;
-    if (!s.on || !s.G || !s.lam || !G0 || !K || !M || !Mi || !A || !A2 || !b || !dq || !qh || !rd || !jp || !phi0) {
+    if (!s.on || !s.G || !s.lam || !G0 || !K || !M || !A || !A2 || !b || !dq || !qh || !rd || !jp || !phi0) {
         rc = MBS_ENOMEM;
         goto done;
     }
@@ -120,7 +122,7 @@ int mbs_rel_statics(const mbs_model *m, mbs_data *d, const mbs_rtree *t, mbs_rtr
                     K[(size_t)c * n + i] = side ? (K[(size_t)c * n + i] - s.G[i]) / (2 * h) : s.G[i];
             }
         }
-        if (mu > 0 && s_mass(&s, q, time, M, Mi, dq) != 0) {
+        if (mu > 0 && s_mass(&s, q, time, M, dq) != 0) {
             mbs_err_add(err, "", "static equilibrium (relative formulation): singular mass matrix in the "
                         "continuation");
             rc = MBS_ESINGULAR;
@@ -201,7 +203,7 @@ int mbs_rel_statics(const mbs_model *m, mbs_data *d, const mbs_rtree *t, mbs_rtr
         memset(w->A, 0, sizeof(mbs_twist) * (size_t)(t->nnode > 0 ? t->nnode : 1));
     }
 done:
-    free(s.on); free(s.G); free(s.lam); free(G0); free(K); free(M); free(Mi); free(A); free(A2); free(b); free(dq);
+    free(s.on); free(s.G); free(s.lam); free(G0); free(K); free(M); free(A); free(A2); free(b); free(dq);
     free(qh); free(rd); free(jp); free(phi0);
     return rc;
 }
