@@ -7,6 +7,8 @@
  */
 #include "check.h"
 #include "testutil.h"
+#include "mbs/model/data.h"
+#include "mbs/output/output.h"
 
 #include <math.h>
 
@@ -630,8 +632,59 @@ static void test_energy_projection(void)
     t_run_free(&b);
 }
 
+/* ---- a run stopped inside one long interval of samples ------------------------------ */
+
+static int s_npoll;
+static int s_stop_poll(mbs_data *d, mbs_errlist *err)
+{
+    (void)d;
+    s_npoll++;
+    mbs_err_add(err, "", "stopped");
+    return MBS_ECANCEL;
+}
+
+/* One accepted step may hold up to MBS_SAMPLES_MAX samples; the run's poll
+ * (time limit, cancel) is asked every 65,536 of them, so a stop is not
+ * postponed to the step's end (found by fuzz_solve: a million samples of one
+ * step ran 10 s past a 0.5 s limit under the sanitizers). */
+static void test_sampling_poll(void)
+{
+    char text[4096];
+    CHECK(t_splice(FREE_FALL, "\"interval\": 0.25", "\"interval\": 1e-6", text, sizeof text) == 0);
+    mbs_errlist err = {0};
+    mbs_report rep;
+    mbs_spec *spec = mech_parse(text, strlen(text), NULL, 0, &err);
+    CHECK(spec != NULL);
+    if (!spec) return;
+    mbs_model *m = mbs_model_new(spec, &rep, &err);
+    mbs_data *d = m ? mbs_data_new(m) : NULL;
+    CHECK(d && mbs_initialize(m, d, &rep, &err) == 0);
+    mbs_result res = {0};
+    mbs_sampler smp;
+    CHECK(d && mbs_sampler_init(&smp, m, d, &res) == 0);
+    if (d) {
+        mbs_sample_now(&smp);
+        /* an accepted step from 0 to 0.5 s at rest: 500,000 samples due */
+        d->tp = 0;
+        d->t = 0.5;
+        d->poll = s_stop_poll;
+        s_npoll = 0;
+        int rc = mbs_sample_interval(&smp, &err);
+        printf("  sampling stopped by the poll after %d of %d samples (rc %d)\n", smp.next, smp.nsample, rc);
+        CHECK(rc == MBS_ECANCEL && s_npoll == 1);
+        CHECK(smp.next == 65536);
+        d->poll = NULL;
+        mbs_sampler_free(&smp);
+        mbs_result_free(&res);
+    }
+    mbs_data_free(&d);
+    mbs_model_free(&m);
+    mbs_spec_free(&spec);
+}
+
 int main(void)
 {
+    test_sampling_poll();
     test_energy_projection();
     test_input_kink();
     test_free_fall();

@@ -388,15 +388,19 @@ static void s_quad(mbs_sampler *s, double ta, int accept)
         for (int c = 0; c < nc; c++) s->qacc[c] = s->qnow[c];
 }
 
-int mbs_sample_interval(mbs_sampler *s)
+int mbs_sample_interval(mbs_sampler *s, mbs_errlist *err)
 {
     mbs_data *d = s->d;
     const mbs_model *m = s->m;
     int n = m->nvar;
     double t0 = d->tp, t1 = d->t, h = t1 - t0;
-    while (s->next < s->nsample) {
+    for (long taken = 1; s->next < s->nsample; taken++) {
         double ts = mbs_sample_time(s, s->next);
         if (ts > t1 * (1 + 1e-13) + 1e-300) break;
+        if (taken % 65536 == 0) {
+            int rc = mbs_data_poll(d, err);
+            if (rc) return rc;
+        }
         if (h <= 0 || ts >= t1) {
             s_quad(s, t1, 0);
             s->z = d->z;

@@ -59,8 +59,11 @@ void mbs_quintic_hermite(double u, double H[6], double D[6], double S[6]);
  * between (xp, vp, ap) and (x, v, a); the element states by cubic Hermite
  * between (zp, zdp) and (z, zd).  Then carry the quadrature channels
  * (a motor's energies) over the step: called once per accepted step,
- * while the held outputs of sampled controllers are those of the step. */
-int mbs_sample_interval(mbs_sampler *s);
+ * while the held outputs of sampled controllers are those of the step.
+ * One step may hold up to MBS_SAMPLES_MAX samples: every 65,536 of them the
+ * run's poll (model/data.h mbs_data_poll: time limit, cancel) is asked, and
+ * its code returned when it stops the run (its message in err); else 0. */
+int mbs_sample_interval(mbs_sampler *s, mbs_errlist *err);
 
 /* Take the next sample at the current state (t = 0, statics). */
 void mbs_sample_now(mbs_sampler *s);

@@ -118,8 +118,8 @@ int mbs_run_step_done_ahead(const mbs_model *m, mbs_data *d, mbs_sampler *smp, d
     }
     if (m->nctrl > 0) mbs_ctrl_step_done(m, d);
     mbs_contact_step_ahead(m, d, d->t - d->tp, h_ahead);
-    mbs_sample_interval(smp);
-    return s_poll(d, err);
+    int rc = mbs_sample_interval(smp, err);
+    return rc ? rc : s_poll(d, err);
 }
 
 /* The accuracy figures at the end of a run: error-controlled integrators
