@@ -79,6 +79,27 @@ static void s_al_solve(void *ctx, double *b)
     mbs_spd_solve(c->m, c->d, b);
 }
 
+/* Row r of Phi_q: its entries in d->jac parallel to m->colpool. */
+static void s_jac_row(void *ctx, int r, int *off, int *nnz)
+{
+    const mbs_dae_nat *c = ctx;
+    *off = (int)(c->m->eq[r].cols - c->m->colpool);
+    *nnz = c->m->eq[r].nnz;
+}
+
+/* The model's banded KKT matrix (analysis/system.c) at d->jac. */
+static int s_kkt_factor(void *ctx, const double *q, const double *v, double t)
+{
+    mbs_dae_nat *c = ctx;
+    return mbs_kkt_build(c->m, c->d, 1.0, 0, 0, 0, NULL, q, v, t);
+}
+
+static void s_kkt_solve(void *ctx, double *rhs)
+{
+    mbs_dae_nat *c = ctx;
+    mbs_kkt_solve(c->m, c->d, rhs);
+}
+
 /* The GGL matrix: sparse by KLU when its band would be wasteful, else
  * banded (system_ggl.c), chosen and made at the first BDF run rather than
  * with the workspace: the sparse pattern of a 10,000-body chain takes some
@@ -188,6 +209,9 @@ void mbs_dae_natural(const mbs_model *m, mbs_data *d, mbs_dae_nat *c, mbs_dae_fo
     *f = (mbs_dae_form){.name = "natural", .n = m->nvar, .ne = m->neq, .has_stiffness = m->has_stiffness,
                         .length_scale = m->length_scale, .mass_scale = m->mass_scale,
                         .jac_nnz = s_jac_nnz(m), .nggl = m->nggl, .ctx = c,
+                        .jac_cols = m->colpool, .jac_row = s_jac_row,
+                        .mass_ptr = m->M_ptr, .mass_col = m->M_col, .mass_val = m->M_val,
+                        .kkt_factor = s_kkt_factor, .kkt_solve = s_kkt_solve,
                         .mass_mul = s_mass_mul, .forces = s_forces, .forces_noncontact = s_forces_noncontact,
                         .constraints = s_constraints, .phi_t = s_phi_t, .gamma = s_gamma, .jv = s_jv,
                         .jtl = s_jtl, .al_factor = s_al_factor, .al_solve = s_al_solve,

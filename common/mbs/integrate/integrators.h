@@ -11,6 +11,7 @@
 
 #include "mbs/model/data.h"
 #include "mbs/formulation/dae_form.h"
+#include "mbs/formulation/contact_rows.h"
 
 /* What the run gives an integrator: `done` is the book-keeping after an
  * accepted step from (d->tp, xp, vp, ap) to (d->t, x, v, a) (constraint and
@@ -51,8 +52,13 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
 int mbs_bdf_run(const mbs_dae_form *f, const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
 int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
 /* Rigid contacts (and the impact model of the clearance joint): Moreau-Jean
- * time stepping, integrator_mj.c. */
+ * time stepping (integrator_mj.c) on the natural coordinates (mj_natural.c). */
 int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
+/* Moreau-Jean time stepping (integrator_mj.c) on the DAE form and the
+ * contact rows its workspace d->mj was made from (mbs_mj_ws_make), from the
+ * state in d to t_end.  m for the solver options, the contacts' laws and
+ * the stepper.  0, or an error code with a message in err. */
+int mbs_mj_run(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
 /* Planar event-driven integration: rigid contacts and the frictional
  * clearance joint of seed 003, integrator_ed.c. */
 int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
@@ -85,6 +91,12 @@ void mbs_bdf_ws_free(mbs_data *d);
 /* Moreau-Jean: islands, contact points, impulses, LCP, sized for every
  * rigid pair. */
 int mbs_mj_ws_new(const mbs_model *m, mbs_data *d);
+/* Moreau-Jean's workspace sized from the DAE form f (its mass matrix
+ * constant: f->mass_ptr given) and the contact rows r of m, both kept in it
+ * for the runs (their contexts must live as long; r->release frees r's
+ * with the workspace, also when this fails).  mbs_mj_ws_new makes the
+ * natural coordinates' and calls it (mj_natural.c). */
+int mbs_mj_ws_make(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_model *m, mbs_data *d);
 void mbs_mj_ws_free(mbs_data *d);
 /* Event-driven: modes, dense KKT matrix, mode LCP, sized for the model's
  * frictional clearance joints and rigid contacts. */
