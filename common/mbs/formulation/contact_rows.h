@@ -8,12 +8,18 @@
  * n, t1, t2 is G v), in the sparse pattern of the pair (the velocities its
  * rows act on, fixed for the run).
  *
+ * The frictional clearance joints of seed 003 come through it too: their end
+ * equations, coefficients and sliding rows.
+ *
  * Beside formulation/dae_form.h, which gives the equations of motion (mass,
  * forces, constraints, their linear systems), this gives the contacts; the
- * Moreau-Jean time stepper (integrate/integrator_mj.c, mbs_mj_run) sees the
- * mechanism only through the two.  The natural coordinates implement it in
- * integrate/mj_natural.c (its points come from contact/contact_rigid.c,
- * above the formulation layer, hence not under formulation/natural).
+ * Moreau-Jean time stepper (integrate/integrator_mj.c, mbs_mj_run) and the
+ * event-driven integrator (integrate/integrator_ed.c, mbs_ed_run, with
+ * ed_contacts.c) see the mechanism only through the two.  The natural
+ * coordinates implement it in integrate/contact_natural.c (its points come
+ * from contact/contact_rigid.c and its sliding rows from
+ * dynamics/joint_friction.c, above the formulation layer, hence not under
+ * formulation/natural).
  *
  * Cost: hooks are called when the integrator's workspace is made (bodies,
  * pairs) or once per step with arrays (the points of a list of pairs), never
@@ -46,6 +52,18 @@ typedef struct {
                                     coordinates (natural: NCS coordinates),
                                     for the contact force outputs            */
 } mbs_rpoint;
+
+/* One frictional clearance joint (seed 003, dynamics/joint_friction.h) as
+ * the event-driven integrator sees it: its two end equations among the
+ * constraints (their multipliers are the normal forces at the slider's
+ * ends), its friction coefficients and the walls' offset. */
+typedef struct {
+    int joint;     /* index in spec->joints                                */
+    int eq[2];     /* its end equations (rows of Phi): end 1, end 2         */
+    double mu;     /* Coulomb coefficient (kinetic)                         */
+    double mus;    /* static coefficient >= mu: the stick limit mu_s Nbar   */
+    double hw;     /* half the slider's width (the walls' offset)           */
+} mbs_clearance;
 
 typedef struct mbs_contact_rows {
     int nbody;          /* bodies of the spec                                     */
@@ -80,6 +98,21 @@ typedef struct mbs_contact_rows {
      * per velocity, >= 0) could bring into contact, written to out; their
      * number. */
     int (*missed)(void *ctx, const double *dq, int *out);
+
+    /* The frictional clearance joints (the event-driven integrator's).
+     * nclear of them; clearance_find fills cj (nclear entries) at the start
+     * of a run: 0, or MBS_EINVAL with the message in err when a joint's end
+     * equations are not in the model. */
+    int nclear;
+    int (*clearance_find)(void *ctx, mbs_clearance *cj, mbs_errlist *err);
+
+    /* Once per evaluation of the equations, for every clearance joint f:
+     * its sliding velocity vt[f] = W_f v, the dense row W_f = ds/dq (n
+     * entries at W + f n) and gam[f] with a_t = W_f a + gam[f]; with V
+     * non-NULL also the dense row V_f of the friction's moment (at V + f n;
+     * dynamics/joint_friction.h). */
+    void (*clearance_slide)(void *ctx, const double *q, const double *v, double *W, double *V, double *gam,
+                            double *vt);
 
     /* Free ctx (called when the integrator's workspace is freed), or NULL. */
     void (*release)(void *ctx);

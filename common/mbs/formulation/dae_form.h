@@ -15,8 +15,9 @@
  * trapezoidal index-3 AL (integrate/integrator_al.c, mbs_al_run) and the
  * BDF on the GGL form (integrate/integrator_bdf.c, mbs_bdf_run, with
  * bdf_sample.c) run through it, and so does Moreau-Jean's time stepping
- * (integrate/integrator_mj.c, mbs_mj_run), which takes the rigid contacts
- * from formulation/contact_rows.h; formulation/formulation.h is the ODE form of
+ * (integrate/integrator_mj.c, mbs_mj_run) and the event-driven integrator
+ * (integrate/integrator_ed.c, mbs_ed_run), which take the rigid contacts
+ * and clearance joints from formulation/contact_rows.h; formulation/formulation.h is the ODE form of
  * the explicit integrators (and of bdf_ode.c), this the DAE form of the
  * implicit ones.
  *
@@ -87,6 +88,13 @@ typedef struct mbs_dae_form {
      * into gam (ne), so that the acceleration constraint is
      * Phi_q v' + gamma = 0 (natural.h's sign). */
     void (*gamma)(void *ctx, const double *q, const double *v, double t, double *gam);
+
+    /* The index-1 right-hand side with Baumgarte's terms,
+     *   c = gamma + 2 alpha (Phi_q v + Phi_t) + beta^2 Phi   (ne entries),
+     * at (q, v, t); Phi and Phi_q are left in d->phi and d->jac (the
+     * event-driven integrator's smooth phases: Phi_q a = -c). */
+    void (*baumgarte_rhs)(void *ctx, const double *q, const double *v, double t, double alpha, double beta,
+                          double *c);
 
     /* y = Phi_q v (jac from `constraints`, y of ne entries). */
     void (*jv)(void *ctx, const double *jac, const double *v, double *y);

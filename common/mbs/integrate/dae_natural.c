@@ -52,6 +52,13 @@ static void s_gamma(void *ctx, const double *q, const double *v, double t, doubl
     mbs_cons_gamma(c->m, q, v, t, gam);
 }
 
+static void s_baumgarte_rhs(void *ctx, const double *q, const double *v, double t, double alpha, double beta,
+                            double *c)
+{
+    mbs_dae_nat *n = ctx;
+    mbs_baumgarte_rhs(n->m, n->d, q, v, t, alpha, beta, c);
+}
+
 static void s_jv(void *ctx, const double *jac, const double *v, double *y)
 {
     const mbs_dae_nat *c = ctx;
@@ -213,7 +220,7 @@ void mbs_dae_natural(const mbs_model *m, mbs_data *d, mbs_dae_nat *c, mbs_dae_fo
                         .mass_ptr = m->M_ptr, .mass_col = m->M_col, .mass_val = m->M_val,
                         .kkt_factor = s_kkt_factor, .kkt_solve = s_kkt_solve,
                         .mass_mul = s_mass_mul, .forces = s_forces, .forces_noncontact = s_forces_noncontact,
-                        .constraints = s_constraints, .phi_t = s_phi_t, .gamma = s_gamma, .jv = s_jv,
+                        .constraints = s_constraints, .phi_t = s_phi_t, .gamma = s_gamma, .baumgarte_rhs = s_baumgarte_rhs, .jv = s_jv,
                         .jtl = s_jtl, .al_factor = s_al_factor, .al_solve = s_al_solve,
                         .ggl_prepare = s_ggl_prepare, .ggl_factor = s_ggl_factor, .ggl_solve = s_ggl_solve,
                         .rank_margin = s_rank_margin, .reselect = s_reselect, .accelerations = s_accelerations,
