@@ -83,6 +83,10 @@
  * pair, and one time sufficed in every run measured. */
 #define S_RECHECK_MAX 8
 
+/* Pairs handed to the contact rows' points in one call (s_points): their
+ * points (720 bytes each) stay in the first-level cache for the targets. */
+#define S_CHUNK 16
+
 /* ---- workspace --------------------------------------------------------------------------- */
 
 static int s_find(int *p, int i)
@@ -767,79 +771,86 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
     w->nskip = 0;
     w->nulog = 0;
     w->nimp = 0;
-    /* the rigid pairs in the system, with the reach of those the reach
-     * test may leave out, and their points in one call */
-    int npl = 0;
-    for (int a = 0, x = 0;;) {
-        /* the pairs in increasing id: every declared one, or the active set
-         * merged with the pairs the check after a solve added (s_recheck) */
-        int k, added = 0;
-        if (!use_active) {
-            if (a >= nc) break;
-            k = a++;
-        } else {
-            int ka = a < cnt ? d->c_active[a] : nc, kx = x < w->nxtra ? w->xtra[x] : nc;
-            if (ka >= nc && kx >= nc) break;
-            k = ka < kx ? ka : kx;
-            if (ka == k) a++;
-            if (kx == k) { x++; added = 1; }
-        }
-        const mbs_mj_pinfo *pk = &w->pi[k];
-        if (!pk->rigid) continue;
-        w->plist[npl] = k;
-        w->preach[npl++] = use_active && !added ? s_pair_reach(m, w, pk->shape, v0, h) : INFINITY;
-    }
-    w->rows.points(w->rows.ctx, w->xm, w->stamp, w->plist, npl, use_active ? w->preach : NULL, w->pt, w->pcount,
-                   w->pgmin);
-    for (int l = 0; l < npl; l++) {
-        int k = w->plist[l], got = w->pcount[l];
-        mbs_mj_pinfo *pk = &w->pi[k];
-        /* a pair out of reach of the step */
-        if (got < 0) {
-            w->skip[w->nskip] = k;
-            w->skipg[w->nskip++] = w->pgmin[l];
-            continue;
-        }
-        /* the pair's steps before this call, for solving again */
-        w->ulog[3 * w->nulog] = k;
-        w->ulog[3 * w->nulog + 1] = pk->lstep;
-        w->ulog[3 * w->nulog + 2] = pk->istep;
-        w->nulog++;
-        /* warm start from the previous step when the pair was in the system */
-        int warm = w->pi[k].lstep == step - 1;
-        int in_index = 0, impact = 0;
-        for (int j = 0; j < got; j++) {
-            int i = np + j, slot = w->pi[k].slot + j;
-            const mbs_rpoint *P = &w->pt[i];
-            w->boff[i] = boff;
-            boff += 3L * w->pi[k].blen;
-            /* the previous normal impulse, and the previous friction impulse
-             * (kept as a world vector) on the new tangents: the tangent
-             * basis turns with the normal and can swap axes */
-            for (int c = 0; c < 3; c++) {
-                w->lam[3 * i + c] = 0;
-                w->bt[3 * i + c] = 0;
+    /* the rigid pairs in the system, S_CHUNK at a time: their list with the
+     * reach of those the reach test may leave out, their points in one call,
+     * then their warm starts and targets while the points are in the cache
+     * (one call for all pairs read the first points back from memory: 4 %
+     * more cache misses of the data, 1.3 % more CPU on the 100-ball box) */
+    int a = 0, x = 0, more = 1;
+    while (more) {
+        int npl = 0;
+        while (npl < S_CHUNK) {
+            /* the pairs in increasing id: every declared one, or the active set
+             * merged with the pairs the check after a solve added (s_recheck) */
+            int k, added = 0;
+            if (!use_active) {
+                if (a >= nc) { more = 0; break; }
+                k = a++;
+            } else {
+                int ka = a < cnt ? d->c_active[a] : nc, kx = x < w->nxtra ? w->xtra[x] : nc;
+                if (ka >= nc && kx >= nc) { more = 0; break; }
+                k = ka < kx ? ka : kx;
+                if (ka == k) a++;
+                if (kx == k) { x++; added = 1; }
             }
-            if (warm) {
-                const double *tw = w->prev + 4 * slot + 1;
-                w->lam[3 * i] = w->prev[4 * slot];
-                for (int c = 1; pk->friction > 0 && c < ncomp; c++)
-                    w->lam[3 * i + c] = tw[0] * P->t[c - 1][0] + tw[1] * P->t[c - 1][1] + tw[2] * P->t[c - 1][2];
-            }
-            w->gam0[i] = s_gdot(w, P, 0, v0);
-            /* index set: touching at q_m or closing within the half step */
-            int idx;
-            w->bt[3 * i] = s_target(pk, P, w->gam0[i], h, eps, step, pk->istep, &idx);
-            if (idx) {
-                in_index = 1;
-                if (w->gam0[i] < 0 && w->pi[k].istep != step - 1) impact = 1;
-            }
+            const mbs_mj_pinfo *pk = &w->pi[k];
+            if (!pk->rigid) continue;
+            w->plist[npl] = k;
+            w->preach[npl++] = use_active && !added ? s_pair_reach(m, w, pk->shape, v0, h) : INFINITY;
         }
-        /* an impact: a pair entering the index set while closing */
-        if (in_index) w->pi[k].istep = step;
-        w->nimp += impact;
-        w->pi[k].lstep = step;
-        np += got;
+        if (npl > 0)
+            w->rows.points(w->rows.ctx, w->xm, w->stamp, w->plist, npl, use_active ? w->preach : NULL, &w->pt[np],
+                           w->pcount, w->pgmin);
+        for (int l = 0; l < npl; l++) {
+            int k = w->plist[l], got = w->pcount[l];
+            mbs_mj_pinfo *pk = &w->pi[k];
+            /* a pair out of reach of the step */
+            if (got < 0) {
+                w->skip[w->nskip] = k;
+                w->skipg[w->nskip++] = w->pgmin[l];
+                continue;
+            }
+            /* the pair's steps before this call, for solving again */
+            w->ulog[3 * w->nulog] = k;
+            w->ulog[3 * w->nulog + 1] = pk->lstep;
+            w->ulog[3 * w->nulog + 2] = pk->istep;
+            w->nulog++;
+            /* warm start from the previous step when the pair was in the system */
+            int warm = w->pi[k].lstep == step - 1;
+            int in_index = 0, impact = 0;
+            for (int j = 0; j < got; j++) {
+                int i = np + j, slot = w->pi[k].slot + j;
+                const mbs_rpoint *P = &w->pt[i];
+                w->boff[i] = boff;
+                boff += 3L * w->pi[k].blen;
+                /* the previous normal impulse, and the previous friction impulse
+                 * (kept as a world vector) on the new tangents: the tangent
+                 * basis turns with the normal and can swap axes */
+                for (int c = 0; c < 3; c++) {
+                    w->lam[3 * i + c] = 0;
+                    w->bt[3 * i + c] = 0;
+                }
+                if (warm) {
+                    const double *tw = w->prev + 4 * slot + 1;
+                    w->lam[3 * i] = w->prev[4 * slot];
+                    for (int c = 1; pk->friction > 0 && c < ncomp; c++)
+                        w->lam[3 * i + c] = tw[0] * P->t[c - 1][0] + tw[1] * P->t[c - 1][1] + tw[2] * P->t[c - 1][2];
+                }
+                w->gam0[i] = s_gdot(w, P, 0, v0);
+                /* index set: touching at q_m or closing within the half step */
+                int idx;
+                w->bt[3 * i] = s_target(pk, P, w->gam0[i], h, eps, step, pk->istep, &idx);
+                if (idx) {
+                    in_index = 1;
+                    if (w->gam0[i] < 0 && w->pi[k].istep != step - 1) impact = 1;
+                }
+            }
+            /* an impact: a pair entering the index set while closing */
+            if (in_index) w->pi[k].istep = step;
+            w->nimp += impact;
+            w->pi[k].lstep = step;
+            np += got;
+        }
     }
     d->met.contact_detection_seconds += mbs_now() - t0;
     /* B columns, W_ii, G v_f */
