@@ -221,8 +221,8 @@ int mbs_mj_ws_make(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_m
 #define ALLOC(p, cnt) do { (p) = calloc((size_t)(cnt), sizeof *(p)); ok &= (p) != NULL; } while (0)
     ALLOC(w->bvar, (size_t)w->nbody * w->bnv + 1); ALLOC(w->shb, ns + 1);
     ALLOC(w->eq_off, ne + 1); ALLOC(w->eq_nnz, ne + 1);
-    ALLOC(w->pvars, nc + 1); ALLOC(w->plist, nc + 1); ALLOC(w->pcount, nc + 1);
-    ALLOC(w->preach, nc + 1); ALLOC(w->pgmin, nc + 1);
+    ALLOC(w->pvars, nc + 1); ALLOC(w->plist, S_CHUNK); ALLOC(w->pcount, nc + 1);
+    ALLOC(w->preach, S_CHUNK); ALLOC(w->pgmin, S_CHUNK);
     ALLOC(w->var_isl, nn); ALLOC(w->var_loc, nn); ALLOC(w->eq_loc, ne + 1);
     ALLOC(w->isl_var, nn); ALLOC(w->isl_eq, ne + 1);
     ALLOC(w->kbuf, n + ne + 1);

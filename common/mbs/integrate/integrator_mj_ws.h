@@ -39,9 +39,9 @@ struct mbs_mj_ws {
                                   its columns f.jac_cols[eq_off ..)          */
     const int **pvars;         /* (nc) the velocities of each pair's rows     */
     long stamp;                /* changes with the step's q_m (rows.points)   */
-    int *plist, *pcount;       /* (nc) the pairs handed to rows.points, their
-                                  point counts                               */
-    double *preach, *pgmin;    /* (nc) their reach, smallest gap if left out  */
+    int *plist, *pcount;       /* (S_CHUNK), (nc) the pairs handed to
+                                  rows.points, their point counts            */
+    double *preach, *pgmin;    /* (S_CHUNK) their reach, smallest gap if left out */
     /* islands: variables linked by bodies and equations */
     int nisl;
     int *var_isl, *var_loc;    /* (n) island and place in it                  */
