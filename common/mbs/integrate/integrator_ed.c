@@ -27,6 +27,14 @@
  * signs, re-solved while a sign is contradicted.
  * A function is armed once it has been seen positive, so that a mode chosen
  * at a function's zero (slip reversal) does not fire at once.
+ *
+ * The mechanism comes through the formulation boundary only (issue 12,
+ * docs/formulations.md "The contact rows"): the DAE form (M, Q, Phi_q and
+ * its pattern, the Baumgarte right-hand side, the rank margin) and the
+ * contact rows (the rigid pairs' points for ed_contacts.c, the clearance
+ * joints' records and sliding rows W, V), kept in the workspace
+ * (mbs_ed_ws_make); the natural coordinates give theirs in
+ * contact_natural.c.
  */
 #include "mbs/integrate/integrators.h"
 #include "mbs/model/accuracy.h"

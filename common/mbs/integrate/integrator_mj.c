@@ -1,8 +1,18 @@
 /*
  * integrator_mj.c - Moreau-Jean time stepping for rigid contacts (issue 3):
- * impulse-velocity complementarity on the natural coordinates, theta = 1/2
- * (midpoint) for the positions (Moreau 1988; Jean 1999; Acary & Brogliato,
- * "Numerical Methods for Nonsmooth Dynamical Systems", 2008, ch. 10).
+ * impulse-velocity complementarity, theta = 1/2 (midpoint) for the positions
+ * (Moreau 1988; Jean 1999; Acary & Brogliato, "Numerical Methods for
+ * Nonsmooth Dynamical Systems", 2008, ch. 10).
+ *
+ * The mechanism comes through the formulation boundary only (issue 12,
+ * docs/formulations.md "The contact rows"): the equations of motion as a DAE
+ * form (formulation/dae_form.h: M, Q, Phi, Phi_q and its pattern, the banded
+ * KKT matrix) and the contacts as contact rows (formulation/contact_rows.h:
+ * the bodies' velocities, the points of a list of pairs with their gap and
+ * rows), both kept in the workspace (mbs_mj_ws_make); the natural
+ * coordinates give theirs in contact_natural.c.  Hooks are called when the
+ * workspace is made or a few times per step with arrays; the PGS sweeps and
+ * the B columns read only the workspace.
  *
  * One step of size h from (q0, v0, t0):
  *   q_m = q0 + h/2 v0,  t_m = t0 + h/2;   Q = Q(q_m, v0, t_m)
