@@ -1,6 +1,10 @@
 /*
- * contact_rigid.h - the geometry the Moreau-Jean time stepper needs from a
- * rigid contact pair (internal; see contact_rigid.c, docs/contacts.md).
+ * contact_rigid.h - the points of a rigid contact pair and their Jacobian
+ * rows on the natural coordinates (internal; see contact_rigid.c,
+ * docs/contacts.md): what the natural coordinates hand Moreau-Jean and the
+ * event-driven integrator as their contact rows (formulation/contact_rows.h,
+ * integrate/contact_natural.c), and what the BDF's contact force unknowns
+ * use (integrate/system_contacts.c).
  */
 #ifndef MBS_CONTACT_RIGID_H
 #define MBS_CONTACT_RIGID_H
