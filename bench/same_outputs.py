@@ -5,7 +5,7 @@ both builds as written and with each variant below, compared bit for bit
 (the CSV as written, the exit code and first line of the message, every
 metric but the timings and peak memory).
 
-Usage: python3 bench/same_outputs.py OLD_MBS NEW_MBS [--variants as_written,bdf,dopri5,relative,al]
+Usage: python3 bench/same_outputs.py OLD_MBS NEW_MBS [--variants as_written,bdf,dopri5,relative,al,mj,ed]
                                      [--only NAME,NAME] [--full]
 Without --full the slow examples are shortened (SHORT below).  Prints one
 line per run that differs and a summary; exits 1 if any differs."""
@@ -23,6 +23,8 @@ VARIANTS = {
     "dopri5": ["solver.integrator=dopri5"],
     "al": ["solver.integrator=trapezoidal_al"],
     "relative": ["solver.formulation=relative", "solver.integrator=dopri5"],
+    "mj": ["solver.integrator=moreau_jean"],
+    "ed": ["solver.integrator=event_driven"],
 }
 SHORT = {"roller_chain_drive": "0.004", "balls_in_box_100": "0.1", "balls_in_box": "0.1",
          "iftomm_a01_pendulum": "100", "iftomm_a02_four_bar_n40": "2"}

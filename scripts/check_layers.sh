@@ -19,17 +19,17 @@
 # A second rule (issue 12, docs/formulations.md "The formulation boundary"):
 # the integrators listed in BEHIND_BOUNDARY below see the equations only
 # through a formulation boundary, formulation/formulation.h (ODE form) or
-# formulation/dae_form.h (DAE form).  Such a file may include no other header
-# under mbs/formulation/ (e.g. formulation/natural/natural.h), and may read
+# formulation/dae_form.h (DAE form), and the rigid contacts through
+# formulation/contact_rows.h.  Such a file may include no other header
+# under mbs/formulation/ (e.g. formulation/natural/natural.h), nor the
+# natural coordinates' contact rows (contact/contact_rigid.h), and may read
 # no natural-coordinate field of the model (NATURAL_FIELDS: "m->nvar",
 # "d->m->neq", ...; sizes, orderings, band widths and scales are the form's).
 # Each violation is one line "file:line: ..." and makes the exit status 1.
 set -u
 
 # integrator files behind the boundary (paths under common/)
-# (dopri5.c is not: its mbs_dopri5_stages still takes a step on the natural
-# arrays for integrator_ed.c)
-BEHIND_BOUNDARY="mbs/integrate/integrator_al.c mbs/integrate/integrator_bdf.c mbs/integrate/bdf_sample.c mbs/integrate/bdf_ode.c"
+BEHIND_BOUNDARY="mbs/integrate/integrator_al.c mbs/integrate/integrator_bdf.c mbs/integrate/bdf_sample.c mbs/integrate/bdf_ode.c mbs/integrate/integrator_mj.c mbs/integrate/integrator_mj_pgs.c mbs/integrate/integrator_mj_ws.h mbs/integrate/integrator_ed.c mbs/integrate/ed_contacts.c mbs/integrate/ed_contacts_lcp.c mbs/integrate/ed_contacts.h mbs/integrate/dopri5.c"
 # the natural coordinates' fields of mbs_model (model/model.h)
 NATURAL_FIELDS="nvar|neq|eq|colpool|eqav|jcpool|x0|v0|body|nb|M_ptr|M_col|M_val|perm|iperm|kd|nkkt|kperm|kiperm|kkl|kku|nggl|gperm|giperm|gkl|gku|jg|nrotor|rotor|fpts|spring_len0|nstate_el|stel|cshape|cfel|cpairs|length_scale|mass_scale|has_stiffness"
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -102,9 +102,10 @@ for f in $BEHIND_BOUNDARY; do
   # headers under mbs/formulation/ other than the two boundaries
   while IFS=: read -r line hdr; do
     case $hdr in
-      mbs/formulation/formulation.h | mbs/formulation/dae_form.h) ;;
-      mbs/formulation/*) echo "common/$f:$line: includes \"$hdr\": behind the formulation boundary," \
-                              "only formulation/formulation.h and formulation/dae_form.h"; bstatus=1 ;;
+      mbs/formulation/formulation.h | mbs/formulation/dae_form.h | mbs/formulation/contact_rows.h) ;;
+      mbs/formulation/* | mbs/contact/contact_rigid.h)
+        echo "common/$f:$line: includes \"$hdr\": behind the formulation boundary," \
+             "only formulation/formulation.h, formulation/dae_form.h and formulation/contact_rows.h"; bstatus=1 ;;
     esac
   done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" | sed -E 's/^([0-9]+):[^"]*"([^"]+)".*/\1:\2/')
   # the model's natural-coordinate fields (outside comments is not told

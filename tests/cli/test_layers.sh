@@ -72,6 +72,18 @@ sed -i 's/int n = f->n, ne = f->ne;/int n = m->nvar, ne = f->ne;/' "$r/common/mb
 expect_fail "$r" '^common/mbs/integrate/integrator_bdf\.c:[0-9]+: reads a natural-coordinate field of the model' \
   "an integrator behind the boundary reading m->nvar"
 
+# 6b. Moreau-Jean (behind the boundary since mj12f) taking the natural
+# coordinates' contact rows or their mass matrix directly
+r=$(copy boundary_mj_rows)
+sed -i '1a #include "mbs/contact/contact_rigid.h"' "$r/common/mbs/integrate/integrator_mj.c"
+expect_fail "$r" '^common/mbs/integrate/integrator_mj\.c:2: includes "mbs/contact/contact_rigid\.h": behind the formulation boundary' \
+  "Moreau-Jean including the natural contact rows"
+r=$(copy boundary_mj_field)
+sed -i 's/const int \*M_ptr = w->f.mass_ptr, \*M_col = w->f.mass_col;/const int *M_ptr = m->M_ptr, *M_col = w->f.mass_col;/' \
+  "$r/common/mbs/integrate/integrator_mj.c"
+expect_fail "$r" '^common/mbs/integrate/integrator_mj\.c:[0-9]+: reads a natural-coordinate field of the model' \
+  "Moreau-Jean reading m->M_ptr"
+
 # 7. the copy itself, untouched, passes (the faults above are what failed)
 r=$(copy clean)
 bash scripts/check_layers.sh "$r" >/dev/null || { echo "FAIL: check_layers failed on an untouched copy"; fail=1; }

@@ -1,27 +1,20 @@
 /*
- * contact_rigid.h - the geometry the Moreau-Jean time stepper needs from a
- * rigid contact pair (internal; see contact_rigid.c, docs/contacts.md).
+ * contact_rigid.h - the points of a rigid contact pair and their Jacobian
+ * rows on the natural coordinates (internal; see contact_rigid.c,
+ * docs/contacts.md): what the natural coordinates hand Moreau-Jean and the
+ * event-driven integrator as their contact rows (formulation/contact_rows.h,
+ * integrate/contact_natural.c), and what the BDF's contact force unknowns
+ * use (integrate/system_contacts.c).
  */
 #ifndef MBS_CONTACT_RIGID_H
 #define MBS_CONTACT_RIGID_H
 
 #include "mbs/contact/contact.h"
+#include "mbs/formulation/contact_rows.h"
 
-/* One contact point of a rigid pair at a configuration x.  The Jacobian
- * rows act on the pair's variables m->cfel[pair].vars (nv of them):
- *   G[0] = n^T  (L(c_B) - L(c_A))   normal:   dg = G[0] dx,  gamma = G[0] v
- *   G[1] = t1^T (L(c_B) - L(c_A))   tangents (G[2] in space only)
- * with c_A, c_B the NCS coordinates of the witness points, frozen as
- * material points of their bodies. */
-typedef struct {
-    int pair;                    /* declared contact index                    */
-    int nv;                      /* m->cfel[pair].nvar                         */
-    double g;                    /* gap (< 0: penetration)                     */
-    double n[3], t[2][3];        /* unit normal A -> B, tangents (t1, t2, n)  */
-    double G[3][2 * MBS_NB_MAX]; /* rows: normal, t1, t2                       */
-    int body[2];                 /* A, B (-1: the ground)                      */
-    double c[2][3];              /* NCS coordinates of the witness points      */
-} mbs_rpoint;
+/* mbs_rpoint, one contact point with its Jacobian rows (here on the pair's
+ * variables m->cfel[pair].vars), is declared with the contact rows of the
+ * formulation boundary (formulation/contact_rows.h). */
 
 /* Most points pair k can report (box-plane 4, capsule pairs 2, others 1). */
 int mbs_rigid_max_points(const mbs_model *m, int k);

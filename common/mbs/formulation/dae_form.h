@@ -14,7 +14,10 @@
  * accelerations, the element states' rates and the energy projection.  The
  * trapezoidal index-3 AL (integrate/integrator_al.c, mbs_al_run) and the
  * BDF on the GGL form (integrate/integrator_bdf.c, mbs_bdf_run, with
- * bdf_sample.c) run through it; formulation/formulation.h is the ODE form of
+ * bdf_sample.c) run through it, and so does Moreau-Jean's time stepping
+ * (integrate/integrator_mj.c, mbs_mj_run) and the event-driven integrator
+ * (integrate/integrator_ed.c, mbs_ed_run), which take the rigid contacts
+ * and clearance joints from formulation/contact_rows.h; formulation/formulation.h is the ODE form of
  * the explicit integrators (and of bdf_ode.c), this the DAE form of the
  * implicit ones.
  *
@@ -51,6 +54,19 @@ typedef struct mbs_dae_form {
     int nggl;             /* unknowns of the GGL Newton matrix (q, v, lam, mu)    */
     void *ctx;            /* the formulation's evaluation context, passed to each hook */
 
+    /* The pattern of Phi_q (Moreau-Jean's islands and their KKT blocks):
+     * row r's entries are d->jac[off .. off + nnz) (jac_row), in the columns
+     * jac_cols[off .. off + nnz).  Read when a workspace is made. */
+    const int *jac_cols;
+    void (*jac_row)(void *ctx, int r, int *off, int *nnz);
+
+    /* A constant mass matrix in compressed rows (row i's entries
+     * mass_val[mass_ptr[i] .. mass_ptr[i + 1]) in the columns mass_col[]);
+     * NULL when M depends on q (Moreau-Jean needs it constant: it factors
+     * its islands' blocks of M once). */
+    const int *mass_ptr, *mass_col;
+    const double *mass_val;
+
     /* y = M v (M constant or at the last q the formulation was given). */
     void (*mass_mul)(void *ctx, const double *v, double *y);
 
@@ -73,6 +89,13 @@ typedef struct mbs_dae_form {
      * Phi_q v' + gamma = 0 (natural.h's sign). */
     void (*gamma)(void *ctx, const double *q, const double *v, double t, double *gam);
 
+    /* The index-1 right-hand side with Baumgarte's terms,
+     *   c = gamma + 2 alpha (Phi_q v + Phi_t) + beta^2 Phi   (ne entries),
+     * at (q, v, t); Phi and Phi_q are left in d->phi and d->jac (the
+     * event-driven integrator's smooth phases: Phi_q a = -c). */
+    void (*baumgarte_rhs)(void *ctx, const double *q, const double *v, double t, double alpha, double beta,
+                          double *c);
+
     /* y = Phi_q v (jac from `constraints`, y of ne entries). */
     void (*jv)(void *ctx, const double *jac, const double *v, double *y);
 
@@ -90,6 +113,14 @@ typedef struct mbs_dae_form {
 
     /* b = A^-1 b with the last factorisation (n entries, in place). */
     void (*al_solve)(void *ctx, double *b);
+
+    /* The KKT matrix [M Phi_q^T; Phi_q 0] at the Jacobian in d->jac and the
+     * active equations of d->eq_on (an inactive equation's row is the unit
+     * row): built and factorised (0, or the LAPACK info when singular);
+     * solved in place on rhs = [velocities (n); equations (ne)].
+     * Moreau-Jean's islands too large for a dense block of their own. */
+    int (*kkt_factor)(void *ctx, const double *q, const double *v, double t);
+    void (*kkt_solve)(void *ctx, double *rhs);
 
     /* The stabilised index-2 (GGL) BDF matrix (integrator_bdf.c's header)
      * for the weight w0 at (q, v, t), Jacobian in d->jac: made (storage, at

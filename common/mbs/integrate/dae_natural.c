@@ -52,6 +52,13 @@ static void s_gamma(void *ctx, const double *q, const double *v, double t, doubl
     mbs_cons_gamma(c->m, q, v, t, gam);
 }
 
+static void s_baumgarte_rhs(void *ctx, const double *q, const double *v, double t, double alpha, double beta,
+                            double *c)
+{
+    mbs_dae_nat *n = ctx;
+    mbs_baumgarte_rhs(n->m, n->d, q, v, t, alpha, beta, c);
+}
+
 static void s_jv(void *ctx, const double *jac, const double *v, double *y)
 {
     const mbs_dae_nat *c = ctx;
@@ -77,6 +84,27 @@ static void s_al_solve(void *ctx, double *b)
 {
     mbs_dae_nat *c = ctx;
     mbs_spd_solve(c->m, c->d, b);
+}
+
+/* Row r of Phi_q: its entries in d->jac parallel to m->colpool. */
+static void s_jac_row(void *ctx, int r, int *off, int *nnz)
+{
+    const mbs_dae_nat *c = ctx;
+    *off = (int)(c->m->eq[r].cols - c->m->colpool);
+    *nnz = c->m->eq[r].nnz;
+}
+
+/* The model's banded KKT matrix (analysis/system.c) at d->jac. */
+static int s_kkt_factor(void *ctx, const double *q, const double *v, double t)
+{
+    mbs_dae_nat *c = ctx;
+    return mbs_kkt_build(c->m, c->d, 1.0, 0, 0, 0, NULL, q, v, t);
+}
+
+static void s_kkt_solve(void *ctx, double *rhs)
+{
+    mbs_dae_nat *c = ctx;
+    mbs_kkt_solve(c->m, c->d, rhs);
 }
 
 /* The GGL matrix: sparse by KLU when its band would be wasteful, else
@@ -188,8 +216,11 @@ void mbs_dae_natural(const mbs_model *m, mbs_data *d, mbs_dae_nat *c, mbs_dae_fo
     *f = (mbs_dae_form){.name = "natural", .n = m->nvar, .ne = m->neq, .has_stiffness = m->has_stiffness,
                         .length_scale = m->length_scale, .mass_scale = m->mass_scale,
                         .jac_nnz = s_jac_nnz(m), .nggl = m->nggl, .ctx = c,
+                        .jac_cols = m->colpool, .jac_row = s_jac_row,
+                        .mass_ptr = m->M_ptr, .mass_col = m->M_col, .mass_val = m->M_val,
+                        .kkt_factor = s_kkt_factor, .kkt_solve = s_kkt_solve,
                         .mass_mul = s_mass_mul, .forces = s_forces, .forces_noncontact = s_forces_noncontact,
-                        .constraints = s_constraints, .phi_t = s_phi_t, .gamma = s_gamma, .jv = s_jv,
+                        .constraints = s_constraints, .phi_t = s_phi_t, .gamma = s_gamma, .baumgarte_rhs = s_baumgarte_rhs, .jv = s_jv,
                         .jtl = s_jtl, .al_factor = s_al_factor, .al_solve = s_al_solve,
                         .ggl_prepare = s_ggl_prepare, .ggl_factor = s_ggl_factor, .ggl_solve = s_ggl_solve,
                         .rank_margin = s_rank_margin, .reselect = s_reselect, .accelerations = s_accelerations,

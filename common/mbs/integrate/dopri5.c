@@ -7,7 +7,6 @@
 
 #include "mbs/model/accuracy.h"
 #include "mbs/dynamics/controller.h"
-#include "mbs/dynamics/force.h"
 #include <string.h>
 
 /* A step in whose last ODE_ONSET_PAST a compliant contact starts or ends is
@@ -30,10 +29,11 @@ void mbs_dopri5_slots(const mbs_data *d, int n, double *kx[7], double *kv[7])
     for (int s = 0; s < 7; s++) { kx[s] = d->rk + (size_t)(2 * s) * n; kv[s] = d->rk + (size_t)(2 * s + 1) * n; }
 }
 
-int mbs_dopri5_stages(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v, double h,
-                      double *kx[7], double *kv[7], double *xs, double *vs, mbs_accel_fn accel, void *ctx)
+int mbs_dopri5_stages(const mbs_dae_form *f, const mbs_model *m, mbs_data *d, double t, const double *x,
+                      const double *v, double h, double *kx[7], double *kv[7], double *xs, double *vs,
+                      mbs_accel_fn accel, void *ctx)
 {
-    int n = m->nvar, nz = m->nz;
+    int n = f->n, nz = m->nz;
     for (int s = 1; s < 7; s++) {
         for (int i = 0; i < n; i++) {
             double sx = 0, sv = 0;
@@ -51,7 +51,7 @@ int mbs_dopri5_stages(const mbs_model *m, mbs_data *d, double t, const double *x
         memcpy(kx[s], vs, sizeof(double) * (size_t)n);
         int rc = accel(m, d, t + mbs_dp5_c[s] * h, xs, vs, kv[s], ctx);
         if (rc) return rc;
-        if (nz > 0) mbs_force_zrate(m, d, xs, vs, d->z, t + mbs_dp5_c[s] * h, d->zk + s * nz);
+        if (nz > 0) f->zrate(f->ctx, xs, vs, d->z, t + mbs_dp5_c[s] * h, d->zk + s * nz);
     }
     return 0;
 }

@@ -31,16 +31,18 @@ typedef int (*mbs_accel_fn)(const mbs_model *m, mbs_data *d, double t, const dou
  * d->rk (16 n doubles). */
 void mbs_dopri5_slots(const mbs_data *d, int n, double *kx[7], double *kv[7]);
 
-/* Stages 2..7 of a step of size h from (t, x, v), with kx[0] = v and
+/* Stages 2..7 of a step of size h from (t, x, v) of the DAE form f's n
+ * coordinates and rates (the event-driven integrator's smooth phases), with kx[0] = v and
  * kv[0] = a set by the caller (FSAL).  The 5th-order solution ends in
  * (xs, vs), its acceleration in kv[6].  Element states (m->nz > 0): the
  * step starts from d->zs with slope d->zk[0..nz) = z' there (set by the
  * caller); each stage's z is put in d->z (where the forces read it) and its
- * slope in d->zk + s nz, so that d->z ends at the 5th-order solution and
- * d->zk + 6 nz has its rate.  Returns 0, or the first non-zero code of
+ * slope (f->zrate) in d->zk + s nz, so that d->z ends at the 5th-order
+ * solution and d->zk + 6 nz has its rate.  Returns 0, or the first non-zero code of
  * accel. */
-int mbs_dopri5_stages(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v, double h,
-                      double *kx[7], double *kv[7], double *xs, double *vs, mbs_accel_fn accel, void *ctx);
+int mbs_dopri5_stages(const mbs_dae_form *f, const mbs_model *m, mbs_data *d, double t, const double *x,
+                      const double *v, double h, double *kx[7], double *kv[7], double *xs, double *vs,
+                      mbs_accel_fn accel, void *ctx);
 
 /* Scaled norm of the embedded error estimate (positions and velocities,
  * weights of tol (accuracy.h) at max(|start|, |end|); the nz element

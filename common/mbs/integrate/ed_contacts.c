@@ -22,13 +22,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-int mbs_edc_init(const mbs_model *m, mbs_edc *c, int col0, int nk)
+int mbs_edc_init(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_model *m, mbs_edc *c, int col0, int nk)
 {
     memset(c, 0, sizeof *c);
     int nc = m->spec->ncontact, np = 0;
     for (int k = 0; k < nc; k++) np += m->spec->contacts[k].law == MBS_LAW_RIGID;
     c->np = m->dim == 2 ? np : 0;
-    c->n = m->nvar;
+    c->n = f->n;
+    c->rows = r;
+    c->lscale = f->length_scale;
     c->col0 = col0;
     c->nk = nk;
     int p1 = c->np > 0 ? c->np : 1, ok = 1;
@@ -36,18 +38,23 @@ int mbs_edc_init(const mbs_model *m, mbs_edc *c, int col0, int nk)
     ALLOC(c->pair, p1); ALLOC(c->state, p1); ALLOC(c->sigma, p1); ALLOC(c->insys, p1); ALLOC(c->has, p1);
     ALLOC(c->cand, p1); ALLOC(c->stickc, p1); ALLOC(c->pt, p1); ALLOC(c->dgv, 2 * p1);
     ALLOC(c->vn, p1); ALLOC(c->vt, p1); ALLOC(c->ln, p1); ALLOC(c->lt, p1); ALLOC(c->goff, p1); ALLOC(c->epst, p1);
-    ALLOC(c->mu, p1); ALLOC(c->mus, p1); ALLOC(c->e, p1); ALLOC(c->xe, m->nvar + 1); ALLOC(c->grp, p1); ALLOC(c->fslip, p1);
+    ALLOC(c->mu, p1); ALLOC(c->mus, p1); ALLOC(c->e, p1); ALLOC(c->xe, f->n + 1); ALLOC(c->grp, p1); ALLOC(c->fslip, p1);
     ALLOC(c->resp, (size_t)2 * p1 * (size_t)(nk + 1));
+    ALLOC(c->pvars, p1); ALLOC(c->plist, p1); ALLOC(c->plp, p1);
+    ALLOC(c->pcnt, p1); ALLOC(c->pcntp, p1); ALLOC(c->pcntm, p1);
     c->lmax = 4 * p1;
     ALLOC(c->idx, p1); ALLOC(c->W, 4 * p1 * p1);
     ALLOC(c->lM, (size_t)c->lmax * c->lmax); ALLOC(c->lq, c->lmax); ALLOC(c->lz, c->lmax); ALLOC(c->lw, c->lmax);
 #undef ALLOC
     c->lwork = malloc(mbs_lcp_lemke_worksize(c->lmax));
     if (!ok || !c->lwork) return -1;
+    int cap = 0;
     for (int k = 0, p = 0; k < nc && p < c->np; k++) {
         const mbs_contact_spec *C = &m->spec->contacts[k];
         if (C->law != MBS_LAW_RIGID) continue;
         c->pair[p] = k;
+        c->pvars[p] = r->pair_vars(r->ctx, k);
+        cap += r->max_points(r->ctx, k);
         c->mu[p] = C->friction;
         c->mus[p] = fmax(C->friction_static, C->friction);
         c->e[p] = C->restitution;
@@ -67,15 +74,21 @@ int mbs_edc_init(const mbs_model *m, mbs_edc *c, int col0, int nk)
                     c->grp[p] = c->grp[q];
         }
     }
+    /* the points of the pairs evaluated at one configuration */
+    int c1 = cap > 0 ? cap : 1;
+    c->buf = calloc((size_t)c1, sizeof *c->buf);
+    c->bufp = calloc((size_t)c1, sizeof *c->bufp);
+    c->bufm = calloc((size_t)c1, sizeof *c->bufm);
+    if (!c->buf || !c->bufp || !c->bufm) return -1;
     /* regularisation of the contact rows: y_c -> G a - eps y_c, so that
      * redundant contact constraints (two sticking corners of one block give
      * the same tangential condition) keep the KKT matrix regular; eps is
      * 1e-12 of the largest inverse mass diagonal, which changes the contact
      * accelerations by 1e-12 of a unit force's effect */
     double mmin = INFINITY;
-    for (int i = 0; i < m->nvar; i++)
-        for (int k = m->M_ptr[i]; k < m->M_ptr[i + 1]; k++)
-            if (m->M_col[k] == i && m->M_val[k] > 0) mmin = fmin(mmin, m->M_val[k]);
+    for (int i = 0; i < f->n; i++)
+        for (int k = f->mass_ptr[i]; k < f->mass_ptr[i + 1]; k++)
+            if (f->mass_col[k] == i && f->mass_val[k] > 0) mmin = fmin(mmin, f->mass_val[k]);
     c->eps = isfinite(mmin) ? 1e-12 / mmin : 1e-12;
     for (int p = 0; p < c->np; p++) c->epst[p] = c->eps;
     return 0;
@@ -87,13 +100,15 @@ void mbs_edc_free(mbs_edc *c)
     free(c->pt); free(c->dgv); free(c->vn); free(c->vt); free(c->ln); free(c->lt); free(c->goff); free(c->epst);
     free(c->mu); free(c->mus); free(c->e); free(c->xe); free(c->grp); free(c->fslip); free(c->resp); free(c->idx); free(c->W);
     free(c->lM); free(c->lq); free(c->lz); free(c->lw); free(c->lwork);
+    free(c->pvars); free(c->plist); free(c->plp); free(c->pcnt); free(c->pcntp); free(c->pcntm);
+    free(c->buf); free(c->bufp); free(c->bufm);
     memset(c, 0, sizeof *c);
 }
 
-double mbs_edc_gdot(const mbs_model *m, const mbs_edc *c, int p, int r, const double *u)
+double mbs_edc_gdot(const mbs_edc *c, int p, int r, const double *u)
 {
     const mbs_rpoint *P = &c->pt[p];
-    const int *vars = m->cfel[c->pair[p]].vars;
+    const int *vars = c->pvars[p];
     double s = 0;
     for (int j = 0; j < P->nv; j++) s += P->G[r][j] * u[vars[j]];
     return s;
@@ -109,50 +124,68 @@ const char *mbs_edc_name(const mbs_model *m, const mbs_edc *c, int p, char *buf,
 void mbs_edc_eval(const mbs_model *m, const mbs_data *d, mbs_edc *c, const double *x, const double *v)
 {
     int use_active = m->spec->solver.contact_deactivation && d->c_ready;
-    int n = m->nvar;
+    int n = c->n, nl = 0, nd = 0;
+    const mbs_contact_rows *r = c->rows;
+    /* the pairs in the system, their points at x in one call */
     for (int p = 0; p < c->np; p++) {
         int k = c->pair[p];
         c->insys[p] = !use_active || d->c_inset[k] || c->state[p] != MBS_EDC_OPEN;
         c->has[p] = 0;
         if (!c->insys[p]) continue;
-        if (mbs_rigid_pair_points(m, k, x, &c->pt[p]) < 1) {
+        c->plist[nl] = k;
+        c->plp[nl++] = p;
+    }
+    if (nl == 0) return;
+    r->points(r->ctx, x, ++c->stamp, c->plist, nl, NULL, c->buf, c->pcnt, NULL);
+    for (int j = 0, off = 0; j < nl; off += c->pcnt[j], j++) {
+        int p = c->plp[j];
+        if (c->pcnt[j] < 1) {
             /* a wall the point does not project onto: open, far */
             c->pt[p].g = INFINITY;
             continue;
         }
+        c->pt[p] = c->buf[off];
         c->has[p] = 1;
-        c->vn[p] = mbs_edc_gdot(m, c, p, 0, v);
-        c->vt[p] = mbs_edc_gdot(m, c, p, 1, v);
+        c->vn[p] = mbs_edc_gdot(c, p, 0, v);
+        c->vt[p] = mbs_edc_gdot(c, p, 1, v);
         c->dgv[2 * p] = c->dgv[2 * p + 1] = 0;
         if (c->state[p] == MBS_EDC_OPEN && !c->cand[p]) continue;
-        /* dG v by central differences of the rows along v: the rows are the
-         * exact gap gradient (envelope theorem), so d/dt (G v) - G a = v^T
-         * (dG/dx) v; the step moves the fastest coordinate by 1e-6 of the
-         * model's length (truncation ~1e-12, round-off ~1e-10 relative) */
-        double vmax = 0;
-        for (int i = 0; i < n; i++) vmax = fmax(vmax, fabs(v[i]));
-        if (vmax == 0) continue;
-        double h = 1e-6 * m->length_scale / vmax;
-        mbs_rpoint Pp, Pm;
-        for (int i = 0; i < n; i++) c->xe[i] = x[i] + h * v[i];
-        int okp = mbs_rigid_pair_points(m, k, c->xe, &Pp) == 1;
-        for (int i = 0; i < n; i++) c->xe[i] = x[i] - h * v[i];
-        int okm = mbs_rigid_pair_points(m, k, c->xe, &Pm) == 1;
-        if (!okp || !okm) continue;
-        const int *vars = m->cfel[k].vars;
-        for (int r = 0; r < 2; r++) {
+        /* (nd <= j: the list is overwritten behind the reading) */
+        c->plist[nd] = c->pair[p];
+        c->plp[nd++] = p;
+    }
+    if (nd == 0) return;
+    /* dG v by central differences of the rows along v: the rows are the
+     * exact gap gradient (envelope theorem), so d/dt (G v) - G a = v^T
+     * (dG/dx) v; the step moves the fastest coordinate by 1e-6 of the
+     * model's length (truncation ~1e-12, round-off ~1e-10 relative); the
+     * pairs closed or candidates, their points at x +- h v in one call each */
+    double vmax = 0;
+    for (int i = 0; i < n; i++) vmax = fmax(vmax, fabs(v[i]));
+    if (vmax == 0) return;
+    double h = 1e-6 * c->lscale / vmax;
+    for (int i = 0; i < n; i++) c->xe[i] = x[i] + h * v[i];
+    r->points(r->ctx, c->xe, ++c->stamp, c->plist, nd, NULL, c->bufp, c->pcntp, NULL);
+    for (int i = 0; i < n; i++) c->xe[i] = x[i] - h * v[i];
+    r->points(r->ctx, c->xe, ++c->stamp, c->plist, nd, NULL, c->bufm, c->pcntm, NULL);
+    for (int j = 0, op = 0, om = 0; j < nd; op += c->pcntp[j], om += c->pcntm[j], j++) {
+        if (c->pcntp[j] != 1 || c->pcntm[j] != 1) continue;
+        int p = c->plp[j];
+        const mbs_rpoint *Pp = &c->bufp[op], *Pm = &c->bufm[om];
+        const int *vars = c->pvars[p];
+        for (int rr = 0; rr < 2; rr++) {
             double s = 0;
-            for (int j = 0; j < Pp.nv; j++) s += (Pp.G[r][j] - Pm.G[r][j]) * v[vars[j]];
-            c->dgv[2 * p + r] = s / (2 * h);
+            for (int l = 0; l < Pp->nv; l++) s += (Pp->G[rr][l] - Pm->G[rr][l]) * v[vars[l]];
+            c->dgv[2 * p + rr] = s / (2 * h);
         }
     }
 }
 
 /* Add value val at (i, j) of K (scattered over the pair's variables). */
-static void s_row(const mbs_model *m, const mbs_edc *c, int p, int r, int col, double s, mbs_mat *K, int sym)
+static void s_row(const mbs_edc *c, int p, int r, int col, double s, mbs_mat *K, int sym)
 {
     const mbs_rpoint *P = &c->pt[p];
-    const int *vars = m->cfel[c->pair[p]].vars;
+    const int *vars = c->pvars[p];
     for (int j = 0; j < P->nv; j++) {
         double g = P->G[r][j];
         if (g == 0) continue;
@@ -161,7 +194,7 @@ static void s_row(const mbs_model *m, const mbs_edc *c, int p, int r, int col, d
     }
 }
 
-void mbs_edc_assemble(const mbs_model *m, mbs_edc *c, mbs_mat *K, double *rhs, double ab, double bb)
+void mbs_edc_assemble(mbs_edc *c, mbs_mat *K, double *rhs, double ab, double bb)
 {
     for (int p = 0; p < c->np; p++) {
         int cn = c->col0 + 2 * p, ct = cn + 1, st = c->has[p] ? c->state[p] : MBS_EDC_OPEN;
@@ -173,17 +206,17 @@ void mbs_edc_assemble(const mbs_model *m, mbs_edc *c, mbs_mat *K, double *rhs, d
         }
         const mbs_rpoint *P = &c->pt[p];
         /* normal: G_n a = -dG_n v - 2 alpha g' - beta^2 g */
-        s_row(m, c, p, 0, cn, 1.0, K, 1);
+        s_row(c, p, 0, cn, 1.0, K, 1);
         mbs_mat_add(K, cn, cn, -c->eps);
         rhs[cn] = -c->dgv[2 * p] - 2 * ab * c->vn[p] - bb * bb * P->g;
         if (st == MBS_EDC_STICK) {
-            s_row(m, c, p, 1, ct, 1.0, K, 1);
+            s_row(c, p, 1, ct, 1.0, K, 1);
             mbs_mat_add(K, ct, ct, -c->epst[p]);
             rhs[ct] = -c->dgv[2 * p + 1] - 2 * ab * c->vt[p];
         } else {
             mbs_mat_add(K, ct, ct, 1);
             /* sliding friction lam_t = mu sigma y_n along t */
-            if (c->mu[p] > 0) s_row(m, c, p, 1, cn, -c->mu[p] * c->sigma[p], K, 0);
+            if (c->mu[p] > 0) s_row(c, p, 1, cn, -c->mu[p] * c->sigma[p], K, 0);
         }
     }
 }
@@ -253,10 +286,10 @@ int mbs_edc_event_exists(const mbs_edc *c, int i)
     return c->state[p] != MBS_EDC_OPEN && c->mu[p] > 0;
 }
 
-double mbs_edc_check(const mbs_model *m, mbs_edc *c, const double *v, double vfloor, double *pen)
+double mbs_edc_check(mbs_edc *c, const double *v, double vfloor, double *pen)
 {
-    double vmax = vfloor, err = 0, L = m->length_scale > 0 ? m->length_scale : 1;
-    for (int i = 0; i < m->nvar; i++) vmax = fmax(vmax, fabs(v[i]));
+    double vmax = vfloor, err = 0, L = c->lscale > 0 ? c->lscale : 1;
+    for (int i = 0; i < c->n; i++) vmax = fmax(vmax, fabs(v[i]));
     for (int p = 0; p < c->np; p++) c->nmax = fmax(c->nmax, fabs(c->ln[p]));
     /* forces relative to the largest normal force seen (1e-9 of it is
      * round-off of forces crossing zero at located events); gaps relative

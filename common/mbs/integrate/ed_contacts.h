@@ -18,7 +18,8 @@
 #ifndef MBS_ED_CONTACTS_H
 #define MBS_ED_CONTACTS_H
 
-#include "mbs/contact/contact_rigid.h"
+#include "mbs/formulation/contact_rows.h"
+#include "mbs/formulation/dae_form.h"
 #include "mbs/linalg/linalg.h"
 
 enum { MBS_EDC_OPEN = 0, MBS_EDC_SLIP = 1, MBS_EDC_STICK = 2 };
@@ -27,6 +28,13 @@ typedef struct {
     int np;              /* rigid pairs (one point each)                        */
     int n, col0, nk;     /* variables, first contact column, KKT size           */
     int *pair;           /* (np) declared contact index                         */
+    const int **pvars;   /* (np) the velocities its rows act on (contact rows)   */
+    const mbs_contact_rows *rows; /* the formulation's contact rows              */
+    double lscale;       /* the model's length scale                             */
+    long stamp;          /* changes with each configuration given to rows        */
+    int *plist, *plp;    /* (np) pairs handed to rows->points, their p           */
+    int *pcnt, *pcntp, *pcntm; /* (np) their point counts at x, x + h v, x - h v */
+    mbs_rpoint *buf, *bufp, *bufm; /* (cap) their points                        */
     int *state, *sigma;  /* (np) MBS_EDC_*, slip direction +-1                  */
     char *insys;         /* (np) in the system (deactivation active set)        */
     char *has;           /* (np) the narrow phase gave a point                  */
@@ -59,9 +67,11 @@ typedef struct {
     void *lwork;
 } mbs_edc;
 
-/* Size the contact state for the model's rigid pairs; col0 = n + ne + nf
- * and nk the whole KKT size.  0 or -1 (no memory; mbs_edc_free cleans). */
-int mbs_edc_init(const mbs_model *m, mbs_edc *c, int col0, int nk);
+/* Size the contact state for the model's rigid pairs, from the DAE form f
+ * and the contact rows r (kept by pointer: r must outlive c); col0 = n + ne
+ * + nf and nk the whole KKT size.  0 or -1 (no memory; mbs_edc_free
+ * cleans). */
+int mbs_edc_init(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_model *m, mbs_edc *c, int col0, int nk);
 void mbs_edc_free(mbs_edc *c);
 
 /* Contact points, relative velocities and dG v (central differences of
@@ -71,7 +81,7 @@ void mbs_edc_eval(const mbs_model *m, const mbs_data *d, mbs_edc *c, const doubl
 
 /* Add the contact rows and columns of the current states to the KKT matrix
  * K and right-hand side rhs (Baumgarte ab, bb). */
-void mbs_edc_assemble(const mbs_model *m, mbs_edc *c, mbs_mat *K, double *rhs, double ab, double bb);
+void mbs_edc_assemble(mbs_edc *c, mbs_mat *K, double *rhs, double ab, double bb);
 
 /* Contact forces lam_n, lam_t from the solved KKT vector sol. */
 void mbs_edc_forces(mbs_edc *c, const double *sol);
@@ -104,7 +114,7 @@ int mbs_edc_event_exists(const mbs_edc *c, int i);
 /* Contact complementarity error of the last evaluation (dimensionless, see
  * docs/contacts.md; velocities relative to max(|v|, vfloor)) and the
  * largest penetration into *pen. */
-double mbs_edc_check(const mbs_model *m, mbs_edc *c, const double *v, double vfloor, double *pen);
+double mbs_edc_check(mbs_edc *c, const double *v, double vfloor, double *pen);
 
 /* Impact at an event: Newton's law gamma_n+ >= -e_p gamma_n- (e_p = 0 for
  * an approach slower than vzeno: the Zeno rule) with planar Coulomb
@@ -126,6 +136,6 @@ int mbs_edc_mode_lcp(const mbs_model *m, mbs_data *d, mbs_edc *c, double t, cons
 const char *mbs_edc_name(const mbs_model *m, const mbs_edc *c, int p, char *buf, size_t size);
 
 /* G_r . u over the pair's variables (r = 0 normal, 1 tangent). */
-double mbs_edc_gdot(const mbs_model *m, const mbs_edc *c, int p, int r, const double *u);
+double mbs_edc_gdot(const mbs_edc *c, int p, int r, const double *u);
 
 #endif

@@ -49,7 +49,7 @@ static void s_delassus(const mbs_model *m, mbs_edc *c, int mc, double reg)
         for (int b = 0; b < L; b++) {
             int pb = c->idx[b / 2], rb = b % 2;
             const double *r = c->resp + (size_t)(2 * pb + rb) * (size_t)c->nk;
-            c->W[a * L + b] = mbs_edc_gdot(m, c, pa, ra, r) + (a == b ? reg : 0);
+            c->W[a * L + b] = mbs_edc_gdot(c, pa, ra, r) + (a == b ? reg : 0);
         }
     }
 }
@@ -68,7 +68,7 @@ static int s_fail(const mbs_model *m, mbs_data *d, mbs_edc *c, int mc, double t,
 int mbs_edc_impact(const mbs_model *m, mbs_data *d, mbs_edc *c, double t, double *v, double vzeno,
                    mbs_errlist *err)
 {
-    int mc = s_cands(c), n = m->nvar;
+    int mc = s_cands(c), n = c->n;
     if (mc == 0) return 0;
     s_delassus(m, c, mc, 0);
     int L = 0, u[64];
@@ -140,7 +140,7 @@ int mbs_edc_mode_lcp(const mbs_model *m, mbs_data *d, mbs_edc *c, double t, cons
         /* a stick candidate's cone is mu_s wide; a sliding one's friction is mu */
         T[i] = sidx[i] >= 0 ? -c->mus[p] : -c->mu[p] * c->sigma[p];
         for (int r = 0; r < 2; r++) {
-            A0[2 * i + r] = mbs_edc_gdot(m, c, p, r, a0) + c->dgv[2 * p + r];
+            A0[2 * i + r] = mbs_edc_gdot(c, p, r, a0) + c->dgv[2 * p + r];
             ascale = fmax(ascale, fabs(A0[2 * i + r]));
         }
     }

@@ -27,17 +27,21 @@
  * signs, re-solved while a sign is contradicted.
  * A function is armed once it has been seen positive, so that a mode chosen
  * at a function's zero (slip reversal) does not fire at once.
+ *
+ * The mechanism comes through the formulation boundary only (issue 12,
+ * docs/formulations.md "The contact rows"): the DAE form (M, Q, Phi_q and
+ * its pattern, the Baumgarte right-hand side, the rank margin) and the
+ * contact rows (the rigid pairs' points for ed_contacts.c, the clearance
+ * joints' records and sliding rows W, V), kept in the workspace
+ * (mbs_ed_ws_make); the natural coordinates give theirs in
+ * contact_natural.c.
  */
 #include "mbs/integrate/integrators.h"
 #include "mbs/model/accuracy.h"
-#include "mbs/analysis/analysis.h"
 #include "mbs/integrate/dopri5.h"
 #include "mbs/integrate/ed_contacts.h"
-#include "mbs/dynamics/joint_friction.h"
 #include "mbs/linalg/lcp.h"
-#include "mbs/analysis/system.h"
-#include "mbs/formulation/natural/natural.h"
-#include "mbs/dynamics/force.h"
+#include "mbs/contact/contact.h" /* mbs_cforce, the outputs' record of a point force */
 
 #include <math.h>
 #include <stdlib.h>
@@ -46,13 +50,19 @@
 enum { S_SLIP = 0, S_STICK = 1, S_FREE = 2 };
 
 struct mbs_ed_ws {
+    /* the mechanism, as the formulation gives it (mbs_ed_ws_make) */
+    mbs_dae_form f;      /* equations of motion                                */
+    mbs_contact_rows rows; /* rigid contacts and clearance joints              */
+    int n, ne;           /* velocities, constraint equations                   */
+    int *eq_off, *eq_nnz; /* (ne) row r of Phi_q: d->jac[eq_off ..), columns
+                            f.jac_cols[eq_off ..)                            */
     int nf;              /* frictional joints                                  */
     int nk;              /* KKT unknowns: n + ne + nf + 2 np (rigid contacts)  */
     int ng;              /* event functions: 3 nf + 2 np                       */
     mbs_edc c;           /* planar rigid contacts (ed_contacts.h)              */
     char *crossed;       /* (ng) functions negative at a trial step's end      */
     double hlast;        /* last accepted step (step growth with contacts)     */
-    mbs_fjoint *fj;      /* (nf)                                               */
+    mbs_clearance *fj;   /* (nf)                                               */
     int *mode, *sigma;   /* (nf) S_SLIP/S_STICK/S_FREE, slip direction +-1     */
     int *sg;             /* (2 nf) sign of N_k assumed by the mode             */
     int *armed;          /* (ng) event functions armed                         */
@@ -80,19 +90,30 @@ struct mbs_ed_ws {
     int ready;           /* modes set for this run (s_prepare)                 */
 };
 
-int mbs_ed_data_init(const mbs_model *m, mbs_data *d)
+int mbs_ed_ws_make(const mbs_dae_form *fm, const mbs_contact_rows *r, const mbs_model *m, mbs_data *d)
 {
     struct mbs_ed_ws *w = calloc(1, sizeof *w);
-    if (!w) return -1;
+    if (!w) {
+        if (r->release) r->release(r->ctx);
+        return -1;
+    }
     d->ed = w;
-    int n = m->nvar, ne = m->neq, nf = mbs_fjoint_count(m), f1 = nf > 0 ? nf : 1;
+    w->f = *fm;
+    w->rows = *r;
+    /* the dense KKT matrix takes M's entries as they are: constant */
+    if (!fm->mass_ptr) { mbs_ed_data_free(d); return -1; }
+    int n = fm->n, ne = fm->ne, nf = r->nclear, f1 = nf > 0 ? nf : 1;
+    w->n = n;
+    w->ne = ne;
     int np = 0;
     for (int k = 0; m->dim == 2 && k < m->spec->ncontact; k++) np += m->spec->contacts[k].law == MBS_LAW_RIGID;
     w->nf = nf;
     w->nk = n + ne + nf + 2 * np;
     w->ng = 3 * nf + 2 * np;
-    int ok = mbs_edc_init(m, &w->c, n + ne + nf, w->nk) == 0, g1 = w->ng > 0 ? w->ng : 1;
+    int ok = mbs_edc_init(&w->f, &w->rows, m, &w->c, n + ne + nf, w->nk) == 0, g1 = w->ng > 0 ? w->ng : 1;
 #define ALLOC(p, cnt) do { (p) = calloc((size_t)(cnt), sizeof *(p)); ok &= (p) != NULL; } while (0)
+    ALLOC(w->eq_off, ne + 1); ALLOC(w->eq_nnz, ne + 1);
+    for (int i = 0; ok && i < ne; i++) fm->jac_row(fm->ctx, i, &w->eq_off[i], &w->eq_nnz[i]);
     ALLOC(w->fj, f1); ALLOC(w->mode, f1); ALLOC(w->sigma, f1); ALLOC(w->sg, 2 * f1); ALLOC(w->armed, g1); ALLOC(w->crossed, g1);
     ALLOC(w->cand, f1); ALLOC(w->fslip, f1); ALLOC(w->g0, g1); ALLOC(w->g1, g1);
     ALLOC(w->W, f1 * (n + 1)); ALLOC(w->V, f1 * (n + 1)); ALLOC(w->tau, f1); ALLOC(w->dtau, f1); ALLOC(w->gamT, f1); ALLOC(w->vt, f1); ALLOC(w->N, 2 * f1); ALLOC(w->FT, f1);
@@ -124,6 +145,8 @@ void mbs_ed_data_free(mbs_data *d)
     mbs_edc_free(&w->c);
     mbs_mat_free(&w->K);
     mbs_mat_free(&w->Rm);
+    free(w->eq_off); free(w->eq_nnz);
+    if (w->rows.release) w->rows.release(w->rows.ctx);
     free(w);
     d->ed = NULL;
 }
@@ -169,20 +192,22 @@ static void s_assemble(const mbs_model *m, mbs_data *d, double *rhs)
 {
     struct mbs_ed_ws *w = d->ed;
     const mbs_solver_spec *o = &m->spec->solver;
-    int n = m->nvar, ne = m->neq;
+    int n = w->n, ne = w->ne;
+    const int *M_ptr = w->f.mass_ptr, *M_col = w->f.mass_col;
+    const double *M_val = w->f.mass_val;
     double ab = o->baumgarte_alpha, bb = o->baumgarte_beta;
     mbs_mat *K = &w->K;
     mbs_mat_zero(K);
     for (int i = 0; i < n; i++)
-        for (int k = m->M_ptr[i]; k < m->M_ptr[i + 1]; k++) mbs_mat_add(K, i, m->M_col[k], m->M_val[k]);
+        for (int k = M_ptr[i]; k < M_ptr[i + 1]; k++) mbs_mat_add(K, i, M_col[k], M_val[k]);
     memcpy(rhs, d->Q, sizeof(double) * (size_t)n);
     for (int r = 0; r < ne; r++) {
-        const mbs_eq *e = &m->eq[r];
-        const double *row = d->jac + (e->cols - m->colpool);
+        const int *cols = w->f.jac_cols + w->eq_off[r], nnz = w->eq_nnz[r];
+        const double *row = d->jac + w->eq_off[r];
         if (!d->eq_on[r]) { mbs_mat_add(K, n + r, n + r, 1); rhs[n + r] = 0; continue; }
-        for (int k = 0; k < e->nnz; k++) {
-            mbs_mat_add(K, n + r, e->cols[k], row[k]);
-            mbs_mat_add(K, e->cols[k], n + r, row[k]);
+        for (int k = 0; k < nnz; k++) {
+            mbs_mat_add(K, n + r, cols[k], row[k]);
+            mbs_mat_add(K, cols[k], n + r, row[k]);
         }
         rhs[n + r] = -d->w2[r];
     }
@@ -205,15 +230,15 @@ static void s_assemble(const mbs_model *m, mbs_data *d, double *rhs)
         }
     }
     /* rigid contacts in their modes */
-    mbs_edc_assemble(m, &w->c, K, rhs, ab, bb);
+    mbs_edc_assemble(&w->c, K, rhs, ab, bb);
 }
 
 /* Normal and friction forces on the slider from the solved KKT vector sol
  * into w->N, w->FT; then the arms of the joints of s_tau_free from them.
  * Returns 1 when an arm moved by more than 1e-14 (another pass). */
-static int s_joint_forces(const mbs_model *m, struct mbs_ed_ws *w, const double *sol)
+static int s_joint_forces(struct mbs_ed_ws *w, const double *sol)
 {
-    int n = m->nvar, ne = m->neq, again = 0;
+    int n = w->n, ne = w->ne, again = 0;
     for (int f = 0; f < w->nf; f++) {
         double *N = w->N + 2 * f;
         N[0] = -sol[n + w->fj[f].eq[0]];
@@ -253,12 +278,12 @@ static int s_solve(const mbs_model *m, mbs_data *d, double t, const double *x, c
                    double *lam, int resp)
 {
     struct mbs_ed_ws *w = d->ed;
-    int n = m->nvar, ne = m->neq, nk = w->nk;
+    int n = w->n, ne = w->ne, nk = w->nk;
     const mbs_solver_spec *o = &m->spec->solver;
-    mbs_baumgarte_rhs(m, d, x, v, t, o->baumgarte_alpha, o->baumgarte_beta, d->w2);
-    mbs_force_eval(m, d, x, v, t, d->Q);
-    for (int f = 0; f < w->nf; f++)
-        w->vt[f] = mbs_fjoint_slide(m, &w->fj[f], x, v, w->W + (size_t)f * n, w->V + (size_t)f * n, &w->gamT[f]);
+    const mbs_dae_form *fm = &w->f;
+    fm->baumgarte_rhs(fm->ctx, x, v, t, o->baumgarte_alpha, o->baumgarte_beta, d->w2);
+    fm->forces(fm->ctx, x, v, t, d->Q);
+    if (w->nf > 0) w->rows.clearance_slide(w->rows.ctx, x, v, w->W, w->V, w->gamT, w->vt);
     mbs_edc_eval(m, d, &w->c, x, v);
     mbs_mat *K = &w->K;
     double *rhs = w->sol;
@@ -269,7 +294,7 @@ static int s_solve(const mbs_model *m, mbs_data *d, double t, const double *x, c
         if (mbs_mat_factor(K) != 0) return MBS_ESINGULAR;
         mbs_mat_solve(K, rhs);
         mbs_edc_forces(&w->c, rhs);
-        int again = s_joint_forces(m, w, rhs);
+        int again = s_joint_forces(w, rhs);
         again |= mbs_edc_resplit(&w->c);
         if (!again) break;
         if (pass == 29) {
@@ -287,7 +312,7 @@ static int s_solve(const mbs_model *m, mbs_data *d, double t, const double *x, c
             double *col = w->c.resp + (size_t)(2 * p + r) * (size_t)nk;
             memset(col, 0, sizeof(double) * (size_t)nk);
             const mbs_rpoint *P = &w->c.pt[p];
-            const int *vars = m->cfel[P->pair].vars;
+            const int *vars = w->c.pvars[p];
             for (int j = 0; j < P->nv; j++) col[vars[j]] += P->G[r][j];
             mbs_mat_solve(K, col);
         }
@@ -365,14 +390,14 @@ static int s_stage(const mbs_model *m, mbs_data *d, double t, const double *x, c
 static double s_step(const mbs_model *m, mbs_data *d, double h)
 {
     struct mbs_ed_ws *w = d->ed;
-    int n = m->nvar;
+    int n = w->n;
     double *kx[7], *kv[7];
     w->unsettled = 0; /* judged on the solves of the step that is kept */
     mbs_dopri5_slots(d, n, kx, kv);
     memcpy(kx[0], d->v, sizeof(double) * (size_t)n);
     memcpy(kv[0], d->a, sizeof(double) * (size_t)n);
     double *xs = w->x1, *vs = w->v1;
-    if (mbs_dopri5_stages(m, d, d->t, d->x, d->v, h, kx, kv, xs, vs, s_stage, NULL) != 0) return -1;
+    if (mbs_dopri5_stages(&w->f, m, d, d->t, d->x, d->v, h, kx, kv, xs, vs, s_stage, NULL) != 0) return -1;
     memcpy(w->a1, kv[6], sizeof(double) * (size_t)n);
     s_events(d, w->g1);
     /* the run's weights (accuracy.h): derived from the one tolerance in the
@@ -405,10 +430,11 @@ static double s_event_threshold(const mbs_model *m, const mbs_data *d)
 #define ED_RANK_MARGIN 3e-2
 #define ED_CHECK_EVERY 1
 
-static double s_rank_margin(const mbs_model *m, mbs_data *d)
+static double s_rank_margin(mbs_data *d)
 {
-    mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
-    return mbs_rank_margin(m, d);
+    const mbs_dae_form *f = &d->ed->f;
+    f->constraints(f->ctx, d->x, d->t, d->phi, d->jac);
+    return f->rank_margin(f->ctx);
 }
 
 static void s_warn_singular(mbs_data *d, double margin, int *warned)
@@ -484,7 +510,7 @@ static int s_mode_lcp(const mbs_model *m, mbs_data *d, double t, const double *x
                       mbs_errlist *err)
 {
     struct mbs_ed_ws *w = d->ed;
-    int n = m->nvar, nk = w->nk, mc = 0, idx[64];
+    int n = w->n, nk = w->nk, mc = 0, idx[64];
     for (int f = 0; f < w->nf && mc < 64; f++)
         if (w->cand[f] && w->fj[f].mus > 0) {
             idx[mc++] = f;
@@ -618,7 +644,7 @@ static double s_compl_error(const mbs_model *m, mbs_data *d, const double *v)
 {
     struct mbs_ed_ws *w = d->ed;
     double vmax = 1e-6, err = 0;
-    for (int i = 0; i < m->nvar; i++) vmax = fmax(vmax, fabs(v[i]));
+    for (int i = 0; i < w->n; i++) vmax = fmax(vmax, fabs(v[i]));
     for (int f = 0; f < w->nf; f++) {
         const double *N = w->N + 2 * f;
         double nbar = fabs(N[0]) + fabs(N[1]), ft = fabs(w->FT[f]);
@@ -650,7 +676,7 @@ static int s_contact_event(const mbs_model *m, mbs_data *d, int start, double gt
 {
     struct mbs_ed_ws *w = d->ed;
     mbs_edc *c = &w->c;
-    int n = m->nvar, any = 0, impact = 0;
+    int n = w->n, any = 0, impact = 0;
     if (c->np == 0) return 0;
     memset(c->cand, 0, (size_t)c->np);
     mbs_edc_eval(m, d, c, d->x, d->v);
@@ -688,14 +714,14 @@ static int s_contact_event(const mbs_model *m, mbs_data *d, int start, double gt
          * at round-off; 1e-3 vtol separates the two */
         for (int p = 0; p < c->np; p++) {
             if (!c->cand[p]) continue;
-            double vn = mbs_edc_gdot(m, c, p, 0, d->v);
+            double vn = mbs_edc_gdot(c, p, 0, d->v);
             if (vn > fmax(0.5 * c->e[p] * vzeno, 1e-3 * vtol)) { c->cand[p] = 0; c->goff[p] = fmin(c->pt[p].g, 0); }
         }
     }
     /* stick candidates: tangential speed at most vtol; the others slide */
     for (int p = 0; p < c->np; p++) {
         if (!c->cand[p]) continue;
-        double vt = mbs_edc_gdot(m, c, p, 1, d->v);
+        double vt = mbs_edc_gdot(c, p, 1, d->v);
         c->stickc[p] = c->mu[p] > 0 && fabs(vt) <= vtol && !c->fslip[p];
         if (c->fslip[p]) c->sigma[p] = c->fslip[p];
         else if (!c->stickc[p]) c->sigma[p] = vt >= 0 ? 1 : -1;
@@ -716,9 +742,9 @@ singular:
 static int s_initial_modes(const mbs_model *m, mbs_data *d, double vtol, mbs_errlist *err)
 {
     struct mbs_ed_ws *w = d->ed;
-    int n = m->nvar, any = 0;
+    int any = 0;
+    if (w->nf > 0) w->rows.clearance_slide(w->rows.ctx, d->x, d->v, w->W, NULL, w->gamT, w->vt);
     for (int f = 0; f < w->nf; f++) {
-        w->vt[f] = mbs_fjoint_slide(m, &w->fj[f], d->x, d->v, w->W + (size_t)f * n, NULL, &w->gamT[f]);
         w->mode[f] = S_SLIP;
         w->sigma[f] = w->vt[f] >= 0 ? 1 : -1;
         w->sg[2 * f] = w->sg[2 * f + 1] = 1;
@@ -742,7 +768,7 @@ static int s_prepare(const mbs_model *m, mbs_data *d, mbs_errlist *err)
 {
     struct mbs_ed_ws *w = d->ed;
     double ev = s_event_threshold(m, d);
-    int rc = mbs_fjoint_find(m, w->fj, err);
+    int rc = w->nf > 0 ? w->rows.clearance_find(w->rows.ctx, w->fj, err) : 0;
     /* contacts start open; those touching at t = 0 go through the event
      * logic (impact when approaching, then the mode LCP) */
     for (int p = 0; p < w->c.np; p++) {
@@ -823,7 +849,7 @@ void mbs_ed_point_forces(const mbs_model *m, mbs_data *d, double t, const double
     }
 }
 
-int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err)
+int mbs_ed_run(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err)
 {
     const mbs_solver_spec *o = &m->spec->solver;
     struct mbs_ed_ws *w = d->ed;
@@ -841,7 +867,7 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_stepper *run
     }
     int rc = w->ready ? 0 : s_prepare(m, d, err);
     if (rc) return rc;
-    int n = m->nvar;
+    int n = w->n;
     double T = o->t_end;
     double ev = s_event_threshold(m, d);
     double hmax = o->max_step > 0 ? o->max_step : run->interval;
@@ -864,7 +890,7 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_stepper *run
             h *= fmax(0.1, fac);
             int rc_poll = mbs_data_poll(d, err);
             if (rc_poll) return rc_poll;
-            double margin = warned_singular && h >= hmin ? 1 : s_rank_margin(m, d);
+            double margin = warned_singular && h >= hmin ? 1 : s_rank_margin(d);
             if (margin < ED_RANK_MARGIN && !warned_singular) s_warn_singular(d, margin, &warned_singular);
             if (h < hmin) {
                 if (margin < ED_RANK_MARGIN)
@@ -916,11 +942,11 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_stepper *run
         memcpy(d->x, w->x1, sizeof(double) * (size_t)n);
         memcpy(d->v, w->v1, sizeof(double) * (size_t)n);
         memcpy(d->a, w->a1, sizeof(double) * (size_t)n);
-        memcpy(d->lam, w->lam1, sizeof(double) * (size_t)m->neq);
+        memcpy(d->lam, w->lam1, sizeof(double) * (size_t)w->ne);
         d->t = d->t + hacc >= T * (1 - 1e-14) ? T : d->t + hacc;
         d->met.steps++;
         if (!warned_singular && d->met.steps % ED_CHECK_EVERY == 0) {
-            double margin = s_rank_margin(m, d);
+            double margin = s_rank_margin(d);
             if (margin < ED_RANK_MARGIN) s_warn_singular(d, margin, &warned_singular);
         }
         if (w->unsettled) {
@@ -935,7 +961,7 @@ int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_stepper *run
          * speed, at least the mechanism's speed scale L / t_end (not the
          * stick threshold: a tighter tolerance must not inflate the error
          * of a block stuck at round-off speeds) */
-        if (w->c.np > 0) ce = fmax(ce, mbs_edc_check(m, &w->c, d->v, d->tol.L / T, &d->met.max_penetration));
+        if (w->c.np > 0) ce = fmax(ce, mbs_edc_check(&w->c, d->v, d->tol.L / T, &d->met.max_penetration));
         if (ce > d->met.max_complementarity_error) d->met.max_complementarity_error = ce;
         rc = mbs_step_done(m, d, run, err);
         if (rc) return rc;

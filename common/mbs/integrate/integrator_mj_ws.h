@@ -6,7 +6,8 @@
 #ifndef MBS_INTEGRATOR_MJ_WS_H
 #define MBS_INTEGRATOR_MJ_WS_H
 
-#include "mbs/contact/contact_rigid.h"
+#include "mbs/formulation/contact_rows.h"
+#include "mbs/formulation/dae_form.h"
 #include "mbs/linalg/linalg.h"
 #include "mbs/linalg/cinv.h"
 #include "mbs/model/data.h"
@@ -26,6 +27,21 @@ typedef struct {
 } mbs_mj_pinfo;
 
 struct mbs_mj_ws {
+    /* the mechanism, as the formulation gives it (mbs_mj_ws_make) */
+    mbs_dae_form f;            /* equations of motion                         */
+    mbs_contact_rows rows;     /* bodies and rigid contacts                   */
+    int n, ne;                 /* velocities, constraint equations            */
+    double lscale;             /* the model's length scale                    */
+    int nbody, bnv;            /* bodies; velocities per body (bvar)          */
+    int *bvar;                 /* (nbody bnv) the velocities moving each body, -1 */
+    int *shb;                  /* (nshape) the body of each shape, -1 ground  */
+    int *eq_off, *eq_nnz;      /* (ne) row r of Phi_q: d->jac[eq_off ..) and
+                                  its columns f.jac_cols[eq_off ..)          */
+    const int **pvars;         /* (nc) the velocities of each pair's rows     */
+    long stamp;                /* changes with the step's q_m (rows.points)   */
+    int *plist, *pcount;       /* (S_CHUNK), (nc) the pairs handed to
+                                  rows.points, their point counts            */
+    double *preach, *pgmin;    /* (S_CHUNK) their reach, smallest gap if left out */
     /* islands: variables linked by bodies and equations */
     int nisl;
     int *var_isl, *var_loc;    /* (n) island and place in it                  */
@@ -88,8 +104,6 @@ struct mbs_mj_ws {
     double *psnap;             /* (2 cap) ztrav of the sides at the last visit */
     double *wlast;             /* (cap) w_n at the last visit                 */
     int *pisl;                 /* (2 cap) island of each side, -1            */
-    mbs_shape *wsh;            /* (nshape) world shapes at q_m ...            */
-    long *wsh_step;            /* (nshape) ... formed at this step            */
     double *wdi;               /* (3 cap) 1 / ((1 + eps) W_cc) for the sweep  */
     int *pstr;                 /* (cap) stride of its coefficient rows        */
     double *wblk;              /* (9 cap) W_ii blocks, row-major (c, d)       */

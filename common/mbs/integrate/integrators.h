@@ -11,6 +11,7 @@
 
 #include "mbs/model/data.h"
 #include "mbs/formulation/dae_form.h"
+#include "mbs/formulation/contact_rows.h"
 
 /* What the run gives an integrator: `done` is the book-keeping after an
  * accepted step from (d->tp, xp, vp, ap) to (d->t, x, v, a) (constraint and
@@ -51,11 +52,22 @@ int mbs_integrate_bdf(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_err
 int mbs_bdf_run(const mbs_dae_form *f, const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
 int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
 /* Rigid contacts (and the impact model of the clearance joint): Moreau-Jean
- * time stepping, integrator_mj.c. */
+ * time stepping (integrator_mj.c) on the natural coordinates (contact_natural.c). */
 int mbs_integrate_moreau_jean(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
+/* Moreau-Jean time stepping (integrator_mj.c) on the DAE form and the
+ * contact rows its workspace d->mj was made from (mbs_mj_ws_make), from the
+ * state in d to t_end.  m for the solver options, the contacts' laws and
+ * the stepper.  0, or an error code with a message in err. */
+int mbs_mj_run(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
 /* Planar event-driven integration: rigid contacts and the frictional
- * clearance joint of seed 003, integrator_ed.c. */
+ * clearance joint of seed 003 (integrator_ed.c) on the natural coordinates
+ * (contact_natural.c). */
 int mbs_integrate_event_driven(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
+/* The event-driven integrator (integrator_ed.c) on the DAE form and the
+ * contact rows its workspace d->ed was made from (mbs_ed_ws_make), from the
+ * state in d to t_end.  m for the solver options, the contacts' laws, names
+ * in messages and the stepper.  0, or an error code with a message in err. */
+int mbs_ed_run(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err);
 
 /* ---- each integrator's workspace ------------------------------------------------------ */
 
@@ -85,10 +97,22 @@ void mbs_bdf_ws_free(mbs_data *d);
 /* Moreau-Jean: islands, contact points, impulses, LCP, sized for every
  * rigid pair. */
 int mbs_mj_ws_new(const mbs_model *m, mbs_data *d);
+/* Moreau-Jean's workspace sized from the DAE form f (its mass matrix
+ * constant: f->mass_ptr given) and the contact rows r of m, both kept in it
+ * for the runs (their contexts must live as long; r->release frees r's
+ * with the workspace, also when this fails).  mbs_mj_ws_new makes the
+ * natural coordinates' and calls it (contact_natural.c). */
+int mbs_mj_ws_make(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_model *m, mbs_data *d);
 void mbs_mj_ws_free(mbs_data *d);
 /* Event-driven: modes, dense KKT matrix, mode LCP, sized for the model's
  * frictional clearance joints and rigid contacts. */
 int mbs_ed_data_init(const mbs_model *m, mbs_data *d);
+/* The event-driven workspace sized from the DAE form f (its mass matrix
+ * constant) and the contact rows r of m (rigid pairs, clearance joints),
+ * both kept in it as mbs_mj_ws_make keeps them (r->release frees r's
+ * context with the workspace, also when this fails); mbs_ed_data_init makes
+ * the natural coordinates' and calls it (contact_natural.c). */
+int mbs_ed_ws_make(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_model *m, mbs_data *d);
 void mbs_ed_data_free(mbs_data *d);
 
 /* ---- event-driven runs ------------------------------------------------------------------- */
