@@ -93,7 +93,7 @@ static int s_mass(mbs_model *m)
 {
     int n = m->nvar, nb = m->nb;
     /* dense accumulation per row through a triplet list */
-    long cap = (long)m->nbody * nb * nb + 4L * m->nrotor + m->nsrotor + 1, k = 0;
+    long cap = (long)m->nbody * nb * nb + 4L * m->nrotor + m->nsrotor + 6L * m->nrotor3 + 1, k = 0;
     struct trip { int i, j; double v; } *t = malloc(sizeof(struct trip) * (size_t)cap);
     if (!t) return MBS_ENOMEM;
     for (int b = 0; b < m->nbody; b++) {
@@ -118,8 +118,15 @@ static int s_mass(mbs_model *m)
     /* the rotors on prismatic joints between moving bodies: J / lead^2 on
      * their slide variables (ncs.c s_slide_rotors) */
     for (int r = 0; r < m->nsrotor; r++) {
+        if (m->srotor[r].ms == 0) continue;
         t[k].i = t[k].j = m->srotor[r].var; t[k].v = m->srotor[r].ms; k++;
     }
+    /* the rotors on spatial joints between moving bodies: J / 2 on each of
+     * their unit vectors' six variables (a thin disk, ncs.c s_space_rotors) */
+    for (int r = 0; r < m->nrotor3; r++)
+        for (int c = 0; c < 6; c++) {
+            t[k].i = t[k].j = m->rotor3[r].var_e + c; t[k].v = m->rotor3[r].J / 2; k++;
+        }
     /* counting sort by row, then merge columns */
     m->M_ptr = calloc((size_t)n + 1, sizeof(int));
     m->M_col = malloc(sizeof(int) * (size_t)(k + 1));
@@ -504,7 +511,7 @@ void mbs_model_free(mbs_model **pm)
     free(m->M_ptr); free(m->M_col); free(m->M_val);
     free(m->perm); free(m->iperm); free(m->kperm); free(m->kiperm); free(m->gperm); free(m->giperm);
     for (int e = 0; m->stel && e < m->nstate_el; e++) free(m->stel[e].cvars);
-    free(m->jg); free(m->rotor); free(m->srotor); free(m->fpts); free(m->spring_len0); free(m->stel);
+    free(m->jg); free(m->rotor); free(m->srotor); free(m->rotor3); free(m->fpts); free(m->spring_len0); free(m->stel);
     free(m->z_force); free(m->force_z); free(m->z_ctrl); free(m->ctrl_z); free(m->ctrl_nz); free(m->ctrl_pts);
     free(m->cshape); free(m->cfel); free(m->cpairs); free(m->kinks);
     free(m);

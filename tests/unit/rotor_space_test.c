@@ -1,0 +1,299 @@
+/*
+ * rotor_space_test.c - a dc_motor's rotor inertia on a spatial revolute
+ * joint between two moving bodies (docs/actuators.md, "Rotors between
+ * moving bodies", in space): a three-body chain about a fixed point (a yaw
+ * base C, a pitching body A, a link B rolling about an axis of A tilted
+ * from A's pitch axis), the roll motor's stator on A, so the rotor turns at
+ * w_A . a + N q3' with w_A . a the rate of no angle.  Against the same
+ * chain written by hand in joint coordinates (Newton-Euler on each body
+ * and on the rotor, a thin disk: polar J about a, transverse J / 2 about
+ * the joint's point; RK4 at a fine step): joint angles and the kinetic
+ * energy channel, with bdf and dopri5 at two tolerances and the fixed-step
+ * integrators that take motors; the unpowered chain's energy; the rotor's
+ * share (the reference without w_A in the rotor's rate moves by far more
+ * than the tolerance); the relative formulation's refusal.
+ *
+ * Tolerances: angles are held to 100 x tol (rad) over 1.5 s (the accuracy
+ * contract, docs/accuracy.md); the reference's RK4 at h = 2e-5 s moves by
+ * less than 1e-12 rad when h is halved.
+ */
+#include "check.h"
+#include "testutil.h"
+
+#include <math.h>
+
+/* The chain: all joints at the origin; yaw (ground-C) about z, pitch
+ * (C-A) about x, roll (A-B) about a = (sin al, 0, cos al) in A; the
+ * bodies' inertias about their coms in the global axes at t = 0 (all
+ * three start unrotated), released at rest under gravity -z; the roll
+ * motor at constant voltage, L = 0, no friction, efficiency 1. */
+static const double AL = 0.6, G = 9.81, JR = 1e-4, RK = 0.05;
+static const double MC = 1, MA = 2, MB = 1;
+static const double IC[3] = {0.01, 0.01, 0.02}, IA[3] = {0.02, 0.03, 0.01}, IB[3] = {0.004, 0.001, 0.004};
+static const double CC[3] = {0, 0, 0}, CA[3] = {0.1, 0, 0.1}, CB[3] = {0, 0.3, 0.05};
+
+static void s_doc(char *buf, size_t n, double N, double V, double R, double tend)
+{
+    snprintf(buf, n,
+             "{\"dimension\": 3, \"gravity\": [0, 0, -9.81],"
+             " \"bodies\": [{\"name\": \"C\", \"mass\": %g, \"inertia\": [%g, %g, %g], \"com\": [%g, %g, %g]},"
+             "   {\"name\": \"A\", \"mass\": %g, \"inertia\": [%g, %g, %g], \"com\": [%g, %g, %g]},"
+             "   {\"name\": \"B\", \"mass\": %g, \"inertia\": [%g, %g, %g], \"com\": [%g, %g, %g]}],"
+             " \"joints\": [{\"name\": \"yaw\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"C\"], \"at\": [0, 0, 0],"
+             "     \"axis\": [0, 0, 1]},"
+             "   {\"name\": \"pitch\", \"type\": \"revolute\", \"bodies\": [\"C\", \"A\"], \"at\": [0, 0, 0], \"axis\": [1, 0, 0]},"
+             "   {\"name\": \"roll\", \"type\": \"revolute\", \"bodies\": [\"A\", \"B\"], \"at\": [0, 0, 0],"
+             "     \"axis\": [%.17g, 0, %.17g]}],"
+             " \"forces\": [{\"name\": \"m\", \"type\": \"dc_motor\", \"joint\": \"roll\", \"voltage\": %g,"
+             "   \"resistance\": %g, \"torque_constant\": %g, \"back_emf_constant\": %g, \"gear_ratio\": %g,"
+             "   \"rotor_inertia\": %g}],"
+             " \"solver\": {\"t_end\": %g},"
+             " \"outputs\": {\"interval\": 0.01, \"channels\": ["
+             "   {\"name\": \"q1\", \"quantity\": \"joint_coordinate\", \"joint\": \"yaw\"},"
+             "   {\"name\": \"q2\", \"quantity\": \"joint_coordinate\", \"joint\": \"pitch\"},"
+             "   {\"name\": \"q3\", \"quantity\": \"joint_coordinate\", \"joint\": \"roll\"},"
+             "   {\"name\": \"T\", \"quantity\": \"kinetic_energy\"},"
+             "   {\"name\": \"E\", \"quantity\": \"energy\"}]}}",
+             MC, IC[0], IC[1], IC[2], CC[0], CC[1], CC[2], MA, IA[0], IA[1], IA[2], CA[0], CA[1], CA[2], MB, IB[0],
+             IB[1], IB[2], CB[0], CB[1], CB[2], sin(AL), cos(AL), V, R, RK, RK, N, JR, tend);
+}
+
+/* ---- the hand-written chain ---- */
+
+typedef struct { double N, V, R; int full; } s_chain;
+
+static void s_cross(const double *a, const double *b, double *c)
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Rotation by angle t about the unit axis u (Rodrigues), row-major. */
+static void s_rot(const double *u, double t, double *R)
+{
+    double c = cos(t), s = sin(t), k = 1 - c;
+    R[0] = c + k * u[0] * u[0]; R[1] = k * u[0] * u[1] - s * u[2]; R[2] = k * u[0] * u[2] + s * u[1];
+    R[3] = k * u[1] * u[0] + s * u[2]; R[4] = c + k * u[1] * u[1]; R[5] = k * u[1] * u[2] - s * u[0];
+    R[6] = k * u[2] * u[0] - s * u[1]; R[7] = k * u[2] * u[1] + s * u[0]; R[8] = c + k * u[2] * u[2];
+}
+
+static void s_mul(const double *A, const double *B, double *C)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) C[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+}
+
+static void s_mv(const double *A, const double *x, double *y)
+{
+    for (int i = 0; i < 3; i++) y[i] = A[3 * i] * x[0] + A[3 * i + 1] * x[1] + A[3 * i + 2] * x[2];
+}
+
+/* One body of the chain at a state: world inertia about the com I (3x3),
+ * com c, the columns of its angular and com-velocity Jacobians on the
+ * three joint rates, and its bias accelerations (at q'' = 0). */
+typedef struct { double m, I[9], c[3], Jw[3][3], Jv[3][3], w[3], al0[3], a0[3]; } s_body;
+
+/* The four inertias of the chain (C, A, B, the rotor) at state s = (q, q'):
+ * w_C = q1' z, w_A = w_C + q2' s2, w_B = w_A + q3' s3, the rotor w_A + N
+ * q3' s3 (full = 0: N q3' s3 alone, the rotor lumped on the joint), each
+ * alpha0 = alpha0_parent + w_parent x (rate s), com velocities w x c (all
+ * joints at the origin). */
+static void s_bodies(const s_chain *ch, const double *s, s_body *b)
+{
+    const double z[3] = {0, 0, 1}, x[3] = {1, 0, 0}, a0[3] = {sin(AL), 0, cos(AL)};
+    double RC[9], Rx[9], RA[9], Ra[9], RB[9], s2[3], s3[3];
+    s_rot(z, s[0], RC);
+    s_rot(x, s[1], Rx);
+    s_mul(RC, Rx, RA);
+    s_rot(a0, s[2], Ra);
+    s_mul(RA, Ra, RB);
+    s_mv(RC, x, s2);
+    s_mv(RA, a0, s3);
+    const double *Rs[3] = {RC, RA, RB}, *Ib[3] = {IC, IA, IB}, *cb[3] = {CC, CA, CB}, ms[3] = {MC, MA, MB};
+    const double *ax[3] = {z, s2, s3};
+    memset(b, 0, 4 * sizeof *b);
+    for (int i = 0; i < 4; i++) {
+        int k = i < 3 ? i : 1; /* the rotor rides on A */
+        /* angular Jacobian and bias */
+        for (int j = 0; j <= k; j++)
+            for (int r = 0; r < 3; r++) b[i].Jw[j][r] = ax[j][r];
+        if (i == 2 || i == 3) {
+            double f = i == 3 ? ch->N : 1;
+            if (i == 3 && !ch->full) memset(b[i].Jw, 0, sizeof b[i].Jw);
+            for (int r = 0; r < 3; r++) b[i].Jw[2][r] = f * s3[r];
+        }
+        for (int j = 0; j < 3; j++)
+            for (int r = 0; r < 3; r++) b[i].w[r] += b[i].Jw[j][r] * s[3 + j];
+    }
+    /* alpha0: C 0; A w_C x q2' s2; B, rotor: A's + w_A x (their rate about s3) */
+    double t[3];
+    s_cross(b[0].w, s2, t);
+    for (int r = 0; r < 3; r++) b[1].al0[r] = s[4] * t[r];
+    s_cross(b[1].w, s3, t);
+    for (int r = 0; r < 3; r++) {
+        b[2].al0[r] = b[1].al0[r] + s[5] * t[r];
+        b[3].al0[r] = ch->full ? b[1].al0[r] + ch->N * s[5] * t[r] : 0;
+    }
+    /* inertias, coms, linear Jacobians and biases */
+    for (int i = 0; i < 4; i++) {
+        if (i < 3) {
+            double D[9] = {Ib[i][0], 0, 0, 0, Ib[i][1], 0, 0, 0, Ib[i][2]}, T[9], Rt[9];
+            const double *R = Rs[i];
+            for (int p = 0; p < 3; p++)
+                for (int q = 0; q < 3; q++) Rt[3 * p + q] = R[3 * q + p];
+            s_mul(R, D, T);
+            s_mul(T, Rt, b[i].I);
+            s_mv(R, cb[i], b[i].c);
+            b[i].m = ms[i];
+        } else {
+            /* the thin disk: J / 2 (1 - s3 s3^T) + J s3 s3^T (lumped: J s3 s3^T) */
+            for (int p = 0; p < 3; p++)
+                for (int q = 0; q < 3; q++)
+                    b[i].I[3 * p + q] = (ch->full ? JR / 2 * ((p == q) - s3[p] * s3[q]) : 0) + JR * s3[p] * s3[q];
+        }
+        for (int j = 0; j < 3; j++) s_cross(b[i].Jw[j], b[i].c, b[i].Jv[j]);
+        double wc[3], wwc[3], ac[3];
+        s_cross(b[i].w, b[i].c, wc);
+        s_cross(b[i].w, wc, wwc);
+        s_cross(b[i].al0, b[i].c, ac);
+        for (int r = 0; r < 3; r++) b[i].a0[r] = ac[r] + wwc[r];
+    }
+}
+
+/* Joint accelerations: sum_i Jv^T m (Jv q'' + a0 - g) + Jw^T (I (Jw q'' +
+ * al0) + w x I w) = (0, 0, tau), solved by Cramer's rule. */
+static void s_rate(const s_chain *ch, const double *s, double *ds)
+{
+    s_body b[4];
+    s_bodies(ch, s, b);
+    double M[9] = {0}, rhs[3] = {0, 0, 0}, g[3] = {0, 0, -G};
+    rhs[2] = ch->N * RK * (ch->V - RK * ch->N * s[5]) / ch->R;
+    for (int i = 0; i < 4; i++) {
+        double Iw[3], wIw[3], Ia[3];
+        s_mv(b[i].I, b[i].w, Iw);
+        s_cross(b[i].w, Iw, wIw);
+        s_mv(b[i].I, b[i].al0, Ia);
+        for (int j = 0; j < 3; j++) {
+            double IJ[3];
+            s_mv(b[i].I, b[i].Jw[j], IJ);
+            for (int k = 0; k < 3; k++) {
+                double acc = 0;
+                for (int r = 0; r < 3; r++) acc += b[i].m * b[i].Jv[k][r] * b[i].Jv[j][r] + b[i].Jw[k][r] * IJ[r];
+                M[3 * k + j] += acc;
+            }
+        }
+        for (int k = 0; k < 3; k++)
+            for (int r = 0; r < 3; r++)
+                rhs[k] -= b[i].m * b[i].Jv[k][r] * (b[i].a0[r] - g[r]) + b[i].Jw[k][r] * (Ia[r] + wIw[r]);
+    }
+    double det = M[0] * (M[4] * M[8] - M[5] * M[7]) - M[1] * (M[3] * M[8] - M[5] * M[6]) +
+                 M[2] * (M[3] * M[7] - M[4] * M[6]);
+    for (int c = 0; c < 3; c++) {
+        double A[9];
+        memcpy(A, M, sizeof A);
+        for (int r = 0; r < 3; r++) A[3 * r + c] = rhs[r];
+        ds[3 + c] = (A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) +
+                     A[2] * (A[3] * A[7] - A[4] * A[6])) / det;
+        ds[c] = s[3 + c];
+    }
+}
+
+/* s_rate for t_rk4_step */
+static void s_rate_ctx(const void *a, const double *s, double *ds) { s_rate(a, s, ds); }
+
+/* The hand formula of the kinetic energy, the rotor included. */
+static double s_kinetic(const s_chain *ch, const double *s)
+{
+    s_body b[4];
+    s_bodies(ch, s, b);
+    double T = 0;
+    for (int i = 0; i < 4; i++) {
+        double Iw[3], v[3];
+        s_mv(b[i].I, b[i].w, Iw);
+        s_cross(b[i].w, b[i].c, v);
+        T += 0.5 * (b[i].m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) + b[i].w[0] * Iw[0] + b[i].w[1] * Iw[1] +
+                    b[i].w[2] * Iw[2]);
+    }
+    return T;
+}
+
+#define S_NOUT 150 /* output intervals of 0.01 s: 1.5 s */
+
+/* The reference at the output instants 0, 0.01, ..., 1.5 s. */
+static void s_reference(const s_chain *ch, double (*out)[6], double h)
+{
+    double s[6] = {0, 0, 0, 0, 0, 0};
+    int per = (int)lround(0.01 / h);
+    for (int i = 0; i <= S_NOUT * per; i++) {
+        if (i % per == 0) memcpy(out[i / per], s, sizeof s);
+        t_rk4_step(s_rate_ctx, ch, 6, s, h);
+    }
+}
+
+/* Largest joint-angle error of a run against the reference. */
+static double s_angle_err(const t_run *r, double (*ref)[6])
+{
+    double e = 0;
+    for (int i = 0; i <= S_NOUT; i++) {
+        double t = 0.01 * i;
+        e = fmax(e, fabs(t_at(r, "q1", t) - ref[i][0]));
+        e = fmax(e, fabs(t_at(r, "q2", t) - ref[i][1]));
+        e = fmax(e, fabs(t_at(r, "q3", t) - ref[i][2]));
+    }
+    return e;
+}
+
+/* The chain against its hand-written twin. */
+static void test_chain_against_hand(void)
+{
+    s_chain ch = {20, 6, 1, 1}, lumped = {20, 6, 1, 0};
+    static double ref[S_NOUT + 1][6], ref2[S_NOUT + 1][6], refl[S_NOUT + 1][6];
+    s_reference(&ch, ref, 2e-5);
+    s_reference(&ch, ref2, 1e-5);
+    s_reference(&lumped, refl, 2e-5);
+    double href = 0, lump = 0, span = 0;
+    for (int i = 0; i <= S_NOUT; i++)
+        for (int k = 0; k < 3; k++) {
+            href = fmax(href, fabs(ref[i][k] - ref2[i][k]));
+            lump = fmax(lump, fabs(ref[i][k] - refl[i][k]));
+            span = fmax(span, fabs(ref[i][k]));
+        }
+    printf("  reference: h -> h/2 moves it by %.1e rad; angles up to %.3g rad; the rotor lumped on the roll "
+           "joint (J N^2 about a, no w_A in its rate) moves it by %.2e rad\n", href, span, lump);
+    CHECK(href <= 1e-11);
+    CHECK(span > 0.5);
+    CHECK(lump > 1e4 * 1e-6);
+    char doc[8192];
+    s_doc(doc, sizeof doc, 20, 6, 1, 1.5);
+    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+    const double tols[] = {1e-6, 1e-8};
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++) {
+            char tol[64];
+            snprintf(tol, sizeof tol, "solver.tolerance=%g", tols[b]);
+            const char *sets[] = {tol, integ[a], NULL};
+            t_run r;
+            t_run_text(doc, sets, &r);
+            CHECK(r.rc == 0);
+            if (r.rc) { t_run_free(&r); continue; }
+            double eq = s_angle_err(&r, ref), eT = 0, Tmax = 0;
+            for (int i = 0; i <= S_NOUT; i++) {
+                double T = s_kinetic(&ch, ref[i]);
+                Tmax = fmax(Tmax, T);
+                eT = fmax(eT, fabs(t_at(&r, "T", 0.01 * i) - T));
+            }
+            printf("  chain %-24s tol %g: angles %.2e rad (%.3g x tol), kinetic %.2e J of %.3g\n", integ[a],
+                   tols[b], eq, eq / tols[b], eT, Tmax);
+            CHECK(eq <= 100 * tols[b]);
+            CHECK(eT <= 100 * tols[b] * Tmax);
+            t_run_free(&r);
+        }
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    test_chain_against_hand();
+    return CHECK_SUMMARY("rotor_space_test");
+}
