@@ -60,6 +60,12 @@ static inline void s_trig_w(const mbs_eq *e, double th, double *W, double *W1, d
     }
 }
 
+void mbs_cons_trig_w(const mbs_eq *e, double th, double *W, double *W1)
+{
+    double W2[2];
+    s_trig_w(e, th, W, W1, W2);
+}
+
 /* Jacobian of an affine vector: for each variable it touches, the dim-column
  * dA/dx_var (terms touching the same variable are summed). Returns count. */
 typedef struct {
