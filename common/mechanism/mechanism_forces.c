@@ -85,9 +85,10 @@ static int s_joint_drive(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_sp
  * the equations (L di/dt = V - R i - ke w_m, from initial_current, 0 by
  * default), integrated by bdf and dopri5 only (the run refuses the other
  * integrators and analyses, run/simulate.c).  The rotor's inertia: on a
- * joint to ground, and on a planar revolute joint between two moving
- * bodies (the stator on the joint's first body); elsewhere refused rather
- * than ignored. */
+ * revolute or prismatic joint, to ground or between two moving bodies (the
+ * stator on the joint's first body); the relative formulation refuses it
+ * between moving bodies in space and on a prismatic joint between them
+ * rather than ignoring it. */
 static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec *f)
 {
     char kp[MECH_PTR_MAX];

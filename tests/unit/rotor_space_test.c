@@ -301,9 +301,9 @@ static double s_angle_err(const t_run *r, double (*ref)[6])
  * ratio within [1.5, 2.5] for Moreau-Jean (first order) and at least 1.5
  * for the trapezoidal AL, which is first order on this chain with or
  * without the rotor (J = 0: the same ratio 2.0; without the motor's
- * back-EMF damping 4.4, second order: the damping enters its projections,
- * integrator_al.c), out of its asymptotic range at 2e-4 s on the roll
- * motor (ratio 36). */
+ * back-EMF damping 4.4, second order: the damping, which enters its
+ * projections, integrator_al.c, the likely cause), out of its asymptotic
+ * range at 2e-4 s on the roll motor (ratio 36). */
 static void test_chain_against_hand(int slide, double N, double V, double J)
 {
     s_chain ch = {N, V, 1, J, 1, slide}, lumped = {N, V, 1, J, 0, slide};

@@ -21,7 +21,8 @@
  * (linear maps of body coordinates) + constant:
  *   LIN:  A(q)[k] - g(t) = 0
  *   DOT:  sum_m w_m(t) A_m1(q) . A_m2(q) - g(t) = 0      (m <= 2)
- * which covers rigid-body constraints, every joint and the drivers.
+ * which covers rigid-body constraints, every joint and the drivers (and
+ * ANG and TRIG below, with an angle variable, for the rotors).
  */
 #ifndef MBS_MODEL_H
 #define MBS_MODEL_H
