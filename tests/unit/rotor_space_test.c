@@ -31,27 +31,47 @@ static const double AL = 0.6, G = 9.81, RK = 0.05;
 static const double MC = 1, MA = 2, MB = 1;
 static const double IC[3] = {0.01, 0.01, 0.02}, IA[3] = {0.02, 0.03, 0.01}, IB[3] = {0.004, 0.001, 0.004};
 static const double CC[3] = {0, 0, 0}, CA[3] = {0.1, 0, 0.1}, CB[3] = {0, 0.3, 0.05};
+/* the tip body D (test_energy_controller): on B about B's y axis */
+static const double MD = 0.5, ID[3] = {0.002, 0.002, 0.001}, CD[3] = {0.2, 0.1, 0.05};
 
-static void s_doc(char *buf, size_t n, int slide, double N, double V, double R, double J, double tend)
+/* The chain's document; kp > 0: the voltage a P controller's on the
+ * kinetic energy (setpoint Tset), tip: the fourth body D and its joint. */
+static void s_doc_ext(char *buf, size_t n, int slide, double N, double V, double R, double J, double tend, double kp,
+                      double Tset, int tip)
 {
-    char drive[64];
+    char drive[64], volt[64], ctl[256] = "", tipb[256] = "", tipj[256] = "", tipc[128] = "";
     if (slide) snprintf(drive, sizeof drive, "\"lead\": %.17g", 1 / N);
     else snprintf(drive, sizeof drive, "\"gear_ratio\": %.17g", N);
+    if (kp > 0) {
+        snprintf(volt, sizeof volt, "{\"controller\": \"ke\"}");
+        snprintf(ctl, sizeof ctl,
+                 " \"controllers\": [{\"name\": \"ke\", \"type\": \"pid\", \"kp\": %.17g, \"setpoint\": %.17g,"
+                 " \"measure\": {\"quantity\": \"kinetic_energy\"}}],", kp, Tset);
+    } else {
+        snprintf(volt, sizeof volt, "%.17g", V);
+    }
+    if (tip) {
+        snprintf(tipb, sizeof tipb, ", {\"name\": \"D\", \"mass\": %g, \"inertia\": [%g, %g, %g], \"com\": [%g, %g, %g]}",
+                 MD, ID[0], ID[1], ID[2], CD[0], CD[1], CD[2]);
+        snprintf(tipj, sizeof tipj, ", {\"name\": \"tip\", \"type\": \"revolute\", \"bodies\": [\"B\", \"D\"],"
+                 " \"at\": [0, 0, 0], \"axis\": [0, 1, 0]}");
+        snprintf(tipc, sizeof tipc, "{\"name\": \"q4\", \"quantity\": \"joint_coordinate\", \"joint\": \"tip\"},");
+    }
     snprintf(buf, n,
              "{\"dimension\": 3, \"gravity\": [0, 0, -9.81],"
              " \"bodies\": [{\"name\": \"C\", \"mass\": %g, \"inertia\": [%g, %g, %g], \"com\": [%g, %g, %g]},"
              "   {\"name\": \"A\", \"mass\": %g, \"inertia\": [%g, %g, %g], \"com\": [%g, %g, %g]},"
-             "   {\"name\": \"B\", \"mass\": %g, \"inertia\": [%g, %g, %g], \"com\": [%g, %g, %g]}],"
+             "   {\"name\": \"B\", \"mass\": %g, \"inertia\": [%g, %g, %g], \"com\": [%g, %g, %g]}%s],"
              " \"joints\": [{\"name\": \"yaw\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"C\"], \"at\": [0, 0, 0],"
              "     \"axis\": [0, 0, 1]},"
              "   {\"name\": \"pitch\", \"type\": \"revolute\", \"bodies\": [\"C\", \"A\"], \"at\": [0, 0, 0], \"axis\": [1, 0, 0]},"
              "   {\"name\": \"roll\", \"type\": \"%s\", \"bodies\": [\"A\", \"B\"], \"at\": [0, 0, 0],"
-             "     \"axis\": [%.17g, 0, %.17g]}],"
-             " \"forces\": [{\"name\": \"m\", \"type\": \"dc_motor\", \"joint\": \"roll\", \"voltage\": %g,"
+             "     \"axis\": [%.17g, 0, %.17g]}%s],%s"
+             " \"forces\": [{\"name\": \"m\", \"type\": \"dc_motor\", \"joint\": \"roll\", \"voltage\": %s,"
              "   \"resistance\": %g, \"torque_constant\": %g, \"back_emf_constant\": %g, %s,"
              "   \"rotor_inertia\": %g}],"
              " \"solver\": {\"t_end\": %g},"
-             " \"outputs\": {\"interval\": 0.01, \"channels\": ["
+             " \"outputs\": {\"interval\": 0.01, \"channels\": [%s"
              "   {\"name\": \"q1\", \"quantity\": \"joint_coordinate\", \"joint\": \"yaw\"},"
              "   {\"name\": \"q2\", \"quantity\": \"joint_coordinate\", \"joint\": \"pitch\"},"
              "   {\"name\": \"q3\", \"quantity\": \"joint_coordinate\", \"joint\": \"roll\"},"
@@ -61,16 +81,25 @@ static void s_doc(char *buf, size_t n, int slide, double N, double V, double R, 
              "   {\"name\": \"My\", \"quantity\": \"reaction_torque\", \"joint\": \"pitch\", \"component\": \"y\"},"
              "   {\"name\": \"Mz\", \"quantity\": \"reaction_torque\", \"joint\": \"pitch\", \"component\": \"z\"}]}}",
              MC, IC[0], IC[1], IC[2], CC[0], CC[1], CC[2], MA, IA[0], IA[1], IA[2], CA[0], CA[1], CA[2], MB, IB[0],
-             IB[1], IB[2], CB[0], CB[1], CB[2], slide ? "prismatic" : "revolute", sin(AL), cos(AL), V, R, RK, RK, drive, J,
-             tend);
+             IB[1], IB[2], CB[0], CB[1], CB[2], tipb, slide ? "prismatic" : "revolute", sin(AL), cos(AL), tipj, ctl, volt,
+             R, RK, RK, drive, J, tend, tipc);
+}
+
+static void s_doc(char *buf, size_t n, int slide, double N, double V, double R, double J, double tend)
+{
+    s_doc_ext(buf, n, slide, N, V, R, J, tend, 0, 0, 0);
 }
 
 /* ---- the hand-written chain ---- */
 
 /* N: the gear ratio (slide: 1 / lead), J the rotor's inertia; slide: the
  * roll joint is prismatic along a (B translates along it, the motor's
- * force N kt i); full = 0 drops w_A from the rotor's rate. */
-typedef struct { double N, V, R, J; int full, slide; } s_chain;
+ * force N kt i); full = 0 drops w_A from the rotor's rate; kp > 0: the
+ * voltage is a continuous P controller's on the kinetic energy, V = kp
+ * (Tset - T). */
+typedef struct { double N, V, R, J; int full, slide; double kp, Tset; int tip; } s_chain;
+
+static double s_kinetic(const s_chain *ch, const double *s);
 
 static void s_cross(const double *a, const double *b, double *c)
 {
@@ -101,57 +130,66 @@ static void s_mv(const double *A, const double *x, double *y)
 
 /* One body of the chain at a state: world inertia about the com I (3x3),
  * com c, the columns of its angular and com-velocity Jacobians on the
- * three joint rates, and its bias accelerations (at q'' = 0). */
-typedef struct { double m, I[9], c[3], Jw[3][3], Jv[3][3], w[3], al0[3], a0[3]; } s_body;
+ * four joint rates, and its bias accelerations (at q'' = 0). */
+typedef struct { double m, I[9], c[3], Jw[4][3], Jv[4][3], w[3], al0[3], a0[3]; } s_body;
 
-/* The four inertias of the chain (C, A, B, the rotor) at state s = (q, q'):
- * w_C = q1' z, w_A = w_C + q2' s2, w_B = w_A + q3' s3 (slide: w_A), the
- * rotor w_A + N q3' s3 (full = 0: N q3' s3 alone, the rotor lumped on the
- * joint), each alpha0 = alpha0_parent + w_parent x (rate s), com
- * velocities w x c (all joints at the origin; slide: B's com R_A (c_B +
- * q3 a) at w_A x c + q3' s3, its bias acceleration 2 w_A x q3' s3 more). */
+/* The five inertias of the chain (C, A, B, the rotor, D) at state s = (q,
+ * q'), q = (yaw, pitch, roll, tip), s[4 + j] = q_j': w_C = q1' z, w_A = w_C
+ * + q2' s2, w_B = w_A + q3' s3 (slide: w_A), the rotor w_A + N q3' s3
+ * (full = 0: N q3' s3 alone, the rotor lumped on the joint), w_D = w_B +
+ * q4' s4 (tip: D on B about B's y axis; else D is empty and q4 stays 0),
+ * each alpha0 = alpha0_parent + w_parent x (rate s), com velocities w x c
+ * (all joints at the origin; slide: B's com R_A (c_B + q3 a) at w_A x c +
+ * q3' s3, its bias acceleration 2 w_A x q3' s3 more). */
 static void s_bodies(const s_chain *ch, const double *s, s_body *b)
 {
-    const double z[3] = {0, 0, 1}, x[3] = {1, 0, 0}, a0[3] = {sin(AL), 0, cos(AL)};
-    double RC[9], Rx[9], RA[9], Ra[9], RB[9], s2[3], s3[3];
+    const double z[3] = {0, 0, 1}, x[3] = {1, 0, 0}, y[3] = {0, 1, 0}, a0[3] = {sin(AL), 0, cos(AL)};
+    double RC[9], Rx[9], RA[9], Ra[9], RB[9], Ry[9], RD[9], s2[3], s3[3], s4[3];
     s_rot(z, s[0], RC);
     s_rot(x, s[1], Rx);
     s_mul(RC, Rx, RA);
     s_rot(a0, s[2], Ra);
     s_mul(RA, Ra, RB);
+    s_rot(y, s[3], Ry);
+    s_mul(ch->slide ? RA : RB, Ry, RD);
     s_mv(RC, x, s2);
     s_mv(RA, a0, s3);
-    const double *Rs[3] = {RC, RA, RB}, *Ib[3] = {IC, IA, IB}, *cb[3] = {CC, CA, CB}, ms[3] = {MC, MA, MB};
-    const double *ax[3] = {z, s2, s3};
-    memset(b, 0, 4 * sizeof *b);
-    for (int i = 0; i < 4; i++) {
-        int k = i < 3 ? i : 1; /* the rotor rides on A */
-        /* angular Jacobian and bias */
+    s_mv(ch->slide ? RA : RB, y, s4);
+    const double *Rs[5] = {RC, RA, ch->slide ? RA : RB, NULL, RD}, *Ib[5] = {IC, IA, IB, NULL, ID};
+    const double *cb[5] = {CC, CA, CB, NULL, CD}, ms[5] = {MC, MA, MB, 0, ch->tip ? MD : 0};
+    const double *ax[4] = {z, s2, s3, s4};
+    memset(b, 0, 5 * sizeof *b);
+    for (int i = 0; i < 5; i++) {
+        /* the joints each inertia turns with: the rotor rides on A */
+        int k = i == 3 ? 1 : i == 4 ? 3 : i;
         for (int j = 0; j <= k; j++)
             for (int r = 0; r < 3; r++) b[i].Jw[j][r] = ax[j][r];
-        if (i == 2 && ch->slide) memset(b[i].Jw[2], 0, sizeof b[i].Jw[2]);
-        else if (i == 2 || i == 3) {
-            double f = i == 3 ? ch->N : 1;
-            if (i == 3 && !ch->full) memset(b[i].Jw, 0, sizeof b[i].Jw);
-            for (int r = 0; r < 3; r++) b[i].Jw[2][r] = f * s3[r];
+        if ((i == 2 || i == 4) && ch->slide) memset(b[i].Jw[2], 0, sizeof b[i].Jw[2]);
+        if (i == 4 && !ch->tip) memset(b[i].Jw, 0, sizeof b[i].Jw);
+        if (i == 3) {
+            if (!ch->full) memset(b[i].Jw, 0, sizeof b[i].Jw);
+            for (int r = 0; r < 3; r++) b[i].Jw[2][r] = ch->N * s3[r];
         }
-        for (int j = 0; j < 3; j++)
-            for (int r = 0; r < 3; r++) b[i].w[r] += b[i].Jw[j][r] * s[3 + j];
+        for (int j = 0; j < 4; j++)
+            for (int r = 0; r < 3; r++) b[i].w[r] += b[i].Jw[j][r] * s[4 + j];
     }
-    /* alpha0: C 0; A w_C x q2' s2; B, rotor: A's + w_A x (their rate about s3) */
+    /* alpha0: C 0; A w_C x q2' s2; B, rotor: A's + w_A x (their rate about
+     * s3); D: B's + w_B x q4' s4 */
     double t[3];
     s_cross(b[0].w, s2, t);
-    for (int r = 0; r < 3; r++) b[1].al0[r] = s[4] * t[r];
+    for (int r = 0; r < 3; r++) b[1].al0[r] = s[5] * t[r];
     s_cross(b[1].w, s3, t);
     for (int r = 0; r < 3; r++) {
-        b[2].al0[r] = b[1].al0[r] + (ch->slide ? 0 : s[5] * t[r]);
-        b[3].al0[r] = ch->full ? b[1].al0[r] + ch->N * s[5] * t[r] : 0;
+        b[2].al0[r] = b[1].al0[r] + (ch->slide ? 0 : s[6] * t[r]);
+        b[3].al0[r] = ch->full ? b[1].al0[r] + ch->N * s[6] * t[r] : 0;
     }
+    s_cross(b[2].w, s4, t);
+    for (int r = 0; r < 3; r++) b[4].al0[r] = ch->tip ? b[2].al0[r] + s[7] * t[r] : 0;
     /* inertias, coms, linear Jacobians and biases */
-    for (int i = 0; i < 4; i++) {
-        if (i < 3) {
+    for (int i = 0; i < 5; i++) {
+        if (i != 3 && ms[i] > 0) {
             double D[9] = {Ib[i][0], 0, 0, 0, Ib[i][1], 0, 0, 0, Ib[i][2]}, T[9], Rt[9];
-            const double *R = i == 2 && ch->slide ? RA : Rs[i];
+            const double *R = Rs[i];
             for (int p = 0; p < 3; p++)
                 for (int q = 0; q < 3; q++) Rt[3 * p + q] = R[3 * q + p];
             s_mul(R, D, T);
@@ -159,15 +197,15 @@ static void s_bodies(const s_chain *ch, const double *s, s_body *b)
             double c0[3] = {cb[i][0], cb[i][1], cb[i][2]};
             if (i == 2 && ch->slide)
                 for (int r = 0; r < 3; r++) c0[r] += s[2] * a0[r];
-            s_mv(i == 2 && ch->slide ? RA : R, c0, b[i].c);
+            s_mv(R, c0, b[i].c);
             b[i].m = ms[i];
-        } else {
+        } else if (i == 3) {
             /* the thin disk: J / 2 (1 - s3 s3^T) + J s3 s3^T (lumped: J s3 s3^T) */
             for (int p = 0; p < 3; p++)
                 for (int q = 0; q < 3; q++)
                     b[i].I[3 * p + q] = (ch->full ? ch->J / 2 * ((p == q) - s3[p] * s3[q]) : 0) + ch->J * s3[p] * s3[q];
         }
-        for (int j = 0; j < 3; j++) s_cross(b[i].Jw[j], b[i].c, b[i].Jv[j]);
+        for (int j = 0; j < 4; j++) s_cross(b[i].Jw[j], b[i].c, b[i].Jv[j]);
         double wc[3], wwc[3], ac[3], cor[3] = {0, 0, 0};
         s_cross(b[i].w, b[i].c, wc);
         s_cross(b[i].w, wc, wwc);
@@ -175,48 +213,54 @@ static void s_bodies(const s_chain *ch, const double *s, s_body *b)
         if (i == 2 && ch->slide) {
             for (int r = 0; r < 3; r++) b[i].Jv[2][r] = s3[r];
             s_cross(b[i].w, s3, cor);
-            for (int r = 0; r < 3; r++) cor[r] *= 2 * s[5];
+            for (int r = 0; r < 3; r++) cor[r] *= 2 * s[6];
         }
         for (int r = 0; r < 3; r++) b[i].a0[r] = ac[r] + wwc[r] + cor[r];
     }
 }
 
 /* Joint accelerations: sum_i Jv^T m (Jv q'' + a0 - g) + Jw^T (I (Jw q'' +
- * al0) + w x I w) = (0, 0, tau), solved by Cramer's rule. */
+ * al0) + w x I w) = (0, 0, tau, 0), by Gaussian elimination (without the
+ * tip body its row is q4'' = 0). */
 static void s_rate(const s_chain *ch, const double *s, double *ds)
 {
-    s_body b[4];
+    s_body b[5];
     s_bodies(ch, s, b);
-    double M[9] = {0}, rhs[3] = {0, 0, 0}, g[3] = {0, 0, -G};
-    rhs[2] = ch->N * RK * (ch->V - RK * ch->N * s[5]) / ch->R;
-    for (int i = 0; i < 4; i++) {
+    double M[16] = {0}, rhs[4] = {0, 0, 0, 0}, g[3] = {0, 0, -G};
+    double V = ch->kp > 0 ? ch->kp * (ch->Tset - s_kinetic(ch, s)) : ch->V;
+    rhs[2] = ch->N * RK * (V - RK * ch->N * s[6]) / ch->R;
+    for (int i = 0; i < 5; i++) {
         double Iw[3], wIw[3], Ia[3];
         s_mv(b[i].I, b[i].w, Iw);
         s_cross(b[i].w, Iw, wIw);
         s_mv(b[i].I, b[i].al0, Ia);
-        for (int j = 0; j < 3; j++) {
+        for (int j = 0; j < 4; j++) {
             double IJ[3];
             s_mv(b[i].I, b[i].Jw[j], IJ);
-            for (int k = 0; k < 3; k++) {
+            for (int k = 0; k < 4; k++) {
                 double acc = 0;
                 for (int r = 0; r < 3; r++) acc += b[i].m * b[i].Jv[k][r] * b[i].Jv[j][r] + b[i].Jw[k][r] * IJ[r];
-                M[3 * k + j] += acc;
+                M[4 * k + j] += acc;
             }
         }
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < 4; k++)
             for (int r = 0; r < 3; r++)
                 rhs[k] -= b[i].m * b[i].Jv[k][r] * (b[i].a0[r] - g[r]) + b[i].Jw[k][r] * (Ia[r] + wIw[r]);
     }
-    double det = M[0] * (M[4] * M[8] - M[5] * M[7]) - M[1] * (M[3] * M[8] - M[5] * M[6]) +
-                 M[2] * (M[3] * M[7] - M[4] * M[6]);
-    for (int c = 0; c < 3; c++) {
-        double A[9];
-        memcpy(A, M, sizeof A);
-        for (int r = 0; r < 3; r++) A[3 * r + c] = rhs[r];
-        ds[3 + c] = (A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) +
-                     A[2] * (A[3] * A[7] - A[4] * A[6])) / det;
-        ds[c] = s[3 + c];
+    if (!ch->tip) M[15] = 1, rhs[3] = 0;
+    /* M is symmetric positive definite: elimination without pivoting */
+    for (int c = 0; c < 4; c++)
+        for (int r = c + 1; r < 4; r++) {
+            double f = M[4 * r + c] / M[4 * c + c];
+            for (int k = c; k < 4; k++) M[4 * r + k] -= f * M[4 * c + k];
+            rhs[r] -= f * rhs[c];
+        }
+    for (int r = 3; r >= 0; r--) {
+        double acc = rhs[r];
+        for (int k = r + 1; k < 4; k++) acc -= M[4 * r + k] * ds[4 + k];
+        ds[4 + r] = acc / M[4 * r + r];
     }
+    for (int c = 0; c < 4; c++) ds[c] = s[4 + c];
 }
 
 /* s_rate for t_rk4_step */
@@ -225,14 +269,14 @@ static void s_rate_ctx(const void *a, const double *s, double *ds) { s_rate(a, s
 /* The hand formula of the kinetic energy, the rotor included. */
 static double s_kinetic(const s_chain *ch, const double *s)
 {
-    s_body b[4];
+    s_body b[5];
     s_bodies(ch, s, b);
     double T = 0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         double Iw[3], v[3] = {0, 0, 0};
         s_mv(b[i].I, b[i].w, Iw);
-        for (int j = 0; j < 3; j++)
-            for (int r = 0; r < 3; r++) v[r] += b[i].Jv[j][r] * s[3 + j];
+        for (int j = 0; j < 4; j++)
+            for (int r = 0; r < 3; r++) v[r] += b[i].Jv[j][r] * s[4 + j];
         T += 0.5 * (b[i].m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) + b[i].w[0] * Iw[0] + b[i].w[1] * Iw[1] +
                     b[i].w[2] * Iw[2]);
     }
@@ -246,17 +290,18 @@ static double s_kinetic(const s_chain *ch, const double *s)
  * roll motor's torque is internal).  rotor = 0 leaves the rotor out. */
 static void s_pitch_torque(const s_chain *ch, const double *s, int rotor, double *tau)
 {
-    s_body b[4];
-    double ds[6], g[3] = {0, 0, -G};
+    s_body b[5];
+    double ds[8], g[3] = {0, 0, -G};
     s_bodies(ch, s, b);
     s_rate(ch, s, ds);
     tau[0] = tau[1] = tau[2] = 0;
-    for (int i = 1; i < (rotor ? 4 : 3); i++) {
+    for (int i = 1; i < 5; i++) {
+        if (i == 3 && !rotor) continue;
         double al[3], ac[3], Iw[3], wIw[3], Ia[3], ma[3], cma[3];
         for (int r = 0; r < 3; r++) {
             al[r] = b[i].al0[r];
             ac[r] = b[i].a0[r];
-            for (int j = 0; j < 3; j++) al[r] += b[i].Jw[j][r] * ds[3 + j], ac[r] += b[i].Jv[j][r] * ds[3 + j];
+            for (int j = 0; j < 4; j++) al[r] += b[i].Jw[j][r] * ds[4 + j], ac[r] += b[i].Jv[j][r] * ds[4 + j];
             ma[r] = b[i].m * (ac[r] - g[r]);
         }
         s_mv(b[i].I, b[i].w, Iw);
@@ -270,18 +315,18 @@ static void s_pitch_torque(const s_chain *ch, const double *s, int rotor, double
 #define S_NOUT 150 /* output intervals of 0.01 s: 1.5 s */
 
 /* The reference at the output instants 0, 0.01, ..., 1.5 s. */
-static void s_reference(const s_chain *ch, double (*out)[6], double h)
+static void s_reference(const s_chain *ch, double (*out)[8], double h)
 {
-    double s[6] = {0, 0, 0, 0, 0, 0};
+    double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     int per = (int)lround(0.01 / h);
     for (int i = 0; i <= S_NOUT * per; i++) {
         if (i % per == 0) memcpy(out[i / per], s, sizeof s);
-        t_rk4_step(s_rate_ctx, ch, 6, s, h);
+        t_rk4_step(s_rate_ctx, ch, 8, s, h);
     }
 }
 
 /* Largest joint-angle error of a run against the reference. */
-static double s_angle_err(const t_run *r, double (*ref)[6])
+static double s_angle_err(const t_run *r, double (*ref)[8])
 {
     double e = 0;
     for (int i = 0; i <= S_NOUT; i++) {
@@ -306,8 +351,8 @@ static double s_angle_err(const t_run *r, double (*ref)[6])
  * range at 2e-4 s on the roll motor (ratio 36). */
 static void test_chain_against_hand(int slide, double N, double V, double J)
 {
-    s_chain ch = {N, V, 1, J, 1, slide}, lumped = {N, V, 1, J, 0, slide};
-    static double ref[S_NOUT + 1][6], ref2[S_NOUT + 1][6], refl[S_NOUT + 1][6];
+    s_chain ch = {N, V, 1, J, 1, slide, 0, 0, 0}, lumped = {N, V, 1, J, 0, slide, 0, 0, 0};
+    static double ref[S_NOUT + 1][8], ref2[S_NOUT + 1][8], refl[S_NOUT + 1][8];
     s_reference(&ch, ref, 2e-5);
     s_reference(&ch, ref2, 1e-5);
     s_reference(&lumped, refl, 2e-5);
@@ -414,6 +459,46 @@ static void test_refused(void)
     CHECK(t_parse_refused(doc, rel, "/forces/0/rotor_inertia", "no rotor inertia on a spatial prismatic joint"));
 }
 
+/* A continuous P controller on the kinetic energy of the chain with a
+ * fourth body D (on B about B's y axis) sets the roll motor's voltage, kp
+ * (Tset - T) with kp = 0.5 V/J and Tset = 20 J (not reached: the voltage
+ * falls as the chain speeds up, never changes sign, no saturation): the
+ * measured signal spans four bodies' and the rotor's variables (refused
+ * before: the coupled columns of the BDF's Newton matrix held two bodies),
+ * against the hand-written chain with the same law in its rate (its own
+ * T); bdf (every variable a column of the motor's coupled block) and
+ * dopri5 at two tolerances, 100 x tol on the four angles. */
+static void test_energy_controller(void)
+{
+    s_chain ch = {20, 0, 1, 1e-4, 1, 0, 0.5, 20, 1};
+    static double ref[S_NOUT + 1][8];
+    s_reference(&ch, ref, 2e-5);
+    char doc[8192];
+    s_doc_ext(doc, sizeof doc, 0, 20, 0, 1, 1e-4, 1.5, 0.5, 20, 1);
+    double Tmax = 0;
+    for (int i = 0; i <= S_NOUT; i++) Tmax = fmax(Tmax, s_kinetic(&ch, ref[i]));
+    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+    const double tols[] = {1e-6, 1e-8};
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++) {
+            char tol[64];
+            snprintf(tol, sizeof tol, "solver.tolerance=%g", tols[b]);
+            const char *sets[] = {tol, integ[a], NULL};
+            t_run r;
+            t_run_text(doc, sets, &r);
+            CHECK(r.rc == 0);
+            if (r.rc) { t_run_free(&r); continue; }
+            double eq = s_angle_err(&r, ref);
+            for (int i = 0; i <= S_NOUT; i++) eq = fmax(eq, fabs(t_at(&r, "q4", 0.01 * i) - ref[i][3]));
+            printf("  P on the kinetic energy %-24s tol %g: angles %.2e rad (%.3g x tol); T up to %.3g J, %ld steps, "
+                   "%ld rejected\n", integ[a], tols[b], eq, eq / tols[b], Tmax, (long)r.met.steps,
+                   (long)r.met.rejected_steps);
+            CHECK(eq <= 100 * tols[b]);
+            t_run_free(&r);
+        }
+    CHECK(Tmax > 5 && Tmax < 20);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -422,5 +507,6 @@ int main(void)
     test_unpowered_energy(0, 20, 1e-4);
     test_unpowered_energy(1, 100, 4e-5);
     test_refused();
+    test_energy_controller();
     return CHECK_SUMMARY("rotor_space_test");
 }
