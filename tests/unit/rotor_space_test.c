@@ -19,6 +19,8 @@
  */
 #include "check.h"
 #include "testutil.h"
+#include "mbs/model/model.h"
+#include "mbs/formulation/natural/natural.h"
 
 #include <math.h>
 
@@ -499,6 +501,125 @@ static void test_energy_controller(void)
     CHECK(Tmax > 5 && Tmax < 20);
 }
 
+/* Statics: the unpowered chain under a tilted gravity (no neutral yaw)
+ * rests where the chain without the rotor rests (inertia does not enter
+ * an equilibrium): the joint angles and the pitch joint's reaction torque
+ * to 1e-8 (statics' own tolerance is 1e-9 of the force scale).  The
+ * solver's step limit left the rotor's unit vectors, which turn N times as
+ * far as the joint, out of its measure (before, 100 Newton iterations were
+ * not enough). */
+static void test_statics(void)
+{
+    double dq = 0, dM = 0;
+    t_run r[2];
+    for (int k = 0; k < 2; k++) {
+        char doc[8192], g[8192];
+        s_doc(doc, sizeof doc, 0, 20, 0, 1, k == 0 ? 1e-4 : 0, 1.5);
+        const char *key = "\"gravity\": [0, 0, -9.81]", *at = strstr(doc, key);
+        if (!CHECK(at != NULL)) return;
+        snprintf(g, sizeof g, "%.*s\"gravity\": [2, 1, -9.81]%s", (int)(at - doc), doc, at + strlen(key));
+        const char *sets[] = {"solver.analysis=statics", NULL};
+        t_run_text(g, sets, &r[k]);
+        CHECK(r[k].rc == 0);
+    }
+    if (r[0].rc == 0 && r[1].rc == 0) {
+        const char *q[3] = {"q1", "q2", "q3"}, *mc[3] = {"Mx", "My", "Mz"};
+        for (int k = 0; k < 3; k++) {
+            dq = fmax(dq, fabs(t_at(&r[0], q[k], 0) - t_at(&r[1], q[k], 0)));
+            dM = fmax(dM, fabs(t_at(&r[0], mc[k], 0) - t_at(&r[1], mc[k], 0)));
+        }
+        printf("  statics with and without the rotor: angles %.1e rad, pitch reaction torque %.1e N m apart "
+               "(q2 = %.4f rad)\n", dq, dM, t_at(&r[0], "q2", 0));
+        CHECK(dq <= 1e-8 && dM <= 1e-8);
+        CHECK(fabs(t_at(&r[0], "q2", 0)) > 0.5);
+    }
+    t_run_free(&r[0]);
+    t_run_free(&r[1]);
+}
+
+/* ---- the TRIG equations' derivatives against finite differences ---- */
+
+typedef struct { int n; double *H; } s_dense;
+static void s_dense_add(void *c, int i, int j, double v) { s_dense *h = c; h->H[(size_t)i * h->n + j] += v; }
+
+/* At a perturbed (inconsistent) state x, rates v and multipliers lam of
+ * the chain's TRIG equations (the roll angle's and the rotor's six):
+ * Phi_q against central differences of Phi (h = 1e-6), the Hessian
+ * sum lam Phi_qq and (Phi_q v)_q against central differences of Phi_q,
+ * gamma against the second difference of Phi along x + s v (h = 1e-4),
+ * each relative to the largest entry it is compared with. */
+static void test_trig_derivatives(void)
+{
+    char doc[8192];
+    s_doc(doc, sizeof doc, 0, 20, 6, 1, 1e-4, 1.5);
+    mbs_errlist el = {0};
+    mbs_spec *sp = mech_parse(doc, strlen(doc), NULL, 0, &el);
+    mbs_model *m = sp ? mbs_model_new(sp, NULL, &el) : NULL;
+    if (!CHECK(m != NULL)) { if (sp) mbs_spec_free(&sp); return; }
+    int n = m->nvar, ne = m->neq, ntrig = 0;
+    size_t nnz = 0;
+    for (int i = 0; i < ne; i++) nnz += (size_t)m->eq[i].nnz, ntrig += m->eq[i].kind == MBS_EQ_TRIG;
+    double *x = calloc((size_t)n, sizeof *x), *v = calloc((size_t)n, sizeof *v), *lam = calloc((size_t)ne, sizeof *lam);
+    double *phi = calloc((size_t)ne, sizeof *phi), *pp = calloc((size_t)ne, sizeof *pp), *pm = calloc((size_t)ne, sizeof *pm);
+    double *gam = calloc((size_t)ne, sizeof *gam), *J = calloc(nnz, sizeof *J), *Jp = calloc(nnz, sizeof *Jp);
+    double *Jm = calloc(nnz, sizeof *Jm), *H = calloc((size_t)n * n, sizeof *H), *Hf = calloc((size_t)n * n, sizeof *Hf);
+    double *JV = calloc((size_t)ne * n, sizeof *JV), *xp = calloc((size_t)n, sizeof *xp), *xm = calloc((size_t)n, sizeof *xm);
+    unsigned seed = 1;
+    for (int i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        x[i] = m->x0[i] + 0.1 * ((seed >> 8) / 16777216.0 - 0.5);
+        seed = seed * 1103515245u + 12345u;
+        v[i] = (seed >> 8) / 16777216.0 - 0.5;
+    }
+    for (int i = 0; i < ne; i++) lam[i] = m->eq[i].kind == MBS_EQ_TRIG ? 1.0 + 0.1 * i : 0;
+    mbs_cons_eval(m, x, 0, phi, J);
+    mbs_cons_gamma(m, x, v, 0, gam);
+    s_dense hh = {n, H}, jj = {n, JV};
+    mbs_cons_hess_add(m, x, 0, lam, 1.0, s_dense_add, &hh);
+    mbs_cons_jvq_add(m, x, v, 0, 1.0, s_dense_add, &jj);
+    double ej = 0, sj = 0, ev = 0, sv = 0, eh = 0, sh = 0, eg = 0, sg = 0;
+    for (int k = 0; k < n; k++) {
+        double h = 1e-6, xs = x[k];
+        x[k] = xs + h;
+        mbs_cons_eval(m, x, 0, pp, Jp);
+        x[k] = xs - h;
+        mbs_cons_eval(m, x, 0, pm, Jm);
+        x[k] = xs;
+        for (int i = 0; i < ne; i++) {
+            const mbs_eq *e = &m->eq[i];
+            size_t off = (size_t)(e->cols - m->colpool);
+            for (int c = 0; c < e->nnz; c++)
+                Hf[(size_t)e->cols[c] * n + k] += lam[i] * (Jp[off + c] - Jm[off + c]) / (2 * h);
+            if (e->kind != MBS_EQ_TRIG) continue;
+            double an = 0, pvp = 0, pvm = 0;
+            for (int c = 0; c < e->nnz; c++) {
+                if (e->cols[c] == k) an = J[off + c];
+                pvp += Jp[off + c] * v[e->cols[c]];
+                pvm += Jm[off + c] * v[e->cols[c]];
+            }
+            ej = fmax(ej, fabs((pp[i] - pm[i]) / (2 * h) - an)), sj = fmax(sj, fabs(an));
+            double jv = JV[(size_t)i * n + k];
+            ev = fmax(ev, fabs((pvp - pvm) / (2 * h) - jv)), sv = fmax(sv, fabs(jv));
+        }
+    }
+    for (size_t i = 0; i < (size_t)n * n; i++) eh = fmax(eh, fabs(H[i] - Hf[i])), sh = fmax(sh, fabs(H[i]));
+    double h = 1e-4;
+    for (int k = 0; k < n; k++) xp[k] = x[k] + h * v[k], xm[k] = x[k] - h * v[k];
+    mbs_cons_eval(m, xp, 0, pp, NULL);
+    mbs_cons_eval(m, xm, 0, pm, NULL);
+    for (int i = 0; i < ne; i++)
+        if (m->eq[i].kind == MBS_EQ_TRIG)
+            eg = fmax(eg, fabs((pp[i] - 2 * phi[i] + pm[i]) / (h * h) - gam[i])), sg = fmax(sg, fabs(gam[i]));
+    printf("  TRIG equations (%d) against differences: Phi_q %.1e of %.3g, Hessian %.1e of %.3g, (Phi_q v)_q %.1e "
+           "of %.3g, gamma %.1e of %.3g\n", ntrig, ej, sj, eh, sh, ev, sv, eg, sg);
+    CHECK(ntrig == 7);
+    CHECK(ej <= 1e-7 * sj && eh <= 1e-6 * sh && ev <= 1e-6 * sv && eg <= 1e-5 * sg);
+    free(x); free(v); free(lam); free(phi); free(pp); free(pm); free(gam); free(J); free(Jp); free(Jm);
+    free(H); free(Hf); free(JV); free(xp); free(xm);
+    mbs_model_free(&m);
+    mbs_spec_free(&sp);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -508,5 +629,7 @@ int main(void)
     test_unpowered_energy(1, 100, 4e-5);
     test_refused();
     test_energy_controller();
+    test_statics();
+    test_trig_derivatives();
     return CHECK_SUMMARY("rotor_space_test");
 }
