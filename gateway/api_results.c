@@ -14,6 +14,7 @@
  */
 #include "gw.h"
 #include "svc/db.h"
+#include "svc/jsonout.h"
 #include "svc/log.h"
 
 #include <malloc.h>
@@ -62,12 +63,13 @@ static void s_quoted(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* A JSON value as a CSV field: numbers with full precision, null empty. */
+/* A JSON value as a CSV field: numbers in the fewest digits that read back
+ * as the same double, null empty. */
 static void s_value(FILE *f, const json_t *v)
 {
     if (!v || json_is_null(v)) return;
     if (json_is_integer(v)) fprintf(f, "%lld", (long long)json_integer_value(v));
-    else if (json_is_real(v)) fprintf(f, "%.17g", json_real_value(v));
+    else if (json_is_real(v)) jsonout_real(f, json_real_value(v));
     else if (json_is_true(v)) fputs("true", f);
     else if (json_is_false(v)) fputs("false", f);
     else if (json_is_string(v)) s_field(f, json_string_value(v));

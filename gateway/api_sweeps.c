@@ -15,6 +15,7 @@
 #include "svc/db.h"
 #include "svc/design.h"
 #include "svc/job.h"
+#include "svc/jsonout.h"
 #include "svc/log.h"
 #include "svc/verify.h"
 
@@ -67,8 +68,8 @@ static int s_emit_copy(long idx, json_t *params, json_t *solver, void *user)
 {
     copy_buf *b = user;
     char head[160];
-    char *p = json_dumps(params, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    char *s = json_dumps(solver, JSON_COMPACT);
+    char *p = jsonout_dumps(params, JSON_COMPACT);
+    char *s = jsonout_dumps(solver, JSON_COMPACT);
     snprintf(head, sizeof head, "%s\t%ld\t%d\t%d\t", b->sweep_id, idx, b->priority, b->max_attempts);
     s_put(b, head, 0);
     s_put(b, p, 1); s_put(b, "\t", 0); s_put(b, s, 1); s_put(b, "\n", 0);
@@ -282,7 +283,7 @@ int api_sweeps_create(gw_req *r)
     json_t *pr = json_object_get(spec, "priority"), *ma = json_object_get(spec, "max_attempts");
     b.priority = pr ? (int)json_integer_value(pr) : 0;
     b.max_attempts = ma ? (int)json_integer_value(ma) : gw_cfg.max_attempts;
-    spec_text = json_dumps(spec, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    spec_text = jsonout_dumps(spec, JSON_COMPACT);
     snprintf(priotxt, sizeof priotxt, "%d", b.priority);
     {
         json_t *nm = json_object_get(spec, "name");
@@ -315,7 +316,7 @@ int api_sweeps_create(gw_req *r)
     PQclear(res); res = NULL;
     if (nverify > 0) {
         /* each verification job copies its design job's row, with the tighter options */
-        char *pt = json_dumps(plan, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        char *pt = jsonout_dumps(plan, JSON_COMPACT);
         const char *pv[] = { sweep_id, pt };
         res = db_exec(db,
             "INSERT INTO jobs (sweep_id, idx, priority, max_attempts, parameters, solver_overrides, kind, verifies) "

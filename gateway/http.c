@@ -10,6 +10,7 @@
  */
 #include "gw.h"
 #include "svc/db.h"
+#include "svc/jsonout.h"
 #include "svc/jsonscan.h"
 #include "svc/log.h"
 
@@ -127,7 +128,7 @@ int gw_reply_text(gw_req *r, int status, const char *ctype, char *buf, size_t le
 
 int gw_reply_json(gw_req *r, int status, json_t *body)
 {
-    char *s = json_dumps(body, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    char *s = jsonout_dumps(body, JSON_COMPACT);
     json_decref(body);
     if (!s) return gw_reply_text(r, 500, "application/json", strdup("{\"error\":{\"code\":\"internal\",\"message\":\"encoding failed\",\"details\":[]}}"), 73);
     return gw_reply_text(r, status, "application/json", s, strlen(s));

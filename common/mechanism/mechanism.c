@@ -704,8 +704,22 @@ static void s_check_relative(mech_ctx *c)
         return;
     }
     if (mbs_rtree_supported(c->spec, el) != 0)
-        for (int i = 0; i < el->n; i++)
-            mech_err(c, el->e[i].pointer, "%s", el->e[i].message);
+        for (int i = 0; i < el->n; i++) {
+            /* its pointers name spec->forces entries: the document's index
+             * differs when joint_damping or gravity entries come before */
+            char ptr[MECH_PTR_MAX];
+            const char *p = el->e[i].pointer;
+            int si = -1, used = 0;
+            if (c->force_doc_to_spec && sscanf(p, "/forces/%d%n", &si, &used) == 1 && si >= 0) {
+                for (int d = 0; d < c->nforce_doc; d++)
+                    if (c->force_doc_to_spec[d] == si) {
+                        snprintf(ptr, sizeof ptr, "/forces/%d%s", d, p + used);
+                        p = ptr;
+                        break;
+                    }
+            }
+            mech_err(c, p, "%s", el->e[i].message);
+        }
     free(el);
 }
 

@@ -165,14 +165,6 @@ static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec
                  "formulation, or give 0 and add rotor_inertia x gear_ratio^2 (or rotor_inertia / lead^2) to the "
                  "inertia (mass) of the body the motor drives",
                  jt == MBS_JOINT_PRISMATIC ? "prismatic" : "revolute");
-    } else if (mo->J > 0 && jt == MBS_JOINT_PRISMATIC && c->spec->solver.formulation == MBS_FORM_RELATIVE) {
-        /* the relative formulation adds a rotor's inertia about its joint's
-         * axis (a revolute joint's); the prismatic joint's mass along the
-         * axis is the natural formulation's only */
-        mech_ptr_key(kp, ptr, "rotor_inertia");
-        mech_err(c, kp, "solver.formulation \"relative\" takes a rotor inertia on a revolute joint to ground only "
-                 "(for now); on a prismatic joint use the natural formulation, or give 0 and add rotor_inertia / "
-                 "lead^2 to the driven body's mass");
     }
 }
 

@@ -141,6 +141,26 @@ static void test_misc(void)
         if (strcmp(txt, want)) fprintf(stderr, "jsonout wrote: %s\n", txt);
         free(txt);
     }
+    /* jsonout_dumps: reals in the fewest digits that read back, a real stays a
+       real, integers, strings (with number-like text and escaped quotes) and
+       keys untouched, and the text parses back to the same values */
+    {
+        json_t *j = json_pack("{s:f,s:f,s:f,s:f,s:I,s:s,s:[f,f,b,n],s:f}", "tol", 1e-5, "one", 1.0, "sum", 0.1 + 0.2,
+                              "big", -2.5e300, "n", (json_int_t)12345678901234, "s", "0.10000000000000001 \"1e-05",
+                              "a", 0.1, 2.0 / 3.0, 1, "k0.1", 1e22);
+        char *t = jsonout_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+        static const char want[] = "{\"a\":[0.1,0.6666666666666666,true,null],\"big\":-2.5e+300,\"k0.1\":1e22,"
+                                   "\"n\":12345678901234,\"one\":1.0,\"s\":\"0.10000000000000001 \\\"1e-05\","
+                                   "\"sum\":0.30000000000000004,\"tol\":1e-05}";
+        CHECK(t && !strcmp(t, want));
+        if (t && strcmp(t, want)) fprintf(stderr, "jsonout_dumps wrote: %s\n", t);
+        json_t *back = t ? json_loads(t, 0, NULL) : NULL;
+        CHECK(back && json_equal(back, j));
+        CHECK(back && json_is_real(json_object_get(back, "one")));
+        json_decref(back);
+        free(t);
+        json_decref(j);
+    }
     /* depth pre-scan ignores brackets inside strings */
     CHECK(jsonscan_depth("{\"a\":[[1]]}", 11, 10) == 3);
     CHECK(jsonscan_depth("{\"a\":\"[[[[[[\"}", 14, 3) == 1);

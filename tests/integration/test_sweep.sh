@@ -87,6 +87,26 @@ for k in ["L", "m", "solver.contact_deactivation", "response.xmax", "wall_second
     assert all(r[k] != "" for r in rows), k
 PY
 ok "results.csv"
+# numbers as the user typed or the design computed them, in the fewest digits
+# that read back (0.8, not jansson's 0.80000000000000004): the sweep CSV and
+# a job's JSON, raw text
+get "/api/v1/jobs/$(sql "SELECT id FROM jobs ORDER BY idx LIMIT 1")" > "$IT_TMP/job_raw.json"
+python3 - "$IT_TMP/sweep.csv" "$IT_TMP/job_raw.json" <<'PY' || fail "numbers with more digits than they need"
+import re, sys
+def digits(t):
+    m = re.sub(r"[eE].*$", "", t.lstrip("+-")).replace(".", "")
+    return len(m.strip("0"))
+seen = 0
+for path in sys.argv[1:]:
+    for tok in re.findall(r"(?<![\w.])-?\d+\.\d+(?:[eE][-+]?\d+)?|(?<![\w.])-?\d+[eE][-+]?\d+", open(path).read()):
+        seen += 1
+        assert digits(tok) <= digits(repr(float(tok))), (path, tok, repr(float(tok)))
+assert seen > 12, seen
+import csv
+L = sorted({r["L"] for r in csv.DictReader(open(sys.argv[1]))}, key=float)
+assert L[0] == "0.8" and len(L) == 3 and all(x == repr(float(x)) or float(x) == int(float(x)) for x in L), L
+PY
+ok "numbers in the fewest digits that read back"
 get "/api/v1/compare/deactivation?model=$MID&speedups=1" | jget 'd["models"][0]' > "$IT_TMP/cmp.json"
 python3 - "$IT_TMP/cmp.json" <<'PY' || fail "compare: $(cat "$IT_TMP/cmp.json")"
 import json, sys

@@ -119,6 +119,16 @@ static int s_run_ode(const mbs_model *m, mbs_data *d, s_ode *c, int bdf, int fat
     return rc;
 }
 
+/* A poll that stops the run at its first call (counted). */
+static int s_polls;
+static int s_poll_stop(mbs_data *d, mbs_errlist *err)
+{
+    (void)d;
+    s_polls++;
+    mbs_err_add(err, "", "cancelled");
+    return MBS_ECANCEL;
+}
+
 /* The driver's failure paths, alike for the BDF (bdf = 1) and dopri5: a
  * slope failing once (the step taken again a quarter as long; with a fatal
  * failure the run ends with the formulation's message), and a commit asking
@@ -137,6 +147,17 @@ static void s_check_fail_paths(const mbs_model *m, mbs_data *d, int bdf, s_ode *
     CHECK(s_run_ode(m, d, &cf, bdf, 1, met) == MBS_ESINGULAR);
     CHECK(cf.fail_why == MBS_ODE_FAIL_STAGE);
     CHECK(cf.t_last > 0.2 && cf.t_last < 0.35);
+    /* a run stopped where a rejected step is retaken (a time limit, a
+     * cancel: d->poll) ends with the poll's code and its message, and frees
+     * what it holds (the sanitizer suite runs this) */
+    s_ode cs = {.w = 3, .atol = 1e-9, .fail_once = 1};
+    d->poll = s_poll_stop;
+    s_polls = 0;
+    CHECK(s_run_ode(m, d, &cs, bdf, 0, met) == MBS_ECANCEL);
+    d->poll = NULL;
+    /* stopped at the first rejection: at the failing slope (dopri5) or at
+     * an earlier rejected step (the BDF's first steps) */
+    CHECK(s_polls == 1 && cs.t_last < 0.35 && (bdf || (cs.fails == 1 && cs.t_last > 0.2)));
     *cr = (s_ode){.w = 3, .atol = 1e-9, .retake_once = 1};
     CHECK(s_run_ode(m, d, cr, bdf, 0, met) == 0);
     CHECK(cr->retakes == 1);

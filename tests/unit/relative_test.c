@@ -223,6 +223,52 @@ static void test_forward_dynamics(void)
     }
 }
 
+/* The generalized forces at rest (mbs_rtree_gen_forces, the statics'
+ * residual) against the recursion: M^-1 Q must be the tree's accelerations
+ * at u = 0, at 5 random configurations of each chain (revolute, cylindrical,
+ * spherical, prismatic, planar with springs and a torque, floating). */
+static void test_gen_forces(void)
+{
+    char chain_rev[4096], chain_cyl[4096], chain_ball[4096];
+    snprintf(chain_rev, sizeof chain_rev, CHAIN3, "\"revolute\", \"axis\": [0, 0.6, 0.8]");
+    snprintf(chain_cyl, sizeof chain_cyl, CHAIN3, "\"cylindrical\", \"axis\": [0, 0.6, 0.8]");
+    snprintf(chain_ball, sizeof chain_ball, CHAIN3, "\"spherical\"");
+    const char *docs[] = {DOUBLE_PENDULUM, chain_rev, chain_cyl, chain_ball, CART, CHAIN_P3, FLOAT2, FLOAT3};
+    double worst = 0;
+    for (size_t k = 0; k < sizeof docs / sizeof docs[0]; k++) {
+        mbs_errlist el = {0};
+        mbs_spec *sp = mech_parse(docs[k], strlen(docs[k]), NULL, 0, &el);
+        if (!CHECK(sp != NULL)) continue;
+        mbs_rtree t;
+        mbs_rtree_ws w;
+        CHECK(mbs_rtree_build(sp, &t, &el) == 0);
+        CHECK(mbs_rtree_ws_new(&t, &w) == 0);
+        double *q = calloc((size_t)t.nq + 1, sizeof(double)), *Q = calloc((size_t)t.n + 1, sizeof(double));
+        double *a0 = calloc((size_t)t.n + 1, sizeof(double)), *a1 = calloc((size_t)t.n + 1, sizeof(double));
+        double *du = calloc((size_t)t.n + 1, sizeof(double));
+        for (int trial = 0; trial < 5; trial++) {
+            memset(q, 0, sizeof(double) * (size_t)t.nq);
+            for (int i = 0; i < t.nnode; i++) if (t.node[i].kind == MBS_RN_BALL) q[t.node[i].qcoord] = 1;
+            for (int i = 0; i < t.n; i++) du[i] = s_rand();
+            mbs_rtree_q_add(&t, q, du);
+            mbs_rtree_kinematics(&t, &w, q, NULL);
+            mbs_rtree_applied(&t, &w, 0);
+            mbs_rtree_gen_forces(&t, &w, Q);
+            CHECK(mbs_rtree_forward(&t, &w, a0) == 0);
+            mbs_rtree_minv(&t, &w, Q, a1);
+            double e = 0, s = 0;
+            for (int i = 0; i < t.n; i++) { e = fmax(e, fabs(a1[i] - a0[i])); s = fmax(s, fabs(a0[i])); }
+            worst = fmax(worst, e / fmax(s, 1e-300));
+        }
+        free(q); free(Q); free(a0); free(a1); free(du);
+        mbs_rtree_ws_free(&w);
+        mbs_rtree_free(&t);
+        mbs_spec_free(&sp);
+    }
+    printf("  generalized forces at rest: |M^-1 Q - qdd(u = 0)| / |qdd| <= %.1e over 8 mechanisms\n", worst);
+    CHECK(worst < 1e-12);
+}
+
 /* ---- closed forms -------------------------------------------------------------------- */
 
 static void test_pendulum_closed_form(void)
@@ -333,6 +379,82 @@ static void test_circuit(void)
  * at the input configuration,
  * the Jacobian rows against central differences of Phi, and J' u against
  * central differences of J u along u, at random states. */
+/* One loop document: its equation count, Phi = 0 at the input
+ * configuration, the Jacobian rows against central differences of Phi, and
+ * J' u against central differences of J u along u, at random states (at
+ * t = 0: a driver's motion must have no acceleration there). */
+static void s_chord_fd(const char *doc, const char *label, int expect_neq)
+{
+    mbs_errlist el = {0};
+    mbs_spec *sp = mech_parse(doc, strlen(doc), NULL, 0, &el);
+    if (!CHECK(sp != NULL)) {
+        for (int i = 0; i < el.n; i++) fprintf(stderr, "  %s: %s\n", label, el.e[i].message);
+        return;
+    }
+    mbs_rtree t;
+    mbs_rtree_ws w;
+    CHECK(mbs_rtree_build(sp, &t, &el) == 0);
+    CHECK(mbs_rtree_ws_new(&t, &w) == 0);
+    CHECK(t.n == 4 && t.g.nchord == 1 && t.g.chords[0] == 4);
+    CHECK(t.neq == expect_neq);
+    int n = t.n, m = t.neq;
+    double q[4], u[4], qq[4], J0[7 * 4], ph[7], pd[7], jd = 0, bd = 0, jmax = 0, bmax = 0;
+    /* the circuit equations hold at the input configuration */
+    double zero[4] = {0, 0, 0, 0}, p0 = 0;
+    mbs_rtree_kinematics(&t, &w, zero, NULL);
+    mbs_rtree_circuit(&t, &w, 0);
+    for (int r = 0; r < m; r++) p0 = fmax(p0, fabs(w.phi[r]));
+    CHECK(p0 < 1e-14);
+    for (int trial = 0; trial < 5; trial++) {
+        for (int i = 0; i < n; i++) { q[i] = s_rand(); u[i] = 2 * s_rand(); }
+        mbs_rtree_kinematics(&t, &w, q, u);
+        mbs_rtree_circuit(&t, &w, 0);
+        double bias[7];
+        memcpy(J0, w.J, sizeof(double) * (size_t)(m * n));
+        memcpy(bias, w.bias, sizeof(double) * (size_t)m);
+        const double h = 1e-6;
+        for (int c = 0; c < n; c++) {
+            memcpy(qq, q, sizeof qq);
+            qq[c] += h;
+            mbs_rtree_kinematics(&t, &w, qq, u);
+            mbs_rtree_circuit(&t, &w, 0);
+            memcpy(ph, w.phi, sizeof(double) * (size_t)m);
+            qq[c] -= 2 * h;
+            mbs_rtree_kinematics(&t, &w, qq, u);
+            mbs_rtree_circuit(&t, &w, 0);
+            for (int r = 0; r < m; r++) {
+                double fd = (ph[r] - w.phi[r]) / (2 * h);
+                jd = fmax(jd, fabs(fd - J0[r * n + c]));
+                jmax = fmax(jmax, fabs(J0[r * n + c]));
+            }
+        }
+        /* J' u: d/dt (J u) along u with qdd = 0 */
+        for (int i = 0; i < n; i++) qq[i] = q[i] + h * u[i];
+        mbs_rtree_kinematics(&t, &w, qq, u);
+        mbs_rtree_circuit(&t, &w, 0);
+        memcpy(pd, w.phid, sizeof(double) * (size_t)m);
+        for (int i = 0; i < n; i++) qq[i] = q[i] - h * u[i];
+        mbs_rtree_kinematics(&t, &w, qq, u);
+        mbs_rtree_circuit(&t, &w, 0);
+        for (int r = 0; r < m; r++) {
+            bd = fmax(bd, fabs((pd[r] - w.phid[r]) / (2 * h) - bias[r]));
+            bmax = fmax(bmax, fabs(bias[r]));
+        }
+    }
+    printf("  chord %-20s %d equations: |J - dPhi/dq| %.1e (of %.1e), |J'u - d(Ju)/dt| %.1e (of %.1e)\n", label, m,
+           jd, jmax, bd, bmax);
+    CHECK(jd < 1e-8 * (1 + jmax));
+    CHECK(bd < 1e-7 * (1 + bmax));
+    mbs_rtree_ws_free(&w);
+    mbs_rtree_free(&t);
+    mbs_spec_free(&sp);
+}
+
+/* Every chord joint type closing a spatial loop (ground -R z- a -R x- b and
+ * ground -P y- c -R- d, the chord between b and d, both reached at depth 2,
+ * so that any type is the chord); and a driven revolute and prismatic chord
+ * (the tree joints damped, so that the driven joint stays the chord: its
+ * rheonomic angle or slide equation, at constant speed). */
 static void test_chord_types(void)
 {
     /* equations of each chord type of T_CHORDS (relative_models.h) */
@@ -340,69 +462,19 @@ static void test_chord_types(void)
     for (int k = 0; k < T_NCHORD; k++) {
         char doc[4096];
         t_chord_loop(doc, sizeof doc, k, "[0, 0, -9.81]", "");
-        mbs_errlist el = {0};
-        mbs_spec *sp = mech_parse(doc, strlen(doc), NULL, 0, &el);
-        if (!CHECK(sp != NULL)) {
-            for (int i = 0; i < el.n; i++) fprintf(stderr, "  %s: %s\n", T_CHORDS[k].type, el.e[i].message);
-            continue;
-        }
-        mbs_rtree t;
-        mbs_rtree_ws w;
-        CHECK(mbs_rtree_build(sp, &t, &el) == 0);
-        CHECK(mbs_rtree_ws_new(&t, &w) == 0);
-        CHECK(t.n == 4 && t.g.nchord == 1 && t.g.chords[0] == 4);
-        CHECK(t.neq == neq[k]);
-        int n = t.n, m = t.neq;
-        double q[4], u[4], qq[4], J0[6 * 4], ph[6], pd[6], jd = 0, bd = 0, jmax = 0, bmax = 0;
-        /* the circuit equations hold at the input configuration */
-        double zero[4] = {0, 0, 0, 0}, p0 = 0;
-        mbs_rtree_kinematics(&t, &w, zero, NULL);
-        mbs_rtree_circuit(&t, &w, 0);
-        for (int r = 0; r < m; r++) p0 = fmax(p0, fabs(w.phi[r]));
-        CHECK(p0 < 1e-14);
-        for (int trial = 0; trial < 5; trial++) {
-            for (int i = 0; i < n; i++) { q[i] = s_rand(); u[i] = 2 * s_rand(); }
-            mbs_rtree_kinematics(&t, &w, q, u);
-            mbs_rtree_circuit(&t, &w, 0);
-            double bias[6];
-            memcpy(J0, w.J, sizeof(double) * (size_t)(m * n));
-            memcpy(bias, w.bias, sizeof(double) * (size_t)m);
-            const double h = 1e-6;
-            for (int c = 0; c < n; c++) {
-                memcpy(qq, q, sizeof qq);
-                qq[c] += h;
-                mbs_rtree_kinematics(&t, &w, qq, u);
-                mbs_rtree_circuit(&t, &w, 0);
-                memcpy(ph, w.phi, sizeof(double) * (size_t)m);
-                qq[c] -= 2 * h;
-                mbs_rtree_kinematics(&t, &w, qq, u);
-                mbs_rtree_circuit(&t, &w, 0);
-                for (int r = 0; r < m; r++) {
-                    double fd = (ph[r] - w.phi[r]) / (2 * h);
-                    jd = fmax(jd, fabs(fd - J0[r * n + c]));
-                    jmax = fmax(jmax, fabs(J0[r * n + c]));
-                }
-            }
-            /* J' u: d/dt (J u) along u with qdd = 0 */
-            for (int i = 0; i < n; i++) qq[i] = q[i] + h * u[i];
-            mbs_rtree_kinematics(&t, &w, qq, u);
-            mbs_rtree_circuit(&t, &w, 0);
-            memcpy(pd, w.phid, sizeof(double) * (size_t)m);
-            for (int i = 0; i < n; i++) qq[i] = q[i] - h * u[i];
-            mbs_rtree_kinematics(&t, &w, qq, u);
-            mbs_rtree_circuit(&t, &w, 0);
-            for (int r = 0; r < m; r++) {
-                bd = fmax(bd, fabs((pd[r] - w.phid[r]) / (2 * h) - bias[r]));
-                bmax = fmax(bmax, fabs(bias[r]));
-            }
-        }
-        printf("  chord %-11s %d equations: |J - dPhi/dq| %.1e (of %.1e), |J'u - d(Ju)/dt| %.1e (of %.1e)\n",
-               T_CHORDS[k].type, m, jd, jmax, bd, bmax);
-        CHECK(jd < 1e-8 * (1 + jmax));
-        CHECK(bd < 1e-7 * (1 + bmax));
-        mbs_rtree_ws_free(&w);
-        mbs_rtree_free(&t);
-        mbs_spec_free(&sp);
+        s_chord_fd(doc, T_CHORDS[k].type, neq[k]);
+    }
+    static const char *const DRIVEN =
+        ", \"drivers\": [{\"joint\": \"K\", \"motion\": {\"kind\": \"constant_speed\", \"speed\": 0.7}}],"
+        " \"forces\": [{\"type\": \"joint_damping\", \"joint\": \"J1\", \"coefficient\": 0.1},"
+        " {\"type\": \"joint_damping\", \"joint\": \"J2\", \"coefficient\": 0.1},"
+        " {\"type\": \"joint_damping\", \"joint\": \"J3\", \"coefficient\": 0.1},"
+        " {\"type\": \"joint_damping\", \"joint\": \"J4\", \"coefficient\": 0.1}]";
+    for (int k = 0; k < 2; k++) {
+        char doc[4096], label[64];
+        t_chord_loop(doc, sizeof doc, k, "[0, 0, -9.81]", DRIVEN);
+        snprintf(label, sizeof label, "%s, driven", T_CHORDS[k].type);
+        s_chord_fd(doc, label, neq[k] + 1);
     }
 }
 
@@ -608,6 +680,374 @@ static void test_runs(void)
     s_compare_runs_with("examples/four_bar.json", "10", 1e-8, 1e-11, 1, 2 * 100 * 1e-8, 0);
 }
 
+/* ---- loads on the joints that close loops ---------------------------------------------- */
+
+/* The chords the spanning tree of document doc chooses, ", "-separated,
+ * must be `expect`. */
+static void s_chords_are(const char *doc, const char *expect)
+{
+    mbs_errlist el = {0};
+    mbs_spec *sp = mech_parse(doc, strlen(doc), NULL, 0, &el);
+    if (!CHECK(sp != NULL)) return;
+    mbs_rtree t;
+    CHECK(mbs_rtree_build(sp, &t, &el) == 0);
+    char names[256];
+    mbs_rtree_chord_names(&t, names, sizeof names);
+    printf("  chords '%s' (expected '%s')\n", names, expect);
+    CHECK(!strcmp(names, expect));
+    mbs_rtree_free(&t);
+    mbs_spec_free(&sp);
+}
+
+/* Drivers and rotational springs on joints of loops, against natural bdf
+ * within the contract's bound of test_runs:
+ *  - the four-bar with a driver on C (harmonic, fully driven): the tree
+ *    keeps the driven C and cuts B (sysgraph.c), a tree driver;
+ *  - the same with A, B and D damped: C is the only joint of its loop to
+ *    cut, a rheonomic circuit equation (its reaction channel has the
+ *    driving torque, as natural's);
+ *  - the four-bar with its joints in the order A, C, D, B, a rotational
+ *    spring on B and the others damped: B stays the chord, its angle
+ *    (crank against coupler) measured from the two bodies' poses, turning
+ *    through 8 revolutions in 10 s (its continuity beyond +-pi);
+ *  - the four-bar with every joint damped: the damped chord C;
+ *  - a planar five-bar (two freedoms) with a rotational spring on its
+ *    joint bc, which joins two bodies of one breadth-first level: the tree
+ *    is cut at ga instead (sysgraph.c's exchange). */
+static const char *const FIVE_BAR =
+    "{\"name\": \"five-bar\", \"dimension\": 2, \"gravity\": [0, -9.81],"
+    " \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 0.09, \"com\": [0, 0.5]},"
+    "  {\"name\": \"b\", \"mass\": 1, \"inertia\": 0.1, \"com\": [0.5, 1.25]},"
+    "  {\"name\": \"c\", \"mass\": 1, \"inertia\": 0.1, \"com\": [1.5, 1.25]},"
+    "  {\"name\": \"d\", \"mass\": 1, \"inertia\": 0.09, \"com\": [2, 0.5]}],"
+    " \"joints\": [{\"name\": \"ga\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"a\"], \"at\": [0, 0]},"
+    "  {\"name\": \"ab\", \"type\": \"revolute\", \"bodies\": [\"a\", \"b\"], \"at\": [0, 1]},"
+    "  {\"name\": \"bc\", \"type\": \"revolute\", \"bodies\": [\"b\", \"c\"], \"at\": [1, 1.5]},"
+    "  {\"name\": \"cd\", \"type\": \"revolute\", \"bodies\": [\"c\", \"d\"], \"at\": [2, 1]},"
+    "  {\"name\": \"dg\", \"type\": \"revolute\", \"bodies\": [\"d\", \"ground\"], \"at\": [2, 0]}],"
+    " \"forces\": [{\"type\": \"rotational_spring_damper\", \"joint\": \"bc\", \"stiffness\": 5, \"damping\": 0.05,"
+    "   \"free_angle\": 0.3}],"
+    " \"solver\": {\"t_end\": 3}, \"outputs\": {\"interval\": 0.01, \"channels\": ["
+    "  {\"name\": \"xb\", \"quantity\": \"position\", \"body\": \"b\", \"point\": [1, 1.5], \"component\": \"x\"},"
+    "  {\"name\": \"yb\", \"quantity\": \"position\", \"body\": \"b\", \"point\": [1, 1.5], \"component\": \"y\"},"
+    "  {\"name\": \"th\", \"quantity\": \"joint_coordinate\", \"joint\": \"bc\"},"
+    "  {\"name\": \"k\", \"quantity\": \"element_force\", \"element\": 0},"
+    "  {\"name\": \"Fga\", \"quantity\": \"reaction_force\", \"joint\": \"ga\", \"component\": \"y\"},"
+    "  {\"name\": \"Mbc\", \"quantity\": \"reaction_force\", \"joint\": \"bc\", \"component\": \"x\"},"
+    "  {\"name\": \"E\", \"quantity\": \"energy\"}]}}";
+
+static void test_chord_loads(void)
+{
+    const double bound = 2 * 100 * (1e-9 + 1e-10);
+    static const char *const CHAN =
+        "\"channels\": [{\"name\": \"MC\", \"quantity\": \"reaction_torque\", \"joint\": \"C\"},"
+        " {\"name\": \"FC\", \"quantity\": \"reaction_force\", \"joint\": \"C\", \"component\": \"x\"},"
+        " {\"name\": \"FB\", \"quantity\": \"reaction_force\", \"joint\": \"B\", \"component\": \"y\"},";
+    char *fb0 = t_slurp("examples/four_bar.json", NULL), fb[8192], d1[8192], d2[8192], doc[8192];
+    CHECK(fb0 != NULL);
+    /* the driven four-bar starts at rest (its driver's rate 0 at t = 0:
+     * natural bdf at 1e-10 stops at t = 0 below solver.min_step when the
+     * crank's initial speed must be projected onto the driver's) */
+    int ok = fb0 && t_splice(fb0, "\"w0\": 5.0", "\"w0\": 0", fb, sizeof fb) == 0;
+    if (!ok) { free(fb0); return; }
+    static const char *const DRV =
+        "\"drivers\": [{\"joint\": \"C\", \"motion\": {\"kind\": \"harmonic\", \"amplitude\": 0.3, \"frequency\": 0.5, "
+        "\"phase\": \"=pi/2\", \"offset\": -0.3}}], ";
+    char repl[1024];
+    snprintf(repl, sizeof repl, "%s\"forces\": []", DRV);
+    if (t_splice(fb, "\"forces\": []", repl, d1, sizeof d1) == 0 && t_splice(d1, "\"channels\": [", CHAN, doc, sizeof doc) == 0) {
+        s_chords_are(doc, "B");
+        s_compare_runs(doc, "10", 1e-9, bound, 0);
+    }
+    snprintf(repl, sizeof repl, "%s\"forces\": [{\"type\": \"joint_damping\", \"joint\": \"A\", \"coefficient\": 0.05}, "
+             "{\"type\": \"joint_damping\", \"joint\": \"B\", \"coefficient\": 0.05}, "
+             "{\"type\": \"joint_damping\", \"joint\": \"D\", \"coefficient\": 0.05}]", DRV);
+    if (t_splice(fb, "\"forces\": []", repl, d1, sizeof d1) == 0 && t_splice(d1, "\"channels\": [", CHAN, doc, sizeof doc) == 0) {
+        s_chords_are(doc, "C");
+        s_compare_runs(doc, "10", 1e-9, bound, 0);
+    }
+    /* joints A, C, D, B: the spring on B, the chord (the crank at its
+     * initial speed, 5 rad/s) */
+    static const char *const BLINE =
+        "{\"name\": \"B\", \"type\": \"revolute\", \"bodies\": [\"crank\", \"coupler\"], \"at\": [0, 1]}";
+    char bl[256];
+    snprintf(bl, sizeof bl, "    %s,\n", BLINE);
+    snprintf(repl, sizeof repl, "\"at\": [3, -1]},\n    %s", BLINE);
+    if (t_splice(fb0, bl, "", d1, sizeof d1) == 0 && t_splice(d1, "\"at\": [3, -1]}", repl, d2, sizeof d2) == 0 &&
+        t_splice(d2, "\"forces\": []", "\"forces\": [{\"type\": \"rotational_spring_damper\", \"joint\": \"B\", "
+                 "\"stiffness\": 0.4, \"damping\": 0.01, \"free_angle\": 0.2}, "
+                 "{\"type\": \"joint_damping\", \"joint\": \"A\", \"coefficient\": 0.01}, "
+                 "{\"type\": \"joint_damping\", \"joint\": \"C\", \"coefficient\": 0.01}, "
+                 "{\"type\": \"joint_damping\", \"joint\": \"D\", \"coefficient\": 0.01}]", d1, sizeof d1) == 0 &&
+        t_splice(d1, "\"channels\": [", "\"channels\": [{\"name\": \"kB\", \"quantity\": \"element_force\", "
+                 "\"element\": 0}, {\"name\": \"thB\", \"quantity\": \"joint_coordinate\", \"joint\": \"B\"}, ",
+                 doc, sizeof doc) == 0) {
+        s_chords_are(doc, "B");
+        s_compare_runs(doc, "10", 1e-9, bound, 0);
+        /* B's angle leaves (-pi, pi]: the spring's torque follows it */
+        const char *rel[] = {"solver.formulation=relative", NULL};
+        t_run r;
+        t_run_text(doc, rel, &r);
+        double lo = 0, hi = 0;
+        int c = t_col(&r, "thB"), wd = 1 + r.res.nchannel;
+        for (int i = 0; r.rc == 0 && c > 0 && i < r.res.nsample; i++) {
+            lo = fmin(lo, r.res.rows[(size_t)i * wd + c]);
+            hi = fmax(hi, r.res.rows[(size_t)i * wd + c]);
+        }
+        printf("  the spring's chord B turns through [%.2f, %.2f] rad\n", lo, hi);
+        CHECK(hi - lo > 4 * M_PI);
+        t_run_free(&r);
+    }
+    /* every joint of the four-bar damped (at its initial crank speed): C
+     * stays the chord, damped as a tree joint is */
+    if (t_splice(fb0, "\"forces\": []", "\"forces\": [{\"type\": \"joint_damping\", \"joint\": \"A\", \"coefficient\": 0.1}, "
+                 "{\"type\": \"joint_damping\", \"joint\": \"B\", \"coefficient\": 0.1}, "
+                 "{\"type\": \"joint_damping\", \"joint\": \"C\", \"coefficient\": 0.3}, "
+                 "{\"type\": \"joint_damping\", \"joint\": \"D\", \"coefficient\": 0.1}]", doc, sizeof doc) == 0) {
+        s_chords_are(doc, "C");
+        s_compare_runs(doc, "10", 1e-9, bound, 0);
+    }
+    free(fb0);
+    /* the five-bar, a spring on bc */
+    s_chords_are(FIVE_BAR, "ga");
+    s_compare_runs(FIVE_BAR, "3", 1e-9, bound, 0);
+}
+
+/* ---- kinematic analysis ---------------------------------------------------------------- */
+
+/* `doc` (a file, or a document starting with '{') in the kinematic analysis
+ * to t_end, relative against natural: every channel but the constraint
+ * violation over every sample within `bound` of its scale (the largest
+ * magnitude over the natural run; forces on the largest force's); ref_dyn:
+ * against natural bdf dynamics at tolerance 1e-11 instead. */
+static void s_compare_kin(const char *doc, const char *t_end, double bound, int ref_dyn)
+{
+    char tend[64];
+    snprintf(tend, sizeof tend, "solver.t_end=%s", t_end);
+    const char *rel[] = {"solver.analysis=kinematics", "solver.formulation=relative", tend, NULL};
+    const char *nat[] = {ref_dyn ? "solver.integrator=bdf" : "solver.analysis=kinematics",
+                         ref_dyn ? "solver.tolerance=1e-11" : tend, tend, NULL};
+    t_run a, b;
+    const char *label = doc;
+    if (doc[0] == '{') {
+        t_run_text(doc, rel, &a);
+        t_run_text(doc, nat, &b);
+        label = "(document)";
+    } else {
+        t_run_file(doc, rel, &a);
+        t_run_file(doc, nat, &b);
+    }
+    CHECK(a.rc == 0 && b.rc == 0 && a.res.nsample == b.res.nsample && a.res.nsample > 10);
+    if (a.rc || b.rc || a.res.nsample != b.res.nsample) {
+        printf("  %s: %s\n", label, a.err.n ? a.err.e[0].message : b.err.n ? b.err.e[0].message : "samples differ");
+        t_run_free(&a);
+        t_run_free(&b);
+        return;
+    }
+    double fscale = 0, worst = 0;
+    const char *wch = "";
+    for (int c = 0; c < b.spec->nchannel; c++) {
+        mbs_quantity qk = b.spec->channels[c].quantity;
+        if (qk != MBS_Q_REACTION_FORCE && qk != MBS_Q_REACTION_TORQUE && qk != MBS_Q_ELEMENT_FORCE) continue;
+        for (int i = 0; i < b.res.nsample; i++) fscale = fmax(fscale, fabs(b.res.rows[(size_t)i * (1 + b.res.nchannel) + c + 1]));
+    }
+    for (int c = 0; c < a.spec->nchannel; c++) {
+        mbs_quantity qk = a.spec->channels[c].quantity;
+        if (qk == MBS_Q_CONSTRAINT_VIOLATION) continue;
+        double scale = 0;
+        for (int i = 0; i < b.res.nsample; i++) scale = fmax(scale, fabs(b.res.rows[(size_t)i * (1 + b.res.nchannel) + c + 1]));
+        if (qk == MBS_Q_REACTION_FORCE || qk == MBS_Q_REACTION_TORQUE || qk == MBS_Q_ELEMENT_FORCE) scale = fscale;
+        double e = t_maxdiff(&a, &b, a.spec->channels[c].name) / fmax(scale, 1e-12);
+        if (e > worst) { worst = e; wch = a.spec->channels[c].name; }
+    }
+    printf("  kinematics %s to t = %s (%d samples, chords '%s', %ld Newton iterations): relative against natural "
+           "%s %.2e of the channel's scale (%s), bound %.0e\n", label, t_end, a.res.nsample, a.met.chords,
+           a.met.newton_iterations, ref_dyn ? "bdf dynamics at 1e-11" : "kinematics", worst, wch, bound);
+    CHECK(a.met.formulation && !strcmp(a.met.formulation, "relative"));
+    CHECK(worst < bound);
+    t_run_free(&a);
+    t_run_free(&b);
+}
+
+/* The kinematic analysis in joint coordinates: a driven slider at five
+ * kinds of motion against its closed forms (elements_test's); the driven
+ * slider-crank, the four-bar driven at its chord C (the rheonomic circuit
+ * equation, its drive torque a reaction), and Bricard's redundant loop
+ * driven at J1 (a dependent equation in every Newton step) against the
+ * natural analysis within 1e-8 of each channel's scale (the natural
+ * analysis solves its velocities and accelerations by augmented-Lagrangian
+ * iterations to 1e-12 and 1e-10); Bricard against natural bdf dynamics at
+ * 1e-11 (the natural kinematic analysis is 9.3e-8 of zP3's scale from both
+ * there, measured: its augmented-Lagrangian solves with the redundant
+ * equation); a free degree of freedom refused. */
+static void test_kinematics(void)
+{
+    static const char *const kinds[] = {
+        "{\"kind\": \"polynomial\", \"coefficients\": [0, 0.5, -0.2, 0.1]}",
+        "{\"kind\": \"harmonic\", \"amplitude\": 0.1, \"frequency\": 2, \"phase\": 0, \"offset\": 0}",
+        "{\"kind\": \"expression\", \"value\": \"=0.3*t^2\"}",
+    };
+    for (int k = 0; k < 3; k++) {
+        char doc[2048];
+        snprintf(doc, sizeof doc,
+                 "{\"dimension\": 2,"
+                 " \"bodies\": [{\"name\": \"s\", \"mass\": 1, \"inertia\": 0.1, \"com\": [0, 0]}],"
+                 " \"joints\": [{\"name\": \"P\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"s\"], \"axis\": [1, 0]}],"
+                 " \"drivers\": [{\"joint\": \"P\", \"motion\": %s}],"
+                 " \"solver\": {\"t_end\": 1, \"analysis\": \"kinematics\", \"formulation\": \"relative\"},"
+                 " \"outputs\": {\"interval\": 0.125, \"channels\": ["
+                 "   {\"name\": \"x\", \"quantity\": \"position\", \"body\": \"s\", \"component\": \"x\"},"
+                 "   {\"name\": \"v\", \"quantity\": \"velocity\", \"body\": \"s\", \"component\": \"x\"},"
+                 "   {\"name\": \"a\", \"quantity\": \"acceleration\", \"body\": \"s\", \"component\": \"x\"}]}}",
+                 kinds[k]);
+        t_run R;
+        t_run_text(doc, NULL, &R);
+        CHECK(R.rc == 0);
+        double worst = 0, wv = 0, wa = 0;
+        for (int i = 1; i <= 8 && R.rc == 0; i++) {
+            double t = 0.125 * i, x, v, a;
+            switch (k) {
+            case 0: x = 0.5 * t - 0.2 * t * t + 0.1 * t * t * t; v = 0.5 - 0.4 * t + 0.3 * t * t; a = -0.4 + 0.6 * t; break;
+            case 1: x = 0.1 * sin(4 * M_PI * t); v = 0.4 * M_PI * cos(4 * M_PI * t); a = -1.6 * M_PI * M_PI * sin(4 * M_PI * t); break;
+            default: x = 0.3 * t * t; v = 0.6 * t; a = 0.6; break;
+            }
+            worst = fmax(worst, fabs(t_at(&R, "x", t) - x));
+            wv = fmax(wv, fabs(t_at(&R, "v", t) - v));
+            wa = fmax(wa, fabs(t_at(&R, "a", t) - a));
+        }
+        printf("  kinematics relative: a slider driven by motion %d: x, v, a within %.1e, %.1e, %.1e of the closed "
+               "form\n", k, worst, wv, wa);
+        /* an expression is differentiated numerically (h ~ 1e-5):
+         * elements_test's bounds for the natural analysis */
+        CHECK(worst < 1e-9);
+        CHECK(wv < (k == 2 ? 1e-6 : 1e-9));
+        CHECK(wa < (k == 2 ? 1e-4 : 1e-9));
+        CHECK(R.met.formulation && !strcmp(R.met.formulation, "relative"));
+        t_run_free(&R);
+    }
+    s_compare_kin("examples/slider_crank.json", "2", 1e-8, 0);
+    /* the four-bar at rest, driven at C, A, B, D damped: C the chord */
+    char *fb = t_slurp("examples/four_bar.json", NULL), d1[8192], d2[8192];
+    CHECK(fb != NULL);
+    if (fb && t_splice(fb, "\"w0\": 5.0", "\"w0\": 0", d1, sizeof d1) == 0 &&
+        t_splice(d1, "\"forces\": []", "\"drivers\": [{\"joint\": \"C\", \"motion\": {\"kind\": \"harmonic\", "
+                 "\"amplitude\": 0.3, \"frequency\": 0.5, \"phase\": \"=pi/2\", \"offset\": -0.3}}], "
+                 "\"forces\": [{\"type\": \"joint_damping\", \"joint\": \"A\", \"coefficient\": 0.05}, "
+                 "{\"type\": \"joint_damping\", \"joint\": \"B\", \"coefficient\": 0.05}, "
+                 "{\"type\": \"joint_damping\", \"joint\": \"D\", \"coefficient\": 0.05}]", d2, sizeof d2) == 0 &&
+        t_splice(d2, "\"channels\": [", "\"channels\": [{\"name\": \"MC\", \"quantity\": \"reaction_torque\", "
+                 "\"joint\": \"C\"}, ", d1, sizeof d1) == 0)
+        s_compare_kin(d1, "4", 1e-8, 0);
+    /* the free four-bar: refused as the natural analysis refuses it */
+    const char *free4[] = {"solver.analysis=kinematics", "solver.formulation=relative", NULL};
+    t_run r;
+    t_run_file("examples/four_bar.json", free4, &r);
+    CHECK(r.rc == MBS_EINVAL && r.err.n > 0 && strstr(r.err.e[0].message, "degree") != NULL);
+    t_run_free(&r);
+    free(fb);
+    char *br = t_slurp("examples/iftomm_a04_bricard.json", NULL);
+    CHECK(br != NULL);
+    if (br && t_splice(br, "\"forces\"", "\"drivers\": [{\"joint\": \"J1\", \"motion\": {\"kind\": \"constant_speed\", "
+                       "\"speed\": 1}}], \"forces\"", d1, sizeof d1) == 0)
+        s_compare_kin(d1, "3", 1e-8, 1);
+    free(br);
+}
+
+/* ---- static equilibrium --------------------------------------------------------------- */
+
+/* `path` in the statics analysis, relative against natural: every channel
+ * but the constraint violation within `bound` of its scale (its natural
+ * magnitude, forces the largest force's; at least 1: the spring-mass at
+ * rest has none, its spring force 2.7e-9 N natural, 7e-12 relative). */
+static void s_compare_statics(const char *path, double bound)
+{
+    const char *rel[] = {"solver.analysis=statics", "solver.formulation=relative", NULL};
+    const char *nat[] = {"solver.analysis=statics", NULL};
+    t_run a, b;
+    t_run_file(path, rel, &a);
+    t_run_file(path, nat, &b);
+    CHECK(a.rc == 0 && b.rc == 0 && a.res.nsample == 1 && b.res.nsample == 1);
+    if (a.rc || b.rc || a.res.nsample != 1 || b.res.nsample != 1) {
+        printf("  statics %s: %s\n", path, a.err.n ? a.err.e[0].message : b.err.n ? b.err.e[0].message : "samples");
+        t_run_free(&a);
+        t_run_free(&b);
+        return;
+    }
+    double fscale = 0, worst = 0;
+    const char *wch = "";
+    for (int c = 0; c < b.spec->nchannel; c++) {
+        mbs_quantity qk = b.spec->channels[c].quantity;
+        if (qk == MBS_Q_REACTION_FORCE || qk == MBS_Q_REACTION_TORQUE || qk == MBS_Q_ELEMENT_FORCE || qk == MBS_Q_CONTACT_FORCE)
+            fscale = fmax(fscale, fabs(b.res.rows[c + 1]));
+    }
+    for (int c = 0; c < a.spec->nchannel; c++) {
+        mbs_quantity qk = a.spec->channels[c].quantity;
+        if (qk == MBS_Q_CONSTRAINT_VIOLATION) continue;
+        int fo = qk == MBS_Q_REACTION_FORCE || qk == MBS_Q_REACTION_TORQUE || qk == MBS_Q_ELEMENT_FORCE || qk == MBS_Q_CONTACT_FORCE;
+        double scale = fmax(1.0, fo ? fscale : fabs(b.res.rows[c + 1]));
+        double e = fabs(a.res.rows[c + 1] - b.res.rows[c + 1]) / fmax(scale, 1e-12);
+        if (e > worst) { worst = e; wch = a.spec->channels[c].name; }
+    }
+    printf("  statics %-40s relative %2ld Newton iterations, natural %2ld: largest difference %.1e of the scale (%s), "
+           "bound %.0e\n", path, a.met.newton_iterations, b.met.newton_iterations, worst, wch, bound);
+    CHECK(a.met.formulation && !strcmp(a.met.formulation, "relative"));
+    CHECK(worst < bound);
+    t_run_free(&a);
+    t_run_free(&b);
+}
+
+/* The static equilibrium in joint coordinates against the natural
+ * analysis's, both converged to 1e-9 of their forces and 1e-10 of the
+ * model's size (bound 1e-8 of each channel's scale): the examples that
+ * have one (the double pendulum from horizontal, where the tangent has no
+ * stiffness and the continuation finds the hanging position; the driven
+ * slider-crank at its dead centre, its drive torque a reaction; Bricard's
+ * redundant loop; Andrews; a ball resting on the floor and the cam's
+ * follower on its spring, compliant contacts), and solver_test's spring
+ * on an incline against its balance solved by hand. */
+static void test_statics(void)
+{
+    static const char *const ex[] = {"pendulum", "double_pendulum", "slider_crank", "four_bar", "spring_mass_damper",
+                                     "iftomm_a03_andrews", "iftomm_a04_bricard", "iftomm_spatial_slider_crank",
+                                     "bouncing_ball", "cam_follower"};
+    for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "examples/%s.json", ex[i]);
+        s_compare_statics(path, 1e-8);
+    }
+    /* the double pendulum hangs (not the upright equilibrium) */
+    const char *st[] = {"solver.analysis=statics", "solver.formulation=relative", NULL};
+    t_run r;
+    t_run_file("examples/double_pendulum.json", st, &r);
+    CHECK(r.rc == 0);
+    if (r.rc == 0) CHECK_NEAR(t_at(&r, "y_tip", 0), -2, 1e-9);
+    t_run_free(&r);
+    const char *inc =
+        "{\"dimension\": 2, \"gravity\": [0, -9.81],"
+        " \"bodies\": [{\"name\": \"m\", \"mass\": 2, \"inertia\": 0.01, \"com\": [1, 0]}],"
+        " \"joints\": [{\"name\": \"s\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"m\"], \"at\": [1, 0],"
+        "   \"axis\": [\"=cos(pi/6)\", \"=-sin(pi/6)\"]}],"
+        " \"forces\": [{\"type\": \"spring_damper\", \"bodies\": [\"ground\", \"m\"], \"points\": [[0, 0], [1, 0]],"
+        "   \"stiffness\": 500, \"free_length\": 1}],"
+        " \"solver\": {\"t_end\": 1, \"analysis\": \"statics\", \"formulation\": \"relative\"},"
+        " \"outputs\": {\"channels\": [{\"name\": \"d\", \"quantity\": \"joint_coordinate\", \"joint\": \"s\"}]}}";
+    t_run_text(inc, NULL, &r);
+    CHECK(r.rc == 0);
+    /* k (L(d) - 1) dL/dd = m g sin30, L(d) = |(1 + d c, -d s)|, by Newton */
+    double c = cos(M_PI / 6), s = sin(M_PI / 6), dd = 0, g = 9.81;
+    for (int it = 0; it < 50; it++) {
+        double L = hypot(1 + dd * c, dd * s), dL = ((1 + dd * c) * c + dd * s * s) / L;
+        double ddL = (c * c + s * s) / L - dL * dL / L;
+        double f = 500 * (L - 1) * dL - 2 * g * s, df = 500 * (dL * dL + (L - 1) * ddL);
+        dd -= f / df;
+    }
+    if (r.rc == 0) {
+        printf("  statics relative: spring on an incline d = %.12g (by hand %.12g)\n", t_at(&r, "d", 0), dd);
+        CHECK_NEAR(t_at(&r, "d", 0), dd, 1e-9);
+    }
+    t_run_free(&r);
+}
+
 /* ---- element states and controllers --------------------------------------------------- */
 
 /* A continuous PI speed controller on a joint_actuator (an ideal torque) on
@@ -680,18 +1120,9 @@ static void test_refusals(void)
     const char *cfu[] = {"solver.formulation=relative", "solver.contact_force_unknowns=true", NULL};
     s_refused("examples/bouncing_ball.json", cfu, "contact_force_unknowns needs the natural formulation");
     s_refused("examples/flores_slider_crank_friction.json", rel, "joints with clearance");
-    /* a driver on the four-bar's chord joint C */
-    char *fb = t_slurp("examples/four_bar.json", NULL), doc[8192];
-    CHECK(fb != NULL);
-    if (t_splice(fb, "\"forces\": []", "\"drivers\": [{\"joint\": \"C\", \"motion\": {\"kind\": \"constant_speed\", "
-                 "\"speed\": 1}}], \"forces\": []", doc, sizeof doc) == 0)
-        CHECK(t_parse_refused(doc, rel, NULL, "drivers of chord joints"));
-    free(fb);
     /* dopri5 and bdf run it (relative_bdf_test), the others are refused */
     const char *al[] = {"solver.formulation=relative", "solver.integrator=trapezoidal_al", NULL};
     s_refused("examples/pendulum.json", al, "integrates with dopri5 or bdf only");
-    const char *statics[] = {"solver.formulation=relative", "solver.analysis=statics", NULL};
-    s_refused("examples/pendulum.json", statics, "runs the dynamics analysis only");
     const char *bad[] = {"solver.formulation=joint", NULL};
     s_refused("examples/pendulum.json", bad, "expected one of: natural, relative");
 }
@@ -743,11 +1174,15 @@ static void test_references(void)
 int main(void)
 {
     test_forward_dynamics();
+    test_gen_forces();
     test_pendulum_closed_form();
     test_circuit();
     test_chord_types();
     test_refusals();
     test_joint_actuator();
+    test_chord_loads();
+    test_kinematics();
+    test_statics();
     test_runs();
     test_energy_projection();
     test_abs_tolerance();

@@ -97,5 +97,66 @@ int main(void)
         mbs_sysgraph_free(&g);
         mbs_spec_free(&s);
     }
+    /* loaded joints stay out of the chords: the four-bar's C (the chord
+     * without load: reached at the same level as B, of higher index) with a
+     * rotational spring is kept, B cut instead; a planar five-bar whose
+     * joint bc (joining two bodies of the second level: the breadth-first
+     * chord) carries a driver is exchanged for the first unloaded joint of
+     * its loop, ga, and the tree grown again along the new branches (a
+     * longer loop: b hangs from c); with every joint of the loop loaded bc
+     * stays the chord */
+    static const char *const FOUR =
+        "{\"dimension\": 2, \"bodies\": [{\"name\": \"crank\", \"mass\": 1, \"inertia\": 0.1, \"com\": [0, 0.5]},"
+        " {\"name\": \"coupler\", \"mass\": 1, \"inertia\": 0.1, \"com\": [1.5, 1]},"
+        " {\"name\": \"rocker\", \"mass\": 1, \"inertia\": 0.1, \"com\": [3, 0]}],"
+        " \"joints\": [{\"name\": \"A\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"crank\"], \"at\": [0, 0]},"
+        " {\"name\": \"B\", \"type\": \"revolute\", \"bodies\": [\"crank\", \"coupler\"], \"at\": [0, 1]},"
+        " {\"name\": \"C\", \"type\": \"revolute\", \"bodies\": [\"coupler\", \"rocker\"], \"at\": [3, 1]},"
+        " {\"name\": \"D\", \"type\": \"revolute\", \"bodies\": [\"rocker\", \"ground\"], \"at\": [3, -1]}],"
+        " \"forces\": [%s], \"solver\": {\"t_end\": 1}}";
+    static const char *const FIVE =
+        "{\"dimension\": 2, \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 0.1, \"com\": [0, 0.5]},"
+        " {\"name\": \"b\", \"mass\": 1, \"inertia\": 0.1, \"com\": [0.5, 1.25]},"
+        " {\"name\": \"c\", \"mass\": 1, \"inertia\": 0.1, \"com\": [1.5, 1.25]},"
+        " {\"name\": \"d\", \"mass\": 1, \"inertia\": 0.1, \"com\": [2, 0.5]}],"
+        " \"joints\": [{\"name\": \"ga\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"a\"], \"at\": [0, 0]},"
+        " {\"name\": \"ab\", \"type\": \"revolute\", \"bodies\": [\"a\", \"b\"], \"at\": [0, 1]},"
+        " {\"name\": \"bc\", \"type\": \"revolute\", \"bodies\": [\"b\", \"c\"], \"at\": [1, 1.5]},"
+        " {\"name\": \"cd\", \"type\": \"revolute\", \"bodies\": [\"c\", \"d\"], \"at\": [2, 1]},"
+        " {\"name\": \"dg\", \"type\": \"revolute\", \"bodies\": [\"d\", \"ground\"], \"at\": [2, 0]}],"
+        " \"drivers\": [{\"joint\": \"bc\", \"motion\": {\"kind\": \"constant_speed\", \"speed\": 0.1}}],"
+        " \"forces\": [%s], \"solver\": {\"t_end\": 1}}";
+    static const struct { const char *fmt, *forces; int chord, loop; } L[] = {
+        {FOUR, "", 2, 4},
+        {FOUR, "{\"type\": \"rotational_spring_damper\", \"joint\": \"C\", \"stiffness\": 1}", 1, 4},
+        {FIVE, "", 0, 5},
+        {FIVE, "{\"type\": \"joint_damping\", \"joint\": \"ga\", \"coefficient\": 1}, "
+               "{\"type\": \"joint_damping\", \"joint\": \"ab\", \"coefficient\": 1}, "
+               "{\"type\": \"dc_motor\", \"joint\": \"cd\", \"resistance\": 1, \"torque_constant\": 0.1, \"back_emf_constant\": 0.1, \"voltage\": 1}, "
+               "{\"type\": \"joint_actuator\", \"joint\": \"dg\", \"value\": 0.1}", 2, 5},
+    };
+    for (int k = 0; k < 4; k++) {
+        char doc[4096];
+        snprintf(doc, sizeof doc, L[k].fmt, L[k].forces);
+        s = s_parse_text(doc);
+        if (!CHECK(s != NULL)) continue;
+        mbs_sysgraph g;
+        CHECK(mbs_sysgraph_build(s, &g) == 0);
+        printf("  loads case %d: chord %s (expected %s), loop of %d joints\n", k, s->joints[g.chords[0]].name,
+               s->joints[L[k].chord].name, g.loop[0]);
+        CHECK(g.nchord == 1 && g.chords[0] == L[k].chord && g.loop[0] == L[k].loop);
+        CHECK(g.ncoord - g.nconstraint == (k < 2 ? 1 : 2)); /* four-bar 1, five-bar 2 freedoms */
+        /* a tree: every body once, after its parent, reached by a branch */
+        int *pos = calloc((size_t)s->nbody, sizeof(int));
+        for (int i = 0; i < s->nbody; i++) pos[g.order[i]] = i;
+        for (int b = 0; b < s->nbody; b++) {
+            CHECK(g.parent_joint[b] >= 0 && g.branch[g.parent_joint[b]]);
+            if (g.parent[b] >= 0) CHECK(pos[g.parent[b]] < pos[b]);
+        }
+        if (k == 2) CHECK(g.parent[1] == 2); /* b hangs from c by bc */
+        free(pos);
+        mbs_sysgraph_free(&g);
+        mbs_spec_free(&s);
+    }
     return CHECK_SUMMARY("sysgraph_test");
 }

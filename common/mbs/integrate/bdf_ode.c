@@ -343,8 +343,10 @@ int mbs_bdf_ode_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_
         } else {
             d->met.rejected_steps++;
             fails++;
+            /* the run stopped (time limit, cancel): the workspace is freed
+             * below like at every other end */
             int rc_poll = mbs_data_poll(d, err);
-            if (rc_poll) return rc_poll;
+            if (rc_poll) { rc = rc_poll; break; }
             memcpy(y, w.yh[0], yb);
             h *= mbs_bdf_step_rejected(converged, en, kk);
             if (fails >= 2) {

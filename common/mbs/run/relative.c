@@ -18,6 +18,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The slide variables of rotors on prismatic joints between moving bodies
+ * (ncs.c s_slide_rotors: ax_A . (x_B(P) - x_A(P)) - s = 0) at the mapped
+ * x, v (and a): s, its rate and acceleration from the joint's vectors. */
+static void s_slide_vars(const mbs_model *m, double *x, double *v, double *a)
+{
+    for (int r = 0; r < m->nsrotor; r++) {
+        const mbs_jgeom *g = &m->jg[m->srotor[r].joint];
+        double ax[3] = {0}, axd[3] = {0}, axa[3] = {0}, d[3] = {0}, dd[3] = {0}, da[3] = {0};
+        mbs_avec_eval(m, &g->ax, x, 0, ax);
+        mbs_avec_eval(m, &g->ax, v, 1, axd);
+        mbs_avec_eval(m, &g->d, x, 0, d);
+        mbs_avec_eval(m, &g->d, v, 1, dd);
+        int k = m->srotor[r].var;
+        x[k] = v3dot(ax, d);
+        v[k] = v3dot(axd, d) + v3dot(ax, dd);
+        if (a) {
+            mbs_avec_eval(m, &g->ax, a, 1, axa);
+            mbs_avec_eval(m, &g->d, a, 1, da);
+            a[k] = v3dot(axa, d) + 2 * v3dot(axd, dd) + v3dot(ax, da);
+        }
+    }
+}
+
 void mbs_rel_to_natural(const mbs_model *m, const mbs_rtree *t, const mbs_rtree_ws *w, double *x, double *v,
                         double *a)
 {
@@ -60,6 +83,7 @@ void mbs_rel_to_natural(const mbs_model *m, const mbs_rtree *t, const mbs_rtree_
             if (a) a[bd->avar] = A.w[2];
         }
     }
+    s_slide_vars(m, x, v, a);
 }
 
 int mbs_rel_from_natural(const mbs_model *m, const mbs_rtree *t, mbs_rtree_ws *w, const double *x, const double *v,
@@ -288,6 +312,16 @@ static void s_state_at(void *ctx, double tg, double *x, double *v, double *z)
     for (int k = 0; k < s->nz; k++) z[k] = g0 * r->zp[k] + g1 * h * r->zdp[k] + g2 * s->z[k] + g3 * h * s->zd[k];
 }
 
+/* 1: a rotational spring-damper acts on a chord (its angle is tracked). */
+static int s_chord_springs(const mbs_rtree *t)
+{
+    for (int e = 0; e < t->spec->nforce; e++) {
+        const mbs_force_spec *F = &t->spec->forces[e];
+        if (F->type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER && F->joint >= 0 && !t->g.branch[F->joint]) return 1;
+    }
+    return 0;
+}
+
 /* The stepper's `done`: the output samples inside the accepted step are
  * taken at states interpolated in the joint coordinates (quintic Hermite on
  * q with u and qdd at both ends, then the accelerations at that state): a
@@ -303,6 +337,13 @@ static int s_done(void *ctx, const mbs_model *m, mbs_data *d, mbs_errlist *err)
     const mbs_solver_spec *o = &m->spec->solver;
     int nq = s->nq, rc = 0;
     double t0 = r->tp, t1 = s->t, h = t1 - t0;
+    /* the chord springs' angles at the step's end: the branch beyond +-pi
+     * that the next step's evaluations follow (both workspaces) */
+    if (s_chord_springs(s->tree)) {
+        mbs_rtree_kinematics(s->tree, r->ws, s->q, s->u);
+        mbs_rtree_track_angles(s->tree, r->ws);
+        memcpy(s->w->jangle, r->ws->jangle, sizeof(double) * (size_t)m->spec->njoint);
+    }
     /* q' and q'' at the step's end (a ball's quaternion: not u and u') */
     mbs_rtree_qdot(s->tree, s->q, s->u, r->qd);
     mbs_rtree_qddot(s->tree, s->q, s->u, s->qdd, r->qd, r->qdd);
@@ -339,6 +380,81 @@ static int s_done(void *ctx, const mbs_model *m, mbs_data *d, mbs_errlist *err)
     memcpy(r->qp, s->q, sizeof(double) * (size_t)nq);
     memcpy(r->qdp, r->qd, sizeof(double) * (size_t)nq);
     memcpy(r->qddp, r->qdd, sizeof(double) * (size_t)nq);
+    return rc;
+}
+
+/* The kinematic analysis of a fully driven mechanism in joint coordinates
+ * (the natural one's, run/kinematics.c, in the tree's): at each output time
+ * the positions by Newton on the circuit and driver equations from the
+ * previous sample's extrapolation (each step J's minimum-norm solution of
+ * J dq = -Phi: a redundant chord equation takes no share), then the rates
+ * J u = -Phi_t and the accelerations with the multipliers by
+ * mbs_rtree_accel without drift terms (J of full column rank once the
+ * mechanism is fully driven: the accelerations of J qdd = -J' u + f''
+ * whatever the masses, the multipliers the drivers' forces and the
+ * reactions, as the natural analysis recovers them); each sample mapped to
+ * d and booked.  q, u, qdd: the state at the first sample (w holds it). */
+static int s_kinematics(const mbs_model *m, mbs_data *d, mbs_sampler *smp, const mbs_rtree *t, mbs_rtree_ws *w,
+                        double *q, double *u, double *qdd, double *rx, mbs_errlist *err)
+{
+    if (d->rep.dof > 0) {
+        mbs_err_add(err, "/solver/analysis", "kinematic analysis needs a fully driven mechanism: %d degree(s) of "
+                    "freedom are not driven (add drivers or use \"dynamics\")", d->rep.dof);
+        return MBS_EINVAL;
+    }
+    const mbs_solver_spec *o = &m->spec->solver;
+    int n = t->n, neq = t->neq, maxit = o->max_newton > 0 ? o->max_newton : 25;
+    double *dq = calloc((size_t)n + 1, sizeof(double)), *r = calloc((size_t)neq + 1, sizeof(double));
+    if (!dq || !r) { free(dq); free(r); return MBS_ENOMEM; }
+    /* the equations (lengths, products of unit vectors and lengths,
+     * angles) to 1e-11 of the model's size, or of 1 below a size of 1 */
+    double tol = 1e-11 * fmax(1.0, m->length_scale);
+    int rc = 0;
+    for (int k = 1; k < smp->nsample && !rc; k++) {
+        double t1 = mbs_sample_time(smp, k), h = t1 - d->t;
+        for (int i = 0; i < n; i++) dq[i] = h * u[i] + 0.5 * h * h * qdd[i];
+        mbs_rtree_q_add(t, q, dq);
+        int ok = 0;
+        for (int it = 0; it <= maxit; it++) {
+            mbs_rtree_kinematics(t, w, q, NULL);
+            mbs_rtree_circuit(t, w, t1);
+            double worst = 0;
+            for (int i = 0; i < neq; i++) worst = fmax(worst, fabs(w->phi[i]));
+            if (worst <= tol) { ok = 1; break; }
+            if (it == maxit) break;
+            for (int i = 0; i < neq; i++) r[i] = -w->phi[i];
+            mbs_rtree_min_norm(t, w, r, dq);
+            mbs_rtree_q_add(t, q, dq);
+            d->met.newton_iterations++;
+        }
+        if (!ok) {
+            mbs_err_add(err, "", "t = %.6g: the position problem has no solution (the drivers move the mechanism "
+                        "out of its reach, or through a lock-up; relative formulation)", t1);
+            rc = MBS_EDIVERGE;
+            break;
+        }
+        /* the rates: Phi' at u = 0 is Phi_t */
+        for (int i = 0; i < neq; i++) r[i] = -w->phid[i];
+        mbs_rtree_min_norm(t, w, r, u);
+        if (mbs_rtree_accel(t, w, t1, q, u, 0, 0, qdd) != 0) {
+            mbs_err_add(err, "", "t = %.6g: the articulated-body recursion met a zero inertia on a joint axis "
+                        "(relative formulation): a body without mass or inertia about a joint's axis", t1);
+            rc = MBS_ESINGULAR;
+            break;
+        }
+        mbs_rtree_track_angles(t, w);
+        size_t nb = sizeof(double) * (size_t)m->nvar;
+        memcpy(d->xp, d->x, nb);
+        memcpy(d->vp, d->v, nb);
+        memcpy(d->ap, d->a, nb);
+        s_give_reactions(d, t, w, rx);
+        mbs_rel_to_natural(m, t, w, d->x, d->v, d->a);
+        d->t = d->tp = t1; /* sampled exactly at t1 */
+        d->met.steps++;
+        rc = mbs_run_step_done(m, d, smp, err);
+    }
+    free(dq);
+    free(r);
     return rc;
 }
 
@@ -382,7 +498,15 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
         rc = MBS_EINVAL;
     }
     s.t = d->t;
-    if (!rc && mbs_rtree_accel(&t, &w, s.t, s.q, s.u, m->spec->solver.baumgarte_alpha,
+    /* statics: the equilibrium from the initial configuration, at rest */
+    if (!rc && m->spec->solver.analysis == MBS_ANALYSIS_STATICS) {
+        memset(s.u, 0, sizeof(double) * (size_t)(t.n > 0 ? t.n : 1));
+        /* every declared contact pair, as the natural analysis takes them */
+        d->c_ready = 0;
+        rc = mbs_rel_statics(m, d, &t, &w, s.q, s.t, err);
+    }
+    int at_rest = m->spec->solver.analysis == MBS_ANALYSIS_STATICS; /* w holds the equilibrium */
+    if (!rc && !at_rest && mbs_rtree_accel(&t, &w, s.t, s.q, s.u, m->spec->solver.baumgarte_alpha,
                                m->spec->solver.baumgarte_beta, s.qdd) != 0) {
         mbs_err_add(err, "", "t = 0: the articulated-body recursion met a zero inertia on a joint axis (relative "
                     "formulation): a body without mass or inertia about a joint's axis");
@@ -395,8 +519,25 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
         memcpy(d->ap, d->a, sizeof(double) * (size_t)m->nvar);
         size_t njb = sizeof(double) * (6 * (size_t)m->spec->njoint + 1);
         double *rx = malloc(njb);
+        if (m->spec->solver.analysis == MBS_ANALYSIS_STATICS) {
+            /* at rest: the accelerations of the equilibrium are zero to its
+             * tolerance, set to 0 as the natural analysis sets them */
+            memset(d->v, 0, sizeof(double) * (size_t)m->nvar);
+            memset(d->a, 0, sizeof(double) * (size_t)m->nvar);
+        }
         s_give_reactions(d, &t, &w, rx);
         mbs_sample_now(smp);
+        if (m->spec->solver.analysis != MBS_ANALYSIS_DYNAMICS) {
+            if (m->spec->solver.analysis == MBS_ANALYSIS_KINEMATICS)
+                rc = rx ? s_kinematics(m, d, smp, &t, &w, s.q, s.u, s.qdd, rx, err) : MBS_ENOMEM;
+            free(rx);
+            mbs_reaction_given(d, NULL);
+            free(sc.x); free(sc.v); free(sc.Qb);
+            mbs_rel_state_free(&s);
+            mbs_rtree_ws_free(&w);
+            mbs_rtree_free(&t);
+            return rc;
+        }
         size_t nb = sizeof(double) * (size_t)(t.n + 1), nqb = sizeof(double) * (size_t)(t.nq + 1);
         size_t nzb = sizeof(double) * (size_t)(m->nz + 1);
         mbs_rtree_ws ws;

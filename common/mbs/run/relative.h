@@ -27,6 +27,20 @@ void mbs_rel_to_natural(const mbs_model *m, const mbs_rtree *t, const mbs_rtree_
 int mbs_rel_from_natural(const mbs_model *m, const mbs_rtree *t, mbs_rtree_ws *w, const double *x, const double *v,
                          double *q, double *u);
 
+/* Static equilibrium at time `time` in joint coordinates from q (nq, the
+ * initial configuration's; the result in place): Newton on [Q(q) + J^T lam
+ * = 0, Phi(q) = 0] over an independent set of the circuit and driver
+ * equations, the tangent dQ/dq + d(J^T lam)/dq by forward differences,
+ * each step at most 0.2 of the model's size along a slide, 0.2 rad along an
+ * angle; where the tangent is singular (a freedom without stiffness) the
+ * natural analysis's pseudo-transient continuation, mu M subtracted from it
+ * (M the tree's mass matrix) so that the steps go downhill.  Converged: the
+ * force residual within 1e-9 of the applied forces' scale, the equations
+ * within 1e-10 of the model's size.  Newton iterations into d's metrics.
+ * 0 or an MBS_E* code with a message. */
+int mbs_rel_statics(const mbs_model *m, mbs_data *d, const mbs_rtree *t, mbs_rtree_ws *w, double *q, double time,
+                    mbs_errlist *err);
+
 /* The dynamics of a run in the relative formulation from the initialised
  * natural state in d (assembly and velocity projection by mbs_initialize):
  * its first sample, then dopri5 on the joint coordinates, every accepted

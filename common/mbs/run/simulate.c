@@ -253,8 +253,13 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
         d->met.max_constraint_violation = mbs_phi_norm(d);
         mbs_contact_step(m, d, o->step > 0 ? o->step : 1e-3);
         if (o->analysis == MBS_ANALYSIS_STATICS) {
-            rc = mbs_statics(m, d, 0, err);
-            if (!rc) mbs_sample_now(&smp);
+            /* the relative formulation's run samples its equilibrium itself */
+            if (o->formulation == MBS_FORM_RELATIVE) {
+                rc = mbs_run_relative(m, d, &smp, err);
+            } else {
+                rc = mbs_statics(m, d, 0, err);
+                if (!rc) mbs_sample_now(&smp);
+            }
         } else {
             /* the event-driven integrator sets its modes (and impacts at
              * t = 0) first, so that the first sample has their accelerations

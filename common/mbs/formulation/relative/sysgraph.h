@@ -10,7 +10,14 @@
  * short; among the joints that reach a body at the same depth, the one with
  * the fewest degrees of freedom becomes the branch (a chord adds 6 - dof
  * equations in space, 3 - dof in the plane: cutting at a spherical joint
- * adds 3, at a revolute 5).  Distance joints (massless rods) are always
+ * adds 3, at a revolute 5).  Joints that carry a load along their
+ * coordinate (a driver, a rotational spring-damper, a dc_motor, a
+ * joint_actuator, joint damping) come before that: they are kept out of
+ * the chords wherever their loop has another joint to cut (first among
+ * the joints reaching one body, then by exchanging a loaded chord for the
+ * unloaded joint of its loop with the most freedom), since a chord needs
+ * a rheonomic equation for its driver and its relative angle measured
+ * from the two bodies for a spring.  Distance joints (massless rods) are always
  * chords (one equation).  A body that no branch joint connects to the ground
  * is a floating root (a free joint of 6 or 3 degrees of freedom).
  */

@@ -14,11 +14,6 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
 {
     int bad = 0;
     const mbs_solver_spec *o = &s->solver;
-    if (o->analysis != MBS_ANALYSIS_DYNAMICS) {
-        mbs_err_add(err, "/solver/analysis", "solver.formulation \"relative\" runs the dynamics analysis only (for "
-                    "now); use the natural formulation for statics and kinematics");
-        bad = 1;
-    }
     int rigid = 0;
     for (int k = 0; k < s->ncontact; k++) rigid += s->contacts[k].law == MBS_LAW_RIGID;
     if (rigid > 0) {
@@ -31,8 +26,6 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
                     "contacts as forces: contact_force_unknowns needs the natural formulation");
         bad = 1;
     }
-    mbs_sysgraph g;
-    int have_g = mbs_sysgraph_build(s, &g) == 0;
     for (int j = 0; j < s->njoint; j++) {
         const mbs_joint_spec *J = &s->joints[j];
         char ptr[64];
@@ -42,9 +35,10 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
                         "yet; use the natural formulation", J->name);
             bad = 1;
         }
+        /* the format damps revolute and prismatic joints (the parser
+         * refuses the others in both formulations); a spec built otherwise */
         if (J->damping > 0 && J->type != MBS_JOINT_REVOLUTE && J->type != MBS_JOINT_PRISMATIC) {
-            mbs_err_add(err, ptr, "joint '%s': solver.formulation \"relative\" damps revolute and prismatic joints "
-                        "only (for now)", J->name);
+            mbs_err_add(err, ptr, "joint '%s': joint damping applies to revolute and prismatic joints", J->name);
             bad = 1;
         }
     }
@@ -69,22 +63,23 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
                             F->type == MBS_FORCE_DC_MOTOR ? "dc_motor" : "joint_actuator", F->name);
                 bad = 1;
             }
-            /* a rotor between moving bodies: in the recursion at its
-             * joint's node, a tree joint in the plane (docs/actuators.md) */
-            if (F->type == MBS_FORCE_DC_MOTOR && F->motor.J > 0 && F->joint >= 0 &&
-                s->joints[F->joint].body[0] != MBS_GROUND && s->joints[F->joint].body[1] != MBS_GROUND &&
-                (s->dim != 2 || (have_g && !g.branch[F->joint]))) {
-                mbs_err_add(err, ptr, "dc_motor '%s': solver.formulation \"relative\" takes a rotor inertia between "
-                            "two moving bodies on a planar revolute joint of the spanning tree only (not a chord); "
-                            "use the natural formulation", F->name);
+            /* a rotor between moving bodies or on a prismatic joint: in the
+             * recursion at its joint's node, a tree joint (in the plane
+             * between moving bodies: docs/actuators.md); the tree keeps
+             * a motor's joint out of the chords where its loop allows */
+            const mbs_joint_spec *Jm = F->joint >= 0 ? &s->joints[F->joint] : NULL;
+            int moving = Jm && Jm->body[0] != MBS_GROUND && Jm->body[1] != MBS_GROUND;
+            if (F->type == MBS_FORCE_DC_MOTOR && F->motor.J > 0 && moving && s->dim != 2) {
+                mbs_err_add(err, ptr, "dc_motor '%s': a rotor inertia between two moving bodies in space is not "
+                            "modelled (either formulation)", F->name);
                 bad = 1;
             }
         }
         if (F->type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER) {
             int j = F->joint;
-            if (j < 0 || s->joints[j].type != MBS_JOINT_REVOLUTE || (have_g && !g.branch[j])) {
+            if (j < 0 || s->joints[j].type != MBS_JOINT_REVOLUTE) {
                 mbs_err_add(err, ptr, "rotational spring '%s': solver.formulation \"relative\" needs its joint to be "
-                            "a revolute joint of the spanning tree, not a chord (for now)", F->name);
+                            "a revolute joint", F->name);
                 bad = 1;
             }
         }
@@ -93,15 +88,12 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
         int j = s->drivers[d].joint;
         char ptr[64];
         snprintf(ptr, sizeof ptr, "/drivers/%d", d);
-        if (j < 0 || (s->joints[j].type != MBS_JOINT_REVOLUTE && s->joints[j].type != MBS_JOINT_PRISMATIC) ||
-            (have_g && !g.branch[j])) {
-            mbs_err_add(err, ptr, "solver.formulation \"relative\" does not run drivers of chord joints yet (joint "
-                        "'%s' closes a loop of the spanning tree); use the natural formulation",
-                        j >= 0 ? s->joints[j].name : "?");
+        if (j < 0 || (s->joints[j].type != MBS_JOINT_REVOLUTE && s->joints[j].type != MBS_JOINT_PRISMATIC)) {
+            mbs_err_add(err, ptr, "solver.formulation \"relative\" runs drivers of revolute and prismatic joints "
+                        "only (joint '%s')", j >= 0 ? s->joints[j].name : "?");
             bad = 1;
         }
     }
-    if (have_g) mbs_sysgraph_free(&g);
     return bad ? MBS_EINVAL : 0;
 }
 
@@ -208,6 +200,8 @@ static void s_vec_ref(const mbs_rvec *v, double x[3])
 static void s_add_eq(mbs_rtree *t, int j, mbs_rvec a, mbs_rvec b, int distance)
 {
     mbs_req *e = &t->eq[t->nceq++];
+    memset(e, 0, sizeof *e);
+    e->kind = MBS_REQ_DOT;
     e->a = a;
     e->b = b;
     e->joint = j;
@@ -281,10 +275,40 @@ static void s_chord_eqs(mbs_rtree *t, int j)
     }
 }
 
+/* The rheonomic circuit equation of a driver of chord j (see mbs_req):
+ * the relative angle of a revolute chord, the slide of a prismatic one,
+ * equal to the motion fn. */
+static void s_chord_driver_eq(mbs_rtree *t, int j, const mbs_fn *fn)
+{
+    const mbs_joint_spec *J = &t->spec->joints[j];
+    int A = J->body[0], B = J->body[1];
+    mbs_req *e = &t->eq[t->nceq++];
+    memset(e, 0, sizeof *e);
+    e->joint = j;
+    e->fn = fn;
+    double u[3] = {0, 0, 1}, n1[3] = {1, 0, 0}, n2[3] = {0, 1, 0};
+    if (J->type == MBS_JOINT_PRISMATIC) {
+        v3unit(J->axis, u);
+        if (t->dim == 2) { u[2] = 0; v3unit(u, u); }
+        e->kind = MBS_REQ_SLIDE;
+        e->a = s_vec(A, u);
+        e->b = s_pdiff(B, J->at, A, J->at);
+        return;
+    }
+    if (t->dim == 3) { /* in the plane: the axis z, n1 x, n2 = z x x = y */
+        v3unit(J->axis, u);
+        s_perp(u, n1, n2);
+    }
+    e->kind = MBS_REQ_ANGLE;
+    e->a = s_vec(A, n1);
+    e->a2 = s_vec(A, n2);
+    e->b = s_vec(B, n1);
+}
+
 void mbs_rtree_free(mbs_rtree *t)
 {
     free(t->node); free(t->body_node); free(t->inertia); free(t->eq);
-    free(t->drv_coord); free(t->drv_qcoord); free(t->drv_sign); free(t->drv_fn);
+    free(t->drv_coord); free(t->drv_qcoord); free(t->drv_sign); free(t->drv_fn); free(t->rr);
     mbs_sysgraph_free(&t->g);
     memset(t, 0, sizeof *t);
 }
@@ -302,6 +326,7 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
         const mbs_joint_spec *J = &s->joints[t->g.chords[c]];
         neq += J->type == MBS_JOINT_DISTANCE ? 1 : (s->dim == 3 ? 6 : 3) - mbs_joint_dof(J->type, s->dim);
     }
+    for (int d = 0; d < s->ndriver; d++) neq += s->drivers[d].joint >= 0 && !t->g.branch[s->drivers[d].joint];
     t->node = calloc((size_t)nnode + 1, sizeof *t->node);
     t->body_node = calloc((size_t)nb + 1, sizeof(int));
     t->inertia = calloc((size_t)nb + 1, sizeof *t->inertia);
@@ -310,7 +335,8 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
     t->drv_qcoord = calloc((size_t)s->ndriver + 1, sizeof(int));
     t->drv_sign = calloc((size_t)s->ndriver + 1, sizeof(double));
     t->drv_fn = calloc((size_t)s->ndriver + 1, sizeof(const mbs_fn *));
-    if (!t->node || !t->body_node || !t->inertia || !t->eq || !t->drv_coord || !t->drv_qcoord || !t->drv_sign ||
+    t->rr = calloc((size_t)s->nforce + 1, sizeof *t->rr);
+    if (!t->rr || !t->node || !t->body_node || !t->inertia || !t->eq || !t->drv_coord || !t->drv_qcoord || !t->drv_sign ||
         !t->drv_fn) {
         mbs_rtree_free(t);
         return MBS_ENOMEM;
@@ -350,8 +376,9 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
             if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0) continue;
             const mbs_joint_spec *Jt = &s->joints[F->joint];
             if (Jt->body[0] != b && Jt->body[1] != b) continue;
-            /* between moving bodies: at the joint's node (below) */
-            if (Jt->body[0] != MBS_GROUND && Jt->body[1] != MBS_GROUND) continue;
+            /* between moving bodies, and on a prismatic joint: at the
+             * joint's node (below) */
+            if ((Jt->body[0] != MBS_GROUND && Jt->body[1] != MBS_GROUND) || Jt->type == MBS_JOINT_PRISMATIC) continue;
             double add = F->motor.J * F->motor.ratio * F->motor.ratio;
             if (s->dim == 2) { I->Ic[8] += add; continue; }
             for (int i = 0; i < 3; i++)
@@ -359,11 +386,39 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
         }
     }
     /* the rotors between moving bodies (planar revolute tree joints,
-     * mbs_rtree_supported): the stator on the joint's body[0] */
+     * mbs_rtree_supported): the stator on the joint's body[0]; on
+     * prismatic tree joints: an armature J / lead^2 on the joint's rate */
     for (int e = 0; e < s->nforce; e++) {
         const mbs_force_spec *F = &s->forces[e];
         if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0) continue;
         const mbs_joint_spec *Jt = &s->joints[F->joint];
+        /* on a chord: a row of its own (mbs_rrotor) */
+        int moving = Jt->body[0] != MBS_GROUND && Jt->body[1] != MBS_GROUND;
+        if (!t->g.branch[F->joint] && (Jt->type == MBS_JOINT_PRISMATIC || moving)) {
+            mbs_rrotor *r = &t->rr[t->nrr++];
+            memset(r, 0, sizeof *r);
+            r->joint = F->joint;
+            r->n = F->motor.ratio;
+            if (Jt->type == MBS_JOINT_PRISMATIC) {
+                double u[3] = {0, 0, 0};
+                v3unit(Jt->axis, u);
+                if (t->dim == 2) { u[2] = 0; v3unit(u, u); }
+                r->kind = 1;
+                r->mu = F->motor.J * F->motor.ratio * F->motor.ratio;
+                r->a = s_vec(Jt->body[0], u);
+                r->b = s_pdiff(Jt->body[1], Jt->at, Jt->body[0], Jt->at);
+            } else {
+                r->kind = 0;
+                r->mu = F->motor.J;
+            }
+            continue;
+        }
+        if (Jt->type == MBS_JOINT_PRISMATIC) {
+            for (int i = 0; i < t->nnode; i++)
+                if (t->node[i].joint == F->joint && t->node[i].kind == MBS_RN_PRISMATIC)
+                    t->node[i].rotor_m += F->motor.J * F->motor.ratio * F->motor.ratio;
+            continue;
+        }
         if (Jt->body[0] == MBS_GROUND || Jt->body[1] == MBS_GROUND) continue;
         for (int i = 0; i < t->nnode; i++) {
             mbs_rnode *nd = &t->node[i];
@@ -375,14 +430,19 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
         }
     }
     for (int c = 0; c < t->g.nchord; c++) s_chord_eqs(t, t->g.chords[c]);
-    /* drivers of tree joints: the child's node carries the joint's one freedom */
+    /* drivers of tree joints: the child's node carries the joint's one
+     * freedom; of chords: a rheonomic circuit equation */
     for (int d = 0; d < s->ndriver; d++) {
         int j = s->drivers[d].joint;
-        if (j < 0 || !t->g.branch[j]) {
-            mbs_err_add(err, "/drivers", "driver of joint '%s': not a joint of the spanning tree",
+        if (j < 0 || (s->joints[j].type != MBS_JOINT_REVOLUTE && s->joints[j].type != MBS_JOINT_PRISMATIC)) {
+            mbs_err_add(err, "/drivers", "driver of joint '%s': not a revolute or prismatic joint",
                         j >= 0 ? s->joints[j].name : "?");
             mbs_rtree_free(t);
             return MBS_EINVAL;
+        }
+        if (!t->g.branch[j]) {
+            s_chord_driver_eq(t, j, &s->drivers[d].motion);
+            continue;
         }
         const mbs_joint_spec *J = &s->joints[j];
         int child = J->body[1] >= 0 && t->g.parent_joint[J->body[1]] == j ? J->body[1] : J->body[0];
@@ -399,7 +459,8 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
 int mbs_rtree_ws_new(const mbs_rtree *t, mbs_rtree_ws *w)
 {
     memset(w, 0, sizeof *w);
-    size_t nn = (size_t)t->nnode + 1, n = (size_t)t->n + 1, m = (size_t)t->neq + 1, nb = (size_t)t->spec->nbody + 1;
+    size_t nn = (size_t)t->nnode + 1, n = (size_t)t->n + 1, m = (size_t)(t->neq + t->nrr) + 1;
+    size_t nb = (size_t)t->spec->nbody + 1;
     w->R = malloc(sizeof(double) * 9 * nn);
     w->p = malloc(sizeof(double) * 3 * nn);
     w->S = calloc(n, sizeof(mbs_twist));
@@ -422,13 +483,14 @@ int mbs_rtree_ws_new(const mbs_rtree *t, mbs_rtree_ws *w)
     w->lam = calloc(m, sizeof(double));
     w->qdd0 = calloc(n, sizeof(double));
     w->tau = calloc(n, sizeof(double));
-    w->jq = calloc(6 * n, sizeof(double));
+    w->jq = calloc(9 * n, sizeof(double));
+    w->jangle = calloc((size_t)t->spec->njoint + 1, sizeof(double));
     w->fj = calloc(nn, sizeof(mbs_wrench));
     w->fc = calloc(nb, sizeof(mbs_wrench));
     w->fchord = calloc((size_t)t->spec->njoint + 1, sizeof(mbs_wrench));
     if (!w->R || !w->p || !w->S || !w->V || !w->c || !w->A || !w->pA || !w->fext || !w->IA || !w->U || !w->Dinv ||
         !w->uu || !w->phi || !w->phid || !w->bias || !w->J || !w->Y || !w->K || !w->rhs || !w->lam || !w->qdd0 ||
-        !w->tau || !w->jq || !w->fj || !w->fc || !w->fchord) {
+        !w->tau || !w->jq || !w->jangle || !w->fj || !w->fc || !w->fchord) {
         mbs_rtree_ws_free(w);
         return MBS_ENOMEM;
     }
@@ -442,7 +504,7 @@ void mbs_rtree_ws_free(mbs_rtree_ws *w)
     free(w->R); free(w->p); free(w->S); free(w->V); free(w->c); free(w->A); free(w->pA); free(w->fext);
     free(w->IA); free(w->U); free(w->Dinv); free(w->uu); free(w->phi); free(w->phid); free(w->bias); free(w->J);
     free(w->Y); free(w->K); free(w->rhs); free(w->lam); free(w->qdd0); free(w->tau); free(w->jq);
-    free(w->fj); free(w->fc); free(w->fchord);
+    free(w->fj); free(w->fc); free(w->fchord); free(w->jangle);
     memset(w, 0, sizeof *w);
 }
 
@@ -653,4 +715,23 @@ int mbs_rtree_chord_names(const mbs_rtree *t, char *buf, size_t size)
         if (w > 0) len += (size_t)w;
     }
     return (int)len;
+}
+
+void mbs_rtree_q_add(const mbs_rtree *t, double *q, const double *du)
+{
+    for (int i = 0; i < t->nnode; i++) {
+        const mbs_rnode *nd = &t->node[i];
+        if (nd->dof == 1) {
+            q[nd->qcoord] += du[nd->coord];
+        } else if (nd->kind == MBS_RN_BALL) {
+            /* the rotation by the angle vector du about the parent's
+             * reference axes, before the joint's: q <- exp(du / 2) (x) q */
+            const double *d = du + nd->coord;
+            double th = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), s = th > 0 ? sin(0.5 * th) / th : 0.5;
+            double e[4] = {cos(0.5 * th), s * d[0], s * d[1], s * d[2]}, o[4];
+            s_qmul(e, q + nd->qcoord, o);
+            double nq = sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2] + o[3] * o[3]);
+            for (int k = 0; k < 4; k++) q[nd->qcoord + k] = o[k] / nq;
+        }
+    }
 }

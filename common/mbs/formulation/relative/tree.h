@@ -55,17 +55,21 @@
  *
  * Drivers of tree revolute and prismatic joints are rheonomic rows beside
  * the circuit equations (the joint's measure, signed as the natural
- * coordinates measure it, equal to the motion f(t)).
+ * coordinates measure it, equal to the motion f(t)); a driver of a chord
+ * joint (sysgraph.c cuts a loop elsewhere when it can) is a rheonomic
+ * circuit equation, the chord's relative angle or slide from its two
+ * bodies' poses equal to f(t) (mbs_req).
  *
  * Forces: gravity; translational spring-dampers between body points; point
  * forces and torques (global or body axes); joint damping and dc_motors on
  * revolute and prismatic joints, tree or chord (without inductance or
  * controller here; with them the run adds their torques through `extra`,
  * w->motors_by_run; rotor inertias in the body inertias, as the natural
- * coordinates'); rotational spring-dampers on tree revolute joints.  The
+ * coordinates'); rotational spring-dampers on revolute joints, tree (the
+ * node's coordinate) or chord (the relative angle of its two bodies, kept
+ * continuous beyond +-pi by mbs_rtree_track_angles), as a torque pair.  The
  * compliant contacts come from the run (mbs_rtree_ws.extra).  The rest is
- * refused by mbs_rtree_supported (rigid contacts, clearance joints, drivers
- * of chord joints, element states, ...).
+ * refused by mbs_rtree_supported (rigid contacts, clearance joints, ...).
  */
 #ifndef MBS_TREE_H
 #define MBS_TREE_H
@@ -90,6 +94,12 @@ typedef struct {
      * N with the stator on the parent, 1 - N on the child): the sums of J,
      * J n and J n^2 over them (tree_dynamics.c, pass 2) */
     double rotor_J, rotor_Jn, rotor_Jn2;
+    /* rotors of dc_motors on this prismatic joint (to ground, or in the
+     * plane between moving bodies): each turns at q' / lead relative to its
+     * stator's body, whose rotation is normal to the screw, so its kinetic
+     * energy is 1/2 (J / lead^2) q'^2: an armature on the joint's rate,
+     * the sum of J / lead^2 (tree_dynamics.c, pass 2) */
+    double rotor_m;
 } mbs_rnode;
 
 /* A vector of the circuit equations: a body-fixed free vector (kind 0,
@@ -98,12 +108,38 @@ typedef struct {
 typedef struct { int kind, body; double r[3]; } mbs_rterm;
 typedef struct { int n; mbs_rterm t[2]; } mbs_rvec;
 
-/* One circuit equation: a . b - c = 0. */
+/* One circuit equation of a chord joint, by kind:
+ *  MBS_REQ_DOT    a . b - c = 0 (the joint's constraint);
+ *  MBS_REQ_SLIDE  a . b - f(t) = 0 (a driven prismatic chord: a its axis
+ *                 in body[0], b the joint points' difference, body[1]'s
+ *                 minus body[0]'s: the slide as the natural coordinates
+ *                 measure it, 0 at the input configuration);
+ *  MBS_REQ_ANGLE  atan2(a2 . b, a . b) - f(t) = 0 modulo 2 pi (a driven
+ *                 revolute chord: a, a2 two perpendiculars of its axis u
+ *                 in body[0], a2 = u x a, b = a in body[1]: the angle of
+ *                 body[1] relative to body[0] about u, 0 at the input
+ *                 configuration). */
+enum { MBS_REQ_DOT = 0, MBS_REQ_SLIDE, MBS_REQ_ANGLE };
 typedef struct {
-    mbs_rvec a, b;
+    int kind;
+    mbs_rvec a, b, a2;
     double c;
+    const mbs_fn *fn;       /* the driver's motion (SLIDE, ANGLE)            */
     int joint;
 } mbs_req;
+
+/* A dc_motor's rotor on a chord joint (kind 0: a planar revolute chord
+ * between moving bodies, the stator on body[0], turning at (1 - n) w_0 +
+ * n w_1; kind 1: a prismatic chord, turning at s' / lead relative to its
+ * stator's body, s = a . b as MBS_REQ_SLIDE's): its kinetic energy
+ * 1/2 mu (c . u)^2 with c . u the rate above (c the row of a holonomic
+ * measure), so M + mu c c^T: taken by mbs_rtree_accel as a row sqrt(mu) c
+ * beside the circuit equations with 1 added to its pivot (tree_circuit.c). */
+typedef struct {
+    int kind, joint;
+    double mu, n;           /* J (revolute) or J / lead^2 (prismatic); N   */
+    mbs_rvec a, b;          /* prismatic: the slide's vectors              */
+} mbs_rrotor;
 
 typedef struct {
     const mbs_spec *spec;   /* borrowed                                        */
@@ -114,14 +150,18 @@ typedef struct {
     int *body_node;         /* (nbody) the node carrying each body's pose     */
     mbs_rbi *inertia;       /* (nbody) about the reference origin, ref. coords */
     int neq;                /* constraint equations: nceq circuit, then drivers */
-    int nceq;               /* the chords' circuit equations                    */
+    int nceq;               /* the chords' circuit equations (their drivers'
+                               among them)                                     */
     mbs_req *eq;            /* (nceq)                                           */
-    int ndrv;               /* drivers (of tree joints): q_c sign = f(t)        */
+    int ndrv;               /* drivers of tree joints: q_c sign = f(t)          */
     int *drv_coord;         /* (ndrv) the driven node's rate in u               */
     int *drv_qcoord;        /* (ndrv) its coordinate in q                       */
     double *drv_sign;       /* (ndrv) +1: the joint's measure is q, -1: -q     */
     const mbs_fn **drv_fn;  /* (ndrv) the motion (in the spec)                  */
     mbs_sysgraph g;         /* the spanning tree and its chords                */
+    int nrr;                /* rotors on chords: rows neq .. neq + nrr of the
+                               workspace's J, K, lam (their forces)          */
+    mbs_rrotor *rr;         /* (nrr)                                            */
 } mbs_rtree;
 
 /* Per-evaluation state, sized by mbs_rtree_ws_new (nothing is allocated by
@@ -147,7 +187,10 @@ typedef struct mbs_rtree_ws {
     double *Y;              /* (n x neq) M^-1 J^T, column k at Y + k n          */
     double *K, *rhs, *lam;  /* (neq x neq), (neq), (neq)                        */
     double *qdd0, *tau;     /* (n) the tree's accelerations, joint forces       */
-    double *jq;             /* (n x 3 x 2) scratch rows of one equation's vectors */
+    double *jq;             /* (n x 3 x 3) scratch rows of one equation's vectors */
+    double *jangle;         /* (njoint) the last accepted angle of each chord
+                               with a rotational spring (continuous beyond
+                               +-pi: mbs_rtree_track_angles), 0 at first     */
     mbs_wrench *fj, *fc, *fchord; /* (nnode) transmitted wrenches, (nbody) chords'
                                wrenches on each body, (njoint) each chord's on its
                                body[1] (mbs_rtree_reactions)                   */
@@ -196,6 +239,15 @@ void mbs_rtree_applied(const mbs_rtree *t, mbs_rtree_ws *w, double time);
  * body[0]'s), after mbs_rtree_kinematics: how a dc_motor's torque enters. */
 void mbs_rtree_joint_load(const mbs_rtree *t, mbs_rtree_ws *w, int j, double f);
 
+/* The angle of revolute joint j (body[1] relative to body[0] about its
+ * axis, 0 at the input configuration) from its bodies' poses after
+ * mbs_rtree_kinematics, on the branch next to w->jangle[j]. */
+double mbs_rtree_joint_angle(const mbs_rtree *t, const mbs_rtree_ws *w, int j);
+
+/* After an accepted step (w's kinematics at the accepted state): each chord
+ * spring's angle into w->jangle, the branch its next evaluations follow. */
+void mbs_rtree_track_angles(const mbs_rtree *t, mbs_rtree_ws *w);
+
 /* Passes 2 and 3 of the articulated-body recursion: the tree's
  * accelerations qdd (n) under gravity, w->fext and w->tau (after
  * mbs_rtree_kinematics and mbs_rtree_applied); w->A the nodes' spatial
@@ -218,6 +270,31 @@ void mbs_rtree_circuit(const mbs_rtree *t, mbs_rtree_ws *w, double time);
  * alpha, beta in 1/s).  0, or MBS_ESINGULAR. */
 int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const double *q, const double *u,
                     double alpha, double beta, double *qdd);
+
+/* The minimum-norm solution x (n) of J x = r (r: neq) with the rows J of
+ * the last mbs_rtree_circuit: x = J^T (J J^T)^-1 r, a dependent row
+ * (a pivot below 1e-11 of the largest) taking no share.  The kinematic
+ * problems of a fully driven mechanism: a Newton step of the positions
+ * (r = -Phi), the rates (r = -Phi' at u = 0), the accelerations (r =
+ * -bias).  Returns the number of dependent rows. */
+int mbs_rtree_min_norm(const mbs_rtree *t, mbs_rtree_ws *w, const double *r, double *x);
+
+/* The generalized forces Q (n) at rest (u = 0, qdd = 0): gravity's, the
+ * applied wrenches' and the joint forces of w->tau, after
+ * mbs_rtree_kinematics (u NULL) and mbs_rtree_applied; the tree's M qdd = Q
+ * there (the chords' J^T lam aside).  Static equilibrium: Q + J^T lam = 0
+ * with Phi = 0.  Uses w->fj. */
+void mbs_rtree_gen_forces(const mbs_rtree *t, mbs_rtree_ws *w, double *Q);
+
+/* Which rows of the last mbs_rtree_circuit's J are independent: on[i] 1,
+ * 0 for a row dependent on the rows before it (a pivot of J J^T below
+ * 1e-11 of its largest diagonal).  Returns the number of independent rows. */
+int mbs_rtree_independent_rows(const mbs_rtree *t, mbs_rtree_ws *w, char *on);
+
+/* q <- q "+" du: du (n) a step in the rates' space, added to a one-freedom
+ * node's coordinate, a ball's quaternion turned by the rotation vector du
+ * (its parent's reference axes) and normalised. */
+void mbs_rtree_q_add(const mbs_rtree *t, double *q, const double *du);
 
 /* The joint reactions at the state of the last mbs_rtree_accel (its
  * accelerations and multipliers), from the cutset wrenches

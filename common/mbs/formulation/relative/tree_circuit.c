@@ -56,19 +56,49 @@ void mbs_rtree_circuit(const mbs_rtree *t, mbs_rtree_ws *w, double time)
     int n = t->n;
     if (t->neq == 0) return;
     mbs_rtree_accel_pass(t, w, NULL); /* bias accelerations: qdd = 0, base at rest */
-    double *Ja = w->jq, *Jb = w->jq + 3 * (size_t)n;
+    double *Ja = w->jq, *Jb = w->jq + 3 * (size_t)n, *J2 = w->jq + 6 * (size_t)n;
     for (int r = 0; r < t->nceq; r++) {
         const mbs_req *e = &t->eq[r];
         double a[3], ad[3], ab[3], b[3], bd[3], bb[3];
         s_vec_eval(t, w, &e->a, a, ad, ab, Ja);
         s_vec_eval(t, w, &e->b, b, bd, bb, Jb);
-        w->phi[r] = v3dot(a, b) - e->c;
-        w->phid[r] = v3dot(ad, b) + v3dot(a, bd);
-        w->bias[r] = v3dot(ab, b) + 2 * v3dot(ad, bd) + v3dot(a, bb);
+        /* the dot product a . b: value, rate, bias, row */
+        double x = v3dot(a, b), xd = v3dot(ad, b) + v3dot(a, bd), xb = v3dot(ab, b) + 2 * v3dot(ad, bd) + v3dot(a, bb);
         double *row = w->J + (size_t)r * n;
         for (int c = 0; c < n; c++)
             row[c] = b[0] * Ja[c] + b[1] * Ja[n + c] + b[2] * Ja[2 * n + c] + a[0] * Jb[c] + a[1] * Jb[n + c] +
                      a[2] * Jb[2 * n + c];
+        if (e->kind == MBS_REQ_DOT) {
+            w->phi[r] = x - e->c;
+            w->phid[r] = xd;
+            w->bias[r] = xb;
+            continue;
+        }
+        double df, ddf, f = mbs_fn_eval(e->fn, time, &df, &ddf);
+        if (e->kind == MBS_REQ_SLIDE) {
+            w->phi[r] = x - f;
+            w->phid[r] = xd - df;
+            w->bias[r] = xb - ddf;
+            continue;
+        }
+        /* the angle th = atan2(s, c) of c = a . b (above) and s = a2 . b:
+         * th' = (c s' - s c') / rr, rr = c^2 + s^2 (1 on the constraint
+         * manifold), and its bias th'' at qdd = 0 = (c s'' - s c'') / rr -
+         * (c s' - s c') rr' / rr^2 (the c' s' terms cancel) */
+        double a2[3], a2d[3], a2b[3];
+        s_vec_eval(t, w, &e->a2, a2, a2d, a2b, J2);
+        double s = v3dot(a2, b), sd = v3dot(a2d, b) + v3dot(a2, bd), sb = v3dot(a2b, b) + 2 * v3dot(a2d, bd) + v3dot(a2, bb);
+        double cc = x, cd = xd, cb = xb, rr = cc * cc + s * s;
+        if (!(rr > 0)) rr = 1; /* a degenerate pose: no angle (not on the manifold) */
+        double num = cc * sd - s * cd, rrd = 2 * (cc * cd + s * sd);
+        for (int c = 0; c < n; c++) {
+            double srow = b[0] * J2[c] + b[1] * J2[n + c] + b[2] * J2[2 * n + c] + a2[0] * Jb[c] + a2[1] * Jb[n + c] +
+                          a2[2] * Jb[2 * n + c];
+            row[c] = (cc * srow - s * row[c]) / rr;
+        }
+        w->phi[r] = remainder(atan2(s, cc) - f, 2 * M_PI);
+        w->phid[r] = num / rr - df;
+        w->bias[r] = (cc * sb - s * cb) / rr - num * rrd / (rr * rr) - ddf;
     }
     /* drivers: sign q_c - f(t) = 0, linear in q */
     for (int k = 0; k < t->ndrv; k++) {
@@ -114,10 +144,52 @@ static int s_ldl_solve(int m, double *K, double *r, double *ratio)
     return dropped;
 }
 
+/* The rows of the rotors on chords (mbs_rrotor) at rows neq.. of w->J, their
+ * biases (c' u) into w->bias, each scaled by sqrt(mu) (so that its pivot
+ * takes 1, not 1 / mu: the pivots stay of the circuit equations' size),
+ * after mbs_rtree_circuit or with the bias accelerations in w->A. */
+static void s_rotor_rows(const mbs_rtree *t, mbs_rtree_ws *w)
+{
+    int n = t->n;
+    double *Ja = w->jq, *Jb = w->jq + 3 * (size_t)n;
+    for (int k = 0; k < t->nrr; k++) {
+        const mbs_rrotor *r = &t->rr[k];
+        int row = t->neq + k;
+        double *J = w->J + (size_t)row * n;
+        w->phi[row] = w->phid[row] = 0;
+        if (r->kind == 1) {
+            /* the slide's rate: the dot product's row and bias */
+            double a[3], ad[3], ab[3], b[3], bd[3], bb[3];
+            s_vec_eval(t, w, &r->a, a, ad, ab, Ja);
+            s_vec_eval(t, w, &r->b, b, bd, bb, Jb);
+            for (int c = 0; c < n; c++)
+                J[c] = b[0] * Ja[c] + b[1] * Ja[n + c] + b[2] * Ja[2 * n + c] + a[0] * Jb[c] + a[1] * Jb[n + c] +
+                       a[2] * Jb[2 * n + c];
+            w->bias[row] = v3dot(ab, b) + 2 * v3dot(ad, bd) + v3dot(a, bb);
+        } else {
+            /* (1 - n) w_0 + n w_1 about z (planar): the bodies' paths' axes */
+            const mbs_joint_spec *Jt = &t->spec->joints[r->joint];
+            memset(J, 0, sizeof(double) * (size_t)n);
+            w->bias[row] = 0;
+            for (int side = 0; side < 2; side++) {
+                int b = Jt->body[side];
+                double f = side ? r->n : 1 - r->n;
+                if (b < 0) continue;
+                for (int i = t->body_node[b]; i >= 0; i = t->node[i].parent)
+                    for (int d = 0; d < t->node[i].dof; d++) J[t->node[i].coord + d] += f * w->S[t->node[i].coord + d].w[2];
+                w->bias[row] += f * w->A[t->body_node[b]].w[2];
+            }
+        }
+        double sq = sqrt(r->mu);
+        for (int c = 0; c < n; c++) J[c] *= sq;
+        w->bias[row] *= sq;
+    }
+}
+
 int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const double *q, const double *u,
                     double alpha, double beta, double *qdd)
 {
-    int n = t->n, m = t->neq;
+    int n = t->n, m = t->neq + t->nrr;
     mbs_rtree_kinematics(t, w, q, u);
     mbs_rtree_applied(t, w, time);
     int rc = mbs_rtree_forward(t, w, w->qdd0);
@@ -127,7 +199,9 @@ int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const doub
         mbs_rtree_accel_pass(t, w, qdd);
         return 0;
     }
-    mbs_rtree_circuit(t, w, time);
+    if (t->neq > 0) mbs_rtree_circuit(t, w, time);
+    else mbs_rtree_accel_pass(t, w, NULL); /* the rotors' biases */
+    s_rotor_rows(t, w);
     /* Y = M^-1 J^T, K = J Y */
     for (int k = 0; k < m; k++) mbs_rtree_minv(t, w, w->J + (size_t)k * n, w->Y + (size_t)k * n);
     for (int i = 0; i < m; i++) {
@@ -142,6 +216,10 @@ int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const doub
         for (int c = 0; c < n; c++) jq += Ji[c] * w->qdd0[c];
         w->rhs[i] = -w->bias[i] - 2 * alpha * w->phid[i] - beta * beta * w->phi[i] - jq;
     }
+    /* a rotor's row r = sqrt(mu) c: its multiplier k = nu / sqrt(mu), nu =
+     * -mu (c . qdd + c' u) the rotor's force (c nu in the equations of
+     * motion), so r . qdd + k = -sqrt(mu) c' u: 1 on its pivot */
+    for (int k = 0; k < t->nrr; k++) w->K[(t->neq + k) * m + t->neq + k] += 1;
     s_ldl_solve(m, w->K, w->rhs, &w->pivot_ratio);
     memcpy(w->lam, w->rhs, sizeof(double) * (size_t)m);
     for (int c = 0; c < n; c++) {
@@ -153,3 +231,53 @@ int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const doub
     return 0;
 }
 
+
+/* ---- the kinematic problems of a fully driven mechanism ------------------------------- */
+
+int mbs_rtree_min_norm(const mbs_rtree *t, mbs_rtree_ws *w, const double *r, double *x)
+{
+    int n = t->n, m = t->neq;
+    memset(x, 0, sizeof(double) * (size_t)(n > 0 ? n : 1));
+    if (m == 0) return 0;
+    /* K = J J^T, then x = J^T K^-1 r (dependent rows get no share) */
+    for (int i = 0; i < m; i++) {
+        const double *Ji = w->J + (size_t)i * n;
+        for (int k = 0; k <= i; k++) {
+            const double *Jk = w->J + (size_t)k * n;
+            double acc = 0;
+            for (int c = 0; c < n; c++) acc += Ji[c] * Jk[c];
+            w->K[i * m + k] = w->K[k * m + i] = acc;
+        }
+        w->rhs[i] = r[i];
+    }
+    double ratio;
+    int dropped = s_ldl_solve(m, w->K, w->rhs, &ratio);
+    for (int k = 0; k < m; k++) {
+        const double *Jk = w->J + (size_t)k * n;
+        for (int c = 0; c < n; c++) x[c] += Jk[c] * w->rhs[k];
+    }
+    return dropped;
+}
+
+int mbs_rtree_independent_rows(const mbs_rtree *t, mbs_rtree_ws *w, char *on)
+{
+    int n = t->n, m = t->neq, count = 0;
+    for (int i = 0; i < m; i++) {
+        const double *Ji = w->J + (size_t)i * n;
+        for (int k = 0; k <= i; k++) {
+            const double *Jk = w->J + (size_t)k * n;
+            double acc = 0;
+            for (int c = 0; c < n; c++) acc += Ji[c] * Jk[c];
+            w->K[i * m + k] = w->K[k * m + i] = acc;
+        }
+        w->rhs[i] = 0;
+    }
+    double ratio;
+    s_ldl_solve(m, w->K, w->rhs, &ratio);
+    /* s_ldl_solve leaves the pivots on K's diagonal, 0 where it dropped one */
+    for (int i = 0; i < m; i++) {
+        on[i] = w->K[i * m + i] > 0;
+        count += on[i];
+    }
+    return count;
+}

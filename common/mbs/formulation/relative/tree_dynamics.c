@@ -162,6 +162,29 @@ void mbs_rtree_joint_load(const mbs_rtree *t, mbs_rtree_ws *w, int j, double f)
     s_joint_load(t, w, j, f, ax, x0, x1);
 }
 
+double mbs_rtree_joint_angle(const mbs_rtree *t, const mbs_rtree_ws *w, int j)
+{
+    const mbs_joint_spec *J = &t->spec->joints[j];
+    double RA[9], RB[9], Rr[9], u[3] = {0, 0, 1};
+    if (t->dim == 3) v3unit(J->axis, u);
+    mbs_rtree_body(t, w, J->body[0], RA, NULL, NULL, NULL);
+    mbs_rtree_body(t, w, J->body[1], RB, NULL, NULL, NULL);
+    /* body[1]'s rotation relative to body[0], in body[0]'s reference axes */
+    s_mm(RA, 1, RB, Rr);
+    double a = s_angle_about(Rr, u), ref = w->jangle[j];
+    return ref + remainder(a - ref, 2 * M_PI);
+}
+
+void mbs_rtree_track_angles(const mbs_rtree *t, mbs_rtree_ws *w)
+{
+    const mbs_spec *s = t->spec;
+    for (int e = 0; e < s->nforce; e++) {
+        int j = s->forces[e].joint;
+        if (s->forces[e].type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER && j >= 0 && !t->g.branch[j])
+            w->jangle[j] = mbs_rtree_joint_angle(t, w, j);
+    }
+}
+
 /* Body b's body-frame vector vb (the body's input axes) in the world now. */
 static void s_body_dir(const mbs_rtree *t, const mbs_rtree_ws *w, int b, const double vb[3], double g[3])
 {
@@ -229,15 +252,19 @@ void mbs_rtree_applied(const mbs_rtree *t, mbs_rtree_ws *w, double time)
             break;
         }
         case MBS_FORCE_ROTATIONAL_SPRING_DAMPER: {
-            /* a tree revolute joint (mbs_rtree_supported): its angle is the
-             * node's coordinate, signed from body[0] to body[1] */
+            /* a revolute joint (mbs_rtree_supported): a tree joint's angle
+             * is the node's coordinate, signed from body[0] to body[1]; a
+             * chord's is measured from its bodies' poses */
             const mbs_joint_spec *J = &s->joints[F->joint];
-            int b1 = J->body[1], child = b1 >= 0 && t->g.parent_joint[b1] == F->joint ? b1 : J->body[0];
-            int node = t->body_node[child];
-            double sg = child == b1 ? 1.0 : -1.0;
             double ax[3], x0[3], x1[3];
-            double rate = s_joint_rate(t, w, F->joint, ax, x0, x1);
-            double ang = sg * w->q[t->node[node].qcoord];
+            double rate = s_joint_rate(t, w, F->joint, ax, x0, x1), ang;
+            if (t->g.branch[F->joint]) {
+                int b1 = J->body[1], child = b1 >= 0 && t->g.parent_joint[b1] == F->joint ? b1 : J->body[0];
+                double sg = child == b1 ? 1.0 : -1.0;
+                ang = sg * w->q[t->node[t->body_node[child]].qcoord];
+            } else {
+                ang = mbs_rtree_joint_angle(t, w, F->joint);
+            }
             s_joint_load(t, w, F->joint, -F->stiffness * (ang - F->free_angle) - F->damping * rate, ax, x0, x1);
             break;
         }
@@ -366,6 +393,8 @@ int mbs_rtree_forward(const mbs_rtree *t, mbs_rtree_ws *w, double *qdd)
                 for (int c = 0; c < 3; c++) U[0].n[c] += nd->rotor_Jn * ra[c];
                 D[0] += nd->rotor_Jn2 * v3dot(ra, ra);
             }
+            /* a prismatic joint's rotors: an armature on its rate (tree.h) */
+            if (nd->rotor_m > 0 && k == 1) D[0] += nd->rotor_m;
             for (int a = 0; a < k; a++) s_w6(&U[a], w->U + 6 * (c0 + a));
             if (k == 1) {
                 if (!(D[0] > 0) || !isfinite(D[0])) return MBS_ESINGULAR;

@@ -22,7 +22,9 @@
  * does the work lam_r (a' . b + a . b') in a virtual motion: a point term y
  * of a (sign s) on body B carries the force lam_r s b at y, a free-vector
  * term the moment lam_r s y x b (and the same with a and b swapped).  The
- * chord's reaction on its body[1] is the sum over its equations; a chord
+ * chord's reaction on its body[1] is the sum over its equations (a
+ * driven chord's driver equation among them: its driving force or torque,
+ * as a driven tree joint's wrench has it); a chord
  * whose body[1] is the ground: minus the sum on body[0].  Dependent chord
  * equations (Bricard) have zero multipliers (tree_circuit.c), so a
  * statically indeterminate mechanism's reactions are one of its admissible
@@ -113,8 +115,46 @@ void mbs_rtree_reactions(const mbs_rtree *t, mbs_rtree_ws *w, double *out)
         double a[3], b[3];
         s_vec_value(t, w, &e->a, a);
         s_vec_value(t, w, &e->b, b);
-        s_term_wrenches(t, w, &e->a, b, w->lam[r], side, &w->fchord[e->joint]);
-        s_term_wrenches(t, w, &e->b, a, w->lam[r], side, &w->fchord[e->joint]);
+        if (e->kind != MBS_REQ_ANGLE) {
+            s_term_wrenches(t, w, &e->a, b, w->lam[r], side, &w->fchord[e->joint]);
+            s_term_wrenches(t, w, &e->b, a, w->lam[r], side, &w->fchord[e->joint]);
+            continue;
+        }
+        /* a driven revolute chord's angle atan2(a2 . b, a . b): its row is
+         * c/rr that of a2 . b less s/rr that of a . b (tree_circuit.c), and
+         * so is its multiplier's wrench (the driving torque) */
+        double a2[3];
+        s_vec_value(t, w, &e->a2, a2);
+        double c = v3dot(a, b), sn = v3dot(a2, b), rr = c * c + sn * sn;
+        if (!(rr > 0)) rr = 1;
+        double lc = -w->lam[r] * sn / rr, ls = w->lam[r] * c / rr;
+        s_term_wrenches(t, w, &e->a, b, lc, side, &w->fchord[e->joint]);
+        s_term_wrenches(t, w, &e->b, a, lc, side, &w->fchord[e->joint]);
+        s_term_wrenches(t, w, &e->a2, b, ls, side, &w->fchord[e->joint]);
+        s_term_wrenches(t, w, &e->b, a2, ls, side, &w->fchord[e->joint]);
+    }
+    /* the rotors on chords: their forces (the rows' multipliers) on the
+     * bodies as their rows' generalized forces; not in the chord's reaction,
+     * its circuit equations' force (the screw's force less what spins the
+     * rotor up: the natural coordinates' reaction) */
+    for (int k = 0; k < t->nrr; k++) {
+        const mbs_rrotor *r = &t->rr[k];
+        const mbs_joint_spec *J = &s->joints[r->joint];
+        double lam = sqrt(r->mu) * w->lam[t->neq + k]; /* the row was scaled by sqrt(mu) */
+        if (r->kind == 1) {
+            double a[3], b[3];
+            s_vec_value(t, w, &r->a, a);
+            s_vec_value(t, w, &r->b, b);
+            s_term_wrenches(t, w, &r->a, b, lam, -1, NULL);
+            s_term_wrenches(t, w, &r->b, a, lam, -1, NULL);
+            continue;
+        }
+        for (int e = 0; e < 2; e++) {
+            int b = J->body[e];
+            if (b < 0) continue;
+            mbs_wrench f = {{0, 0, (e ? r->n : 1 - r->n) * lam}, {0, 0, 0}};
+            w->fc[b] = s_waxpy(1.0, &f, &w->fc[b]);
+        }
     }
     /* inwards: each node's transmitted wrench, its body's balance plus its
      * children's (gravity as the base's acceleration -g, as in pass 3) */
@@ -144,7 +184,22 @@ void mbs_rtree_reactions(const mbs_rtree *t, mbs_rtree_ws *w, double *out)
         if (t->g.branch[j]) {
             /* the tree joint's child body: the wrench into it is + on the child */
             int child = b1 >= 0 && t->g.parent_joint[b1] == j ? b1 : b0;
-            W = w->fj[t->body_node[child]];
+            int ci = t->body_node[child];
+            W = w->fj[ci];
+            /* a prismatic joint's rotors: their armature force m_r q'' along
+             * the axis (at the child's node), which the screw spends on them
+             * before the joint (the natural coordinates' slide multiplier) */
+            const mbs_rnode *cn = &t->node[ci];
+            if (cn->rotor_m > 0 && cn->kind == MBS_RN_PRISMATIC) {
+                const mbs_twist *Ap = cn->parent >= 0 ? &w->A[cn->parent] : NULL;
+                const double *ax = w->S[cn->coord].v;
+                double acc[3], f[3], xf[3], x[3];
+                for (int a = 0; a < 3; a++) acc[a] = w->A[ci].v[a] - (Ap ? Ap->v[a] : 0) - w->c[ci].v[a];
+                v3scale(cn->rotor_m * v3dot(ax, acc), ax, f);
+                s_point_now(t, w, child, J->at, x);
+                v3cross(x, f, xf);
+                for (int a = 0; a < 3; a++) { W.f[a] += f[a]; W.n[a] += xf[a]; }
+            }
             if (child != b1) W = s_neg(&W); /* the child is body[0]: body[1] takes the opposite */
         } else {
             W = w->fchord[j];
