@@ -102,12 +102,14 @@ static void s_print_report(const mbs_spec *sp, const mbs_report *r, const char *
 {
     printf("mechanism      %s (%s, %dD)\n", sp->name, file, r->dim);
     printf("bodies         %d\njoints         %d\ndrivers        %d\n", r->nbody, r->njoint, sp->ndriver);
-    /* the bodies' angle variables of rotors between moving bodies come on
-     * top of the natural coordinates (docs/actuators.md) */
-    int angles = r->coords_after - (r->coords_before - r->eliminated_constant - r->eliminated_equal);
+    /* the variables of rotors between moving bodies (the bodies' angles in
+     * the plane, a prismatic joint's slide, a spatial rotor's joint angle
+     * and unit vectors) come on top of the natural coordinates
+     * (docs/actuators.md) */
+    int rvars = r->coords_after - (r->coords_before - r->eliminated_constant - r->eliminated_equal);
     printf("coordinates    %d before elimination, %d after (%d constant, %d merged", r->coords_before,
            r->coords_after, r->eliminated_constant, r->eliminated_equal);
-    if (angles > 0) printf("; %d rotor angle%s", angles, angles > 1 ? "s" : "");
+    if (rvars > 0) printf("; %d rotor variable%s", rvars, rvars > 1 ? "s" : "");
     printf(")\n");
     printf("constraints    %d before elimination, %d after\n", r->constraints_before, r->constraints_after);
     printf("redundant      %d%s%s\n", r->redundant, r->redundant ? " dependent equation(s) removed, joints: " : "",

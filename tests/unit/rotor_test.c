@@ -283,7 +283,8 @@ static void test_chord_rotor(void)
 }
 
 /* What is still refused: a rotor between moving bodies on a spatial
- * revolute joint (both formulations), at the key. */
+ * revolute joint in the relative formulation (the natural coordinates take
+ * it: rotor_space_test.c), at the key. */
 static void test_refused(void)
 {
     char doc[4096];
@@ -297,7 +298,9 @@ static void test_refused(void)
              " \"forces\": [{\"name\": \"m\", \"type\": \"dc_motor\", \"joint\": \"j\", \"voltage\": 12,"
              "   \"resistance\": 1, \"torque_constant\": 0.05, \"back_emf_constant\": 0.05, \"rotor_inertia\": 1e-5}],"
              " \"solver\": {\"t_end\": 1}}");
-    CHECK(t_parse_refused(doc, NULL, "/forces/0/rotor_inertia", "revolute joint between two moving bodies in space"));
+    /* taken by the natural formulation (rotor_space_test.c), not the relative */
+    const char *relf[] = {"solver.formulation=relative", NULL};
+    CHECK(t_parse_refused(doc, relf, "/forces/0/rotor_inertia", "no rotor inertia on a spatial revolute joint"));
 }
 
 int main(void)

@@ -420,6 +420,14 @@ int mbs_initialize(const mbs_model *m, mbs_data *d, mbs_report *rep, mbs_errlist
 
 /* ---- static equilibrium ----------------------------------------------------------------- */
 
+/* Variable i is a unit vector's of a spatial rotor (model.h mbs_rotor3). */
+static int s_rotor_vector(const mbs_model *m, int i)
+{
+    for (int r = 0; r < m->nrotor3; r++)
+        if (i >= m->rotor3[r].var_e && i < m->rotor3[r].var_e + 6) return 1;
+    return 0;
+}
+
 /* The residual r = [Q(x) - Phi_q^T lam; -Phi(x)] at (d->x, d->lam) into rhs
  * (n + ne), and its size: the force part over the force scale plus the
  * constraint part over the length scale (the merit of a step); *rf, *rp
@@ -497,9 +505,12 @@ int mbs_statics(const mbs_model *m, mbs_data *d, double t, mbs_errlist *err)
         }
         d->met.newton_iterations++;
         mbs_kkt_solve(m, d, rhs);
-        /* limit the step to a fraction of the model size */
+        /* limit the step to a fraction of the model size (a spatial
+         * rotor's unit vectors turn N times as far as its joint: they
+         * follow the others and are left out of the measure) */
         double mx = 0;
-        for (int i = 0; i < n; i++) mx = fmax(mx, fabs(rhs[i]));
+        for (int i = 0; i < n; i++)
+            if (!s_rotor_vector(m, i)) mx = fmax(mx, fabs(rhs[i]));
         double s = mx > 0.2 * m->length_scale ? 0.2 * m->length_scale / mx : 1.0;
         for (int i = 0; i < n; i++) d->x[i] += s * rhs[i];
         for (int i = 0; i < ne; i++) if (d->eq_on[i]) d->lam[i] += s * rhs[n + i];

@@ -378,8 +378,72 @@ void mbs_force_eval_body(const mbs_model *m, const mbs_data *d, const double *x,
     mbs_contact_forces_body(m, d, x, v, Qbody);
 }
 
+/* -lam Phi_q of a DOT or TRIG equation e at x on the bodies' coordinates
+ * (Qbody, nbody x nb); returns Phi's derivative in e's angle variable
+ * (TRIG; 0 for DOT). */
+static double s_eq_body_force(const mbs_model *m, const mbs_eq *e, const double *x, double lam, double *Qbody)
+{
+    double W[2] = {1, 1}, W1[2] = {0, 0}, dth = 0;
+    if (e->kind == MBS_EQ_TRIG) mbs_cons_trig_w(e, x[e->avar], W, W1);
+    else
+        for (int p = 0; p < e->nprod; p++) W[p] = e->w[p].base;
+    for (int p = 0; p < e->nprod; p++) {
+        double P[3] = {0}, Q[3] = {0}, fP[3], fQ[3];
+        mbs_avec_eval(m, e->p[p][0], x, 0, P);
+        mbs_avec_eval(m, e->p[p][1], x, 0, Q);
+        dth += W1[p] * (P[0] * Q[0] + P[1] * Q[1] + P[2] * Q[2]);
+        for (int k = 0; k < 3; k++) fP[k] = -lam * W[p] * Q[k], fQ[k] = -lam * W[p] * P[k];
+        const mbs_avec *ap = e->p[p][0], *aq = e->p[p][1];
+        for (int t = 0; t < ap->nterm; t++) s_add_LtF(m, &ap->t[t], fP, Qbody + (size_t)ap->t[t].body * m->nb);
+        for (int t = 0; t < aq->nterm; t++) s_add_LtF(m, &aq->t[t], fQ, Qbody + (size_t)aq->t[t].body * m->nb);
+    }
+    return dth;
+}
+
+/* The spatial rotors' share of mbs_force_rotor_body (model.h mbs_rotor3):
+ * each unit vector's equation Phi = ... - e_c carries lam = (J / 2) e_c''
+ * (its variable's row M e'' + Phi_e^T lam = 0 with Phi_e = -1); the joint
+ * angle th is massless, so its own equation's multiplier balances the
+ * others' Phi_th lam in th's row (a slide's equation ax . d - s: Phi_s =
+ * -1).  Each equation passes -lam Phi_q to the bodies. */
+static void s_rotor3_body(const mbs_model *m, const double *x, const double *a, double *Qbody)
+{
+    for (int r = 0; r < m->nrotor3; r++) {
+        const struct mbs_rotor3 *ro = &m->rotor3[r];
+        const mbs_eq *eth = NULL;
+        double sum = 0;
+        for (int i = 0; i < m->neq; i++) {
+            const mbs_eq *e = &m->eq[i];
+            if (e->kind == MBS_EQ_TRIG && e->svar >= ro->var_e && e->svar < ro->var_e + 6) {
+                double lam = ro->J / 2 * a[e->svar];
+                sum += lam * s_eq_body_force(m, e, x, lam, Qbody);
+            } else if (e->kind == MBS_EQ_TRIG && e->svar < 0 && e->avar == ro->var_th) {
+                eth = e;
+            } else if (e->kind == MBS_EQ_DOT && ro->slide && e->svar == ro->var_th) {
+                eth = e;
+            }
+        }
+        if (!eth) continue;
+        if (eth->kind == MBS_EQ_DOT) {
+            s_eq_body_force(m, eth, x, sum, Qbody);
+        } else {
+            /* Phi_th of the angle's equation at x (1 where it holds at th = 0) */
+            double W[2], W1[2], dth = 0;
+            mbs_cons_trig_w(eth, x[eth->avar], W, W1);
+            for (int p = 0; p < eth->nprod; p++) {
+                double P[3] = {0}, Q[3] = {0};
+                mbs_avec_eval(m, eth->p[p][0], x, 0, P);
+                mbs_avec_eval(m, eth->p[p][1], x, 0, Q);
+                dth += W1[p] * (P[0] * Q[0] + P[1] * Q[1] + P[2] * Q[2]);
+            }
+            s_eq_body_force(m, eth, x, -sum / dth, Qbody);
+        }
+    }
+}
+
 void mbs_force_rotor_body(const mbs_model *m, const double *x, const double *a, double *Qbody)
 {
+    s_rotor3_body(m, x, a, Qbody);
     /* a rotor on a prismatic joint between moving bodies: its slide
      * equation ax . d - s = 0 carries the multiplier lam = (J / lead^2) s''
      * (the slide variable's row), and -lam Phi_q on the bodies: ax's

@@ -27,6 +27,10 @@ void mbs_force_jac_noncontact(const mbs_model *m, mbs_data *d, const double *x, 
  * coordinates to Qbody (nbody x nb): on body k of a rotor -J c_k (c . th'')
  * about the plane's normal, the inertia of the rotor's motion as the gear
  * and its bearing pass it on (the reaction recovery's body balances). */
+/* The spatial rotors (model.h mbs_rotor3) pass on theirs through the
+ * multipliers of their equations: lam = (J / 2) e'' on each unit vector's
+ * equation (its variable's row), the joint angle's (or slide's) from its
+ * massless row, and -lam Phi_q on the bodies A and B. */
 void mbs_force_rotor_body(const mbs_model *m, const double *x, const double *a, double *Qbody);
 /* The same forces per body in body coordinates (nbody x nb): what each
  * body receives, before variables shared by bodies are summed. */

@@ -183,6 +183,19 @@ static void s_var_weights(const mbs_model *m, mbs_tol *t, double rtol, double L,
         int v = m->srotor[r].var;
         t->ax[v] = rtol * L; t->rx[v] = 0; t->av[v] = rtol * L / T;
     }
+    /* a spatial rotor (ncs.c s_space_rotors): its joint angle in radians;
+     * its unit vectors turn N times as fast as the joint (1 / lead per
+     * metre of slide), so they are held as the joint is, to N rtol (N rtol
+     * L on a slide), not tighter */
+    for (int r = 0; r < m->nrotor3; r++) {
+        const struct mbs_rotor3 *ro = &m->rotor3[r];
+        if (!ro->slide) { t->ax[ro->var_th] = rtol; t->rx[ro->var_th] = 0; t->av[ro->var_th] = rtol / T; }
+        double w = rtol * fmax(1, fabs(ro->N) * (ro->slide ? L : 1));
+        for (int c = 0; c < 6; c++) {
+            int v = ro->var_e + c;
+            t->ax[v] = w; t->rx[v] = 0; t->av[v] = w / T;
+        }
+    }
     t->per_var = 1;
 }
 

@@ -21,7 +21,8 @@
  * (linear maps of body coordinates) + constant:
  *   LIN:  A(q)[k] - g(t) = 0
  *   DOT:  sum_m w_m(t) A_m1(q) . A_m2(q) - g(t) = 0      (m <= 2)
- * which covers rigid-body constraints, every joint and the drivers.
+ * which covers rigid-body constraints, every joint and the drivers (and
+ * ANG and TRIG below, with an angle variable, for the rotors).
  */
 #ifndef MBS_MODEL_H
 #define MBS_MODEL_H
@@ -48,8 +49,12 @@ typedef struct {
 
 /* ANG (rotors between moving bodies, docs/actuators.md): a body's rotation
  * angle th since t = 0 as a variable of its own, tied to the body's
- * direction A(q) (global x at t = 0) by  A_x sin th - A_y cos th = 0. */
-typedef enum { MBS_EQ_LIN = 0, MBS_EQ_DOT, MBS_EQ_ANG } mbs_eq_kind;
+ * direction A(q) (global x at t = 0) by  A_x sin th - A_y cos th = 0.
+ * TRIG (spatial rotors between moving bodies): a DOT equation whose
+ * products are weighted by trigonometric functions of a variable th,
+ *   sum_m (c_m cos k th + s_m sin k th) P_m(q).Q_m(q) - x_svar = 0
+ * (constant c_m, s_m, k; no time dependence). */
+typedef enum { MBS_EQ_LIN = 0, MBS_EQ_DOT, MBS_EQ_ANG, MBS_EQ_TRIG } mbs_eq_kind;
 
 /* Time-dependent target or weight: value = base + scale * fn(t) (fn may be
  * NULL for a constant), or for angle drivers sin/cos of (base + fn(t)). */
@@ -77,8 +82,11 @@ typedef struct {
     /* LIN (and ANG: the body's direction) */
     const mbs_avec *a;
     int comp;
-    /* ANG: the angle variable and its position in the row */
+    /* ANG, TRIG: the angle variable and its position in the row */
     int avar, apos;
+    /* TRIG: the weights' coefficients (tc[m][0] of cos k th, tc[m][1] of
+     * sin k th) and the multiple k */
+    double tc[2][2], tk;
     /* DOT; svar >= 0: minus that variable is a further term (a slide
      * variable, ncs.c s_rotors), spos its position in the row */
     int svar, spos;
@@ -190,6 +198,23 @@ struct mbs_model {
         int force, joint, var;
         double ms;
     } *srotor;           /* (nsrotor)                                         */
+    /* Rotors of dc_motors on spatial revolute or prismatic joints between
+     * two moving bodies: the rotor turns about the joint's axis a (fixed in
+     * the stator's body A) at w_A . a + N th', th the joint's angle (or
+     * slide, N = 1 / lead).  It is a thin disk (polar inertia J, transverse
+     * J / 2, its mass in A's) with two unit vectors of its own, e =
+     * cos(N th) u0 + sin(N th) v0 and f = -sin(N th) u0 + cos(N th) v0 (u0,
+     * v0 = a x u0 fixed in A, normal to a): its kinetic energy is 1/4 J
+     * (|e'|^2 + |f'|^2) = 1/2 J (w_r . a)^2 + 1/4 J |w_A x a|^2, a constant
+     * mass J / 2 on the six variables (e, f) = var_e .. var_e + 5; th is
+     * var_th (a revolute joint's angle: a TRIG equation of its own; a
+     * prismatic joint's slide: the srotor's variable).  ncs.c
+     * s_space_rotors, docs/actuators.md. */
+    int nrotor3;
+    struct mbs_rotor3 {
+        int force, joint, var_th, var_e, slide;
+        double J, N;
+    } *rotor3;           /* (nrotor3)                                         */
 
     /* Force elements: application points (2 per element: spring ends, or
      * the point of a point force in [2e]); initial spring lengths. */

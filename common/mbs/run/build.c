@@ -93,7 +93,7 @@ static int s_mass(mbs_model *m)
 {
     int n = m->nvar, nb = m->nb;
     /* dense accumulation per row through a triplet list */
-    long cap = (long)m->nbody * nb * nb + 4L * m->nrotor + m->nsrotor + 1, k = 0;
+    long cap = (long)m->nbody * nb * nb + 4L * m->nrotor + m->nsrotor + 6L * m->nrotor3 + 1, k = 0;
     struct trip { int i, j; double v; } *t = malloc(sizeof(struct trip) * (size_t)cap);
     if (!t) return MBS_ENOMEM;
     for (int b = 0; b < m->nbody; b++) {
@@ -118,8 +118,15 @@ static int s_mass(mbs_model *m)
     /* the rotors on prismatic joints between moving bodies: J / lead^2 on
      * their slide variables (ncs.c s_slide_rotors) */
     for (int r = 0; r < m->nsrotor; r++) {
+        if (m->srotor[r].ms == 0) continue;
         t[k].i = t[k].j = m->srotor[r].var; t[k].v = m->srotor[r].ms; k++;
     }
+    /* the rotors on spatial joints between moving bodies: J / 2 on each of
+     * their unit vectors' six variables (a thin disk, ncs.c s_space_rotors) */
+    for (int r = 0; r < m->nrotor3; r++)
+        for (int c = 0; c < 6; c++) {
+            t[k].i = t[k].j = m->rotor3[r].var_e + c; t[k].v = m->rotor3[r].J / 2; k++;
+        }
     /* counting sort by row, then merge columns */
     m->M_ptr = calloc((size_t)n + 1, sizeof(int));
     m->M_col = malloc(sizeof(int) * (size_t)(k + 1));
@@ -182,66 +189,71 @@ static int s_measure_bodies(const mbs_model *m, const mbs_channel_spec *ch, int 
     return 2;
 }
 
-/* The variables of bodies b[0], b[1] (ground or unused: MBS_GROUND) into
- * all; 1 when one no longer fits (2 MBS_NB_MAX variables), else 0. */
-static int s_add_bodies(const mbs_model *m, mbs_fel *all, const int b[2])
+/* The coupled variables' set: the variables of body b (none for the
+ * ground) marked and appended to list once each. */
+static void s_mark_body(const mbs_model *m, int b, char *mark, int *list, int *n)
 {
-    int big = 0;
-    for (int i = 0; i < 2; i++) {
-        if (b[i] >= 0 && all->nvar + m->nb > 2 * MBS_NB_MAX) big = 1;
-        else mbs_fel_add_body(m, all, b[i]);
+    if (b < 0) return;
+    for (int sl = 0; sl < m->nb; sl++) {
+        int v = m->body[b].var[sl];
+        if (v < 0 || mark[v]) continue;
+        mark[v] = 1;
+        list[(*n)++] = v;
     }
-    return big;
 }
 
 /* Models with controllers: each force element that depends on the element
  * states or a continuous controller's output (a motor with a current state
  * or a controlled voltage) gets as further columns of its finite-
  * difference blocks (mbs_fel.cvars) the variables of every continuous
- * controller's measured signal and of every motor's joint with a current
- * state (through the eliminated states: force.c s_coupled_jac); the
- * orderings see them (s_orderings). */
+ * controller's measured signal (an energy: every variable, the rotors'
+ * included) and of every motor's joint with a current state (through the
+ * eliminated states: force.c s_coupled_jac); the orderings see them
+ * (s_orderings).  Any number of bodies: an energy on a large mechanism
+ * makes those elements' rows of the Newton matrix full (one force
+ * evaluation per variable for each such element and matrix). */
 static int s_coupled_vars(mbs_model *m)
 {
     const mbs_spec *s = m->spec;
     if (m->nctrl == 0) return 0;
-    mbs_fel all;
-    memset(&all, 0, sizeof all);
-    int big = 0;
+    int n = m->nvar, nall = 0;
+    char *mark = calloc((size_t)n + 1, 1);
+    int *all = calloc((size_t)n + 1, sizeof(int));
+    if (!mark || !all) { free(mark); free(all); return MBS_ENOMEM; }
     for (int c = 0; c < m->nctrl; c++) {
         if (m->ctrl_nz[c] == 0 && s->controllers[c].ts > 0) continue;
         int b[2];
         mbs_quantity q = s->controllers[c].measure.quantity;
         if (q == MBS_Q_KINETIC_ENERGY || q == MBS_Q_POTENTIAL_ENERGY || q == MBS_Q_TOTAL_ENERGY) {
-            /* an energy: every body's variables */
-            for (int k = 0; k < m->nbody; k++) {
-                b[0] = k, b[1] = MBS_GROUND;
-                big |= s_add_bodies(m, &all, b);
-            }
+            for (int v = 0; v < n; v++)
+                if (!mark[v]) mark[v] = 1, all[nall++] = v;
             continue;
         }
         s_measure_bodies(m, &s->controllers[c].measure, b);
-        big |= s_add_bodies(m, &all, b);
+        for (int k = 0; k < 2; k++) s_mark_body(m, b[k], mark, all, &nall);
     }
     for (int k = 0; k < m->nz; k++)
-        if (m->z_force[k] >= 0) big |= s_add_bodies(m, &all, s->joints[s->forces[m->z_force[k]].joint].body);
-    if (big) return MBS_EINVAL;
-    for (int e = 0; e < m->nstate_el; e++) {
+        if (m->z_force[k] >= 0)
+            for (int i = 0; i < 2; i++) s_mark_body(m, s->joints[s->forces[m->z_force[k]].joint].body[i], mark, all, &nall);
+    int rc = 0;
+    for (int e = 0; e < m->nstate_el && !rc; e++) {
         mbs_fel *el = &m->stel[e];
         if (el->force < 0) continue;
         const mbs_force_spec *F = &s->forces[el->force];
         int coupled = (F->type == MBS_FORCE_DC_MOTOR || F->type == MBS_FORCE_JOINT_ACTUATOR) &&
                       (m->force_z[el->force] >= 0 || (F->ctrl > 0 && s->controllers[F->ctrl - 1].ts == 0));
         if (!coupled) continue;
-        el->cvars = calloc((size_t)all.nvar + 1, sizeof(int));
-        if (!el->cvars) return MBS_ENOMEM;
-        for (int k = 0; k < all.nvar; k++) {
-            int v = all.vars[k], q = 0;
+        el->cvars = calloc((size_t)nall + 1, sizeof(int));
+        if (!el->cvars) { rc = MBS_ENOMEM; break; }
+        for (int k = 0; k < nall; k++) {
+            int v = all[k], q = 0;
             while (q < el->nvar && el->vars[q] != v) q++;
             if (q == el->nvar) el->cvars[el->ncvar++] = v;
         }
     }
-    return 0;
+    free(mark);
+    free(all);
+    return rc;
 }
 
 static int s_forces(mbs_model *m)
@@ -463,9 +475,6 @@ mbs_model *mbs_model_new(const mbs_spec *spec, mbs_report *rep, mbs_errlist *err
     int rc = mbs_ncs_build(m, err);
     if (!rc) rc = s_mass(m);
     if (!rc) rc = s_forces(m);
-    if (rc == MBS_EINVAL) mbs_err_add(err, "", "the continuous controllers' measured signals and the motors they drive "
-                                      "span more than two bodies' coordinates (not supported: an energy spans every "
-                                      "body; a sampled controller, sample_period > 0, may measure it)");
     if (!rc) rc = mbs_contact_build(m, err);
     if (!rc) rc = s_orderings(m);
     /* the inputs' kinks, where the integrators end their steps */
@@ -504,7 +513,7 @@ void mbs_model_free(mbs_model **pm)
     free(m->M_ptr); free(m->M_col); free(m->M_val);
     free(m->perm); free(m->iperm); free(m->kperm); free(m->kiperm); free(m->gperm); free(m->giperm);
     for (int e = 0; m->stel && e < m->nstate_el; e++) free(m->stel[e].cvars);
-    free(m->jg); free(m->rotor); free(m->srotor); free(m->fpts); free(m->spring_len0); free(m->stel);
+    free(m->jg); free(m->rotor); free(m->srotor); free(m->rotor3); free(m->fpts); free(m->spring_len0); free(m->stel);
     free(m->z_force); free(m->force_z); free(m->z_ctrl); free(m->ctrl_z); free(m->ctrl_nz); free(m->ctrl_pts);
     free(m->cshape); free(m->cfel); free(m->cpairs); free(m->kinks);
     free(m);

@@ -7,6 +7,7 @@
  *   LIN  Phi = A(q)[k] - g(t)                     (linear in q)
  *   DOT  Phi = sum_m w_m(t) P_m(q).Q_m(q) - g(t)  (bilinear in q)
  *   ANG  Phi = A_x(q) sin th - A_y(q) cos th       (th a variable of its own)
+ *   TRIG Phi = sum_m W_m(th) P_m(q).Q_m(q) - s     (W_m = c_m cos k th + s_m sin k th)
  * with the affine vectors A, P, Q linear maps of body coordinates.
  */
 #include "mbs/model/model.h"
@@ -45,6 +46,24 @@ static inline void s_tw(const mbs_tw *w, double t, double *v, double *dv, double
         break;
     }
     }
+}
+
+/* A TRIG equation's weights at th: W_m, dW_m/dth and d2W_m/dth2 =
+ * -k^2 W_m (m < 2). */
+static inline void s_trig_w(const mbs_eq *e, double th, double *W, double *W1, double *W2)
+{
+    double k = e->tk, c = cos(k * th), s = sin(k * th);
+    for (int p = 0; p < 2; p++) {
+        W[p] = e->tc[p][0] * c + e->tc[p][1] * s;
+        W1[p] = k * (e->tc[p][1] * c - e->tc[p][0] * s);
+        W2[p] = -k * k * W[p];
+    }
+}
+
+void mbs_cons_trig_w(const mbs_eq *e, double th, double *W, double *W1)
+{
+    double W2[2];
+    s_trig_w(e, th, W, W1, W2);
 }
 
 /* Jacobian of an affine vector: for each variable it touches, the dim-column
@@ -98,7 +117,7 @@ int mbs_cons_jac_prepare(mbs_model *m)
     size_t total = 0;
     for (int i = 0; i < m->neq; i++) {
         const mbs_eq *e = &m->eq[i];
-        int lin = e->kind != MBS_EQ_DOT, nv = lin ? 1 : e->nprod;
+        int lin = e->kind == MBS_EQ_LIN || e->kind == MBS_EQ_ANG, nv = lin ? 1 : e->nprod;
         for (int p = 0; p < nv; p++)
             for (int sd = 0; sd < (lin ? 1 : 2); sd++) {
                 s_jcol jc[2 * MBS_NB_MAX];
@@ -113,9 +132,9 @@ int mbs_cons_jac_prepare(mbs_model *m)
         mbs_eq *e = &m->eq[i];
         memset(e->jc, 0, sizeof e->jc);
         memset(e->njc, 0, sizeof e->njc);
-        int lin = e->kind != MBS_EQ_DOT, nv = lin ? 1 : e->nprod;
-        if (e->kind == MBS_EQ_ANG) e->apos = s_colpos(e, e->avar);
-        if (e->kind == MBS_EQ_DOT && e->svar >= 0) e->spos = s_colpos(e, e->svar);
+        int lin = e->kind == MBS_EQ_LIN || e->kind == MBS_EQ_ANG, nv = lin ? 1 : e->nprod;
+        if (e->kind == MBS_EQ_ANG || e->kind == MBS_EQ_TRIG) e->apos = s_colpos(e, e->avar);
+        if (!lin && e->svar >= 0) e->spos = s_colpos(e, e->svar);
         for (int p = 0; p < nv; p++)
             for (int sd = 0; sd < (lin ? 1 : 2); sd++) {
                 s_jcol jc[2 * MBS_NB_MAX];
@@ -204,14 +223,19 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
             val -= x[e->svar];
             if (row) row[e->spos] -= 1;
         }
+        /* TRIG: the weights are functions of th; d/dth = sum W_m' P_m.Q_m */
+        int trig = e->kind == MBS_EQ_TRIG;
+        double W[2], W1[2], W2[2], dth = 0;
+        if (trig) s_trig_w(e, x[e->avar], W, W1, W2);
         for (int p = 0; p < e->nprod; p++) {
             double w, dw, ddw, P[3], Q[3];
-            s_tw(&e->w[p], t, &w, &dw, &ddw);
+            if (trig) w = W[p]; else s_tw(&e->w[p], t, &w, &dw, &ddw);
             s_av_at(m, &avc, e->p[p][0], x, P);
             s_av_at(m, &avc, e->p[p][1], x, Q);
             double pq = 0;
             for (int a = 0; a < dim; a++) pq += P[a] * Q[a];
             val += w * pq;
+            if (trig) dth += W1[p] * pq;
             if (!row) continue;
             const mbs_jcol *jc = e->jc[p][0];
             for (int k = 0; k < e->njc[p][0]; k++) {
@@ -226,6 +250,7 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
                 row[jc[k].pos] += w * d;
             }
         }
+        if (trig && row) row[e->apos] += dth;
         phi[i] = val;
     }
 }
@@ -278,6 +303,24 @@ void mbs_cons_gamma(const mbs_model *m, const double *x, const double *v, double
                 }
                 val += ddw * pq + 2 * dw * pdq + 2 * w * pdqd;
             }
+        } else if (e->kind == MBS_EQ_TRIG) {
+            /* Phi'' - Phi_q q'' - Phi_th th'' = sum W 2 P'.Q' + 2 th' W' (P.Q)' + th'^2 W'' P.Q */
+            double W[2], W1[2], W2[2], w = v[e->avar];
+            s_trig_w(e, x[e->avar], W, W1, W2);
+            for (int p = 0; p < e->nprod; p++) {
+                double P[3], Q[3], Pd[3], Qd[3];
+                mbs_avec_eval(m, e->p[p][0], x, 0, P);
+                mbs_avec_eval(m, e->p[p][1], x, 0, Q);
+                mbs_avec_eval(m, e->p[p][0], v, 1, Pd);
+                mbs_avec_eval(m, e->p[p][1], v, 1, Qd);
+                double pq = 0, pdq = 0, pdqd = 0;
+                for (int a = 0; a < dim; a++) {
+                    pq += P[a] * Q[a];
+                    pdq += Pd[a] * Q[a] + P[a] * Qd[a];
+                    pdqd += Pd[a] * Qd[a];
+                }
+                val += 2 * W[p] * pdqd + 2 * w * W1[p] * pdq + w * w * W2[p] * pq;
+            }
         } else if (e->kind == MBS_EQ_ANG) {
             /* Phi'' - Phi_q q'' = 2 th' (A_x' c + A_y' s) + th'^2 (A_y c - A_x s) */
             double A[3], Ad[3], th = x[e->avar], w = v[e->avar], sn = sin(th), cs = cos(th);
@@ -309,10 +352,38 @@ void mbs_cons_hess_add(const mbs_model *m, const double *x, double t, const doub
             add(ctx, e->avar, e->avar, f * (A[1] * cs - A[0] * sn));
             continue;
         }
-        if (e->kind != MBS_EQ_DOT || lam[i] == 0) continue;
+        if ((e->kind != MBS_EQ_DOT && e->kind != MBS_EQ_TRIG) || lam[i] == 0) continue;
+        /* TRIG: the q-th block of W' (P.Q)_q and the th-th term W'' P.Q
+         * beside the products' own */
+        int trig = e->kind == MBS_EQ_TRIG;
+        double W[2], W1[2], W2[2];
+        if (trig) {
+            s_trig_w(e, x[e->avar], W, W1, W2);
+            double f2 = 0;
+            for (int p = 0; p < e->nprod; p++) {
+                double P[3], Q[3], pq = 0;
+                mbs_avec_eval(m, e->p[p][0], x, 0, P);
+                mbs_avec_eval(m, e->p[p][1], x, 0, Q);
+                for (int a = 0; a < dim; a++) pq += P[a] * Q[a];
+                f2 += W2[p] * pq;
+                double f1 = scale * lam[i] * W1[p];
+                for (int sd = 0; sd < 2; sd++) {
+                    const double *o = sd ? P : Q;
+                    const mbs_jcol *jc = e->jc[p][sd];
+                    for (int k = 0; k < e->njc[p][sd]; k++) {
+                        double d = 0;
+                        for (int a = 0; a < dim; a++) d += jc[k].col[a] * o[a];
+                        if (d == 0) continue;
+                        add(ctx, jc[k].var, e->avar, f1 * d);
+                        add(ctx, e->avar, jc[k].var, f1 * d);
+                    }
+                }
+            }
+            add(ctx, e->avar, e->avar, scale * lam[i] * f2);
+        }
         for (int p = 0; p < e->nprod; p++) {
             double w, dw, ddw;
-            s_tw(&e->w[p], t, &w, &dw, &ddw);
+            if (trig) w = W[p]; else s_tw(&e->w[p], t, &w, &dw, &ddw);
             const mbs_jcol *jp = e->jc[p][0], *jq = e->jc[p][1];
             int np = e->njc[p][0], nq = e->njc[p][1];
             double f = scale * lam[i] * w;
@@ -369,10 +440,40 @@ void mbs_cons_jvq_add(const mbs_model *m, const double *x, const double *v, doub
             add(ctx, r, e->avar, scale * (Ad[0] * cs + Ad[1] * sn + w * (A[1] * cs - A[0] * sn)));
             continue;
         }
-        if (e->kind != MBS_EQ_DOT) continue;
+        if (e->kind != MBS_EQ_DOT && e->kind != MBS_EQ_TRIG) continue;
+        /* TRIG: Phi_q v = sum W (P.Q)' + th' sum W' P.Q; its q-derivative
+         * adds th' W' (P.Q)_q, its th-derivative sum W' (P.Q)' + th' W'' P.Q */
+        int trig = e->kind == MBS_EQ_TRIG;
+        double W[2], W1[2], W2[2];
+        if (trig) {
+            double w = v[e->avar], dth = 0;
+            s_trig_w(e, x[e->avar], W, W1, W2);
+            for (int p = 0; p < e->nprod; p++) {
+                double P[3], Q[3], Pd[3], Qd[3], pq = 0, pdq = 0;
+                mbs_avec_eval(m, e->p[p][0], x, 0, P);
+                mbs_avec_eval(m, e->p[p][1], x, 0, Q);
+                mbs_avec_eval(m, e->p[p][0], v, 1, Pd);
+                mbs_avec_eval(m, e->p[p][1], v, 1, Qd);
+                for (int a = 0; a < dim; a++) {
+                    pq += P[a] * Q[a];
+                    pdq += Pd[a] * Q[a] + P[a] * Qd[a];
+                }
+                dth += W1[p] * pdq + w * W2[p] * pq;
+                for (int sd = 0; sd < 2; sd++) {
+                    const double *o = sd ? P : Q;
+                    const mbs_jcol *jc = e->jc[p][sd];
+                    for (int k = 0; k < e->njc[p][sd]; k++) {
+                        double d = 0;
+                        for (int a = 0; a < dim; a++) d += jc[k].col[a] * o[a];
+                        if (d != 0) add(ctx, r, jc[k].var, scale * w * W1[p] * d);
+                    }
+                }
+            }
+            add(ctx, r, e->avar, scale * dth);
+        }
         for (int p = 0; p < e->nprod; p++) {
             double w, dw, ddw, Pd[3], Qd[3];
-            s_tw(&e->w[p], t, &w, &dw, &ddw);
+            if (trig) w = W[p]; else s_tw(&e->w[p], t, &w, &dw, &ddw);
             /* d/dq [w (Pdot . Q + P . Qdot)] = w (Pdot^T Q_q + Qdot^T P_q) */
             mbs_avec_eval(m, e->p[p][0], v, 1, Pd);
             mbs_avec_eval(m, e->p[p][1], v, 1, Qd);

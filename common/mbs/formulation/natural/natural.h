@@ -57,6 +57,9 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
 void mbs_cons_phit(const mbs_model *m, const double *x, double t, double *phit);
 /* gamma(x, v, t) such that Phi_q a + gamma = 0 is the acceleration constraint. */
 void mbs_cons_gamma(const mbs_model *m, const double *x, const double *v, double t, double *gam);
+/* A TRIG equation's weights (model.h) at th: W[m] = c_m cos k th + s_m sin
+ * k th and W1[m] = dW_m/dth, m < 2. */
+void mbs_cons_trig_w(const mbs_eq *e, double th, double *W, double *W1);
 /* y += scale * Phi_q^T lambda-weighted Hessian times dx:
  *   y += scale * sum_i lam_i d/dx(Phi_q,i^T) dx  (second derivatives). */
 void mbs_cons_hess_add(const mbs_model *m, const double *x, double t, const double *lam,

@@ -634,12 +634,14 @@ static void s_initial_velocities(mbs_model *m)
  * on those variables).  Appends the angle variables after the bodies'
  * (th = 0 at t = 0, th' the body's initial angular velocity). */
 static int s_slide_rotors(mbs_model *m);
+static int s_space_rotors(mbs_model *m);
 
 static int s_rotors(mbs_model *m)
 {
     const mbs_spec *s = m->spec;
     int n = 0;
     int rc = s_slide_rotors(m);
+    if (!rc) rc = s_space_rotors(m);
     if (rc) return rc;
     for (int e = 0; e < s->nforce; e++) {
         const mbs_force_spec *F = &s->forces[e];
@@ -679,7 +681,9 @@ static int s_rotors(mbs_model *m)
  * normal to the screw, so its kinetic energy is 1/2 (J / lead^2) s'^2, s
  * the joint's slide.  s is a variable of its own, tied to the bodies by a
  * DOT equation (ncs_equations.c s_slide_eqs), with the constant mass J /
- * lead^2 (build.c s_mass).  Appends the variables after the bodies'. */
+ * lead^2 (build.c s_mass).  Appends the variables after the bodies'.  In
+ * space the slide is a variable too, with no mass of its own: the rotor's
+ * vectors carry its energy (s_space_rotors). */
 static int s_slide_rotors(mbs_model *m)
 {
     const mbs_spec *s = m->spec;
@@ -687,7 +691,7 @@ static int s_slide_rotors(mbs_model *m)
     for (int pass = 0; pass < 2; pass++) {
         for (int e = 0; e < s->nforce; e++) {
             const mbs_force_spec *F = &s->forces[e];
-            if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0 || m->dim != 2) continue;
+            if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0) continue;
             const mbs_joint_spec *Jt = &s->joints[F->joint];
             if (Jt->type != MBS_JOINT_PRISMATIC || Jt->body[0] == MBS_GROUND || Jt->body[1] == MBS_GROUND) continue;
             if (pass == 0) { n++; continue; }
@@ -695,7 +699,7 @@ static int s_slide_rotors(mbs_model *m)
             r->force = e;
             r->joint = F->joint;
             r->var = m->nvar++;
-            r->ms = F->motor.J * F->motor.ratio * F->motor.ratio;
+            r->ms = m->dim == 2 ? F->motor.J * F->motor.ratio * F->motor.ratio : 0;
         }
         if (pass == 0) {
             if (n == 0) return 0;
@@ -704,6 +708,90 @@ static int s_slide_rotors(mbs_model *m)
         }
     }
     return 0;
+}
+
+/* The rotor of a dc_motor on a spatial revolute or prismatic joint
+ * between two moving bodies A (bodies[0], the stator's) and B turns about
+ * the joint's axis a at w_A . a + N th' (th the joint's angle, or its
+ * slide with N = 1 / lead).  In space w_A . a is the rate of no function
+ * of the configuration, so no angle variable makes 1/2 J (w_A . a + N
+ * th')^2 a constant form, as the plane's do (s_rotors); a configuration-
+ * dependent mass block would enter every integrator's matrices.  Instead
+ * the rotor is a body of its own in natural coordinates, which keeps the
+ * mass matrix constant: two unit vectors e, f normal to a turning with it
+ * (six variables, mass J / 2 on each: build.c s_mass), tied to A's u0, v0
+ * and th by e = cos(N th) u0 + sin(N th) v0, f = -sin(N th) u0 + cos(N th)
+ * v0 (six TRIG equations, ncs_equations.c s_space_rotor_eqs); th is a
+ * variable too (a revolute joint's: one TRIG equation; a prismatic's: the
+ * slide variable of s_slide_rotors).  Its kinetic energy 1/4 J (|e'|^2 +
+ * |f'|^2) is that of a thin disk, polar inertia J about a (1/2 J (w_r .
+ * a)^2, the gyroscopic moments included) and transverse J / 2 about the
+ * joint's point, where its mass (in A's) sits: the least transverse
+ * inertia of any rotor (J_x + J_y >= J_z).  Appends 1 + 6 (revolute) or 6
+ * (prismatic) variables. */
+static int s_space_rotors(mbs_model *m)
+{
+    const mbs_spec *s = m->spec;
+    if (m->dim != 3) return 0;
+    for (int pass = 0; pass < 2; pass++) {
+        int n = 0;
+        for (int e = 0; e < s->nforce; e++) {
+            const mbs_force_spec *F = &s->forces[e];
+            if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0) continue;
+            const mbs_joint_spec *Jt = &s->joints[F->joint];
+            if (Jt->type != MBS_JOINT_REVOLUTE && Jt->type != MBS_JOINT_PRISMATIC) continue;
+            if (Jt->body[0] == MBS_GROUND || Jt->body[1] == MBS_GROUND) continue;
+            if (pass == 0) { n++; continue; }
+            struct mbs_rotor3 *r = &m->rotor3[m->nrotor3++];
+            r->force = e;
+            r->joint = F->joint;
+            r->J = F->motor.J;
+            r->N = F->motor.ratio;
+            r->slide = Jt->type == MBS_JOINT_PRISMATIC;
+            r->var_th = -1;
+            for (int k = 0; r->slide && k < m->nsrotor; k++)
+                if (m->srotor[k].force == e) r->var_th = m->srotor[k].var;
+            if (!r->slide) r->var_th = m->nvar++;
+            r->var_e = m->nvar;
+            m->nvar += 6;
+        }
+        if (pass == 0) {
+            if (n == 0) return 0;
+            m->rotor3 = calloc((size_t)n, sizeof *m->rotor3);
+            if (!m->rotor3) return MBS_ENOMEM;
+        }
+    }
+    return 0;
+}
+
+/* The spatial rotors' variables at t = 0 (s_space_rotors): th = 0 at the
+ * joint's rate (v0 . u1' + v0' . u1, the equation's Phi_q v = 0 at th =
+ * 0; a slide's rate is set with the slide variables), e = u0, f = v0 at
+ * the rates u0' + N th' v0 and v0' - N th' u0. */
+static void s_space_rotors_initial(mbs_model *m)
+{
+    for (int r = 0; r < m->nrotor3; r++) {
+        const struct mbs_rotor3 *ro = &m->rotor3[r];
+        const mbs_jgeom *g = &m->jg[ro->joint];
+        double u0[3], v0[3], u1[3], du0[3], dv0[3], du1[3];
+        mbs_avec_eval(m, &g->u0, m->x0, 0, u0);
+        mbs_avec_eval(m, &g->v0, m->x0, 0, v0);
+        mbs_avec_eval(m, &g->u1, m->x0, 0, u1);
+        mbs_avec_eval(m, &g->u0, m->v0, 1, du0);
+        mbs_avec_eval(m, &g->v0, m->v0, 1, dv0);
+        mbs_avec_eval(m, &g->u1, m->v0, 1, du1);
+        if (!ro->slide) {
+            m->x0[ro->var_th] = 0;
+            m->v0[ro->var_th] = v3dot(v0, du1) + v3dot(dv0, u1);
+        }
+        double w = ro->N * m->v0[ro->var_th];
+        for (int k = 0; k < 3; k++) {
+            m->x0[ro->var_e + k] = u0[k];
+            m->x0[ro->var_e + 3 + k] = v0[k];
+            m->v0[ro->var_e + k] = du0[k] + w * v0[k];
+            m->v0[ro->var_e + 3 + k] = dv0[k] - w * u0[k];
+        }
+    }
 }
 
 /* ---- the build ------------------------------------------------------------------------ */
@@ -786,8 +874,9 @@ int mbs_ncs_build(mbs_model *m, mbs_errlist *err)
             double ax[3] = {0}, dv[3] = {0};
             mbs_avec_eval(m, &g->ax, m->x0, 0, ax);
             mbs_avec_eval(m, &g->d, m->v0, 1, dv);
-            m->v0[m->srotor[r].var] = ax[0] * dv[0] + ax[1] * dv[1];
+            m->v0[m->srotor[r].var] = ax[0] * dv[0] + ax[1] * dv[1] + ax[2] * dv[2];
         }
+        s_space_rotors_initial(m);
     }
     for (int b = 0; b < s->nbody; b++) free(cl[b].c);
     free(cl);

@@ -415,6 +415,70 @@ static int s_slide_eqs(s_eqlist *l)
     return 0;
 }
 
+/* A TRIG equation on kept vectors: sum_m (c[m][0] cos k th + c[m][1] sin
+ * k th) p[m] . q[m] - x_svar = 0 (svar -1: none). */
+static int s_trig(s_eqlist *l, int joint, const mbs_avec *p[2], const mbs_avec *q[2], const double c[2][2],
+                  double k, int th, int svar)
+{
+    if (!p[0] || !p[1] || !q[0] || !q[1]) return MBS_ENOMEM;
+    mbs_eq *e = s_eq_new(l, MBS_EQ_TRIG, joint);
+    if (!e) return MBS_ENOMEM;
+    e->nprod = 2;
+    for (int m = 0; m < 2; m++) {
+        e->p[m][0] = p[m];
+        e->p[m][1] = q[m];
+        e->tc[m][0] = c[m][0];
+        e->tc[m][1] = c[m][1];
+    }
+    e->tk = k;
+    e->avar = th;
+    e->svar = svar;
+    e->g.kind = MBS_TW_CONST;
+    return 0;
+}
+
+/* The equations of every rotor on a spatial joint between moving bodies
+ * (ncs.c s_space_rotors), with u0, v0 = a x u0 fixed in the stator's body
+ * A normal to the joint's axis a and u1 in B equal to u0 at t = 0: on a
+ * revolute joint its angle th by (u0 . u1) sin th - (v0 . u1) cos th = 0
+ * (a driver's equation with th a variable); then the rotor's unit vectors
+ * e = cos(N th) u0 + sin(N th) v0 and f = -sin(N th) u0 + cos(N th) v0,
+ * one equation a component (u0 . E_c with E_c the constant axis c). */
+static int s_space_rotor_eqs(s_eqlist *l)
+{
+    mbs_model *m = l->m;
+    const mbs_spec *sp = m->spec;
+    for (int r = 0; r < m->nrotor3; r++) {
+        const struct mbs_rotor3 *ro = &m->rotor3[r];
+        const mbs_joint_spec *J = &sp->joints[ro->joint];
+        double ax[3], u[3], w[3], v[3];
+        v3copy(J->axis, ax);
+        s_perp(ax, u, w);
+        v3cross(ax, u, v);
+        mbs_avec au0 = s_av(m, J->body[0], u, 0), av0 = s_av(m, J->body[0], v, 0), au1 = s_av(m, J->body[1], u, 0);
+        const mbs_avec *u0 = s_keep(l, &au0), *v0 = s_keep(l, &av0);
+        if (!u0 || !v0) return MBS_ENOMEM;
+        if (!ro->slide) {
+            const mbs_avec *u1 = s_keep(l, &au1), *p[2] = {u0, v0}, *q[2] = {u1, u1};
+            const double c[2][2] = {{0, 1}, {-1, 0}};
+            int rc = s_trig(l, ro->joint, p, q, c, 1, ro->var_th, -1);
+            if (rc) return rc;
+        }
+        for (int k = 0; k < 3; k++) {
+            double E[3] = {0, 0, 0};
+            E[k] = 1;
+            mbs_avec aE = s_av(m, MBS_GROUND, E, 0);
+            const mbs_avec *kE = s_keep(l, &aE), *p[2] = {u0, v0}, *q[2] = {kE, kE};
+            /* e_k: cos u0_k + sin v0_k; f_k: cos v0_k - sin u0_k */
+            const double ce[2][2] = {{1, 0}, {0, 1}}, cf[2][2] = {{0, -1}, {1, 0}};
+            int rc = s_trig(l, ro->joint, p, q, ce, ro->N, ro->var_th, ro->var_e + k);
+            if (!rc) rc = s_trig(l, ro->joint, p, q, cf, ro->N, ro->var_th, ro->var_e + 3 + k);
+            if (rc) return rc;
+        }
+    }
+    return 0;
+}
+
 /* Variables touched by an affine vector, appended to cols (may repeat). */
 static int s_av_vars(const mbs_model *m, const mbs_avec *a, int *cols, int n)
 {
@@ -469,6 +533,7 @@ static int s_patterns(mbs_model *m, s_eqlist *l)
                 n = s_av_vars(m, e->p[p][1], tmp, n);
             }
             if (e->svar >= 0) tmp[n++] = e->svar;
+            if (e->kind == MBS_EQ_TRIG) tmp[n++] = e->avar;
         }
         total += n; /* upper bound: before removing repeats */
     }
@@ -494,6 +559,7 @@ static int s_patterns(mbs_model *m, s_eqlist *l)
                 n = s_av_vars(m, e.p[p][1], tmp, n);
             }
             if (e.svar >= 0) tmp[n++] = e.svar;
+            if (e.kind == MBS_EQ_TRIG) tmp[n++] = e.avar;
         }
         qsort(tmp, (size_t)n, sizeof(int), s_cmp_int);
         int u = 0;
@@ -577,6 +643,7 @@ int mbs_ncs_equations(mbs_model *m, const mbs_elim *el)
     if (!rc) rc = s_driver_eqs(&l);
     if (!rc) rc = s_angle_eqs(&l);
     if (!rc) rc = s_slide_eqs(&l);
+    if (!rc) rc = s_space_rotor_eqs(&l);
     if (!rc) rc = s_patterns(m, &l);
     if (!rc) rc = s_joint_geom(m);
     if (rc) {

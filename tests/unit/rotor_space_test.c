@@ -1,0 +1,635 @@
+/*
+ * rotor_space_test.c - a dc_motor's rotor inertia on a spatial revolute
+ * joint between two moving bodies (docs/actuators.md, "Rotors between
+ * moving bodies", in space): a three-body chain about a fixed point (a yaw
+ * base C, a pitching body A, a link B rolling about an axis of A tilted
+ * from A's pitch axis), the roll motor's stator on A, so the rotor turns at
+ * w_A . a + N q3' with w_A . a the rate of no angle.  Against the same
+ * chain written by hand in joint coordinates (Newton-Euler on each body
+ * and on the rotor, a thin disk: polar J about a, transverse J / 2 about
+ * the joint's point; RK4 at a fine step): joint angles and the kinetic
+ * energy channel, with bdf and dopri5 at two tolerances and the fixed-step
+ * integrators that take motors; the unpowered chain's energy; the rotor's
+ * share (the reference without w_A in the rotor's rate moves by far more
+ * than the tolerance); the relative formulation's refusal.
+ *
+ * Tolerances: angles are held to 100 x tol (rad) over 1.5 s (the accuracy
+ * contract, docs/accuracy.md); the reference's RK4 at h = 2e-5 s moves by
+ * less than 1e-12 rad when h is halved.
+ */
+#include "check.h"
+#include "testutil.h"
+#include "mbs/model/model.h"
+#include "mbs/formulation/natural/natural.h"
+
+#include <math.h>
+
+/* The chain: all joints at the origin; yaw (ground-C) about z, pitch
+ * (C-A) about x, roll (A-B) about a = (sin al, 0, cos al) in A; the
+ * bodies' inertias about their coms in the global axes at t = 0 (all
+ * three start unrotated), released at rest under gravity -z; the roll
+ * motor at constant voltage, L = 0, no friction, efficiency 1. */
+static const double AL = 0.6, G = 9.81, RK = 0.05;
+static const double MC = 1, MA = 2, MB = 1;
+static const double IC[3] = {0.01, 0.01, 0.02}, IA[3] = {0.02, 0.03, 0.01}, IB[3] = {0.004, 0.001, 0.004};
+static const double CC[3] = {0, 0, 0}, CA[3] = {0.1, 0, 0.1}, CB[3] = {0, 0.3, 0.05};
+/* the tip body D (test_energy_controller): on B about B's y axis */
+static const double MD = 0.5, ID[3] = {0.002, 0.002, 0.001}, CD[3] = {0.2, 0.1, 0.05};
+
+/* The chain's document; kp > 0: the voltage a P controller's on the
+ * kinetic energy (setpoint Tset), tip: the fourth body D and its joint. */
+static void s_doc_ext(char *buf, size_t n, int slide, double N, double V, double R, double J, double tend, double kp,
+                      double Tset, int tip)
+{
+    char drive[64], volt[64], ctl[256] = "", tipb[256] = "", tipj[256] = "", tipc[128] = "";
+    if (slide) snprintf(drive, sizeof drive, "\"lead\": %.17g", 1 / N);
+    else snprintf(drive, sizeof drive, "\"gear_ratio\": %.17g", N);
+    if (kp > 0) {
+        snprintf(volt, sizeof volt, "{\"controller\": \"ke\"}");
+        snprintf(ctl, sizeof ctl,
+                 " \"controllers\": [{\"name\": \"ke\", \"type\": \"pid\", \"kp\": %.17g, \"setpoint\": %.17g,"
+                 " \"measure\": {\"quantity\": \"kinetic_energy\"}}],", kp, Tset);
+    } else {
+        snprintf(volt, sizeof volt, "%.17g", V);
+    }
+    if (tip) {
+        snprintf(tipb, sizeof tipb, ", {\"name\": \"D\", \"mass\": %g, \"inertia\": [%g, %g, %g], \"com\": [%g, %g, %g]}",
+                 MD, ID[0], ID[1], ID[2], CD[0], CD[1], CD[2]);
+        snprintf(tipj, sizeof tipj, ", {\"name\": \"tip\", \"type\": \"revolute\", \"bodies\": [\"B\", \"D\"],"
+                 " \"at\": [0, 0, 0], \"axis\": [0, 1, 0]}");
+        snprintf(tipc, sizeof tipc, "{\"name\": \"q4\", \"quantity\": \"joint_coordinate\", \"joint\": \"tip\"},");
+    }
+    snprintf(buf, n,
+             "{\"dimension\": 3, \"gravity\": [0, 0, -9.81],"
+             " \"bodies\": [{\"name\": \"C\", \"mass\": %g, \"inertia\": [%g, %g, %g], \"com\": [%g, %g, %g]},"
+             "   {\"name\": \"A\", \"mass\": %g, \"inertia\": [%g, %g, %g], \"com\": [%g, %g, %g]},"
+             "   {\"name\": \"B\", \"mass\": %g, \"inertia\": [%g, %g, %g], \"com\": [%g, %g, %g]}%s],"
+             " \"joints\": [{\"name\": \"yaw\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"C\"], \"at\": [0, 0, 0],"
+             "     \"axis\": [0, 0, 1]},"
+             "   {\"name\": \"pitch\", \"type\": \"revolute\", \"bodies\": [\"C\", \"A\"], \"at\": [0, 0, 0], \"axis\": [1, 0, 0]},"
+             "   {\"name\": \"roll\", \"type\": \"%s\", \"bodies\": [\"A\", \"B\"], \"at\": [0, 0, 0],"
+             "     \"axis\": [%.17g, 0, %.17g]}%s],%s"
+             " \"forces\": [{\"name\": \"m\", \"type\": \"dc_motor\", \"joint\": \"roll\", \"voltage\": %s,"
+             "   \"resistance\": %g, \"torque_constant\": %g, \"back_emf_constant\": %g, %s,"
+             "   \"rotor_inertia\": %g}],"
+             " \"solver\": {\"t_end\": %g},"
+             " \"outputs\": {\"interval\": 0.01, \"channels\": [%s"
+             "   {\"name\": \"q1\", \"quantity\": \"joint_coordinate\", \"joint\": \"yaw\"},"
+             "   {\"name\": \"q2\", \"quantity\": \"joint_coordinate\", \"joint\": \"pitch\"},"
+             "   {\"name\": \"q3\", \"quantity\": \"joint_coordinate\", \"joint\": \"roll\"},"
+             "   {\"name\": \"T\", \"quantity\": \"kinetic_energy\"},"
+             "   {\"name\": \"E\", \"quantity\": \"energy\"},"
+             "   {\"name\": \"Mx\", \"quantity\": \"reaction_torque\", \"joint\": \"pitch\", \"component\": \"x\"},"
+             "   {\"name\": \"My\", \"quantity\": \"reaction_torque\", \"joint\": \"pitch\", \"component\": \"y\"},"
+             "   {\"name\": \"Mz\", \"quantity\": \"reaction_torque\", \"joint\": \"pitch\", \"component\": \"z\"}]}}",
+             MC, IC[0], IC[1], IC[2], CC[0], CC[1], CC[2], MA, IA[0], IA[1], IA[2], CA[0], CA[1], CA[2], MB, IB[0],
+             IB[1], IB[2], CB[0], CB[1], CB[2], tipb, slide ? "prismatic" : "revolute", sin(AL), cos(AL), tipj, ctl, volt,
+             R, RK, RK, drive, J, tend, tipc);
+}
+
+static void s_doc(char *buf, size_t n, int slide, double N, double V, double R, double J, double tend)
+{
+    s_doc_ext(buf, n, slide, N, V, R, J, tend, 0, 0, 0);
+}
+
+/* ---- the hand-written chain ---- */
+
+/* N: the gear ratio (slide: 1 / lead), J the rotor's inertia; slide: the
+ * roll joint is prismatic along a (B translates along it, the motor's
+ * force N kt i); full = 0 drops w_A from the rotor's rate; kp > 0: the
+ * voltage is a continuous P controller's on the kinetic energy, V = kp
+ * (Tset - T). */
+typedef struct { double N, V, R, J; int full, slide; double kp, Tset; int tip; } s_chain;
+
+static double s_kinetic(const s_chain *ch, const double *s);
+
+static void s_cross(const double *a, const double *b, double *c)
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Rotation by angle t about the unit axis u (Rodrigues), row-major. */
+static void s_rot(const double *u, double t, double *R)
+{
+    double c = cos(t), s = sin(t), k = 1 - c;
+    R[0] = c + k * u[0] * u[0]; R[1] = k * u[0] * u[1] - s * u[2]; R[2] = k * u[0] * u[2] + s * u[1];
+    R[3] = k * u[1] * u[0] + s * u[2]; R[4] = c + k * u[1] * u[1]; R[5] = k * u[1] * u[2] - s * u[0];
+    R[6] = k * u[2] * u[0] - s * u[1]; R[7] = k * u[2] * u[1] + s * u[0]; R[8] = c + k * u[2] * u[2];
+}
+
+static void s_mul(const double *A, const double *B, double *C)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) C[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+}
+
+static void s_mv(const double *A, const double *x, double *y)
+{
+    for (int i = 0; i < 3; i++) y[i] = A[3 * i] * x[0] + A[3 * i + 1] * x[1] + A[3 * i + 2] * x[2];
+}
+
+/* One body of the chain at a state: world inertia about the com I (3x3),
+ * com c, the columns of its angular and com-velocity Jacobians on the
+ * four joint rates, and its bias accelerations (at q'' = 0). */
+typedef struct { double m, I[9], c[3], Jw[4][3], Jv[4][3], w[3], al0[3], a0[3]; } s_body;
+
+/* The five inertias of the chain (C, A, B, the rotor, D) at state s = (q,
+ * q'), q = (yaw, pitch, roll, tip), s[4 + j] = q_j': w_C = q1' z, w_A = w_C
+ * + q2' s2, w_B = w_A + q3' s3 (slide: w_A), the rotor w_A + N q3' s3
+ * (full = 0: N q3' s3 alone, the rotor lumped on the joint), w_D = w_B +
+ * q4' s4 (tip: D on B about B's y axis; else D is empty and q4 stays 0),
+ * each alpha0 = alpha0_parent + w_parent x (rate s), com velocities w x c
+ * (all joints at the origin; slide: B's com R_A (c_B + q3 a) at w_A x c +
+ * q3' s3, its bias acceleration 2 w_A x q3' s3 more). */
+static void s_bodies(const s_chain *ch, const double *s, s_body *b)
+{
+    const double z[3] = {0, 0, 1}, x[3] = {1, 0, 0}, y[3] = {0, 1, 0}, a0[3] = {sin(AL), 0, cos(AL)};
+    double RC[9], Rx[9], RA[9], Ra[9], RB[9], Ry[9], RD[9], s2[3], s3[3], s4[3];
+    s_rot(z, s[0], RC);
+    s_rot(x, s[1], Rx);
+    s_mul(RC, Rx, RA);
+    s_rot(a0, s[2], Ra);
+    s_mul(RA, Ra, RB);
+    s_rot(y, s[3], Ry);
+    s_mul(ch->slide ? RA : RB, Ry, RD);
+    s_mv(RC, x, s2);
+    s_mv(RA, a0, s3);
+    s_mv(ch->slide ? RA : RB, y, s4);
+    const double *Rs[5] = {RC, RA, ch->slide ? RA : RB, NULL, RD}, *Ib[5] = {IC, IA, IB, NULL, ID};
+    const double *cb[5] = {CC, CA, CB, NULL, CD}, ms[5] = {MC, MA, MB, 0, ch->tip ? MD : 0};
+    const double *ax[4] = {z, s2, s3, s4};
+    memset(b, 0, 5 * sizeof *b);
+    for (int i = 0; i < 5; i++) {
+        /* the joints each inertia turns with: the rotor rides on A */
+        int k = i == 3 ? 1 : i == 4 ? 3 : i;
+        for (int j = 0; j <= k; j++)
+            for (int r = 0; r < 3; r++) b[i].Jw[j][r] = ax[j][r];
+        if ((i == 2 || i == 4) && ch->slide) memset(b[i].Jw[2], 0, sizeof b[i].Jw[2]);
+        if (i == 4 && !ch->tip) memset(b[i].Jw, 0, sizeof b[i].Jw);
+        if (i == 3) {
+            if (!ch->full) memset(b[i].Jw, 0, sizeof b[i].Jw);
+            for (int r = 0; r < 3; r++) b[i].Jw[2][r] = ch->N * s3[r];
+        }
+        for (int j = 0; j < 4; j++)
+            for (int r = 0; r < 3; r++) b[i].w[r] += b[i].Jw[j][r] * s[4 + j];
+    }
+    /* alpha0: C 0; A w_C x q2' s2; B, rotor: A's + w_A x (their rate about
+     * s3); D: B's + w_B x q4' s4 */
+    double t[3];
+    s_cross(b[0].w, s2, t);
+    for (int r = 0; r < 3; r++) b[1].al0[r] = s[5] * t[r];
+    s_cross(b[1].w, s3, t);
+    for (int r = 0; r < 3; r++) {
+        b[2].al0[r] = b[1].al0[r] + (ch->slide ? 0 : s[6] * t[r]);
+        b[3].al0[r] = ch->full ? b[1].al0[r] + ch->N * s[6] * t[r] : 0;
+    }
+    s_cross(b[2].w, s4, t);
+    for (int r = 0; r < 3; r++) b[4].al0[r] = ch->tip ? b[2].al0[r] + s[7] * t[r] : 0;
+    /* inertias, coms, linear Jacobians and biases */
+    for (int i = 0; i < 5; i++) {
+        if (i != 3 && ms[i] > 0) {
+            double D[9] = {Ib[i][0], 0, 0, 0, Ib[i][1], 0, 0, 0, Ib[i][2]}, T[9], Rt[9];
+            const double *R = Rs[i];
+            for (int p = 0; p < 3; p++)
+                for (int q = 0; q < 3; q++) Rt[3 * p + q] = R[3 * q + p];
+            s_mul(R, D, T);
+            s_mul(T, Rt, b[i].I);
+            double c0[3] = {cb[i][0], cb[i][1], cb[i][2]};
+            if (i == 2 && ch->slide)
+                for (int r = 0; r < 3; r++) c0[r] += s[2] * a0[r];
+            s_mv(R, c0, b[i].c);
+            b[i].m = ms[i];
+        } else if (i == 3) {
+            /* the thin disk: J / 2 (1 - s3 s3^T) + J s3 s3^T (lumped: J s3 s3^T) */
+            for (int p = 0; p < 3; p++)
+                for (int q = 0; q < 3; q++)
+                    b[i].I[3 * p + q] = (ch->full ? ch->J / 2 * ((p == q) - s3[p] * s3[q]) : 0) + ch->J * s3[p] * s3[q];
+        }
+        for (int j = 0; j < 4; j++) s_cross(b[i].Jw[j], b[i].c, b[i].Jv[j]);
+        double wc[3], wwc[3], ac[3], cor[3] = {0, 0, 0};
+        s_cross(b[i].w, b[i].c, wc);
+        s_cross(b[i].w, wc, wwc);
+        s_cross(b[i].al0, b[i].c, ac);
+        if (i == 2 && ch->slide) {
+            for (int r = 0; r < 3; r++) b[i].Jv[2][r] = s3[r];
+            s_cross(b[i].w, s3, cor);
+            for (int r = 0; r < 3; r++) cor[r] *= 2 * s[6];
+        }
+        for (int r = 0; r < 3; r++) b[i].a0[r] = ac[r] + wwc[r] + cor[r];
+    }
+}
+
+/* Joint accelerations: sum_i Jv^T m (Jv q'' + a0 - g) + Jw^T (I (Jw q'' +
+ * al0) + w x I w) = (0, 0, tau, 0), by Gaussian elimination (without the
+ * tip body its row is q4'' = 0). */
+static void s_rate(const s_chain *ch, const double *s, double *ds)
+{
+    s_body b[5];
+    s_bodies(ch, s, b);
+    double M[16] = {0}, rhs[4] = {0, 0, 0, 0}, g[3] = {0, 0, -G};
+    double V = ch->kp > 0 ? ch->kp * (ch->Tset - s_kinetic(ch, s)) : ch->V;
+    rhs[2] = ch->N * RK * (V - RK * ch->N * s[6]) / ch->R;
+    for (int i = 0; i < 5; i++) {
+        double Iw[3], wIw[3], Ia[3];
+        s_mv(b[i].I, b[i].w, Iw);
+        s_cross(b[i].w, Iw, wIw);
+        s_mv(b[i].I, b[i].al0, Ia);
+        for (int j = 0; j < 4; j++) {
+            double IJ[3];
+            s_mv(b[i].I, b[i].Jw[j], IJ);
+            for (int k = 0; k < 4; k++) {
+                double acc = 0;
+                for (int r = 0; r < 3; r++) acc += b[i].m * b[i].Jv[k][r] * b[i].Jv[j][r] + b[i].Jw[k][r] * IJ[r];
+                M[4 * k + j] += acc;
+            }
+        }
+        for (int k = 0; k < 4; k++)
+            for (int r = 0; r < 3; r++)
+                rhs[k] -= b[i].m * b[i].Jv[k][r] * (b[i].a0[r] - g[r]) + b[i].Jw[k][r] * (Ia[r] + wIw[r]);
+    }
+    if (!ch->tip) M[15] = 1, rhs[3] = 0;
+    /* M is symmetric positive definite: elimination without pivoting */
+    for (int c = 0; c < 4; c++)
+        for (int r = c + 1; r < 4; r++) {
+            double f = M[4 * r + c] / M[4 * c + c];
+            for (int k = c; k < 4; k++) M[4 * r + k] -= f * M[4 * c + k];
+            rhs[r] -= f * rhs[c];
+        }
+    for (int r = 3; r >= 0; r--) {
+        double acc = rhs[r];
+        for (int k = r + 1; k < 4; k++) acc -= M[4 * r + k] * ds[4 + k];
+        ds[4 + r] = acc / M[4 * r + r];
+    }
+    for (int c = 0; c < 4; c++) ds[c] = s[4 + c];
+}
+
+/* s_rate for t_rk4_step */
+static void s_rate_ctx(const void *a, const double *s, double *ds) { s_rate(a, s, ds); }
+
+/* The hand formula of the kinetic energy, the rotor included. */
+static double s_kinetic(const s_chain *ch, const double *s)
+{
+    s_body b[5];
+    s_bodies(ch, s, b);
+    double T = 0;
+    for (int i = 0; i < 5; i++) {
+        double Iw[3], v[3] = {0, 0, 0};
+        s_mv(b[i].I, b[i].w, Iw);
+        for (int j = 0; j < 4; j++)
+            for (int r = 0; r < 3; r++) v[r] += b[i].Jv[j][r] * s[4 + j];
+        T += 0.5 * (b[i].m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) + b[i].w[0] * Iw[0] + b[i].w[1] * Iw[1] +
+                    b[i].w[2] * Iw[2]);
+    }
+    return T;
+}
+
+/* The pitch joint's reaction torque on A (about the common joint point,
+ * the origin): the rate of the angular momentum of A, B and the rotor
+ * about it less gravity's moment, I al + w x I w + m c x a per inertia
+ * (the rotor's gyroscopic moment reaches A through its bearing; the
+ * roll motor's torque is internal).  rotor = 0 leaves the rotor out. */
+static void s_pitch_torque(const s_chain *ch, const double *s, int rotor, double *tau)
+{
+    s_body b[5];
+    double ds[8], g[3] = {0, 0, -G};
+    s_bodies(ch, s, b);
+    s_rate(ch, s, ds);
+    tau[0] = tau[1] = tau[2] = 0;
+    for (int i = 1; i < 5; i++) {
+        if (i == 3 && !rotor) continue;
+        double al[3], ac[3], Iw[3], wIw[3], Ia[3], ma[3], cma[3];
+        for (int r = 0; r < 3; r++) {
+            al[r] = b[i].al0[r];
+            ac[r] = b[i].a0[r];
+            for (int j = 0; j < 4; j++) al[r] += b[i].Jw[j][r] * ds[4 + j], ac[r] += b[i].Jv[j][r] * ds[4 + j];
+            ma[r] = b[i].m * (ac[r] - g[r]);
+        }
+        s_mv(b[i].I, b[i].w, Iw);
+        s_cross(b[i].w, Iw, wIw);
+        s_mv(b[i].I, al, Ia);
+        s_cross(b[i].c, ma, cma);
+        for (int r = 0; r < 3; r++) tau[r] += Ia[r] + wIw[r] + cma[r];
+    }
+}
+
+#define S_NOUT 150 /* output intervals of 0.01 s: 1.5 s */
+
+/* The reference at the output instants 0, 0.01, ..., 1.5 s. */
+static void s_reference(const s_chain *ch, double (*out)[8], double h)
+{
+    double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int per = (int)lround(0.01 / h);
+    for (int i = 0; i <= S_NOUT * per; i++) {
+        if (i % per == 0) memcpy(out[i / per], s, sizeof s);
+        t_rk4_step(s_rate_ctx, ch, 8, s, h);
+    }
+}
+
+/* Largest joint-angle error of a run against the reference. */
+static double s_angle_err(const t_run *r, double (*ref)[8])
+{
+    double e = 0;
+    for (int i = 0; i <= S_NOUT; i++) {
+        double t = 0.01 * i;
+        e = fmax(e, fabs(t_at(r, "q1", t) - ref[i][0]));
+        e = fmax(e, fabs(t_at(r, "q2", t) - ref[i][1]));
+        e = fmax(e, fabs(t_at(r, "q3", t) - ref[i][2]));
+    }
+    return e;
+}
+
+/* The chain against its hand-written twin: with bdf and dopri5 at two
+ * tolerances (100 x tol on the joint coordinates, radians or metres, and
+ * on the kinetic energy relative to its largest value), and with the
+ * fixed-step integrators that take motors in space (the event-driven one
+ * is planar) at steps of 2e-4 and 1e-4 s: their errors converge, the
+ * ratio within [1.5, 2.5] for Moreau-Jean (first order) and at least 1.5
+ * for the trapezoidal AL, which is first order on this chain with or
+ * without the rotor (J = 0: the same ratio 2.0; without the motor's
+ * back-EMF damping 4.4, second order: the damping, which enters its
+ * projections, integrator_al.c, the likely cause), out of its asymptotic
+ * range at 2e-4 s on the roll motor (ratio 36). */
+static void test_chain_against_hand(int slide, double N, double V, double J)
+{
+    s_chain ch = {N, V, 1, J, 1, slide, 0, 0, 0}, lumped = {N, V, 1, J, 0, slide, 0, 0, 0};
+    static double ref[S_NOUT + 1][8], ref2[S_NOUT + 1][8], refl[S_NOUT + 1][8];
+    s_reference(&ch, ref, 2e-5);
+    s_reference(&ch, ref2, 1e-5);
+    s_reference(&lumped, refl, 2e-5);
+    double href = 0, lump = 0, span = 0;
+    for (int i = 0; i <= S_NOUT; i++)
+        for (int k = 0; k < 3; k++) {
+            href = fmax(href, fabs(ref[i][k] - ref2[i][k]));
+            lump = fmax(lump, fabs(ref[i][k] - refl[i][k]));
+            span = fmax(span, fabs(ref[i][k]));
+        }
+    const char *what = slide ? "lead screw" : "roll motor";
+    printf("  %s: reference h -> h/2 moves it by %.1e; coordinates up to %.3g; the rotor lumped on the joint "
+           "(J N^2 along a, no w_A in its rate) moves it by %.2e\n", what, href, span, lump);
+    CHECK(href <= 1e-11);
+    CHECK(span > 0.5);
+    CHECK(lump > 1e4 * 1e-6);
+    char doc[8192];
+    s_doc(doc, sizeof doc, slide, N, V, 1, J, 1.5);
+    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5", "solver.integrator=trapezoidal_al",
+                           "solver.integrator=moreau_jean"};
+    const double tols[] = {1e-6, 1e-8}, steps[] = {2e-4, 1e-4};
+    for (int a = 0; a < 4; a++) {
+        double efix[2] = {0, 0};
+        for (int b = 0; b < 2; b++) {
+            char tol[64];
+            if (a < 2) snprintf(tol, sizeof tol, "solver.tolerance=%g", tols[b]);
+            else snprintf(tol, sizeof tol, "solver.step=%g", steps[b]);
+            const char *sets[] = {tol, integ[a], NULL};
+            t_run r;
+            t_run_text(doc, sets, &r);
+            CHECK(r.rc == 0);
+            if (r.rc) { t_run_free(&r); continue; }
+            double eq = s_angle_err(&r, ref), eT = 0, Tmax = 0, eM = 0, Mmax = 0, dMr = 0;
+            for (int i = 0; i <= S_NOUT; i++) {
+                double T = s_kinetic(&ch, ref[i]), tau[3], taun[3];
+                Tmax = fmax(Tmax, T);
+                eT = fmax(eT, fabs(t_at(&r, "T", 0.01 * i) - T));
+                s_pitch_torque(&ch, ref[i], 1, tau);
+                s_pitch_torque(&ch, ref[i], 0, taun);
+                const char *mc[3] = {"Mx", "My", "Mz"};
+                for (int k = 0; k < 3; k++) {
+                    Mmax = fmax(Mmax, fabs(tau[k]));
+                    eM = fmax(eM, fabs(t_at(&r, mc[k], 0.01 * i) - tau[k]));
+                    dMr = fmax(dMr, fabs(tau[k] - taun[k]));
+                }
+            }
+            if (a < 2) {
+                printf("  %s %-33s tol %g: coordinates %.2e (%.3g x tol), kinetic %.2e J of %.3g, pitch reaction "
+                       "torque %.2e N m of %.3g (the rotor's share %.2e)\n", what, integ[a], tols[b], eq,
+                       eq / tols[b], eT, Tmax, eM, Mmax, dMr);
+                CHECK(eq <= 100 * tols[b]);
+                CHECK(eT <= 100 * tols[b] * Tmax);
+                CHECK(eM <= 1e3 * tols[b] * Mmax);
+                CHECK(dMr > 10 * eM);
+            } else {
+                printf("  %s %-33s step %g: coordinates %.2e, kinetic %.2e J of %.3g\n", what, integ[a], steps[b],
+                       eq, eT, Tmax);
+                efix[b] = eq;
+            }
+            t_run_free(&r);
+        }
+        if (a < 2) continue;
+        double ratio = efix[0] / efix[1];
+        printf("  %s %-33s error ratio (2e-4 / 1e-4) %.2f\n", what, integ[a], ratio);
+        CHECK(ratio >= 1.5 && (a == 2 || ratio <= 2.5));
+    }
+}
+
+/* Unpowered (V = 0, R = 1e9 ohm: the back-EMF's damping N^2 kt ke / R <=
+ * 2.5e-5 N m s) the chain is conservative: kinetic (rotor included) plus
+ * potential energy stays at its initial value to the tolerance. */
+static void test_unpowered_energy(int slide, double N, double J)
+{
+    char doc[8192];
+    s_doc(doc, sizeof doc, slide, N, 0, 1e9, J, 1.5);
+    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+    for (int a = 0; a < 2; a++) {
+        const char *sets[] = {"solver.tolerance=1e-8", integ[a], NULL};
+        t_run r;
+        t_run_text(doc, sets, &r);
+        CHECK(r.rc == 0);
+        if (r.rc) { t_run_free(&r); continue; }
+        double drift = 0, Tmax = 0;
+        for (int i = 0; i <= S_NOUT; i++) {
+            drift = fmax(drift, fabs(t_at(&r, "E", 0.01 * i) - t_at(&r, "E", 0)));
+            Tmax = fmax(Tmax, t_at(&r, "T", 0.01 * i));
+        }
+        printf("  unpowered %s %-24s: kinetic + potential within %.2e J of its start (kinetic up to %.3g J)\n",
+               slide ? "lead screw" : "roll motor", integ[a], drift, Tmax);
+        CHECK(Tmax > 1);
+        CHECK(drift <= 1e-6 * Tmax);
+        t_run_free(&r);
+    }
+}
+
+/* The relative formulation refuses the spatial rotor at its key. */
+static void test_refused(void)
+{
+    char doc[8192];
+    s_doc(doc, sizeof doc, 0, 20, 6, 1, 1e-4, 1.5);
+    const char *rel[] = {"solver.formulation=relative", NULL};
+    CHECK(t_parse_refused(doc, rel, "/forces/0/rotor_inertia", "no rotor inertia on a spatial revolute joint"));
+    s_doc(doc, sizeof doc, 1, 100, 1, 1, 4e-5, 1.5);
+    CHECK(t_parse_refused(doc, rel, "/forces/0/rotor_inertia", "no rotor inertia on a spatial prismatic joint"));
+}
+
+/* A continuous P controller on the kinetic energy of the chain with a
+ * fourth body D (on B about B's y axis) sets the roll motor's voltage, kp
+ * (Tset - T) with kp = 0.5 V/J and Tset = 20 J (not reached: the voltage
+ * falls as the chain speeds up, never changes sign, no saturation): the
+ * measured signal spans four bodies' and the rotor's variables (refused
+ * before: the coupled columns of the BDF's Newton matrix held two bodies),
+ * against the hand-written chain with the same law in its rate (its own
+ * T); bdf (every variable a column of the motor's coupled block) and
+ * dopri5 at two tolerances, 100 x tol on the four angles. */
+static void test_energy_controller(void)
+{
+    s_chain ch = {20, 0, 1, 1e-4, 1, 0, 0.5, 20, 1};
+    static double ref[S_NOUT + 1][8];
+    s_reference(&ch, ref, 2e-5);
+    char doc[8192];
+    s_doc_ext(doc, sizeof doc, 0, 20, 0, 1, 1e-4, 1.5, 0.5, 20, 1);
+    double Tmax = 0;
+    for (int i = 0; i <= S_NOUT; i++) Tmax = fmax(Tmax, s_kinetic(&ch, ref[i]));
+    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+    const double tols[] = {1e-6, 1e-8};
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++) {
+            char tol[64];
+            snprintf(tol, sizeof tol, "solver.tolerance=%g", tols[b]);
+            const char *sets[] = {tol, integ[a], NULL};
+            t_run r;
+            t_run_text(doc, sets, &r);
+            CHECK(r.rc == 0);
+            if (r.rc) { t_run_free(&r); continue; }
+            double eq = s_angle_err(&r, ref);
+            for (int i = 0; i <= S_NOUT; i++) eq = fmax(eq, fabs(t_at(&r, "q4", 0.01 * i) - ref[i][3]));
+            printf("  P on the kinetic energy %-24s tol %g: angles %.2e rad (%.3g x tol); T up to %.3g J, %ld steps, "
+                   "%ld rejected\n", integ[a], tols[b], eq, eq / tols[b], Tmax, (long)r.met.steps,
+                   (long)r.met.rejected_steps);
+            CHECK(eq <= 100 * tols[b]);
+            t_run_free(&r);
+        }
+    CHECK(Tmax > 5 && Tmax < 20);
+}
+
+/* Statics: the unpowered chain under a tilted gravity (no neutral yaw)
+ * rests where the chain without the rotor rests (inertia does not enter
+ * an equilibrium): the joint angles and the pitch joint's reaction torque
+ * to 1e-8 (statics' own tolerance is 1e-9 of the force scale).  The
+ * solver's step limit left the rotor's unit vectors, which turn N times as
+ * far as the joint, out of its measure (before, 100 Newton iterations were
+ * not enough). */
+static void test_statics(void)
+{
+    double dq = 0, dM = 0;
+    t_run r[2];
+    for (int k = 0; k < 2; k++) {
+        char doc[8192], g[8192];
+        s_doc(doc, sizeof doc, 0, 20, 0, 1, k == 0 ? 1e-4 : 0, 1.5);
+        const char *key = "\"gravity\": [0, 0, -9.81]", *at = strstr(doc, key);
+        if (!CHECK(at != NULL)) return;
+        snprintf(g, sizeof g, "%.*s\"gravity\": [2, 1, -9.81]%s", (int)(at - doc), doc, at + strlen(key));
+        const char *sets[] = {"solver.analysis=statics", NULL};
+        t_run_text(g, sets, &r[k]);
+        CHECK(r[k].rc == 0);
+    }
+    if (r[0].rc == 0 && r[1].rc == 0) {
+        const char *q[3] = {"q1", "q2", "q3"}, *mc[3] = {"Mx", "My", "Mz"};
+        for (int k = 0; k < 3; k++) {
+            dq = fmax(dq, fabs(t_at(&r[0], q[k], 0) - t_at(&r[1], q[k], 0)));
+            dM = fmax(dM, fabs(t_at(&r[0], mc[k], 0) - t_at(&r[1], mc[k], 0)));
+        }
+        printf("  statics with and without the rotor: angles %.1e rad, pitch reaction torque %.1e N m apart "
+               "(q2 = %.4f rad)\n", dq, dM, t_at(&r[0], "q2", 0));
+        CHECK(dq <= 1e-8 && dM <= 1e-8);
+        CHECK(fabs(t_at(&r[0], "q2", 0)) > 0.5);
+    }
+    t_run_free(&r[0]);
+    t_run_free(&r[1]);
+}
+
+/* ---- the TRIG equations' derivatives against finite differences ---- */
+
+typedef struct { int n; double *H; } s_dense;
+static void s_dense_add(void *c, int i, int j, double v) { s_dense *h = c; h->H[(size_t)i * h->n + j] += v; }
+
+/* At a perturbed (inconsistent) state x, rates v and multipliers lam of
+ * the chain's TRIG equations (the roll angle's and the rotor's six):
+ * Phi_q against central differences of Phi (h = 1e-6), the Hessian
+ * sum lam Phi_qq and (Phi_q v)_q against central differences of Phi_q,
+ * gamma against the second difference of Phi along x + s v (h = 1e-4),
+ * each relative to the largest entry it is compared with. */
+static void test_trig_derivatives(void)
+{
+    char doc[8192];
+    s_doc(doc, sizeof doc, 0, 20, 6, 1, 1e-4, 1.5);
+    mbs_errlist el = {0};
+    mbs_spec *sp = mech_parse(doc, strlen(doc), NULL, 0, &el);
+    mbs_model *m = sp ? mbs_model_new(sp, NULL, &el) : NULL;
+    if (!CHECK(m != NULL)) { if (sp) mbs_spec_free(&sp); return; }
+    int n = m->nvar, ne = m->neq, ntrig = 0;
+    size_t nnz = 0;
+    for (int i = 0; i < ne; i++) nnz += (size_t)m->eq[i].nnz, ntrig += m->eq[i].kind == MBS_EQ_TRIG;
+    double *x = calloc((size_t)n, sizeof *x), *v = calloc((size_t)n, sizeof *v), *lam = calloc((size_t)ne, sizeof *lam);
+    double *phi = calloc((size_t)ne, sizeof *phi), *pp = calloc((size_t)ne, sizeof *pp), *pm = calloc((size_t)ne, sizeof *pm);
+    double *gam = calloc((size_t)ne, sizeof *gam), *J = calloc(nnz, sizeof *J), *Jp = calloc(nnz, sizeof *Jp);
+    double *Jm = calloc(nnz, sizeof *Jm), *H = calloc((size_t)n * n, sizeof *H), *Hf = calloc((size_t)n * n, sizeof *Hf);
+    double *JV = calloc((size_t)ne * n, sizeof *JV), *xp = calloc((size_t)n, sizeof *xp), *xm = calloc((size_t)n, sizeof *xm);
+    unsigned seed = 1;
+    for (int i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        x[i] = m->x0[i] + 0.1 * ((seed >> 8) / 16777216.0 - 0.5);
+        seed = seed * 1103515245u + 12345u;
+        v[i] = (seed >> 8) / 16777216.0 - 0.5;
+    }
+    for (int i = 0; i < ne; i++) lam[i] = m->eq[i].kind == MBS_EQ_TRIG ? 1.0 + 0.1 * i : 0;
+    mbs_cons_eval(m, x, 0, phi, J);
+    mbs_cons_gamma(m, x, v, 0, gam);
+    s_dense hh = {n, H}, jj = {n, JV};
+    mbs_cons_hess_add(m, x, 0, lam, 1.0, s_dense_add, &hh);
+    mbs_cons_jvq_add(m, x, v, 0, 1.0, s_dense_add, &jj);
+    double ej = 0, sj = 0, ev = 0, sv = 0, eh = 0, sh = 0, eg = 0, sg = 0;
+    for (int k = 0; k < n; k++) {
+        double h = 1e-6, xs = x[k];
+        x[k] = xs + h;
+        mbs_cons_eval(m, x, 0, pp, Jp);
+        x[k] = xs - h;
+        mbs_cons_eval(m, x, 0, pm, Jm);
+        x[k] = xs;
+        for (int i = 0; i < ne; i++) {
+            const mbs_eq *e = &m->eq[i];
+            size_t off = (size_t)(e->cols - m->colpool);
+            for (int c = 0; c < e->nnz; c++)
+                Hf[(size_t)e->cols[c] * n + k] += lam[i] * (Jp[off + c] - Jm[off + c]) / (2 * h);
+            if (e->kind != MBS_EQ_TRIG) continue;
+            double an = 0, pvp = 0, pvm = 0;
+            for (int c = 0; c < e->nnz; c++) {
+                if (e->cols[c] == k) an = J[off + c];
+                pvp += Jp[off + c] * v[e->cols[c]];
+                pvm += Jm[off + c] * v[e->cols[c]];
+            }
+            ej = fmax(ej, fabs((pp[i] - pm[i]) / (2 * h) - an)), sj = fmax(sj, fabs(an));
+            double jv = JV[(size_t)i * n + k];
+            ev = fmax(ev, fabs((pvp - pvm) / (2 * h) - jv)), sv = fmax(sv, fabs(jv));
+        }
+    }
+    for (size_t i = 0; i < (size_t)n * n; i++) eh = fmax(eh, fabs(H[i] - Hf[i])), sh = fmax(sh, fabs(H[i]));
+    double h = 1e-4;
+    for (int k = 0; k < n; k++) xp[k] = x[k] + h * v[k], xm[k] = x[k] - h * v[k];
+    mbs_cons_eval(m, xp, 0, pp, NULL);
+    mbs_cons_eval(m, xm, 0, pm, NULL);
+    for (int i = 0; i < ne; i++)
+        if (m->eq[i].kind == MBS_EQ_TRIG)
+            eg = fmax(eg, fabs((pp[i] - 2 * phi[i] + pm[i]) / (h * h) - gam[i])), sg = fmax(sg, fabs(gam[i]));
+    printf("  TRIG equations (%d) against differences: Phi_q %.1e of %.3g, Hessian %.1e of %.3g, (Phi_q v)_q %.1e "
+           "of %.3g, gamma %.1e of %.3g\n", ntrig, ej, sj, eh, sh, ev, sv, eg, sg);
+    CHECK(ntrig == 7);
+    CHECK(ej <= 1e-7 * sj && eh <= 1e-6 * sh && ev <= 1e-6 * sv && eg <= 1e-5 * sg);
+    free(x); free(v); free(lam); free(phi); free(pp); free(pm); free(gam); free(J); free(Jp); free(Jm);
+    free(H); free(Hf); free(JV); free(xp); free(xm);
+    mbs_model_free(&m);
+    mbs_spec_free(&sp);
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    test_chain_against_hand(0, 20, 6, 1e-4);
+    test_chain_against_hand(1, 100, 1, 4e-5);
+    test_unpowered_energy(0, 20, 1e-4);
+    test_unpowered_energy(1, 100, 4e-5);
+    test_refused();
+    test_energy_controller();
+    test_statics();
+    test_trig_derivatives();
+    return CHECK_SUMMARY("rotor_space_test");
+}
