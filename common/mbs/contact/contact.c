@@ -239,6 +239,14 @@ static void s_point_velocity(const mbs_model *m, struct mbs_shape_cache *wc, int
     s_material_point(m, wc, b, x, p, c);
     mbs_point_map(m, b, c, 1, L);
     mbs_gather(m, b, v, 1, qd);
+    if (m->dim == 2 && m->nb == 4) {
+        /* the plane written out: the same sums in the same order */
+        for (int i = 0; i < 2; i++) {
+            const double *Li = L + 4 * i;
+            out[i] += Li[0] * qd[0]; out[i] += Li[1] * qd[1]; out[i] += Li[2] * qd[2]; out[i] += Li[3] * qd[3];
+        }
+        return;
+    }
     for (int i = 0; i < m->dim; i++)
         for (int s = 0; s < m->nb; s++) out[i] += L[i * m->nb + s] * qd[s];
 }
@@ -362,7 +370,13 @@ static void s_pair_q(const mbs_model *m, const mbs_data *d, int k, const double 
             for (int s = 0; s < m->nb; s++) {
                 if (!body_space && bd->var[s] < 0) continue;
                 double acc = 0;
-                for (int a = 0; a < m->dim; a++) acc += Ls[a * m->nb + s] * F[a];
+                if (m->dim == 2) {
+                    /* the plane: the loop below written out */
+                    acc += Ls[s] * F[0];
+                    acc += Ls[m->nb + s] * F[1];
+                } else {
+                    for (int a = 0; a < m->dim; a++) acc += Ls[a * m->nb + s] * F[a];
+                }
                 Q[body_space ? b * m->nb + s : bd->var[s]] += sg * acc;
             }
         }
