@@ -197,7 +197,11 @@ static double s_diff_norm(const mbs_data *d, int n, int k, double t1, const doub
  * thr (ten times that).  On the roller chain drive every rejected step asks (the noise
  * test), and the third rejection in a row (the order's drop): 1066 QRs of
  * 104 x 206 entries, about 110 us each (12 % of the run), at a margin of
- * 0.0037 to 0.0041 all the run; 395 with the reuse.  fresh_below: a margin
+ * 0.0037 to 0.0041 all the run; 395 with the reuse, 247 since the entries
+ * may also move by RM_DIST of the margin's distance to thr (the 105 QRs of
+ * Newton's rounding-floor test, thr 0.12, and most of the 0.03 ones are
+ * answered; what remain are the noise test's, thr 7.2e-4, at rejected
+ * steps).  fresh_below: a margin
  * below thr is always computed afresh (the caller reads it in
  * d->rm_val). */
 #define RM_MOVE 5e-2
