@@ -197,26 +197,17 @@ static double s_diff_norm(const mbs_data *d, int n, int k, double t1, const doub
  * thr (ten times that).  On the roller chain drive every rejected step asks (the noise
  * test), and the third rejection in a row (the order's drop): 1066 QRs of
  * 104 x 206 entries, about 110 us each (12 % of the run), at a margin of
- * 0.0037 to 0.0041 all the run; 395 with the reuse, 247 since the entries
- * may also move by RM_DIST of the margin's distance to thr (the 105 QRs of
- * Newton's rounding-floor test, thr 0.12, and most of the 0.03 ones are
- * answered; what remain are the noise test's, thr 7.2e-4, at rejected
- * steps).  fresh_below: a margin
+ * 0.0037 to 0.0041 all the run; 395 with the reuse.  fresh_below: a margin
  * below thr is always computed afresh (the caller reads it in
  * d->rm_val). */
 #define RM_MOVE 5e-2
-#define RM_DIST 0.1
 #define RM_GAP 1.5
 static int s_margin_below(const mbs_dae_form *f, mbs_data *d, double thr, int fresh_below)
 {
     int nnz = f->jac_nnz;
     double rc = d->rm_val;
     if (d->rm_jac && rc > 0 && (rc > RM_GAP * thr || (rc * RM_GAP < thr && !fresh_below))) {
-        /* the answer changes only when the margin crosses thr: far from
-         * it the entries may move by a tenth of that distance (the roller
-         * chain's margin 0.004 asked against 0.12 in Newton's
-         * rounding-floor test: 105 of its 395 QRs) */
-        double tol = fmax(RM_MOVE * rc, RM_DIST * fabs(rc - thr)) * d->rm_max;
+        double tol = RM_MOVE * rc * d->rm_max;
         int i = 0;
         while (i < nnz && fabs(d->jac[i] - d->rm_jac[i]) <= tol) i++;
         if (i == nnz) return rc < thr;
