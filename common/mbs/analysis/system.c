@@ -267,8 +267,8 @@ void mbs_ggl_emit(const mbs_model *m, mbs_data *d, double w0, const double *x, c
     } else if (m->nstate_el > 0 || m->spec->ncontact > 0) {
         s_gglblk kq = {add, ctx, n, 0, NULL}, kv = {add, ctx, n, n, NULL};
         if (contacts) {
-            mbs_force_jac(m, d, x, v, t, 1.0 / w0, 0.0, s_ggl_blk_add, &kq);
-            mbs_force_jac(m, d, x, v, t, 0.0, 1.0 / w0, s_ggl_blk_add, &kv);
+            /* K and C are different blocks: one pass over the contacts */
+            mbs_force_jac_split(m, d, x, v, t, 1.0 / w0, s_ggl_blk_add, &kq, 1.0 / w0, s_ggl_blk_add, &kv);
         } else {
             mbs_force_jac_noncontact(m, d, x, v, t, 1.0 / w0, 0.0, s_ggl_blk_add, &kq);
             mbs_force_jac_noncontact(m, d, x, v, t, 0.0, 1.0 / w0, s_ggl_blk_add, &kv);

@@ -239,6 +239,14 @@ static void s_point_velocity(const mbs_model *m, struct mbs_shape_cache *wc, int
     s_material_point(m, wc, b, x, p, c);
     mbs_point_map(m, b, c, 1, L);
     mbs_gather(m, b, v, 1, qd);
+    if (m->dim == 2 && m->nb == 4) {
+        /* the plane written out: the same sums in the same order */
+        for (int i = 0; i < 2; i++) {
+            const double *Li = L + 4 * i;
+            out[i] += Li[0] * qd[0]; out[i] += Li[1] * qd[1]; out[i] += Li[2] * qd[2]; out[i] += Li[3] * qd[3];
+        }
+        return;
+    }
     for (int i = 0; i < m->dim; i++)
         for (int s = 0; s < m->nb; s++) out[i] += L[i * m->nb + s] * qd[s];
 }
@@ -362,7 +370,13 @@ static void s_pair_q(const mbs_model *m, const mbs_data *d, int k, const double 
             for (int s = 0; s < m->nb; s++) {
                 if (!body_space && bd->var[s] < 0) continue;
                 double acc = 0;
-                for (int a = 0; a < m->dim; a++) acc += Ls[a * m->nb + s] * F[a];
+                if (m->dim == 2) {
+                    /* the plane: the loop below written out */
+                    acc += Ls[s] * F[0];
+                    acc += Ls[m->nb + s] * F[1];
+                } else {
+                    for (int a = 0; a < m->dim; a++) acc += Ls[a * m->nb + s] * F[a];
+                }
                 Q[body_space ? b * m->nb + s : bd->var[s]] += sg * acc;
             }
         }
@@ -469,9 +483,15 @@ void mbs_contact_jac_fd(const mbs_model *m, mbs_data *d, const double *x, const 
  * differences' matrix (mbs_contact_jac_fd) up to those terms (contact_test:
  * 1.3e-2 of the largest entry for a ball spinning at 3 rad/s); the
  * matrices only steer the modified Newton iteration. */
-static void s_pair_jac(const mbs_model *m, const mbs_data *d, int k, const double *x, const double *v, double cK,
-                       double cC, void (*add)(void *ctx, int i, int j, double val), void *ctx,
-                       struct mbs_shape_cache *wc)
+/* A receiver of Jacobian entries: add(ctx, i, j, -(cK K_ij + cC C_ij)). */
+typedef struct {
+    double cK, cC;
+    void (*add)(void *ctx, int i, int j, double val);
+    void *ctx;
+} s_jac_sink;
+
+static void s_pair_jac(const mbs_model *m, const mbs_data *d, int k, const double *x, const double *v,
+                       const s_jac_sink *sink, int nsink, struct mbs_shape_cache *wc)
 {
     const mbs_contact_spec *C = &m->spec->contacts[k];
     int dim = m->dim, nb = m->nb;
@@ -524,28 +544,50 @@ static void s_pair_jac(const mbs_model *m, const mbs_data *d, int k, const doubl
                     if (bd->var[col] < 0) continue;
                     double kx = 0, kv = 0;
                     for (int q = 0; q < dim; q++) { kx += tx[q] * Ls[q * nb + col]; kv += tv[q] * Ls[q * nb + col]; }
-                    /* K = -dQ/dx, C = -dQ/dv */
-                    double val = -(cK * kx + cC * kv);
-                    if (val != 0) add(ctx, bd->var[r], bd->var[col], val);
+                    /* K = -dQ/dx, C = -dQ/dv; each sink its own weights
+                     * (a K-only sink's cC is 0: the same -(cK kx + 0 kv)
+                     * as a pass of its own computed) */
+                    for (int s = 0; s < nsink; s++) {
+                        double val = -(sink[s].cK * kx + sink[s].cC * kv);
+                        if (val != 0) sink[s].add(sink[s].ctx, bd->var[r], bd->var[col], val);
+                    }
                 }
             }
         }
     }
 }
 
-void mbs_contact_jac(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,
-                     double cC, void (*add)(void *ctx, int i, int j, double val), void *ctx)
+/* The pairs in the system (every declared pair without deactivation), each
+ * pair's entries to the nsink sinks. */
+static void s_contact_jac(const mbs_model *m, mbs_data *d, const double *x, const double *v, const s_jac_sink *sink,
+                          int nsink)
 {
     int nc = m->spec->ncontact;
-    (void)t;
     if (nc == 0) return;
     int use_active = m->spec->solver.contact_deactivation && d->c_ready;
     int cnt = use_active ? d->c_nactive : nc;
     struct mbs_shape_cache *wc = s_wc_begin(m, d->c_wc);
     for (int i = 0; i < cnt; i++) {
         int k = use_active ? d->c_active[i] : i;
-        if (m->spec->contacts[k].law != MBS_LAW_RIGID) s_pair_jac(m, d, k, x, v, cK, cC, add, ctx, wc);
+        if (m->spec->contacts[k].law != MBS_LAW_RIGID) s_pair_jac(m, d, k, x, v, sink, nsink, wc);
     }
+}
+
+void mbs_contact_jac(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,
+                     double cC, void (*add)(void *ctx, int i, int j, double val), void *ctx)
+{
+    (void)t;
+    s_jac_sink sink = {cK, cC, add, ctx};
+    s_contact_jac(m, d, x, v, &sink, 1);
+}
+
+void mbs_contact_jac_split(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,
+                           void (*addK)(void *ctx, int i, int j, double val), void *ctxK, double cC,
+                           void (*addC)(void *ctx, int i, int j, double val), void *ctxC)
+{
+    (void)t;
+    s_jac_sink sink[2] = {{cK, 0.0, addK, ctxK}, {0.0, cC, addC, ctxC}};
+    s_contact_jac(m, d, x, v, sink, 2);
 }
 
 /* ---- per-step bookkeeping: impact speeds, active set, metrics ------------------------------- */

@@ -73,6 +73,16 @@ void mbs_contact_compliant_each(const mbs_model *m, const mbs_data *d, const dou
 void mbs_contact_jac(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,
                      double cC, void (*add)(void *ctx, int i, int j, double val), void *ctx);
 
+/* The same with K and C to separate sinks in one pass over the pairs:
+ * addK(ctxK, i, j, cK K_ij) and addC(ctxC, i, j, cC C_ij), the entries of
+ * mbs_contact_jac(.., cK, 0, addK, ctxK) and then of (.., 0, cC, addC,
+ * ctxC), each sink's in the same order, with the pairs' geometry, relative
+ * velocities and force laws evaluated once instead of twice (the BDF's
+ * Newton matrix: K and C are different blocks). */
+void mbs_contact_jac_split(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,
+                           void (*addK)(void *ctx, int i, int j, double val), void *ctxK, double cC,
+                           void (*addC)(void *ctx, int i, int j, double val), void *ctxC);
+
 /* The same by finite differences of the pairs' generalized forces (all
  * terms; a pair evaluation per perturbed coordinate): the check of
  * mbs_contact_jac in contact_test. */

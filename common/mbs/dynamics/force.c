@@ -481,6 +481,16 @@ void mbs_force_jac(const mbs_model *m, mbs_data *d, const double *x, const doubl
     mbs_contact_jac(m, d, x, v, t, cK, cC, add, ctx);
 }
 
+void mbs_force_jac_split(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,
+                         void (*addK)(void *ctx, int i, int j, double v), void *ctxK, double cC,
+                         void (*addC)(void *ctx, int i, int j, double v), void *ctxC)
+{
+    mbs_force_jac_noncontact(m, d, x, v, t, cK, 0.0, addK, ctxK);
+    mbs_force_jac_noncontact(m, d, x, v, t, 0.0, cC, addC, ctxC);
+    /* the contacts' K and C in one pass over the pairs */
+    mbs_contact_jac_split(m, d, x, v, t, cK, addK, ctxK, cC, addC, ctxC);
+}
+
 /* A motor whose current z_k is a state, as the BDF's Newton matrix sees it
  * once the current's row is eliminated (integrator_bdf.c): the current
  * follows the joint's rate by the gain d->zkap[k] from its value at the

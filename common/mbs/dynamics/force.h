@@ -15,6 +15,14 @@ void mbs_force_eval(const mbs_model *m, const mbs_data *d, const double *x, cons
  * elements, added as add(ctx, i, j, cK K_ij + cC C_ij). */
 void mbs_force_jac(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,
                    double cC, void (*add)(void *ctx, int i, int j, double v), void *ctx);
+/* K and C to separate sinks: addK(ctxK, i, j, cK K_ij) and addC(ctxC, i,
+ * j, cC C_ij), each sink receiving the entries of mbs_force_jac(.., cK, 0,
+ * addK, ctxK) and of mbs_force_jac(.., 0, cC, addC, ctxC) in the same order
+ * (the GGL Newton matrix's K and C blocks); the compliant contacts'
+ * geometry and laws are evaluated once for both. */
+void mbs_force_jac_split(const mbs_model *m, mbs_data *d, const double *x, const double *v, double t, double cK,
+                         void (*addK)(void *ctx, int i, int j, double v), void *ctxK, double cC,
+                         void (*addC)(void *ctx, int i, int j, double v), void *ctxC);
 /* mbs_force_eval and mbs_force_jac without the compliant contacts: the BDF
  * integrator with solver.contact_force_unknowns carries their forces as
  * unknowns of its Newton matrix (system_contacts.c). */

@@ -185,6 +185,18 @@ static inline void s_av_at(const mbs_model *m, s_avcache *c, const mbs_avec *a, 
 /* Offset of each equation's Jacobian values in the pooled array. */
 static inline const int *s_eq_cols0(const mbs_model *m) { return m->colpool; }
 
+/* row[jc[k].pos] += w (jc[k].col . O) over the nj columns jc, in the plane:
+ * mbs_cons_eval's loop with dim = 2 written out (the same operations). */
+static inline void s_jcols_add2(const mbs_jcol *jc, int nj, const double *O, double w, double *row)
+{
+    for (int k = 0; k < nj; k++) {
+        double d = 0;
+        d += jc[k].col[0] * O[0];
+        d += jc[k].col[1] * O[1];
+        row[jc[k].pos] += w * d;
+    }
+}
+
 void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, double *jac)
 {
     int dim = m->dim;
@@ -237,6 +249,14 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
             val += w * pq;
             if (trig) dth += W1[p] * pq;
             if (!row) continue;
+            if (dim == 2) {
+                /* the plane with constant trip counts (the roller chain
+                 * evaluates 104 equations per Newton iteration): the same
+                 * sums in the same order as the loops below */
+                s_jcols_add2(e->jc[p][0], e->njc[p][0], Q, w, row);
+                s_jcols_add2(e->jc[p][1], e->njc[p][1], P, w, row);
+                continue;
+            }
             const mbs_jcol *jc = e->jc[p][0];
             for (int k = 0; k < e->njc[p][0]; k++) {
                 double d = 0;

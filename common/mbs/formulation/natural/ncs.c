@@ -245,6 +245,15 @@ void mbs_point_map(const mbs_model *m, int b, const double c[3], int is_point, d
 {
     const mbs_body *bd = &m->body[b];
     int nb = m->nb;
+    if (m->dim == 2 && nb == 4) {
+        /* the plane, every entry written (the roller chain asks for two
+         * maps per touching point and evaluation): the values of the
+         * general branch below */
+        double s = bd->vec_is_point[0], p = is_point ? 1.0 : 0.0;
+        L[0] = p - s * c[0];   L[1] = 0.0 - s * -c[1]; L[2] = c[0];  L[3] = -c[1];
+        L[4] = 0.0 - s * c[1]; L[5] = p - s * c[0];    L[6] = c[1];  L[7] = c[0];
+        return;
+    }
     memset(L, 0, sizeof(double) * (size_t)m->dim * (size_t)nb);
     if (m->dim == 3) {
         double w0 = is_point ? 1.0 : 0.0;
