@@ -325,6 +325,22 @@ static void test_impossible(void)
     CHECK(r.rc == MBS_EINVAL);
     CHECK(r.err.n > 0 && strstr(r.err.e[0].message, "degree") != NULL);
     t_run_free(&r);
+
+    /* two drivers of the four-bar's one freedom that disagree (A at 1
+     * rad/s, D at 0.5): the kinematic analysis keeps every equation and
+     * finds no position, naming the drivers (it used to switch D's off at
+     * assembly and follow A alone, silently) */
+    char fb2[8192];
+    if (t_splice_file("examples/four_bar.json", "\"forces\": []", "\"drivers\": ["
+                      "{\"joint\": \"A\", \"motion\": {\"kind\": \"constant_speed\", \"speed\": 1}}, "
+                      "{\"joint\": \"D\", \"motion\": {\"kind\": \"constant_speed\", \"speed\": 0.5}}], "
+                      "\"forces\": []", fb2, sizeof fb2) == 0) {
+        t_run_text(fb2, sets, &r);
+        printf("  four-bar with two disagreeing drivers, kinematics: %s\n", r.err.n ? r.err.e[0].message : "ran");
+        CHECK(r.rc == MBS_EDIVERGE && r.err.n > 0 && strstr(r.err.e[0].message, "contradict") != NULL &&
+              strstr(r.err.e[0].message, "A (driver)") != NULL && strstr(r.err.e[0].message, "D (driver)") != NULL);
+        t_run_free(&r);
+    }
 }
 
 /* ---- kinematics and statics ------------------------------------------------------------------- */

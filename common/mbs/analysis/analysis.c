@@ -152,20 +152,24 @@ static double *s_jac_dense(const mbs_model *m, const mbs_data *d)
 
 /* Which joints to list as redundant: those owning an equation marked in
  * seen[] (a rigid-body equation stands for the joints of its body whose
- * equations were eliminated into that body's coordinates). */
+ * equations were eliminated into that body's coordinates); a joint whose
+ * driver's equation is marked is listed as "NAME (driver)" (two drivers of
+ * one freedom: the joints alone did not say which). */
 static void s_list_redundant(const mbs_model *m, mbs_data *d, const char *seen)
 {
     int ne = m->neq;
     size_t len = 0;
     for (int j = 0; j < m->spec->njoint && seen; j++) {
-        int inv = 0;
+        int inv = 0, drv = 0;
         const mbs_joint_spec *J = &m->spec->joints[j];
         for (int r = 0; r < ne && !inv; r++)
             inv = seen[r] && (m->eq[r].joint == j ||
                               (m->eq[r].joint == -1 && (m->eq[r].body == J->body[0] || m->eq[r].body == J->body[1])));
-        if (!inv) continue;
-        int w = snprintf(d->rep.redundant_joints + len, sizeof d->rep.redundant_joints - len, "%s%s",
-                         len ? ", " : "", m->spec->joints[j].name);
+        for (int r = 0; r < ne && !drv; r++)
+            drv = seen[r] && m->eq[r].joint <= -2 && m->spec->drivers[-2 - m->eq[r].joint].joint == j;
+        if (!inv && !drv) continue;
+        int w = snprintf(d->rep.redundant_joints + len, sizeof d->rep.redundant_joints - len, "%s%s%s",
+                         len ? ", " : "", m->spec->joints[j].name, drv ? " (driver)" : "");
         if (w < 0 || (size_t)w >= sizeof d->rep.redundant_joints - len) break;
         len += (size_t)w;
     }

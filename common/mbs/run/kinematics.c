@@ -48,8 +48,16 @@ int mbs_kinematics(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlis
             for (int i = 0; i < n; i++) d->x[i] += dx[i];
         }
         if (!ok) {
-            mbs_err_add(err, "", "t = %.6g: the position problem has no solution (the drivers move the mechanism "
-                        "out of its reach, or through a lock-up)", t1);
+            /* every equation is kept: dependent ones that disagree (two
+             * drivers of one freedom) have no common solution either */
+            if (d->rep.redundant > 0)
+                mbs_err_add(err, "", "t = %.6g: the position problem has no solution (the drivers move the mechanism "
+                            "out of its reach, or through a lock-up; or they contradict each other or the joints: %d "
+                            "equation(s) depend on the others, joints involved: %s)", t1, d->rep.redundant,
+                            d->rep.redundant_joints);
+            else
+                mbs_err_add(err, "", "t = %.6g: the position problem has no solution (the drivers move the mechanism "
+                            "out of its reach, or through a lock-up)", t1);
             return MBS_EDIVERGE;
         }
         d->t = t1;
