@@ -327,6 +327,22 @@ static void test_impossible(void)
     CHECK(r.rc == MBS_EINVAL);
     CHECK(r.err.n > 0 && strstr(r.err.e[0].message, "degree") != NULL);
     t_run_free(&r);
+
+    /* two drivers of the four-bar's one freedom that disagree (A at 1
+     * rad/s, D at 0.5): the kinematic analysis keeps every equation and
+     * finds no position, naming the drivers (it used to switch D's off at
+     * assembly and follow A alone, silently) */
+    char fb2[8192];
+    if (t_splice_file("examples/four_bar.json", "\"forces\": []", "\"drivers\": ["
+                      "{\"joint\": \"A\", \"motion\": {\"kind\": \"constant_speed\", \"speed\": 1}}, "
+                      "{\"joint\": \"D\", \"motion\": {\"kind\": \"constant_speed\", \"speed\": 0.5}}], "
+                      "\"forces\": []", fb2, sizeof fb2) == 0) {
+        t_run_text(fb2, sets, &r);
+        printf("  four-bar with two disagreeing drivers, kinematics: %s\n", r.err.n ? r.err.e[0].message : "ran");
+        CHECK(r.rc == MBS_EDIVERGE && r.err.n > 0 && strstr(r.err.e[0].message, "contradict") != NULL &&
+              strstr(r.err.e[0].message, "A (driver)") != NULL && strstr(r.err.e[0].message, "D (driver)") != NULL);
+        t_run_free(&r);
+    }
 }
 
 /* ---- kinematics and statics ------------------------------------------------------------------- */
@@ -401,6 +417,87 @@ static void test_kinematics_statics(void)
      * cam follower's spring carried the weight through the cam) */
     t_run_file("examples/cam_follower_rigid.json", st, &r);
     CHECK(r.rc != 0 && r.err.n > 0 && strstr(r.err.e[0].message, "compliant contacts only"));
+    t_run_free(&r);
+}
+
+/* ---- initial velocities that disagree with the drivers -------------------------------------- */
+
+/* The four-bar driven at C by a harmonic whose rate is 0 at t = 0, its crank
+ * given 5 rad/s (w0): fully driven, so every velocity is 0 at t = 0 and the
+ * given ones must be projected away.  Every integrator starts from the
+ * consistent state (the first sample's crank speed and kinetic energy at
+ * rounding), says so in a warning (which clears tolerance_met), and follows
+ * the relative formulation's kinematic analysis of the same drivers (an
+ * independent reference: joint coordinates, exact to 1e-11) within 100 x
+ * the tolerance x each channel's scale, the contract's global bound.
+ * Before, the projection stopped at 1e-12 (1 + L) of the velocity
+ * equations, 4.9e-12 m/s left, 30 x the BDF's local velocity weight at
+ * 1e-10: natural bdf stopped at t = 0 below solver.min_step at 1e-10 (and
+ * below).  The same model started at rest: no warning. */
+static void test_inconsistent_start(void)
+{
+    static const char *const DRV =
+        "\"drivers\": [{\"joint\": \"C\", \"motion\": {\"kind\": \"harmonic\", \"amplitude\": 0.3, \"frequency\": 0.5, "
+        "\"phase\": \"=pi/2\", \"offset\": -0.3}}], \"forces\": []";
+    char doc[8192], rest[8192];
+    if (t_splice_file("examples/four_bar.json", "\"forces\": []", DRV, doc, sizeof doc) != 0 ||
+        t_splice(doc, "\"w0\": 5.0", "\"w0\": 0", rest, sizeof rest) != 0)
+        return;
+    const char *kin[] = {"solver.analysis=kinematics", "solver.formulation=relative", "solver.t_end=2", NULL};
+    t_run ref;
+    t_run_text(doc, kin, &ref);
+    CHECK(ref.rc == 0 && ref.res.nsample == 201);
+    static const char *const ch[] = {"crank_angle", "rocker_angle", "crank_omega", "xB", "yB", "T"};
+    static const struct {
+        const char *integ, *form, *tol, *step;
+    } runs[] = {{"bdf", "natural", "1e-9", NULL},         {"bdf", "natural", "1e-10", NULL},
+                {"bdf", "natural", "1e-11", NULL},        {"dopri5", "natural", "1e-9", NULL},
+                {"dopri5", "natural", "1e-10", NULL},     {"trapezoidal_al", "natural", "1e-9", "1e-4"},
+                {"dopri5", "relative", "1e-9", NULL},     {"dopri5", "relative", "1e-10", NULL},
+                {"bdf", "relative", "1e-9", NULL},        {"bdf", "relative", "1e-10", NULL}};
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0] && ref.rc == 0; k++) {
+        char s1[64], s2[64], s3[64], s4[64];
+        snprintf(s1, sizeof s1, "solver.integrator=%s", runs[k].integ);
+        snprintf(s2, sizeof s2, "solver.formulation=%s", runs[k].form);
+        snprintf(s3, sizeof s3, "solver.tolerance=%s", runs[k].tol);
+        snprintf(s4, sizeof s4, "solver.step=%s", runs[k].step ? runs[k].step : "0");
+        const char *sets[] = {s1, s2, s3, "solver.t_end=2", runs[k].step ? s4 : NULL, NULL};
+        t_run r;
+        t_run_text(doc, sets, &r);
+        CHECK(r.rc == 0 && r.res.nsample == ref.res.nsample);
+        if (r.rc || r.res.nsample != ref.res.nsample) {
+            printf("  inconsistent start, %s %s at %s: %s\n", runs[k].form, runs[k].integ, runs[k].tol,
+                   r.err.n ? r.err.e[0].message : "samples");
+            t_run_free(&r);
+            continue;
+        }
+        double worst = 0, tol = atof(runs[k].tol);
+        const char *wch = "";
+        for (int c = 0; c < 6; c++) {
+            int col = t_col(&ref, ch[c]);
+            double scale = 0;
+            for (int i = 0; i < ref.res.nsample; i++)
+                scale = fmax(scale, fabs(ref.res.rows[(size_t)i * (1 + ref.res.nchannel) + col]));
+            double e = t_maxdiff(&r, &ref, ch[c]) / scale;
+            if (e > worst) { worst = e; wch = ch[c]; }
+        }
+        int warned = r.met.nwarning >= 1 && strstr(r.met.warning[0], "initial velocities") != NULL;
+        printf("  inconsistent start, %-8s %-14s at %-5s: crank speed at t = 0 %.1e rad/s, T %.1e J; %.1e x tol of the "
+               "kinematics' scale (%s); %d warning(s): %s\n", runs[k].form, runs[k].integ, runs[k].tol,
+               t_at(&r, "crank_omega", 0), t_at(&r, "T", 0), worst / tol, wch, r.met.nwarning,
+               r.met.nwarning ? r.met.warning[0] : "");
+        CHECK(fabs(t_at(&r, "crank_omega", 0)) < 1e-12);
+        CHECK(t_at(&r, "T", 0) < 1e-20);
+        CHECK(worst < 100 * tol);
+        CHECK(warned && r.met.nwarning == 1 && r.met.tolerance_met == 0);
+        t_run_free(&r);
+    }
+    t_run_free(&ref);
+    /* started at rest, as the drivers want: nothing to warn about */
+    const char *bdf[] = {"solver.tolerance=1e-10", "solver.t_end=2", NULL};
+    t_run r;
+    t_run_text(rest, bdf, &r);
+    CHECK(r.rc == 0 && r.met.nwarning == 0 && r.met.tolerance_met == 1);
     t_run_free(&r);
 }
 
@@ -697,6 +794,7 @@ int main(void)
     test_tolerance_scale();
     test_impossible();
     test_kinematics_statics();
+    test_inconsistent_start();
     test_table_driver();
     return CHECK_SUMMARY("solver_test");
 }

@@ -127,7 +127,8 @@ static int s_assemble(const mbs_model *m, mbs_data *d, mbs_errlist *err)
 int mbs_keeps_redundant(const mbs_model *m)
 {
     const mbs_solver_spec *o = &m->spec->solver;
-    return o->analysis == MBS_ANALYSIS_DYNAMICS && o->integrator == MBS_INT_TRAPEZOIDAL_AL;
+    return o->analysis == MBS_ANALYSIS_KINEMATICS ||
+           (o->analysis == MBS_ANALYSIS_DYNAMICS && o->integrator == MBS_INT_TRAPEZOIDAL_AL);
 }
 
 /* Phi_q^T (from d->jac) as a dense n x neq column-major matrix, columns the
@@ -151,20 +152,24 @@ static double *s_jac_dense(const mbs_model *m, const mbs_data *d)
 
 /* Which joints to list as redundant: those owning an equation marked in
  * seen[] (a rigid-body equation stands for the joints of its body whose
- * equations were eliminated into that body's coordinates). */
+ * equations were eliminated into that body's coordinates); a joint whose
+ * driver's equation is marked is listed as "NAME (driver)" (two drivers of
+ * one freedom: the joints alone did not say which). */
 static void s_list_redundant(const mbs_model *m, mbs_data *d, const char *seen)
 {
     int ne = m->neq;
     size_t len = 0;
     for (int j = 0; j < m->spec->njoint && seen; j++) {
-        int inv = 0;
+        int inv = 0, drv = 0;
         const mbs_joint_spec *J = &m->spec->joints[j];
         for (int r = 0; r < ne && !inv; r++)
             inv = seen[r] && (m->eq[r].joint == j ||
                               (m->eq[r].joint == -1 && (m->eq[r].body == J->body[0] || m->eq[r].body == J->body[1])));
-        if (!inv) continue;
-        int w = snprintf(d->rep.redundant_joints + len, sizeof d->rep.redundant_joints - len, "%s%s",
-                         len ? ", " : "", m->spec->joints[j].name);
+        for (int r = 0; r < ne && !drv; r++)
+            drv = seen[r] && m->eq[r].joint <= -2 && m->spec->drivers[-2 - m->eq[r].joint].joint == j;
+        if (!inv && !drv) continue;
+        int w = snprintf(d->rep.redundant_joints + len, sizeof d->rep.redundant_joints - len, "%s%s%s",
+                         len ? ", " : "", m->spec->joints[j].name, drv ? " (driver)" : "");
         if (w < 0 || (size_t)w >= sizeof d->rep.redundant_joints - len) break;
         len += (size_t)w;
     }
@@ -356,7 +361,24 @@ int mbs_project_velocity(const mbs_model *m, mbs_data *d, const double *vin, dou
     if (mbs_spd_build(m, d, 1.0, alpha, 0, 0, d->x, d->v, t) != 0) return MBS_ESINGULAR;
     mbs_mass_mul(m, vin, f);
     memset(sig, 0, sizeof(double) * (size_t)(m->neq > 0 ? m->neq : 1));
-    double tol = 1e-12 * (1 + m->length_scale);
+    /* to rounding: 1e-15 of the size of the equations' terms, |Phi_t| and
+     * |Phi_q| |vin|.  Whatever is left is a velocity jump the integrators'
+     * first step must make: the BDF counts it whole in its first error
+     * estimate, at any step size.  The tolerance was 1e-12 (1 + L): a
+     * four-bar driven from rest whose crank was given 5 rad/s kept 4.9e-12
+     * in a velocity, 30 x the BDF's local velocity weight at tolerance
+     * 1e-10, and the run stopped at t = 0 below min_step (now 6e-16, in 4
+     * passes instead of 3; consistent input, every example's, takes one
+     * pass as before; solver_test test_inconsistent_start). */
+    double jmax = 0, vmax = 0, pmax = 0;
+    for (int i = 0; i < m->neq; i++) {
+        const mbs_eq *e = &m->eq[i];
+        const double *row = d->jac + (e->cols - m->colpool);
+        for (int k = 0; k < e->nnz; k++) jmax = fmax(jmax, fabs(row[k]));
+        pmax = fmax(pmax, fabs(d->phit[i]));
+    }
+    for (int i = 0; i < m->nvar; i++) vmax = fmax(vmax, fabs(vin[i]));
+    double tol = 1e-15 * fmax(pmax, jmax * vmax);
     /* without convergence the best effort stands: the remaining velocity
      * violation is reported in the metrics */
     (void)mbs_al_solve(m, d, f, d->phit, alpha, tol, 50, d->v, sig);
@@ -392,7 +414,12 @@ int mbs_initialize(const mbs_model *m, mbs_data *d, mbs_report *rep, mbs_errlist
     /* the trapezoidal AL tolerates redundant equations in its Newton
      * iterations: it keeps every one, so that no choice of a kept set made
      * here can degenerate later in the motion (Bricard's kept set does at
-     * theta1 = pi/2); the others (BDF's and the event-driven KKT matrices,
+     * theta1 = pi/2); so does the kinematic analysis, whose position,
+     * velocity and acceleration equations are consistent (no drift
+     * corrections): on Bricard's kept set it converged on the kept
+     * equations' residual while the switched-off one grew to 1.1e-7 near
+     * pi/2 (zP3 9.3e-8 of its range, P3's acceleration 0.23 m/s^2 off);
+     * with every equation 3e-12.  The others (BDF's and the event-driven KKT matrices,
      * DOPRI5's accelerations) use an independent set, re-selected as the
      * motion goes on (mbs_reselect_redundant): with every equation kept,
      * DOPRI5's accelerations were a least-squares compromise of the

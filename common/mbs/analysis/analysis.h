@@ -9,9 +9,11 @@
 /* Penalty factor alpha of the augmented-Lagrangian solves (mass-scaled). */
 double mbs_alpha(const mbs_model *m);
 
-/* 1 when the run's method keeps redundant constraint equations (the
- * augmented Lagrangian ones: dynamics with trapezoidal_al or dopri5), 0
- * when it needs an independent set (d->eq_on). */
+/* 1 when the run's method keeps redundant constraint equations (d->eq_on
+ * all 1: dynamics with trapezoidal_al, and the kinematic analysis, both
+ * solving by augmented-Lagrangian iterations), 0 when it needs an
+ * independent set (the BDF's, DOPRI5's and the event-driven integrator's,
+ * chosen again along the motion with mbs_reselect_redundant). */
 int mbs_keeps_redundant(const mbs_model *m);
 
 /* How close the constraint Jacobian in d->jac is to losing rank against

@@ -4,7 +4,10 @@
  * position problem Phi(x, t) = 0 is solved by Newton iterations from the
  * extrapolated previous solution, then the velocity and acceleration
  * problems  Phi_q v = -Phi_t,  Phi_q a = -gamma.  All three are solved by the
- * augmented-Lagrangian machinery, which also copes with redundant equations.
+ * augmented-Lagrangian machinery, which also copes with redundant equations:
+ * every equation is kept (mbs_keeps_redundant), so that Newton stops on
+ * every residual and no independent set chosen at assembly can degenerate
+ * later in the motion.
  */
 #include "mbs/analysis/analysis.h"
 #include "mbs/run/run.h"
@@ -45,8 +48,16 @@ int mbs_kinematics(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlis
             for (int i = 0; i < n; i++) d->x[i] += dx[i];
         }
         if (!ok) {
-            mbs_err_add(err, "", "t = %.6g: the position problem has no solution (the drivers move the mechanism "
-                        "out of its reach, or through a lock-up)", t1);
+            /* every equation is kept: dependent ones that disagree (two
+             * drivers of one freedom) have no common solution either */
+            if (d->rep.redundant > 0)
+                mbs_err_add(err, "", "t = %.6g: the position problem has no solution (the drivers move the mechanism "
+                            "out of its reach, or through a lock-up; or they contradict each other or the joints: %d "
+                            "equation(s) depend on the others, joints involved: %s)", t1, d->rep.redundant,
+                            d->rep.redundant_joints);
+            else
+                mbs_err_add(err, "", "t = %.6g: the position problem has no solution (the drivers move the mechanism "
+                            "out of its reach, or through a lock-up)", t1);
             return MBS_EDIVERGE;
         }
         d->t = t1;
@@ -56,9 +67,14 @@ int mbs_kinematics(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlis
         mbs_cons_phit(m, d->x, t1, d->phit);
         memset(sig, 0, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
         mbs_al_solve(m, d, zero, d->phit, alpha, 1e-12, 30, d->v, sig);
+        /* to 1e-12 of gamma's size (it was 1e-10 absolute: Bricard's P3
+         * accelerations 7.7e-10 of their range from the relative
+         * formulation's, 9.3e-13 now; each pass a back-substitution) */
         mbs_cons_gamma(m, d->x, d->v, t1, d->gam);
+        double gmax = 0;
+        for (int i = 0; i < ne; i++) gmax = fmax(gmax, fabs(d->gam[i]));
         memset(sig, 0, sizeof(double) * (size_t)(ne > 0 ? ne : 1));
-        mbs_al_solve(m, d, zero, d->gam, alpha, 1e-10, 30, d->a, sig);
+        mbs_al_solve(m, d, zero, d->gam, alpha, 1e-12 * (1 + gmax), 30, d->a, sig);
         /* sample exactly at t1: no interpolation needed */
         d->tp = t1;
         int rc = mbs_run_step_done(m, d, smp, err);

@@ -198,6 +198,32 @@ static int s_check_states(const mbs_model *m, mbs_errlist *err)
     return MBS_EINVAL;
 }
 
+/* The initial velocities as given (m->v0) against the projected ones
+ * (d->v, mbs_initialize: consistent with the constraints and drivers at
+ * t = 0): a warning when a variable moved by more than the user's
+ * tolerance on it (the run's local weights over their factor), naming the
+ * body of the largest move.  The run then answers the consistent initial
+ * state, not the one typed.  Dynamics only: the kinematic analysis takes
+ * its velocities from the drivers, the statics none. */
+static void s_warn_velocity(const mbs_model *m, mbs_data *d)
+{
+    if (m->spec->solver.analysis != MBS_ANALYSIS_DYNAMICS || d->tol.rtol <= 0) return;
+    double f = d->tol.rtol / d->met.tolerance, worst = 1, dv = 0;
+    int at = -1;
+    for (int i = 0; i < m->nvar; i++) {
+        double r = fabs(d->v[i] - m->v0[i]) / (mbs_wv(d, i, fabs(m->v0[i])) / f);
+        if (r > worst) { worst = r; at = i; dv = fabs(d->v[i] - m->v0[i]); }
+    }
+    if (at < 0) return;
+    const char *who = NULL;
+    for (int b = 0; b < m->nbody && !who; b++)
+        for (int sl = 0; sl < m->nb && !who; sl++)
+            if (m->body[b].var[sl] == at || m->body[b].avar == at) who = m->spec->bodies[b].name;
+    mbs_warn(d, "the initial velocities did not satisfy the constraints and drivers: projected onto them, a "
+             "velocity%s%s%s changed by %.3g (%.2g x the tolerance)", who ? " of body '" : "", who ? who : "",
+             who ? "'" : "", dv, worst);
+}
+
 int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *met, mbs_progress_fn progress,
                  void *user, mbs_errlist *err)
 {
@@ -241,6 +267,7 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
         memcpy(d->zp, d->z, sizeof(double) * (size_t)m->nz);
         memcpy(d->zdp, d->zd, sizeof(double) * (size_t)m->nz);
         mbs_tol_init(m, d);
+        s_warn_velocity(m, d);
         d->E0 = s_energy(m, d);
         d->E_proj = 0;
         run.ke_max = mbs_kinetic(m, d->v);
