@@ -20,7 +20,7 @@
  * moved a little); when that would take too many moves, a merge sort takes
  * over.  Cost: about N log N (N when coherent) plus the box pairs that
  * overlap along the sweep axis (within a slab and the next one), plus the
- * sort of the result.
+ * sort of the result (a radix sort of the pair ids: linear).
  *
  * Overlap with margin m: boxes i and j overlap when, on every axis k < dim,
  *     lo_j[k] <= hi_i[k] + m  and  lo_i[k] <= hi_j[k] + m.
@@ -55,9 +55,13 @@ typedef struct mbs_broadphase {
     int *skey;      /* nactive: slab of each box of order (-1: no slab)        */
     int *sptr;      /* nactive + 2: start of each slab in sorder               */
     int slabs;      /* number of slabs of the last call (0: one sweep)         */
+    int *memo;      /* nbox (2 S_MEMO + 1): per box its last partners looked
+                       up (partner, pair id or -1) and the next place
+                       (broadphase.c s_emit_pairs)                             */
     /* statistics of the last call */
     long tested;    /* box pairs overlapping on the sweep axis                 */
     long overlaps;  /* box pairs overlapping on every axis                     */
+    long memo_hits; /* box pairs answered by the memo (since mbs_bp_init)      */
     int resorted;   /* 1 if the last call needed a full merge sort             */
 } mbs_broadphase;
 
@@ -80,8 +84,8 @@ int mbs_bp_sweep(mbs_broadphase *bp, const mbs_aabb *box, double margin, int *ou
  * grow[i] >= 0 on every side (overlap with margin + grow[i] + grow[j]), i.e.
  * those the sweep did not report, in increasing order (out: room for npair
  * ids).  gmax is the largest grow[i]; 0 returns 0 at once.  Uses the sweep
- * order of the last call (no re-sort): O(active boxes + box pairs within
- * margin + 2 gmax along the sweep axis). */
+ * order of the last call (no re-sort): O(active boxes + the boxes within
+ * reach along the sweep axis of each growing box). */
 int mbs_bp_grown(mbs_broadphase *bp, const mbs_aabb *box, double margin, const double *grow, double gmax,
                  int *out);
 
