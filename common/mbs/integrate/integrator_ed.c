@@ -100,8 +100,13 @@ int mbs_ed_ws_make(const mbs_dae_form *fm, const mbs_contact_rows *r, const mbs_
     d->ed = w;
     w->f = *fm;
     w->rows = *r;
-    /* the dense KKT matrix takes M's entries as they are: constant */
-    if (!fm->mass_ptr) { mbs_ed_data_free(d); return -1; }
+    /* the dense KKT matrix takes M's entries as they are: constant (not
+     * yet mass_eval's M(q)), and the dopri5 stages take q' = v (not yet
+     * advance's q' = G(q) v) */
+    if (!fm->mass_ptr || !fm->mass_val || fm->advance || (fm->nq > 0 && fm->nq != fm->n)) {
+        mbs_ed_data_free(d);
+        return -1;
+    }
     int n = fm->n, ne = fm->ne, nf = r->nclear, f1 = nf > 0 ? nf : 1;
     w->n = n;
     w->ne = ne;
