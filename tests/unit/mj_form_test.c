@@ -432,6 +432,47 @@ static void s_flight_err(const s_rec *R, const double X0[3], const double V0[3],
     }
 }
 
+/* Forms the integrators cannot run are refused when the workspace is made
+ * (-1): no mass values and no mass_eval; nq != n without advance; and the
+ * event-driven integrator's dopri5 stages with advance (q' = v only). */
+static void s_refusals(void)
+{
+    char *doc = t_slurp("examples/bouncing_ball_rigid.json", NULL);
+    CHECK(doc != NULL);
+    if (!doc) return;
+    mbs_errlist el = {0};
+    mbs_spec *s = mech_parse(doc, strlen(doc), NULL, 0, &el);
+    free(doc);
+    mbs_model *m = s ? mbs_model_new(s, NULL, &el) : NULL;
+    mbs_data *d = m ? mbs_data_new(m) : NULL;
+    CHECK(d != NULL);
+    if (!d) return;
+    static s_cyl cy;
+    mbs_dae_form f = {.name = "cylindrical ball", .n = 3, .nq = 4, .ne = 0, .length_scale = 1, .mass_scale = MASS,
+                      .ctx = &cy, .mass_ptr = s_cptr, .mass_col = s_ccol, .mass_eval = s_cyl_mass,
+                      .advance = s_cyl_advance, .forces = s_cyl_forces, .constraints = s_constraints,
+                      .phi_t = s_phi_t, .jv = s_jv};
+    mbs_contact_rows rw = {.nbody = 1, .body_nv = 3, .ctx = &cy, .body_vars = s_body_vars,
+                           .max_points = s_max_points, .pair_vars = s_pair_vars, .points = s_cyl_points,
+                           .missed = s_missed};
+    mbs_dae_form g = f;
+    g.mass_eval = NULL;
+    mbs_mj_ws_free(d);
+    CHECK(mbs_mj_ws_make(&g, &rw, m, d) == -1);
+    mbs_mj_ws_free(d);
+    g = f;
+    g.advance = NULL;
+    CHECK(mbs_mj_ws_make(&g, &rw, m, d) == -1);
+    mbs_mj_ws_free(d);
+    CHECK(mbs_mj_ws_make(&f, &rw, m, d) == 0);
+    mbs_mj_ws_free(d);
+    mbs_ed_data_free(d);
+    CHECK(mbs_ed_ws_make(&f, &rw, m, d) == -1);
+    mbs_data_free(&d);
+    mbs_model_free(&m);
+    mbs_spec_free(&s);
+}
+
 /* The configuration-dependent mass: free flight, impact, sliding. */
 static void s_cylinder_tests(void)
 {
@@ -550,5 +591,6 @@ int main(void)
 
     /* the same ball with a configuration-dependent mass and q' = G(q) v */
     s_cylinder_tests();
+    s_refusals();
     return CHECK_SUMMARY("mj_form_test");
 }
