@@ -145,6 +145,10 @@ static int s_islands(mbs_mj_ws *w)
     }
     for (int r = 0; r < ne; r++)
         for (int a = 1; a < w->eq_nnz[r]; a++) s_union(p, jc[w->eq_off[r]], jc[w->eq_off[r] + a]);
+    /* and by the mass matrix's pattern (within a body in the natural
+     * coordinates, already linked; along a tree's paths in joint coordinates) */
+    for (int i = 0; i < n; i++)
+        for (int k = M_ptr[i]; k < M_ptr[i + 1]; k++) s_union(p, i, M_col[k]);
     /* number the islands by their smallest variable */
     w->nisl = 0;
     for (int i = 0; i < n; i++) id[i] = -1;
