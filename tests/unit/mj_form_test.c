@@ -42,7 +42,9 @@
  *   (the normal's B column is (0, 0, 1/m) at any q), the same impact step
  *   and apex as the Cartesian run;
  * - sliding with friction along a line off the axis: stops where u0^2 /
- *   (2 mu g) puts it, at first order in h;
+ *   (2 mu g) puts it, at first order in h; and held on that line by a
+ *   bilateral equation r sin phi = y0 (nonlinear in q: the projections
+ *   onto Phi = 0 correct q through advance), y within 2e-12 of it;
  * - M(q) evaluated once per step, the coordinates advanced twice per step.
  *
  * The model and run data come from examples/bouncing_ball_rigid.json (a
@@ -233,6 +235,7 @@ static int s_run(s_ball *c, double z0, double u0, double mu, double t_end, doubl
 
 typedef struct {
     long n_mass, n_advance, n_forces, n_points;
+    double yline;  /* > 0: the ball held on the line y = yline (one equation) */
 } s_cyl;
 
 /* A run's record, in Cartesian coordinates, one entry per step (the
@@ -284,6 +287,31 @@ static void s_cyl_advance(void *ctx, const double *q, const double *v, double s,
     qout[1] = c;
     qout[2] = sn;
     qout[3] = z;
+}
+
+/* The line y = yline as a bilateral constraint Phi = r sin phi - yline,
+ * its row on v (sin phi, r cos phi, 0). */
+static const int s_lcols[3] = {0, 1, 2};
+static void s_line_row(void *ctx, int r, int *off, int *nnz)
+{
+    (void)ctx; (void)r;
+    *off = 0;
+    *nnz = 3;
+}
+static void s_line(void *ctx, const double *q, double t, double *phi, double *jac)
+{
+    (void)t;
+    phi[0] = q[0] * q[2] - ((s_cyl *)ctx)->yline;
+    if (!jac) return;
+    jac[0] = q[2];
+    jac[1] = q[0] * q[1];
+    jac[2] = 0;
+}
+static void s_line_phit(void *ctx, const double *q, double t, double *phit) { (void)ctx; (void)q; (void)t; phit[0] = 0; }
+static void s_line_jv(void *ctx, const double *jac, const double *v, double *y)
+{
+    (void)ctx;
+    y[0] = jac[0] * v[0] + jac[1] * v[1] + jac[2] * v[2];
 }
 
 /* The floor under the ball: gap z - R; the rows -d^T J v with J the
@@ -348,11 +376,12 @@ static int s_record(void *ctx, const mbs_model *m, mbs_data *d, mbs_errlist *err
 
 /* One Moreau-Jean run of the ball from the Cartesian position X0 and
  * velocity V0 (X0 off the axis) with friction mu, to t_end with step h,
- * in cylindrical coordinates (polar) or in the Cartesian formulation
- * above; the record in R, the hooks' counts in cy (polar).  0 or the
- * integrator's code. */
-static int s_run_cyl(int polar, const double X0[3], const double V0[3], double mu, double t_end, double h, s_rec *R,
-                     s_cyl *cy)
+ * in cylindrical coordinates (polar; held on the line y = yline by one
+ * equation when yline > 0) or in the Cartesian formulation above; the
+ * record in R, the hooks' counts in cy (polar).  0 or the integrator's
+ * code. */
+static int s_run_cyl_line(int polar, double yline, const double X0[3], const double V0[3], double mu, double t_end,
+                          double h, s_rec *R, s_cyl *cy)
 {
     char tend[64], step[64];
     snprintf(tend, sizeof tend, "solver.t_end=%.17g", t_end);
@@ -374,6 +403,7 @@ static int s_run_cyl(int polar, const double X0[3], const double V0[3], double m
     mbs_tol_init(m, d);
     memset(R, 0, sizeof *R);
     memset(cy, 0, sizeof *cy);
+    cy->yline = yline;
     R->polar = polar;
     static s_ball cart;
     memset(&cart, 0, sizeof cart);
@@ -393,9 +423,19 @@ static int s_run_cyl(int polar, const double X0[3], const double V0[3], double m
                            .constraints = s_constraints, .phi_t = s_phi_t, .jv = s_jv};
         rw.ctx = cy;
         rw.points = s_cyl_points;
+        if (yline > 0) {
+            f.ne = 1;
+            f.jac_nnz = 3;
+            f.jac_cols = s_lcols;
+            f.jac_row = s_line_row;
+            f.constraints = s_line;
+            f.phi_t = s_line_phit;
+            f.jv = s_line_jv;
+        }
     }
     CHECK(mbs_mj_ws_make(&f, &rw, m, d) == 0);
     d->t = 0;
+    d->eq_on[0] = 1;
     if (polar) {
         /* q = (r, cos phi, sin phi, z), v = (r', phi', z') of X0, V0 */
         double r = hypot(X0[0], X0[1]), c = X0[0] / r, sn = X0[1] / r;
@@ -418,6 +458,12 @@ static int s_run_cyl(int polar, const double X0[3], const double V0[3], double m
     mbs_model_free(&m);
     mbs_spec_free(&s);
     return rc;
+}
+
+static int s_run_cyl(int polar, const double X0[3], const double V0[3], double mu, double t_end, double h, s_rec *R,
+                     s_cyl *cy)
+{
+    return s_run_cyl_line(polar, 0, X0, V0, mu, t_end, h, R, cy);
 }
 
 /* Largest |horizontal position - the straight line X0 + V0 t| over the
@@ -551,6 +597,32 @@ static void s_cylinder_tests(void)
     /* a fifth of one step's travel u0 h at h = 1e-3 (measured 2.0e-4 m) */
     CHECK(es[0] > 0 && es[0] < 0.2 * u0 * 1e-3);
     CHECK(es[0] / es[1] > 1.6 && es[0] / es[1] < 2.4 && es[1] / es[2] > 1.6 && es[1] / es[2] < 2.4);
+
+    /* the same slide held on its line y = 0.5 by a bilateral equation
+     * (nonlinear in q): the projections onto Phi = 0 correct q through
+     * advance; y stays on the line to their tolerance (1e-12 L), the stop
+     * converges at first order */
+    double el[3];
+    for (int j = 0; j < 3; j++) {
+        double hj = 1e-3 / (1 << j);
+        CHECK(s_run_cyl_line(1, Xs[1], Xs, Vs, mu, 0.8, hj, &R, &cy) == 0);
+        double ymax = 0;
+        for (long k = 0; k < R.n; k++) ymax = fmax(ymax, fabs(R.X[k][1] - Xs[1]));
+        const double *Xe = R.X[R.n - 1];
+        el[j] = fabs(Xe[0] - xstop);
+        printf("  on the line y = %.1f, h = %.2e s: rest at x = %.6f m (exact %.6f), off by %.3e m, |y - %.1f| <= "
+               "%.1e m; %ld steps, %ld advance calls\n", Xs[1], hj, Xe[0], xstop, el[j], Xs[1], ymax, R.n,
+               cy.n_advance);
+        /* the projection's tolerance 1e-12 L (L = 1 m) plus round-off of
+         * r sin phi; without the projection |y - 0.5| grows as h^2 per step */
+        CHECK(ymax < 2e-12);
+        /* more than q_m and q_1: the projection's corrections */
+        CHECK(cy.n_advance > 2 * R.n && cy.n_mass == R.n);
+        CHECK(fabs(Xe[2] - RAD) < 1e-12);
+    }
+    printf("  on the line: error ratios %.3f, %.3f\n", el[0] / el[1], el[1] / el[2]);
+    CHECK(el[0] > 0 && el[0] < 0.2 * u0 * 1e-3);
+    CHECK(el[0] / el[1] > 1.6 && el[0] / el[1] < 2.4 && el[1] / el[2] > 1.6 && el[1] / el[2] < 2.4);
 }
 
 int main(void)

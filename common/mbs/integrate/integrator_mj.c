@@ -1180,7 +1180,14 @@ static void s_project(mbs_data *d, mbs_mj_ws *w, double t, double vscale)
         int want = rprev > 0 && rlast * (rlast / rprev) <= tolx;
         f->constraints(f->ctx, d->x, t, d->phi, want ? d->jac : NULL);
         have_jac = want;
-        double r = mbs_phi_norm(d);
+        /* max |Phi| over the form's active equations (mbs_phi_norm's, on
+         * the form's ne rather than the model's) */
+        double r = 0;
+        for (int k = 0; k < ne; k++) {
+            if (!d->eq_on[k]) continue;
+            if (isnan(d->phi[k])) { r = NAN; break; }
+            if (fabs(d->phi[k]) > r) r = fabs(d->phi[k]);
+        }
         if (r <= tolx) break;
         rprev = rlast;
         rlast = r;
