@@ -1,0 +1,181 @@
+/*
+ * tree_mass.c - the joint-space mass matrix M(q) of the relative
+ * formulation's tree (tree.h): its sparsity pattern on the rates, its
+ * entries by the composite-rigid-body algorithm, and the product M v by the
+ * inverse dynamics at zero rates and zero gravity.  What Moreau-Jean's
+ * `mass_eval` hook needs (docs/formulations.md, "A configuration-dependent
+ * mass").
+ *
+ * Everything is in world coordinates, as the articulated-body recursion of
+ * tree_dynamics.c: a node's composite inertia (its subtree's bodies as one
+ * rigid body) is the plain sum of its bodies' world inertias, and M's entry
+ * for rates a (node i) and b (node j, i or an ancestor of i) is
+ * S_b . (IC_i S_a), no transformation along the path.
+ */
+#include "mbs/formulation/relative/tree_int.h"
+
+/* 1 when node k is node i or one of its ancestors. */
+static int s_on_path(const mbs_rtree *t, int i, int k)
+{
+    for (int j = i; j >= 0; j = t->node[j].parent)
+        if (j == k) return 1;
+    return 0;
+}
+
+/* The rates (ascending) of the nodes related to node i (i itself, its
+ * ancestors and its descendants) into cols (NULL: only count them). */
+static int s_row(const mbs_rtree *t, int i, int *cols)
+{
+    int nc = 0;
+    for (int k = 0; k < t->nnode; k++) {
+        const mbs_rnode *nd = &t->node[k];
+        if (nd->dof == 0) continue;
+        if (!s_on_path(t, i, k) && !s_on_path(t, k, i)) continue;
+        for (int a = 0; a < nd->dof; a++) {
+            if (cols) cols[nc] = nd->coord + a;
+            nc++;
+        }
+    }
+    /* rates are numbered in node order (tree.c), but sort to be sure */
+    for (int x = 1; cols && x < nc; x++)
+        for (int y = x; y > 0 && cols[y - 1] > cols[y]; y--) {
+            int tmp = cols[y];
+            cols[y] = cols[y - 1];
+            cols[y - 1] = tmp;
+        }
+    return nc;
+}
+
+int mbs_rtree_mass_nnz(const mbs_rtree *t)
+{
+    int nnz = 0;
+    for (int i = 0; i < t->nnode; i++) nnz += t->node[i].dof * s_row(t, i, NULL);
+    return nnz;
+}
+
+void mbs_rtree_mass_pattern(const mbs_rtree *t, int *ptr, int *col)
+{
+    ptr[0] = 0;
+    for (int i = 0; i < t->nnode; i++) {
+        const mbs_rnode *nd = &t->node[i];
+        for (int a = 0; a < nd->dof; a++) {
+            int r = nd->coord + a;
+            ptr[r + 1] = ptr[r] + s_row(t, i, col + ptr[r]);
+        }
+    }
+}
+
+/* The index of entry (r, c) in the pattern, or -1 when it has none. */
+static int s_find(const int *ptr, const int *col, int r, int c)
+{
+    int lo = ptr[r], hi = ptr[r + 1] - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (col[mid] == c) return mid;
+        if (col[mid] < c) lo = mid + 1; else hi = mid - 1;
+    }
+    return -1;
+}
+
+/* Set entries (r, c) and (c, r) to x (ignored outside the pattern, which
+ * the pattern's construction excludes). */
+static void s_set(const int *ptr, const int *col, double *val, int r, int c, double x)
+{
+    int k = s_find(ptr, col, r, c);
+    if (k >= 0) val[k] = x;
+    k = s_find(ptr, col, c, r);
+    if (k >= 0) val[k] = x;
+}
+
+void mbs_rtree_mass_eval(const mbs_rtree *t, mbs_rtree_ws *w, const int *ptr, const int *col, double *val)
+{
+    int nn = t->nnode;
+    memset(val, 0, sizeof(double) * (size_t)ptr[t->n]);
+    /* composite inertias start as the nodes' own bodies' (world, 6 x 6) */
+    for (int i = 0; i < nn; i++) {
+        double *IC = w->IA + 36 * i;
+        if (t->node[i].body < 0) {
+            memset(IC, 0, sizeof(double) * 36);
+        } else {
+            mbs_rbi Iw;
+            mbs_rtree_world_rbi(t, w, i, &Iw);
+            mbs_rbi_matrix(&Iw, IC);
+        }
+    }
+    /* leaves to root: node i's subtree is complete when it is reached
+     * (children follow their parents in the node order) */
+    for (int i = nn - 1; i >= 0; i--) {
+        const mbs_rnode *nd = &t->node[i];
+        const double *IC = w->IA + 36 * i;
+        int k = nd->dof, c0 = nd->coord;
+        double ra[3] = {0, 0, 0};
+        if (k == 1 && nd->rotor_J > 0) v3copy(w->S[c0].w, ra);
+        for (int a = 0; a < k; a++) {
+            /* F = IC S_a, plus the geared rotors' J n (a, 0) (tree.h): the
+             * wrench that a unit rate a asks of every joint on the path */
+            mbs_wrench F = s_apply6(IC, &w->S[c0 + a]);
+            for (int c = 0; c < 3; c++) F.n[c] += nd->rotor_Jn * ra[c];
+            /* the node's own block (a rotor's diagonal J n^2, a
+             * prismatic joint's armature: tree_dynamics.c's D) */
+            for (int b = 0; b <= a; b++) {
+                mbs_wrench Fb = s_apply6(IC, &w->S[c0 + b]);
+                double x = s_power(&w->S[c0 + a], &Fb);
+                if (a == b && k == 1) x += nd->rotor_Jn2 * v3dot(ra, ra) + nd->rotor_m;
+                s_set(ptr, col, val, c0 + a, c0 + b, x);
+            }
+            /* the ancestors' columns */
+            for (int j = nd->parent; j >= 0; j = t->node[j].parent) {
+                const mbs_rnode *nj = &t->node[j];
+                for (int b = 0; b < nj->dof; b++)
+                    s_set(ptr, col, val, c0 + a, nj->coord + b, s_power(&w->S[nj->coord + b], &F));
+            }
+        }
+        /* hand the subtree (and the rotors riding on the parent: J a a^T)
+         * to the parent */
+        if (nd->parent >= 0) {
+            double *IP = w->IA + 36 * nd->parent;
+            for (int c = 0; c < 36; c++) IP[c] += IC[c];
+            if (k == 1 && nd->rotor_J > 0)
+                for (int r = 0; r < 3; r++)
+                    for (int c = 0; c < 3; c++) IP[6 * r + c] += nd->rotor_J * ra[r] * ra[c];
+        }
+    }
+}
+
+void mbs_rtree_mass_mul(const mbs_rtree *t, mbs_rtree_ws *w, const double *v, double *y)
+{
+    int nn = t->nnode;
+    mbs_wrench *F = w->pA;
+    /* outwards: the accelerations A_i = A_parent + S_i v_i (no rates, no
+     * gravity), each body's I_i A_i */
+    for (int i = 0; i < nn; i++) {
+        const mbs_rnode *nd = &t->node[i];
+        mbs_twist A = nd->parent >= 0 ? w->A[nd->parent] : s_zero_twist;
+        for (int a = 0; a < nd->dof; a++) A = s_taxpy(v[nd->coord + a], &w->S[nd->coord + a], &A);
+        w->A[i] = A;
+        memset(&F[i], 0, sizeof F[i]);
+        if (nd->body >= 0) {
+            mbs_rbi Iw;
+            mbs_rtree_world_rbi(t, w, i, &Iw);
+            F[i] = mbs_rbi_apply(&Iw, &A);
+        }
+    }
+    /* inwards: each joint's share of its subtree's wrench */
+    for (int i = nn - 1; i >= 0; i--) {
+        const mbs_rnode *nd = &t->node[i];
+        int k = nd->dof, c0 = nd->coord;
+        for (int a = 0; a < k; a++) y[c0 + a] = s_power(&w->S[c0 + a], &F[i]);
+        mbs_wrench Fp = F[i];
+        if (k == 1 && (nd->rotor_J > 0 || nd->rotor_m > 0)) {
+            /* the rotors: angular acceleration ra . w'_parent + n v_i about
+             * ra, summed over them with their J, J n, J n^2 */
+            double ra[3] = {0, 0, 0};
+            if (nd->rotor_J > 0) v3copy(w->S[c0].w, ra);
+            double ap = nd->parent >= 0 ? v3dot(ra, w->A[nd->parent].w) : 0;
+            y[c0] += nd->rotor_Jn * ap + nd->rotor_Jn2 * v3dot(ra, ra) * v[c0] + nd->rotor_m * v[c0];
+            double h = nd->rotor_J * ap + nd->rotor_Jn * v[c0];
+            for (int c = 0; c < 3; c++) Fp.n[c] += h * ra[c];
+        }
+        if (nd->parent >= 0) F[nd->parent] = s_waxpy(1.0, &Fp, &F[nd->parent]);
+    }
+}
