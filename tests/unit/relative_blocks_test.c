@@ -8,7 +8,9 @@
  *    floating bodies, a branched tree, dc_motor rotors geared to a
  *    revolute joint and on a lead screw): M times
  *    the articulated-body recursion's M^-1 (mbs_rtree_minv, independent
- *    code) on unit vectors is I, M v is the inverse dynamics at zero rates
+ *    code) on unit vectors is I, M qdd = Q at rest with the recursion's
+ *    accelerations and the statics' forces (mbs_rtree_gen_forces), M v is
+ *    the inverse dynamics at zero rates
  *    and gravity (mbs_rtree_mass_mul), u^T M u is twice the kinetic energy
  *    summed from the bodies' twists (and the rotor's rate), M is symmetric and positive definite
  *    (Cholesky), and the pattern covers every non-zero of the columns M e_k;
@@ -202,14 +204,14 @@ static void test_mass(void)
         double *q = calloc((size_t)t.nq + 1, sizeof(double)), *du = calloc((size_t)n + 1, sizeof(double));
         double *e = calloc((size_t)n, sizeof(double)), *y = calloc((size_t)n, sizeof(double));
         double *Mi = calloc((size_t)(n * n), sizeof(double)), *u = calloc((size_t)n, sizeof(double));
-        double *acc = calloc((size_t)n + 1, sizeof(double));
+        double *acc = calloc((size_t)n + 1, sizeof(double)), *Q = calloc((size_t)n + 1, sizeof(double));
         mbs_rtree_mass_pattern(&t, ptr, col);
         CHECK(ptr[n] == nnz);
         /* the rotor case has its rotor on a node (tree.h rotor_J) */
         double rotJ = 0;
         for (int i = 0; i < t.nnode; i++) rotJ += t.node[i].rotor_J + t.node[i].rotor_m;
         CHECK(c[k].rotor ? rotJ > 0 : rotJ == 0);
-        double emi = 0, emul = 0, eT = 0, eout = 0, asym = 0, pmin = INFINITY;
+        double emi = 0, emul = 0, eT = 0, eout = 0, asym = 0, pmin = INFINITY, eQ = 0;
         for (int trial = 0; trial < 5; trial++) {
             s_random_q(&t, 3.0, q, du);
             mbs_rtree_kinematics(&t, &w, q, NULL);
@@ -221,6 +223,17 @@ static void test_mass(void)
                 for (int p = ptr[r]; p < ptr[r + 1]; p++) M[r * n + col[p]] = val[p];
             double mmax = 0;
             for (int i = 0; i < n * n; i++) mmax = fmax(mmax, fabs(M[i]));
+            /* at rest, M qdd = Q with the recursion's accelerations qdd and
+             * the statics' generalized forces Q (gravity, springs, ...) */
+            mbs_rtree_gen_forces(&t, &w, Q);
+            double qmax = 0, eq = 0;
+            for (int i = 0; i < n; i++) {
+                double s = 0;
+                for (int j = 0; j < n; j++) s += M[i * n + j] * acc[j];
+                eq = fmax(eq, fabs(s - Q[i]));
+                qmax = fmax(qmax, fabs(Q[i]));
+            }
+            eQ = fmax(eQ, eq / qmax);
             for (int i = 0; i < n; i++)
                 for (int j = 0; j < n; j++) asym = fmax(asym, fabs(M[i * n + j] - M[j * n + i]) / mmax);
             /* M^-1 by the articulated-body recursion, column by column;
@@ -264,15 +277,16 @@ static void test_mass(void)
             CHECK(pr > 0);
             pmin = fmin(pmin, pr);
         }
-        printf("  %s: n %d, pattern %d of %d; |M M^-1 - I| %.1e, |M - inverse dynamics| %.1e, outside the pattern "
-               "%.1e, |u'Mu - 2T|/2T %.1e, asymmetry %.1e, Cholesky pivot ratio %.1e\n",
-               c[k].what, n, nnz, n * n, emi, emul, eout, eT, asym, pmin);
+        printf("  %s: n %d, pattern %d of %d; |M M^-1 - I| %.1e, |M qdd - Q| at rest %.1e, |M - inverse dynamics| "
+               "%.1e, outside the pattern %.1e, |u'Mu - 2T|/2T %.1e, asymmetry %.1e, Cholesky pivot ratio %.1e\n",
+               c[k].what, n, nnz, n * n, emi, eQ, emul, eout, eT, asym, pmin);
         CHECK(emi < 1e-12);
+        CHECK(eQ < 1e-12);
         CHECK(emul < 1e-14);
         CHECK(eout == 0);
         CHECK(eT < 1e-13);
         CHECK(asym == 0);
-        free(ptr); free(col); free(val); free(M); free(q); free(du); free(e); free(y); free(Mi); free(u); free(acc);
+        free(ptr); free(col); free(val); free(M); free(q); free(du); free(e); free(y); free(Mi); free(u); free(acc); free(Q);
         mbs_rtree_ws_free(&w);
         mbs_rtree_free(&t);
         mbs_spec_free(&sp);
@@ -341,6 +355,14 @@ static void test_point_rows(void)
                 for (int d = 0; d < 3; d++)
                     eacc = fmax(eacc, fabs((xp[d] - 2 * x0[d] + xm[d]) / (h2 * h2) - jdu[d]) / as);
             }
+        }
+        /* the ground's point: itself, no rates */
+        {
+            double r[3] = {0.3, -0.2, t.dim == 3 ? 0.7 : 0}, x[3], jdu[3] = {1, 1, 1}, rows[3];
+            int cols[1];
+            CHECK(mbs_rtree_point_nrates(&t, -1) == 0);
+            CHECK(mbs_rtree_point_rows(&t, &w, -1, r, cols, rows, x, jdu) == 0);
+            for (int d = 0; d < 3; d++) CHECK(x[d] == r[d] && jdu[d] == 0);
         }
         printf("  %s: point rows |J u - v| %.1e, against central differences %.1e; |J'u - d2x/ds2| %.1e\n", c[k].what,
                ev, efd, eacc);
