@@ -207,6 +207,14 @@ static void test_mass(void)
         double *acc = calloc((size_t)n + 1, sizeof(double)), *Q = calloc((size_t)n + 1, sizeof(double));
         mbs_rtree_mass_pattern(&t, ptr, col);
         CHECK(ptr[n] == nnz);
+        /* what mbs_rtree_mass_eval relies on: rates numbered in node order,
+         * parents before children */
+        for (int i = 0, next = 0; i < t.nnode; i++) {
+            CHECK(t.node[i].parent < i);
+            if (t.node[i].dof == 0) continue;
+            CHECK(t.node[i].coord == next);
+            next += t.node[i].dof;
+        }
         /* the rotor case has its rotor on a node (tree.h rotor_J) */
         double rotJ = 0;
         for (int i = 0; i < t.nnode; i++) rotJ += t.node[i].rotor_J + t.node[i].rotor_m;

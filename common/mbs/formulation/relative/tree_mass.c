@@ -65,32 +65,17 @@ void mbs_rtree_mass_pattern(const mbs_rtree *t, int *ptr, int *col)
     }
 }
 
-/* The index of entry (r, c) in the pattern, or -1 when it has none. */
-static int s_find(const int *ptr, const int *col, int r, int c)
-{
-    int lo = ptr[r], hi = ptr[r + 1] - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (col[mid] == c) return mid;
-        if (col[mid] < c) lo = mid + 1; else hi = mid - 1;
-    }
-    return -1;
-}
-
-/* Set entries (r, c) and (c, r) to x (ignored outside the pattern, which
- * the pattern's construction excludes). */
-static void s_set(const int *ptr, const int *col, double *val, int r, int c, double x)
-{
-    int k = s_find(ptr, col, r, c);
-    if (k >= 0) val[k] = x;
-    k = s_find(ptr, col, c, r);
-    if (k >= 0) val[k] = x;
-}
-
+/* Row r's lower part (columns <= r) is its node's ancestors' rates, root
+ * first, then its node's rates up to r: rates are numbered in node order
+ * and parents come before children (tree.c), so the positions follow from
+ * the path alone, no search.  Pass 1 fills the lower parts by the
+ * composite-rigid-body recursion; pass 2 copies each lower entry (r, c)
+ * to (c, r): visiting the rows r in ascending order meets row c's upper
+ * columns in their ascending order, so a cursor per row (w->uu) places
+ * them. */
 void mbs_rtree_mass_eval(const mbs_rtree *t, mbs_rtree_ws *w, const int *ptr, const int *col, double *val)
 {
     int nn = t->nnode;
-    memset(val, 0, sizeof(double) * (size_t)ptr[t->n]);
     /* composite inertias start as the nodes' own bodies' (world, 6 x 6) */
     for (int i = 0; i < nn; i++) {
         double *IC = w->IA + 36 * i;
@@ -102,32 +87,36 @@ void mbs_rtree_mass_eval(const mbs_rtree *t, mbs_rtree_ws *w, const int *ptr, co
             mbs_rbi_matrix(&Iw, IC);
         }
     }
-    /* leaves to root: node i's subtree is complete when it is reached
-     * (children follow their parents in the node order) */
+    /* pass 1, leaves to root: node i's subtree is complete when it is
+     * reached (children follow their parents in the node order) */
     for (int i = nn - 1; i >= 0; i--) {
         const mbs_rnode *nd = &t->node[i];
         const double *IC = w->IA + 36 * i;
-        int k = nd->dof, c0 = nd->coord;
+        int k = nd->dof, c0 = nd->coord, anc = 0;
+        for (int j = nd->parent; j >= 0; j = t->node[j].parent) anc += t->node[j].dof;
         double ra[3] = {0, 0, 0};
         if (k == 1 && nd->rotor_J > 0) v3copy(w->S[c0].w, ra);
+        mbs_wrench F[3];
+        for (int a = 0; a < k; a++) F[a] = s_apply6(IC, &w->S[c0 + a]);
         for (int a = 0; a < k; a++) {
-            /* F = IC S_a, plus the geared rotors' J n (a, 0) (tree.h): the
-             * wrench that a unit rate a asks of every joint on the path */
-            mbs_wrench F = s_apply6(IC, &w->S[c0 + a]);
-            for (int c = 0; c < 3; c++) F.n[c] += nd->rotor_Jn * ra[c];
-            /* the node's own block (a rotor's diagonal J n^2, a
-             * prismatic joint's armature: tree_dynamics.c's D) */
+            int r = c0 + a, pos = ptr[r] + anc;
+            /* the node's own block (a rotor's diagonal J n^2, a prismatic
+             * joint's armature: tree_dynamics.c's D) */
             for (int b = 0; b <= a; b++) {
-                mbs_wrench Fb = s_apply6(IC, &w->S[c0 + b]);
-                double x = s_power(&w->S[c0 + a], &Fb);
+                double x = s_power(&w->S[c0 + b], &F[a]);
                 if (a == b && k == 1) x += nd->rotor_Jn2 * v3dot(ra, ra) + nd->rotor_m;
-                s_set(ptr, col, val, c0 + a, c0 + b, x);
+                val[pos + b] = x;
             }
-            /* the ancestors' columns */
+            w->uu[r] = pos + a + 1;
+            /* the ancestors' columns: S_b . F with F = IC S_a plus the
+             * geared rotors' J n (a, 0) (tree.h), the wrench that a unit
+             * rate a asks of every joint on the path */
+            mbs_wrench Fa = F[a];
+            for (int c = 0; c < 3; c++) Fa.n[c] += nd->rotor_Jn * ra[c];
             for (int j = nd->parent; j >= 0; j = t->node[j].parent) {
                 const mbs_rnode *nj = &t->node[j];
-                for (int b = 0; b < nj->dof; b++)
-                    s_set(ptr, col, val, c0 + a, nj->coord + b, s_power(&w->S[nj->coord + b], &F));
+                pos -= nj->dof;
+                for (int b = 0; b < nj->dof; b++) val[pos + b] = s_power(&w->S[nj->coord + b], &Fa);
             }
         }
         /* hand the subtree (and the rotors riding on the parent: J a a^T)
@@ -138,6 +127,16 @@ void mbs_rtree_mass_eval(const mbs_rtree *t, mbs_rtree_ws *w, const int *ptr, co
             if (k == 1 && nd->rotor_J > 0)
                 for (int r = 0; r < 3; r++)
                     for (int c = 0; c < 3; c++) IP[6 * r + c] += nd->rotor_J * ra[r] * ra[c];
+        }
+    }
+    /* pass 2: the upper parts by symmetry (w->uu[r]: the position of row
+     * r's next upper entry, its diagonal's plus one at first) */
+    for (int r = 0; r < t->n; r++) {
+        int diag = (int)w->uu[r] - 1;
+        for (int p = ptr[r]; p < diag; p++) {
+            int c = col[p], to = (int)w->uu[c];
+            val[to] = val[p];
+            w->uu[c] = to + 1;
         }
     }
 }
