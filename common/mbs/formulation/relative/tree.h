@@ -350,8 +350,9 @@ void mbs_rtree_mass_pattern(const mbs_rtree *t, int *ptr, int *col);
  * coordinates, O(n d) for depth d), with the rotors of the tree's nodes
  * (tree.h) as mbs_rtree_forward has them: the tree's M, whose inverse
  * mbs_rtree_minv applies (the chord rotors' rank-one terms, t->nrr, are
- * not in it).  Uses w->IA as scratch (mbs_rtree_forward's factorisation U,
- * Dinv is left, so mbs_rtree_minv still works after it). */
+ * not in it).  Relies on the rates numbered in node order, parents first
+ * (mbs_rtree_build's).  Uses w->IA and w->uu as scratch (mbs_rtree_forward's
+ * factorisation U, Dinv is left, so mbs_rtree_minv still works after it). */
 void mbs_rtree_mass_eval(const mbs_rtree *t, mbs_rtree_ws *w, const int *ptr, const int *col, double *val);
 
 /* y = M(q) v (n entries) at the last mbs_rtree_kinematics: the inverse
