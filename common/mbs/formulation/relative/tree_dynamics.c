@@ -417,7 +417,8 @@ int mbs_rtree_forward(const mbs_rtree *t, mbs_rtree_ws *w, double *qdd)
              * at w_parent + n q', so the joint sees U = IA S + J n (a, 0)
              * and D = S^T IA S + J n^2, and the parent the rotor's inertia
              * (below); in the plane its velocity-product terms vanish
-             * (w_parent parallel to a) */
+             * (w_parent parallel to a); in space they are the rotor's bias
+             * moment (tree.h, mbs_rtree_rotor_bias) */
             double ra[3] = {0, 0, 0};
             if (nd->rotor_J > 0 && k == 1 && t->dim == 3) {
                 /* in space: the rotor's bias moment into this node's pA
