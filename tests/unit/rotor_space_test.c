@@ -665,7 +665,8 @@ static void test_relative_unpowered(int slide, double N, double J)
  * before: the coupled columns of the BDF's Newton matrix held two bodies),
  * against the hand-written chain with the same law in its rate (its own
  * T); bdf (every variable a column of the motor's coupled block) and
- * dopri5 at two tolerances, 100 x tol on the four angles. */
+ * dopri5 at two tolerances, 100 x tol on the four angles; the same in the
+ * relative formulation (dopri5). */
 static void test_energy_controller(void)
 {
     s_chain ch = {20, 0, 1, 1e-4, 1, 0, 0.5, 20, 1};
@@ -695,6 +696,25 @@ static void test_energy_controller(void)
             t_run_free(&r);
         }
     CHECK(Tmax > 5 && Tmax < 20);
+    /* the relative formulation: the controller's measure is the natural
+     * coordinates' kinetic energy on the mapped state, the rotor's unit
+     * vectors' rates set by the bridge (run/relative.c s_rotor3_vars), so
+     * the rotor's energy steers the voltage there too */
+    for (int b = 0; b < 2; b++) {
+        char tol[64];
+        snprintf(tol, sizeof tol, "solver.tolerance=%g", tols[b]);
+        const char *sets[] = {tol, "solver.formulation=relative", "solver.integrator=dopri5", NULL};
+        t_run r;
+        t_run_text(doc, sets, &r);
+        CHECK(r.rc == 0);
+        if (r.rc) { t_run_free(&r); continue; }
+        double eq = s_angle_err(&r, ref);
+        for (int i = 0; i <= S_NOUT; i++) eq = fmax(eq, fabs(t_at(&r, "q4", 0.01 * i) - ref[i][3]));
+        printf("  P on the kinetic energy, relative dopri5 tol %g: angles %.2e rad (%.3g x tol)\n", tols[b], eq,
+               eq / tols[b]);
+        CHECK(eq <= 100 * tols[b]);
+        t_run_free(&r);
+    }
 }
 
 /* Statics: the unpowered chain under a tilted gravity (no neutral yaw)
