@@ -98,7 +98,7 @@ static void s_about(const mbs_wrench *W, const double x[3], double out[6])
     for (int a = 0; a < 3; a++) { out[a] = W->f[a]; out[3 + a] = W->n[a] - xf[a]; }
 }
 
-/* The spatial rotors of node i (on joint j): sum N_k (a . M_k), what
+/* The spatial rotors of node i (on its joint): sum N_k (a . M_k), what
  * the gear passes to them from B (each rotor's axial moment a . M_k = J_k
  * a . al_k = J_k (a . al_p + n_k q''), n_k as mbs_rtree_build sets it). */
 static double s_rotor_gear(const mbs_rtree *t, const mbs_rtree_ws *w, int i, double qdd)
@@ -138,9 +138,9 @@ static void s_rotor_moment(const mbs_rtree *t, const mbs_rtree_ws *w, int i, dou
     v3cross(Vp->w, a, e);
     double J = nd->rotor_J, Jn = nd->rotor_Jn;
     /* sum J_k al_k, its axial part, and the gyroscopic moments (tree_dynamics.c) */
-    double sal[3], aal = 0;
+    double sal[3];
     for (int c = 0; c < 3; c++) sal[c] = J * Ap->w[c] + Jn * (qdd * a[c] + qd * e[c]);
-    aal = v3dot(a, sal);
+    double aal = v3dot(a, sal);
     double gy = 0.5 * (J * v3dot(a, Vp->w) + Jn * qd);
     for (int c = 0; c < 3; c++) M[c] = 0.5 * (sal[c] + aal * a[c]) + gy * e[c];
 }
