@@ -597,6 +597,55 @@ static void test_relative_swapped(int slide, double N, double V, double J)
     CHECK(share > 100 * dq8);
 }
 
+/* Two motors with rotors on the roll joint (the chain's, and a second of
+ * gear ratio 10, J = 5e-5 kg m^2, at 3 V; on the slide a lead of 20 mm):
+ * the node's sums over its rotors (tree.h) and the per-rotor gear loads of
+ * the reactions (tree_reaction.c s_rotor_gear) against the natural
+ * coordinates (two rotors of their own), both dopri5 at 1e-8 and 1e-10,
+ * with the bounds of test_relative_swapped. */
+static void test_relative_two_rotors(int slide)
+{
+    char doc[8192], d2[8192];
+    s_doc_rx(doc, sizeof doc, slide, slide ? 100 : 20, slide ? 1 : 6, 1, slide ? 4e-5 : 1e-4, 1.5, 0);
+    /* the second motor after the first (s_doc_ext writes its rotor_inertia with %g) */
+    char fk2[64];
+    snprintf(fk2, sizeof fk2, "\"rotor_inertia\": %g}", slide ? 4e-5 : 1e-4);
+    const char *fa = strstr(doc, fk2);
+    if (!CHECK(fa != NULL)) return;
+    snprintf(d2, sizeof d2, "%.*s%s, {\"name\": \"m2\", \"type\": \"dc_motor\", \"joint\": \"roll\", "
+             "\"voltage\": 3, \"resistance\": 1, \"torque_constant\": 0.05, \"back_emf_constant\": 0.05, "
+             "%s, \"rotor_inertia\": 5e-5}%s", (int)(fa - doc), doc, fk2, slide ? "\"lead\": 0.02" : "\"gear_ratio\": 10",
+             fa + strlen(fk2));
+    const double tols[] = {1e-8, 1e-10};
+    const char *qc[3] = {"q1", "q2", "q3"};
+    for (int b = 0; b < 2; b++) {
+        char tol[64];
+        snprintf(tol, sizeof tol, "solver.tolerance=%g", tols[b]);
+        const char *sets[] = {tol, "solver.integrator=dopri5", "solver.formulation=relative", NULL};
+        const char *nsets[] = {tol, "solver.integrator=dopri5", NULL};
+        t_run r, rn;
+        t_run_text(d2, sets, &r);
+        t_run_text(d2, nsets, &rn);
+        CHECK(r.rc == 0 && rn.rc == 0);
+        if (r.rc || rn.rc) { t_run_free(&r); t_run_free(&rn); continue; }
+        double dq = 0, dR = 0, Rmax = 0;
+        for (int i = 0; i <= S_NOUT; i++) {
+            double t = 0.01 * i;
+            for (int c = 0; c < 3; c++) dq = fmax(dq, fabs(t_at(&r, qc[c], t) - t_at(&rn, qc[c], t)));
+            for (int c = 0; c < S_NRX; c++) {
+                Rmax = fmax(Rmax, fabs(t_at(&rn, s_rx[c], t)));
+                dR = fmax(dR, fabs(t_at(&r, s_rx[c], t) - t_at(&rn, s_rx[c], t)));
+            }
+        }
+        printf("  relative, two rotors on the %s, tol %g: against natural coordinates %.2e, reactions %.2e of %.3g\n",
+               slide ? "lead screw" : "roll joint", tols[b], dq, dR, Rmax);
+        CHECK(dq <= 100 * tols[b]);
+        CHECK(dR <= 1e3 * tols[b] * Rmax);
+        t_run_free(&r);
+        t_run_free(&rn);
+    }
+}
+
 /* The relative formulation refuses a spatial rotor on a chord: a second
  * roll joint between A and B on the same axis ("roll2", a redundant loop)
  * with a motor and rotor of its own, so one of the two motors' joints must
@@ -856,6 +905,8 @@ int main(void)
     test_relative_against_hand(1, 100, 1, 4e-5);
     test_relative_swapped(0, 20, 6, 1e-4);
     test_relative_swapped(1, 100, 1, 4e-5);
+    test_relative_two_rotors(0);
+    test_relative_two_rotors(1);
     test_relative_unpowered(0, 20, 1e-4);
     test_relative_unpowered(1, 100, 4e-5);
     test_refused();
