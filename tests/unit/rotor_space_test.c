@@ -15,9 +15,10 @@
  * node of the articulated-body recursion, tree_dynamics.c) on the same
  * cases: against the reference with the natural runs' bounds and against
  * the natural coordinates' runs, every joint's reaction included; with the
- * roll joint's bodies swapped (the stator on the tree's child) against the
- * natural coordinates; the unpowered chain's energy; its refusal of a rotor
- * on a chord.
+ * roll joint's bodies swapped (the stator on the tree's child) and with two
+ * motors on the roll joint against the natural coordinates; the unpowered
+ * chain's energy; the P controller on the kinetic energy; statics; its
+ * refusal of a rotor on a chord.
  *
  * Tolerances: angles are held to 100 x tol (rad) over 1.5 s (the accuracy
  * contract, docs/accuracy.md); the reference's RK4 at h = 2e-5 s moves by
