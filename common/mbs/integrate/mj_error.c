@@ -60,6 +60,7 @@ struct mbs_mj_est {
     int n, nisl;
     uint64_t *sig, *psig;  /* (nisl) this step's signature, the last one's  */
     long *chg;             /* (nisl) last step whose signature changed      */
+    int *par;              /* (nisl) union-find of the contact groups       */
     double *am;            /* (n) abar_{k-2}                                */
     long estimated;        /* steps with at least one variable estimated    */
     long steps;
@@ -76,9 +77,10 @@ int mbs_mj_error_start(mbs_mj_ws *w)
         e->sig = calloc((size_t)e->nisl + 1, sizeof *e->sig);
         e->psig = calloc((size_t)e->nisl + 1, sizeof *e->psig);
         e->chg = calloc((size_t)e->nisl + 1, sizeof *e->chg);
+        e->par = calloc((size_t)e->nisl + 1, sizeof *e->par);
         e->am = calloc((size_t)e->n + 1, sizeof *e->am);
         w->est = e;
-        if (!e->sig || !e->psig || !e->chg || !e->am) return -1;
+        if (!e->sig || !e->psig || !e->chg || !e->par || !e->am) return -1;
     }
     memset(e->psig, 0, sizeof *e->psig * (size_t)e->nisl);
     memset(e->chg, 0, sizeof *e->chg * (size_t)e->nisl);
@@ -96,32 +98,66 @@ static uint64_t s_mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
+/* Union-find over the islands (path halving). */
+static int s_find(int *p, int i)
+{
+    while (p[i] != i) i = p[i] = p[p[i]];
+    return i;
+}
+
+/* The status code of point i of the step mixed with its pair's index (0:
+ * the point acts on nothing: outside the index set, no impulse).  Bits: in
+ * the index set; normal impulse positive; closing at the step's start
+ * (Newton's law with restitution applies); each friction component at its
+ * bound, on which side (slip; in space, a face of the pyramid). */
+static uint64_t s_point_code(const mbs_mj_ws *w, int i, long step, int ncomp)
+{
+    int k = w->pt[i].pair;
+    const mbs_mj_pinfo *pk = &w->pi[k];
+    const double *lam = w->lam + 3 * i;
+    int in = pk->istep == step, act = lam[0] > 0;
+    if (!in && !act) return 0;
+    uint64_t code = 1u | (uint64_t)in << 1 | (uint64_t)act << 2 | (uint64_t)(w->gam0[i] < 0) << 3;
+    if (act && pk->friction > 0) {
+        double lim = pk->friction * lam[0] * (1 - 1e-6);
+        for (int c = 1; c < ncomp; c++) {
+            if (lam[c] >= lim) code |= (uint64_t)1 << (2 + 2 * c);
+            if (lam[c] <= -lim) code |= (uint64_t)1 << (3 + 2 * c);
+        }
+    }
+    return s_mix((uint64_t)k << 8 | code);
+}
+
 void mbs_mj_error_step(mbs_data *d, mbs_mj_ws *w, long step, double h, int np, int ncomp)
 {
     mbs_mj_est *e = w->est;
     if (!e) return;
     e->steps++;
-    memset(e->sig, 0, sizeof *e->sig * (size_t)e->nisl);
-    /* the islands' signatures: index set, impulse, slip of each point */
+    /* the contact groups: islands joined by the points that act (an
+     * impact on one ball of a pile changes the impulses on all of them) */
+    for (int I = 0; I < e->nisl; I++) {
+        e->par[I] = I;
+        e->sig[I] = 0;
+    }
     for (int i = 0; i < np; i++) {
-        int k = w->pt[i].pair;
-        const mbs_mj_pinfo *pk = &w->pi[k];
-        const double *lam = w->lam + 3 * i;
-        int code = 1 + (pk->istep == step) + 2 * (lam[0] > 0);
-        if (lam[0] > 0 && pk->friction > 0) {
-            double lim = pk->friction * lam[0] * (1 - 1e-6);
-            for (int c = 1; c < ncomp; c++)
-                if (fabs(lam[c]) >= lim) code |= 4;
-        }
-        uint64_t s = s_mix(((uint64_t)k << 3) | (uint64_t)code);
-        if (pk->isl[0] >= 0) e->sig[pk->isl[0]] += s;
-        if (pk->isl[1] >= 0 && pk->isl[1] != pk->isl[0]) e->sig[pk->isl[1]] += s;
+        const mbs_mj_pinfo *pk = &w->pi[w->pt[i].pair];
+        if (pk->isl[0] < 0 || pk->isl[1] < 0 || !s_point_code(w, i, step, ncomp)) continue;
+        int a = s_find(e->par, pk->isl[0]), b = s_find(e->par, pk->isl[1]);
+        if (a != b) e->par[a] = b;
+    }
+    /* each group's signature: the sum of its points' codes */
+    for (int i = 0; i < np; i++) {
+        const mbs_mj_pinfo *pk = &w->pi[w->pt[i].pair];
+        uint64_t s = s_point_code(w, i, step, ncomp);
+        int I = pk->isl[0] >= 0 ? pk->isl[0] : pk->isl[1];
+        if (s && I >= 0) e->sig[s_find(e->par, I)] += s;
     }
     int changed = 0;
     for (int I = 0; I < e->nisl; I++) {
-        if (e->sig[I] == e->psig[I]) continue;
+        uint64_t g = e->sig[s_find(e->par, I)];
+        if (g == e->psig[I]) continue;
         e->chg[I] = step;
-        e->psig[I] = e->sig[I];
+        e->psig[I] = g;
         changed = 1;
     }
     if (changed) d->met.nonsmooth_steps++;
@@ -165,6 +201,7 @@ void mbs_mj_error_free(mbs_mj_ws *w)
     free(e->sig);
     free(e->psig);
     free(e->chg);
+    free(e->par);
     free(e->am);
     free(e);
     w->est = NULL;
