@@ -177,6 +177,22 @@ void mbs_mj_error_step(mbs_data *d, mbs_mj_ws *w, long step, double h, int np, i
         changed = 1;
     }
     if (changed) d->met.nonsmooth_steps++;
+    /* a switch inside the step: the impulse or the force change lands at
+     * the step, up to h away from the true time; the position then errs
+     * by up to h^2/2 |abar_k - abar_{k-1}| (h/2 |v jump| for an impact, the
+     * bound rigid_test checks on the apexes), the largest over the
+     * variables of the islands that changed (a bound: a switch moves few
+     * of them, an RMS would dilute it): metrics
+     * nonsmooth_error_estimate (not in error_estimate, tolerance_met) */
+    if (changed && step >= 2) {
+        double en = 0, cx = 0.5 * h * h;
+        for (int i = 0; i < e->n; i++) {
+            if (e->chg[w->var_isl[i]] != step) continue;
+            double ex = fabs(cx * (d->a[i] - d->ap[i])) / mbs_wx(d, i, fabs(d->x[i]));
+            if (ex > en) en = ex;
+        }
+        if (!(en <= d->met.nonsmooth_error_estimate)) d->met.nonsmooth_error_estimate = en;
+    }
     /* the weighted local errors of the variables of unchanged islands;
      * velocities only where the impulses of the three steps were exact
      * (Lemke, or no acting contact): a PGS iterate's residual, up to

@@ -372,6 +372,7 @@ int mbs_metrics_json(const mbs_metrics *x, char *buf, size_t size)
                     "\"events\": %ld, \"impacts\": %ld, \"zeno_closures\": %ld, ",
                     x->max_lcp_dimension, x->lcp_solves, x->lcp_failures, x->events, x->impacts, x->zeno_closures));
     APPEND(snprintf(AT, REST, "\"nonsmooth_steps\": %ld, ", x->nonsmooth_steps));
+    APPEND(s_num(AT, REST, "nonsmooth_error_estimate", x->nonsmooth_error_estimate, 0));
     APPEND(s_num(AT, REST, "max_penetration", x->max_penetration, 0));
     APPEND(s_num(AT, REST, "max_complementarity_error", x->max_complementarity_error, 0));
     APPEND(s_num(AT, REST, "tolerance", x->tolerance, 0));
