@@ -46,8 +46,17 @@
  * the second difference does not shrink with h (the 100-ball box read 10,
  * 46, 18 at h = 2e-3, 1e-3, 5e-4 with them; 2.5, 0.14, 0.023 without).
  *
- * Not covered: the error of the nonsmooth steps themselves (impact times
- * resolved to O(h), restitution applied at the step); the first-order term
+ * The nonsmooth steps.  A switch (impact, activation, release, stick-slip)
+ * lands at the step, up to h from its true time: the position errs by up
+ * to h^2/2 |abar_k - abar_{k-1}| (h/2 |velocity jump| for an impact: the
+ * O(h) error of every event-capturing scheme), reported as the largest over
+ * the changed islands' variables, in metric nonsmooth_error_estimate (units
+ * of the tolerance), apart from error_estimate and tolerance_met: with
+ * impacts no fixed step short of h ~ tol meets it, and a user compares runs
+ * at h and h/2 (the service's verify jobs) for that part.
+ *
+ * Not covered: the propagation of the nonsmooth steps' error (a bound per
+ * switch, not their sum over the run); the first-order term
  * of forces depending on the velocity (Q is taken at v0: h^2/2 M^-1 Q_v a
  * in v per step, not in the estimate); the PGS residual (reported as
  * max_complementarity_error, and the velocities of PGS groups above); the
