@@ -195,10 +195,13 @@ void mbs_mj_error_step(mbs_data *d, mbs_mj_ws *w, long step, double h, int np, i
      * nonsmooth_error_estimate (not in error_estimate, tolerance_met) */
     if (changed && step >= 2) {
         double en = 0, cx = 0.5 * h * h;
-        for (int i = 0; i < e->n; i++) {
-            if (e->chg[w->var_isl[i]] != step) continue;
-            double ex = fabs(cx * (d->a[i] - d->ap[i])) / mbs_wx(d, i, fabs(d->x[i]));
-            if (ex > en) en = ex;
+        for (int I = 0; I < e->nisl; I++) {
+            if (e->chg[I] != step) continue;
+            for (int j = w->isl_vptr[I]; j < w->isl_vptr[I + 1]; j++) {
+                int i = w->isl_var[j];
+                double ex = fabs(cx * (d->a[i] - d->ap[i])) / mbs_wx(d, i, fabs(d->x[i]));
+                if (ex > en) en = ex;
+            }
         }
         if (!(en <= d->met.nonsmooth_error_estimate)) d->met.nonsmooth_error_estimate = en;
     }
@@ -214,15 +217,19 @@ void mbs_mj_error_step(mbs_data *d, mbs_mj_ws *w, long step, double h, int np, i
     if (step >= 3) {
         const double *a = d->a, *ap = d->ap, *am = e->am;
         double cx = h * h / 12.0, cv = h / 6.0;
-        for (int i = 0; i < e->n; i++) {
-            if (e->chg[w->var_isl[i]] > step - 3) continue;
-            double ex = cx * (a[i] - ap[i]) / mbs_wx(d, i, fabs(d->x[i]));
-            acc += ex * ex;
-            cnt++;
-            if (e->pgs[w->var_isl[i]] > step - 3) continue;
-            double ev = cv * (a[i] - 2 * ap[i] + am[i]) / mbs_wv(d, i, fabs(d->v[i]));
-            acc += ev * ev;
-            cnt++;
+        for (int I = 0; I < e->nisl; I++) {
+            if (e->chg[I] > step - 3) continue;
+            int vel = e->pgs[I] <= step - 3;
+            for (int j = w->isl_vptr[I]; j < w->isl_vptr[I + 1]; j++) {
+                int i = w->isl_var[j];
+                double ex = cx * (a[i] - ap[i]) / mbs_wx(d, i, fabs(d->x[i]));
+                acc += ex * ex;
+                cnt++;
+                if (!vel) continue;
+                double ev = cv * (a[i] - 2 * ap[i] + am[i]) / mbs_wv(d, i, fabs(d->v[i]));
+                acc += ev * ev;
+                cnt++;
+            }
         }
     }
     if (cnt > 0) {
