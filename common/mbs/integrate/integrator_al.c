@@ -13,7 +13,9 @@
  * iteration.  Then
  *   A v1 = (M + h/2 C + h^2/4 K) v1* - h^2/4 alpha Phi_q^T Phi_t
  *   A a1 = (M + h/2 C + h^2/4 K) a1* - h^2/4 alpha Phi_q^T gamma
- * project the velocities and accelerations onto the constraint manifold.
+ * project the velocities and accelerations onto the constraint manifold
+ * (with stiffness written as corrections from the constraint residual:
+ * s_project).
  *
  * It sees the equations only through the DAE-form boundary
  * (formulation/dae_form.h): mbs_al_run on any formulation that implements
