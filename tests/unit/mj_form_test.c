@@ -25,6 +25,28 @@
  *   y stays 0;
  * - the hooks are called per step (points once, forces once), never per
  *   contact or per sweep (counted).
+ *
+ * The same ball on a second formulation with a configuration-dependent mass
+ * and q' = G(q) v (dae_form.h mass_eval, nq, advance): cylindrical
+ * coordinates with the angle as a unit complex number (a quaternion's
+ * planar counterpart), q = (r, cos phi, sin phi, z), v = (r', phi', z'),
+ * M(q) = diag(m, m r^2, m), Q = (m r phi'^2, -2 m r r' phi', -m g), the
+ * floor's rows through the point's Jacobian (the tangent rows depend on
+ * q).  Checked against the closed forms of the same motions and against
+ * the Cartesian run above at the same step:
+ * - free flight (thrown sideways, not through the axis r = 0): the height
+ *   as in Cartesian coordinates to round-off, the horizontal position
+ *   converging to the straight line at first order (error ratio near 2
+ *   when h halves);
+ * - an impact with restitution: Newton's law at the impact to round-off
+ *   (the normal's B column is (0, 0, 1/m) at any q), the same impact step
+ *   and apex as the Cartesian run;
+ * - sliding with friction along a line off the axis: stops where u0^2 /
+ *   (2 mu g) puts it, at first order in h; and held on that line by a
+ *   bilateral equation r sin phi = y0 (nonlinear in q: the projections
+ *   onto Phi = 0 correct q through advance), y within 2e-12 of it;
+ * - M(q) evaluated once per step, the coordinates advanced twice per step.
+ *
  * The model and run data come from examples/bouncing_ball_rigid.json (a
  * sphere and a plane, one rigid pair, Moreau-Jean): the integrator reads
  * only its solver options and the contact's law, restitution and friction;
@@ -207,6 +229,402 @@ static int s_run(s_ball *c, double z0, double u0, double mu, double t_end, doubl
     return rc;
 }
 
+/* ---- the same ball in cylindrical coordinates: M(q), q' = G(q) v ------------------------- */
+
+#define S_REC_MAX 8192
+
+typedef struct {
+    long n_mass, n_advance, n_forces, n_points;
+    double yline;  /* > 0: the ball held on the line y = yline (one equation) */
+} s_cyl;
+
+/* A run's record, in Cartesian coordinates, one entry per step (the
+ * stepper's context; polar: the state is q = (r, c, s, z), v = (r', w, z')). */
+typedef struct {
+    int polar;
+    long n;
+    double t[S_REC_MAX], X[S_REC_MAX][3], V[S_REC_MAX][3];
+} s_rec;
+
+static const int s_cptr[4] = {0, 1, 2, 3}, s_ccol[3] = {0, 1, 2};
+
+static void s_cyl_mass(void *ctx, const double *q, double *val)
+{
+    ((s_cyl *)ctx)->n_mass++;
+    val[0] = MASS;
+    val[1] = MASS * q[0] * q[0];
+    val[2] = MASS;
+}
+
+/* M v at the last q would be ambiguous: Moreau-Jean forms M(q_m) v from
+ * s_cyl_mass's values, so this is never called (counted as a failure). */
+static void s_cyl_mass_mul(void *ctx, const double *v, double *y)
+{
+    (void)v;
+    ((s_cyl *)ctx)->n_mass += 1000000;
+    y[0] = y[1] = y[2] = NAN;
+}
+
+/* Lagrange's equations of T = m/2 (r'^2 + r^2 phi'^2 + z'^2), V = m g z:
+ * the velocity terms on the right-hand side. */
+static void s_cyl_forces(void *ctx, const double *q, const double *v, double t, double *Q)
+{
+    (void)t;
+    ((s_cyl *)ctx)->n_forces++;
+    Q[0] = MASS * q[0] * v[1] * v[1];
+    Q[1] = -2 * MASS * q[0] * v[0] * v[1];
+    Q[2] = -MASS * GRAV;
+}
+
+/* q + s G(q) v on the manifold: the angle turned exactly by s phi', which
+ * keeps (c, s) of unit length (a quaternion's exponential map in the plane). */
+static void s_cyl_advance(void *ctx, const double *q, const double *v, double s, double *qout)
+{
+    ((s_cyl *)ctx)->n_advance++;
+    double a = s * v[1], ca = cos(a), sa = sin(a);
+    double r = q[0] + s * v[0], c = q[1] * ca - q[2] * sa, sn = q[2] * ca + q[1] * sa, z = q[3] + s * v[2];
+    qout[0] = r;
+    qout[1] = c;
+    qout[2] = sn;
+    qout[3] = z;
+}
+
+/* The line y = yline as a bilateral constraint Phi = r sin phi - yline,
+ * its row on v (sin phi, r cos phi, 0). */
+static const int s_lcols[3] = {0, 1, 2};
+static void s_line_row(void *ctx, int r, int *off, int *nnz)
+{
+    (void)ctx; (void)r;
+    *off = 0;
+    *nnz = 3;
+}
+static void s_line(void *ctx, const double *q, double t, double *phi, double *jac)
+{
+    (void)t;
+    phi[0] = q[0] * q[2] - ((s_cyl *)ctx)->yline;
+    if (!jac) return;
+    jac[0] = q[2];
+    jac[1] = q[0] * q[1];
+    jac[2] = 0;
+}
+static void s_line_phit(void *ctx, const double *q, double t, double *phit) { (void)ctx; (void)q; (void)t; phit[0] = 0; }
+static void s_line_jv(void *ctx, const double *jac, const double *v, double *y)
+{
+    (void)ctx;
+    y[0] = jac[0] * v[0] + jac[1] * v[1] + jac[2] * v[2];
+}
+
+/* The floor under the ball: gap z - R; the rows -d^T J v with J the
+ * point's Jacobian (Cartesian velocity = J v), d = n, t1, t2 as in s_points. */
+static void s_cyl_points(void *ctx, const double *q, long stamp, const int *pairs, int npairs, const double *reach,
+                         mbs_rpoint *out, int *count, double *gmin)
+{
+    s_cyl *c = ctx;
+    (void)stamp;
+    c->n_points++;
+    double r = q[0], co = q[1], si = q[2];
+    double J[3][3] = {{co, -r * si, 0}, {si, r * co, 0}, {0, 0, 1}};
+    int np = 0;
+    for (int j = 0; j < npairs; j++) {
+        mbs_rpoint *P = out + np;
+        memset(P, 0, sizeof *P);
+        P->pair = pairs[j];
+        P->nv = 3;
+        P->g = q[3] - RAD;
+        double dir[3][3] = {{0, 0, -1}, {1, 0, 0}, {0, -1, 0}};
+        for (int a = 0; a < 3; a++) {
+            P->n[a] = dir[0][a];
+            P->t[0][a] = dir[1][a];
+            P->t[1][a] = dir[2][a];
+        }
+        for (int k = 0; k < 3; k++)
+            for (int col = 0; col < 3; col++)
+                P->G[k][col] = -(dir[k][0] * J[0][col] + dir[k][1] * J[1][col] + dir[k][2] * J[2][col]);
+        P->body[0] = 0;
+        P->body[1] = -1;
+        if (reach && P->g > reach[j]) {
+            count[j] = -1;
+            gmin[j] = P->g;
+            continue;
+        }
+        count[j] = 1;
+        np++;
+    }
+}
+
+/* The stepper: the state in Cartesian coordinates after each step. */
+static int s_record(void *ctx, const mbs_model *m, mbs_data *d, mbs_errlist *err)
+{
+    s_rec *R = ctx;
+    (void)m; (void)err;
+    if (R->n >= S_REC_MAX) return MBS_EINVAL;
+    long k = R->n++;
+    R->t[k] = d->t;
+    if (!R->polar) {
+        for (int a = 0; a < 3; a++) { R->X[k][a] = d->x[a]; R->V[k][a] = d->v[a]; }
+        return 0;
+    }
+    double r = d->x[0], c = d->x[1], s = d->x[2];
+    R->X[k][0] = r * c;
+    R->X[k][1] = r * s;
+    R->X[k][2] = d->x[3];
+    R->V[k][0] = d->v[0] * c - r * s * d->v[1];
+    R->V[k][1] = d->v[0] * s + r * c * d->v[1];
+    R->V[k][2] = d->v[2];
+    return 0;
+}
+
+/* One Moreau-Jean run of the ball from the Cartesian position X0 and
+ * velocity V0 (X0 off the axis) with friction mu, to t_end with step h,
+ * in cylindrical coordinates (polar; held on the line y = yline by one
+ * equation when yline > 0) or in the Cartesian formulation above; the
+ * record in R, the hooks' counts in cy (polar).  0 or the integrator's
+ * code. */
+static int s_run_cyl_line(int polar, double yline, const double X0[3], const double V0[3], double mu, double t_end,
+                          double h, s_rec *R, s_cyl *cy)
+{
+    char tend[64], step[64];
+    snprintf(tend, sizeof tend, "solver.t_end=%.17g", t_end);
+    snprintf(step, sizeof step, "solver.step=%.17g", h);
+    const char *sets[] = {tend, step, "solver.contact_deactivation=false", NULL};
+    t_sets ts;
+    t_sets_parse(&ts, sets);
+    char *doc = t_slurp("examples/bouncing_ball_rigid.json", NULL);
+    if (!doc) return -100;
+    mbs_errlist el = {0};
+    mbs_spec *s = mech_parse(doc, strlen(doc), ts.ov, ts.n, &el);
+    free(doc);
+    if (!s) return -101;
+    s->contacts[0].friction = mu;
+    mbs_model *m = mbs_model_new(s, NULL, &el);
+    mbs_data *d = m ? mbs_data_new(m) : NULL;
+    if (!d) return -102;
+    CHECK(m->nvar >= 4);
+    mbs_tol_init(m, d);
+    memset(R, 0, sizeof *R);
+    memset(cy, 0, sizeof *cy);
+    cy->yline = yline;
+    R->polar = polar;
+    static s_ball cart;
+    memset(&cart, 0, sizeof cart);
+    mbs_mj_ws_free(d);
+    mbs_dae_form f = {.name = "point ball", .n = 3, .ne = 0, .length_scale = 1, .mass_scale = MASS, .ctx = &cart,
+                      .mass_ptr = s_mptr, .mass_col = s_mcol, .mass_val = s_mval, .mass_mul = s_mass_mul,
+                      .forces = s_forces, .forces_noncontact = s_forces, .constraints = s_constraints,
+                      .phi_t = s_phi_t, .jv = s_jv};
+    mbs_contact_rows rw = {.nbody = 1, .body_nv = 3, .ctx = &cart, .body_vars = s_body_vars,
+                           .max_points = s_max_points, .pair_vars = s_pair_vars, .points = s_points,
+                           .missed = s_missed};
+    if (polar) {
+        f = (mbs_dae_form){.name = "cylindrical ball", .n = 3, .nq = 4, .ne = 0, .length_scale = 1,
+                           .mass_scale = MASS, .ctx = cy, .mass_ptr = s_cptr, .mass_col = s_ccol,
+                           .mass_eval = s_cyl_mass, .advance = s_cyl_advance, .mass_mul = s_cyl_mass_mul,
+                           .forces = s_cyl_forces, .forces_noncontact = s_cyl_forces,
+                           .constraints = s_constraints, .phi_t = s_phi_t, .jv = s_jv};
+        rw.ctx = cy;
+        rw.points = s_cyl_points;
+        if (yline > 0) {
+            f.ne = 1;
+            f.jac_nnz = 3;
+            f.jac_cols = s_lcols;
+            f.jac_row = s_line_row;
+            f.constraints = s_line;
+            f.phi_t = s_line_phit;
+            f.jv = s_line_jv;
+        }
+    }
+    CHECK(mbs_mj_ws_make(&f, &rw, m, d) == 0);
+    d->t = 0;
+    d->eq_on[0] = 1;
+    if (polar) {
+        /* q = (r, cos phi, sin phi, z), v = (r', phi', z') of X0, V0 */
+        double r = hypot(X0[0], X0[1]), c = X0[0] / r, sn = X0[1] / r;
+        d->x[0] = r;
+        d->x[1] = c;
+        d->x[2] = sn;
+        d->x[3] = X0[2];
+        d->v[0] = c * V0[0] + sn * V0[1];
+        d->v[1] = (c * V0[1] - sn * V0[0]) / r;
+        d->v[2] = V0[2];
+    } else {
+        for (int a = 0; a < 3; a++) { d->x[a] = X0[a]; d->v[a] = V0[a]; }
+    }
+    for (int a = 0; a < 3; a++) d->a[a] = 0;
+    memset(&d->met, 0, sizeof d->met);
+    mbs_stepper run = {s_record, R, 0.01};
+    int rc = mbs_mj_run(m, d, &run, &el);
+    if (rc) printf("  run failed: %s\n", el.n > 0 ? el.e[0].message : "?");
+    mbs_data_free(&d);
+    mbs_model_free(&m);
+    mbs_spec_free(&s);
+    return rc;
+}
+
+static int s_run_cyl(int polar, const double X0[3], const double V0[3], double mu, double t_end, double h, s_rec *R,
+                     s_cyl *cy)
+{
+    return s_run_cyl_line(polar, 0, X0, V0, mu, t_end, h, R, cy);
+}
+
+/* Largest |horizontal position - the straight line X0 + V0 t| over the
+ * record (free flight), and largest |Z - (Z0 - g t^2 / 2)|. */
+static void s_flight_err(const s_rec *R, const double X0[3], const double V0[3], double *exy, double *ez)
+{
+    *exy = *ez = 0;
+    for (long k = 0; k < R->n; k++) {
+        double t = R->t[k];
+        *exy = fmax(*exy, hypot(R->X[k][0] - (X0[0] + V0[0] * t), R->X[k][1] - (X0[1] + V0[1] * t)));
+        *ez = fmax(*ez, fabs(R->X[k][2] - (X0[2] - 0.5 * GRAV * t * t)));
+    }
+}
+
+/* Forms the integrators cannot run are refused when the workspace is made
+ * (-1): no mass values and no mass_eval; nq != n without advance; and the
+ * event-driven integrator's dopri5 stages with advance (q' = v only). */
+static void s_refusals(void)
+{
+    char *doc = t_slurp("examples/bouncing_ball_rigid.json", NULL);
+    CHECK(doc != NULL);
+    if (!doc) return;
+    mbs_errlist el = {0};
+    mbs_spec *s = mech_parse(doc, strlen(doc), NULL, 0, &el);
+    free(doc);
+    mbs_model *m = s ? mbs_model_new(s, NULL, &el) : NULL;
+    mbs_data *d = m ? mbs_data_new(m) : NULL;
+    CHECK(d != NULL);
+    if (!d) return;
+    static s_cyl cy;
+    mbs_dae_form f = {.name = "cylindrical ball", .n = 3, .nq = 4, .ne = 0, .length_scale = 1, .mass_scale = MASS,
+                      .ctx = &cy, .mass_ptr = s_cptr, .mass_col = s_ccol, .mass_eval = s_cyl_mass,
+                      .advance = s_cyl_advance, .forces = s_cyl_forces, .constraints = s_constraints,
+                      .phi_t = s_phi_t, .jv = s_jv};
+    mbs_contact_rows rw = {.nbody = 1, .body_nv = 3, .ctx = &cy, .body_vars = s_body_vars,
+                           .max_points = s_max_points, .pair_vars = s_pair_vars, .points = s_cyl_points,
+                           .missed = s_missed};
+    mbs_dae_form g = f;
+    g.mass_eval = NULL;
+    mbs_mj_ws_free(d);
+    CHECK(mbs_mj_ws_make(&g, &rw, m, d) == -1);
+    mbs_mj_ws_free(d);
+    g = f;
+    g.advance = NULL;
+    CHECK(mbs_mj_ws_make(&g, &rw, m, d) == -1);
+    mbs_mj_ws_free(d);
+    CHECK(mbs_mj_ws_make(&f, &rw, m, d) == 0);
+    mbs_mj_ws_free(d);
+    mbs_ed_data_free(d);
+    CHECK(mbs_ed_ws_make(&f, &rw, m, d) == -1);
+    mbs_data_free(&d);
+    mbs_model_free(&m);
+    mbs_spec_free(&s);
+}
+
+/* The configuration-dependent mass: free flight, impact, sliding. */
+static void s_cylinder_tests(void)
+{
+    static s_rec R, Rc;
+    s_cyl cy;
+    const double e = 0.8;
+
+    /* free flight, thrown sideways past the axis (closest 1 m) for 0.5 s */
+    const double X0[3] = {1.0, 0.5, 2.0}, V0[3] = {0.8, -0.6, 0};
+    double exy[3], ez[3];
+    for (int j = 0; j < 3; j++) {
+        double h = 1e-3 / (1 << j);
+        CHECK(s_run_cyl(1, X0, V0, 0, 0.5, h, &R, &cy) == 0);
+        s_flight_err(&R, X0, V0, &exy[j], &ez[j]);
+        printf("  cylindrical free flight, h = %.2e s: horizontal within %.3e m of the line, height within %.1e m; "
+               "%ld steps: %ld mass, %ld advance, %ld forces, %ld points calls\n", h, exy[j], ez[j], R.n, cy.n_mass,
+               cy.n_advance, cy.n_forces, cy.n_points);
+        /* M(q_m) once per step (s_cyl_mass_mul never: it would add 1e6),
+         * q_m and q_1 through advance */
+        CHECK(cy.n_mass == R.n && cy.n_advance == 2 * R.n && cy.n_forces == R.n && cy.n_points == R.n);
+        /* the height's scheme is the Cartesian one: exact to round-off */
+        CHECK(ez[j] < 1e-12);
+    }
+    /* first order: the error halves with h (ratios measured 2.0) */
+    printf("  free flight error ratios: %.3f, %.3f\n", exy[0] / exy[1], exy[1] / exy[2]);
+    /* and small: a fifth of one step's travel |V0| h over the 0.5 s (measured 6.7e-5 m) */
+    CHECK(exy[0] > 0 && exy[0] < 0.2 * hypot(V0[0], V0[1]) * 1e-3);
+    CHECK(exy[0] / exy[1] > 1.8 && exy[0] / exy[1] < 2.2 && exy[1] / exy[2] > 1.8 && exy[1] / exy[2] < 2.2);
+
+    /* a drop with a sideways velocity onto the floor, no friction: against
+     * the Cartesian run at the same step */
+    const double Xd[3] = {0.6, -0.8, 1.0 + RAD}, Vd[3] = {0.3, 0.4, 0};
+    const double h = 1e-3;
+    CHECK(s_run_cyl(1, Xd, Vd, 0, 1.2, h, &R, &cy) == 0);
+    CHECK(s_run_cyl(0, Xd, Vd, 0, 1.2, h, &Rc, &cy) == 0);
+    CHECK(R.n == Rc.n);
+    long kimp = -1, kc = -1;
+    for (long k = 1; k < R.n && kimp < 0; k++)
+        if (R.V[k][2] > 0) kimp = k;
+    for (long k = 1; k < Rc.n && kc < 0; k++)
+        if (Rc.V[k][2] > 0) kc = k;
+    double apex = 0, apex_c = 0, dz = 0;
+    for (long k = kimp; k >= 0 && k < R.n && R.t[k] < R.t[kimp] + 2 * R.V[kimp][2] / GRAV; k++) {
+        apex = fmax(apex, R.X[k][2]);
+        apex_c = fmax(apex_c, Rc.X[k][2]);
+    }
+    for (long k = 0; k < R.n; k++) dz = fmax(dz, fabs(R.X[k][2] - Rc.X[k][2]));
+    printf("  cylindrical drop: impact at step %ld (Cartesian %ld), v_z %.6f -> %.6f m/s (ratio %.15f), apex %.6f m "
+           "(Cartesian %.6f), heights within %.1e m of the Cartesian run\n", kimp, kc, R.V[kimp - 1][2],
+           R.V[kimp][2], -R.V[kimp][2] / R.V[kimp - 1][2], apex, apex_c, dz);
+    CHECK(kimp > 0 && kimp == kc);
+    CHECK(fabs(R.V[kimp][2] + e * R.V[kimp - 1][2]) < 1e-12 * sqrt(2 * GRAV));
+    CHECK(dz < 1e-12);
+    CHECK(fabs(apex - apex_c) < 1e-12);
+
+    /* sliding at u0 along x at y = 0.5 with friction mu: stops at
+     * x0 + u0^2 / (2 mu g), y unchanged; the Cartesian run exact to the
+     * scheme's step, the cylindrical one at first order */
+    const double u0 = 2.0, mu = 0.4, Xs[3] = {1.0, 0.5, RAD}, Vs[3] = {u0, 0, 0};
+    double xstop = Xs[0] + u0 * u0 / (2 * mu * GRAV), es[3];
+    for (int j = 0; j < 3; j++) {
+        double hj = 1e-3 / (1 << j);
+        CHECK(s_run_cyl(1, Xs, Vs, mu, 0.8, hj, &R, &cy) == 0);
+        const double *Xe = R.X[R.n - 1], *Ve = R.V[R.n - 1];
+        es[j] = hypot(Xe[0] - xstop, Xe[1] - Xs[1]);
+        printf("  cylindrical sliding, h = %.2e s: rest at (%.6f, %.6f) m (exact (%.6f, %.6f)), off by %.3e m, "
+               "end speed %.1e m/s, |z - R| %.1e m\n", hj, Xe[0], Xe[1], xstop, Xs[1], es[j], hypot(Ve[0], Ve[1]),
+               fabs(Xe[2] - RAD));
+        /* at rest (sticking) at the end, on the floor */
+        CHECK(hypot(Ve[0], Ve[1]) < 1e-12 && fabs(Xe[2] - RAD) < 1e-12);
+    }
+    CHECK(s_run_cyl(0, Xs, Vs, mu, 0.8, 1e-3, &Rc, &cy) == 0);
+    double ec = fabs(Rc.X[Rc.n - 1][0] - xstop);
+    printf("  sliding error ratios: %.3f, %.3f (Cartesian run at h = 1e-3 off by %.3e m)\n", es[0] / es[1],
+           es[1] / es[2], ec);
+    /* a fifth of one step's travel u0 h at h = 1e-3 (measured 2.0e-4 m) */
+    CHECK(es[0] > 0 && es[0] < 0.2 * u0 * 1e-3);
+    CHECK(es[0] / es[1] > 1.6 && es[0] / es[1] < 2.4 && es[1] / es[2] > 1.6 && es[1] / es[2] < 2.4);
+
+    /* the same slide held on its line y = 0.5 by a bilateral equation
+     * (nonlinear in q): the projections onto Phi = 0 correct q through
+     * advance; y stays on the line to their tolerance (1e-12 L), the stop
+     * converges at first order */
+    double el[3];
+    for (int j = 0; j < 3; j++) {
+        double hj = 1e-3 / (1 << j);
+        CHECK(s_run_cyl_line(1, Xs[1], Xs, Vs, mu, 0.8, hj, &R, &cy) == 0);
+        double ymax = 0;
+        for (long k = 0; k < R.n; k++) ymax = fmax(ymax, fabs(R.X[k][1] - Xs[1]));
+        const double *Xe = R.X[R.n - 1];
+        el[j] = fabs(Xe[0] - xstop);
+        printf("  on the line y = %.1f, h = %.2e s: rest at x = %.6f m (exact %.6f), off by %.3e m, |y - %.1f| <= "
+               "%.1e m; %ld steps, %ld advance calls\n", Xs[1], hj, Xe[0], xstop, el[j], Xs[1], ymax, R.n,
+               cy.n_advance);
+        /* the projection's tolerance 1e-12 L (L = 1 m) plus round-off of
+         * r sin phi; without the projection |y - 0.5| grows as h^2 per step */
+        CHECK(ymax < 2e-12);
+        /* more than q_m and q_1: the projection's corrections */
+        CHECK(cy.n_advance > 2 * R.n && cy.n_mass == R.n);
+        CHECK(fabs(Xe[2] - RAD) < 1e-12);
+    }
+    printf("  on the line: error ratios %.3f, %.3f\n", el[0] / el[1], el[1] / el[2]);
+    CHECK(el[0] > 0 && el[0] < 0.2 * u0 * 1e-3);
+    CHECK(el[0] / el[1] > 1.6 && el[0] / el[1] < 2.4 && el[1] / el[2] > 1.6 && el[1] / el[2] < 2.4);
+}
+
 int main(void)
 {
     static s_ball c;
@@ -242,5 +660,9 @@ int main(void)
     CHECK(c.worst_vx < 1e-12 * u0);
     CHECK(c.worst_z < 1e-12 && c.worst_y < 1e-15);
     CHECK(c.n_points == c.n_steps);
+
+    /* the same ball with a configuration-dependent mass and q' = G(q) v */
+    s_cylinder_tests();
+    s_refusals();
     return CHECK_SUMMARY("mj_form_test");
 }

@@ -5,6 +5,9 @@
  *
  *   M(q) v' = Q(q, v, t) - Phi_q^T lambda,    q' = v,    Phi(q, t) = 0,
  *
+ * (Moreau-Jean also takes q' = G(q) v and a configuration-dependent M:
+ * advance, nq, mass_eval below),
+ *
  * needs from a formulation, and nothing else: sizes and scales, products
  * with the mass matrix, the generalized forces, the constraints Phi, Phi_q,
  * Phi_t, gamma and the products of Phi_q with a vector, and the linear
@@ -60,14 +63,40 @@ typedef struct mbs_dae_form {
     const int *jac_cols;
     void (*jac_row)(void *ctx, int r, int *off, int *nnz);
 
-    /* A constant mass matrix in compressed rows (row i's entries
-     * mass_val[mass_ptr[i] .. mass_ptr[i + 1]) in the columns mass_col[]);
-     * NULL when M depends on q (Moreau-Jean needs it constant: it factors
-     * its islands' blocks of M once). */
+    /* The mass matrix in compressed rows: row i's entries in the columns
+     * mass_col[mass_ptr[i] .. mass_ptr[i + 1]), a pattern fixed for the run
+     * (NULL: none given; Moreau-Jean and the event-driven integrator then
+     * refuse the form).  mass_val: its values when M is constant (the
+     * natural coordinates: Moreau-Jean forms its free bodies' M^-1 once);
+     * NULL when M depends on q, whose values mass_eval gives. */
     const int *mass_ptr, *mass_col;
     const double *mass_val;
 
-    /* y = M v (M constant or at the last q the formulation was given). */
+    /* With mass_val NULL: the values of M(q) in the pattern above into val
+     * (mass_ptr[n] entries).  Moreau-Jean calls it once per step, at the
+     * step's midpoint q_m, and factorises its islands' KKT matrices
+     * [M(q_m) Phi_q^T; Phi_q 0] with these values (the islands too large
+     * for a dense block go through kkt_factor, which takes q).  NULL with
+     * a constant M (mass_val given). */
+    void (*mass_eval)(void *ctx, const double *q, double *val);
+
+    /* Coordinates q when they are not the velocities' layout (a ball
+     * joint's quaternion: 4 coordinates for 3 rates): nq entries in q and
+     * in every position array the integrator keeps (d->x, d->xp); 0 means
+     * n.  With nq != n, advance is required. */
+    int nq;
+
+    /* q' = G(q) v: qout = q + s G(q) v to first order in s, on the
+     * coordinates' manifold (a formulation may take the exact map, e.g. a
+     * quaternion rotated by s w, and normalise); qout (nq) may be q.  NULL:
+     * q' = v, and the integrator adds s v itself (the natural coordinates).
+     * Moreau-Jean calls it a few times per step (the midpoint, the step's
+     * end, each correction of the projection onto Phi = 0, whose dq is in
+     * the velocities' layout), never per contact. */
+    void (*advance)(void *ctx, const double *q, const double *v, double s, double *qout);
+
+    /* y = M v (M constant or at the last q the formulation was given; with
+     * mass_eval, Moreau-Jean forms M(q_m) v from mass_eval's values instead). */
     void (*mass_mul)(void *ctx, const double *v, double *y);
 
     /* The generalized forces Q(q, v, t) (applied, velocity terms, compliant

@@ -86,7 +86,9 @@ int mbs_edc_init(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_mod
      * 1e-12 of the largest inverse mass diagonal, which changes the contact
      * accelerations by 1e-12 of a unit force's effect */
     double mmin = INFINITY;
-    for (int i = 0; i < f->n; i++)
+    /* (M(q) of mass_eval: its scale, the mean diagonal, stands in) */
+    if (!f->mass_val) mmin = f->mass_scale > 0 ? f->mass_scale : INFINITY;
+    for (int i = 0; f->mass_val && i < f->n; i++)
         for (int k = f->mass_ptr[i]; k < f->mass_ptr[i + 1]; k++)
             if (f->mass_col[k] == i && f->mass_val[k] > 0) mmin = fmin(mmin, f->mass_val[k]);
     c->eps = isfinite(mmin) ? 1e-12 / mmin : 1e-12;

@@ -86,6 +86,8 @@ struct mbs_ed_ws {
     double *lM, *lq, *lz, *lw, *lt; /* (16 nf^2), (4 nf) x 3, (16 nf^2)        */
     double *G, *H, *R, *F0, *Fz, *A0, *N0; /* (nf^2), (2nf nf), (nf^2), (nf), (4 nf^2; Hb), (nf), (2 nf) */
     void *lwork;
+    double *mval;        /* (f.mass_ptr[n]) M(q)'s values at the evaluation's q
+                            (f.mass_eval), NULL with a constant M            */
     double nmax;         /* largest sum |N_k| seen (scale of the checks)       */
     int ready;           /* modes set for this run (s_prepare)                 */
 };
@@ -100,8 +102,13 @@ int mbs_ed_ws_make(const mbs_dae_form *fm, const mbs_contact_rows *r, const mbs_
     d->ed = w;
     w->f = *fm;
     w->rows = *r;
-    /* the dense KKT matrix takes M's entries as they are: constant */
-    if (!fm->mass_ptr) { mbs_ed_data_free(d); return -1; }
+    /* the dense KKT matrix takes M's entries, constant or M(q) of
+     * mass_eval at each evaluation; the dopri5 stages take q' = v (not yet
+     * advance's q' = G(q) v) */
+    if (!fm->mass_ptr || (!fm->mass_val && !fm->mass_eval) || fm->advance || (fm->nq > 0 && fm->nq != fm->n)) {
+        mbs_ed_data_free(d);
+        return -1;
+    }
     int n = fm->n, ne = fm->ne, nf = r->nclear, f1 = nf > 0 ? nf : 1;
     w->n = n;
     w->ne = ne;
@@ -119,6 +126,7 @@ int mbs_ed_ws_make(const mbs_dae_form *fm, const mbs_contact_rows *r, const mbs_
     ALLOC(w->W, f1 * (n + 1)); ALLOC(w->V, f1 * (n + 1)); ALLOC(w->tau, f1); ALLOC(w->dtau, f1); ALLOC(w->gamT, f1); ALLOC(w->vt, f1); ALLOC(w->N, 2 * f1); ALLOC(w->FT, f1);
     ALLOC(w->sol, w->nk + 1); ALLOC(w->resp, f1 * (w->nk + 1));
     ALLOC(w->x1, n + 1); ALLOC(w->v1, n + 1); ALLOC(w->a1, n + 1); ALLOC(w->lam1, ne + 1);
+    if (!fm->mass_val) ALLOC(w->mval, fm->mass_ptr[n] + 1);
     ALLOC(w->lM, 16 * f1 * f1); ALLOC(w->lq, 4 * f1); ALLOC(w->lz, 4 * f1); ALLOC(w->lw, 4 * f1);
     ALLOC(w->lt, 16 * f1 * f1);
     ALLOC(w->G, f1 * f1); ALLOC(w->H, 2 * f1 * f1); ALLOC(w->R, f1 * f1); ALLOC(w->F0, f1);
@@ -138,7 +146,7 @@ void mbs_ed_data_free(mbs_data *d)
     if (!w) return;
     free(w->fj); free(w->mode); free(w->sigma); free(w->sg); free(w->armed); free(w->cand); free(w->fslip);
     free(w->g0); free(w->g1); free(w->W); free(w->V); free(w->tau); free(w->dtau); free(w->gamT); free(w->vt); free(w->N); free(w->FT);
-    free(w->sol); free(w->resp); free(w->x1); free(w->v1); free(w->a1); free(w->lam1);
+    free(w->sol); free(w->resp); free(w->x1); free(w->v1); free(w->a1); free(w->lam1); free(w->mval);
     free(w->lM); free(w->lq); free(w->lz); free(w->lw); free(w->lt);
     free(w->G); free(w->H); free(w->R); free(w->F0); free(w->Fz); free(w->A0); free(w->N0);
     free(w->lwork); free(w->crossed);
@@ -183,8 +191,9 @@ static int s_tau_free(const struct mbs_ed_ws *w, int f)
 }
 
 /* Assemble the KKT matrix K and right-hand side rhs of the current modes
- * from the evaluated constraints (d), forces (d->Q), sliding rows (w) and
- * contact points (w->c):
+ * from the mass matrix (constant, or M(q) of s_solve in w->mval), the
+ * evaluated constraints (d), forces (d->Q), sliding rows (w) and contact
+ * points (w->c):
  *   [M  Phi_q^T  C_stick; Phi_q 0 0; W_stick 0 0] plus the sliding friction
  * columns -mu sigma s_k (W - s_k hw V)^T on the end multipliers;
  * C_stick = (W - hw tau V)^T. */
@@ -194,7 +203,7 @@ static void s_assemble(const mbs_model *m, mbs_data *d, double *rhs)
     const mbs_solver_spec *o = &m->spec->solver;
     int n = w->n, ne = w->ne;
     const int *M_ptr = w->f.mass_ptr, *M_col = w->f.mass_col;
-    const double *M_val = w->f.mass_val;
+    const double *M_val = w->mval ? w->mval : w->f.mass_val;
     double ab = o->baumgarte_alpha, bb = o->baumgarte_beta;
     mbs_mat *K = &w->K;
     mbs_mat_zero(K);
@@ -283,6 +292,8 @@ static int s_solve(const mbs_model *m, mbs_data *d, double t, const double *x, c
     const mbs_dae_form *fm = &w->f;
     fm->baumgarte_rhs(fm->ctx, x, v, t, o->baumgarte_alpha, o->baumgarte_beta, d->w2);
     fm->forces(fm->ctx, x, v, t, d->Q);
+    /* M(x) once per evaluation when M depends on q */
+    if (w->mval) fm->mass_eval(fm->ctx, x, w->mval);
     if (w->nf > 0) w->rows.clearance_slide(w->rows.ctx, x, v, w->W, w->V, w->gamT, w->vt);
     mbs_edc_eval(m, d, &w->c, x, v);
     mbs_mat *K = &w->K;

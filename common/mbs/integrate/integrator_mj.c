@@ -25,6 +25,11 @@
  *   q1 = q_m + h/2 v1, then mass-orthogonal projections of q1 onto Phi = 0
  *   and of v1 onto Phi_q v + Phi_t = 0 (simplified Newton with the KKT
  *   factors of q_m), a = (v1 - v0) / h for the output sampler.
+ * A form whose mass depends on q (dae_form.h mass_eval) gives M = M(q_m),
+ * once per step, for the KKT matrices and M v0; one whose coordinates move
+ * as q' = G(q) v (advance) takes q_m = q0 + h/2 G(q0) v0 and q1 = q_m + h/2
+ * G(q_m) v1 from it (and each projection's correction through it).  The
+ * natural coordinates have neither (constant M, q' = v).
  *
  * Index set and targets (docs/contacts.md, "Moreau-Jean time stepping"): a
  * point with gamma^- = G_n v0 belongs to the index set I when it touches at
@@ -140,6 +145,10 @@ static int s_islands(mbs_mj_ws *w)
     }
     for (int r = 0; r < ne; r++)
         for (int a = 1; a < w->eq_nnz[r]; a++) s_union(p, jc[w->eq_off[r]], jc[w->eq_off[r] + a]);
+    /* and by the mass matrix's pattern (within a body in the natural
+     * coordinates, already linked; along a tree's paths in joint coordinates) */
+    for (int i = 0; i < n; i++)
+        for (int k = M_ptr[i]; k < M_ptr[i + 1]; k++) s_union(p, i, M_col[k]);
     /* number the islands by their smallest variable */
     w->nisl = 0;
     for (int i = 0; i < n; i++) id[i] = -1;
@@ -194,7 +203,9 @@ static int s_islands(mbs_mj_ws *w)
     w->onbuf = calloc((size_t)w->bufmax + 1, sizeof(int));
     if (!w->abuf || !w->ibuf2 || !w->onbuf) return -1;
     for (int k = 0; k < ni; k++) {
-        if (w->isl_mat[k].n == 0 || w->isl_schur[k] != 1) { w->isl_schur[k] = 0; continue; }
+        /* (M depends on q, mass_eval: M^-1 is not formed once; the LU
+         * factor of the KKT matrix at each step's M(q_m) serves) */
+        if (w->isl_mat[k].n == 0 || w->isl_schur[k] != 1 || !M_val) { w->isl_schur[k] = 0; continue; }
         int nv = w->isl_vptr[k + 1] - w->isl_vptr[k], ne_k = w->isl_eptr[k + 1] - w->isl_eptr[k];
         if (mbs_cinv_init(&w->isl_ci[k], nv, ne_k)) return -1;
         double *Md = w->abuf;
@@ -220,8 +231,11 @@ int mbs_mj_ws_make(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_m
     d->mj = w;
     w->f = *f;
     w->rows = *r;
-    /* the islands' blocks of M are factored once: M must be constant */
-    if (!f->mass_ptr) return -1;
+    /* the mass matrix's pattern, with its values (constant M) or their
+     * hook (M(q)); coordinates other than the velocities need advance */
+    if (!f->mass_ptr || (!f->mass_val && !f->mass_eval)) return -1;
+    w->nq = f->nq > 0 ? f->nq : n;
+    if (w->nq != n && !f->advance) return -1;
     w->n = n;
     w->ne = ne;
     w->lscale = f->length_scale;
@@ -236,7 +250,8 @@ int mbs_mj_ws_make(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_m
     ALLOC(w->var_isl, nn); ALLOC(w->var_loc, nn); ALLOC(w->eq_loc, ne + 1);
     ALLOC(w->isl_var, nn); ALLOC(w->isl_eq, ne + 1);
     ALLOC(w->kbuf, n + ne + 1);
-    ALLOC(w->xm, nn); ALLOC(w->vf, nn); ALLOC(w->tmp, nn); ALLOC(w->mv, nn);
+    ALLOC(w->xm, w->nq > nn ? w->nq : nn); ALLOC(w->vf, nn); ALLOC(w->tmp, nn); ALLOC(w->mv, nn);
+    if (!f->mass_val) ALLOC(w->mval, f->mass_ptr[n] + 1);
     if (!ok) return -1;
     /* the bodies' velocities, each shape's body, the rows' patterns */
     for (int b = 0; b < w->nbody; b++) r->body_vars(r->ctx, b, w->bvar + (size_t)b * w->bnv);
@@ -318,7 +333,7 @@ void mbs_mj_ws_free(mbs_data *d)
     free(w->z); free(w->z0); free(w->logi); free(w->logd); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
     free(w->lam); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0); free(w->act);
     free(w->lM); free(w->lWc); free(w->lq); free(w->lz); free(w->lw); free(w->lcomp); free(w->lwork);
-    free(w->xm); free(w->vf); free(w->tmp); free(w->mv);
+    free(w->xm); free(w->vf); free(w->tmp); free(w->mv); free(w->mval);
     free(w->bvar); free(w->shb); free(w->eq_off); free(w->eq_nnz);
     free(w->pvars); free(w->plist); free(w->pcount); free(w->preach); free(w->pgmin);
     if (w->rows.release) w->rows.release(w->rows.ctx);
@@ -348,12 +363,17 @@ static int s_factor_schur(mbs_data *d, mbs_mj_ws *w, int I)
 
 /* Factor every island at the Jacobian in d->jac: the Schur-complement form
  * where the island's mass matrix allows it, else the dense KKT matrix
- * (and the banded global one when an island is large).  0 or the LAPACK
- * info of the first singular island. */
+ * (and the banded global one when an island is large), with the constant
+ * M, or M(x) from the form's mass_eval into w->mval (once per step).  0 or
+ * the LAPACK info of the first singular island. */
 static int s_factor(mbs_data *d, mbs_mj_ws *w, const double *x, double t)
 {
     const int *M_ptr = w->f.mass_ptr, *M_col = w->f.mass_col;
     const double *M_val = w->f.mass_val;
+    if (w->mval) {
+        w->f.mass_eval(w->f.ctx, x, w->mval);
+        M_val = w->mval;
+    }
     if (w->any_large) {
         int info = w->f.kkt_factor(w->f.ctx, x, d->v, t);
         if (info) return info;
@@ -1131,6 +1151,17 @@ static int s_recheck(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, co
     return nadd;
 }
 
+/* y = M v with the values of M(q_m) of the step (w->mval, mass_eval). */
+static void s_mval_mul(const mbs_mj_ws *w, const double *v, double *y)
+{
+    const int *M_ptr = w->f.mass_ptr, *M_col = w->f.mass_col;
+    for (int i = 0; i < w->n; i++) {
+        double a = 0;
+        for (int k = M_ptr[i]; k < M_ptr[i + 1]; k++) a += w->mval[k] * v[M_col[k]];
+        y[i] = a;
+    }
+}
+
 /* Mass-orthogonal projections of d->x onto Phi = 0 and of d->v onto
  * Phi_q v + Phi_t = 0 at t, by simplified Newton with the island factors
  * of the step (their Jacobian is O(h) away).  d->jac is current at exit. */
@@ -1149,13 +1180,22 @@ static void s_project(mbs_data *d, mbs_mj_ws *w, double t, double vscale)
         int want = rprev > 0 && rlast * (rlast / rprev) <= tolx;
         f->constraints(f->ctx, d->x, t, d->phi, want ? d->jac : NULL);
         have_jac = want;
-        double r = mbs_phi_norm(d);
+        /* max |Phi| over the form's active equations (mbs_phi_norm's, on
+         * the form's ne rather than the model's) */
+        double r = 0;
+        for (int k = 0; k < ne; k++) {
+            if (!d->eq_on[k]) continue;
+            if (isnan(d->phi[k])) { r = NAN; break; }
+            if (fabs(d->phi[k]) > r) r = fabs(d->phi[k]);
+        }
         if (r <= tolx) break;
         rprev = rlast;
         rlast = r;
         for (int k = 0; k < ne; k++) d->r1[k] = -d->phi[k];
         s_solve_all(d, w, NULL, d->r1, w->tmp);
-        for (int i = 0; i < n; i++) d->x[i] += w->tmp[i];
+        /* the correction is in the velocities' layout: q += G(q) dq */
+        if (f->advance) f->advance(f->ctx, d->x, w->tmp, 1.0, d->x);
+        else for (int i = 0; i < n; i++) d->x[i] += w->tmp[i];
         have_jac = 0;
     }
     if (!have_jac) f->constraints(f->ctx, d->x, t, d->phi, d->jac);
@@ -1183,7 +1223,7 @@ int mbs_mj_run(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *e
         return MBS_EINVAL;
     }
     const mbs_dae_form *f = &w->f;
-    int n = w->n, ne = w->ne;
+    int n = w->n, ne = w->ne, nq = w->nq;
     double T = o->t_end;
     double h = o->step > 0 ? o->step : 1e-3;
     long nstep = (long)ceil(T / h - 1e-9);
@@ -1196,13 +1236,14 @@ int mbs_mj_run(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *e
 
     for (long step = 1; step <= nstep; step++) {
         double t1 = step == nstep ? T : (double)step * h, tm = d->t + 0.5 * h;
-        memcpy(d->xp, d->x, sizeof(double) * (size_t)n);
+        memcpy(d->xp, d->x, sizeof(double) * (size_t)nq);
         memcpy(d->vp, d->v, sizeof(double) * (size_t)n);
         memcpy(d->ap, d->a, sizeof(double) * (size_t)n);
         d->tp = d->t;
         w->stamp++;
-        /* midpoint and forces */
-        for (int i = 0; i < n; i++) w->xm[i] = d->x[i] + 0.5 * h * v0[i];
+        /* midpoint (q_m = q0 + h/2 G(q0) v0 with the form's advance) and forces */
+        if (f->advance) f->advance(f->ctx, d->x, v0, 0.5 * h, w->xm);
+        else for (int i = 0; i < n; i++) w->xm[i] = d->x[i] + 0.5 * h * v0[i];
         f->forces(f->ctx, w->xm, v0, tm, d->Q);
         f->constraints(f->ctx, w->xm, tm, d->phi, d->jac);
         f->phi_t(f->ctx, w->xm, tm, d->phit);
@@ -1214,7 +1255,9 @@ int mbs_mj_run(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *e
                         tm);
             return MBS_ESINGULAR;
         }
-        f->mass_mul(f->ctx, v0, w->mv);
+        /* M v0 + h Q, with M(q_m) of the factors when M depends on q */
+        if (w->mval) s_mval_mul(w, v0, w->mv);
+        else f->mass_mul(f->ctx, v0, w->mv);
         for (int i = 0; i < n; i++) w->mv[i] += h * d->Q[i];
         for (int r = 0; r < ne; r++) d->r2[r] = -d->phit[r];
         s_solve_all(d, w, w->mv, d->r2, vf);
@@ -1272,7 +1315,8 @@ int mbs_mj_run(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *e
         d->met.contact_method = w->nlemke > w->npgs || (w->nlemke == w->npgs && o->lcp_solver != MBS_LCP_PGS)
                                     ? "moreau_jean_lemke" : "moreau_jean_pgs";
         /* positions, projections, accelerations for the sampler */
-        for (int i = 0; i < n; i++) d->x[i] = w->xm[i] + 0.5 * h * d->v[i];
+        if (f->advance) f->advance(f->ctx, w->xm, d->v, 0.5 * h, d->x);
+        else for (int i = 0; i < n; i++) d->x[i] = w->xm[i] + 0.5 * h * d->v[i];
         la0 = mbs_now();
         s_project(d, w, t1, vscale);
         d->met.linear_algebra_seconds += mbs_now() - la0;

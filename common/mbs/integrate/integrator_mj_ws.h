@@ -31,6 +31,9 @@ struct mbs_mj_ws {
     mbs_dae_form f;            /* equations of motion                         */
     mbs_contact_rows rows;     /* bodies and rigid contacts                   */
     int n, ne;                 /* velocities, constraint equations            */
+    int nq;                    /* coordinates (f.nq, or n)                    */
+    double *mval;              /* (f.mass_ptr[n]) M(q_m)'s values this step
+                                  (f.mass_eval), NULL with a constant M      */
     double lscale;             /* the model's length scale                    */
     int nbody, bnv;            /* bodies; velocities per body (bvar)          */
     int *bvar;                 /* (nbody bnv) the velocities moving each body, -1 */
@@ -117,7 +120,8 @@ struct mbs_mj_ws {
     int *lcomp;                /* (nl) component of a Lemke unknown, sign     */
     void *lwork;
     /* vectors */
-    double *xm, *vf, *tmp, *mv; /* (n)                                       */
+    double *xm;                /* (max(nq, n)) the step's midpoint q_m        */
+    double *vf, *tmp, *mv;     /* (n)                                         */
     long nlemke, npgs;
     /* a probe of the local contact problems (bench/siconos/fc3d_compare.c;
      * NULL in every run of the library, which never sets it): called with

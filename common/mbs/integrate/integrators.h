@@ -97,8 +97,10 @@ void mbs_bdf_ws_free(mbs_data *d);
 /* Moreau-Jean: islands, contact points, impulses, LCP, sized for every
  * rigid pair. */
 int mbs_mj_ws_new(const mbs_model *m, mbs_data *d);
-/* Moreau-Jean's workspace sized from the DAE form f (its mass matrix
- * constant: f->mass_ptr given) and the contact rows r of m, both kept in it
+/* Moreau-Jean's workspace sized from the DAE form f (its mass matrix's
+ * pattern f->mass_ptr given, with constant values f->mass_val or the hook
+ * f->mass_eval of M(q); f->advance required when f->nq differs from f->n:
+ * else -1) and the contact rows r of m, both kept in it
  * for the runs (their contexts must live as long; r->release frees r's
  * with the workspace, also when this fails).  mbs_mj_ws_new makes the
  * natural coordinates' and calls it (contact_natural.c). */
@@ -108,7 +110,7 @@ void mbs_mj_ws_free(mbs_data *d);
  * frictional clearance joints and rigid contacts. */
 int mbs_ed_data_init(const mbs_model *m, mbs_data *d);
 /* The event-driven workspace sized from the DAE form f (its mass matrix
- * constant) and the contact rows r of m (rigid pairs, clearance joints),
+ * constant, f->mass_val; q' = v: no f->advance; else -1) and the contact rows r of m (rigid pairs, clearance joints),
  * both kept in it as mbs_mj_ws_make keeps them (r->release frees r's
  * context with the workspace, also when this fails); mbs_ed_data_init makes
  * the natural coordinates' and calls it (contact_natural.c). */

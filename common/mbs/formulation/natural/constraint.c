@@ -299,6 +299,26 @@ void mbs_cons_phit(const mbs_model *m, const double *x, double t, double *phit)
     }
 }
 
+/* A product P.Q of two affine vectors of an equation and its rates at
+ * (x, v): P.Q, P'.Q + P.Q' and P'.Q' (the acceleration terms of DOT and
+ * TRIG equations). */
+static void s_prod_rates(const mbs_model *m, const mbs_avec *const pv[2], const double *x, const double *v, int dim, double *pq,
+                         double *pdq, double *pdqd)
+{
+    double P[3], Q[3], Pd[3], Qd[3];
+    mbs_avec_eval(m, pv[0], x, 0, P);
+    mbs_avec_eval(m, pv[1], x, 0, Q);
+    mbs_avec_eval(m, pv[0], v, 1, Pd);
+    mbs_avec_eval(m, pv[1], v, 1, Qd);
+    double a0 = 0, a1 = 0, a2 = 0;
+    for (int a = 0; a < dim; a++) {
+        a0 += P[a] * Q[a];
+        a1 += Pd[a] * Q[a] + P[a] * Qd[a];
+        a2 += Pd[a] * Qd[a];
+    }
+    *pq = a0; *pdq = a1; *pdqd = a2;
+}
+
 void mbs_cons_gamma(const mbs_model *m, const double *x, const double *v, double t, double *gam)
 {
     int dim = m->dim;
@@ -309,18 +329,9 @@ void mbs_cons_gamma(const mbs_model *m, const double *x, const double *v, double
         double val = -ddg;
         if (e->kind == MBS_EQ_DOT) {
             for (int p = 0; p < e->nprod; p++) {
-                double w, dw, ddw, P[3], Q[3], Pd[3], Qd[3];
+                double w, dw, ddw, pq, pdq, pdqd;
                 s_tw(&e->w[p], t, &w, &dw, &ddw);
-                mbs_avec_eval(m, e->p[p][0], x, 0, P);
-                mbs_avec_eval(m, e->p[p][1], x, 0, Q);
-                mbs_avec_eval(m, e->p[p][0], v, 1, Pd);
-                mbs_avec_eval(m, e->p[p][1], v, 1, Qd);
-                double pq = 0, pdq = 0, pdqd = 0;
-                for (int a = 0; a < dim; a++) {
-                    pq += P[a] * Q[a];
-                    pdq += Pd[a] * Q[a] + P[a] * Qd[a];
-                    pdqd += Pd[a] * Qd[a];
-                }
+                s_prod_rates(m, e->p[p], x, v, dim, &pq, &pdq, &pdqd);
                 val += ddw * pq + 2 * dw * pdq + 2 * w * pdqd;
             }
         } else if (e->kind == MBS_EQ_TRIG) {
@@ -328,17 +339,8 @@ void mbs_cons_gamma(const mbs_model *m, const double *x, const double *v, double
             double W[2], W1[2], W2[2], w = v[e->avar];
             s_trig_w(e, x[e->avar], W, W1, W2);
             for (int p = 0; p < e->nprod; p++) {
-                double P[3], Q[3], Pd[3], Qd[3];
-                mbs_avec_eval(m, e->p[p][0], x, 0, P);
-                mbs_avec_eval(m, e->p[p][1], x, 0, Q);
-                mbs_avec_eval(m, e->p[p][0], v, 1, Pd);
-                mbs_avec_eval(m, e->p[p][1], v, 1, Qd);
-                double pq = 0, pdq = 0, pdqd = 0;
-                for (int a = 0; a < dim; a++) {
-                    pq += P[a] * Q[a];
-                    pdq += Pd[a] * Q[a] + P[a] * Qd[a];
-                    pdqd += Pd[a] * Qd[a];
-                }
+                double pq, pdq, pdqd;
+                s_prod_rates(m, e->p[p], x, v, dim, &pq, &pdq, &pdqd);
                 val += 2 * W[p] * pdqd + 2 * w * W1[p] * pdq + w * w * W2[p] * pq;
             }
         } else if (e->kind == MBS_EQ_ANG) {
