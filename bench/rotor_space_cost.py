@@ -15,8 +15,10 @@ all joints at the origin, released at rest under gravity; the roll motor at
    B's 0.004 + 0.001 about the other axes, and the parser refuses it).
 Each with bdf and dopri5 at tolerances 1e-6 and 1e-8: steps, Newton
 iterations per step (bdf), coordinates and constraints, CPU (cpu_seconds,
-median of --repeat).  The exact model's accuracy against its hand-written
-reference is rotor_space_test's.
+median of --repeat); then the same in the relative formulation (the rotor
+a term of the articulated-body recursion at the roll joint's node: no
+coordinate of its own, tree_dynamics.c).  The exact model's accuracy
+against its hand-written reference is rotor_space_test's.
 """
 import json
 import math
@@ -55,21 +57,24 @@ def doc(rotor):
 
 
 def main():
-    print("| model | integrator | tolerance | coordinates / constraints | steps | Newton / step | CPU (ms) |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    print("| formulation | model | integrator | tolerance | coordinates / constraints | steps | Newton / step "
+          "| CPU (ms) |")
+    print("|---|---|---|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
-        for rotor in (True, False):
-            path = os.path.join(tmp, "chain.json")
-            json.dump(doc(rotor), open(path, "w"))
-            for integ in ("bdf", "dopri5"):
-                for tol in (1e-6, 1e-8):
-                    r = mbs_run(MBS, path, solver_sets(integrator=integ, tolerance=tol), REPEAT, check=True)
-                    m = r.metrics
-                    nps = "%.2f" % (m["newton_iterations"] / m["steps"]) if integ == "bdf" else "-"
-                    print("| %s | %s | %g | %d / %d | %d | %s | %.2f |" % (
-                        "rotor" if rotor else "none", integ, tol, m["coords_after"], m["constraints_after"],
-                        m["steps"], nps, 1e3 * r.cpu))
-                    sys.stdout.flush()
+        for form in ("natural", "relative"):
+            for rotor in (True, False):
+                path = os.path.join(tmp, "chain.json")
+                json.dump(doc(rotor), open(path, "w"))
+                for integ in ("bdf", "dopri5"):
+                    for tol in (1e-6, 1e-8):
+                        sets = solver_sets(integrator=integ, tolerance=tol, formulation=form)
+                        r = mbs_run(MBS, path, sets, REPEAT, check=True)
+                        m = r.metrics
+                        nps = "%.2f" % (m["newton_iterations"] / m["steps"]) if integ == "bdf" else "-"
+                        cc = "%d / %d" % (m["coords_after"], m["constraints_after"]) if form == "natural" else "3 / 0"
+                        print("| %s | %s | %s | %g | %s | %d | %s | %.2f |" % (
+                            form, "rotor" if rotor else "none", integ, tol, cc, m["steps"], nps, 1e3 * r.cpu))
+                        sys.stdout.flush()
 
 
 if __name__ == "__main__":

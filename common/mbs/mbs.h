@@ -200,6 +200,15 @@ typedef struct {
                                    moreau_jean: impacts = contacts closing     */
     long zeno_closures;         /* event_driven: approaches slower than the
                                    Zeno threshold stopped without restitution */
+    long nonsmooth_steps;       /* moreau_jean: steps in which the contact
+                                   status of some island changed (impact,
+                                   activation, release, stick-slip), left out
+                                   of error_estimate (mj_error.c)              */
+    double nonsmooth_error_estimate; /* moreau_jean: largest bound of the
+                                   position error a switch inside a step makes
+                                   (h^2/2 |jump of the mean acceleration|, h/2
+                                   |velocity jump| for an impact), units of the
+                                   tolerance; not in tolerance_met             */
     double max_penetration;     /* largest -gap of a rigid contact at a step (m) */
     double max_complementarity_error; /* largest |min(gap rate or gap, lam)|
                                    violation found by the per-step check        */

@@ -86,9 +86,7 @@ static int s_joint_drive(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_sp
  * default), integrated by bdf and dopri5 only (the run refuses the other
  * integrators and analyses, run/simulate.c).  The rotor's inertia: on a
  * revolute or prismatic joint, to ground or between two moving bodies (the
- * stator on the joint's first body); the relative formulation refuses it
- * between moving bodies in space and on a prismatic joint between them
- * rather than ignoring it. */
+ * stator on the joint's first body). */
 static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec *f)
 {
     char kp[MECH_PTR_MAX];
@@ -151,20 +149,12 @@ static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec
      * plane: 1/2 (J / lead^2) s'^2 with the slide s a variable of its own
      * (ncs.c s_slide_rotors).  In space the rotor is a thin disk with unit
      * vectors of its own in the natural coordinates (ncs.c
-     * s_space_rotors); the relative formulation's recursion does not take
-     * it (its rotor term is the planar one, without the gyroscopic
-     * moment): refused there */
-    int grounded = j >= 0 && (c->spec->joints[j].body[0] == MBS_GROUND || c->spec->joints[j].body[1] == MBS_GROUND);
+     * s_space_rotors); the relative formulation's recursion takes it at
+     * its joint's node with its gyroscopic moment (tree_dynamics.c), and
+     * refuses it on a chord (tree.c) */
     if (mo->J > 0 && jt != MBS_JOINT_REVOLUTE && jt != MBS_JOINT_PRISMATIC) {
         mech_ptr_key(kp, ptr, "rotor_inertia");
         mech_err(c, kp, "a rotor inertia is supported on a revolute or prismatic joint only");
-    } else if (mo->J > 0 && !grounded && c->dim == 3 && c->spec->solver.formulation == MBS_FORM_RELATIVE) {
-        mech_ptr_key(kp, ptr, "rotor_inertia");
-        mech_err(c, kp, "solver.formulation \"relative\" takes no rotor inertia on a spatial %s joint between two "
-                 "moving bodies (for now; its recursion lacks the rotor's gyroscopic moment); use the natural "
-                 "formulation, or give 0 and add rotor_inertia x gear_ratio^2 (or rotor_inertia / lead^2) to the "
-                 "inertia (mass) of the body the motor drives",
-                 jt == MBS_JOINT_PRISMATIC ? "prismatic" : "revolute");
     }
 }
 

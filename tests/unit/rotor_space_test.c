@@ -11,7 +11,14 @@
  * energy channel, with bdf and dopri5 at two tolerances and the fixed-step
  * integrators that take motors; the unpowered chain's energy; the rotor's
  * share (the reference without w_A in the rotor's rate moves by far more
- * than the tolerance); the relative formulation's refusal.
+ * than the tolerance).  The relative formulation (the rotor at its joint's
+ * node of the articulated-body recursion, tree_dynamics.c) on the same
+ * cases: against the reference with the natural runs' bounds and against
+ * the natural coordinates' runs, every joint's reaction included; with the
+ * roll joint's bodies swapped (the stator on the tree's child) and with two
+ * motors on the roll joint against the natural coordinates; the unpowered
+ * chain's energy; the P controller on the kinetic energy; statics; its
+ * refusal of a rotor on a chord.
  *
  * Tolerances: angles are held to 100 x tol (rad) over 1.5 s (the accuracy
  * contract, docs/accuracy.md); the reference's RK4 at h = 2e-5 s moves by
@@ -23,6 +30,7 @@
 #include "mbs/formulation/natural/natural.h"
 
 #include <math.h>
+#include <string.h>
 
 /* The chain: all joints at the origin; yaw (ground-C) about z, pitch
  * (C-A) about x, roll (A-B) about a = (sin al, 0, cos al) in A; the
@@ -90,6 +98,31 @@ static void s_doc_ext(char *buf, size_t n, int slide, double N, double V, double
 static void s_doc(char *buf, size_t n, int slide, double N, double V, double R, double J, double tend)
 {
     s_doc_ext(buf, n, slide, N, V, R, J, tend, 0, 0, 0);
+}
+
+/* Every joint's reaction force and torque as channels r<joint><f|m><axis>. */
+#define S_NRX 18
+static const char *s_rx[S_NRX] = {"ryfx", "ryfy", "ryfz", "rymx", "rymy", "rymz", "rpfx", "rpfy", "rpfz",
+                                  "rpmx", "rpmy", "rpmz", "rrfx", "rrfy", "rrfz", "rrmx", "rrmy", "rrmz"};
+
+/* s_doc with the channels s_rx added; swap: the roll joint's bodies
+ * written ["B", "A"] (the stator on B). */
+static void s_doc_rx(char *buf, size_t n, int slide, double N, double V, double R, double J, double tend, int swap)
+{
+    char doc[8192], ch[4096] = "", tmp[8192];
+    s_doc_ext(doc, sizeof doc, slide, N, V, R, J, tend, 0, 0, 0);
+    static const char *jn[3] = {"yaw", "pitch", "roll"}, *ax = "xyz";
+    for (int c = 0; c < S_NRX; c++) {
+        size_t l = strlen(ch);
+        snprintf(ch + l, sizeof ch - l, "{\"name\": \"%s\", \"quantity\": \"%s\", \"joint\": \"%s\", "
+                 "\"component\": \"%c\"}, ", s_rx[c], s_rx[c][2] == 'f' ? "reaction_force" : "reaction_torque",
+                 jn[c / 6], ax[c % 3]);
+    }
+    const char *key = "\"channels\": [", *at = strstr(doc, key);
+    snprintf(tmp, sizeof tmp, "%.*s%s%s%s", (int)(at - doc), doc, key, ch, at + strlen(key));
+    const char *rb = "\"bodies\": [\"A\", \"B\"]", *ra = strstr(tmp, rb);
+    if (swap && ra) snprintf(buf, n, "%.*s\"bodies\": [\"B\", \"A\"]%s", (int)(ra - tmp), tmp, ra + strlen(rb));
+    else snprintf(buf, n, "%s", tmp);
 }
 
 /* ---- the hand-written chain ---- */
@@ -345,12 +378,12 @@ static double s_angle_err(const t_run *r, double (*ref)[8])
  * on the kinetic energy relative to its largest value), and with the
  * fixed-step integrators that take motors in space (the event-driven one
  * is planar) at steps of 2e-4 and 1e-4 s: their errors converge, the
- * ratio within [1.5, 2.5] for Moreau-Jean (first order) and at least 1.5
- * for the trapezoidal AL, which is first order on this chain with or
- * without the rotor (J = 0: the same ratio 2.0; without the motor's
- * back-EMF damping 4.4, second order: the damping, which enters its
- * projections, integrator_al.c, the likely cause), out of its asymptotic
- * range at 2e-4 s on the roll motor (ratio 36). */
+ * ratio within [1.5, 2.5] for Moreau-Jean (first order) and within [3.5,
+ * 4.6] for the trapezoidal AL (second order: 4.08 on the roll motor, 4.02
+ * on the lead screw; 36 and 2.7 before its projections were written as
+ * corrections, integrator_al.c s_project: the symmetrised damping of the
+ * motor's back-EMF in its matrix against the unsymmetric product moved
+ * states on the manifold every step, first order). */
 static void test_chain_against_hand(int slide, double N, double V, double J)
 {
     s_chain ch = {N, V, 1, J, 1, slide, 0, 0, 0}, lumped = {N, V, 1, J, 0, slide, 0, 0, 0};
@@ -419,8 +452,99 @@ static void test_chain_against_hand(int slide, double N, double V, double J)
         if (a < 2) continue;
         double ratio = efix[0] / efix[1];
         printf("  %s %-33s error ratio (2e-4 / 1e-4) %.2f\n", what, integ[a], ratio);
-        CHECK(ratio >= 1.5 && (a == 2 || ratio <= 2.5));
+        CHECK(a == 2 ? ratio >= 3.5 && ratio <= 4.6 : ratio >= 1.5 && ratio <= 2.5);
     }
+}
+
+/* The trapezoidal AL's order on the powered roll motor (6 V, back-EMF
+ * damping N^2 kt ke / R = 1 N m s), with and without the rotor, against
+ * the hand-written chain: the joint angles' largest error over 1.5 s at
+ * three steps, each halving dividing it by 4 (second order) within [3.5,
+ * 4.6] (measured 3.99 and 4.00 without the rotor from 5e-4 s; 4.18 and
+ * 4.02 with it from 2.5e-4 s, where its unit vectors turn N = 20 times as
+ * fast as the joint).  Before the projections were written as corrections
+ * (integrator_al.c s_project) they were 1.99 and 1.99 without the rotor
+ * (first order), 27 and 3.4 with it (6 of these checks fail there).
+ * At the default tolerance (1e-6) and the default step (1e-3 s) the run
+ * is 374 x tol off and must say so (tolerance_met false). */
+static void test_al_order(double J, double h0)
+{
+    s_chain ch = {20, 6, 1, J, 1, 0, 0, 0, 0};
+    static double ref[S_NOUT + 1][8];
+    s_reference(&ch, ref, 2e-5);
+    char doc[8192];
+    s_doc(doc, sizeof doc, 0, 20, 6, 1, J, 1.5);
+    double e[3] = {0, 0, 0};
+    for (int b = 0; b < 3; b++) {
+        char step[64];
+        snprintf(step, sizeof step, "solver.step=%g", h0 / (1 << b));
+        const char *sets[] = {step, "solver.integrator=trapezoidal_al", NULL};
+        t_run r;
+        t_run_text(doc, sets, &r);
+        CHECK(r.rc == 0);
+        if (r.rc == 0) e[b] = s_angle_err(&r, ref);
+        printf("  trapezoidal_al, roll motor, J = %g, step %g: joint angles %.3e\n", J, h0 / (1 << b), e[b]);
+        t_run_free(&r);
+    }
+    for (int b = 0; b < 2; b++) {
+        double ratio = e[b + 1] > 0 ? e[b] / e[b + 1] : 0;
+        printf("  trapezoidal_al, roll motor, J = %g: error ratio %g / %g = %.2f\n", J, h0 / (1 << b),
+               h0 / (2 << b), ratio);
+        CHECK(ratio >= 3.5 && ratio <= 4.6);
+    }
+    if (J > 0) return;
+    const char *sets[] = {"solver.integrator=trapezoidal_al", NULL};
+    t_run r;
+    t_run_text(doc, sets, &r);
+    CHECK(r.rc == 0);
+    double err = r.rc == 0 ? s_angle_err(&r, ref) : 0;
+    printf("  trapezoidal_al at the default step and tolerance: joint angles %.2e (%.0f x tol), error estimate "
+           "%.3g, tolerance_met %d\n", err, err / 1e-6, r.met.error_estimate, r.met.tolerance_met);
+    CHECK(err > 1e-6 && !r.met.tolerance_met);
+    t_run_free(&r);
+}
+
+/* The same on the chain without the motor: a rotational damper (1 N m
+ * s, the motor's back-EMF damping) on the roll joint, released under
+ * gravity, against bdf at 1e-11 (the hand-written chain has no damper).
+ * The defect was not the motor's: the damper's C is unsymmetric on a
+ * spatial joint as well; the old projections gave ratios 1.98 and 2.01 at
+ * 1e-3 -> 5e-4 -> 2.5e-4 s, now 3.99 and 4.00 (band [3.5, 4.6]). */
+static void test_al_order_damper(void)
+{
+    char doc[8192], out[8192];
+    s_doc(doc, sizeof doc, 0, 20, 6, 1, 0, 1.5);
+    const char *f0 = strstr(doc, "\"forces\": ["), *f1 = strstr(doc, " \"solver\"");
+    CHECK(f0 && f1);
+    if (!f0 || !f1) return;
+    snprintf(out, sizeof out, "%.*s\"forces\": [{\"name\": \"d\", \"type\": \"rotational_spring_damper\", "
+             "\"joint\": \"roll\", \"stiffness\": 0, \"damping\": 1}],%s", (int)(f0 - doc), doc, f1);
+    const char *rs[] = {"solver.integrator=bdf", "solver.tolerance=1e-11", NULL};
+    t_run ref;
+    t_run_text(out, rs, &ref);
+    CHECK(ref.rc == 0);
+    double e[3] = {0, 0, 0}, h0 = 1e-3;
+    for (int b = 0; b < 3 && ref.rc == 0; b++) {
+        char step[64];
+        snprintf(step, sizeof step, "solver.step=%g", h0 / (1 << b));
+        const char *sets[] = {step, "solver.integrator=trapezoidal_al", NULL};
+        t_run r;
+        t_run_text(out, sets, &r);
+        CHECK(r.rc == 0);
+        for (int i = 0; r.rc == 0 && i <= S_NOUT; i++) {
+            const char *q[3] = {"q1", "q2", "q3"};
+            for (int k = 0; k < 3; k++)
+                e[b] = fmax(e[b], fabs(t_at(&r, q[k], 0.01 * i) - t_at(&ref, q[k], 0.01 * i)));
+        }
+        printf("  trapezoidal_al, roll damper, step %g: joint angles %.3e\n", h0 / (1 << b), e[b]);
+        t_run_free(&r);
+    }
+    for (int b = 0; b < 2; b++) {
+        double ratio = e[b + 1] > 0 ? e[b] / e[b + 1] : 0;
+        printf("  trapezoidal_al, roll damper: error ratio %g / %g = %.2f\n", h0 / (1 << b), h0 / (2 << b), ratio);
+        CHECK(ratio >= 3.5 && ratio <= 4.6);
+    }
+    t_run_free(&ref);
 }
 
 /* Unpowered (V = 0, R = 1e9 ohm: the back-EMF's damping N^2 kt ke / R <=
@@ -450,15 +574,229 @@ static void test_unpowered_energy(int slide, double N, double J)
     }
 }
 
-/* The relative formulation refuses the spatial rotor at its key. */
+/* The relative formulation (tree_dynamics.c: the rotor at its joint's
+ * node, its gyroscopic moment in the node's bias) on the same chain: bdf
+ * and dopri5 at two tolerances against the hand-written reference (the
+ * natural runs' bounds: 100 x tol on the joint coordinates and on the
+ * kinetic energy relative to its largest value, 1e3 x tol on the pitch
+ * reaction torque), and against the natural coordinates' dopri5 run at the
+ * same tolerance (the joint coordinates within 100 x tol; every joint's
+ * reaction force and torque, the roll joint's included, within 1e3 x tol of
+ * their largest value: the rotor's gear and bearing loads are applied
+ * forces in both, tree_reaction.c). */
+static void test_relative_against_hand(int slide, double N, double V, double J)
+{
+    s_chain ch = {N, V, 1, J, 1, slide, 0, 0, 0};
+    static double ref[S_NOUT + 1][8];
+    s_reference(&ch, ref, 2e-5);
+    char doc[8192];
+    s_doc_rx(doc, sizeof doc, slide, N, V, 1, J, 1.5, 0);
+    const char *what = slide ? "lead screw" : "roll motor";
+    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+    const double tols[] = {1e-6, 1e-8};
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++) {
+            char tol[64];
+            snprintf(tol, sizeof tol, "solver.tolerance=%g", tols[b]);
+            const char *sets[] = {tol, integ[a], "solver.formulation=relative", NULL};
+            const char *nsets[] = {tol, "solver.integrator=dopri5", NULL};
+            t_run r, rn;
+            t_run_text(doc, sets, &r);
+            t_run_text(doc, nsets, &rn);
+            CHECK(r.rc == 0 && rn.rc == 0);
+            if (r.rc || rn.rc) { t_run_free(&r); t_run_free(&rn); continue; }
+            double eq = s_angle_err(&r, ref), eT = 0, Tmax = 0, eM = 0, Mmax = 0, dq = 0, dR = 0, Rmax = 0;
+            for (int i = 0; i <= S_NOUT; i++) {
+                double t = 0.01 * i, T = s_kinetic(&ch, ref[i]), tau[3];
+                Tmax = fmax(Tmax, T);
+                eT = fmax(eT, fabs(t_at(&r, "T", t) - T));
+                s_pitch_torque(&ch, ref[i], 1, tau);
+                const char *mc[3] = {"Mx", "My", "Mz"}, *qc[3] = {"q1", "q2", "q3"};
+                for (int k = 0; k < 3; k++) {
+                    Mmax = fmax(Mmax, fabs(tau[k]));
+                    eM = fmax(eM, fabs(t_at(&r, mc[k], t) - tau[k]));
+                    dq = fmax(dq, fabs(t_at(&r, qc[k], t) - t_at(&rn, qc[k], t)));
+                }
+                for (int c = 0; c < S_NRX; c++) {
+                    Rmax = fmax(Rmax, fabs(t_at(&rn, s_rx[c], t)));
+                    dR = fmax(dR, fabs(t_at(&r, s_rx[c], t) - t_at(&rn, s_rx[c], t)));
+                }
+            }
+            printf("  relative %s %-24s tol %g: coordinates %.2e (%.3g x tol), kinetic %.2e J of %.3g, pitch "
+                   "reaction torque %.2e N m of %.3g; against natural dopri5: coordinates %.2e, reactions %.2e of "
+                   "%.3g\n", what, integ[a], tols[b], eq, eq / tols[b], eT, Tmax, eM, Mmax, dq, dR, Rmax);
+            CHECK(eq <= 100 * tols[b]);
+            CHECK(eT <= 100 * tols[b] * Tmax);
+            CHECK(eM <= 1e3 * tols[b] * Mmax);
+            CHECK(dq <= 100 * tols[b]);
+            CHECK(dR <= 1e3 * tols[b] * Rmax);
+            t_run_free(&r);
+            t_run_free(&rn);
+        }
+}
+
+/* The roll joint written with its bodies swapped (["B", "A"]): the stator
+ * on B, which the tree makes the joint's child (tree.c: n = 1 - N on the
+ * revolute, -N on the slide; tree_reaction.c: the rotor's load on the
+ * child A, -M_r less B's), a case the hand-written chain does not cover:
+ * relative against natural, both dopri5, at tolerances 1e-8 and 1e-10: the
+ * joint coordinates within 100 x tol and every joint's reaction within 1e3
+ * x tol of its largest value (measured: 1e-10 brings the reactions 30 to
+ * 200 times closer than 1e-8, so they agree to the integrators' errors); the
+ * rotor's share (the relative run with J = 0) over 100 times the
+ * coordinates' difference at 1e-8. */
+static void test_relative_swapped(int slide, double N, double V, double J)
+{
+    const char *what = slide ? "lead screw" : "roll motor";
+    const double tols[] = {1e-8, 1e-10};
+    const char *qc[3] = {"q1", "q2", "q3"};
+    double share = 0, dq8 = 0;
+    char doc[8192], doc0[8192];
+    s_doc_rx(doc, sizeof doc, slide, N, V, 1, J, 1.5, 1);
+    s_doc_rx(doc0, sizeof doc0, slide, N, V, 1, 0, 1.5, 1);
+    for (int b = 0; b < 2; b++) {
+        char tol[64];
+        snprintf(tol, sizeof tol, "solver.tolerance=%g", tols[b]);
+        const char *sets[] = {tol, "solver.integrator=dopri5", "solver.formulation=relative", NULL};
+        const char *nsets[] = {tol, "solver.integrator=dopri5", NULL};
+        t_run r, rn, r0;
+        t_run_text(doc, sets, &r);
+        t_run_text(doc, nsets, &rn);
+        t_run_text(doc0, sets, &r0);
+        CHECK(r.rc == 0 && rn.rc == 0 && r0.rc == 0);
+        if (r.rc || rn.rc || r0.rc) { t_run_free(&r); t_run_free(&rn); t_run_free(&r0); continue; }
+        double dq = 0, dR = 0, Rmax = 0;
+        for (int i = 0; i <= S_NOUT; i++) {
+            double t = 0.01 * i;
+            for (int c = 0; c < 3; c++) {
+                dq = fmax(dq, fabs(t_at(&r, qc[c], t) - t_at(&rn, qc[c], t)));
+                share = fmax(share, fabs(t_at(&r, qc[c], t) - t_at(&r0, qc[c], t)));
+            }
+            for (int c = 0; c < S_NRX; c++) {
+                Rmax = fmax(Rmax, fabs(t_at(&rn, s_rx[c], t)));
+                dR = fmax(dR, fabs(t_at(&r, s_rx[c], t) - t_at(&rn, s_rx[c], t)));
+            }
+        }
+        if (b == 0) dq8 = dq;
+        printf("  relative, %s with its stator on the child, tol %g: against natural coordinates %.2e, "
+               "reactions %.2e of %.3g\n", what, tols[b], dq, dR, Rmax);
+        CHECK(dq <= 100 * tols[b]);
+        CHECK(dR <= 1e3 * tols[b] * Rmax);
+        t_run_free(&r);
+        t_run_free(&rn);
+        t_run_free(&r0);
+    }
+    printf("  relative, %s with its stator on the child: the rotor moves the coordinates by %.2e\n", what, share);
+    CHECK(share > 100 * dq8);
+}
+
+/* Two motors with rotors on the roll joint (the chain's, and a second of
+ * gear ratio 10, J = 5e-5 kg m^2, at 3 V; on the slide a lead of 20 mm):
+ * the node's sums over its rotors (tree.h) and the per-rotor gear loads of
+ * the reactions (tree_reaction.c s_rotor_gear) against the natural
+ * coordinates (two rotors of their own), both dopri5 at 1e-8 and 1e-10,
+ * with the bounds of test_relative_swapped. */
+static void test_relative_two_rotors(int slide)
+{
+    char doc[8192], d2[8192];
+    s_doc_rx(doc, sizeof doc, slide, slide ? 100 : 20, slide ? 1 : 6, 1, slide ? 4e-5 : 1e-4, 1.5, 0);
+    /* the second motor after the first (s_doc_ext writes its rotor_inertia with %g) */
+    char fk2[64];
+    snprintf(fk2, sizeof fk2, "\"rotor_inertia\": %g}", slide ? 4e-5 : 1e-4);
+    const char *fa = strstr(doc, fk2);
+    if (!CHECK(fa != NULL)) return;
+    snprintf(d2, sizeof d2, "%.*s%s, {\"name\": \"m2\", \"type\": \"dc_motor\", \"joint\": \"roll\", "
+             "\"voltage\": 3, \"resistance\": 1, \"torque_constant\": 0.05, \"back_emf_constant\": 0.05, "
+             "%s, \"rotor_inertia\": 5e-5}%s", (int)(fa - doc), doc, fk2, slide ? "\"lead\": 0.02" : "\"gear_ratio\": 10",
+             fa + strlen(fk2));
+    const double tols[] = {1e-8, 1e-10};
+    const char *qc[3] = {"q1", "q2", "q3"};
+    for (int b = 0; b < 2; b++) {
+        char tol[64];
+        snprintf(tol, sizeof tol, "solver.tolerance=%g", tols[b]);
+        const char *sets[] = {tol, "solver.integrator=dopri5", "solver.formulation=relative", NULL};
+        const char *nsets[] = {tol, "solver.integrator=dopri5", NULL};
+        t_run r, rn;
+        t_run_text(d2, sets, &r);
+        t_run_text(d2, nsets, &rn);
+        CHECK(r.rc == 0 && rn.rc == 0);
+        if (r.rc || rn.rc) { t_run_free(&r); t_run_free(&rn); continue; }
+        double dq = 0, dR = 0, Rmax = 0;
+        for (int i = 0; i <= S_NOUT; i++) {
+            double t = 0.01 * i;
+            for (int c = 0; c < 3; c++) dq = fmax(dq, fabs(t_at(&r, qc[c], t) - t_at(&rn, qc[c], t)));
+            for (int c = 0; c < S_NRX; c++) {
+                Rmax = fmax(Rmax, fabs(t_at(&rn, s_rx[c], t)));
+                dR = fmax(dR, fabs(t_at(&r, s_rx[c], t) - t_at(&rn, s_rx[c], t)));
+            }
+        }
+        printf("  relative, two rotors on the %s, tol %g: against natural coordinates %.2e, reactions %.2e of %.3g\n",
+               slide ? "lead screw" : "roll joint", tols[b], dq, dR, Rmax);
+        CHECK(dq <= 100 * tols[b]);
+        CHECK(dR <= 1e3 * tols[b] * Rmax);
+        t_run_free(&r);
+        t_run_free(&rn);
+    }
+}
+
+/* The relative formulation refuses a spatial rotor on a chord: a second
+ * roll joint between A and B on the same axis ("roll2", a redundant loop)
+ * with a motor and rotor of its own, so one of the two motors' joints must
+ * close the loop; the run fails with the rotor's key and the chord named.
+ * The parser no longer refuses it (the natural coordinates and the
+ * relative tree run it). */
 static void test_refused(void)
 {
-    char doc[8192];
+    char doc[8192], d2[8192], d3[8192];
     s_doc(doc, sizeof doc, 0, 20, 6, 1, 1e-4, 1.5);
     const char *rel[] = {"solver.formulation=relative", NULL};
-    CHECK(t_parse_refused(doc, rel, "/forces/0/rotor_inertia", "no rotor inertia on a spatial revolute joint"));
-    s_doc(doc, sizeof doc, 1, 100, 1, 1, 4e-5, 1.5);
-    CHECK(t_parse_refused(doc, rel, "/forces/0/rotor_inertia", "no rotor inertia on a spatial prismatic joint"));
+    /* the second joint after the roll joint, its motor after the first */
+    const char *jk = "]}],", *at = strstr(doc, "\"name\": \"roll\"");
+    const char *je = at ? strstr(at, jk) : NULL;
+    if (!CHECK(je != NULL)) return;
+    snprintf(d2, sizeof d2, "%.*s]}, {\"name\": \"roll2\", \"type\": \"revolute\", \"bodies\": [\"A\", \"B\"], "
+             "\"at\": [0, 0, 0], \"axis\": [%.17g, 0, %.17g]}],%s", (int)(je - doc), doc, sin(AL), cos(AL),
+             je + strlen(jk));
+    const char *fk = "\"rotor_inertia\": 0.0001}", *fa = strstr(d2, fk);
+    if (!CHECK(fa != NULL)) return;
+    snprintf(d3, sizeof d3, "%.*s%s, {\"name\": \"m2\", \"type\": \"dc_motor\", \"joint\": \"roll2\", "
+             "\"voltage\": 0, \"resistance\": 1, \"torque_constant\": 0.05, \"back_emf_constant\": 0.05, "
+             "\"gear_ratio\": 10, \"rotor_inertia\": 1e-4}%s", (int)(fa - d2), d2, fk, fa + strlen(fk));
+    t_run r;
+    t_run_text(d3, rel, &r);
+    CHECK(r.rc == MBS_EINVAL);
+    int found = 0;
+    for (int e = 0; e < r.err.n; e++)
+        found |= strstr(r.err.e[e].pointer, "/rotor_inertia") != NULL && strstr(r.err.e[e].message, "chord") != NULL;
+    if (!found)
+        for (int e = 0; e < r.err.n; e++) printf("    %s: %s\n", r.err.e[e].pointer, r.err.e[e].message);
+    CHECK(found);
+    printf("  relative: a rotor on a chord refused (%s)\n", found ? "at its key, the chord named" : "NOT as expected");
+    t_run_free(&r);
+}
+
+/* The unpowered chain in the relative formulation (dopri5, tolerance
+ * 1e-8): kinetic plus potential energy within 1e-6 of the kinetic energy's
+ * largest value, as the natural runs (test_unpowered_energy). */
+static void test_relative_unpowered(int slide, double N, double J)
+{
+    char doc[8192];
+    s_doc(doc, sizeof doc, slide, N, 0, 1e9, J, 1.5);
+    const char *sets[] = {"solver.tolerance=1e-8", "solver.integrator=dopri5", "solver.formulation=relative", NULL};
+    t_run r;
+    t_run_text(doc, sets, &r);
+    CHECK(r.rc == 0);
+    if (r.rc) { t_run_free(&r); return; }
+    double drift = 0, Tmax = 0;
+    for (int i = 0; i <= S_NOUT; i++) {
+        drift = fmax(drift, fabs(t_at(&r, "E", 0.01 * i) - t_at(&r, "E", 0)));
+        Tmax = fmax(Tmax, t_at(&r, "T", 0.01 * i));
+    }
+    printf("  relative unpowered %s dopri5: kinetic + potential within %.2e J of its start (kinetic up to %.3g J)\n",
+           slide ? "lead screw" : "roll motor", drift, Tmax);
+    CHECK(Tmax > 1);
+    CHECK(drift <= 1e-6 * Tmax);
+    t_run_free(&r);
 }
 
 /* A continuous P controller on the kinetic energy of the chain with a
@@ -469,7 +807,8 @@ static void test_refused(void)
  * before: the coupled columns of the BDF's Newton matrix held two bodies),
  * against the hand-written chain with the same law in its rate (its own
  * T); bdf (every variable a column of the motor's coupled block) and
- * dopri5 at two tolerances, 100 x tol on the four angles. */
+ * dopri5 at two tolerances, 100 x tol on the four angles; the same in the
+ * relative formulation (dopri5). */
 static void test_energy_controller(void)
 {
     s_chain ch = {20, 0, 1, 1e-4, 1, 0, 0.5, 20, 1};
@@ -499,6 +838,25 @@ static void test_energy_controller(void)
             t_run_free(&r);
         }
     CHECK(Tmax > 5 && Tmax < 20);
+    /* the relative formulation: the controller's measure is the natural
+     * coordinates' kinetic energy on the mapped state, the rotor's unit
+     * vectors' rates set by the bridge (run/relative.c s_rotor3_vars), so
+     * the rotor's energy steers the voltage there too */
+    for (int b = 0; b < 2; b++) {
+        char tol[64];
+        snprintf(tol, sizeof tol, "solver.tolerance=%g", tols[b]);
+        const char *sets[] = {tol, "solver.formulation=relative", "solver.integrator=dopri5", NULL};
+        t_run r;
+        t_run_text(doc, sets, &r);
+        CHECK(r.rc == 0);
+        if (r.rc) { t_run_free(&r); continue; }
+        double eq = s_angle_err(&r, ref);
+        for (int i = 0; i <= S_NOUT; i++) eq = fmax(eq, fabs(t_at(&r, "q4", 0.01 * i) - ref[i][3]));
+        printf("  P on the kinetic energy, relative dopri5 tol %g: angles %.2e rad (%.3g x tol)\n", tols[b], eq,
+               eq / tols[b]);
+        CHECK(eq <= 100 * tols[b]);
+        t_run_free(&r);
+    }
 }
 
 /* Statics: the unpowered chain under a tilted gravity (no neutral yaw)
@@ -507,34 +865,43 @@ static void test_energy_controller(void)
  * to 1e-8 (statics' own tolerance is 1e-9 of the force scale).  The
  * solver's step limit left the rotor's unit vectors, which turn N times as
  * far as the joint, out of its measure (before, 100 Newton iterations were
- * not enough). */
+ * not enough).  The relative formulation's statics rests where its run
+ * without the rotor rests (the same bounds): another equilibrium of the
+ * tilted chain than the natural coordinates' (their Newton iterations
+ * start alike but take other paths; the rotor plays no part). */
 static void test_statics(void)
 {
-    double dq = 0, dM = 0;
-    t_run r[2];
-    for (int k = 0; k < 2; k++) {
+    double dq = 0, dM = 0, rq = 0, rM = 0, nq = 0;
+    t_run r[4];
+    for (int k = 0; k < 4; k++) {
         char doc[8192], g[8192];
-        s_doc(doc, sizeof doc, 0, 20, 0, 1, k == 0 ? 1e-4 : 0, 1.5);
+        s_doc(doc, sizeof doc, 0, 20, 0, 1, k % 2 ? 0 : 1e-4, 1.5);
         const char *key = "\"gravity\": [0, 0, -9.81]", *at = strstr(doc, key);
         if (!CHECK(at != NULL)) return;
         snprintf(g, sizeof g, "%.*s\"gravity\": [2, 1, -9.81]%s", (int)(at - doc), doc, at + strlen(key));
         const char *sets[] = {"solver.analysis=statics", NULL};
-        t_run_text(g, sets, &r[k]);
+        const char *rel[] = {"solver.analysis=statics", "solver.formulation=relative", NULL};
+        t_run_text(g, k >= 2 ? rel : sets, &r[k]);
         CHECK(r[k].rc == 0);
     }
-    if (r[0].rc == 0 && r[1].rc == 0) {
+    if (r[0].rc == 0 && r[1].rc == 0 && r[2].rc == 0 && r[3].rc == 0) {
         const char *q[3] = {"q1", "q2", "q3"}, *mc[3] = {"Mx", "My", "Mz"};
         for (int k = 0; k < 3; k++) {
             dq = fmax(dq, fabs(t_at(&r[0], q[k], 0) - t_at(&r[1], q[k], 0)));
             dM = fmax(dM, fabs(t_at(&r[0], mc[k], 0) - t_at(&r[1], mc[k], 0)));
+            rq = fmax(rq, fabs(t_at(&r[2], q[k], 0) - t_at(&r[3], q[k], 0)));
+            rM = fmax(rM, fabs(t_at(&r[2], mc[k], 0) - t_at(&r[3], mc[k], 0)));
+            nq = fmax(nq, fabs(t_at(&r[2], q[k], 0) - t_at(&r[0], q[k], 0)));
         }
         printf("  statics with and without the rotor: angles %.1e rad, pitch reaction torque %.1e N m apart "
-               "(q2 = %.4f rad)\n", dq, dM, t_at(&r[0], "q2", 0));
+               "(q2 = %.4f rad); relative: %.1e rad, %.1e N m apart (q2 = %.4f rad, another equilibrium than the "
+               "natural one's, %.2g rad away, with or without the rotor)\n", dq, dM, t_at(&r[0], "q2", 0), rq, rM,
+               t_at(&r[2], "q2", 0), nq);
         CHECK(dq <= 1e-8 && dM <= 1e-8);
+        CHECK(rq <= 1e-8 && rM <= 1e-8);
         CHECK(fabs(t_at(&r[0], "q2", 0)) > 0.5);
     }
-    t_run_free(&r[0]);
-    t_run_free(&r[1]);
+    for (int k = 0; k < 4; k++) t_run_free(&r[k]);
 }
 
 /* ---- the TRIG equations' derivatives against finite differences ---- */
@@ -625,8 +992,19 @@ int main(void)
     setvbuf(stdout, NULL, _IOLBF, 0);
     test_chain_against_hand(0, 20, 6, 1e-4);
     test_chain_against_hand(1, 100, 1, 4e-5);
+    test_al_order(0, 5e-4);
+    test_al_order(1e-4, 2.5e-4);
+    test_al_order_damper();
     test_unpowered_energy(0, 20, 1e-4);
     test_unpowered_energy(1, 100, 4e-5);
+    test_relative_against_hand(0, 20, 6, 1e-4);
+    test_relative_against_hand(1, 100, 1, 4e-5);
+    test_relative_swapped(0, 20, 6, 1e-4);
+    test_relative_swapped(1, 100, 1, 4e-5);
+    test_relative_two_rotors(0);
+    test_relative_two_rotors(1);
+    test_relative_unpowered(0, 20, 1e-4);
+    test_relative_unpowered(1, 100, 4e-5);
     test_refused();
     test_energy_controller();
     test_statics();

@@ -13,7 +13,9 @@
  * iteration.  Then
  *   A v1 = (M + h/2 C + h^2/4 K) v1* - h^2/4 alpha Phi_q^T Phi_t
  *   A a1 = (M + h/2 C + h^2/4 K) a1* - h^2/4 alpha Phi_q^T gamma
- * project the velocities and accelerations onto the constraint manifold.
+ * project the velocities and accelerations onto the constraint manifold
+ * (with stiffness written as corrections from the constraint residual:
+ * s_project).
  *
  * It sees the equations only through the DAE-form boundary
  * (formulation/dae_form.h): mbs_al_run on any formulation that implements
@@ -46,6 +48,40 @@ static void s_pmul(const mbs_dae_form *f, mbs_data *d, double h, const double *z
     for (int i = 0; i < n; i++) vp[i] = d->v[i] + eps * z[i];
     f->forces(f->ctx, d->x, vp, t, Q1);
     for (int i = 0; i < n; i++) y[i] -= 0.5 * h * (Q1[i] - Q0[i]) / eps;
+}
+
+/* Projects z (velocities, with c = Phi_t; accelerations, with c = gamma)
+ * onto Phi_q z + c = 0 with the last factorisation A = M + h/2 C + h^2/4
+ * (alpha Phi_q^T Phi_q + K).  Without stiffness, as Bayo and Ledesma write
+ * it: A z = M z* - h^2/4 alpha Phi_q^T c.  With stiffness as the correction
+ * A dz = -h^2/4 alpha Phi_q^T (Phi_q z* + c), z = z* + dz: the same in
+ * exact arithmetic when A's K and C are those of (M + h/2 C + h^2/4 K) z*,
+ * but A holds them symmetrised (and from an earlier Newton iterate), and
+ * a state-dependent force whose Jacobian is not symmetric (a motor's or a
+ * damper's torque on a spatial joint: its load and rate vectors differ off
+ * the constraint manifold) then moved z by h/2 (C - C^T) z* / 2 every step
+ * even on the manifold: first order (issue 13, the trapezoidal AL on a
+ * spatial chain with a motor: error ratio 2 per halved step).  The
+ * correction vanishes on the manifold whatever the weighting. */
+static void s_project(const mbs_dae_form *f, mbs_data *d, double h, double alpha, double *z, const double *c,
+                      double t)
+{
+    int n = f->n, ne = f->ne;
+    double *y = d->w1, *r = d->r2;
+    if (!f->has_stiffness) {
+        s_pmul(f, d, h, z, t, y);
+        for (int i = 0; i < ne; i++) r[i] = d->eq_on[i] ? -0.25 * h * h * alpha * c[i] : 0;
+        f->jtl(f->ctx, d->jac, r, y);
+        f->al_solve(f->ctx, y);
+        memcpy(z, y, sizeof(double) * (size_t)n);
+        return;
+    }
+    f->jv(f->ctx, d->jac, z, r);
+    for (int i = 0; i < ne; i++) r[i] = d->eq_on[i] ? -0.25 * h * h * alpha * (r[i] + c[i]) : 0;
+    memset(y, 0, sizeof(double) * (size_t)n);
+    f->jtl(f->ctx, d->jac, r, y);
+    f->al_solve(f->ctx, y);
+    for (int i = 0; i < n; i++) z[i] += y[i];
 }
 
 int mbs_al_run(const mbs_dae_form *fm, const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err)
@@ -158,17 +194,9 @@ int mbs_al_run(const mbs_dae_form *fm, const mbs_model *m, mbs_data *d, mbs_step
         d->met.steps++;
         /* projections with the last factorisation (fresh Jacobian in d->jac) */
         fm->phi_t(fm->ctx, d->x, t1, d->phit);
-        s_pmul(fm, d, h, d->v, t1, f);
-        for (int i = 0; i < ne; i++) tmp[i] = d->eq_on[i] ? -0.25 * h * h * alpha * d->phit[i] : 0;
-        fm->jtl(fm->ctx, d->jac, tmp, f);
-        fm->al_solve(fm->ctx, f);
-        memcpy(d->v, f, sizeof(double) * (size_t)n);
+        s_project(fm, d, h, alpha, d->v, d->phit, t1);
         fm->gamma(fm->ctx, d->x, d->v, t1, d->gam);
-        s_pmul(fm, d, h, d->a, t1, f);
-        for (int i = 0; i < ne; i++) tmp[i] = d->eq_on[i] ? -0.25 * h * h * alpha * d->gam[i] : 0;
-        fm->jtl(fm->ctx, d->jac, tmp, f);
-        fm->al_solve(fm->ctx, f);
-        memcpy(d->a, f, sizeof(double) * (size_t)n);
+        s_project(fm, d, h, alpha, d->a, d->gam, t1);
         /* local error of the positions: the trapezoidal rule (Newmark
          * beta = 1/4) differs from the Taylor series by h^3 x'''/12 per
          * step, x''' ~ (a1 - a0) / h (Zienkiewicz & Xie's estimate); the

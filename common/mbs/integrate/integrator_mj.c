@@ -78,6 +78,7 @@
 #include "mbs/linalg/lcp.h"
 #include "mbs/linalg/cinv.h"
 #include "mbs/integrate/integrator_mj_ws.h"
+#include "mbs/integrate/mj_error.h"
 #include "mbs/analysis/system.h"
 #include "mbs/contact/contact.h" /* mbs_cforce, the outputs' record of a point force */
 #include "mbs/model/clock.h"
@@ -336,6 +337,7 @@ void mbs_mj_ws_free(mbs_data *d)
     free(w->xm); free(w->vf); free(w->tmp); free(w->mv); free(w->mval);
     free(w->bvar); free(w->shb); free(w->eq_off); free(w->eq_nnz);
     free(w->pvars); free(w->plist); free(w->pcount); free(w->preach); free(w->pgmin);
+    mbs_mj_error_free(w);
     if (w->rows.release) w->rows.release(w->rows.ctx);
     free(w);
     d->mj = NULL;
@@ -1233,6 +1235,10 @@ int mbs_mj_run(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *e
     for (int k = 0; k < m->spec->ncontact; k++) w->pi[k].lstep = w->pi[k].istep = -10;
     w->nlemke = w->npgs = 0;
     double *v0 = d->vp, *vf = w->vf;
+    if (mbs_mj_error_start(w)) {
+        mbs_err_add(err, "", "moreau_jean: out of memory");
+        return MBS_ENOMEM;
+    }
 
     for (long step = 1; step <= nstep; step++) {
         double t1 = step == nstep ? T : (double)step * h, tm = d->t + 0.5 * h;
@@ -1323,6 +1329,7 @@ int mbs_mj_run(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *e
         for (int i = 0; i < n; i++) d->a[i] = (d->v[i] - v0[i]) / h;
         d->t = t1;
         d->met.steps++;
+        mbs_mj_error_step(d, w, step, h, np, ncomp);
         /* Phi and its Jacobian are current at (x, t1) after s_project */
         d->cons_at_state = 1;
         int rc = mbs_step_done(m, d, run, err);
@@ -1330,6 +1337,7 @@ int mbs_mj_run(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *e
     }
     int lemke = w->nlemke > w->npgs || (w->nlemke == w->npgs && o->lcp_solver != MBS_LCP_PGS);
     d->met.contact_method = lemke ? "moreau_jean_lemke" : "moreau_jean_pgs";
+    mbs_mj_error_finish(d, w);
     return 0;
 }
 

@@ -26,6 +26,9 @@ typedef struct {
     int rigid;                 /* law MBS_LAW_RIGID                           */
 } mbs_mj_pinfo;
 
+/* The error estimate's state (mj_error.c). */
+typedef struct mbs_mj_est mbs_mj_est;
+
 struct mbs_mj_ws {
     /* the mechanism, as the formulation gives it (mbs_mj_ws_make) */
     mbs_dae_form f;            /* equations of motion                         */
@@ -132,6 +135,7 @@ struct mbs_mj_ws {
     /* the last accepted step, for the reaction recovery */
     int np_last, ncomp_last;
     double h_last;
+    mbs_mj_est *est;           /* the local error estimate (mj_error.c)       */
 };
 
 /* Projected Gauss-Seidel with NNCG on the np points of the step (see

@@ -41,6 +41,69 @@ static void s_slide_vars(const mbs_model *m, double *x, double *v, double *a)
     }
 }
 
+/* The spatial rotors' variables (ncs.c s_space_rotors) at the mapped x,
+ * v (and a), after s_slide_vars: a revolute joint's angle th (its tree
+ * node's coordinate, continuous: e and f turn by N th), its rate a . (w_B
+ * - w_A) and acceleration a . (al_B - al_A) + (w_A x a) . (w_B - w_A) with
+ * a the joint's axis in A; a slide's th is its slide variable's.  Then e =
+ * cos(N th) u0 + sin(N th) v0, f = -sin(N th) u0 + cos(N th) v0 and their
+ * derivatives from A's u0, v0. */
+static void s_rotor3_vars(const mbs_model *m, const mbs_rtree *t, const mbs_rtree_ws *w, double *x, double *v,
+                          double *a)
+{
+    for (int r = 0; r < m->nrotor3; r++) {
+        const struct mbs_rotor3 *ro = &m->rotor3[r];
+        const mbs_joint_spec *J = &m->spec->joints[ro->joint];
+        int k = ro->var_th;
+        if (!ro->slide) {
+            double RA[9], ax[3], u[3] = {0, 0, 0}, dw[3], wa[3];
+            mbs_twist VA, VB, AA, AB;
+            mbs_rtree_body(t, w, J->body[0], RA, NULL, &VA, &AA);
+            mbs_rtree_body(t, w, J->body[1], NULL, NULL, &VB, &AB);
+            v3unit(J->axis, u);
+            for (int i = 0; i < 3; i++) ax[i] = RA[3 * i] * u[0] + RA[3 * i + 1] * u[1] + RA[3 * i + 2] * u[2];
+            v3sub(VB.w, VA.w, dw);
+            if (t->g.branch[ro->joint] && w->q) {
+                int b1 = J->body[1], child = b1 >= 0 && t->g.parent_joint[b1] == ro->joint ? b1 : J->body[0];
+                x[k] = (child == b1 ? 1.0 : -1.0) * w->q[t->node[t->body_node[child]].qcoord];
+            } else {
+                x[k] = mbs_rtree_joint_angle(t, w, ro->joint);
+            }
+            v[k] = v3dot(ax, dw);
+            if (a) {
+                double da[3];
+                v3sub(AB.w, AA.w, da);
+                v3cross(VA.w, ax, wa);
+                a[k] = v3dot(ax, da) + v3dot(wa, dw);
+            }
+        }
+        const mbs_jgeom *g = &m->jg[ro->joint];
+        double u0[3] = {0}, v0[3] = {0}, du0[3] = {0}, dv0[3] = {0}, au0[3] = {0}, av0[3] = {0};
+        mbs_avec_eval(m, &g->u0, x, 0, u0);
+        mbs_avec_eval(m, &g->v0, x, 0, v0);
+        mbs_avec_eval(m, &g->u0, v, 1, du0);
+        mbs_avec_eval(m, &g->v0, v, 1, dv0);
+        double ph = ro->N * x[k], c = cos(ph), sn = sin(ph), om = ro->N * v[k];
+        double al = a ? ro->N * a[k] : 0;
+        if (a) {
+            mbs_avec_eval(m, &g->u0, a, 1, au0);
+            mbs_avec_eval(m, &g->v0, a, 1, av0);
+        }
+        for (int i = 0; i < 3; i++) {
+            double e = c * u0[i] + sn * v0[i], f = -sn * u0[i] + c * v0[i];
+            double ed0 = c * du0[i] + sn * dv0[i], fd0 = -sn * du0[i] + c * dv0[i];
+            x[ro->var_e + i] = e;
+            x[ro->var_e + 3 + i] = f;
+            v[ro->var_e + i] = ed0 + om * f;
+            v[ro->var_e + 3 + i] = fd0 - om * e;
+            if (a) {
+                a[ro->var_e + i] = c * au0[i] + sn * av0[i] + 2 * om * fd0 + al * f - om * om * e;
+                a[ro->var_e + 3 + i] = -sn * au0[i] + c * av0[i] - 2 * om * ed0 - al * e - om * om * f;
+            }
+        }
+    }
+}
+
 void mbs_rel_to_natural(const mbs_model *m, const mbs_rtree *t, const mbs_rtree_ws *w, double *x, double *v,
                         double *a)
 {
@@ -84,6 +147,7 @@ void mbs_rel_to_natural(const mbs_model *m, const mbs_rtree *t, const mbs_rtree_
         }
     }
     s_slide_vars(m, x, v, a);
+    s_rotor3_vars(m, t, w, x, v, a);
 }
 
 int mbs_rel_from_natural(const mbs_model *m, const mbs_rtree *t, mbs_rtree_ws *w, const double *x, const double *v,

@@ -131,7 +131,8 @@ static void s_accuracy(const mbs_model *m, mbs_data *d, int rc)
     const mbs_solver_spec *o = &m->spec->solver;
     int controlled = o->analysis == MBS_ANALYSIS_DYNAMICS &&
                      (o->integrator == MBS_INT_BDF || o->integrator == MBS_INT_DOPRI5 ||
-                      o->integrator == MBS_INT_TRAPEZOIDAL_AL || o->integrator == MBS_INT_EVENT_DRIVEN);
+                      o->integrator == MBS_INT_TRAPEZOIDAL_AL || o->integrator == MBS_INT_EVENT_DRIVEN ||
+                      o->integrator == MBS_INT_MOREAU_JEAN);
     if (!controlled) {
         d->met.error_estimate = NAN;
         if (o->analysis == MBS_ANALYSIS_DYNAMICS)
@@ -370,6 +371,8 @@ int mbs_metrics_json(const mbs_metrics *x, char *buf, size_t size)
     APPEND(snprintf(AT, REST, "\"max_lcp_dimension\": %d, \"lcp_solves\": %ld, \"lcp_failures\": %ld, "
                     "\"events\": %ld, \"impacts\": %ld, \"zeno_closures\": %ld, ",
                     x->max_lcp_dimension, x->lcp_solves, x->lcp_failures, x->events, x->impacts, x->zeno_closures));
+    APPEND(snprintf(AT, REST, "\"nonsmooth_steps\": %ld, ", x->nonsmooth_steps));
+    APPEND(s_num(AT, REST, "nonsmooth_error_estimate", x->nonsmooth_error_estimate, 0));
     APPEND(s_num(AT, REST, "max_penetration", x->max_penetration, 0));
     APPEND(s_num(AT, REST, "max_complementarity_error", x->max_complementarity_error, 0));
     APPEND(s_num(AT, REST, "tolerance", x->tolerance, 0));

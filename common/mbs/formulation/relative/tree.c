@@ -64,16 +64,9 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
                 bad = 1;
             }
             /* a rotor between moving bodies or on a prismatic joint: in the
-             * recursion at its joint's node, a tree joint (in the plane
-             * between moving bodies: docs/actuators.md); the tree keeps
-             * a motor's joint out of the chords where its loop allows */
-            const mbs_joint_spec *Jm = F->joint >= 0 ? &s->joints[F->joint] : NULL;
-            int moving = Jm && Jm->body[0] != MBS_GROUND && Jm->body[1] != MBS_GROUND;
-            if (F->type == MBS_FORCE_DC_MOTOR && F->motor.J > 0 && moving && s->dim != 2) {
-                mbs_err_add(err, ptr, "dc_motor '%s': a rotor inertia between two moving bodies in space is not "
-                            "modelled (either formulation)", F->name);
-                bad = 1;
-            }
+             * recursion at its joint's node, a tree joint (docs/actuators.md;
+             * in space on a chord: refused by mbs_rtree_build); the tree
+             * keeps a motor's joint out of the chords where its loop allows */
         }
         if (F->type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER) {
             int j = F->joint;
@@ -387,13 +380,43 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
     }
     /* the rotors between moving bodies (planar revolute tree joints,
      * mbs_rtree_supported): the stator on the joint's body[0]; on
-     * prismatic tree joints: an armature J / lead^2 on the joint's rate */
+     * prismatic tree joints: an armature J / lead^2 on the joint's rate;
+     * in space, on revolute and prismatic tree joints between moving
+     * bodies: the rotor's geared rate (tree.h, rotor_J) */
     for (int e = 0; e < s->nforce; e++) {
         const mbs_force_spec *F = &s->forces[e];
         if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0) continue;
         const mbs_joint_spec *Jt = &s->joints[F->joint];
-        /* on a chord: a row of its own (mbs_rrotor) */
         int moving = Jt->body[0] != MBS_GROUND && Jt->body[1] != MBS_GROUND;
+        if (t->dim == 3 && moving) {
+            /* the spatial rotor rides its joint's node; a chord has no
+             * node, and its row (mbs_rrotor) would lack the gyroscopic
+             * moment: refused */
+            if (!t->g.branch[F->joint]) {
+                char ptr[64];
+                snprintf(ptr, sizeof ptr, "/forces/%d/rotor_inertia", e);
+                mbs_err_add(err, ptr, "dc_motor '%s': solver.formulation \"relative\" takes a rotor inertia between "
+                            "two moving bodies in space on a joint of its spanning tree only; joint '%s' closes a "
+                            "loop (a chord): use the natural formulation", F->name, Jt->name);
+                mbs_rtree_free(t);
+                return MBS_EINVAL;
+            }
+            for (int i = 0; i < t->nnode; i++) {
+                mbs_rnode *nd = &t->node[i];
+                if (nd->joint != F->joint || nd->dof != 1 || nd->body < 0) continue;
+                /* w_r = w_parent + n q' a: the stator A = body[0] turns
+                 * with the parent (n = N) or with the child (n = 1 - N on
+                 * a revolute: q' a is A's rate; a prismatic's slide rate is
+                 * -q' with the child body[0]: n = -N) */
+                double N = F->motor.ratio, n = N;
+                if (nd->body == Jt->body[0]) n = Jt->type == MBS_JOINT_PRISMATIC ? -N : 1 - N;
+                nd->rotor_J += F->motor.J;
+                nd->rotor_Jn += F->motor.J * n;
+                nd->rotor_Jn2 += F->motor.J * n * n;
+            }
+            continue;
+        }
+        /* on a chord: a row of its own (mbs_rrotor) */
         if (!t->g.branch[F->joint] && (Jt->type == MBS_JOINT_PRISMATIC || moving)) {
             mbs_rrotor *r = &t->rr[t->nrr++];
             memset(r, 0, sizeof *r);

@@ -65,11 +65,41 @@
  * revolute and prismatic joints, tree or chord (without inductance or
  * controller here; with them the run adds their torques through `extra`,
  * w->motors_by_run; rotor inertias in the body inertias, as the natural
- * coordinates'); rotational spring-dampers on revolute joints, tree (the
+ * coordinates', or at their joint's node, below); rotational spring-dampers on revolute joints, tree (the
  * node's coordinate) or chord (the relative angle of its two bodies, kept
  * continuous beyond +-pi by mbs_rtree_track_angles), as a torque pair.  The
  * compliant contacts come from the run (mbs_rtree_ws.extra).  The rest is
  * refused by mbs_rtree_supported (rigid contacts, clearance joints, ...).
+ *
+ * Rotors between moving bodies in space (a dc_motor's rotor_inertia on a
+ * revolute or prismatic tree joint, the stator on body[0] = A): the
+ * natural coordinates' thin disk (docs/actuators.md, "In space"), polar
+ * inertia J about the joint's axis a, transverse J / 2, no mass (its mass
+ * is A's), turning at w_A + N th' a (th the joint's angle or slide).  In
+ * the tree w_A + N th' a = w_parent + n q' a with n = N (A the parent),
+ * 1 - N (A the child of a revolute), -N (of a prismatic), so the rotor is a
+ * massless body whose twist is the parent's plus q' g, g = n (a, 0): a
+ * second child of the parent that shares the node's rate.  The
+ * articulated-body recursion takes it exactly at the node (pass 2):
+ * U = IA S + sum J n (a, 0), D = S^T IA S + sum J n^2, the parent receiving
+ * IA - U D^-1 U^T + sum J / 2 (1 + a a^T), and the rotor's bias moment
+ * (its gyroscopic w_r x I w_r and I times its velocity product less the
+ * node's) in the node's bias (mbs_rtree_rotor_bias, tree_dynamics.c).
+ * Why this and not the rotor as a node of its own, tied to the joint by
+ * the circuit equation th_r - n q = 0: that adds a coordinate per rotor
+ * turning N times as fast as the joint (the fast variable that makes the
+ * natural coordinates' rotor cost 3 to 4 times the steps, bench/README.md)
+ * and a circuit equation the projection and Baumgarte terms must hold;
+ * the geared term (Featherstone's and Jain's geared-motor treatment, a
+ * rigid gear eliminated rather than imposed) adds nothing to the state,
+ * is exact, O(1) per rotor, and the M^-1 products (mbs_rtree_minv) take
+ * it with the same U and D.  The motor's torque acts on the joint (the
+ * pair on A and B of mbs_rtree_joint_load), which is the same as on the
+ * rotor through a rigid, lossless gear.  The joint's reaction is the
+ * natural coordinates' (tree_reaction.c): the rotor's inertial moment goes
+ * to the parent's side, and its gear and bearing loads on A and B are
+ * applied forces, not the joint's.  On a chord (no node) it is refused
+ * (mbs_rtree_build).
  */
 #ifndef MBS_TREE_H
 #define MBS_TREE_H
@@ -89,13 +119,15 @@ typedef struct {
     int qcoord;       /* its first coordinate in q (a ball's: a quaternion, 4) */
     int joint;        /* spec joint, -1 for a floating root's nodes            */
     double p[3], u[3];/* axis: a point on it and its unit direction, ref. coords */
-    /* rotors of dc_motors on this (planar revolute) joint whose stator is
-     * on a moving body: each turns at w_parent + n q' about the axis (n =
-     * N with the stator on the parent, 1 - N on the child): the sums of J,
-     * J n and J n^2 over them (tree_dynamics.c, pass 2) */
+    /* rotors of dc_motors on this joint whose stator is on a moving body
+     * (a planar revolute joint; in space, a revolute or prismatic one):
+     * each turns at w_parent + n q' about the axis (n = N with the stator
+     * on the parent, 1 - N on the child; a spatial prismatic's child: -N):
+     * the sums of J, J n and J n^2 over them (tree_dynamics.c, pass 2) */
     double rotor_J, rotor_Jn, rotor_Jn2;
     /* rotors of dc_motors on this prismatic joint (to ground, or in the
-     * plane between moving bodies): each turns at q' / lead relative to its
+     * plane between moving bodies; in space between moving bodies they
+     * are rotor_J's): each turns at q' / lead relative to its
      * stator's body, whose rotation is normal to the screw, so its kinetic
      * energy is 1/2 (J / lead^2) q'^2: an armature on the joint's rate,
      * the sum of J / lead^2 (tree_dynamics.c, pass 2) */

@@ -234,12 +234,11 @@ int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const doub
 
 /* ---- the kinematic problems of a fully driven mechanism ------------------------------- */
 
-int mbs_rtree_min_norm(const mbs_rtree *t, mbs_rtree_ws *w, const double *r, double *x)
+/* K = J J^T of the circuit equations' rows in w->J (m x n), and w->rhs = r
+ * (zeros when r is NULL). */
+static void s_gram(const mbs_rtree *t, mbs_rtree_ws *w, const double *r)
 {
     int n = t->n, m = t->neq;
-    memset(x, 0, sizeof(double) * (size_t)(n > 0 ? n : 1));
-    if (m == 0) return 0;
-    /* K = J J^T, then x = J^T K^-1 r (dependent rows get no share) */
     for (int i = 0; i < m; i++) {
         const double *Ji = w->J + (size_t)i * n;
         for (int k = 0; k <= i; k++) {
@@ -248,8 +247,17 @@ int mbs_rtree_min_norm(const mbs_rtree *t, mbs_rtree_ws *w, const double *r, dou
             for (int c = 0; c < n; c++) acc += Ji[c] * Jk[c];
             w->K[i * m + k] = w->K[k * m + i] = acc;
         }
-        w->rhs[i] = r[i];
+        w->rhs[i] = r ? r[i] : 0;
     }
+}
+
+int mbs_rtree_min_norm(const mbs_rtree *t, mbs_rtree_ws *w, const double *r, double *x)
+{
+    int n = t->n, m = t->neq;
+    memset(x, 0, sizeof(double) * (size_t)(n > 0 ? n : 1));
+    if (m == 0) return 0;
+    /* K = J J^T, then x = J^T K^-1 r (dependent rows get no share) */
+    s_gram(t, w, r);
     double ratio;
     int dropped = s_ldl_solve(m, w->K, w->rhs, &ratio);
     for (int k = 0; k < m; k++) {
@@ -261,17 +269,8 @@ int mbs_rtree_min_norm(const mbs_rtree *t, mbs_rtree_ws *w, const double *r, dou
 
 int mbs_rtree_independent_rows(const mbs_rtree *t, mbs_rtree_ws *w, char *on)
 {
-    int n = t->n, m = t->neq, count = 0;
-    for (int i = 0; i < m; i++) {
-        const double *Ji = w->J + (size_t)i * n;
-        for (int k = 0; k <= i; k++) {
-            const double *Jk = w->J + (size_t)k * n;
-            double acc = 0;
-            for (int c = 0; c < n; c++) acc += Ji[c] * Jk[c];
-            w->K[i * m + k] = w->K[k * m + i] = acc;
-        }
-        w->rhs[i] = 0;
-    }
+    int m = t->neq, count = 0;
+    s_gram(t, w, NULL);
     double ratio;
     s_ldl_solve(m, w->K, w->rhs, &ratio);
     /* s_ldl_solve leaves the pivots on K's diagonal, 0 where it dropped one */

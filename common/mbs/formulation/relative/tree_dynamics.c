@@ -297,6 +297,37 @@ void mbs_rtree_applied(const mbs_rtree *t, mbs_rtree_ws *w, double time)
     if (w->extra) w->extra(w->extra_ctx, t, w, time);
 }
 
+/* ---- rotors between moving bodies in space ------------------------------------------ */
+
+const double *mbs_rtree_rotor_axis(const mbs_rtree *t, const mbs_rtree_ws *w, int i)
+{
+    const mbs_rnode *nd = &t->node[i];
+    return nd->kind == MBS_RN_PRISMATIC ? w->S[nd->coord].v : w->S[nd->coord].w;
+}
+
+/* The node's rotors (tree.h): w_p the parent's angular velocity, a the
+ * axis, q' the node's rate, each rotor k's w_k = w_p + n_k q' a and
+ * inertia I_k = J_k / 2 (1 + a a^T).  With e = w_p x a:
+ *  w_k x I_k w_k = J_k / 2 (a . w_k) e (I_k a = J_k a, so only the
+ *    transverse part of I_k w_k turns), summed: e / 2 (J a . w_p + Jn q');
+ *  I_k (c_k - c_i) with the rotor's velocity product c_k = w_p x n_k q' a
+ *    and the node's c_i (angular part w_p x s q', s = a revolute, 0
+ *    prismatic): q' (n_k - [revolute]) e, normal to a, so I_k acts as J_k
+ *    / 2: q' / 2 (Jn - [revolute] J) e. */
+void mbs_rtree_rotor_bias(const mbs_rtree *t, const mbs_rtree_ws *w, int i, double mb[3], double Ua[3])
+{
+    const mbs_rnode *nd = &t->node[i];
+    const double *a = mbs_rtree_rotor_axis(t, w, i);
+    static const double zero3[3] = {0, 0, 0};
+    const double *wp = nd->parent >= 0 ? w->V[nd->parent].w : zero3;
+    double qd = w->u ? w->u[nd->coord] : 0, e[3];
+    v3cross(wp, a, e);
+    double rev = nd->kind == MBS_RN_REVOLUTE ? 1.0 : 0.0;
+    double f = 0.5 * (nd->rotor_J * v3dot(a, wp) + nd->rotor_Jn * qd) + 0.5 * qd * (nd->rotor_Jn - rev * nd->rotor_J);
+    v3scale(f, e, mb);
+    v3scale(nd->rotor_Jn, a, Ua);
+}
+
 /* ---- passes 2 and 3: the articulated-body recursion ---------------------------------- */
 
 /* The body inertia of node i in world coordinates (tree_int.h). */
@@ -386,9 +417,23 @@ int mbs_rtree_forward(const mbs_rtree *t, mbs_rtree_ws *w, double *qdd)
              * at w_parent + n q', so the joint sees U = IA S + J n (a, 0)
              * and D = S^T IA S + J n^2, and the parent the rotor's inertia
              * (below); in the plane its velocity-product terms vanish
-             * (w_parent parallel to a) */
+             * (w_parent parallel to a); in space they are the rotor's bias
+             * moment (tree.h, mbs_rtree_rotor_bias) */
             double ra[3] = {0, 0, 0};
-            if (nd->rotor_J > 0 && k == 1) {
+            if (nd->rotor_J > 0 && k == 1 && t->dim == 3) {
+                /* in space: the rotor's bias moment into this node's pA
+                 * (before uu), its J n a into U, J n^2 into D; its
+                 * inertia J / 2 (1 + a a^T) into the parent's (below) */
+                double mb[3], Ua[3];
+                mbs_rtree_rotor_bias(t, w, i, mb, Ua);
+                for (int c = 0; c < 3; c++) {
+                    w->pA[i].n[c] += mb[c];
+                    U[0].n[c] += Ua[c];
+                }
+                uu[0] = w->tau[c0] - s_power(&w->S[c0], &w->pA[i]);
+                w->uu[c0] = uu[0];
+                D[0] += nd->rotor_Jn2;
+            } else if (nd->rotor_J > 0 && k == 1) {
                 v3copy(w->S[c0].w, ra);
                 for (int c = 0; c < 3; c++) U[0].n[c] += nd->rotor_Jn * ra[c];
                 D[0] += nd->rotor_Jn2 * v3dot(ra, ra);
@@ -420,10 +465,16 @@ int mbs_rtree_forward(const mbs_rtree *t, mbs_rtree_ws *w, double *qdd)
                     for (int r = 0; r < 6; r++)
                         for (int c = 0; c < 6; c++) Ia[6 * r + c] -= ua[r] * f * ub[c];
                 }
-            /* the rotors ride on the parent: J a a^T */
-            if (nd->rotor_J > 0 && k == 1)
+            /* the rotors ride on the parent: J a a^T (plane), J / 2 (1 +
+             * a a^T) (space, a thin disk; ra the axis) */
+            if (nd->rotor_J > 0 && k == 1 && t->dim == 3) {
+                const double *ax = mbs_rtree_rotor_axis(t, w, i);
+                for (int r = 0; r < 3; r++)
+                    for (int c = 0; c < 3; c++) Ia[6 * r + c] += 0.5 * nd->rotor_J * ((r == c) + ax[r] * ax[c]);
+            } else if (nd->rotor_J > 0 && k == 1) {
                 for (int r = 0; r < 3; r++)
                     for (int c = 0; c < 3; c++) Ia[6 * r + c] += nd->rotor_J * ra[r] * ra[c];
+            }
             /* symmetric to rounding whatever the order of the sums */
             for (int r = 0; r < 6; r++)
                 for (int c = r + 1; c < 6; c++) Ia[6 * r + c] = Ia[6 * c + r] = 0.5 * (Ia[6 * r + c] + Ia[6 * c + r]);

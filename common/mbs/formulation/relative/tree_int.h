@@ -120,4 +120,14 @@ void mbs_rtree_accel_pass(const mbs_rtree *t, mbs_rtree_ws *w, const double *qdd
  * after mbs_rtree_kinematics. */
 void mbs_rtree_world_rbi(const mbs_rtree *t, const mbs_rtree_ws *w, int i, mbs_rbi *Iw);
 
+/* A node's spatial rotors (tree.h rotor_J, dim 3): the world axis a
+ * (a revolute node's S.w, a prismatic's S.v), after mbs_rtree_kinematics. */
+const double *mbs_rtree_rotor_axis(const mbs_rtree *t, const mbs_rtree_ws *w, int i);
+
+/* Their bias moment mb (world), what the recursion adds to the node's pA
+ * as it projects on the node's axis (w x I w of each rotor plus I (c_r -
+ * c_i): the rotor's velocity product less the node's), and Ua = sum J n
+ * a, their share of U = IA S + sum I_k g_k (g_k = n_k (a, 0)). */
+void mbs_rtree_rotor_bias(const mbs_rtree *t, const mbs_rtree_ws *w, int i, double mb[3], double Ua[3]);
+
 #endif

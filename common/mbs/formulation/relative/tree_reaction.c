@@ -98,6 +98,53 @@ static void s_about(const mbs_wrench *W, const double x[3], double out[6])
     for (int a = 0; a < 3; a++) { out[a] = W->f[a]; out[3 + a] = W->n[a] - xf[a]; }
 }
 
+/* The spatial rotors of node i (on its joint): sum N_k (a . M_k), what
+ * the gear passes to them from B (each rotor's axial moment a . M_k = J_k
+ * a . al_k = J_k (a . al_p + n_k q''), n_k as mbs_rtree_build sets it). */
+static double s_rotor_gear(const mbs_rtree *t, const mbs_rtree_ws *w, int i, double qdd)
+{
+    const mbs_spec *s = t->spec;
+    const mbs_rnode *nd = &t->node[i];
+    const mbs_joint_spec *Jt = &s->joints[nd->joint];
+    double aap = v3dot(mbs_rtree_rotor_axis(t, w, i), w->A[nd->parent].w), sum = 0;
+    for (int e = 0; e < s->nforce; e++) {
+        const mbs_force_spec *F = &s->forces[e];
+        if (F->type != MBS_FORCE_DC_MOTOR || F->joint != nd->joint || !(F->motor.J > 0)) continue;
+        double N = F->motor.ratio, n = N;
+        if (nd->body == Jt->body[0]) n = Jt->type == MBS_JOINT_PRISMATIC ? -N : 1 - N;
+        sum += N * F->motor.J * (aap + n * qdd);
+    }
+    return sum;
+}
+
+/* The spatial rotors of node i: their inertial moment M_r = sum I_k al_k +
+ * w_k x I_k w_k (massless: no force), the moment their bearing and gear
+ * pass to them, from the final accelerations: al_k = al_p + n_k (q'' a +
+ * q' w_p x a), w_k = w_p + n_k q' a, I_k = J_k / 2 (1 + a a^T). */
+static void s_rotor_moment(const mbs_rtree *t, const mbs_rtree_ws *w, int i, double M[3], double *qdd_out)
+{
+    const mbs_rnode *nd = &t->node[i];
+    const double *a = mbs_rtree_rotor_axis(t, w, i);
+    const mbs_twist *Vp = &w->V[nd->parent], *Ap = &w->A[nd->parent];
+    int pri = nd->kind == MBS_RN_PRISMATIC;
+    /* the node's rate and acceleration from its twist and acceleration */
+    double dv[3], da[3], e[3];
+    for (int c = 0; c < 3; c++) {
+        dv[c] = pri ? w->V[i].v[c] - Vp->v[c] : w->V[i].w[c] - Vp->w[c];
+        da[c] = pri ? w->A[i].v[c] - Ap->v[c] - w->c[i].v[c] : w->A[i].w[c] - Ap->w[c] - w->c[i].w[c];
+    }
+    double qd = v3dot(a, dv), qdd = v3dot(a, da);
+    if (qdd_out) *qdd_out = qdd;
+    v3cross(Vp->w, a, e);
+    double J = nd->rotor_J, Jn = nd->rotor_Jn;
+    /* sum J_k al_k, its axial part, and the gyroscopic moments (tree_dynamics.c) */
+    double sal[3];
+    for (int c = 0; c < 3; c++) sal[c] = J * Ap->w[c] + Jn * (qdd * a[c] + qd * e[c]);
+    double aal = v3dot(a, sal);
+    double gy = 0.5 * (J * v3dot(a, Vp->w) + Jn * qd);
+    for (int c = 0; c < 3; c++) M[c] = 0.5 * (sal[c] + aal * a[c]) + gy * e[c];
+}
+
 void mbs_rtree_reactions(const mbs_rtree *t, mbs_rtree_ws *w, double *out)
 {
     const mbs_spec *s = t->spec;
@@ -174,6 +221,12 @@ void mbs_rtree_reactions(const mbs_rtree *t, mbs_rtree_ws *w, double *out)
             f = s_waxpy(-1.0, &w->fc[nd->body], &f);
             w->fj[i] = s_waxpy(1.0, &f, &w->fj[i]);
         }
+        /* a spatial rotor's inertial moment M_r: the parent's side takes it */
+        if (nd->rotor_J > 0 && t->dim == 3 && nd->dof == 1 && nd->parent >= 0) {
+            double M[3];
+            s_rotor_moment(t, w, i, M, NULL);
+            for (int a = 0; a < 3; a++) w->fj[nd->parent].n[a] += M[a];
+        }
         if (nd->parent >= 0) w->fj[nd->parent] = s_waxpy(1.0, &w->fj[i], &w->fj[nd->parent]);
     }
     /* each joint's wrench on its body[1], about its point there */
@@ -199,6 +252,30 @@ void mbs_rtree_reactions(const mbs_rtree *t, mbs_rtree_ws *w, double *out)
                 s_point_now(t, w, child, J->at, x);
                 v3cross(x, f, xf);
                 for (int a = 0; a < 3; a++) { W.f[a] += f[a]; W.n[a] += xf[a]; }
+            }
+            /* a spatial rotor's loads on the joint's bodies are not the
+             * joint's (the natural coordinates apply its equations'
+             * forces to the bodies): on B = body[1], through the gear,
+             * -N (a . M_r) along the axis (a torque, or a force at its
+             * joint point); on A the rest, -M_r less that */
+            if (cn->rotor_J > 0 && t->dim == 3 && cn->dof == 1 && cn->parent >= 0) {
+                double M[3], L[3], x[3], qdd;
+                const double *ax = mbs_rtree_rotor_axis(t, w, ci);
+                s_rotor_moment(t, w, ci, M, &qdd);
+                v3scale(-s_rotor_gear(t, w, ci, qdd), ax, L); /* B's load */
+                mbs_wrench ld = {{0, 0, 0}, {0, 0, 0}};
+                if (cn->kind == MBS_RN_PRISMATIC) {
+                    s_point_now(t, w, child, J->at, x);
+                    v3copy(L, ld.f);
+                    v3cross(x, L, ld.n);
+                } else {
+                    v3copy(L, ld.n);
+                }
+                if (child != b1) {
+                    /* the child is A: its load -M_r - (B's) */
+                    for (int a = 0; a < 3; a++) { ld.n[a] = -M[a] - ld.n[a]; ld.f[a] = -ld.f[a]; }
+                }
+                W = s_waxpy(-1.0, &ld, &W);
             }
             if (child != b1) W = s_neg(&W); /* the child is body[0]: body[1] takes the opposite */
         } else {
