@@ -380,7 +380,8 @@ void mbs_rtree_mass_pattern(const mbs_rtree *t, int *ptr, int *col);
 /* M(q)'s values in that pattern at the configuration of the last
  * mbs_rtree_kinematics, by the composite-rigid-body algorithm (world
  * coordinates, O(n d) for depth d), with the rotors of the tree's nodes
- * (tree.h) as mbs_rtree_forward has them: the tree's M, whose inverse
+ * (above: geared, planar and spatial; lead screws) as mbs_rtree_forward
+ * has them: the tree's M, whose inverse
  * mbs_rtree_minv applies (the chord rotors' rank-one terms, t->nrr, are
  * not in it).  Relies on the rates numbered in node order, parents first
  * (mbs_rtree_build's).  Uses w->IA and w->uu as scratch (mbs_rtree_forward's

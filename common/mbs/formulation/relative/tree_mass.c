@@ -65,6 +65,25 @@ void mbs_rtree_mass_pattern(const mbs_rtree *t, int *ptr, int *col)
     }
 }
 
+/* Node i's geared rotors (tree.h rotor_J: a one-freedom node, after
+ * mbs_rtree_kinematics): their world axis a and the sum of their inertias
+ * Ir (3 x 3), as the articulated-body recursion takes them (tree.h,
+ * tree_dynamics.c pass 2): J a a^T in the plane (a = S.w), a thin disk
+ * J / 2 (1 + a a^T) in space (a = mbs_rtree_rotor_axis: a revolute's S.w,
+ * a prismatic's S.v).  Each turns at w_parent + n q' a, and Ir a = J a,
+ * so the node's rate sees J n^2 on its diagonal and J n (a, 0) in its
+ * column's wrench.  0 when the node has none. */
+static int s_rotor(const mbs_rtree *t, const mbs_rtree_ws *w, int i, double a[3], double Ir[9])
+{
+    const mbs_rnode *nd = &t->node[i];
+    if (!(nd->rotor_J > 0) || nd->dof != 1) return 0;
+    v3copy(t->dim == 3 ? mbs_rtree_rotor_axis(t, w, i) : w->S[nd->coord].w, a);
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            Ir[3 * r + c] = t->dim == 3 ? 0.5 * nd->rotor_J * ((r == c) + a[r] * a[c]) : nd->rotor_J * a[r] * a[c];
+    return 1;
+}
+
 /* Row r's lower part (columns <= r) is its node's ancestors' rates, root
  * first, then its node's rates up to r: rates are numbered in node order
  * and parents come before children (tree.c), so the positions follow from
@@ -94,8 +113,8 @@ void mbs_rtree_mass_eval(const mbs_rtree *t, mbs_rtree_ws *w, const int *ptr, co
         const double *IC = w->IA + 36 * i;
         int k = nd->dof, c0 = nd->coord, anc = 0;
         for (int j = nd->parent; j >= 0; j = t->node[j].parent) anc += t->node[j].dof;
-        double ra[3] = {0, 0, 0};
-        if (k == 1 && nd->rotor_J > 0) v3copy(w->S[c0].w, ra);
+        double ra[3] = {0, 0, 0}, Ir[9];
+        int rot = s_rotor(t, w, i, ra, Ir);
         mbs_wrench F[3];
         for (int a = 0; a < k; a++) F[a] = s_apply6(IC, &w->S[c0 + a]);
         for (int a = 0; a < k; a++) {
@@ -104,7 +123,7 @@ void mbs_rtree_mass_eval(const mbs_rtree *t, mbs_rtree_ws *w, const int *ptr, co
              * joint's armature: tree_dynamics.c's D) */
             for (int b = 0; b <= a; b++) {
                 double x = s_power(&w->S[c0 + b], &F[a]);
-                if (a == b && k == 1) x += nd->rotor_Jn2 * v3dot(ra, ra) + nd->rotor_m;
+                if (a == b && k == 1) x += (rot ? nd->rotor_Jn2 : 0) + nd->rotor_m;
                 val[pos + b] = x;
             }
             w->uu[r] = pos + a + 1;
@@ -112,21 +131,22 @@ void mbs_rtree_mass_eval(const mbs_rtree *t, mbs_rtree_ws *w, const int *ptr, co
              * geared rotors' J n (a, 0) (tree.h), the wrench that a unit
              * rate a asks of every joint on the path */
             mbs_wrench Fa = F[a];
-            for (int c = 0; c < 3; c++) Fa.n[c] += nd->rotor_Jn * ra[c];
+            if (rot)
+                for (int c = 0; c < 3; c++) Fa.n[c] += nd->rotor_Jn * ra[c];
             for (int j = nd->parent; j >= 0; j = t->node[j].parent) {
                 const mbs_rnode *nj = &t->node[j];
                 pos -= nj->dof;
                 for (int b = 0; b < nj->dof; b++) val[pos + b] = s_power(&w->S[nj->coord + b], &Fa);
             }
         }
-        /* hand the subtree (and the rotors riding on the parent: J a a^T)
-         * to the parent */
+        /* hand the subtree (and the rotors riding on the parent: Ir) to
+         * the parent */
         if (nd->parent >= 0) {
             double *IP = w->IA + 36 * nd->parent;
             for (int c = 0; c < 36; c++) IP[c] += IC[c];
-            if (k == 1 && nd->rotor_J > 0)
+            if (rot)
                 for (int r = 0; r < 3; r++)
-                    for (int c = 0; c < 3; c++) IP[6 * r + c] += nd->rotor_J * ra[r] * ra[c];
+                    for (int c = 0; c < 3; c++) IP[6 * r + c] += Ir[3 * r + c];
         }
     }
     /* pass 2: the upper parts by symmetry (w->uu[r]: the position of row
@@ -165,15 +185,18 @@ void mbs_rtree_mass_mul(const mbs_rtree *t, mbs_rtree_ws *w, const double *v, do
         int k = nd->dof, c0 = nd->coord;
         for (int a = 0; a < k; a++) y[c0 + a] = s_power(&w->S[c0 + a], &F[i]);
         mbs_wrench Fp = F[i];
-        if (k == 1 && (nd->rotor_J > 0 || nd->rotor_m > 0)) {
-            /* the rotors: angular acceleration ra . w'_parent + n v_i about
-             * ra, summed over them with their J, J n, J n^2 */
-            double ra[3] = {0, 0, 0};
-            if (nd->rotor_J > 0) v3copy(w->S[c0].w, ra);
-            double ap = nd->parent >= 0 ? v3dot(ra, w->A[nd->parent].w) : 0;
-            y[c0] += nd->rotor_Jn * ap + nd->rotor_Jn2 * v3dot(ra, ra) * v[c0] + nd->rotor_m * v[c0];
-            double h = nd->rotor_J * ap + nd->rotor_Jn * v[c0];
-            for (int c = 0; c < 3; c++) Fp.n[c] += h * ra[c];
+        if (k == 1) y[c0] += nd->rotor_m * v[c0];
+        double ra[3], Ir[9];
+        if (s_rotor(t, w, i, ra, Ir)) {
+            /* the rotors' angular accelerations w'_parent + n v_i ra: their
+             * moment Ir w'_parent + J n v_i ra to the parent, and n ra . of
+             * it (Ir ra = J ra) to the joint */
+            static const double zero3[3] = {0, 0, 0};
+            const double *ap = nd->parent >= 0 ? w->A[nd->parent].w : zero3;
+            double m[3];
+            s_rot(Ir, 0, ap, m);
+            y[c0] += nd->rotor_Jn * v3dot(ra, ap) + nd->rotor_Jn2 * v[c0];
+            for (int c = 0; c < 3; c++) Fp.n[c] += m[c] + nd->rotor_Jn * v[c0] * ra[c];
         }
         if (nd->parent >= 0) F[nd->parent] = s_waxpy(1.0, &Fp, &F[nd->parent]);
     }
