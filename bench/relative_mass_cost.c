@@ -62,7 +62,7 @@ int main(int argc, char **argv)
     double t0 = s_now();
     int nnz = mbs_rtree_mass_nnz(&t);
     int *ptr = malloc(sizeof(int) * (size_t)(t.n + 1)), *col = malloc(sizeof(int) * (size_t)nnz + 1);
-    mbs_rtree_mass_pattern(&t, ptr, col);
+    if (!ptr || !col || mbs_rtree_mass_pattern(&t, ptr, col) != 0) { fprintf(stderr, "out of memory\n"); return 1; }
     double tpat = s_now() - t0;
     double *val = malloc(sizeof(double) * (size_t)nnz + 1);
     t0 = s_now();

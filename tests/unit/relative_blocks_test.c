@@ -232,8 +232,20 @@ static void test_mass(void)
         double *e = calloc((size_t)n, sizeof(double)), *y = calloc((size_t)n, sizeof(double));
         double *Mi = calloc((size_t)(n * n), sizeof(double)), *u = calloc((size_t)n, sizeof(double));
         double *acc = calloc((size_t)n + 1, sizeof(double)), *Q = calloc((size_t)n + 1, sizeof(double));
-        mbs_rtree_mass_pattern(&t, ptr, col);
+        CHECK(mbs_rtree_mass_pattern(&t, ptr, col) == 0);
         CHECK(ptr[n] == nnz);
+        /* rows ascending, the pattern symmetric, every diagonal in it */
+        for (int r = 0; r < n; r++) {
+            int diag = 0;
+            for (int p = ptr[r]; p < ptr[r + 1]; p++) {
+                if (p > ptr[r]) CHECK(col[p] > col[p - 1]);
+                diag |= col[p] == r;
+                int sym = 0;
+                for (int p2 = ptr[col[p]]; p2 < ptr[col[p] + 1]; p2++) sym |= col[p2] == r;
+                CHECK(sym);
+            }
+            CHECK(diag);
+        }
         /* what mbs_rtree_mass_eval relies on: rates numbered in node order,
          * parents before children */
         for (int i = 0, next = 0; i < t.nnode; i++) {

@@ -372,10 +372,12 @@ int mbs_rtree_chord_names(const mbs_rtree *t, char *buf, size_t size);
 /* The joint-space mass matrix M(q) of the tree on the rates u, in
  * compressed rows fixed for the tree: row a (node i) has the rates of the
  * nodes on one path to the root with i (i, its ancestors, its
- * descendants; a ball's three rates together), columns ascending.
- * mbs_rtree_mass_nnz gives the entries' count (ptr has n + 1 entries). */
+ * descendants; a ball's three rates together), columns ascending (rates
+ * follow the node order, parents first: mbs_rtree_build's).
+ * mbs_rtree_mass_nnz gives the entries' count (ptr has n + 1 entries);
+ * O(nodes^2) once. */
 int mbs_rtree_mass_nnz(const mbs_rtree *t);
-void mbs_rtree_mass_pattern(const mbs_rtree *t, int *ptr, int *col);
+int mbs_rtree_mass_pattern(const mbs_rtree *t, int *ptr, int *col); /* 0, MBS_ENOMEM */
 
 /* M(q)'s values in that pattern at the configuration of the last
  * mbs_rtree_kinematics, by the composite-rigid-body algorithm (world

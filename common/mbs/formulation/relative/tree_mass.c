@@ -14,55 +14,59 @@
  */
 #include "mbs/formulation/relative/tree_int.h"
 
-/* 1 when node k is node i or one of its ancestors. */
-static int s_on_path(const mbs_rtree *t, int i, int k)
-{
-    for (int j = i; j >= 0; j = t->node[j].parent)
-        if (j == k) return 1;
-    return 0;
-}
+#include <stdlib.h>
 
-/* The rates (ascending) of the nodes related to node i (i itself, its
- * ancestors and its descendants) into cols (NULL: only count them). */
-static int s_row(const mbs_rtree *t, int i, int *cols)
+/* The rates on node i's path above it (its ancestors'). */
+static int s_anc_rates(const mbs_rtree *t, int i)
 {
-    int nc = 0;
-    for (int k = 0; k < t->nnode; k++) {
-        const mbs_rnode *nd = &t->node[k];
-        if (nd->dof == 0) continue;
-        if (!s_on_path(t, i, k) && !s_on_path(t, k, i)) continue;
-        for (int a = 0; a < nd->dof; a++) {
-            if (cols) cols[nc] = nd->coord + a;
-            nc++;
-        }
-    }
-    /* rates are numbered in node order (tree.c), but sort to be sure */
-    for (int x = 1; cols && x < nc; x++)
-        for (int y = x; y > 0 && cols[y - 1] > cols[y]; y--) {
-            int tmp = cols[y];
-            cols[y] = cols[y - 1];
-            cols[y - 1] = tmp;
-        }
-    return nc;
+    int n = 0;
+    for (int j = t->node[i].parent; j >= 0; j = t->node[j].parent) n += t->node[j].dof;
+    return n;
 }
 
 int mbs_rtree_mass_nnz(const mbs_rtree *t)
 {
+    /* each node's block, and each (node, ancestor) pair's block twice */
     int nnz = 0;
-    for (int i = 0; i < t->nnode; i++) nnz += t->node[i].dof * s_row(t, i, NULL);
+    for (int i = 0; i < t->nnode; i++) {
+        int k = t->node[i].dof;
+        nnz += k * (k + 2 * s_anc_rates(t, i));
+    }
     return nnz;
 }
 
-void mbs_rtree_mass_pattern(const mbs_rtree *t, int *ptr, int *col)
+int mbs_rtree_mass_pattern(const mbs_rtree *t, int *ptr, int *col)
 {
+    /* mark[k]: node k is node i or below it; nodes follow their parents,
+     * so one sweep from i marks its subtree */
+    char *mark = malloc((size_t)t->nnode + 1);
+    if (!mark) return MBS_ENOMEM;
     ptr[0] = 0;
     for (int i = 0; i < t->nnode; i++) {
         const mbs_rnode *nd = &t->node[i];
+        if (nd->dof == 0) continue;
+        /* the row: the ancestors' rates (root first: ascending, as rates
+         * follow the node order), then those of i and its subtree */
+        int *row = col + ptr[nd->coord], nc = s_anc_rates(t, i), at = nc;
+        for (int j = nd->parent; j >= 0; j = t->node[j].parent) {
+            at -= t->node[j].dof;
+            for (int b = 0; b < t->node[j].dof; b++) row[at + b] = t->node[j].coord + b;
+        }
+        memset(mark, 0, (size_t)t->nnode);
+        mark[i] = 1;
+        for (int k = i; k < t->nnode; k++) {
+            if (k > i) mark[k] = t->node[k].parent >= i && mark[t->node[k].parent];
+            if (!mark[k]) continue;
+            for (int b = 0; b < t->node[k].dof; b++) row[nc++] = t->node[k].coord + b;
+        }
+        /* the node's other rates: the same row */
         for (int a = 0; a < nd->dof; a++) {
-            int r = nd->coord + a;
-            ptr[r + 1] = ptr[r] + s_row(t, i, col + ptr[r]);
+            ptr[nd->coord + a + 1] = ptr[nd->coord + a] + nc;
+            if (a > 0) memcpy(col + ptr[nd->coord + a], row, sizeof(int) * (size_t)nc);
         }
     }
+    free(mark);
+    return 0;
 }
 
 /* Node i's geared rotors (tree.h rotor_J: a one-freedom node, after
