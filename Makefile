@@ -115,6 +115,11 @@ $(B)/bench/solver_bench: bench/solver_bench.c $(B)/libcommon.a $(B)/libmbs.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS_COMMON)
 
+# the relative formulation's mass matrix beside its forward dynamics (bench/README.md)
+$(B)/bench/relative_mass_cost: bench/relative_mass_cost.c $(B)/libcommon.a $(B)/libmbs.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS_COMMON)
+
 bench: all $(B)/bench/solver_bench $(BENCH_EXTRA)
 	@bash bench/run.sh
 

@@ -367,4 +367,53 @@ double mbs_rtree_uscale(const mbs_rtree *t, int i, double length);
 /* The chords' names as "a, b" into buf (snprintf semantics). */
 int mbs_rtree_chord_names(const mbs_rtree *t, char *buf, size_t size);
 
+/* ---- blocks for rigid contacts (tree_mass.c, tree_jac.c) ---- */
+
+/* The joint-space mass matrix M(q) of the tree on the rates u, in
+ * compressed rows fixed for the tree: row a (node i) has the rates of the
+ * nodes on one path to the root with i (i, its ancestors, its
+ * descendants; a ball's three rates together), columns ascending (rates
+ * follow the node order, parents first: mbs_rtree_build's).
+ * mbs_rtree_mass_nnz gives the entries' count (ptr has n + 1 entries);
+ * O(nodes^2) once. */
+int mbs_rtree_mass_nnz(const mbs_rtree *t);
+int mbs_rtree_mass_pattern(const mbs_rtree *t, int *ptr, int *col); /* 0, MBS_ENOMEM */
+
+/* M(q)'s values in that pattern at the configuration of the last
+ * mbs_rtree_kinematics, by the composite-rigid-body algorithm (world
+ * coordinates, O(n d) for depth d), with the rotors of the tree's nodes
+ * (above: geared, planar and spatial; lead screws) as mbs_rtree_forward
+ * has them: the tree's M, whose inverse
+ * mbs_rtree_minv applies (the chord rotors' rank-one terms, t->nrr, are
+ * not in it).  Relies on the rates numbered in node order, parents first
+ * (mbs_rtree_build's).  Uses w->IA and w->uu as scratch (mbs_rtree_forward's
+ * factorisation U, Dinv is left, so mbs_rtree_minv still works after it). */
+void mbs_rtree_mass_eval(const mbs_rtree *t, mbs_rtree_ws *w, const int *ptr, const int *col, double *val);
+
+/* y = M(q) v (n entries) at the last mbs_rtree_kinematics: the inverse
+ * dynamics at zero rates and zero gravity (O(n)).  Uses w->A, w->pA. */
+void mbs_rtree_mass_mul(const mbs_rtree *t, mbs_rtree_ws *w, const double *v, double *y);
+
+/* The number of rates on body b's path to the root (0 for the ground). */
+int mbs_rtree_point_nrates(const mbs_rtree *t, int b);
+
+/* For the point of body b with reference coordinates r (its body-fixed
+ * coordinates; z ignored in the plane), at the state of the last
+ * mbs_rtree_kinematics: its world position x, its velocity's Jacobian on
+ * the rates of its path (rows 3 x nc row-major, rows[k * nc + c] =
+ * d v_k / d u_cols[c], cols ascending), and the rate term jdu = J' u (the
+ * point's acceleration at zero accelerations, base at rest, gravity aside;
+ * NULL: not wanted; with kinematics at u NULL, 0).  A contact's normal and
+ * tangent rows are n^T rows, t^T rows.  Returns nc
+ * (mbs_rtree_point_nrates). */
+int mbs_rtree_point_rows(const mbs_rtree *t, const mbs_rtree_ws *w, int b, const double r[3], int *cols,
+                         double *rows, double x[3], double jdu[3]);
+
+/* qout = q + s G(q) u on the coordinates' manifold (Moreau-Jean's
+ * `advance`; qout may be q): a one-freedom node's coordinate plus s u, a
+ * ball's quaternion turned by the exponential map of the rotation vector
+ * s w (its parent's reference axes) and normalised, as mbs_rtree_q_add:
+ * exact for a constant w, norm 1 to rounding. */
+void mbs_rtree_advance(const mbs_rtree *t, const double *q, const double *u, double s, double *qout);
+
 #endif
