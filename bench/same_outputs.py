@@ -33,10 +33,12 @@ TIMING = {"wall_seconds", "cpu_seconds", "peak_memory_bytes", "contact_detection
 
 def main(argv):
     old, new = argv[0], argv[1]
-    opts = dict(zip(argv[2::2], argv[3::2]))
+    # --full takes no value; the other options take one each
+    full = "--full" in argv[2:]
+    rest = [a for a in argv[2:] if a != "--full"]
+    opts = dict(zip(rest[0::2], rest[1::2]))
     variants = opts.get("--variants", "as_written,bdf,dopri5,relative").split(",")
     only = set(opts["--only"].split(",")) if "--only" in opts else None
-    full = "--full" in argv
     runs = differ = 0
     for path in sorted(glob.glob("examples/*.json")):
         name = os.path.basename(path)[:-5]
