@@ -740,21 +740,29 @@ int mbs_rtree_chord_names(const mbs_rtree *t, char *buf, size_t size)
     return (int)len;
 }
 
-void mbs_rtree_q_add(const mbs_rtree *t, double *q, const double *du)
+void mbs_rtree_advance(const mbs_rtree *t, const double *q, const double *u, double s, double *qout)
 {
+    if (qout != q) memcpy(qout, q, sizeof(double) * (size_t)t->nq);
     for (int i = 0; i < t->nnode; i++) {
         const mbs_rnode *nd = &t->node[i];
         if (nd->dof == 1) {
-            q[nd->qcoord] += du[nd->coord];
+            qout[nd->qcoord] += s * u[nd->coord];
         } else if (nd->kind == MBS_RN_BALL) {
-            /* the rotation by the angle vector du about the parent's
-             * reference axes, before the joint's: q <- exp(du / 2) (x) q */
-            const double *d = du + nd->coord;
-            double th = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), s = th > 0 ? sin(0.5 * th) / th : 0.5;
-            double e[4] = {cos(0.5 * th), s * d[0], s * d[1], s * d[2]}, o[4];
-            s_qmul(e, q + nd->qcoord, o);
+            /* the rotation by the angle vector s w about the parent's
+             * reference axes, before the joint's: q <- exp(s w / 2) (x) q */
+            const double *w = u + nd->coord;
+            double d[3] = {s * w[0], s * w[1], s * w[2]};
+            double th = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), sh = th > 0 ? sin(0.5 * th) / th : 0.5;
+            double e[4] = {cos(0.5 * th), sh * d[0], sh * d[1], sh * d[2]}, o[4];
+            s_qmul(e, qout + nd->qcoord, o);
             double nq = sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2] + o[3] * o[3]);
-            for (int k = 0; k < 4; k++) q[nd->qcoord + k] = o[k] / nq;
+            for (int k = 0; k < 4; k++) qout[nd->qcoord + k] = o[k] / nq;
         }
     }
+}
+
+/* s = 1 multiplies exactly: the same arithmetic as the step itself */
+void mbs_rtree_q_add(const mbs_rtree *t, double *q, const double *du)
+{
+    mbs_rtree_advance(t, q, du, 1.0, q);
 }

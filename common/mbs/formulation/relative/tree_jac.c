@@ -1,8 +1,9 @@
 /*
  * tree_jac.c - kinematic maps of the relative formulation's tree (tree.h)
  * for contact rows: a body point's Jacobian on the rates of the joints on
- * its path to the root and its rate term J' u, and the coordinates' step
- * q + s G(q) u (Moreau-Jean's `advance`).
+ * its path to the root and its rate term J' u (the coordinates' step
+ * q + s G(q) u, Moreau-Jean's `advance`, is mbs_rtree_advance in tree.c,
+ * beside mbs_rtree_q_add, which it serves).
  */
 #include "mbs/formulation/relative/tree_int.h"
 
@@ -50,30 +51,4 @@ int mbs_rtree_point_rows(const mbs_rtree *t, const mbs_rtree_ws *w, int b, const
         for (int k = 0; k < 3; k++) jdu[k] = Ab.v[k] + a1[k] + a2[k];
     }
     return nc;
-}
-
-void mbs_rtree_advance(const mbs_rtree *t, const double *q, const double *u, double s, double *qout)
-{
-    if (qout != q) memcpy(qout, q, sizeof(double) * (size_t)t->nq);
-    for (int i = 0; i < t->nnode; i++) {
-        const mbs_rnode *nd = &t->node[i];
-        if (nd->dof == 1) {
-            qout[nd->qcoord] += s * u[nd->coord];
-        } else if (nd->kind == MBS_RN_BALL) {
-            /* the exponential map: the rotation by the vector s w (the
-             * parent's reference axes, where the rates are given) before
-             * the joint's, qout = exp(s w / 2) (x) q, normalised */
-            double d[3] = {s * u[nd->coord], s * u[nd->coord + 1], s * u[nd->coord + 2]};
-            double th = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-            double sh = th > 0 ? sin(0.5 * th) / th : 0.5;
-            double e[4] = {cos(0.5 * th), sh * d[0], sh * d[1], sh * d[2]};
-            double *o = qout + nd->qcoord, a[4] = {o[0], o[1], o[2], o[3]};
-            double r[4] = {e[0] * a[0] - e[1] * a[1] - e[2] * a[2] - e[3] * a[3],
-                           e[0] * a[1] + e[1] * a[0] + e[2] * a[3] - e[3] * a[2],
-                           e[0] * a[2] - e[1] * a[3] + e[2] * a[0] + e[3] * a[1],
-                           e[0] * a[3] + e[1] * a[2] - e[2] * a[1] + e[3] * a[0]};
-            double nr = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
-            for (int k = 0; k < 4; k++) o[k] = r[k] / nr;
-        }
-    }
 }
