@@ -328,6 +328,20 @@ void mbs_rtree_rotor_bias(const mbs_rtree *t, const mbs_rtree_ws *w, int i, doub
     v3scale(nd->rotor_Jn, a, Ua);
 }
 
+/* The rotors' inertia on the parent (tree_int.h): what pass 2 adds to
+ * the parent's articulated inertia and tree_mass.c to its composite one. */
+int mbs_rtree_rotor_inertia(const mbs_rtree *t, const mbs_rtree_ws *w, int i, double a[3], double Ir[9])
+{
+    const mbs_rnode *nd = &t->node[i];
+    if (!(nd->rotor_J > 0) || nd->dof != 1) return 0;
+    v3copy(t->dim == 3 ? mbs_rtree_rotor_axis(t, w, i) : w->S[nd->coord].w, a);
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            Ir[3 * r + c] = t->dim == 3 ? 0.5 * nd->rotor_J * ((r == c) + a[r] * a[c]) : nd->rotor_J * a[r] * a[c];
+    return 1;
+}
+
+
 /* ---- passes 2 and 3: the articulated-body recursion ---------------------------------- */
 
 /* The body inertia of node i in world coordinates (tree_int.h). */
@@ -467,14 +481,10 @@ int mbs_rtree_forward(const mbs_rtree *t, mbs_rtree_ws *w, double *qdd)
                 }
             /* the rotors ride on the parent: J a a^T (plane), J / 2 (1 +
              * a a^T) (space, a thin disk; ra the axis) */
-            if (nd->rotor_J > 0 && k == 1 && t->dim == 3) {
-                const double *ax = mbs_rtree_rotor_axis(t, w, i);
+            double ax[3], Ir[9];
+            if (mbs_rtree_rotor_inertia(t, w, i, ax, Ir))
                 for (int r = 0; r < 3; r++)
-                    for (int c = 0; c < 3; c++) Ia[6 * r + c] += 0.5 * nd->rotor_J * ((r == c) + ax[r] * ax[c]);
-            } else if (nd->rotor_J > 0 && k == 1) {
-                for (int r = 0; r < 3; r++)
-                    for (int c = 0; c < 3; c++) Ia[6 * r + c] += nd->rotor_J * ra[r] * ra[c];
-            }
+                    for (int c = 0; c < 3; c++) Ia[6 * r + c] += Ir[3 * r + c];
             /* symmetric to rounding whatever the order of the sums */
             for (int r = 0; r < 6; r++)
                 for (int c = r + 1; c < 6; c++) Ia[6 * r + c] = Ia[6 * c + r] = 0.5 * (Ia[6 * r + c] + Ia[6 * c + r]);

@@ -130,4 +130,14 @@ const double *mbs_rtree_rotor_axis(const mbs_rtree *t, const mbs_rtree_ws *w, in
  * a, their share of U = IA S + sum I_k g_k (g_k = n_k (a, 0)). */
 void mbs_rtree_rotor_bias(const mbs_rtree *t, const mbs_rtree_ws *w, int i, double mb[3], double Ua[3]);
 
+/* Node i's geared rotors (tree.h rotor_J: a one-freedom node, after
+ * mbs_rtree_kinematics): their world axis a and the sum of their inertias
+ * Ir (3 x 3), as the articulated-body recursion takes them (tree.h,
+ * tree_dynamics.c pass 2): J a a^T in the plane (a = S.w), a thin disk
+ * J / 2 (1 + a a^T) in space (a = mbs_rtree_rotor_axis: a revolute's S.w,
+ * a prismatic's S.v).  Each turns at w_parent + n q' a, and Ir a = J a,
+ * so the node's rate sees J n^2 on its diagonal and J n (a, 0) in its
+ * column's wrench.  0 when the node has none. */
+int mbs_rtree_rotor_inertia(const mbs_rtree *t, const mbs_rtree_ws *w, int i, double a[3], double Ir[9]);
+
 #endif

@@ -69,25 +69,6 @@ int mbs_rtree_mass_pattern(const mbs_rtree *t, int *ptr, int *col)
     return 0;
 }
 
-/* Node i's geared rotors (tree.h rotor_J: a one-freedom node, after
- * mbs_rtree_kinematics): their world axis a and the sum of their inertias
- * Ir (3 x 3), as the articulated-body recursion takes them (tree.h,
- * tree_dynamics.c pass 2): J a a^T in the plane (a = S.w), a thin disk
- * J / 2 (1 + a a^T) in space (a = mbs_rtree_rotor_axis: a revolute's S.w,
- * a prismatic's S.v).  Each turns at w_parent + n q' a, and Ir a = J a,
- * so the node's rate sees J n^2 on its diagonal and J n (a, 0) in its
- * column's wrench.  0 when the node has none. */
-static int s_rotor(const mbs_rtree *t, const mbs_rtree_ws *w, int i, double a[3], double Ir[9])
-{
-    const mbs_rnode *nd = &t->node[i];
-    if (!(nd->rotor_J > 0) || nd->dof != 1) return 0;
-    v3copy(t->dim == 3 ? mbs_rtree_rotor_axis(t, w, i) : w->S[nd->coord].w, a);
-    for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++)
-            Ir[3 * r + c] = t->dim == 3 ? 0.5 * nd->rotor_J * ((r == c) + a[r] * a[c]) : nd->rotor_J * a[r] * a[c];
-    return 1;
-}
-
 /* Row r's lower part (columns <= r) is its node's ancestors' rates, root
  * first, then its node's rates up to r: rates are numbered in node order
  * and parents come before children (tree.c), so the positions follow from
@@ -118,7 +99,7 @@ void mbs_rtree_mass_eval(const mbs_rtree *t, mbs_rtree_ws *w, const int *ptr, co
         int k = nd->dof, c0 = nd->coord, anc = 0;
         for (int j = nd->parent; j >= 0; j = t->node[j].parent) anc += t->node[j].dof;
         double ra[3] = {0, 0, 0}, Ir[9];
-        int rot = s_rotor(t, w, i, ra, Ir);
+        int rot = mbs_rtree_rotor_inertia(t, w, i, ra, Ir);
         mbs_wrench F[3];
         for (int a = 0; a < k; a++) F[a] = s_apply6(IC, &w->S[c0 + a]);
         for (int a = 0; a < k; a++) {
@@ -191,7 +172,7 @@ void mbs_rtree_mass_mul(const mbs_rtree *t, mbs_rtree_ws *w, const double *v, do
         mbs_wrench Fp = F[i];
         if (k == 1) y[c0] += nd->rotor_m * v[c0];
         double ra[3], Ir[9];
-        if (s_rotor(t, w, i, ra, Ir)) {
+        if (mbs_rtree_rotor_inertia(t, w, i, ra, Ir)) {
             /* the rotors' angular accelerations w'_parent + n v_i ra: their
              * moment Ir w'_parent + J n v_i ra to the parent, and n ra . of
              * it (Ir ra = J ra) to the joint */
