@@ -549,28 +549,35 @@ static void test_al_order_damper(void)
 
 /* Unpowered (V = 0, R = 1e9 ohm: the back-EMF's damping N^2 kt ke / R <=
  * 2.5e-5 N m s) the chain is conservative: kinetic (rotor included) plus
- * potential energy stays at its initial value to the tolerance. */
-static void test_unpowered_energy(int slide, double N, double J)
+ * potential energy stays at its initial value to the tolerance.  One run
+ * with the settings sets (tolerance 1e-8), label its name in the report. */
+static void s_check_unpowered(int slide, double N, double J, const char *const *sets, const char *label)
 {
     char doc[8192];
     s_doc(doc, sizeof doc, slide, N, 0, 1e9, J, 1.5);
+    t_run r;
+    t_run_text(doc, sets, &r);
+    CHECK(r.rc == 0);
+    if (r.rc) { t_run_free(&r); return; }
+    double drift = 0, Tmax = 0;
+    for (int i = 0; i <= S_NOUT; i++) {
+        drift = fmax(drift, fabs(t_at(&r, "E", 0.01 * i) - t_at(&r, "E", 0)));
+        Tmax = fmax(Tmax, t_at(&r, "T", 0.01 * i));
+    }
+    printf("  unpowered %s %-24s: kinetic + potential within %.2e J of its start (kinetic up to %.3g J)\n",
+           slide ? "lead screw" : "roll motor", label, drift, Tmax);
+    CHECK(Tmax > 1);
+    CHECK(drift <= 1e-6 * Tmax);
+    t_run_free(&r);
+}
+
+/* The natural coordinates, bdf and dopri5. */
+static void test_unpowered_energy(int slide, double N, double J)
+{
     const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
     for (int a = 0; a < 2; a++) {
         const char *sets[] = {"solver.tolerance=1e-8", integ[a], NULL};
-        t_run r;
-        t_run_text(doc, sets, &r);
-        CHECK(r.rc == 0);
-        if (r.rc) { t_run_free(&r); continue; }
-        double drift = 0, Tmax = 0;
-        for (int i = 0; i <= S_NOUT; i++) {
-            drift = fmax(drift, fabs(t_at(&r, "E", 0.01 * i) - t_at(&r, "E", 0)));
-            Tmax = fmax(Tmax, t_at(&r, "T", 0.01 * i));
-        }
-        printf("  unpowered %s %-24s: kinetic + potential within %.2e J of its start (kinetic up to %.3g J)\n",
-               slide ? "lead screw" : "roll motor", integ[a], drift, Tmax);
-        CHECK(Tmax > 1);
-        CHECK(drift <= 1e-6 * Tmax);
-        t_run_free(&r);
+        s_check_unpowered(slide, N, J, sets, integ[a]);
     }
 }
 
@@ -780,23 +787,8 @@ static void test_refused(void)
  * largest value, as the natural runs (test_unpowered_energy). */
 static void test_relative_unpowered(int slide, double N, double J)
 {
-    char doc[8192];
-    s_doc(doc, sizeof doc, slide, N, 0, 1e9, J, 1.5);
     const char *sets[] = {"solver.tolerance=1e-8", "solver.integrator=dopri5", "solver.formulation=relative", NULL};
-    t_run r;
-    t_run_text(doc, sets, &r);
-    CHECK(r.rc == 0);
-    if (r.rc) { t_run_free(&r); return; }
-    double drift = 0, Tmax = 0;
-    for (int i = 0; i <= S_NOUT; i++) {
-        drift = fmax(drift, fabs(t_at(&r, "E", 0.01 * i) - t_at(&r, "E", 0)));
-        Tmax = fmax(Tmax, t_at(&r, "T", 0.01 * i));
-    }
-    printf("  relative unpowered %s dopri5: kinetic + potential within %.2e J of its start (kinetic up to %.3g J)\n",
-           slide ? "lead screw" : "roll motor", drift, Tmax);
-    CHECK(Tmax > 1);
-    CHECK(drift <= 1e-6 * Tmax);
-    t_run_free(&r);
+    s_check_unpowered(slide, N, J, sets, "relative dopri5");
 }
 
 /* A continuous P controller on the kinetic energy of the chain with a
