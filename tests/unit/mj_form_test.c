@@ -176,9 +176,11 @@ static int s_done(void *ctx, const mbs_model *m, mbs_data *d, mbs_errlist *err)
     return 0;
 }
 
-/* One run from z0 at rest (mu = 0) or from the floor at u0 along x (mu >
- * 0), to t_end with step h; 0 or the integrator's code. */
-static int s_run(s_ball *c, double z0, double u0, double mu, double t_end, double h, mbs_metrics *met)
+/* The host of a run: examples/bouncing_ball_rigid.json (one rigid floor
+ * contact, its ball's model and data) to t_end with step h and friction mu,
+ * deactivation off; the test's formulation then replaces its workspace.
+ * 0, or -100 (no file), -101 (not parsed), -102 (not built). */
+static int s_host(double t_end, double h, double mu, mbs_spec **sp, mbs_model **mp, mbs_data **dp)
 {
     char tend[64], step[64];
     snprintf(tend, sizeof tend, "solver.t_end=%.17g", t_end);
@@ -196,6 +198,34 @@ static int s_run(s_ball *c, double z0, double u0, double mu, double t_end, doubl
     mbs_model *m = mbs_model_new(s, NULL, &el);
     mbs_data *d = m ? mbs_data_new(m) : NULL;
     if (!d) return -102;
+    *sp = s;
+    *mp = m;
+    *dp = d;
+    return 0;
+}
+
+/* The Cartesian point ball's DAE form and contact rows on context c. */
+static void s_cart_form(s_ball *c, mbs_dae_form *f, mbs_contact_rows *r)
+{
+    *f = (mbs_dae_form){.name = "point ball", .n = 3, .ne = 0, .length_scale = 1, .mass_scale = MASS, .ctx = c,
+                        .mass_ptr = s_mptr, .mass_col = s_mcol, .mass_val = s_mval, .mass_mul = s_mass_mul,
+                        .forces = s_forces, .forces_noncontact = s_forces, .constraints = s_constraints,
+                        .phi_t = s_phi_t, .jv = s_jv};
+    *r = (mbs_contact_rows){.nbody = 1, .body_nv = 3, .ctx = c, .body_vars = s_body_vars,
+                            .max_points = s_max_points, .pair_vars = s_pair_vars, .points = s_points,
+                            .missed = s_missed};
+}
+
+/* One run from z0 at rest (mu = 0) or from the floor at u0 along x (mu >
+ * 0), to t_end with step h; 0 or the integrator's code. */
+static int s_run(s_ball *c, double z0, double u0, double mu, double t_end, double h, mbs_metrics *met)
+{
+    mbs_spec *s;
+    mbs_model *m;
+    mbs_data *d;
+    int hrc = s_host(t_end, h, mu, &s, &m, &d);
+    if (hrc) return hrc;
+    mbs_errlist el = {0};
     CHECK(m->spec->ncontact == 1 && m->spec->contacts[0].law == MBS_LAW_RIGID && m->nvar >= 3);
     mbs_tol_init(m, d);
     memset(c, 0, sizeof *c);
@@ -204,12 +234,9 @@ static int s_run(s_ball *c, double z0, double u0, double mu, double t_end, doubl
     c->mu = mu;
     /* the workspace of this formulation instead of the example's */
     mbs_mj_ws_free(d);
-    mbs_dae_form f = {.name = "point ball", .n = 3, .ne = 0, .length_scale = 1, .mass_scale = MASS, .ctx = c,
-                      .mass_ptr = s_mptr, .mass_col = s_mcol, .mass_val = s_mval, .mass_mul = s_mass_mul,
-                      .forces = s_forces, .forces_noncontact = s_forces, .constraints = s_constraints,
-                      .phi_t = s_phi_t, .jv = s_jv};
-    mbs_contact_rows r = {.nbody = 1, .body_nv = 3, .ctx = c, .body_vars = s_body_vars, .max_points = s_max_points,
-                          .pair_vars = s_pair_vars, .points = s_points, .missed = s_missed};
+    mbs_dae_form f;
+    mbs_contact_rows r;
+    s_cart_form(c, &f, &r);
     CHECK(mbs_mj_ws_make(&f, &r, m, d) == 0);
     d->t = 0;
     d->x[0] = d->x[1] = 0;
@@ -383,22 +410,12 @@ static int s_record(void *ctx, const mbs_model *m, mbs_data *d, mbs_errlist *err
 static int s_run_cyl_line(int polar, double yline, const double X0[3], const double V0[3], double mu, double t_end,
                           double h, s_rec *R, s_cyl *cy)
 {
-    char tend[64], step[64];
-    snprintf(tend, sizeof tend, "solver.t_end=%.17g", t_end);
-    snprintf(step, sizeof step, "solver.step=%.17g", h);
-    const char *sets[] = {tend, step, "solver.contact_deactivation=false", NULL};
-    t_sets ts;
-    t_sets_parse(&ts, sets);
-    char *doc = t_slurp("examples/bouncing_ball_rigid.json", NULL);
-    if (!doc) return -100;
+    mbs_spec *s;
+    mbs_model *m;
+    mbs_data *d;
+    int hrc = s_host(t_end, h, mu, &s, &m, &d);
+    if (hrc) return hrc;
     mbs_errlist el = {0};
-    mbs_spec *s = mech_parse(doc, strlen(doc), ts.ov, ts.n, &el);
-    free(doc);
-    if (!s) return -101;
-    s->contacts[0].friction = mu;
-    mbs_model *m = mbs_model_new(s, NULL, &el);
-    mbs_data *d = m ? mbs_data_new(m) : NULL;
-    if (!d) return -102;
     CHECK(m->nvar >= 4);
     mbs_tol_init(m, d);
     memset(R, 0, sizeof *R);
@@ -408,13 +425,9 @@ static int s_run_cyl_line(int polar, double yline, const double X0[3], const dou
     static s_ball cart;
     memset(&cart, 0, sizeof cart);
     mbs_mj_ws_free(d);
-    mbs_dae_form f = {.name = "point ball", .n = 3, .ne = 0, .length_scale = 1, .mass_scale = MASS, .ctx = &cart,
-                      .mass_ptr = s_mptr, .mass_col = s_mcol, .mass_val = s_mval, .mass_mul = s_mass_mul,
-                      .forces = s_forces, .forces_noncontact = s_forces, .constraints = s_constraints,
-                      .phi_t = s_phi_t, .jv = s_jv};
-    mbs_contact_rows rw = {.nbody = 1, .body_nv = 3, .ctx = &cart, .body_vars = s_body_vars,
-                           .max_points = s_max_points, .pair_vars = s_pair_vars, .points = s_points,
-                           .missed = s_missed};
+    mbs_dae_form f;
+    mbs_contact_rows rw;
+    s_cart_form(&cart, &f, &rw);
     if (polar) {
         f = (mbs_dae_form){.name = "cylindrical ball", .n = 3, .nq = 4, .ne = 0, .length_scale = 1,
                            .mass_scale = MASS, .ctx = cy, .mass_ptr = s_cptr, .mass_col = s_ccol,
