@@ -64,9 +64,10 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
                 bad = 1;
             }
             /* a rotor between moving bodies or on a prismatic joint: in the
-             * recursion at its joint's node, a tree joint (docs/actuators.md;
-             * in space on a chord: refused by mbs_rtree_build); the tree
-             * keeps a motor's joint out of the chords where its loop allows */
+             * recursion at its joint's node, a tree joint, or a row of its
+             * own on a chord (docs/actuators.md, tree.h mbs_rrotor); the
+             * tree keeps a motor's joint out of the chords where its loop
+             * allows */
         }
         if (F->type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER) {
             int j = F->joint;
@@ -388,19 +389,27 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
         if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0) continue;
         const mbs_joint_spec *Jt = &s->joints[F->joint];
         int moving = Jt->body[0] != MBS_GROUND && Jt->body[1] != MBS_GROUND;
+        if (t->dim == 3 && moving && !t->g.branch[F->joint]) {
+            /* on a chord in space: the spin's row (kind 2, 3) and the
+             * disk's transverse inertia J/2 (1 - a a^T) fixed in the
+             * stator's body A (tree.h, mbs_rrotor) */
+            mbs_rrotor *r = &t->rr[t->nrr++];
+            double u[3] = {0, 0, 0};
+            v3unit(Jt->axis, u);
+            memset(r, 0, sizeof *r);
+            r->joint = F->joint;
+            r->n = F->motor.ratio;
+            r->mu = F->motor.J;
+            r->kind = Jt->type == MBS_JOINT_PRISMATIC ? 3 : 2;
+            r->a = s_vec(Jt->body[0], u);
+            if (r->kind == 3) r->b = s_pdiff(Jt->body[1], Jt->at, Jt->body[0], Jt->at);
+            double *Ic = t->inertia[Jt->body[0]].Ic;
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) Ic[3 * i + j] += 0.5 * F->motor.J * ((i == j) - u[i] * u[j]);
+            continue;
+        }
         if (t->dim == 3 && moving) {
-            /* the spatial rotor rides its joint's node; a chord has no
-             * node, and its row (mbs_rrotor) would lack the gyroscopic
-             * moment: refused */
-            if (!t->g.branch[F->joint]) {
-                char ptr[64];
-                snprintf(ptr, sizeof ptr, "/forces/%d/rotor_inertia", e);
-                mbs_err_add(err, ptr, "dc_motor '%s': solver.formulation \"relative\" takes a rotor inertia between "
-                            "two moving bodies in space on a joint of its spanning tree only; joint '%s' closes a "
-                            "loop (a chord): use the natural formulation", F->name, Jt->name);
-                mbs_rtree_free(t);
-                return MBS_EINVAL;
-            }
+            /* the spatial rotor rides its joint's node */
             for (int i = 0; i < t->nnode; i++) {
                 mbs_rnode *nd = &t->node[i];
                 if (nd->joint != F->joint || nd->dof != 1 || nd->body < 0) continue;

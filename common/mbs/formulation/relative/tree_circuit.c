@@ -144,6 +144,42 @@ static int s_ldl_solve(int m, double *K, double *r, double *ratio)
     return dropped;
 }
 
+/* A spatial chord rotor's slide s = a . b (kind 3): its value's rate sd
+ * from the bodies' twists (a' = w_A x a, b' the joint points' velocity
+ * difference), after mbs_rtree_kinematics. */
+static double s_slide_rate(const mbs_rtree *t, const mbs_rtree_ws *w, const mbs_rrotor *r, const double a[3],
+                           const double wA[3])
+{
+    const mbs_joint_spec *Jt = &t->spec->joints[r->joint];
+    double d[3] = {0, 0, 0}, dd[3] = {0, 0, 0}, ad[3];
+    for (int side = 0; side < 2; side++) {
+        double R[9], p[3], x[3], xd[3], sg = side ? 1.0 : -1.0;
+        mbs_twist V;
+        mbs_rtree_body(t, w, Jt->body[side], R, p, &V, NULL);
+        s_rot(R, 0, Jt->at, x);
+        for (int i = 0; i < 3; i++) x[i] += p[i];
+        mbs_twist_point_velocity(&V, x, xd);
+        for (int i = 0; i < 3; i++) { d[i] += sg * x[i]; dd[i] += sg * xd[i]; }
+    }
+    v3cross(wA, a, ad);
+    return v3dot(ad, d) + v3dot(a, dd);
+}
+
+double mbs_rtree_chord_rotor_spin(const mbs_rtree *t, const mbs_rtree_ws *w, const mbs_rrotor *r, double a[3],
+                                  double wA[3])
+{
+    const mbs_joint_spec *Jt = &t->spec->joints[r->joint];
+    double R[9], ar[3] = {r->a.t[0].r[0], r->a.t[0].r[1], r->a.t[0].r[2]};
+    mbs_twist VA, VB;
+    mbs_rtree_body(t, w, Jt->body[0], R, NULL, &VA, NULL);
+    mbs_rtree_body(t, w, Jt->body[1], NULL, NULL, &VB, NULL);
+    s_rot(R, 0, ar, a);
+    v3copy(VA.w, wA);
+    if (!w->u) return 0;
+    if (r->kind == 2) return (1 - r->n) * v3dot(a, VA.w) + r->n * v3dot(a, VB.w);
+    return v3dot(a, VA.w) + r->n * s_slide_rate(t, w, r, a, VA.w);
+}
+
 /* The rows of the rotors on chords (mbs_rrotor) at rows neq.. of w->J, their
  * biases (c' u) into w->bias, each scaled by sqrt(mu) (so that its pivot
  * takes 1, not 1 / mu: the pivots stay of the circuit equations' size),
@@ -166,6 +202,40 @@ static void s_rotor_rows(const mbs_rtree *t, mbs_rtree_ws *w)
                 J[c] = b[0] * Ja[c] + b[1] * Ja[n + c] + b[2] * Ja[2 * n + c] + a[0] * Jb[c] + a[1] * Jb[n + c] +
                        a[2] * Jb[2 * n + c];
             w->bias[row] = v3dot(ab, b) + 2 * v3dot(ad, bd) + v3dot(a, bb);
+        } else if (r->kind >= 2) {
+            /* in space: om = (1 - n) a . w_A + n a . w_B (kind 2) or a . w_A
+             * + n s' (kind 3), a fixed in A: the row from the bodies'
+             * paths' axes (and the slide's row), the bias (w_A x a) . ((1 -
+             * n) w_A + n w_B) + a . ((1 - n) al_A + n al_B) with the bias
+             * accelerations al in w->A (kind 3: (w_A x a) . w_A = 0, a .
+             * al_A + n times the slide's bias) */
+            const mbs_joint_spec *Jt = &t->spec->joints[r->joint];
+            double a[3], wA[3], fa = r->kind == 2 ? 1 - r->n : 1, fb = r->kind == 2 ? r->n : 0;
+            mbs_rtree_chord_rotor_spin(t, w, r, a, wA);
+            memset(J, 0, sizeof(double) * (size_t)n);
+            w->bias[row] = 0;
+            if (r->kind == 3) {
+                double av[3], avd[3], avb[3], b[3], bd[3], bb[3];
+                s_vec_eval(t, w, &r->a, av, avd, avb, Ja);
+                s_vec_eval(t, w, &r->b, b, bd, bb, Jb);
+                for (int c = 0; c < n; c++)
+                    J[c] = r->n * (b[0] * Ja[c] + b[1] * Ja[n + c] + b[2] * Ja[2 * n + c] + av[0] * Jb[c] +
+                                   av[1] * Jb[n + c] + av[2] * Jb[2 * n + c]);
+                w->bias[row] = r->n * (v3dot(avb, b) + 2 * v3dot(avd, bd) + v3dot(av, bb));
+            }
+            for (int side = 0; side < 2; side++) {
+                int b = Jt->body[side];
+                double f = side ? fb : fa;
+                if (b < 0 || f == 0) continue;
+                mbs_twist V, A;
+                mbs_rtree_body(t, w, b, NULL, NULL, &V, &A);
+                for (int i = t->body_node[b]; i >= 0; i = t->node[i].parent)
+                    for (int d = 0; d < t->node[i].dof; d++)
+                        J[t->node[i].coord + d] += f * v3dot(a, w->S[t->node[i].coord + d].w);
+                double wa[3];
+                v3cross(wA, a, wa);
+                w->bias[row] += f * (v3dot(a, A.w) + v3dot(wa, V.w));
+            }
         } else {
             /* (1 - n) w_0 + n w_1 about z (planar): the bodies' paths' axes */
             const mbs_joint_spec *Jt = &t->spec->joints[r->joint];
