@@ -877,29 +877,44 @@ static void test_relative_chord(int slide)
  * 20, 15, 25, 10 and rotors 1e-4 .. 3e-4 kg m^2; the tree cuts the loop at
  * BD, whose rotor's stator is the moving coupler B (kind 2).  The loop is
  * planar in space (three of the chord's five circuit equations
- * dependent).  Relative bdf and dopri5 at tolerance 1e-10 against the
- * natural coordinates' dopri5 (measured: natural bdf is 3.4e-5 and 3.3e-3
- * rad off natural dopri5 at 1e-11 with tolerances 1e-8 and 1e-10, growing
- * as the tolerance tightens, and agrees without the rotors: a question for
- * the natural BDF, docs/actuators.md), the joint coordinates within 100 x tol;
- * the chord's rotor moves them (natural, its J 0) by over 100 times that. */
-static void s_doc_four_bar(char *buf, size_t n, double J3)
+ * dependent).  On a fixed base (W = 0), and on a base turning about the
+ * vertical z on a revolute joint, every body starting with it at W = 3
+ * rad/s (the loop's plane turning: the coupler's rotor has its gyroscopic
+ * moment, and the chord's dependent point equations turn with the plane,
+ * which mbs_rtree_accel's pivoting follows, tree_circuit.c).  Relative bdf
+ * and dopri5 at tolerance 1e-10 against the natural coordinates' dopri5
+ * (measured: natural bdf is 3.4e-5 and 3.3e-3 rad off natural dopri5 at
+ * 1e-11 with tolerances 1e-8 and 1e-10 on the fixed base, growing as the
+ * tolerance tightens, and agrees without the rotors: a question for the
+ * natural BDF, docs/actuators.md), the joint angles and the base's rate
+ * (rad/s) within 100 x tol; the chord's rotor moves them (natural, its J
+ * 0) by over 100 times that. */
+static void s_doc_four_bar(char *buf, size_t n, double J3, double W)
 {
     static const double O1[3] = {0, 0, 0.3}, P1[3] = {0, 0.1, 0.5}, P2[3] = {0, 0.5, 0.6}, O2[3] = {0, 0.4, 0.3};
     const double *ends[3][2] = {{O1, P1}, {P1, P2}, {P2, O2}};
     static const char *nm[3] = {"A", "B", "D"};
     static const double m[3] = {1, 1.5, 1.2}, in[3][3] = {{0.004, 0.003, 0.002}, {0.02, 0.01, 0.015}, {0.01, 0.008, 0.006}};
-    char bodies[1024] = "";
+    char bodies[2048] = "", base[256];
+    /* W > 0: every body turning at W about z with the base (velocity W z x com) */
     for (int k = 0; k < 3; k++) {
         size_t l = strlen(bodies);
+        double cy = 0.5 * (ends[k][0][1] + ends[k][1][1]), cz = 0.5 * (ends[k][0][2] + ends[k][1][2]);
         snprintf(bodies + l, sizeof bodies - l, ", {\"name\": \"%s\", \"mass\": %g, \"inertia\": [%g, %g, %g], "
-                 "\"com\": [0, %.17g, %.17g]}", nm[k], m[k], in[k][0], in[k][1], in[k][2],
-                 0.5 * (ends[k][0][1] + ends[k][1][1]), 0.5 * (ends[k][0][2] + ends[k][1][2]));
+                 "\"com\": [0, %.17g, %.17g], \"angular_velocity\": [0, 0, %.17g], \"velocity\": [%.17g, 0, 0]}",
+                 nm[k], m[k], in[k][0], in[k][1], in[k][2], cy, cz, W, -W * cy);
     }
+    if (W > 0)
+        snprintf(base, sizeof base, "{\"name\": \"base\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"C\"], "
+                 "\"at\": [0, 0, 0], \"axis\": [0, 0, 1]}");
+    else
+        snprintf(base, sizeof base, "{\"name\": \"base\", \"type\": \"fixed\", \"bodies\": [\"ground\", \"C\"], "
+                 "\"at\": [0, 0, 0]}");
     snprintf(buf, n,
              "{\"dimension\": 3, \"gravity\": [0, 0, -9.81],"
-             " \"bodies\": [{\"name\": \"C\", \"mass\": 2, \"inertia\": [0.05, 0.04, 0.06], \"com\": [0.05, 0.2, 0.3]}%s],"
-             " \"joints\": [{\"name\": \"base\", \"type\": \"fixed\", \"bodies\": [\"ground\", \"C\"], \"at\": [0, 0, 0]},"
+             " \"bodies\": [{\"name\": \"C\", \"mass\": 2, \"inertia\": [0.05, 0.04, 0.06], \"com\": [0.05, 0.2, 0.3],"
+             "   \"angular_velocity\": [0, 0, %.17g], \"velocity\": [%.17g, %.17g, 0]}%s],"
+             " \"joints\": [%s,"
              "   {\"name\": \"cA\", \"type\": \"revolute\", \"bodies\": [\"C\", \"A\"], \"at\": [0, 0, 0.3], \"axis\": [1, 0, 0]},"
              "   {\"name\": \"AB\", \"type\": \"revolute\", \"bodies\": [\"A\", \"B\"], \"at\": [0, 0.1, 0.5], \"axis\": [1, 0, 0]},"
              "   {\"name\": \"BD\", \"type\": \"revolute\", \"bodies\": [\"B\", \"D\"], \"at\": [0, 0.5, 0.6], \"axis\": [1, 0, 0]},"
@@ -911,8 +926,15 @@ static void s_doc_four_bar(char *buf, size_t n, double J3)
              "   {\"name\": \"q2\", \"quantity\": \"joint_coordinate\", \"joint\": \"AB\"},"
              "   {\"name\": \"q3\", \"quantity\": \"joint_coordinate\", \"joint\": \"BD\"},"
              "   {\"name\": \"q4\", \"quantity\": \"joint_coordinate\", \"joint\": \"DC\"},"
+             "   {\"name\": \"wC\", \"quantity\": \"angular_velocity\", \"body\": \"C\", \"component\": \"z\"},"
+             "   {\"name\": \"rbfx\", \"quantity\": \"reaction_force\", \"joint\": \"base\", \"component\": \"x\"},"
+             "   {\"name\": \"rbfy\", \"quantity\": \"reaction_force\", \"joint\": \"base\", \"component\": \"y\"},"
+             "   {\"name\": \"rbfz\", \"quantity\": \"reaction_force\", \"joint\": \"base\", \"component\": \"z\"},"
+             "   {\"name\": \"rbmx\", \"quantity\": \"reaction_torque\", \"joint\": \"base\", \"component\": \"x\"},"
+             "   {\"name\": \"rbmy\", \"quantity\": \"reaction_torque\", \"joint\": \"base\", \"component\": \"y\"},"
+             "   {\"name\": \"rbmz\", \"quantity\": \"reaction_torque\", \"joint\": \"base\", \"component\": \"z\"},"
              "   {\"name\": \"T\", \"quantity\": \"kinetic_energy\"}]}}",
-             bodies, "%s");
+             W, -W * 0.2, W * 0.05, bodies, base, "%s");
     char forces[2048] = "", tmp[8192];
     static const char *jn[4] = {"cA", "AB", "BD", "DC"};
     const double V[4] = {6, -4, 3, 2}, N[4] = {20, 15, 25, 10}, J[4] = {1e-4, 2e-4, J3, 3e-4};
@@ -926,11 +948,11 @@ static void s_doc_four_bar(char *buf, size_t n, double J3)
     snprintf(buf, n, "%s", tmp);
 }
 
-static void test_relative_chord_four_bar(void)
+static void test_relative_chord_four_bar(double W)
 {
     char doc[16384], d0[16384];
-    s_doc_four_bar(doc, sizeof doc, 1e-4);
-    s_doc_four_bar(d0, sizeof d0, 0);
+    s_doc_four_bar(doc, sizeof doc, 1e-4, W);
+    s_doc_four_bar(d0, sizeof d0, 0, W);
     const double tol = 1e-10;
     const char *nsets[] = {"solver.tolerance=1e-10", "solver.integrator=dopri5", NULL};
     t_run rn, r0;
@@ -938,24 +960,38 @@ static void test_relative_chord_four_bar(void)
     t_run_text(d0, nsets, &r0);
     CHECK(rn.rc == 0 && r0.rc == 0);
     if (rn.rc || r0.rc) { t_run_free(&rn); t_run_free(&r0); return; }
-    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"}, *qc[4] = {"q1", "q2", "q3", "q4"};
+    const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
+    const char *qc[5] = {"q1", "q2", "q3", "q4", "wC"};
     for (int a = 0; a < 2; a++) {
         const char *sets[] = {"solver.tolerance=1e-10", integ[a], "solver.formulation=relative", NULL};
         t_run r;
         t_run_text(doc, sets, &r);
         CHECK(r.rc == 0 && strcmp(r.met.chords, "BD") == 0);
-        if (r.rc) { t_run_free(&r); continue; }
-        double dq = 0, share = 0, span = 0;
-        for (int i = 0; i <= S_NOUT; i++)
-            for (int c = 0; c < 4; c++) {
-                double t = 0.01 * i;
+        if (r.rc) {
+            for (int e = 0; e < r.err.n; e++) printf("    %s: %s\n", r.err.e[e].pointer, r.err.e[e].message);
+            t_run_free(&r);
+            continue;
+        }
+        double dq = 0, share = 0, span = 0, dR = 0, Rmax = 0, Rshare = 0;
+        static const char *rb[6] = {"rbfx", "rbfy", "rbfz", "rbmx", "rbmy", "rbmz"};
+        for (int i = 0; i <= S_NOUT; i++) {
+            double t = 0.01 * i;
+            for (int c = 0; c < 5; c++) {
                 dq = fmax(dq, fabs(t_at(&r, qc[c], t) - t_at(&rn, qc[c], t)));
                 share = fmax(share, fabs(t_at(&rn, qc[c], t) - t_at(&r0, qc[c], t)));
                 span = fmax(span, fabs(t_at(&rn, qc[c], t)));
             }
-        printf("  relative, a four-bar in space with a rotor on every joint (chord %s), %s tol %g: against natural "
-               "dopri5 %.2e (%.3g x tol) of angles up to %.3g; the chord's rotor moves them by %.2e\n", r.met.chords,
-               integ[a], tol, dq, dq / tol, span, share);
+            for (int c = 0; c < 6; c++) {
+                dR = fmax(dR, fabs(t_at(&r, rb[c], t) - t_at(&rn, rb[c], t)));
+                Rmax = fmax(Rmax, fabs(t_at(&rn, rb[c], t)));
+                Rshare = fmax(Rshare, fabs(t_at(&rn, rb[c], t) - t_at(&r0, rb[c], t)));
+            }
+        }
+        printf("  relative, a four-bar in space with a rotor on every joint (chord %s, base %s), %s tol %g: against "
+               "natural dopri5 %.2e (%.3g x tol) of angles up to %.3g, the base's reaction %.2e of %.3g; the chord's "
+               "rotor moves them by %.2e and %.2e\n", r.met.chords, W > 0 ? "turning" : "fixed", integ[a], tol, dq,
+               dq / tol, span, dR, Rmax, share, Rshare);
+        CHECK(dR <= 1e3 * tol * Rmax);
         CHECK(dq <= 100 * tol);
         CHECK(share > 100 * dq);
         CHECK(span > 3);
@@ -1182,7 +1218,8 @@ int main(void)
     test_relative_unpowered(1, 100, 4e-5);
     test_relative_chord(0);
     test_relative_chord(1);
-    test_relative_chord_four_bar();
+    test_relative_chord_four_bar(0);
+    test_relative_chord_four_bar(3);
     test_energy_controller();
     test_statics();
     test_trig_derivatives();

@@ -51,7 +51,10 @@
  * index-1 form with Baumgarte's terms, qdd = qdd_tree + M^-1 J^T lam with
  * (J M^-1 J^T) lam = -bias - 2 alpha Phi' - beta^2 Phi - J qdd_tree
  * (mbs_rtree_accel).  Redundant chord equations (a dependent row) get a
- * zero multiplier.
+ * zero multiplier: LDL^T in the equations' order, again with diagonal
+ * pivoting when that kept a row of a pivot below 1e-3 of a dropped row's
+ * diagonal (a nearly zero row taken before the rows spanning it: a planar
+ * loop on a turning body, tree_circuit.c).
  *
  * Drivers of tree revolute and prismatic joints are rheonomic rows beside
  * the circuit equations (the joint's measure, signed as the natural
@@ -241,6 +244,9 @@ typedef struct mbs_rtree_ws {
     double *J;              /* (neq x n) row-major                              */
     double *Y;              /* (n x neq) M^-1 J^T, column k at Y + k n          */
     double *K, *rhs, *lam;  /* (neq x neq), (neq), (neq)                        */
+    int *ord;               /* (neq) mbs_rtree_accel's elimination order when it
+                               pivots (tree_circuit.c)                         */
+    double *Kc;             /* (neq x neq + neq) K and rhs kept for that        */
     double *qdd0, *tau;     /* (n) the tree's accelerations, joint forces       */
     double *jq;             /* (n x 3 x 3) scratch rows of one equation's vectors */
     double *jangle;         /* (njoint) the last accepted angle of each chord

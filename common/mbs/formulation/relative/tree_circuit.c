@@ -113,35 +113,60 @@ void mbs_rtree_circuit(const mbs_rtree *t, mbs_rtree_ws *w, double time)
     }
 }
 
-/* Solve the symmetric positive semi-definite K x = r (m x m) by LDL^T
- * without pivoting; a pivot below eps times the largest diagonal (a
- * dependent equation) gets x = 0 in its place.  K is overwritten; *ratio
- * the smallest pivot over the largest diagonal (1 when m = 0). */
-static int s_ldl_solve(int m, double *K, double *r, double *ratio)
+/* Solve the symmetric positive semi-definite K x = r (m x m) by LDL^T; a
+ * pivot below eps times the largest diagonal (a dependent equation) gets x
+ * = 0 in its place.  The equations are eliminated in the order ord (m
+ * entries, K's entries and r's staying at their equations' places): with
+ * greedy = 0 as ord holds it (NULL: 0 .. m-1, no pivoting), with greedy =
+ * 1 each step takes the remaining equation of the largest pivot (diagonal
+ * pivoting; ord, initially 0 .. m-1, gets the order taken).  K is
+ * overwritten; *ratio the smallest pivot over the largest diagonal (1 when
+ * m = 0); *weak (when given) the smallest kept pivot over the largest
+ * diagonal of a dropped equation (1 when none dropped). */
+static int s_ldl_solve(int m, double *K, double *r, double *ratio, int *ord, int greedy, double *weak)
 {
-    double dmax = 0;
+#define O(i) (ord ? ord[i] : (i))
+#define KK(i, j) K[O(i) * m + O(j)]
+    double dmax = 0, kept = INFINITY, lost = 0;
     for (int i = 0; i < m; i++) dmax = fmax(dmax, fabs(K[i * m + i]));
     double eps = 1e-11 * (dmax > 0 ? dmax : 1);
     int dropped = 0;
     *ratio = 1;
     for (int j = 0; j < m; j++) {
-        double d = K[j * m + j];
-        for (int k = 0; k < j; k++) d -= K[j * m + k] * K[j * m + k] * K[k * m + k];
+        if (greedy) {
+            /* the remaining equation of the largest pivot to position j */
+            int best = j;
+            double bd = -INFINITY;
+            for (int q = j; q < m; q++) {
+                double d = KK(q, q);
+                for (int k = 0; k < j; k++) d -= KK(q, k) * KK(q, k) * KK(k, k);
+                if (d > bd) { bd = d; best = q; }
+            }
+            int tmp = ord[j];
+            ord[j] = ord[best];
+            ord[best] = tmp;
+        }
+        double d0 = KK(j, j), d = d0;
+        for (int k = 0; k < j; k++) d -= KK(j, k) * KK(j, k) * KK(k, k);
         if (dmax > 0) *ratio = fmin(*ratio, fmax(d, 0) / dmax);
-        if (!(d > eps)) { d = 0; dropped++; }
-        K[j * m + j] = d;
+        if (!(d > eps)) { d = 0; dropped++; lost = fmax(lost, d0); }
+        else kept = fmin(kept, d);
+        KK(j, j) = d;
         for (int i = j + 1; i < m; i++) {
-            double s = K[i * m + j];
-            for (int k = 0; k < j; k++) s -= K[i * m + k] * K[j * m + k] * K[k * m + k];
-            K[i * m + j] = d > 0 ? s / d : 0;
+            double s = KK(i, j);
+            for (int k = 0; k < j; k++) s -= KK(i, k) * KK(j, k) * KK(k, k);
+            KK(i, j) = d > 0 ? s / d : 0;
         }
     }
     for (int i = 0; i < m; i++)
-        for (int k = 0; k < i; k++) r[i] -= K[i * m + k] * r[k];
-    for (int i = 0; i < m; i++) r[i] = K[i * m + i] > 0 ? r[i] / K[i * m + i] : 0;
+        for (int k = 0; k < i; k++) r[O(i)] -= KK(i, k) * r[O(k)];
+    for (int i = 0; i < m; i++) r[O(i)] = KK(i, i) > 0 ? r[O(i)] / KK(i, i) : 0;
     for (int i = m - 1; i >= 0; i--)
-        for (int k = i + 1; k < m; k++) r[i] -= K[k * m + i] * r[k];
+        for (int k = i + 1; k < m; k++) r[O(i)] -= KK(k, i) * r[O(k)];
+    if (weak) *weak = lost > 0 && kept < INFINITY ? kept / lost : 1;
     return dropped;
+#undef KK
+#undef O
 }
 
 /* A spatial chord rotor's slide s = a . b (kind 3): its value's rate sd
@@ -290,7 +315,24 @@ int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const doub
      * -mu (c . qdd + c' u) the rotor's force (c nu in the equations of
      * motion), so r . qdd + k = -sqrt(mu) c' u: 1 on its pivot */
     for (int k = 0; k < t->nrr; k++) w->K[(t->neq + k) * m + t->neq + k] += 1;
-    s_ldl_solve(m, w->K, w->rhs, &w->pivot_ratio);
+    /* without pivoting; when that kept an equation of a pivot below 1e-3
+     * of a dropped one's diagonal (a row nearly zero at this position
+     * taken before the rows that span it: a planar loop carried by a
+     * turning body, the point equation along the world axis its plane's
+     * normal passes; the multipliers ran to 1e14 and the step below
+     * min_step), again from K with diagonal pivoting, which drops the weak
+     * row instead */
+    size_t mm = (size_t)m * (size_t)m;
+    memcpy(w->Kc, w->K, sizeof(double) * mm);
+    memcpy(w->Kc + mm, w->rhs, sizeof(double) * (size_t)m);
+    double weak;
+    s_ldl_solve(m, w->K, w->rhs, &w->pivot_ratio, NULL, 0, &weak);
+    if (weak < 1e-3) {
+        memcpy(w->K, w->Kc, sizeof(double) * mm);
+        memcpy(w->rhs, w->Kc + mm, sizeof(double) * (size_t)m);
+        for (int i = 0; i < m; i++) w->ord[i] = i;
+        s_ldl_solve(m, w->K, w->rhs, &w->pivot_ratio, w->ord, 1, NULL);
+    }
     memcpy(w->lam, w->rhs, sizeof(double) * (size_t)m);
     for (int c = 0; c < n; c++) {
         double acc = w->qdd0[c];
@@ -329,7 +371,7 @@ int mbs_rtree_min_norm(const mbs_rtree *t, mbs_rtree_ws *w, const double *r, dou
     /* K = J J^T, then x = J^T K^-1 r (dependent rows get no share) */
     s_gram(t, w, r);
     double ratio;
-    int dropped = s_ldl_solve(m, w->K, w->rhs, &ratio);
+    int dropped = s_ldl_solve(m, w->K, w->rhs, &ratio, NULL, 0, NULL);
     for (int k = 0; k < m; k++) {
         const double *Jk = w->J + (size_t)k * n;
         for (int c = 0; c < n; c++) x[c] += Jk[c] * w->rhs[k];
@@ -342,7 +384,7 @@ int mbs_rtree_independent_rows(const mbs_rtree *t, mbs_rtree_ws *w, char *on)
     int m = t->neq, count = 0;
     s_gram(t, w, NULL);
     double ratio;
-    s_ldl_solve(m, w->K, w->rhs, &ratio);
+    s_ldl_solve(m, w->K, w->rhs, &ratio, NULL, 0, NULL);
     /* s_ldl_solve leaves the pivots on K's diagonal, 0 where it dropped one */
     for (int i = 0; i < m; i++) {
         on[i] = w->K[i * m + i] > 0;
