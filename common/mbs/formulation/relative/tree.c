@@ -504,6 +504,7 @@ int mbs_rtree_ws_new(const mbs_rtree *t, mbs_rtree_ws *w)
     w->K = calloc(m * m, sizeof(double));
     w->rhs = calloc(m, sizeof(double));
     w->lam = calloc(m, sizeof(double));
+    w->perm = calloc(m, sizeof(int));
     w->qdd0 = calloc(n, sizeof(double));
     w->tau = calloc(n, sizeof(double));
     w->jq = calloc(9 * n, sizeof(double));
@@ -512,7 +513,7 @@ int mbs_rtree_ws_new(const mbs_rtree *t, mbs_rtree_ws *w)
     w->fc = calloc(nb, sizeof(mbs_wrench));
     w->fchord = calloc((size_t)t->spec->njoint + 1, sizeof(mbs_wrench));
     if (!w->R || !w->p || !w->S || !w->V || !w->c || !w->A || !w->pA || !w->fext || !w->IA || !w->U || !w->Dinv ||
-        !w->uu || !w->phi || !w->phid || !w->bias || !w->J || !w->Y || !w->K || !w->rhs || !w->lam || !w->qdd0 ||
+        !w->uu || !w->phi || !w->phid || !w->bias || !w->J || !w->Y || !w->K || !w->rhs || !w->lam || !w->perm || !w->qdd0 ||
         !w->tau || !w->jq || !w->jangle || !w->fj || !w->fc || !w->fchord) {
         mbs_rtree_ws_free(w);
         return MBS_ENOMEM;
@@ -526,7 +527,7 @@ void mbs_rtree_ws_free(mbs_rtree_ws *w)
 {
     free(w->R); free(w->p); free(w->S); free(w->V); free(w->c); free(w->A); free(w->pA); free(w->fext);
     free(w->IA); free(w->U); free(w->Dinv); free(w->uu); free(w->phi); free(w->phid); free(w->bias); free(w->J);
-    free(w->Y); free(w->K); free(w->rhs); free(w->lam); free(w->qdd0); free(w->tau); free(w->jq);
+    free(w->Y); free(w->K); free(w->rhs); free(w->lam); free(w->perm); free(w->qdd0); free(w->tau); free(w->jq);
     free(w->fj); free(w->fc); free(w->fchord); free(w->jangle);
     memset(w, 0, sizeof *w);
 }

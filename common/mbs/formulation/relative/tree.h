@@ -194,6 +194,10 @@ typedef struct {
     int nrr;                /* rotors on chords: rows neq .. neq + nrr of the
                                workspace's J, K, lam (their forces)          */
     mbs_rrotor *rr;         /* (nrr)                                            */
+    int pivoted;            /* 1: the solves with the equations' rows choose
+                               the kept rows by pivoting (a mechanism with
+                               dependent equations; the run sets it); 0:
+                               in their order (build's default)           */
 } mbs_rtree;
 
 /* Per-evaluation state, sized by mbs_rtree_ws_new (nothing is allocated by
@@ -218,6 +222,7 @@ typedef struct mbs_rtree_ws {
     double *J;              /* (neq x n) row-major                              */
     double *Y;              /* (n x neq) M^-1 J^T, column k at Y + k n          */
     double *K, *rhs, *lam;  /* (neq x neq), (neq), (neq)                        */
+    int *perm;              /* (neq + nrr) the pivoted solves' row order       */
     double *qdd0, *tau;     /* (n) the tree's accelerations, joint forces       */
     double *jq;             /* (n x 3 x 3) scratch rows of one equation's vectors */
     double *jangle;         /* (njoint) the last accepted angle of each chord

@@ -144,6 +144,68 @@ static int s_ldl_solve(int m, double *K, double *r, double *ratio)
     return dropped;
 }
 
+/* Threshold pivoting of s_ldl_solve_pivoted: the rows' own order is kept
+ * while the next row's diagonal is at least this share of the largest
+ * remaining one.  Full pivoting (1) kept a different set for Bricard, whose
+ * relative dopri5 run at tolerance 1e-6 then drifted 3.7e-8 of P3's range
+ * from a 1e-12 reference instead of 4.0e-10 (0.1 down to 0: 4.0e-10). */
+#define PIVOT_TAU 0.1
+
+/* The same with symmetric pivoting: a row whose remaining diagonal fell
+ * below PIVOT_TAU of the largest is put behind that one, so that the rows
+ * kept are a well-conditioned independent set whatever their order; the
+ * rows left when the largest diagonal is below eps are the dependent ones.
+ * Without it, a slider-crank driven
+ * at its guide before its crank (both drivers agreeing) kept the guide's
+ * row through the dead centres, where it nearly depends on the circuit's,
+ * and dropped the crank's: the crank angle drifted by 1.8e-4 at tolerance
+ * 1e-6.  Results as s_ldl_solve's, in the rows' own order: x in r (0 for
+ * a dropped row), the pivots on K's diagonal (0 for a dropped row), L
+ * below it in the pivot order's columns.  p: (m) scratch. */
+static int s_ldl_solve_pivoted(int m, double *K, double *r, double *ratio, int *p)
+{
+    double dmax = 0;
+    for (int i = 0; i < m; i++) dmax = fmax(dmax, fabs(K[i * m + i]));
+    double eps = 1e-11 * (dmax > 0 ? dmax : 1);
+    int kept = m;
+    *ratio = 1;
+    for (int i = 0; i < m; i++) p[i] = i;
+    for (int j = 0; j < m; j++) {
+        int best = j;
+        for (int i = j + 1; i < m; i++)
+            if (K[p[i] * m + p[i]] > K[p[best] * m + p[best]]) best = i;
+        if (K[p[j] * m + p[j]] >= PIVOT_TAU * K[p[best] * m + p[best]]) best = j;
+        int a = p[best];
+        p[best] = p[j];
+        p[j] = a;
+        double d = K[a * m + a];
+        if (dmax > 0) *ratio = fmin(*ratio, fmax(d, 0) / dmax);
+        if (!(d > eps)) { kept = j; break; }
+        /* the remaining rows' Schur complement, then their L entries */
+        for (int i = j + 1; i < m; i++) {
+            int b = p[i];
+            double l = K[b * m + a] / d;
+            for (int k = j + 1; k < m; k++) K[b * m + p[k]] -= l * K[a * m + p[k]];
+        }
+        for (int i = j + 1; i < m; i++) K[p[i] * m + a] /= d;
+    }
+    for (int j = kept; j < m; j++) K[p[j] * m + p[j]] = 0;
+    /* L z = P r, D y = z, L^T x = y, in the pivot order */
+    for (int j = 0; j < kept; j++)
+        for (int k = 0; k < j; k++) r[p[j]] -= K[p[j] * m + p[k]] * r[p[k]];
+    for (int j = 0; j < kept; j++) r[p[j]] /= K[p[j] * m + p[j]];
+    for (int j = kept; j < m; j++) r[p[j]] = 0;
+    for (int j = kept - 1; j >= 0; j--)
+        for (int i = j + 1; i < kept; i++) r[p[j]] -= K[p[i] * m + p[j]] * r[p[i]];
+    return m - kept;
+}
+
+/* s_ldl_solve, pivoted for a mechanism with dependent equations. */
+static int s_solve_rows(const mbs_rtree *t, mbs_rtree_ws *w, int m, double *ratio)
+{
+    return t->pivoted ? s_ldl_solve_pivoted(m, w->K, w->rhs, ratio, w->perm) : s_ldl_solve(m, w->K, w->rhs, ratio);
+}
+
 /* The rows of the rotors on chords (mbs_rrotor) at rows neq.. of w->J, their
  * biases (c' u) into w->bias, each scaled by sqrt(mu) (so that its pivot
  * takes 1, not 1 / mu: the pivots stay of the circuit equations' size),
@@ -220,7 +282,7 @@ int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const doub
      * -mu (c . qdd + c' u) the rotor's force (c nu in the equations of
      * motion), so r . qdd + k = -sqrt(mu) c' u: 1 on its pivot */
     for (int k = 0; k < t->nrr; k++) w->K[(t->neq + k) * m + t->neq + k] += 1;
-    s_ldl_solve(m, w->K, w->rhs, &w->pivot_ratio);
+    s_solve_rows(t, w, m, &w->pivot_ratio);
     memcpy(w->lam, w->rhs, sizeof(double) * (size_t)m);
     for (int c = 0; c < n; c++) {
         double acc = w->qdd0[c];
@@ -259,7 +321,7 @@ int mbs_rtree_min_norm(const mbs_rtree *t, mbs_rtree_ws *w, const double *r, dou
     /* K = J J^T, then x = J^T K^-1 r (dependent rows get no share) */
     s_gram(t, w, r);
     double ratio;
-    int dropped = s_ldl_solve(m, w->K, w->rhs, &ratio);
+    int dropped = s_solve_rows(t, w, m, &ratio);
     for (int k = 0; k < m; k++) {
         const double *Jk = w->J + (size_t)k * n;
         for (int c = 0; c < n; c++) x[c] += Jk[c] * w->rhs[k];
@@ -272,7 +334,7 @@ int mbs_rtree_independent_rows(const mbs_rtree *t, mbs_rtree_ws *w, char *on)
     int m = t->neq, count = 0;
     s_gram(t, w, NULL);
     double ratio;
-    s_ldl_solve(m, w->K, w->rhs, &ratio);
+    s_solve_rows(t, w, m, &ratio);
     /* s_ldl_solve leaves the pivots on K's diagonal, 0 where it dropped one */
     for (int i = 0; i < m; i++) {
         on[i] = w->K[i * m + i] > 0;
