@@ -244,9 +244,9 @@ typedef struct mbs_rtree_ws {
     double *J;              /* (neq x n) row-major                              */
     double *Y;              /* (n x neq) M^-1 J^T, column k at Y + k n          */
     double *K, *rhs, *lam;  /* (neq x neq), (neq), (neq)                        */
-    int *ord;               /* (neq) mbs_rtree_accel's elimination order when it
-                               pivots (tree_circuit.c)                         */
-    double *Kc;             /* (neq x neq + neq) K and rhs kept for that        */
+    int *ord;               /* (neq + nrr) the solves' elimination order when
+                               they pivot (tree_circuit.c s_solve_rows)      */
+    double *Kc;             /* ((neq + nrr)^2 + neq + nrr) K and rhs kept for that */
     double *qdd0, *tau;     /* (n) the tree's accelerations, joint forces       */
     double *jq;             /* (n x 3 x 3) scratch rows of one equation's vectors */
     double *jangle;         /* (njoint) the last accepted angle of each chord
@@ -349,7 +349,9 @@ void mbs_rtree_gen_forces(const mbs_rtree *t, mbs_rtree_ws *w, double *Q);
 
 /* Which rows of the last mbs_rtree_circuit's J are independent: on[i] 1,
  * 0 for a row dependent on the rows before it (a pivot of J J^T below
- * 1e-11 of its largest diagonal).  Returns the number of independent rows. */
+ * 1e-11 of its largest diagonal; before it in the rows' order, or in the
+ * pivoted order when that kept a weak row, as mbs_rtree_accel's solve).
+ * Returns the number of independent rows. */
 int mbs_rtree_independent_rows(const mbs_rtree *t, mbs_rtree_ws *w, char *on);
 
 /* q <- q "+" du: du (n) a step in the rates' space, added to a one-freedom

@@ -205,6 +205,33 @@ double mbs_rtree_chord_rotor_spin(const mbs_rtree *t, const mbs_rtree_ws *w, con
     return v3dot(a, VA.w) + r->n * s_slide_rate(t, w, r, a, VA.w);
 }
 
+/* s_ldl_solve on w->K, w->rhs (m x m): without pivoting; when that kept an
+ * equation of a pivot below 1e-3 of a dropped one's diagonal, again from
+ * the same K and rhs with diagonal pivoting, which keeps the strong rows
+ * and drops the weak one.  Such a weak row was nearly dependent on rows
+ * after it, or nearly zero: a planar loop carried by a turning body (the
+ * chord's point equation along the world axis its plane's normal passes:
+ * taken first it left a dependent row a rounding pivot above the drop
+ * threshold, multipliers of 1e14, the step below min_step); a slider-crank
+ * driven at its guide before its crank, both drivers agreeing (the guide's
+ * row kept through the dead centres, where it nearly depends on the
+ * circuit's, and the crank's dropped: the crank angle drifted 1.8e-4 at
+ * tolerance 1e-6).  A mechanism that never meets the bound is solved as
+ * before, bit for bit. */
+static int s_solve_rows(mbs_rtree_ws *w, int m, double *ratio)
+{
+    size_t mm = (size_t)m * (size_t)m;
+    memcpy(w->Kc, w->K, sizeof(double) * mm);
+    memcpy(w->Kc + mm, w->rhs, sizeof(double) * (size_t)m);
+    double weak;
+    int dropped = s_ldl_solve(m, w->K, w->rhs, ratio, NULL, 0, &weak);
+    if (!(weak < 1e-3)) return dropped;
+    memcpy(w->K, w->Kc, sizeof(double) * mm);
+    memcpy(w->rhs, w->Kc + mm, sizeof(double) * (size_t)m);
+    for (int i = 0; i < m; i++) w->ord[i] = i;
+    return s_ldl_solve(m, w->K, w->rhs, ratio, w->ord, 1, NULL);
+}
+
 /* The rows of the rotors on chords (mbs_rrotor) at rows neq.. of w->J, their
  * biases (c' u) into w->bias, each scaled by sqrt(mu) (so that its pivot
  * takes 1, not 1 / mu: the pivots stay of the circuit equations' size),
@@ -315,24 +342,7 @@ int mbs_rtree_accel(const mbs_rtree *t, mbs_rtree_ws *w, double time, const doub
      * -mu (c . qdd + c' u) the rotor's force (c nu in the equations of
      * motion), so r . qdd + k = -sqrt(mu) c' u: 1 on its pivot */
     for (int k = 0; k < t->nrr; k++) w->K[(t->neq + k) * m + t->neq + k] += 1;
-    /* without pivoting; when that kept an equation of a pivot below 1e-3
-     * of a dropped one's diagonal (a row nearly zero at this position
-     * taken before the rows that span it: a planar loop carried by a
-     * turning body, the point equation along the world axis its plane's
-     * normal passes; the multipliers ran to 1e14 and the step below
-     * min_step), again from K with diagonal pivoting, which drops the weak
-     * row instead */
-    size_t mm = (size_t)m * (size_t)m;
-    memcpy(w->Kc, w->K, sizeof(double) * mm);
-    memcpy(w->Kc + mm, w->rhs, sizeof(double) * (size_t)m);
-    double weak;
-    s_ldl_solve(m, w->K, w->rhs, &w->pivot_ratio, NULL, 0, &weak);
-    if (weak < 1e-3) {
-        memcpy(w->K, w->Kc, sizeof(double) * mm);
-        memcpy(w->rhs, w->Kc + mm, sizeof(double) * (size_t)m);
-        for (int i = 0; i < m; i++) w->ord[i] = i;
-        s_ldl_solve(m, w->K, w->rhs, &w->pivot_ratio, w->ord, 1, NULL);
-    }
+    s_solve_rows(w, m, &w->pivot_ratio);
     memcpy(w->lam, w->rhs, sizeof(double) * (size_t)m);
     for (int c = 0; c < n; c++) {
         double acc = w->qdd0[c];
@@ -371,7 +381,7 @@ int mbs_rtree_min_norm(const mbs_rtree *t, mbs_rtree_ws *w, const double *r, dou
     /* K = J J^T, then x = J^T K^-1 r (dependent rows get no share) */
     s_gram(t, w, r);
     double ratio;
-    int dropped = s_ldl_solve(m, w->K, w->rhs, &ratio, NULL, 0, NULL);
+    int dropped = s_solve_rows(w, m, &ratio);
     for (int k = 0; k < m; k++) {
         const double *Jk = w->J + (size_t)k * n;
         for (int c = 0; c < n; c++) x[c] += Jk[c] * w->rhs[k];
@@ -384,7 +394,7 @@ int mbs_rtree_independent_rows(const mbs_rtree *t, mbs_rtree_ws *w, char *on)
     int m = t->neq, count = 0;
     s_gram(t, w, NULL);
     double ratio;
-    s_ldl_solve(m, w->K, w->rhs, &ratio, NULL, 0, NULL);
+    s_solve_rows(w, m, &ratio);
     /* s_ldl_solve leaves the pivots on K's diagonal, 0 where it dropped one */
     for (int i = 0; i < m; i++) {
         on[i] = w->K[i * m + i] > 0;
