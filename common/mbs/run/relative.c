@@ -399,13 +399,16 @@ static void s_state_at(void *ctx, double tg, double *x, double *v, double *z)
     for (int k = 0; k < s->nz; k++) z[k] = g0 * r->zp[k] + g1 * h * r->zdp[k] + g2 * s->z[k] + g3 * h * s->zd[k];
 }
 
-/* 1: a rotational spring-damper acts on a chord (its angle is tracked). */
+/* 1: a rotational spring-damper or a spatial rotor acts on a chord (its
+ * angle is tracked, mbs_rtree_track_angles). */
 static int s_chord_springs(const mbs_rtree *t)
 {
     for (int e = 0; e < t->spec->nforce; e++) {
         const mbs_force_spec *F = &t->spec->forces[e];
         if (F->type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER && F->joint >= 0 && !t->g.branch[F->joint]) return 1;
     }
+    for (int k = 0; k < t->nrr; k++)
+        if (t->rr[k].kind == 2) return 1;
     return 0;
 }
 
@@ -552,7 +555,6 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
     mbs_rel_state s;
     int rc = mbs_rtree_build(m->spec, &t, err);
     if (rc) return rc;
-    t.pivoted = d->rep.redundant > 0;
     rc = mbs_rtree_ws_new(&t, &w);
     if (rc) { mbs_rtree_free(&t); return rc; }
     rc = mbs_rel_state_new(&s, &t, &w, m->nz);
