@@ -602,6 +602,16 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
             mbs_rtree_free(&t);
             return rc;
         }
+        /* rigid contacts: Moreau-Jean on the tree's DAE form and contact rows */
+        if (m->spec->solver.integrator == MBS_INT_MOREAU_JEAN) {
+            rc = mbs_rel_mj_run(m, d, smp, &t, &w, s.q, s.u, s.qdd, err);
+            free(rx);
+            free(sc.x); free(sc.v); free(sc.Qb);
+            mbs_rel_state_free(&s);
+            mbs_rtree_ws_free(&w);
+            mbs_rtree_free(&t);
+            return rc;
+        }
         size_t nb = sizeof(double) * (size_t)(t.n + 1), nqb = sizeof(double) * (size_t)(t.nq + 1);
         size_t nzb = sizeof(double) * (size_t)(m->nz + 1);
         mbs_rtree_ws ws;

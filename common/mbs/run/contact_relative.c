@@ -1,0 +1,555 @@
+/*
+ * contact_relative.c - Moreau-Jean time stepping in relative coordinates
+ * (issue 12, docs/formulations.md "Moreau-Jean in relative coordinates"):
+ * the tree's DAE form (formulation/dae_form.h) and contact rows
+ * (formulation/contact_rows.h), and the run that hands them to
+ * integrate/integrator_mj.c (mbs_mj_ws_make, mbs_mj_run) with every
+ * accepted step mapped to the natural coordinates for the outputs.
+ *
+ * Why in the run layer, not under formulation/relative: the forces take the
+ * run's compliant contacts (the tree's `extra` hook) and the points come
+ * from the natural coordinates' contact geometry (contact/, rank 5) on the
+ * state mapped by mbs_rel_to_natural (run/relative.c): contact_natural.c
+ * sits above the natural formulation for the same reason.
+ *
+ * The form, hook by hook (the tree's pieces, formulation/relative/tree.h):
+ *   n, nq          the rates u and coordinates q (a ball's quaternion: 4)
+ *   advance        mbs_rtree_advance (the exponential map on a ball)
+ *   mass pattern   mbs_rtree_mass_pattern; mass_eval: kinematics at q, then
+ *                  the composite-rigid-body values (mbs_rtree_mass_eval)
+ *   forces         Q(q, u, t) - C(q, u) u = M(q) qdd_free, qdd_free the
+ *                  articulated-body recursion's accelerations of the tree
+ *                  without the chords (gravity, elements, the run's compliant
+ *                  contacts): two O(n) passes, no velocity terms written out
+ *   constraints    the chords' circuit equations and the tree drivers
+ *                  (mbs_rtree_circuit), their rows dense on u (the pattern is
+ *                  every rate: a tree with loops is one island), phi_t the
+ *                  equations' rate at u = 0, jv / jtl dense products
+ * The rows: a body's rates are those on its path to the root (a floating
+ * ball's six: its own island); a pair's the union of its two bodies'; a
+ * point's gap, frame and witness points are the natural coordinates' at the
+ * mapped configuration (contact_rigid.c, the witness points in NCS
+ * coordinates, so the contact force outputs read them as they do in a
+ * natural run), its rows G = d^T (J_B(r_B) - J_A(r_A)) with J the tree's
+ * point Jacobians (mbs_rtree_point_rows) at the witness points' reference
+ * coordinates r = L(c) q0.
+ *
+ * Refused here (clear messages): loops whose chords carry a rotor (their
+ * rank-one mass terms are not in M), element states or controllers, an
+ * island above 240 rates and equations (the integrator would need a KKT
+ * factor of the whole tree), a pair whose rows span more than 2 x 12 rates.
+ * Contact deactivation is not used (a warning when asked for): its reach
+ * bound and missed-pair check assume natural velocities, and Moreau-Jean
+ * gives the same motion with it on or off.
+ */
+#include "mbs/run/relative.h"
+
+#include "mbs/contact/contact.h"
+#include "mbs/contact/contact_rigid.h"
+#include "mbs/formulation/natural/natural.h"
+#include "mbs/integrate/integrators.h"
+#include "mbs/model/accuracy.h"
+#include "mbs/run/run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define S_ISL_MAX 240 /* integrator_mj.c's largest dense island */
+
+typedef struct {
+    const mbs_model *m;
+    const mbs_rtree *t;
+    int n, nq, ne;
+    mbs_rtree_ws wf, wm, wp;   /* forces and equations; mass; points          */
+    int *mptr, *mcol;          /* M's pattern                                */
+    int *jcols;                /* (ne n) the dense rows' columns             */
+    double *qdd;               /* (n)                                        */
+    double *x, *v;             /* (nvar) the natural state of the points     */
+    long xstamp;               /* the stamp x was mapped at                  */
+    mbs_shape *wsh;            /* (nshape) world shapes ...                  */
+    long *wsh_step;            /* ... at this stamp                          */
+    int bnv;                   /* most rates on a body's path                */
+    int *bvar;                 /* (nbody bnv) each body's rates, -1 padded   */
+    int *pvar, *pnv;           /* (ncontact 2 MBS_NB_MAX), (ncontact)        */
+    int *cols;                 /* (n) scratch of mbs_rtree_point_rows        */
+    double *rows;              /* (3 n)                                      */
+} s_rel;
+
+/* ---- the DAE form ---------------------------------------------------------------------- */
+
+static void s_jac_row(void *ctx, int r, int *off, int *nnz)
+{
+    const s_rel *c = ctx;
+    *off = r * c->n;
+    *nnz = c->n;
+}
+
+static void s_mass_eval(void *ctx, const double *q, double *val)
+{
+    s_rel *c = ctx;
+    mbs_rtree_kinematics(c->t, &c->wm, q, NULL);
+    mbs_rtree_mass_eval(c->t, &c->wm, c->mptr, c->mcol, val);
+}
+
+/* y = M v at the configuration of the last mass_eval. */
+static void s_mass_mul(void *ctx, const double *v, double *y)
+{
+    s_rel *c = ctx;
+    mbs_rtree_mass_mul(c->t, &c->wm, v, y);
+}
+
+static void s_advance(void *ctx, const double *q, const double *u, double s, double *qout)
+{
+    const s_rel *c = ctx;
+    mbs_rtree_advance(c->t, q, u, s, qout);
+}
+
+/* Q - C u = M qdd_free: the tree's accelerations under every load without
+ * the chords, times its mass matrix (a singular recursion gives NaN, which
+ * the integrator reports). */
+static void s_forces(void *ctx, const double *q, const double *u, double time, double *Q)
+{
+    s_rel *c = ctx;
+    mbs_rtree_kinematics(c->t, &c->wf, q, u);
+    mbs_rtree_applied(c->t, &c->wf, time);
+    if (mbs_rtree_forward(c->t, &c->wf, c->qdd) != 0) {
+        for (int i = 0; i < c->n; i++) Q[i] = NAN;
+        return;
+    }
+    mbs_rtree_mass_mul(c->t, &c->wf, c->qdd, Q);
+}
+
+static void s_constraints(void *ctx, const double *q, double time, double *phi, double *jac)
+{
+    s_rel *c = ctx;
+    mbs_rtree_kinematics(c->t, &c->wf, q, NULL);
+    mbs_rtree_circuit(c->t, &c->wf, time);
+    memcpy(phi, c->wf.phi, sizeof(double) * (size_t)c->ne);
+    if (jac) memcpy(jac, c->wf.J, sizeof(double) * (size_t)c->ne * (size_t)c->n);
+}
+
+/* Phi_t: the equations' rate at u = 0. */
+static void s_phi_t(void *ctx, const double *q, double time, double *phit)
+{
+    s_rel *c = ctx;
+    mbs_rtree_kinematics(c->t, &c->wf, q, NULL);
+    mbs_rtree_circuit(c->t, &c->wf, time);
+    memcpy(phit, c->wf.phid, sizeof(double) * (size_t)c->ne);
+}
+
+/* gamma with Phi_q u' + gamma = 0: the circuit's bias J' u (or -f''). */
+static void s_gamma(void *ctx, const double *q, const double *u, double time, double *gam)
+{
+    s_rel *c = ctx;
+    mbs_rtree_kinematics(c->t, &c->wf, q, u);
+    mbs_rtree_circuit(c->t, &c->wf, time);
+    memcpy(gam, c->wf.bias, sizeof(double) * (size_t)c->ne);
+}
+
+static void s_jv(void *ctx, const double *jac, const double *v, double *y)
+{
+    const s_rel *c = ctx;
+    for (int r = 0; r < c->ne; r++) {
+        double a = 0;
+        for (int i = 0; i < c->n; i++) a += jac[(size_t)r * c->n + i] * v[i];
+        y[r] = a;
+    }
+}
+
+static void s_jtl(void *ctx, const double *jac, const double *l, double *z)
+{
+    const s_rel *c = ctx;
+    for (int r = 0; r < c->ne; r++)
+        for (int i = 0; i < c->n; i++) z[i] += jac[(size_t)r * c->n + i] * l[r];
+}
+
+/* ---- the contact rows ------------------------------------------------------------------- */
+
+static void s_body_vars(void *ctx, int b, int *vars)
+{
+    const s_rel *c = ctx;
+    memcpy(vars, c->bvar + (size_t)b * c->bnv, sizeof(int) * (size_t)c->bnv);
+}
+
+static int s_max_points(void *ctx, int k)
+{
+    return mbs_rigid_max_points(((s_rel *)ctx)->m, k);
+}
+
+static const int *s_pair_vars(void *ctx, int k)
+{
+    const s_rel *c = ctx;
+    return c->pvar + (size_t)k * 2 * MBS_NB_MAX;
+}
+
+/* Replace the natural rows of point P by the tree's: sign d^T J(r) of each
+ * side's witness point (A -, B +) on the pair's rates. */
+static void s_point_rows(s_rel *c, mbs_rpoint *P)
+{
+    const mbs_model *m = c->m;
+    const int *pv = s_pair_vars(c, P->pair);
+    int nv = c->pnv[P->pair], ncomp = m->dim == 3 ? 3 : 2;
+    const double *dir[3] = {P->n, P->t[0], P->t[1]};
+    memset(P->G, 0, sizeof P->G);
+    P->nv = nv;
+    for (int s = 0; s < 2; s++) {
+        int b = P->body[s];
+        if (b < 0) continue;
+        /* the witness point's reference coordinates L(c) q0 */
+        double L[3 * MBS_NB_MAX], r[3] = {0, 0, 0}, x[3];
+        mbs_point_map(m, b, P->c[s], 1, L);
+        for (int a = 0; a < m->dim; a++)
+            for (int k = 0; k < m->nb; k++) r[a] += L[a * m->nb + k] * m->body[b].q0[k];
+        int nc = mbs_rtree_point_rows(c->t, &c->wp, b, r, c->cols, c->rows, x, NULL);
+        double sign = s == 0 ? -1.0 : 1.0;
+        /* both lists ascend: merge */
+        int j = 0;
+        for (int k = 0; k < nc; k++) {
+            while (j < nv && pv[j] < c->cols[k]) j++;
+            for (int comp = 0; comp < ncomp; comp++) {
+                double a = 0;
+                for (int e = 0; e < 3; e++) a += dir[comp][e] * c->rows[e * nc + k];
+                P->G[comp][j] += sign * a;
+            }
+        }
+    }
+}
+
+static void s_points(void *ctx, const double *q, long stamp, const int *pairs, int npairs, const double *reach,
+                     mbs_rpoint *out, int *count, double *gmin)
+{
+    s_rel *c = ctx;
+    const mbs_model *m = c->m;
+    /* the configuration's poses and natural coordinates once per stamp */
+    if (c->xstamp != stamp) {
+        mbs_rtree_kinematics(c->t, &c->wp, q, NULL);
+        mbs_rel_to_natural(m, c->t, &c->wp, c->x, c->v, NULL);
+        c->xstamp = stamp;
+    }
+    int np = 0;
+    for (int j = 0; j < npairs; j++) {
+        int k = pairs[j];
+        const int *sh = m->spec->contacts[k].shape;
+        for (int s = 0; s < 2; s++)
+            if (c->wsh_step[sh[s]] != stamp) {
+                mbs_contact_world_shape(m, sh[s], c->x, &c->wsh[sh[s]]);
+                c->wsh_step[sh[s]] = stamp;
+            }
+        int got = mbs_rigid_pair_points_ws(m, k, c->x, &c->wsh[sh[0]], &c->wsh[sh[1]], out + np);
+        if (reach && got > 0) {
+            double g = INFINITY;
+            for (int i = 0; i < got && !isnan(g); i++) g = isnan(out[np + i].g) ? NAN : fmin(g, out[np + i].g);
+            if (g > reach[j]) {
+                count[j] = -1;
+                gmin[j] = g;
+                continue;
+            }
+        }
+        for (int i = 0; i < got; i++) s_point_rows(c, &out[np + i]);
+        count[j] = got;
+        np += got;
+    }
+}
+
+/* Contact deactivation is not used in relative coordinates: nothing missed. */
+static int s_missed(void *ctx, const double *dq, int *out)
+{
+    (void)ctx; (void)dq; (void)out;
+    return 0;
+}
+
+static void s_release(void *ctx)
+{
+    s_rel *c = ctx;
+    if (!c) return;
+    mbs_rtree_ws_free(&c->wf);
+    mbs_rtree_ws_free(&c->wm);
+    mbs_rtree_ws_free(&c->wp);
+    free(c->mptr); free(c->mcol); free(c->jcols); free(c->qdd); free(c->x); free(c->v);
+    free(c->wsh); free(c->wsh_step); free(c->bvar); free(c->pvar); free(c->pnv); free(c->cols); free(c->rows);
+    free(c);
+}
+
+/* Body b's rates, ascending, into out (room for bnv): the path's nodes. */
+static int s_path_rates(const mbs_rtree *t, int b, int *out)
+{
+    int k = 0;
+    for (int i = b >= 0 ? t->body_node[b] : -1; i >= 0; i = t->node[i].parent)
+        for (int a = 0; a < t->node[i].dof; a++) out[k++] = t->node[i].coord + a;
+    /* the nodes come child first: sort (a path is short) */
+    for (int i = 1; i < k; i++)
+        for (int j = i; j > 0 && out[j - 1] > out[j]; j--) { int s = out[j]; out[j] = out[j - 1]; out[j - 1] = s; }
+    return k;
+}
+
+static int s_find(int *p, int i)
+{
+    while (p[i] != i) i = p[i] = p[p[i]];
+    return i;
+}
+
+/* The largest island of rates and equations Moreau-Jean will form: rates
+ * linked by M's pattern; with equations (dense rows) every rate and
+ * equation together. */
+static int s_largest_island(const s_rel *c)
+{
+    if (c->ne > 0) return c->n + c->ne;
+    int n = c->n, best = 0;
+    int *p = malloc(sizeof(int) * (size_t)(n + 1)), *sz = calloc((size_t)n + 1, sizeof(int));
+    if (!p || !sz) { free(p); free(sz); return -1; }
+    for (int i = 0; i < n; i++) p[i] = i;
+    for (int i = 0; i < n; i++)
+        for (int k = c->mptr[i]; k < c->mptr[i + 1]; k++) {
+            int a = s_find(p, i), b = s_find(p, c->mcol[k]);
+            if (a != b) p[a] = b;
+        }
+    for (int i = 0; i < n; i++) {
+        int r = s_find(p, i);
+        if (++sz[r] > best) best = sz[r];
+    }
+    free(p); free(sz);
+    return best;
+}
+
+/* The tree's form and rows (f, r; the context r->ctx, freed by r->release),
+ * the mass scale at q0:
+ * 0, MBS_ENOMEM, or MBS_EINVAL with the message in err. */
+static int s_rel_new(const mbs_model *m, const mbs_rtree *t, const mbs_rtree_ws *run_w, const double *q0,
+                     mbs_dae_form *f, mbs_contact_rows *r, mbs_errlist *err)
+{
+    s_rel *c = calloc(1, sizeof *c);
+    if (!c) return MBS_ENOMEM;
+    c->m = m;
+    c->t = t;
+    c->n = t->n;
+    c->nq = t->nq;
+    c->ne = t->neq;
+    c->xstamp = -1;
+    int n = t->n, ne = t->neq, nb = m->nbody, nc = m->spec->ncontact, ns = m->spec->nshape;
+    int ok = !mbs_rtree_ws_new(t, &c->wf) && !mbs_rtree_ws_new(t, &c->wm) && !mbs_rtree_ws_new(t, &c->wp);
+    /* the run's loads (compliant contacts) in the forces */
+    c->wf.extra = run_w->extra;
+    c->wf.extra_ctx = run_w->extra_ctx;
+    c->wf.motors_by_run = run_w->motors_by_run;
+    int nnz = mbs_rtree_mass_nnz(t);
+    c->mptr = malloc(sizeof(int) * (size_t)(n + 1));
+    c->mcol = malloc(sizeof(int) * (size_t)(nnz + 1));
+    c->jcols = malloc(sizeof(int) * ((size_t)ne * n + 1));
+    c->qdd = malloc(sizeof(double) * (size_t)(n + 1));
+    c->x = calloc((size_t)m->nvar + 1, sizeof(double));
+    c->v = calloc((size_t)m->nvar + 1, sizeof(double));
+    c->wsh = calloc((size_t)ns + 1, sizeof *c->wsh);
+    c->wsh_step = malloc(sizeof(long) * ((size_t)ns + 1));
+    c->cols = malloc(sizeof(int) * (size_t)(n + 1));
+    c->rows = malloc(sizeof(double) * (3 * (size_t)n + 1));
+    c->bnv = 1;
+    for (int b = 0; b < nb; b++) {
+        int k = mbs_rtree_point_nrates(t, b);
+        if (k > c->bnv) c->bnv = k;
+    }
+    c->bvar = malloc(sizeof(int) * ((size_t)nb * c->bnv + 1));
+    c->pvar = malloc(sizeof(int) * ((size_t)nc * 2 * MBS_NB_MAX + 1));
+    c->pnv = calloc((size_t)nc + 1, sizeof(int));
+    ok = ok && c->mptr && c->mcol && c->jcols && c->qdd && c->x && c->v && c->wsh && c->wsh_step && c->cols &&
+         c->rows && c->bvar && c->pvar && c->pnv && !mbs_rtree_mass_pattern(t, c->mptr, c->mcol);
+    if (!ok) { s_release(c); return MBS_ENOMEM; }
+    for (int i = 0; i < ns; i++) c->wsh_step[i] = -1;
+    for (int e = 0; e < ne; e++)
+        for (int i = 0; i < n; i++) c->jcols[(size_t)e * n + i] = i;
+    for (int b = 0; b < nb; b++) {
+        int *o = c->bvar + (size_t)b * c->bnv, k = s_path_rates(t, b, o);
+        for (; k < c->bnv; k++) o[k] = -1;
+    }
+    int rc = 0;
+    /* each rigid pair's rates: the union of its two bodies' paths */
+    for (int k = 0; k < nc && !rc; k++) {
+        const mbs_contact_spec *C = &m->spec->contacts[k];
+        int ba = m->spec->shapes[C->shape[0]].body, bbd = m->spec->shapes[C->shape[1]].body;
+        int *o = c->pvar + (size_t)k * 2 * MBS_NB_MAX, na = mbs_rtree_point_nrates(t, ba);
+        int nbb = mbs_rtree_point_nrates(t, bbd);
+        if (na + nbb > 2 * MBS_NB_MAX) {
+            mbs_err_add(err, "/contacts", "moreau_jean in relative coordinates: contact %d acts on %d joint rates "
+                        "(the two bodies' paths to the ground), more than %d; use the natural formulation", k,
+                        na + nbb, 2 * MBS_NB_MAX);
+            rc = MBS_EINVAL;
+            break;
+        }
+        int ua[2 * MBS_NB_MAX], ub[2 * MBS_NB_MAX];
+        if (na > 0) s_path_rates(t, ba, ua);
+        if (nbb > 0) s_path_rates(t, bbd, ub);
+        int i = 0, j = 0, u = 0;
+        while (i < na || j < nbb) {
+            int x = i < na ? ua[i] : n, y = j < nbb ? ub[j] : n;
+            int v = x < y ? x : y;
+            o[u++] = v;
+            if (x == v) i++;
+            if (y == v) j++;
+        }
+        c->pnv[k] = u;
+    }
+    int big = rc ? 0 : s_largest_island(c);
+    if (!rc && big > S_ISL_MAX) {
+        mbs_err_add(err, "", "moreau_jean in relative coordinates: an island of %d joint rates and equations (at "
+                    "most %d: larger ones would need a factorisation of the whole tree's KKT matrix, not written); "
+                    "use the natural formulation", big, S_ISL_MAX);
+        rc = MBS_EINVAL;
+    }
+    if (!rc && big < 0) rc = MBS_ENOMEM;
+    if (rc) { s_release(c); return rc; }
+    /* M's mean diagonal at the initial configuration (mass_scale) */
+    double *val = malloc(sizeof(double) * (size_t)(nnz + 1)), ms = 0;
+    if (!val) { s_release(c); return MBS_ENOMEM; }
+    s_mass_eval(c, q0, val);
+    for (int i = 0; i < n; i++)
+        for (int k = c->mptr[i]; k < c->mptr[i + 1]; k++)
+            if (c->mcol[k] == i) ms += val[k];
+    free(val);
+    *f = (mbs_dae_form){.name = "relative", .n = n, .ne = ne, .length_scale = m->length_scale,
+                        .mass_scale = n > 0 ? ms / n : 1, .jac_nnz = ne * n, .ctx = c, .jac_cols = c->jcols,
+                        .jac_row = s_jac_row, .mass_ptr = c->mptr, .mass_col = c->mcol, .mass_eval = s_mass_eval,
+                        .nq = t->nq, .advance = s_advance, .mass_mul = s_mass_mul, .forces = s_forces,
+                        .forces_noncontact = s_forces, .constraints = s_constraints, .phi_t = s_phi_t,
+                        .gamma = s_gamma, .jv = s_jv, .jtl = s_jtl};
+    *r = (mbs_contact_rows){.nbody = nb, .body_nv = c->bnv, .ctx = c, .body_vars = s_body_vars,
+                            .max_points = s_max_points, .pair_vars = s_pair_vars, .points = s_points,
+                            .missed = s_missed, .release = s_release};
+    return 0;
+}
+
+/* ---- the run ----------------------------------------------------------------------------- */
+
+/* The run's data d and the integrator's: the same run with arrays on the
+ * joint coordinates (dr), whose accepted steps are mapped into d. */
+typedef struct {
+    mbs_data *d;
+    mbs_sampler *smp;
+    const mbs_rtree *t;
+    mbs_rtree_ws *w;
+} s_mjrun;
+
+/* The metrics live in both data; the one that wrote last is copied. */
+static void s_sync(mbs_data *to, const mbs_data *from)
+{
+    to->met = from->met;
+    to->sysdim_sum = from->sysdim_sum;
+    to->sysdim_count = from->sysdim_count;
+}
+
+/* The stepper's done: the accepted state mapped to the natural coordinates
+ * (accelerations as Moreau-Jean's, the velocity change over the step), then
+ * the run's book-keeping on d. */
+static int s_mj_done(void *ctx, const mbs_model *m, mbs_data *dr, mbs_errlist *err)
+{
+    s_mjrun *r = ctx;
+    mbs_data *d = r->d;
+    size_t nb = sizeof(double) * (size_t)m->nvar;
+    memcpy(d->xp, d->x, nb);
+    memcpy(d->vp, d->v, nb);
+    memcpy(d->ap, d->a, nb);
+    mbs_rtree_kinematics(r->t, r->w, dr->x, dr->v);
+    mbs_rel_to_natural(m, r->t, r->w, d->x, d->v, NULL);
+    double h = dr->t - d->t;
+    for (int i = 0; i < m->nvar; i++) d->a[i] = h > 0 ? (d->v[i] - d->vp[i]) / h : 0;
+    d->tp = d->t;
+    d->t = dr->t;
+    s_sync(d, dr);
+    int rc = mbs_run_step_done(m, d, r->smp, err);
+    s_sync(dr, d);
+    return rc;
+}
+
+int mbs_rel_mj_run(const mbs_model *m, mbs_data *d, mbs_sampler *smp, const mbs_rtree *t, mbs_rtree_ws *w,
+                   const double *q, const double *u, const double *udd, mbs_errlist *err)
+{
+    if (t->nrr > 0) {
+        mbs_err_add(err, "/forces", "moreau_jean in relative coordinates: a dc_motor's rotor on a chord joint (its "
+                    "inertia is not in the tree's mass matrix); use the natural formulation");
+        return MBS_EINVAL;
+    }
+    if (m->nz > 0 || m->nctrl > 0) {
+        mbs_err_add(err, "/forces", "moreau_jean in relative coordinates: element states (a motor's inductance) or "
+                    "controllers are not integrated by it; use the natural formulation");
+        return MBS_EINVAL;
+    }
+    mbs_dae_form f;
+    mbs_contact_rows rows;
+    int rc = s_rel_new(m, t, w, q, &f, &rows, err);
+    if (rc) return rc;
+    int n = t->n, nq = t->nq, ne = t->neq, nn = n > 0 ? n : 1, nqq = nq > 0 ? nq : 1;
+    size_t nr = (size_t)(n > ne ? n : ne) + (size_t)n + (size_t)ne + 1;
+    /* the integrator's data: d's run with arrays on the joint coordinates */
+    mbs_data dr = *d;
+    dr.n = n;
+    dr.ne = ne;
+    dr.mj = NULL;
+    dr.ed = NULL;
+    dr.c_ready = 0;
+    dr.cons_at_state = 0;
+    dr.x = calloc((size_t)nqq, sizeof(double)); dr.xp = calloc((size_t)nqq, sizeof(double));
+    dr.v = calloc((size_t)nn, sizeof(double)); dr.vp = calloc((size_t)nn, sizeof(double));
+    dr.a = calloc((size_t)nn, sizeof(double)); dr.ap = calloc((size_t)nn, sizeof(double));
+    dr.Q = calloc((size_t)nn, sizeof(double));
+    dr.phi = calloc((size_t)ne + 1, sizeof(double)); dr.phit = calloc((size_t)ne + 1, sizeof(double));
+    dr.gam = calloc((size_t)ne + 1, sizeof(double)); dr.lam = calloc((size_t)ne + 1, sizeof(double));
+    dr.jac = calloc((size_t)ne * nn + 1, sizeof(double));
+    dr.eq_on = calloc((size_t)ne + 1, 1);
+    dr.r1 = calloc(nr, sizeof(double)); dr.r2 = calloc(nr, sizeof(double));
+    dr.r3 = calloc(nr, sizeof(double)); dr.r4 = calloc(nr, sizeof(double));
+    /* error weights on the joint coordinates, as relative dopri5 takes them
+     * (integrator_rel.c): angles in radians, slides in the model's length */
+    double *tw = calloc(3 * (size_t)nqq + 3, sizeof(double));
+    if (d->tol.per_var && tw) {
+        double rtol = d->tol.rtol, L = d->tol.L > 0 ? d->tol.L : 1.0, T = m->spec->solver.t_end;
+        dr.tol.ax = tw;
+        dr.tol.rx = tw + nqq + 1;
+        dr.tol.av = tw + 2 * (size_t)nqq + 2;
+        for (int i = 0; i < nq; i++) {
+            int iu = i < n ? i : n - 1;
+            dr.tol.ax[i] = rtol * mbs_rtree_uscale(t, iu, L);
+            dr.tol.rx[i] = rtol;
+            dr.tol.av[i] = rtol * mbs_rtree_uscale(t, iu, L) / (T > 0 ? T : 1.0);
+        }
+    }
+    if (!dr.x || !dr.xp || !dr.v || !dr.vp || !dr.a || !dr.ap || !dr.Q || !dr.phi || !dr.phit || !dr.gam ||
+        !dr.lam || !dr.jac || !dr.eq_on || !dr.r1 || !dr.r2 || !dr.r3 || !dr.r4 || !tw) {
+        rc = MBS_ENOMEM;
+        if (rows.release) rows.release(rows.ctx);
+    }
+    mbs_mj_ws *nat = d->mj;
+    /* contact deactivation is not used here (dr.c_ready stays 0): its reach
+     * bound and missed-pair check bound a point's travel by the natural
+     * coordinates' velocities; Moreau-Jean gives the same motion with it on
+     * or off (integrator_mj.c), only more pairs per step */
+    if (!rc && m->spec->solver.contact_deactivation)
+        mbs_warn(d, "contact_deactivation is not used by moreau_jean in relative coordinates (its reach bound is on "
+                 "the natural coordinates' velocities): every declared rigid pair is in each step's system");
+    if (!rc) {
+        memcpy(dr.x, q, sizeof(double) * (size_t)nq);
+        memcpy(dr.v, u, sizeof(double) * (size_t)n);
+        memcpy(dr.a, udd, sizeof(double) * (size_t)n);
+        /* the independent equations at the initial configuration */
+        mbs_rtree_kinematics(t, w, q, NULL);
+        mbs_rtree_circuit(t, w, d->t);
+        mbs_rtree_independent_rows(t, w, dr.eq_on);
+        if (mbs_mj_ws_make(&f, &rows, m, &dr)) {
+            mbs_err_add(err, "", "moreau_jean in relative coordinates: out of memory");
+            rc = MBS_ENOMEM;
+        }
+    }
+    if (!rc) {
+        /* the contact force outputs read the workspace of d (its points'
+         * witness points are NCS coordinates: the natural ones) */
+        d->mj = dr.mj;
+        s_mjrun r = {d, smp, t, w};
+        mbs_stepper run = {s_mj_done, &r, smp->interval};
+        rc = mbs_mj_run(m, &dr, &run, err);
+        s_sync(d, &dr);
+        d->mj = nat;
+    }
+    mbs_mj_ws_free(&dr);
+    free(dr.x); free(dr.xp); free(dr.v); free(dr.vp); free(dr.a); free(dr.ap); free(dr.Q); free(dr.phi);
+    free(dr.phit); free(dr.gam); free(dr.lam); free(dr.jac); free(dr.eq_on); free(dr.r1); free(dr.r2); free(dr.r3);
+    free(dr.r4); free(tw);
+    return rc;
+}
