@@ -604,6 +604,11 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
         }
         /* rigid contacts: Moreau-Jean on the tree's DAE form and contact rows */
         if (m->spec->solver.integrator == MBS_INT_MOREAU_JEAN) {
+            /* the reaction channels: the natural recovery on the mapped
+             * state (its accelerations the velocity change over the step,
+             * as in a natural Moreau-Jean run), not the cutset wrenches of
+             * the smooth dynamics */
+            mbs_reaction_given(d, NULL);
             rc = mbs_rel_mj_run(m, d, smp, &t, &w, s.q, s.u, s.qdd, err);
             free(rx);
             free(sc.x); free(sc.v); free(sc.Qb);
