@@ -696,8 +696,9 @@ static void s_check_relative(mech_ctx *c)
         o->integrator = MBS_INT_DOPRI5;
     else if (o->integrator == MBS_INT_EVENT_DRIVEN)
         mech_err(c, "/solver/integrator", "solver.formulation \"relative\" does not run event_driven yet (its "
-                 "dopri5 stages take q += h v, which a ball joint's quaternion does not follow): set "
-                 "solver.integrator to \"moreau_jean\" for rigid contacts, or use the natural formulation");
+                 "dopri5 stages take q += h v, which a ball joint's quaternion does not follow, and its hooks for "
+                 "the tree are not written): set solver.integrator to \"moreau_jean\" for rigid contacts, or use "
+                 "the natural formulation");
     else if (o->integrator != MBS_INT_DOPRI5 && o->integrator != MBS_INT_BDF && o->integrator != MBS_INT_MOREAU_JEAN)
         mech_err(c, "/solver/integrator", "solver.formulation \"relative\" integrates with dopri5, bdf or "
                  "moreau_jean only, not '%s': set solver.integrator to \"dopri5\" (the default there), \"bdf\" "
