@@ -38,9 +38,12 @@
  * rank-one mass terms are not in M), element states or controllers, an
  * island above 240 rates and equations (the integrator would need a KKT
  * factor of the whole tree), a pair whose rows span more than 2 x 12 rates.
- * Contact deactivation is not used (a warning when asked for): its reach
- * bound and missed-pair check assume natural velocities, and Moreau-Jean
- * gives the same motion with it on or off.
+ * Contact deactivation: the active set is the run's broad phase on the
+ * mapped natural state (mbs_run_step_done sweeps it, as in a natural run);
+ * the reach of a pair and the check after a solve bound a point's speed by
+ * the sum over its path of |rate| x the rate's lever arm (body_speeds,
+ * missed), since the integrator's own rule (max |v| (1 + L)) holds for the
+ * natural coordinates' velocities only.
  */
 #include "mbs/run/relative.h"
 
@@ -48,6 +51,7 @@
 #include "mbs/contact/contact_rigid.h"
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/integrate/integrators.h"
+#include "mbs/linalg/vec.h"
 #include "mbs/model/accuracy.h"
 #include "mbs/run/run.h"
 
@@ -74,6 +78,12 @@ typedef struct {
     int *pvar, *pnv;           /* (ncontact 2 MBS_NB_MAX), (ncontact)        */
     int *cols;                 /* (n) scratch of mbs_rtree_point_rows        */
     double *rows;              /* (3 n)                                      */
+    /* contact deactivation: the run's natural data (its broad phase), each
+     * body's shapes, the lever arm of each rate on each body's path */
+    mbs_data *dn;
+    int *bsh_ptr, *bsh;        /* (nbody + 1), (nshape) shapes by body       */
+    double *lever;             /* (nbody bnv) as bvar                        */
+    double *dxn;               /* (nvar) missed()'s natural displacements    */
 } s_rel;
 
 /* ---- the DAE form ---------------------------------------------------------------------- */
@@ -252,11 +262,68 @@ static void s_points(void *ctx, const double *q, long stamp, const int *pairs, i
     }
 }
 
-/* Contact deactivation is not used in relative coordinates: nothing missed. */
+/* Deactivation's reach (contact_rows.h body_speeds): at q, the lever arm
+ * of rate i on body b, max over b's shapes of |S_i.v + S_i.w x c| + |S_i.w|
+ * rho (c, rho: the centre and half diagonal of the shape's box, so every
+ * point of the shape moves at most |u_i| times it under rate i), kept for
+ * missed(); a body's point speed is at most sum_i |v_i| lever_i. */
+static void s_body_speeds(void *ctx, const double *q, const double *v, double *speed)
+{
+    s_rel *c = ctx;
+    const mbs_model *m = c->m;
+    mbs_rtree_kinematics(c->t, &c->wp, q, NULL);
+    mbs_rel_to_natural(m, c->t, &c->wp, c->x, c->v, NULL);
+    for (int b = 0; b < m->nbody; b++) {
+        const int *bv = c->bvar + (size_t)b * c->bnv;
+        double *lv = c->lever + (size_t)b * c->bnv, sp = 0;
+        for (int k = 0; k < c->bnv; k++) lv[k] = 0;
+        for (int j = c->bsh_ptr[b]; j < c->bsh_ptr[b + 1]; j++) {
+            mbs_shape S;
+            mbs_aabb box;
+            mbs_contact_world_shape(m, c->bsh[j], c->x, &S);
+            mbs_shape_aabb(&S, 0, &box);
+            double ctr[3], rho = 0;
+            for (int a = 0; a < 3; a++) {
+                ctr[a] = 0.5 * (box.lo[a] + box.hi[a]);
+                rho += 0.25 * (box.hi[a] - box.lo[a]) * (box.hi[a] - box.lo[a]);
+            }
+            rho = sqrt(rho);
+            for (int k = 0; k < c->bnv && bv[k] >= 0; k++) {
+                const mbs_twist *St = &c->wp.S[bv[k]];
+                double x[3], pv[3];
+                v3cross(St->w, ctr, x);
+                for (int a = 0; a < 3; a++) pv[a] = St->v[a] + x[a];
+                double l = v3norm(pv) + v3norm(St->w) * rho;
+                if (!(l <= lv[k])) lv[k] = l; /* NaN, an unbounded shape: kept */
+            }
+        }
+        for (int k = 0; k < c->bnv && bv[k] >= 0; k++) sp += fabs(v[bv[k]]) * lv[k];
+        speed[b] = sp;
+    }
+}
+
+/* Deactivation's check after a solve: each body's travel bound from the
+ * rates' displacements dq and the lever arms of the last body_speeds,
+ * handed to the natural coordinates' check (mbs_contact_missed: the run's
+ * broad phase on the mapped state) as a displacement of every slot of the
+ * body, in its units (travel / (1 + L)). */
 static int s_missed(void *ctx, const double *dq, int *out)
 {
-    (void)ctx; (void)dq; (void)out;
-    return 0;
+    s_rel *c = ctx;
+    const mbs_model *m = c->m;
+    if (!c->dn) return 0;
+    memset(c->dxn, 0, sizeof(double) * (size_t)m->nvar);
+    for (int b = 0; b < m->nbody; b++) {
+        const int *bv = c->bvar + (size_t)b * c->bnv;
+        const double *lv = c->lever + (size_t)b * c->bnv;
+        double tr = 0;
+        for (int k = 0; k < c->bnv && bv[k] >= 0; k++) tr += dq[bv[k]] * lv[k];
+        for (int sl = 0; sl < m->nb; sl++) {
+            int var = m->body[b].var[sl];
+            if (var >= 0 && var < m->nvar) c->dxn[var] = tr / (1 + m->length_scale);
+        }
+    }
+    return mbs_contact_missed(m, c->dn, c->dxn, out);
 }
 
 static void s_release(void *ctx)
@@ -268,6 +335,7 @@ static void s_release(void *ctx)
     mbs_rtree_ws_free(&c->wp);
     free(c->mptr); free(c->mcol); free(c->jcols); free(c->qdd); free(c->x); free(c->v);
     free(c->wsh); free(c->wsh_step); free(c->bvar); free(c->pvar); free(c->pnv); free(c->cols); free(c->rows);
+    free(c->bsh_ptr); free(c->bsh); free(c->lever); free(c->dxn);
     free(c);
 }
 
@@ -351,10 +419,24 @@ static int s_rel_new(const mbs_model *m, const mbs_rtree *t, const mbs_rtree_ws 
     c->bvar = malloc(sizeof(int) * ((size_t)nb * c->bnv + 1));
     c->pvar = malloc(sizeof(int) * ((size_t)nc * 2 * MBS_NB_MAX + 1));
     c->pnv = calloc((size_t)nc + 1, sizeof(int));
-    ok = ok && c->mptr && c->mcol && c->jcols && c->qdd && c->x && c->v && c->wsh && c->wsh_step && c->cols &&
+    c->bsh_ptr = calloc((size_t)nb + 2, sizeof(int));
+    c->bsh = malloc(sizeof(int) * ((size_t)ns + 1));
+    c->lever = calloc((size_t)nb * c->bnv + 1, sizeof(double));
+    c->dxn = calloc((size_t)m->nvar + 1, sizeof(double));
+    ok = ok && c->bsh_ptr && c->bsh && c->lever && c->dxn && c->mptr && c->mcol && c->jcols && c->qdd && c->x && c->v && c->wsh && c->wsh_step && c->cols &&
          c->rows && c->bvar && c->pvar && c->pnv && !mbs_rtree_mass_pattern(t, c->mptr, c->mcol);
     if (!ok) { s_release(c); return MBS_ENOMEM; }
     for (int i = 0; i < ns; i++) c->wsh_step[i] = -1;
+    /* each body's shapes (CSR) */
+    for (int i = 0; i < ns; i++) {
+        int b = m->spec->shapes[i].body;
+        if (b >= 0 && b < nb) c->bsh_ptr[b + 2]++;
+    }
+    for (int b = 0; b < nb; b++) c->bsh_ptr[b + 2] += c->bsh_ptr[b + 1];
+    for (int i = 0; i < ns; i++) {
+        int b = m->spec->shapes[i].body;
+        if (b >= 0 && b < nb) c->bsh[c->bsh_ptr[b + 1]++] = i;
+    }
     for (int e = 0; e < ne; e++)
         for (int i = 0; i < n; i++) c->jcols[(size_t)e * n + i] = i;
     for (int b = 0; b < nb; b++) {
@@ -413,7 +495,7 @@ static int s_rel_new(const mbs_model *m, const mbs_rtree *t, const mbs_rtree_ws 
                         .gamma = s_gamma, .jv = s_jv, .jtl = s_jtl};
     *r = (mbs_contact_rows){.nbody = nb, .body_nv = c->bnv, .ctx = c, .body_vars = s_body_vars,
                             .max_points = s_max_points, .pair_vars = s_pair_vars, .points = s_points,
-                            .missed = s_missed, .release = s_release};
+                            .missed = s_missed, .release = s_release, .body_speeds = s_body_speeds};
     return 0;
 }
 
@@ -456,6 +538,10 @@ static int s_mj_done(void *ctx, const mbs_model *m, mbs_data *dr, mbs_errlist *e
     s_sync(d, dr);
     int rc = mbs_run_step_done(m, d, r->smp, err);
     s_sync(dr, d);
+    /* the active set of contact deactivation: the run's broad phase on the
+     * mapped state (its arrays are d's, shared by the copy) */
+    dr->c_ready = d->c_ready;
+    dr->c_nactive = d->c_nactive;
     return rc;
 }
 
@@ -476,6 +562,7 @@ int mbs_rel_mj_run(const mbs_model *m, mbs_data *d, mbs_sampler *smp, const mbs_
     mbs_contact_rows rows;
     int rc = s_rel_new(m, t, w, q, &f, &rows, err);
     if (rc) return rc;
+    ((s_rel *)rows.ctx)->dn = d;
     int n = t->n, nq = t->nq, ne = t->neq, nn = n > 0 ? n : 1, nqq = nq > 0 ? nq : 1;
     size_t nr = (size_t)(n > ne ? n : ne) + (size_t)n + (size_t)ne + 1;
     /* the integrator's data: d's run with arrays on the joint coordinates */
@@ -484,7 +571,7 @@ int mbs_rel_mj_run(const mbs_model *m, mbs_data *d, mbs_sampler *smp, const mbs_
     dr.ne = ne;
     dr.mj = NULL;
     dr.ed = NULL;
-    dr.c_ready = 0;
+    dr.c_ready = d->c_ready;
     dr.cons_at_state = 0;
     dr.x = calloc((size_t)nqq, sizeof(double)); dr.xp = calloc((size_t)nqq, sizeof(double));
     dr.v = calloc((size_t)nn, sizeof(double)); dr.vp = calloc((size_t)nn, sizeof(double));
@@ -517,13 +604,6 @@ int mbs_rel_mj_run(const mbs_model *m, mbs_data *d, mbs_sampler *smp, const mbs_
         if (rows.release) rows.release(rows.ctx);
     }
     mbs_mj_ws *nat = d->mj;
-    /* contact deactivation is not used here (dr.c_ready stays 0): its reach
-     * bound and missed-pair check bound a point's travel by the natural
-     * coordinates' velocities; Moreau-Jean gives the same motion with it on
-     * or off (integrator_mj.c), only more pairs per step */
-    if (!rc && m->spec->solver.contact_deactivation)
-        mbs_warn(d, "contact_deactivation is not used by moreau_jean in relative coordinates (its reach bound is on "
-                 "the natural coordinates' velocities): every declared rigid pair is in each step's system");
     if (!rc) {
         memcpy(dr.x, q, sizeof(double) * (size_t)nq);
         memcpy(dr.v, u, sizeof(double) * (size_t)n);
