@@ -84,6 +84,8 @@ typedef struct {
     int *bsh_ptr, *bsh;        /* (nbody + 1), (nshape) shapes by body       */
     double *lever;             /* (nbody bnv) as bvar                        */
     double *dxn;               /* (nvar) missed()'s natural displacements    */
+    mbs_data *dr;              /* the integrator's data (baumgarte_rhs leaves
+                                  Phi, Phi_q in its phi, jac)                */
 } s_rel;
 
 /* ---- the DAE form ---------------------------------------------------------------------- */
@@ -155,6 +157,59 @@ static void s_gamma(void *ctx, const double *q, const double *u, double time, do
     mbs_rtree_kinematics(c->t, &c->wf, q, u);
     mbs_rtree_circuit(c->t, &c->wf, time);
     memcpy(gam, c->wf.bias, sizeof(double) * (size_t)c->ne);
+}
+
+/* The event-driven integrator's index-1 right-hand side c = J' u + 2 alpha
+ * Phi' + beta^2 Phi (J u' = -c), Phi and its rows left in the integrator's
+ * data. */
+static void s_baumgarte_rhs(void *ctx, const double *q, const double *u, double time, double alpha, double beta,
+                            double *rhs)
+{
+    s_rel *c = ctx;
+    mbs_rtree_kinematics(c->t, &c->wf, q, u);
+    mbs_rtree_circuit(c->t, &c->wf, time);
+    for (int i = 0; i < c->ne; i++)
+        rhs[i] = c->wf.bias[i] + 2 * alpha * c->wf.phid[i] + beta * beta * c->wf.phi[i];
+    memcpy(c->dr->phi, c->wf.phi, sizeof(double) * (size_t)c->ne);
+    memcpy(c->dr->jac, c->wf.J, sizeof(double) * (size_t)c->ne * (size_t)c->n);
+}
+
+/* The rank margin of the rows in the integrator's jac (its independent
+ * ones, eq_on): sqrt of the smallest over the largest pivot of the Cholesky
+ * factor of J J^T, the largest remaining diagonal taken first (1 without
+ * equations; near 0 at a singular position). */
+static double s_rank_margin(void *ctx)
+{
+    s_rel *c = ctx;
+    int ne = c->ne, n = c->n, k = 0;
+    if (ne == 0) return 1;
+    int *r = malloc(sizeof(int) * (size_t)ne);
+    double *G = malloc(sizeof(double) * (size_t)ne * (size_t)ne);
+    if (!r || !G) { free(r); free(G); return 1; }
+    for (int i = 0; i < ne; i++) if (c->dr->eq_on[i]) r[k++] = i;
+    const double *J = c->dr->jac;
+    for (int a = 0; a < k; a++)
+        for (int b = 0; b <= a; b++) {
+            double acc = 0;
+            for (int i = 0; i < n; i++) acc += J[(size_t)r[a] * n + i] * J[(size_t)r[b] * n + i];
+            G[a * k + b] = G[b * k + a] = acc;
+        }
+    double pmax = 0, pmin = INFINITY;
+    char *done = calloc((size_t)k + 1, 1);
+    for (int it = 0; done && it < k; it++) {
+        int p = -1;
+        for (int a = 0; a < k; a++) if (!done[a] && (p < 0 || G[a * k + a] > G[p * k + p])) p = a;
+        double d = G[p * k + p];
+        if (d > pmax) pmax = d;
+        if (d < pmin) pmin = d;
+        done[p] = 1;
+        if (!(d > 0)) break;
+        for (int a = 0; a < k; a++)
+            for (int b = 0; b < k; b++)
+                if (!done[a] && !done[b]) G[a * k + b] -= G[a * k + p] * G[p * k + b] / d;
+    }
+    free(done); free(r); free(G);
+    return k == 0 || !(pmax > 0) ? 1 : sqrt(fmax(pmin, 0) / pmax);
 }
 
 static void s_jv(void *ctx, const double *jac, const double *v, double *y)
@@ -508,6 +563,7 @@ typedef struct {
     mbs_sampler *smp;
     const mbs_rtree *t;
     mbs_rtree_ws *w;
+    int ed;                  /* event-driven: the accelerations are the state's */
 } s_mjrun;
 
 /* The metrics live in both data; the one that wrote last is copied. */
@@ -519,20 +575,34 @@ static void s_sync(mbs_data *to, const mbs_data *from)
 }
 
 /* The stepper's done: the accepted state mapped to the natural coordinates
- * (accelerations as Moreau-Jean's, the velocity change over the step), then
- * the run's book-keeping on d. */
+ * (Moreau-Jean's accelerations as its own, the velocity change over the
+ * step; the event-driven integrator's those of the state, through the
+ * tree's acceleration pass), then the run's book-keeping on d. */
 static int s_mj_done(void *ctx, const mbs_model *m, mbs_data *dr, mbs_errlist *err)
 {
     s_mjrun *r = ctx;
     mbs_data *d = r->d;
     size_t nb = sizeof(double) * (size_t)m->nvar;
-    memcpy(d->xp, d->x, nb);
-    memcpy(d->vp, d->v, nb);
-    memcpy(d->ap, d->a, nb);
-    mbs_rtree_kinematics(r->t, r->w, dr->x, dr->v);
-    mbs_rel_to_natural(m, r->t, r->w, d->x, d->v, NULL);
-    double h = dr->t - d->t;
-    for (int i = 0; i < m->nvar; i++) d->a[i] = h > 0 ? (d->v[i] - d->vp[i]) / h : 0;
+    if (r->ed) {
+        /* the integrator's previous state too (after an event, the state
+         * just after the impulse, not the last step's end), both with the
+         * state's accelerations */
+        mbs_rtree_kinematics(r->t, r->w, dr->xp, dr->vp);
+        mbs_rtree_accel_pass(r->t, r->w, dr->ap);
+        mbs_rel_to_natural(m, r->t, r->w, d->xp, d->vp, d->ap);
+        mbs_rtree_kinematics(r->t, r->w, dr->x, dr->v);
+        mbs_rtree_accel_pass(r->t, r->w, dr->a);
+        mbs_rel_to_natural(m, r->t, r->w, d->x, d->v, d->a);
+        d->t = dr->tp;
+    } else {
+        memcpy(d->xp, d->x, nb);
+        memcpy(d->vp, d->v, nb);
+        memcpy(d->ap, d->a, nb);
+        mbs_rtree_kinematics(r->t, r->w, dr->x, dr->v);
+        mbs_rel_to_natural(m, r->t, r->w, d->x, d->v, NULL);
+        double h = dr->t - d->t;
+        for (int i = 0; i < m->nvar; i++) d->a[i] = h > 0 ? (d->v[i] - d->vp[i]) / h : 0;
+    }
     d->tp = d->t;
     d->t = dr->t;
     s_sync(d, dr);
@@ -545,91 +615,209 @@ static int s_mj_done(void *ctx, const mbs_model *m, mbs_data *dr, mbs_errlist *e
     return rc;
 }
 
-int mbs_rel_mj_run(const mbs_model *m, mbs_data *d, mbs_sampler *smp, const mbs_rtree *t, mbs_rtree_ws *w,
-                   const double *q, const double *u, const double *udd, mbs_errlist *err)
+/* The integrator's data: arrays of joint coordinates (x, xp of nq; v, a, Q
+ * of n; phi, jac of ne and ne x n; the event-driven integrator's stages),
+ * the error weights of integrator_rel.c; the rest is d's.  0 or MBS_ENOMEM. */
+typedef struct { double *tw; } s_shadow;
+
+static void s_shadow_free(mbs_data *dr, s_shadow *sh)
 {
+    free(dr->x); free(dr->xp); free(dr->v); free(dr->vp); free(dr->a); free(dr->ap); free(dr->Q); free(dr->phi);
+    free(dr->phit); free(dr->gam); free(dr->lam); free(dr->jac); free(dr->eq_on); free(dr->r1); free(dr->r2);
+    free(dr->r3); free(dr->r4); free(dr->rk); free(dr->w1); free(dr->w2); free(dr->hv); free(dr->ha); free(sh->tw);
+}
+
+static int s_shadow_new(const mbs_model *m, const mbs_data *d, const mbs_rtree *t, mbs_data *dr, s_shadow *sh)
+{
+    int n = t->n, nq = t->nq, ne = t->neq, nn = n > 0 ? n : 1, nqq = nq > 0 ? nq : 1;
+    size_t nr = (size_t)(n > ne ? n : ne) + (size_t)n + (size_t)ne + 1;
+    *dr = *d;
+    dr->n = n;
+    dr->ne = ne;
+    dr->mj = NULL;
+    dr->ed = NULL;
+    dr->c_ready = d->c_ready;
+    dr->cons_at_state = 0;
+    dr->x = calloc((size_t)nqq, sizeof(double)); dr->xp = calloc((size_t)nqq, sizeof(double));
+    dr->v = calloc((size_t)nn, sizeof(double)); dr->vp = calloc((size_t)nn, sizeof(double));
+    dr->a = calloc((size_t)nn, sizeof(double)); dr->ap = calloc((size_t)nn, sizeof(double));
+    dr->Q = calloc((size_t)nn, sizeof(double));
+    dr->phi = calloc((size_t)ne + 1, sizeof(double)); dr->phit = calloc((size_t)ne + 1, sizeof(double));
+    dr->gam = calloc((size_t)ne + 1, sizeof(double)); dr->lam = calloc((size_t)ne + 1, sizeof(double));
+    dr->jac = calloc((size_t)ne * nn + 1, sizeof(double));
+    dr->eq_on = calloc((size_t)ne + 1, 1);
+    dr->r1 = calloc(nr, sizeof(double)); dr->r2 = calloc(nr, sizeof(double));
+    dr->r3 = calloc(nr, sizeof(double)); dr->r4 = calloc(nr, sizeof(double));
+    dr->rk = calloc(16 * (size_t)nn, sizeof(double));
+    dr->w1 = calloc(nr, sizeof(double)); dr->w2 = calloc(nr, sizeof(double));
+    dr->hv = calloc((size_t)nn, sizeof(double)); dr->ha = calloc((size_t)nn, sizeof(double));
+    /* error weights on the joint coordinates, as relative dopri5 takes them
+     * (integrator_rel.c): angles in radians, slides in the model's length */
+    sh->tw = calloc(3 * (size_t)nqq + 3, sizeof(double));
+    if (d->tol.per_var && sh->tw) {
+        double rtol = d->tol.rtol, L = d->tol.L > 0 ? d->tol.L : 1.0, T = m->spec->solver.t_end;
+        dr->tol.ax = sh->tw;
+        dr->tol.rx = sh->tw + nqq + 1;
+        dr->tol.av = sh->tw + 2 * (size_t)nqq + 2;
+        for (int i = 0; i < nq; i++) {
+            int iu = i < n ? i : n - 1;
+            dr->tol.ax[i] = rtol * mbs_rtree_uscale(t, iu, L);
+            dr->tol.rx[i] = rtol;
+            dr->tol.av[i] = rtol * mbs_rtree_uscale(t, iu, L) / (T > 0 ? T : 1.0);
+        }
+    }
+    if (!dr->x || !dr->xp || !dr->v || !dr->vp || !dr->a || !dr->ap || !dr->Q || !dr->phi || !dr->phit ||
+        !dr->gam || !dr->lam || !dr->jac || !dr->eq_on || !dr->r1 || !dr->r2 || !dr->r3 || !dr->r4 || !dr->rk ||
+        !dr->w1 || !dr->w2 || !dr->hv || !dr->ha || !sh->tw)
+        return MBS_ENOMEM;
+    return 0;
+}
+
+/* The event-driven run under way in this thread (its contact force outputs:
+ * d->rigid_forces has no context of its own, as simulate.c's run). */
+typedef struct {
+    mbs_data *dr;
+    const mbs_rtree *t;
+    mbs_rtree_ws *w;
+    double *q, *u;           /* (nq), (n) a sample's joint coordinates       */
+} s_edfr;
+static _Thread_local s_edfr *s_ed_cur;
+
+/* d->rigid_forces of a relative event-driven run: the sampled natural state
+ * (x, v) in joint coordinates, the integrator's point forces there (it
+ * solves its contact modes at the state). */
+static void s_ed_forces(const mbs_model *m, mbs_data *d, double t, const double *x, const double *v, mbs_cforce_fn fn,
+                        void *ctx)
+{
+    (void)d;
+    s_edfr *e = s_ed_cur;
+    if (!e || mbs_rel_from_natural(m, e->t, e->w, x, v, e->q, e->u) != 0) return;
+    /* a revolute node's angle on the integrator's branch (the poses give it
+     * modulo 2 pi; a driver's equation is not periodic) */
+    for (int i = 0; i < e->t->nnode; i++) {
+        const mbs_rnode *nd = &e->t->node[i];
+        if (nd->kind != MBS_RN_REVOLUTE) continue;
+        double d2 = e->dr->x[nd->qcoord] - e->q[nd->qcoord];
+        e->q[nd->qcoord] += 2 * M_PI * round(d2 / (2 * M_PI));
+    }
+    mbs_ed_point_forces(m, e->dr, t, e->q, e->u, fn, ctx);
+}
+
+/* Moreau-Jean (ed 0) or the event-driven integrator (ed 1) on the tree. */
+static int s_rel_run(const mbs_model *m, mbs_data *d, mbs_sampler *smp, const mbs_rtree *t, mbs_rtree_ws *w,
+                     const double *q, const double *u, const double *udd, int ed, mbs_errlist *err)
+{
+    const char *iname = ed ? "event_driven" : "moreau_jean";
     if (t->nrr > 0) {
-        mbs_err_add(err, "/forces", "moreau_jean in relative coordinates: a dc_motor's rotor on a chord joint (its "
-                    "inertia is not in the tree's mass matrix); use the natural formulation");
+        mbs_err_add(err, "/forces", "%s in relative coordinates: a dc_motor's rotor on a chord joint (its inertia is "
+                    "not in the tree's mass matrix); use the natural formulation", iname);
         return MBS_EINVAL;
     }
     if (m->nz > 0 || m->nctrl > 0) {
-        mbs_err_add(err, "/forces", "moreau_jean in relative coordinates: element states (a motor's inductance) or "
-                    "controllers are not integrated by it; use the natural formulation");
+        mbs_err_add(err, "/forces", "%s in relative coordinates: element states (a motor's inductance) or "
+                    "controllers are not integrated by it; use the natural formulation", iname);
+        return MBS_EINVAL;
+    }
+    /* the event-driven integrator's stages take q += h v: no ball joint */
+    if (ed && t->nq != t->n) {
+        mbs_err_add(err, "/solver/integrator", "event_driven in relative coordinates: a ball joint's quaternion "
+                    "(its dopri5 stages take q += h v); use moreau_jean or the natural formulation");
         return MBS_EINVAL;
     }
     mbs_dae_form f;
     mbs_contact_rows rows;
     int rc = s_rel_new(m, t, w, q, &f, &rows, err);
     if (rc) return rc;
-    ((s_rel *)rows.ctx)->dn = d;
-    int n = t->n, nq = t->nq, ne = t->neq, nn = n > 0 ? n : 1, nqq = nq > 0 ? nq : 1;
-    size_t nr = (size_t)(n > ne ? n : ne) + (size_t)n + (size_t)ne + 1;
-    /* the integrator's data: d's run with arrays on the joint coordinates */
-    mbs_data dr = *d;
-    dr.n = n;
-    dr.ne = ne;
-    dr.mj = NULL;
-    dr.ed = NULL;
-    dr.c_ready = d->c_ready;
-    dr.cons_at_state = 0;
-    dr.x = calloc((size_t)nqq, sizeof(double)); dr.xp = calloc((size_t)nqq, sizeof(double));
-    dr.v = calloc((size_t)nn, sizeof(double)); dr.vp = calloc((size_t)nn, sizeof(double));
-    dr.a = calloc((size_t)nn, sizeof(double)); dr.ap = calloc((size_t)nn, sizeof(double));
-    dr.Q = calloc((size_t)nn, sizeof(double));
-    dr.phi = calloc((size_t)ne + 1, sizeof(double)); dr.phit = calloc((size_t)ne + 1, sizeof(double));
-    dr.gam = calloc((size_t)ne + 1, sizeof(double)); dr.lam = calloc((size_t)ne + 1, sizeof(double));
-    dr.jac = calloc((size_t)ne * nn + 1, sizeof(double));
-    dr.eq_on = calloc((size_t)ne + 1, 1);
-    dr.r1 = calloc(nr, sizeof(double)); dr.r2 = calloc(nr, sizeof(double));
-    dr.r3 = calloc(nr, sizeof(double)); dr.r4 = calloc(nr, sizeof(double));
-    /* error weights on the joint coordinates, as relative dopri5 takes them
-     * (integrator_rel.c): angles in radians, slides in the model's length */
-    double *tw = calloc(3 * (size_t)nqq + 3, sizeof(double));
-    if (d->tol.per_var && tw) {
-        double rtol = d->tol.rtol, L = d->tol.L > 0 ? d->tol.L : 1.0, T = m->spec->solver.t_end;
-        dr.tol.ax = tw;
-        dr.tol.rx = tw + nqq + 1;
-        dr.tol.av = tw + 2 * (size_t)nqq + 2;
-        for (int i = 0; i < nq; i++) {
-            int iu = i < n ? i : n - 1;
-            dr.tol.ax[i] = rtol * mbs_rtree_uscale(t, iu, L);
-            dr.tol.rx[i] = rtol;
-            dr.tol.av[i] = rtol * mbs_rtree_uscale(t, iu, L) / (T > 0 ? T : 1.0);
-        }
+    s_rel *c = rows.ctx;
+    c->dn = d;
+    if (ed) {
+        /* q' = u on every node here */
+        f.advance = NULL;
+        f.nq = 0;
+        f.baumgarte_rhs = s_baumgarte_rhs;
+        f.rank_margin = s_rank_margin;
     }
-    if (!dr.x || !dr.xp || !dr.v || !dr.vp || !dr.a || !dr.ap || !dr.Q || !dr.phi || !dr.phit || !dr.gam ||
-        !dr.lam || !dr.jac || !dr.eq_on || !dr.r1 || !dr.r2 || !dr.r3 || !dr.r4 || !tw) {
-        rc = MBS_ENOMEM;
-        if (rows.release) rows.release(rows.ctx);
-    }
+    mbs_data dr;
+    s_shadow sh = {NULL};
+    rc = s_shadow_new(m, d, t, &dr, &sh);
+    c->dr = &dr;
+    if (rc && rows.release) rows.release(rows.ctx);
     mbs_mj_ws *nat = d->mj;
+    struct mbs_ed_ws *nated = d->ed;
+    (void)nated;
     if (!rc) {
-        memcpy(dr.x, q, sizeof(double) * (size_t)nq);
-        memcpy(dr.v, u, sizeof(double) * (size_t)n);
-        memcpy(dr.a, udd, sizeof(double) * (size_t)n);
+        memcpy(dr.x, q, sizeof(double) * (size_t)t->nq);
+        memcpy(dr.v, u, sizeof(double) * (size_t)t->n);
+        memcpy(dr.a, udd, sizeof(double) * (size_t)t->n);
         /* the independent equations at the initial configuration */
         mbs_rtree_kinematics(t, w, q, NULL);
         mbs_rtree_circuit(t, w, d->t);
         mbs_rtree_independent_rows(t, w, dr.eq_on);
-        if (mbs_mj_ws_make(&f, &rows, m, &dr)) {
-            mbs_err_add(err, "", "moreau_jean in relative coordinates: out of memory");
+        if (ed ? mbs_ed_ws_make(&f, &rows, m, &dr) : mbs_mj_ws_make(&f, &rows, m, &dr)) {
+            mbs_err_add(err, "", "%s in relative coordinates: out of memory", iname);
             rc = MBS_ENOMEM;
+        }
+    }
+    /* the first sample: with the event-driven integrator's modes at t = 0
+     * (impacts of contacts closing then, the accelerations of the modes) */
+    if (!rc && ed) {
+        rc = mbs_ed_start(m, &dr, err);
+        if (!rc) {
+            mbs_rtree_kinematics(t, w, dr.x, dr.v);
+            mbs_rtree_accel_pass(t, w, dr.a);
+            mbs_rel_to_natural(m, t, w, d->x, d->v, d->a);
+            size_t nb = sizeof(double) * (size_t)m->nvar;
+            memcpy(d->xp, d->x, nb);
+            memcpy(d->vp, d->v, nb);
+            memcpy(d->ap, d->a, nb);
         }
     }
     if (!rc) {
         /* the contact force outputs read the workspace of d (its points'
          * witness points are NCS coordinates: the natural ones) */
-        d->mj = dr.mj;
-        s_mjrun r = {d, smp, t, w};
+        void (*natforces)(const mbs_model *, mbs_data *, double, const double *, const double *, mbs_cforce_fn,
+                          void *) = d->rigid_forces;
+        s_edfr efr = {&dr, t, NULL, calloc((size_t)t->nq + 1, sizeof(double)),
+                      calloc((size_t)t->n + 1, sizeof(double))};
+        mbs_rtree_ws wsf;
+        int wsrc = ed ? mbs_rtree_ws_new(t, &wsf) : 0;
+        if (ed) {
+            /* the event-driven integrator's point forces are solved at the
+             * sampled state: mapped back to joint coordinates first */
+            efr.w = &wsf;
+            if (wsrc || !efr.q || !efr.u) rc = MBS_ENOMEM;
+            s_ed_cur = &efr;
+            d->rigid_forces = s_ed_forces;
+        } else {
+            d->mj = dr.mj;
+        }
+        s_mjrun r = {d, smp, t, w, ed};
         mbs_stepper run = {s_mj_done, &r, smp->interval};
-        rc = mbs_mj_run(m, &dr, &run, err);
+        if (!rc) mbs_sample_now(smp);
+        if (!rc) rc = ed ? mbs_ed_run(m, &dr, &run, err) : mbs_mj_run(m, &dr, &run, err);
         s_sync(d, &dr);
         d->mj = nat;
+        d->ed = nated;
+        d->rigid_forces = natforces;
+        s_ed_cur = NULL;
+        if (ed && !wsrc) mbs_rtree_ws_free(&wsf);
+        free(efr.q);
+        free(efr.u);
     }
-    mbs_mj_ws_free(&dr);
-    free(dr.x); free(dr.xp); free(dr.v); free(dr.vp); free(dr.a); free(dr.ap); free(dr.Q); free(dr.phi);
-    free(dr.phit); free(dr.gam); free(dr.lam); free(dr.jac); free(dr.eq_on); free(dr.r1); free(dr.r2); free(dr.r3);
-    free(dr.r4); free(tw);
+    if (ed) mbs_ed_data_free(&dr);
+    else mbs_mj_ws_free(&dr);
+    s_shadow_free(&dr, &sh);
     return rc;
+}
+
+int mbs_rel_mj_run(const mbs_model *m, mbs_data *d, mbs_sampler *smp, const mbs_rtree *t, mbs_rtree_ws *w,
+                   const double *q, const double *u, const double *udd, mbs_errlist *err)
+{
+    return s_rel_run(m, d, smp, t, w, q, u, udd, 0, err);
+}
+
+int mbs_rel_ed_run(const mbs_model *m, mbs_data *d, mbs_sampler *smp, const mbs_rtree *t, mbs_rtree_ws *w,
+                   const double *q, const double *u, const double *udd, mbs_errlist *err)
+{
+    return s_rel_run(m, d, smp, t, w, q, u, udd, 1, err);
 }

@@ -62,4 +62,9 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
 int mbs_rel_mj_run(const mbs_model *m, mbs_data *d, mbs_sampler *smp, const mbs_rtree *t, mbs_rtree_ws *w,
                    const double *q, const double *u, const double *udd, mbs_errlist *err);
 
+/* The same with the event-driven integrator (planar trees: no ball joint,
+ * q' = u), its accelerations mapped with the state. */
+int mbs_rel_ed_run(const mbs_model *m, mbs_data *d, mbs_sampler *smp, const mbs_rtree *t, mbs_rtree_ws *w,
+                   const double *q, const double *u, const double *udd, mbs_errlist *err);
+
 #endif

@@ -16,11 +16,12 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
     const mbs_solver_spec *o = &s->solver;
     int rigid = 0;
     for (int k = 0; k < s->ncontact; k++) rigid += s->contacts[k].law == MBS_LAW_RIGID;
-    /* rigid contacts: Moreau-Jean only (run/contact_relative.c); the
-     * event-driven integrator is refused by the parser */
-    if (rigid > 0 && o->integrator != MBS_INT_MOREAU_JEAN) {
+    /* rigid contacts: Moreau-Jean or the event-driven integrator
+     * (run/contact_relative.c) */
+    if (rigid > 0 && o->integrator != MBS_INT_MOREAU_JEAN && o->integrator != MBS_INT_EVENT_DRIVEN) {
         mbs_err_add(err, "/contacts", "solver.formulation \"relative\" runs rigid contacts (%d pairs) with "
-                    "solver.integrator \"moreau_jean\" only; set it, or use the natural formulation", rigid);
+                    "solver.integrator \"moreau_jean\" or \"event_driven\" only; set one, or use the natural "
+                    "formulation", rigid);
         bad = 1;
     }
     if (s->ncontact > 0 && o->contact_force_unknowns) {
