@@ -317,11 +317,13 @@ static void s_points(void *ctx, const double *q, long stamp, const int *pairs, i
     }
 }
 
-/* Deactivation's reach (contact_rows.h body_speeds): at q, the lever arm
- * of rate i on body b, max over b's shapes of |S_i.v + S_i.w x c| + |S_i.w|
- * rho (c, rho: the centre and half diagonal of the shape's box, so every
- * point of the shape moves at most |u_i| times it under rate i), kept for
- * missed(); a body's point speed is at most sum_i |v_i| lever_i. */
+/* Deactivation's reach (contact_rows.h body_speeds): at q and v, each
+ * body's twist V = sum of its path's v_i S_i, and its shapes' points'
+ * speed bound max |V.v + V.w x c| + |V.w| rho (c, rho: the centre and half
+ * diagonal of a shape's box); also the lever arm of rate i on body b, max
+ * over b's shapes of |S_i.v + S_i.w x c| + |S_i.w| rho (every point of the
+ * shape moves at most |u_i| times it under rate i), kept for missed(),
+ * whose displacements have no signs. */
 static void s_body_speeds(void *ctx, const double *q, const double *v, double *speed)
 {
     s_rel *c = ctx;
@@ -332,6 +334,13 @@ static void s_body_speeds(void *ctx, const double *q, const double *v, double *s
         const int *bv = c->bvar + (size_t)b * c->bnv;
         double *lv = c->lever + (size_t)b * c->bnv, sp = 0;
         for (int k = 0; k < c->bnv; k++) lv[k] = 0;
+        /* the body's twist at v: sum of its path's rates times their axes */
+        mbs_twist V = {{0, 0, 0}, {0, 0, 0}};
+        for (int k = 0; k < c->bnv && bv[k] >= 0; k++)
+            for (int a = 0; a < 3; a++) {
+                V.w[a] += v[bv[k]] * c->wp.S[bv[k]].w[a];
+                V.v[a] += v[bv[k]] * c->wp.S[bv[k]].v[a];
+            }
         for (int j = c->bsh_ptr[b]; j < c->bsh_ptr[b + 1]; j++) {
             mbs_shape S;
             mbs_aabb box;
@@ -351,8 +360,15 @@ static void s_body_speeds(void *ctx, const double *q, const double *v, double *s
                 double l = v3norm(pv) + v3norm(St->w) * rho;
                 if (!(l <= lv[k])) lv[k] = l; /* NaN, an unbounded shape: kept */
             }
+            /* the shape's points at v: at most |V.v + V.w x c| + |V.w| rho
+             * (tighter than the sum of |rate| x arm where rates cancel, as
+             * a slider-crank's crank and rod) */
+            double x[3], pv[3];
+            v3cross(V.w, ctr, x);
+            for (int a = 0; a < 3; a++) pv[a] = V.v[a] + x[a];
+            double l = v3norm(pv) + v3norm(V.w) * rho;
+            if (!(l <= sp)) sp = l;
         }
-        for (int k = 0; k < c->bnv && bv[k] >= 0; k++) sp += fabs(v[bv[k]]) * lv[k];
         speed[b] = sp;
     }
 }
