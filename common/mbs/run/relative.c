@@ -615,6 +615,27 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
             memset(d->v, 0, sizeof(double) * (size_t)m->nvar);
             memset(d->a, 0, sizeof(double) * (size_t)m->nvar);
         }
+        /* rigid contacts: Moreau-Jean or the event-driven integrator on the
+         * tree's DAE form and contact rows (contact_relative.c), which take
+         * the first sample (the event-driven integrator's modes at t = 0
+         * first) */
+        if (m->spec->solver.analysis == MBS_ANALYSIS_DYNAMICS && (m->spec->solver.integrator == MBS_INT_MOREAU_JEAN ||
+                                                                   m->spec->solver.integrator == MBS_INT_EVENT_DRIVEN)) {
+            /* the reaction channels: the natural recovery on the mapped
+             * state (its accelerations the velocity change over the step,
+             * as in a natural Moreau-Jean run), not the cutset wrenches of
+             * the smooth dynamics */
+            mbs_reaction_given(d, NULL);
+            rc = m->spec->solver.integrator == MBS_INT_MOREAU_JEAN
+                     ? mbs_rel_mj_run(m, d, smp, &t, &w, s.q, s.u, s.qdd, err)
+                     : mbs_rel_ed_run(m, d, smp, &t, &w, s.q, s.u, s.qdd, err);
+            free(rx);
+            free(sc.x); free(sc.v); free(sc.Qb);
+            mbs_rel_state_free(&s);
+            mbs_rtree_ws_free(&w);
+            mbs_rtree_free(&t);
+            return rc;
+        }
         s_give_reactions(d, &t, &w, rx);
         mbs_sample_now(smp);
         if (m->spec->solver.analysis != MBS_ANALYSIS_DYNAMICS) {

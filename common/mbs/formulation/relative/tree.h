@@ -440,6 +440,12 @@ int mbs_rtree_point_nrates(const mbs_rtree *t, int b);
 int mbs_rtree_point_rows(const mbs_rtree *t, const mbs_rtree_ws *w, int b, const double r[3], int *cols,
                          double *rows, double x[3], double jdu[3]);
 
+/* The nodes' spatial accelerations w->A for the rates' accelerations qdd
+ * (NULL: zero), base at rest, after mbs_rtree_kinematics: the state's
+ * accelerations for mbs_rtree_body (the event-driven integrator's, mapped
+ * to the natural coordinates).  (tree_dynamics.c; also in tree_int.h.) */
+void mbs_rtree_accel_pass(const mbs_rtree *t, mbs_rtree_ws *w, const double *qdd);
+
 /* qout = q + s G(q) u on the coordinates' manifold (Moreau-Jean's
  * `advance`; qout may be q): a one-freedom node's coordinate plus s u, a
  * ball's quaternion turned by the exponential map of the rotation vector
