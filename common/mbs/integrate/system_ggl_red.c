@@ -1,0 +1,225 @@
+/*
+ * system_ggl_red.c - the BDF's GGL Newton system with the velocity
+ * increments eliminated, for the sparse (KLU) path (see system_ggl.h).
+ *
+ * The GGL matrix of analysis/system.c (mbs_ggl_emit) in the unknowns
+ * (dq, dv, dlam, dmu), n variables and ne equations, G = Phi_q (rows of the
+ * equations switched on), w0 the BDF's weight:
+ *
+ *     F1 rows:  [ I       -I/w0   0     -G^T ]
+ *     F2 rows:  [ A_q      A_v    G^T    0   ]      A_q = (K + H)/w0
+ *     F3 rows:  [ G        0      0      0   ]      A_v = M + C/w0
+ *     F4 rows:  [ J_vq     G      0      0   ]      J_vq = d(G v)/dq
+ *
+ * The first block row is linear in dv with the pivot block -I/w0, so
+ *
+ *     dv = w0 (dq - G^T dmu - F1)
+ *
+ * and the other rows R = (F2, F3, F4) with the columns C = (q, lam, mu) keep
+ * the Schur complement S = A_RC + w0 A_Rv [I, 0, -G^T] and the right-hand
+ * side b_R + w0 A_Rv F1, where A_Rv is the v columns of those rows (A_v in
+ * the F2 rows, G in the F4 rows, nothing in F3):
+ *
+ *     F2 rows:  [ A_q + w0 A_v    G^T   -w0 A_v G^T ]
+ *     F3 rows:  [ G               0      0          ]
+ *     F4 rows:  [ J_vq + w0 G     0     -w0 G G^T   ]
+ *
+ * n + 2 ne unknowns instead of 2 n + 2 ne (the roller chain drive: 414
+ * against 620).  The fill is in the mu columns: a row of A_v (a body's
+ * mass block, its contacts' damping) reaches every equation on a variable
+ * of its columns, and G G^T couples equations sharing a variable.  Exact
+ * algebra: the solution is the full system's up to rounding (KLU pivots
+ * differently), checked against the banded LU in ggl_sparse_test.
+ *
+ * Assembly: mbs_ggl_emit's entries pass through s_add, which drops the F1
+ * rows (their blocks are the fixed ones above, G from d->jac), keeps the q,
+ * lam and mu columns, and spreads a v-column entry a at (i, c) over S(i, c)
+ * += w0 a and S(i, mu_r) -= w0 a G_rc for the equations r on variable c.
+ * The v-column entries and G are kept as the factorised matrix holds them
+ * (the Newton iterations that reuse it evaluate G anew) for the right-hand
+ * side and the back-substitution of every solve with it.
+ */
+#include "mbs/integrate/system_ggl.h"
+#include "mbs/analysis/system.h"
+#include "mbs/linalg/sparse.h"
+#include "mbs/model/clock.h"
+#include "mbs/model/accuracy.h"
+#include "mbs/formulation/natural/natural.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct mbs_ggl_red mbs_ggl_red;
+
+struct mbs_ggl_red {
+    int n, ne, N;               /* variables, equations, reduced unknowns   */
+    int *gt_ptr, *gt_eq, *gt_pos; /* G^T by variable: equation, index in d->jac */
+    double *gt_val;             /* G's entries of the factorised matrix (0 off) */
+    long av_cap, nav;           /* A_Rv entries of the last matrix          */
+    int *av_i, *av_j;
+    double *av_x;
+    int overflow;               /* more A_Rv entries than av_cap            */
+    double w0;                  /* the weight of the factorised matrix      */
+    double *x;                  /* (N) the reduced right-hand side          */
+};
+
+/* The reduction of one matrix's entries into the sink S: values (pattern
+ * 0) or the pattern (1: every entry 1, every equation on). */
+typedef struct {
+    mbs_ggl_red *r;
+    mbs_sparse *S;
+    const mbs_data *d;
+    double w0;
+    int pattern;
+} s_red;
+
+static void s_add(void *ctx, int i, int j, double v)
+{
+    s_red *c = ctx;
+    mbs_ggl_red *r = c->r;
+    int n = r->n, mu0 = n + r->ne;
+    if (i < n) return; /* F1 rows: the fixed blocks */
+    int ri = i - n;
+    if (j < n || j >= 2 * n) {
+        mbs_sparse_add(c->S, ri, j < n ? j : j - n, c->pattern ? 1.0 : v);
+        return;
+    }
+    /* a v column: spread over the q column and the mu columns */
+    int col = j - n;
+    if (c->pattern) {
+        mbs_sparse_add(c->S, ri, col, 1.0);
+        for (int p = r->gt_ptr[col]; p < r->gt_ptr[col + 1]; p++) mbs_sparse_add(c->S, ri, mu0 + r->gt_eq[p], 1.0);
+        return;
+    }
+    if (r->nav >= r->av_cap) { r->overflow = 1; return; }
+    r->av_i[r->nav] = ri;
+    r->av_j[r->nav] = col;
+    r->av_x[r->nav] = v;
+    r->nav++;
+    double wv = c->w0 * v;
+    mbs_sparse_add(c->S, ri, col, wv);
+    for (int p = r->gt_ptr[col]; p < r->gt_ptr[col + 1]; p++)
+        if (r->gt_val[p] != 0) mbs_sparse_add(c->S, ri, mu0 + r->gt_eq[p], -wv * r->gt_val[p]);
+}
+
+void mbs_ggl_red_free(mbs_data *d)
+{
+    mbs_ggl_red *r = d->ggl_red;
+    if (!r) return;
+    free(r->gt_ptr); free(r->gt_eq); free(r->gt_pos); free(r->gt_val);
+    free(r->av_i); free(r->av_j); free(r->av_x);
+    free(r->x);
+    free(r);
+    d->ggl_red = NULL;
+}
+
+/* G^T's index by variable: for variable c the equations on it and the
+ * place of their entry in d->jac (the model's column pool). */
+static int s_gt_index(const mbs_model *m, mbs_ggl_red *r)
+{
+    int n = m->nvar, ne = m->neq;
+    long nnz = 0;
+    for (int e = 0; e < ne; e++) nnz += m->eq[e].nnz;
+    r->gt_ptr = calloc((size_t)n + 1, sizeof(int));
+    r->gt_eq = malloc(sizeof(int) * (size_t)(nnz + 1));
+    r->gt_pos = malloc(sizeof(int) * (size_t)(nnz + 1));
+    r->gt_val = malloc(sizeof(double) * (size_t)(nnz + 1));
+    if (!r->gt_ptr || !r->gt_eq || !r->gt_pos || !r->gt_val) return MBS_ENOMEM;
+    for (int e = 0; e < ne; e++)
+        for (int a = 0; a < m->eq[e].nnz; a++) r->gt_ptr[m->eq[e].cols[a] + 1]++;
+    for (int c = 0; c < n; c++) r->gt_ptr[c + 1] += r->gt_ptr[c];
+    int *fill = malloc(sizeof(int) * (size_t)(n + 1));
+    if (!fill) return MBS_ENOMEM;
+    memcpy(fill, r->gt_ptr, sizeof(int) * (size_t)n);
+    for (int e = 0; e < ne; e++)
+        for (int a = 0; a < m->eq[e].nnz; a++) {
+            int p = fill[m->eq[e].cols[a]]++;
+            r->gt_eq[p] = e;
+            r->gt_pos[p] = (int)(m->eq[e].cols - m->colpool) + a;
+        }
+    free(fill);
+    return 0;
+}
+
+int mbs_ggl_red_new(const mbs_model *m, mbs_data *d)
+{
+    if (!d->ggl_sp || d->ggl_red) return MBS_EINVAL;
+    mbs_ggl_red *r = calloc(1, sizeof *r);
+    if (!r) return MBS_ENOMEM;
+    d->ggl_red = r;
+    r->n = m->nvar;
+    r->ne = m->neq;
+    r->N = m->nvar + 2 * m->neq;
+    if (s_gt_index(m, r)) goto nomem;
+    /* the full sink's capacity bounds the entries of one matrix (with as
+     * many outside its pattern as in it); a v-column entry becomes one
+     * entry per equation on its variable and one more */
+    long full = mbs_sparse_capacity(d->ggl_sp);
+    int deg = 0;
+    for (int c = 0; c < r->n; c++)
+        if (r->gt_ptr[c + 1] - r->gt_ptr[c] > deg) deg = r->gt_ptr[c + 1] - r->gt_ptr[c];
+    r->av_cap = full;
+    r->av_i = malloc(sizeof(int) * (size_t)full);
+    r->av_j = malloc(sizeof(int) * (size_t)full);
+    r->av_x = malloc(sizeof(double) * (size_t)full);
+    r->x = malloc(sizeof(double) * (size_t)r->N);
+    if (!r->av_i || !r->av_j || !r->av_x || !r->x) goto nomem;
+    mbs_sparse *S = mbs_sparse_new(r->N, full * (1L + deg));
+    if (!S) goto nomem;
+    /* the reduced pattern: the full one's entries through the reduction */
+    mbs_sparse_begin(S, r->N);
+    s_red c = {r, S, d, 1.0, 1};
+    mbs_ggl_pattern(m, d, s_add, &c);
+    if (mbs_sparse_fix_pattern(S)) {
+        mbs_sparse_free(&S);
+        goto nomem;
+    }
+    mbs_sparse_free(&d->ggl_sp);
+    d->ggl_sp = S;
+    return 0;
+nomem:
+    mbs_ggl_red_free(d);
+    return MBS_ENOMEM;
+}
+
+int mbs_ggl_red_build(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t)
+{
+    mbs_ggl_red *r = d->ggl_red;
+    double t0 = mbs_now();
+    mbs_sparse_begin(d->ggl_sp, r->N);
+    r->nav = 0;
+    r->overflow = 0;
+    r->w0 = w0;
+    /* G as the matrix holds it: the solves of this factorisation use it */
+    for (int p = 0; p < r->gt_ptr[r->n]; p++) r->gt_val[p] = d->eq_on[r->gt_eq[p]] ? d->jac[r->gt_pos[p]] : 0.0;
+    s_red c = {r, d->ggl_sp, d, w0, 0};
+    mbs_ggl_emit(m, d, w0, x, v, t, 1, s_add, &c, NULL);
+    d->met.jacobian_evaluations++;
+    int info = r->overflow ? MBS_SPARSE_EFULL : mbs_sparse_factor(d->ggl_sp, NULL);
+    d->met.factorizations++;
+    mbs_note_system(d, m->nggl); /* the GGL system's dimension, as without the elimination */
+    d->met.linear_algebra_seconds += mbs_now() - t0;
+    return info;
+}
+
+int mbs_ggl_red_solve(mbs_data *d, double *rhs)
+{
+    mbs_ggl_red *r = d->ggl_red;
+    int n = r->n, ne = r->ne, mu0 = n + ne;
+    const double *F1 = rhs;
+    double *x = r->x, w0 = r->w0;
+    /* b_R + w0 A_Rv F1 */
+    memcpy(x, rhs + n, sizeof(double) * (size_t)r->N);
+    for (long k = 0; k < r->nav; k++) x[r->av_i[k]] += w0 * r->av_x[k] * F1[r->av_j[k]];
+    int info = mbs_sparse_solve(d->ggl_sp, x);
+    if (info) return info;
+    /* dv = w0 (dq - G^T dmu - F1), then dq, dlam, dmu in place */
+    for (int c = 0; c < n; c++) {
+        double gm = 0;
+        for (int p = r->gt_ptr[c]; p < r->gt_ptr[c + 1]; p++) gm += r->gt_val[p] * x[mu0 + r->gt_eq[p]];
+        rhs[n + c] = w0 * (x[c] - gm - F1[c]);
+    }
+    memcpy(rhs, x, sizeof(double) * (size_t)n);
+    memcpy(rhs + 2 * n, x + n, sizeof(double) * (size_t)(2 * ne));
+    return 0;
+}
