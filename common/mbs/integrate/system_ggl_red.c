@@ -33,11 +33,13 @@
  *
  * Assembly: mbs_ggl_emit's entries pass through s_add, which drops the F1
  * rows (their blocks are the fixed ones above, G from d->jac), keeps the q,
- * lam and mu columns, and spreads a v-column entry a at (i, c) over S(i, c)
- * += w0 a and S(i, mu_r) -= w0 a G_rc for the equations r on variable c.
- * The v-column entries and G are kept as the factorised matrix holds them
- * (the Newton iterations that reuse it evaluate G anew) for the right-hand
- * side and the back-substitution of every solve with it.
+ * lam and mu columns, and records a v-column entry a at (i, c) as w0 a;
+ * s_spread then sums the recorded entries by row and adds each row's
+ * w0 A_Rv to the q columns and its product -w0 A_Rv G^T, gathered in a
+ * dense row, to the mu columns.  w0 A_Rv by rows and G are kept as the
+ * factorised matrix holds them (the Newton iterations that reuse it
+ * evaluate G anew) for the right-hand side and the back-substitution of
+ * every solve with it.
  */
 #include "mbs/integrate/system_ggl.h"
 #include "mbs/analysis/system.h"
@@ -55,9 +57,16 @@ struct mbs_ggl_red {
     int n, ne, N;               /* variables, equations, reduced unknowns   */
     int *gt_ptr, *gt_eq, *gt_pos; /* G^T by variable: equation, index in d->jac */
     double *gt_val;             /* G's entries of the factorised matrix (0 off) */
-    long av_cap, nav;           /* A_Rv entries of the last matrix          */
-    int *av_i, *av_j;
-    double *av_x;
+    long av_cap, nav;           /* w0 A_Rv's entries of the last matrix as  */
+    int *av_i, *av_j;           /* emitted (row, variable, value), then by  */
+    double *av_x;               /* row (CSR, duplicates summed):            */
+    int *ar_ptr, *ar_j;         /* (N + 1), (av_cap)                        */
+    double *ar_x;
+    int *cur;                   /* (N) fill cursors                         */
+    int *mark;                  /* (n) a variable's last place in ar_j      */
+    double *acc;                /* (ne) a row of -w0 A_Rv G^T               */
+    int *touched;               /* (ne) its equations                       */
+    char *in_row;               /* (ne) 1 for an equation in touched        */
     int overflow;               /* more A_Rv entries than av_cap            */
     double w0;                  /* the weight of the factorised matrix      */
     double *x;                  /* (N) the reduced right-hand side          */
@@ -84,7 +93,8 @@ static void s_add(void *ctx, int i, int j, double v)
         mbs_sparse_add(c->S, ri, j < n ? j : j - n, c->pattern ? 1.0 : v);
         return;
     }
-    /* a v column: spread over the q column and the mu columns */
+    /* a v column: its q column and the mu columns of the equations on its
+     * variable (the pattern), or recorded for s_spread (values) */
     int col = j - n;
     if (c->pattern) {
         mbs_sparse_add(c->S, ri, col, 1.0);
@@ -94,12 +104,68 @@ static void s_add(void *ctx, int i, int j, double v)
     if (r->nav >= r->av_cap) { r->overflow = 1; return; }
     r->av_i[r->nav] = ri;
     r->av_j[r->nav] = col;
-    r->av_x[r->nav] = v;
+    r->av_x[r->nav] = c->w0 * v;
     r->nav++;
-    double wv = c->w0 * v;
-    mbs_sparse_add(c->S, ri, col, wv);
-    for (int p = r->gt_ptr[col]; p < r->gt_ptr[col + 1]; p++)
-        if (r->gt_val[p] != 0) mbs_sparse_add(c->S, ri, mu0 + r->gt_eq[p], -wv * r->gt_val[p]);
+}
+
+/* The recorded w0 A_Rv by rows, duplicates summed (ar_*), and into S its
+ * entries in the q columns and, row by row through the dense accumulator
+ * acc, its product with -G^T in the mu columns: one add to S per entry of
+ * the product rather than one per term. */
+static void s_spread(mbs_ggl_red *r, mbs_sparse *S)
+{
+    int NR = r->N, mu0 = r->n + r->ne;
+    int *ptr = r->ar_ptr, *cur = r->cur;
+    /* bucket by row in the order of emission */
+    memset(ptr, 0, sizeof(int) * (size_t)(NR + 1));
+    for (long k = 0; k < r->nav; k++) ptr[r->av_i[k] + 1]++;
+    for (int i = 0; i < NR; i++) ptr[i + 1] += ptr[i];
+    memcpy(cur, ptr, sizeof(int) * (size_t)NR);
+    for (long k = 0; k < r->nav; k++) {
+        int p = cur[r->av_i[k]]++;
+        r->ar_j[p] = r->av_j[k];
+        r->ar_x[p] = r->av_x[k];
+    }
+    /* each row: duplicates summed in place (compacted forwards), then its
+     * entries and its product row */
+    int w = 0;
+    for (int i = 0; i < NR; i++) {
+        int start = ptr[i], end = ptr[i + 1], row0 = w;
+        ptr[i] = w;
+        for (int p = start; p < end; p++) {
+            int j = r->ar_j[p], q = r->mark[j];
+            if (q >= row0 && q < w && r->ar_j[q] == j) {
+                r->ar_x[q] += r->ar_x[p];
+                continue;
+            }
+            r->mark[j] = w;
+            r->ar_j[w] = j;
+            r->ar_x[w] = r->ar_x[p];
+            w++;
+        }
+        int nt = 0;
+        for (int p = row0; p < w; p++) {
+            int j = r->ar_j[p];
+            double a = r->ar_x[p];
+            mbs_sparse_add(S, i, j, a);
+            for (int g = r->gt_ptr[j]; g < r->gt_ptr[j + 1]; g++) {
+                if (r->gt_val[g] == 0) continue;
+                int e = r->gt_eq[g];
+                if (!r->in_row[e]) {
+                    r->in_row[e] = 1;
+                    r->touched[nt++] = e;
+                    r->acc[e] = 0;
+                }
+                r->acc[e] -= a * r->gt_val[g];
+            }
+        }
+        for (int k = 0; k < nt; k++) {
+            int e = r->touched[k];
+            mbs_sparse_add(S, i, mu0 + e, r->acc[e]);
+            r->in_row[e] = 0;
+        }
+    }
+    ptr[NR] = w;
 }
 
 void mbs_ggl_red_free(mbs_data *d)
@@ -108,6 +174,8 @@ void mbs_ggl_red_free(mbs_data *d)
     if (!r) return;
     free(r->gt_ptr); free(r->gt_eq); free(r->gt_pos); free(r->gt_val);
     free(r->av_i); free(r->av_j); free(r->av_x);
+    free(r->ar_ptr); free(r->ar_j); free(r->ar_x); free(r->cur); free(r->mark);
+    free(r->acc); free(r->touched); free(r->in_row);
     free(r->x);
     free(r);
     d->ggl_red = NULL;
@@ -163,7 +231,19 @@ int mbs_ggl_red_new(const mbs_model *m, mbs_data *d)
     r->av_j = malloc(sizeof(int) * (size_t)full);
     r->av_x = malloc(sizeof(double) * (size_t)full);
     r->x = malloc(sizeof(double) * (size_t)r->N);
-    if (!r->av_i || !r->av_j || !r->av_x || !r->x) goto nomem;
+    r->ar_ptr = malloc(sizeof(int) * (size_t)(r->N + 1));
+    r->ar_j = malloc(sizeof(int) * (size_t)full);
+    r->ar_x = malloc(sizeof(double) * (size_t)full);
+    r->cur = malloc(sizeof(int) * (size_t)r->N);
+    r->mark = malloc(sizeof(int) * (size_t)(r->n + 1));
+    r->acc = malloc(sizeof(double) * (size_t)(r->ne + 1));
+    r->touched = malloc(sizeof(int) * (size_t)(r->ne + 1));
+    r->in_row = calloc((size_t)r->ne + 1, 1);
+    if (!r->av_i || !r->av_j || !r->av_x || !r->x || !r->ar_ptr || !r->ar_j || !r->ar_x || !r->cur || !r->mark ||
+        !r->acc || !r->touched || !r->in_row)
+        goto nomem;
+    for (int c = 0; c < r->n; c++) r->mark[c] = -1;
+    memset(r->ar_ptr, 0, sizeof(int) * (size_t)(r->N + 1));
     mbs_sparse *S = mbs_sparse_new(r->N, full * (1L + deg));
     if (!S) goto nomem;
     /* the reduced pattern: the full one's entries through the reduction */
@@ -194,6 +274,7 @@ int mbs_ggl_red_build(const mbs_model *m, mbs_data *d, double w0, const double *
     for (int p = 0; p < r->gt_ptr[r->n]; p++) r->gt_val[p] = d->eq_on[r->gt_eq[p]] ? d->jac[r->gt_pos[p]] : 0.0;
     s_red c = {r, d->ggl_sp, d, w0, 0};
     mbs_ggl_emit(m, d, w0, x, v, t, 1, s_add, &c, NULL);
+    if (!r->overflow) s_spread(r, d->ggl_sp);
     d->met.jacobian_evaluations++;
     int info = r->overflow ? MBS_SPARSE_EFULL : mbs_sparse_factor(d->ggl_sp, NULL);
     d->met.factorizations++;
@@ -210,7 +291,12 @@ int mbs_ggl_red_solve(mbs_data *d, double *rhs)
     double *x = r->x, w0 = r->w0;
     /* b_R + w0 A_Rv F1 */
     memcpy(x, rhs + n, sizeof(double) * (size_t)r->N);
-    for (long k = 0; k < r->nav; k++) x[r->av_i[k]] += w0 * r->av_x[k] * F1[r->av_j[k]];
+    for (int i = 0; i < r->N; i++) {
+        if (r->ar_ptr[i] == r->ar_ptr[i + 1]) continue;
+        double sum = 0;
+        for (int p = r->ar_ptr[i]; p < r->ar_ptr[i + 1]; p++) sum += r->ar_x[p] * F1[r->ar_j[p]];
+        x[i] += sum;
+    }
     int info = mbs_sparse_solve(d->ggl_sp, x);
     if (info) return info;
     /* dv = w0 (dq - G^T dmu - F1), then dq, dlam, dmu in place */
