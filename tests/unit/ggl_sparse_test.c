@@ -9,7 +9,10 @@
  *    roller pushed into a tooth (contact stiffness in the matrix): the rule
  *    picks KLU for it, and the KLU solution of a right-hand side equals the
  *    banded LU's (analysis/system.c) to rounding: both recover a solution
- *    of Newton's kind from its right-hand side.
+ *    of Newton's kind from its right-hand side, and so does the system with
+ *    the velocities eliminated (system_ggl_red.c), kept for the chain;
+ *  - the N = 40 four-bar, whose reduced factors are not small enough: the
+ *    full sparse matrix kept at the first factorisation.
  */
 #include "check.h"
 #include "testutil.h"
@@ -170,6 +173,7 @@ static void s_compare(const char *path, const char *const *sets, double w0)
     /* the default sparse path: the velocities eliminated */
     CHECK(d->ggl_red != NULL);
     CHECK(mbs_ggl_sp_build(m, d, w0, d->x, d->v, d->t) == 0);
+    CHECK(d->ggl_red != NULL); /* kept: L + U well below the full one's */
     CHECK(mbs_ggl_sp_solve(d, b1) == 0);
     long lu_red = mbs_sparse_lu_nnz(d->ggl_sp);
     int n_red = mbs_sparse_dim(d->ggl_sp);
@@ -212,8 +216,54 @@ static void s_compare(const char *path, const char *const *sets, double w0)
     mbs_spec_free(&spec);
 }
 
+/* The N = 40 four-bar takes the sparse path, but its reduced system's L +
+ * U is 0.78 of the full one's: the first factorisation keeps the full
+ * matrix (system_ggl_red.c), which then solves like the banded LU. */
+static void test_fallback(void)
+{
+    char *text = t_slurp("examples/iftomm_a02_four_bar_n40.json", NULL);
+    CHECK(text != NULL);
+    if (!text) return;
+    mbs_errlist err = {0};
+    mbs_spec *spec = mech_parse(text, strlen(text), NULL, 0, &err);
+    free(text);
+    CHECK(spec != NULL);
+    if (!spec) return;
+    mbs_report rep;
+    mbs_model *m = mbs_model_new(spec, &rep, &err);
+    mbs_data *d = m ? mbs_data_new(m) : NULL;
+    CHECK(d != NULL && mbs_initialize(m, d, &rep, &err) == 0);
+    if (!d) { mbs_model_free(&m); mbs_spec_free(&spec); return; }
+    CHECK(mbs_bdf_ggl_ws(m, d) == 0);
+    CHECK(d->ggl_sp != NULL && d->ggl_red != NULL);
+    mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
+    CHECK(mbs_ggl_sp_build(m, d, 1e5, d->x, d->v, d->t) == 0);
+    CHECK(d->ggl_red == NULL && d->ggl_sp != NULL && mbs_sparse_dim(d->ggl_sp) == m->nggl);
+    int N = m->nggl;
+    double *b1 = malloc(sizeof(double) * (size_t)N), *b2 = malloc(sizeof(double) * (size_t)N);
+    for (int i = 0; i < N; i++) b1[i] = b2[i] = 0.3 + 0.7 * (double)((i * 7919) % 101) / 101.0;
+    CHECK(mbs_ggl_sp_solve(d, b1) == 0);
+    CHECK(mbs_mat_init(&d->ggl, MBS_MAT_GEN, m->nggl, m->gkl, m->gku) == 0);
+    CHECK(mbs_ggl_build(m, d, 1e5, d->x, d->v, d->t) == 0);
+    mbs_ggl_solve(m, d, b2);
+    double diff = 0, big = 0;
+    for (int i = 0; i < N; i++) {
+        diff = fmax(diff, fabs(b1[i] - b2[i]));
+        big = fmax(big, fabs(b2[i]));
+    }
+    printf("  N = 40 four-bar: full sparse matrix kept (%d unknowns), against the banded LU %.3g of %.3g\n", N, diff,
+           big);
+    CHECK(big > 0 && diff <= 1e-9 * big);
+    free(b1);
+    free(b2);
+    mbs_data_free(&d);
+    mbs_model_free(&m);
+    mbs_spec_free(&spec);
+}
+
 int main(void)
 {
+    test_fallback();
     test_fixed_pattern();
     const char *chain[] = {NULL};
     s_compare("examples/roller_chain_drive.json", chain, 1e5);

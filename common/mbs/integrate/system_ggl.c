@@ -23,10 +23,11 @@
  * shipped, CPU: N = 40 four-bar 0.68 -> 0.40 s, Bricard 28 -> 21 ms, the
  * flyball 70 -> 59 ms, the spatial slider-crank 73 -> 53 ms.
  *
- * The sparse matrix is then reduced (system_ggl_red.c, made by
+ * The sparse matrix may then be reduced (system_ggl_red.c, made by
  * mbs_ggl_red_new after the choice): the velocity increments eliminated,
  * KLU factorises the Schur complement in (q, lambda, mu); mbs_ggl_sp_build
- * and mbs_ggl_sp_solve go through it.
+ * and mbs_ggl_sp_solve go through it when the first factorisation finds
+ * its L + U small enough against the full matrix's (see there).
  */
 #include "mbs/integrate/system_ggl.h"
 #include "mbs/analysis/system.h"
@@ -130,14 +131,20 @@ void mbs_ggl_sp_free(mbs_data *d)
     mbs_ggl_red_free(d);
 }
 
+int mbs_ggl_sp_full_factor(const mbs_model *m, mbs_data *d, mbs_sparse *S, double w0, const double *x,
+                           const double *v, double t)
+{
+    mbs_sparse_begin(S, m->nggl);
+    mbs_ggl_emit(m, d, w0, x, v, t, 1, mbs_sparse_add_cb, S, NULL);
+    return mbs_sparse_factor(S, NULL);
+}
+
 int mbs_ggl_sp_build(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t)
 {
     if (d->ggl_red) return mbs_ggl_red_build(m, d, w0, x, v, t);
     double t0 = mbs_now();
-    mbs_sparse_begin(d->ggl_sp, m->nggl);
-    mbs_ggl_emit(m, d, w0, x, v, t, 1, mbs_sparse_add_cb, d->ggl_sp, NULL);
+    int info = mbs_ggl_sp_full_factor(m, d, d->ggl_sp, w0, x, v, t);
     d->met.jacobian_evaluations++;
-    int info = mbs_sparse_factor(d->ggl_sp, NULL);
     d->met.factorizations++;
     mbs_note_system(d, m->nggl);
     d->met.linear_algebra_seconds += mbs_now() - t0;

@@ -30,6 +30,12 @@ int mbs_ggl_sp_chosen(const mbs_model *m, const mbs_data *d);
  * 0, 1 (singular), MBS_SPARSE_EFULL or a KLU status < 0. */
 int mbs_ggl_sp_build(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t);
 
+/* The full GGL matrix (mbs_ggl_emit's entries) built into the sparse sink
+ * S (of mbs_ggl_sp_new's pattern) and factorised, no metrics counted.  As
+ * mbs_ggl_sp_build's status. */
+int mbs_ggl_sp_full_factor(const mbs_model *m, mbs_data *d, struct mbs_sparse *S, double w0, const double *x,
+                           const double *v, double t);
+
 /* Solve with the factorised matrix, rhs = [F1; F2; F3; F4] in place.  0 or
  * a KLU status. */
 int mbs_ggl_sp_solve(mbs_data *d, double *rhs);
@@ -41,12 +47,16 @@ void mbs_ggl_pattern(const mbs_model *m, mbs_data *d, mbs_add_fn add, void *ctx)
 
 /* ---- the velocities eliminated (system_ggl_red.c) ---- */
 
-/* Replace the sparse GGL matrix in d->ggl_sp (made by mbs_ggl_sp_new) by
- * the Schur complement in (q, lambda, mu) that eliminates the velocity
+/* Make the Schur complement in (q, lambda, mu) of the sparse GGL matrix in
+ * d->ggl_sp (made by mbs_ggl_sp_new) that eliminates the velocity
  * increments, n + 2 ne unknowns instead of 2 n + 2 ne (d->ggl_red holds
  * what the solves need).  mbs_ggl_sp_build and mbs_ggl_sp_solve then go
- * through it; the solution is the full system's up to rounding.  0,
- * MBS_EINVAL (no sparse matrix, or reduced already) or MBS_ENOMEM. */
+ * through it; the solution is the full system's up to rounding.  The
+ * first mbs_ggl_sp_build factorises both and keeps the reduced one only
+ * when its L + U holds at most RED_LU_RATIO (system_ggl_red.c) times the
+ * full one's entries; otherwise d->ggl_red is freed and the full matrix
+ * serves the run.  0, MBS_EINVAL (no sparse matrix, or reduced already)
+ * or MBS_ENOMEM. */
 int mbs_ggl_red_new(const mbs_model *m, mbs_data *d);
 void mbs_ggl_red_free(mbs_data *d);
 

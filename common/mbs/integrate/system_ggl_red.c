@@ -53,6 +53,10 @@
 
 typedef struct mbs_ggl_red mbs_ggl_red;
 
+/* the reduced system's L + U against the full one's at the first
+ * factorisation at or below which the reduced one is kept */
+#define RED_LU_RATIO 0.7
+
 struct mbs_ggl_red {
     int n, ne, N;               /* variables, equations, reduced unknowns   */
     int *gt_ptr, *gt_eq, *gt_pos; /* G^T by variable: equation, index in d->jac */
@@ -69,6 +73,7 @@ struct mbs_ggl_red {
     char *in_row;               /* (ne) 1 for an equation in touched        */
     int overflow;               /* more A_Rv entries than av_cap            */
     double w0;                  /* the weight of the factorised matrix      */
+    mbs_sparse *full;           /* the full matrix until the first build    */
     double *x;                  /* (N) the reduced right-hand side          */
 };
 
@@ -177,6 +182,7 @@ void mbs_ggl_red_free(mbs_data *d)
     free(r->ar_ptr); free(r->ar_j); free(r->ar_x); free(r->cur); free(r->mark);
     free(r->acc); free(r->touched); free(r->in_row);
     free(r->x);
+    mbs_sparse_free(&r->full);
     free(r);
     d->ggl_red = NULL;
 }
@@ -254,7 +260,7 @@ int mbs_ggl_red_new(const mbs_model *m, mbs_data *d)
         mbs_sparse_free(&S);
         goto nomem;
     }
-    mbs_sparse_free(&d->ggl_sp);
+    r->full = d->ggl_sp;
     d->ggl_sp = S;
     return 0;
 nomem:
@@ -266,6 +272,8 @@ int mbs_ggl_red_build(const mbs_model *m, mbs_data *d, double w0, const double *
 {
     mbs_ggl_red *r = d->ggl_red;
     double t0 = mbs_now();
+    /* the first build: the full matrix too, for the choice below */
+    int full_info = r->full ? mbs_ggl_sp_full_factor(m, d, r->full, w0, x, v, t) : 0;
     mbs_sparse_begin(d->ggl_sp, r->N);
     r->nav = 0;
     r->overflow = 0;
@@ -275,8 +283,27 @@ int mbs_ggl_red_build(const mbs_model *m, mbs_data *d, double w0, const double *
     s_red c = {r, d->ggl_sp, d, w0, 0};
     mbs_ggl_emit(m, d, w0, x, v, t, 1, s_add, &c, NULL);
     if (!r->overflow) s_spread(r, d->ggl_sp);
-    d->met.jacobian_evaluations++;
     int info = r->overflow ? MBS_SPARSE_EFULL : mbs_sparse_factor(d->ggl_sp, NULL);
+    if (r->full) {
+        /* keep the reduced system when its factors are enough smaller: the
+         * elimination costs a pass over w0 A_Rv and G per solve, which a
+         * small saving in L + U does not repay (bench/README.md, chain14g:
+         * the N = 40 four-bar at 0.78 of the full L + U ran 8 % slower, the
+         * flyball at 1.2 3 %; the chain at 0.60, Bricard's mechanism at
+         * 0.61 and the spatial slider-crank at 0.65 faster) */
+        long lf = full_info ? -1 : mbs_sparse_lu_nnz(r->full), lr = info ? -1 : mbs_sparse_lu_nnz(d->ggl_sp);
+        if (lr >= 0 && (lf < 0 || (double)lr <= RED_LU_RATIO * (double)lf)) {
+            mbs_sparse_free(&r->full);
+        } else {
+            mbs_sparse *F = r->full;
+            r->full = NULL;
+            mbs_sparse_free(&d->ggl_sp);
+            mbs_ggl_red_free(d);
+            d->ggl_sp = F;
+            info = full_info;
+        }
+    }
+    d->met.jacobian_evaluations++;
     d->met.factorizations++;
     mbs_note_system(d, m->nggl); /* the GGL system's dimension, as without the elimination */
     d->met.linear_algebra_seconds += mbs_now() - t0;
