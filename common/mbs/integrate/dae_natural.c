@@ -122,6 +122,9 @@ static int s_ggl_prepare(void *ctx)
     int cu = m->spec->solver.contact_force_unknowns;
     if (!cu && mbs_ggl_sp_eligible(m) && mbs_ggl_sp_new(m, d)) return MBS_ENOMEM;
     if (!mbs_ggl_sp_chosen(m, d)) mbs_ggl_sp_free(d);
+    /* the sparse path solves with the velocities eliminated when the first
+     * factorisation finds that cheaper (system_ggl_red.c) */
+    if (d->ggl_sp && mbs_ggl_red_new(m, d)) return MBS_ENOMEM;
     if (!d->ggl_sp && mbs_mat_init(&d->ggl, MBS_MAT_GEN, m->nggl, m->gkl, m->gku)) return MBS_ENOMEM;
     return 0;
 }

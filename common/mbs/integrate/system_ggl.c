@@ -22,6 +22,12 @@
  * three builds of suite_variants) and faster on every one measured, BDF as
  * shipped, CPU: N = 40 four-bar 0.68 -> 0.40 s, Bricard 28 -> 21 ms, the
  * flyball 70 -> 59 ms, the spatial slider-crank 73 -> 53 ms.
+ *
+ * The sparse matrix may then be reduced (system_ggl_red.c, made by
+ * mbs_ggl_red_new after the choice): the velocity increments eliminated,
+ * KLU factorises the Schur complement in (q, lambda, mu); mbs_ggl_sp_build
+ * and mbs_ggl_sp_solve go through it when the first factorisation finds
+ * its L + U small enough against the full matrix's (see there).
  */
 #include "mbs/integrate/system_ggl.h"
 #include "mbs/analysis/system.h"
@@ -37,10 +43,11 @@
  * above which KLU is chosen (measured: see bench/README.md) */
 #define SPARSE_BAND_RATIO 4.0
 
-/* Row and column offsets of a block of the pattern (hess: F2 rows, q
- * columns; jvq: F4 rows, q columns). */
+/* A block of the pattern: its (i, j) at (row_off + i, col_off + j) of the
+ * matrix (hess: F2 rows, q columns; jvq: F4 rows, q columns). */
 typedef struct {
-    mbs_sparse *S;
+    mbs_add_fn add;
+    void *ctx;
     int row_off, col_off;
 } s_patblk;
 
@@ -48,10 +55,16 @@ static void s_pat_add(void *ctx, int i, int j, double v)
 {
     s_patblk *b = ctx;
     (void)v;
-    mbs_sparse_add(b->S, b->row_off + i, b->col_off + j, 1.0);
+    b->add(b->ctx, b->row_off + i, b->col_off + j, 1.0);
 }
 
-/* The entries mbs_ggl_emit can produce, as a pattern (S begun at nggl):
+static void s_pat_place(void *ctx, int i, int j)
+{
+    s_patblk *b = ctx;
+    b->add(b->ctx, i, j, 1.0);
+}
+
+/* The entries mbs_ggl_emit can produce, as a pattern (see system_ggl.h):
  * its blocks written out from the model's structure, the constraint
  * Hessian and the derivative of Phi_q v from the model's functions at the
  * initial state with every multiplier 1 and generic velocities (their
@@ -62,21 +75,20 @@ static void s_pat_add(void *ctx, int i, int j, double v)
  * factorisation pivots off the diagonal (the chain drive: 220 000 entries
  * in L + U instead of 15 600).  Uses d->r1 and d->fd_v as scratch (made
  * by mbs_data_new before the integrator's workspace). */
-static void s_pat_place(void *S, int i, int j) { mbs_sparse_add(S, i, j, 1.0); }
-
-static void s_pattern(const mbs_model *m, mbs_data *d, mbs_sparse *S)
+void mbs_ggl_pattern(const mbs_model *m, mbs_data *d, mbs_add_fn add, void *ctx)
 {
     int n = m->nvar, ne = m->neq;
-    for (int i = 0; i < n; i++) mbs_sparse_add(S, i, i, 1.0);
+    s_patblk all = {add, ctx, 0, 0};
+    for (int i = 0; i < n; i++) add(ctx, i, i, 1.0);
     /* the structural blocks (mass, force elements with a state and their
      * controllers' variables, the bodies carrying contact shapes, the
      * constraint rows) */
-    mbs_ggl_structure(m, 0, s_pat_place, S);
+    mbs_ggl_structure(m, 0, s_pat_place, &all);
     /* the constraint Hessian and d(Phi_q v)/dq */
     double *l = d->r1, *v = d->fd_v;
     for (int r = 0; r < ne; r++) l[r] = 1.0;
     for (int i = 0; i < n; i++) v[i] = 0.5 + 0.61803398875 * (double)((i * 7919) % 101) / 101.0;
-    s_patblk hq = {S, n, 0}, jq = {S, 2 * n + ne, 0};
+    s_patblk hq = {add, ctx, n, 0}, jq = {add, ctx, 2 * n + ne, 0};
     mbs_cons_hess_add(m, m->x0, 0.0, l, 1.0, s_pat_add, &hq);
     mbs_cons_jvq_add(m, m->x0, v, 0.0, 1.0, s_pat_add, &jq);
 }
@@ -95,7 +107,7 @@ int mbs_ggl_sp_new(const mbs_model *m, mbs_data *d)
     d->ggl_sp = mbs_sparse_new(gn, 2 * cap + 1024);
     if (!d->ggl_sp) return MBS_ENOMEM;
     mbs_sparse_begin(d->ggl_sp, gn);
-    s_pattern(m, d, d->ggl_sp);
+    mbs_ggl_pattern(m, d, mbs_sparse_add_cb, d->ggl_sp);
     return mbs_sparse_fix_pattern(d->ggl_sp) ? MBS_ENOMEM : 0;
 }
 
@@ -116,15 +128,23 @@ int mbs_ggl_sp_chosen(const mbs_model *m, const mbs_data *d)
 void mbs_ggl_sp_free(mbs_data *d)
 {
     mbs_sparse_free(&d->ggl_sp);
+    mbs_ggl_red_free(d);
+}
+
+int mbs_ggl_sp_full_factor(const mbs_model *m, mbs_data *d, mbs_sparse *S, double w0, const double *x,
+                           const double *v, double t)
+{
+    mbs_sparse_begin(S, m->nggl);
+    mbs_ggl_emit(m, d, w0, x, v, t, 1, mbs_sparse_add_cb, S, NULL);
+    return mbs_sparse_factor(S, NULL);
 }
 
 int mbs_ggl_sp_build(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t)
 {
+    if (d->ggl_red) return mbs_ggl_red_build(m, d, w0, x, v, t);
     double t0 = mbs_now();
-    mbs_sparse_begin(d->ggl_sp, m->nggl);
-    mbs_ggl_emit(m, d, w0, x, v, t, 1, mbs_sparse_add_cb, d->ggl_sp, NULL);
+    int info = mbs_ggl_sp_full_factor(m, d, d->ggl_sp, w0, x, v, t);
     d->met.jacobian_evaluations++;
-    int info = mbs_sparse_factor(d->ggl_sp, NULL);
     d->met.factorizations++;
     mbs_note_system(d, m->nggl);
     d->met.linear_algebra_seconds += mbs_now() - t0;
@@ -133,5 +153,6 @@ int mbs_ggl_sp_build(const mbs_model *m, mbs_data *d, double w0, const double *x
 
 int mbs_ggl_sp_solve(mbs_data *d, double *rhs)
 {
+    if (d->ggl_red) return mbs_ggl_red_solve(d, rhs);
     return mbs_sparse_solve(d->ggl_sp, rhs);
 }

@@ -248,6 +248,11 @@ double mbs_sparse_condest(mbs_sparse *s)
     return isfinite(s->kc.condest) ? s->kc.condest : INFINITY;
 }
 
+long mbs_sparse_lu_nnz(const mbs_sparse *s)
+{
+    return s->num ? (long)s->num->lnz + (long)s->num->unz : -1;
+}
+
 int mbs_sparse_dim(const mbs_sparse *s) { return s->n; }
 long mbs_sparse_nnz(const mbs_sparse *s) { return s->ap[s->n]; }
 long mbs_sparse_triplets(const mbs_sparse *s) { return s->nt; }

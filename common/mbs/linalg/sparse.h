@@ -79,6 +79,10 @@ long mbs_sparse_nnz(const mbs_sparse *s);
 long mbs_sparse_triplets(const mbs_sparse *s);
 long mbs_sparse_capacity(const mbs_sparse *s);
 
+/* Entries of L and U of the last factorisation (KLU's lnz + unz, the
+ * diagonal counted in both), -1 without one; for the benchmarks. */
+long mbs_sparse_lu_nnz(const mbs_sparse *s);
+
 /* Entry (i, j) of the last compressed matrix (0 when not stored); for tests. */
 double mbs_sparse_get(const mbs_sparse *s, int i, int j);
 

@@ -170,6 +170,9 @@ struct mbs_data {
     /* BDF: the GGL matrix factorised by KLU (system_ggl.c) when the model's
      * band is wasteful, NULL when it is banded (ggl above) */
     struct mbs_sparse *ggl_sp;
+    /* ... and, when the velocity increments are eliminated from it
+     * (system_ggl_red.c), what its solves need; NULL otherwise */
+    struct mbs_ggl_red *ggl_red;
 
     /* Forces that only the running integrator knows, handed by it to the
      * output sampler (output/contact_output.c, output/output.c) with its
