@@ -198,6 +198,15 @@ typedef struct mbs_dae_form {
     /* NULL when the model has no energy projection (dynamics/force.h
      * mbs_energy_projectable); else the accepted state in d projected
      * onto the energy of t = 0. */
-    void (*energy_project)(void *ctx);} mbs_dae_form;
+    void (*energy_project)(void *ctx);
+
+    /* Optional (NULL: the run has no sampled controllers), as the ODE
+     * form's (formulation.h): the next sampling instant of a discrete
+     * controller after the accepted state in d (INFINITY: none), and the
+     * sample at the accepted state d->t (the controllers due then measure
+     * d's state; 1 when a held output changed). */
+    double (*next_stop)(void *ctx);
+    int (*sample)(void *ctx);
+} mbs_dae_form;
 
 #endif

@@ -28,7 +28,6 @@
  * more CPU at 1e-4 (docs/actuators.md); left out.
  */
 #include "mbs/integrate/bdf_sample.h"
-#include "mbs/dynamics/controller.h"
 
 #include <math.h>
 #include <string.h>
@@ -92,7 +91,7 @@ int mbs_bdf_sample(const mbs_dae_form *f, const mbs_model *m, mbs_data *d, doubl
     double *zddp = zddm + nz, *zdp = zddp + nz, *y_other = zdp + nz;
     /* the sample; nothing to do when no held output changed */
     memcpy(y_other, d->ctrl_y, sizeof(double) * (size_t)nc);
-    if (!mbs_ctrl_sample(m, d)) return 0;
+    if (!f->sample || !f->sample(f->ctx)) return 0;
     memcpy(x, d->x, sizeof(double) * (size_t)n);
     memcpy(v, d->v, sizeof(double) * (size_t)n);
     if (nz > 0) memcpy(z, d->z, sizeof(double) * (size_t)nz);

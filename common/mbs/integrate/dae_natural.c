@@ -212,6 +212,20 @@ static int s_jac_nnz(const mbs_model *m)
     return nnz;
 }
 
+/* mbs_dae_form.next_stop and sample: the discrete controllers on the
+ * accepted state in d (dynamics/controller.h). */
+static double s_next_stop(void *ctx)
+{
+    mbs_dae_nat *c = ctx;
+    return mbs_ctrl_next_stop(c->m, c->d);
+}
+
+static int s_sample(void *ctx)
+{
+    mbs_dae_nat *c = ctx;
+    return mbs_ctrl_sample(c->m, c->d);
+}
+
 void mbs_dae_natural(const mbs_model *m, mbs_data *d, mbs_dae_nat *c, mbs_dae_form *f)
 {
     c->m = m;
@@ -229,7 +243,8 @@ void mbs_dae_natural(const mbs_model *m, mbs_data *d, mbs_dae_nat *c, mbs_dae_fo
                         .rank_margin = s_rank_margin, .reselect = s_reselect, .accelerations = s_accelerations,
                         .zrate = s_zrate, .joint_rate = s_joint_rate, .motor = s_motor,
                         .zelim_build = s_zelim_build, .zelim_pre = s_zelim_pre, .zelim_post = s_zelim_post,
-                        .energy_project = mbs_energy_projectable(m) ? s_energy_project : NULL};
+                        .energy_project = mbs_energy_projectable(m) ? s_energy_project : NULL,
+                        .next_stop = m->nctrl > 0 ? s_next_stop : NULL, .sample = m->nctrl > 0 ? s_sample : NULL};
 }
 
 int mbs_integrate_al(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *err)

@@ -90,7 +90,6 @@
 #include "mbs/model/accuracy.h"
 #include "mbs/integrate/system_contacts.h"
 #include "mbs/integrate/system_ggl.h"
-#include "mbs/dynamics/controller.h"
 #include "mbs/integrate/bdf_sample.h"
 #include "mbs/integrate/bdf_coef.h"
 #include "mbs/linalg/vec.h"
@@ -360,7 +359,7 @@ int mbs_bdf_run(const mbs_dae_form *f, const mbs_model *m, mbs_data *d, mbs_step
         /* a discrete controller's next sample, a kink of an input: the
          * step ends there */
         double t_kink = mbs_next_kink(m, d->t);
-        double t_stop = fmin(m->nctrl > 0 ? mbs_ctrl_next_stop(m, d) : INFINITY, t_kink);
+        double t_stop = fmin(f->next_stop ? f->next_stop(f->ctx) : INFINITY, t_kink);
         h_free = h;
         if (d->t + 1.01 * h > t_stop) h = t_stop - d->t;
         double t1 = h == t_stop - d->t ? t_stop : d->t + h;
