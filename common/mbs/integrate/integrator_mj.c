@@ -300,7 +300,7 @@ int mbs_mj_ws_make(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_m
     ALLOC(w->prev, 4 * cap); ALLOC(w->pt, cap); ALLOC(w->boff, cap); ALLOC(w->bstore, bcap + 1);
 
     ALLOC(w->astore, bcap + 1); ALLOC(w->bzstore, bcap + 1); ALLOC(w->qz, 3 * cap);
-    ALLOC(w->pzoff, 2 * cap); ALLOC(w->pmu, cap); ALLOC(w->ztrav, w->nisl + 1); ALLOC(w->pbn, 6 * cap); ALLOC(w->pam, 2 * cap);
+    ALLOC(w->pzoff, 2 * cap); ALLOC(w->pmu, cap); ALLOC(w->pvp, cap); ALLOC(w->pimp, cap); ALLOC(w->pin, cap); ALLOC(w->ztrav, w->nisl + 1); ALLOC(w->pbn, 6 * cap); ALLOC(w->pam, 2 * cap);
     ALLOC(w->psnap, 2 * cap); ALLOC(w->wlast, cap); ALLOC(w->pisl, 2 * cap); ALLOC(w->wdi, 3 * cap); ALLOC(w->pstr, cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn); ALLOC(w->z0, nn);
     /* the PGS update log (deactivation's check only): 64 updates per
      * point slot (1 << 20 at most) */
@@ -330,7 +330,7 @@ void mbs_mj_ws_free(mbs_data *d)
     free(w->var_isl); free(w->var_loc); free(w->eq_loc); free(w->isl_vptr); free(w->isl_var);
     free(w->isl_eptr); free(w->isl_eq); free(w->isl_mat); free(w->kbuf); free(w->ibuf);
     free(w->pi); free(w->xtra); free(w->skip); free(w->skipg); free(w->cand); free(w->ulog); free(w->prev); free(w->pt); free(w->boff); free(w->bstore);
-    free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->ztrav); free(w->pbn); free(w->pam); free(w->psnap); free(w->wlast); free(w->pisl); free(w->wdi); free(w->pstr); free(w->pzlen);
+    free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->pvp); free(w->pimp); free(w->pin); free(w->ztrav); free(w->pbn); free(w->pam); free(w->psnap); free(w->wlast); free(w->pisl); free(w->wdi); free(w->pstr); free(w->pzlen);
     free(w->z); free(w->z0); free(w->logi); free(w->logd); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
     free(w->lam); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0); free(w->act);
     free(w->lM); free(w->lWc); free(w->lq); free(w->lz); free(w->lw); free(w->lcomp); free(w->lwork);
@@ -477,20 +477,17 @@ static void s_solve_all(const mbs_data *d, mbs_mj_ws *w, const double *fv, const
 static void s_bcols(mbs_mj_ws *w, int i, int ncomp)
 {
     const mbs_rpoint *P = &w->pt[i];
-    int k = P->pair, len = w->pi[k].blen;
-    const int *vars = w->pvars[k];
-    w->pmu[i] = w->pi[k].friction;
-    w->pstr[i] = len;
+    int len = w->pstr[i];
+    const int *vars = w->pvp[i];
     for (int c = 0; c < 3; c++) w->qz[3 * i + c] = 0;
     for (int c = 0; c < ncomp; c++) {
         double *B = w->bstore + w->boff[i] + (long)c * len, *Gl = w->ibuf;
         double *A = w->astore + w->boff[i] + (long)c * len, *Bz = w->bzstore + w->boff[i] + (long)c * len;
         int off = 0, zo = 0;
         for (int s = 0; s < 2; s++) {
-            int I = w->pi[k].isl[s];
+            int I = w->pisl[2 * i + s];
             w->pzoff[2 * i + s] = 0;
             w->pzlen[2 * i + s] = 0;
-            w->pisl[2 * i + s] = I;
             w->pbn[6 * i + 2 * c + s] = 0;
             if (c == 0) w->pam[2 * i + s] = 0;
             if (I < 0) continue;
@@ -555,14 +552,14 @@ static void s_bcols(mbs_mj_ws *w, int i, int ncomp)
 static void s_bfill(const mbs_model *m, mbs_mj_ws *w, int np)
 {
     for (int i = 0; i < np; i++) {
-        int k = w->pt[i].pair, len = w->pi[k].blen;
-        int nci = m->spec->contacts[k].friction > 0 ? 1 + (m->dim == 3 ? 2 : 1) : 1;
+        int len = w->pstr[i];
+        int nci = w->pmu[i] > 0 ? 1 + (m->dim == 3 ? 2 : 1) : 1;
         for (int c = 0; c < nci; c++) {
             double *B = w->bstore + w->boff[i] + (long)c * len;
             const double *A = w->astore + w->boff[i] + (long)c * len;
             int off = 0, zo = 0;
             for (int s = 0; s < 2; s++) {
-                int I = w->pi[k].isl[s];
+                int I = w->pisl[2 * i + s];
                 if (I < 0) continue;
                 int nv = w->isl_vptr[I + 1] - w->isl_vptr[I], zl = w->isl_zptr[I + 1] - w->isl_zptr[I];
                 if (w->isl_red[I]) {
@@ -580,10 +577,10 @@ static void s_bfill(const mbs_model *m, mbs_mj_ws *w, int np)
     }
 }
 
-/* G_c . v over the pair's variables. */
+/* G_c . v over the pair's variables (point P of w->pt: its list in w->pvp). */
 static double s_gdot(const mbs_mj_ws *w, const mbs_rpoint *P, int c, const double *v)
 {
-    const int *vars = w->pvars[P->pair];
+    const int *vars = w->pvp[P - w->pt];
     double s = 0;
     for (int j = 0; j < P->nv; j++) s += P->G[c][j] * v[vars[j]];
     return s;
@@ -592,10 +589,9 @@ static double s_gdot(const mbs_mj_ws *w, const mbs_rpoint *P, int c, const doubl
 /* v += dl * B (point i, component c). */
 static void s_vadd(const mbs_mj_ws *w, int i, int c, double dl, double *v, int lu_only)
 {
-    int k = w->pt[i].pair;
-    const double *B = w->bstore + w->boff[i] + (long)c * w->pi[k].blen;
+    const double *B = w->bstore + w->boff[i] + (long)c * w->pstr[i];
     for (int s = 0; s < 2; s++) {
-        int I = w->pi[k].isl[s];
+        int I = w->pisl[2 * i + s];
         if (I < 0) continue;
         int nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
         const int *iv = w->isl_var + w->isl_vptr[I];
@@ -620,7 +616,7 @@ static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
 {
     int ntan = ncomp - 1, C = 0, L = 0;
     for (int i = 0; i < np; i++) {
-        int fr = m->spec->contacts[w->pt[i].pair].friction > 0;
+        int fr = w->pmu[i] > 0;
         C += fr ? ncomp : 1;
         L += fr ? 1 + 3 * ntan : 1;
     }
@@ -632,7 +628,7 @@ static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
     double *Wc = w->lWc, *qc = w->lw, *M = w->lM, *q = w->lq;
     int a = 0;
     for (int i = 0; i < np; i++) {
-        int nc = m->spec->contacts[w->pt[i].pair].friction > 0 ? ncomp : 1;
+        int nc = w->pmu[i] > 0 ? ncomp : 1;
         for (int c = 0; c < nc; c++) comp[a++] = 3 * i + c;
     }
     for (int b = 0; b < C; b++) {
@@ -646,7 +642,7 @@ static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
      * normal, x = 1 + 2 j (+t_j) and 2 + 2 j (-t_j) the directions */
     int ur = 0, cr = 0;
     for (int i = 0; i < np; i++) {
-        double mu = m->spec->contacts[w->pt[i].pair].friction;
+        double mu = w->pmu[i];
         int nti = mu > 0 ? ntan : 0;
         for (int x = 0; x < 1 + 2 * nti; x++) {
             int row = ur + x, crow = cr + (x == 0 ? 0 : 1 + (x - 1) / 2);
@@ -654,7 +650,7 @@ static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
             q[row] = srow * qc[crow];
             int uc = 0, cc = 0;
             for (int j = 0; j < np; j++) {
-                int ntj = m->spec->contacts[w->pt[j].pair].friction > 0 ? ntan : 0;
+                int ntj = w->pmu[j] > 0 ? ntan : 0;
                 for (int y = 0; y < 1 + 2 * ntj; y++) {
                     int ccol = cc + (y == 0 ? 0 : 1 + (y - 1) / 2);
                     double scol = y == 0 || (y - 1) % 2 == 0 ? 1 : -1;
@@ -684,7 +680,7 @@ static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
     /* impulses from the Lemke unknowns */
     int u = 0;
     for (int i = 0; i < np; i++) {
-        int nti = m->spec->contacts[w->pt[i].pair].friction > 0 ? ntan : 0;
+        int nti = w->pmu[i] > 0 ? ntan : 0;
         w->lam[3 * i] = w->lz[u];
         for (int j = 0; j < nti; j++) w->lam[3 * i + 1 + j] = w->lz[u + 1 + 2 * j] - w->lz[u + 2 + 2 * j];
         u += 1 + 3 * nti;
@@ -721,9 +717,9 @@ static double s_compl_error(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp,
     if (lsc == 0) lsc = 1e-300;
     for (int i = 0; i < np; i++) {
         const mbs_rpoint *P = &w->pt[i];
-        /* (the pair's friction from its packed record: the contact spec of
-         * one of 81800 declared pairs is a cache miss per point) */
-        double mu = w->pi[P->pair].friction, ln = w->lam[3 * i];
+        /* (the point's friction, compact: the contact spec of one of 81800
+         * declared pairs is a cache miss per point) */
+        double mu = w->pmu[i], ln = w->lam[3 * i];
         double wn = s_gdot(w, P, 0, v) + w->bt[3 * i];
         err = fmax(err, fmax(0, -wn) / vscale);
         err = fmax(err, fmax(0, -ln) / lsc);
@@ -851,10 +847,19 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
             int warm = w->pi[k].lstep == step - 1;
             int in_index = 0, impact = 0;
             for (int j = 0; j < got; j++) {
-                int i = np + j, slot = w->pi[k].slot + j;
+                int i = np + j;
                 const mbs_rpoint *P = &w->pt[i];
+                /* the point's compact data for the rest of the step (its
+                 * pair's variables, friction, stride, islands, warm-start
+                 * slot): the step reads no per-pair array after this */
+                double *prev = w->pimp[i] = w->prev + 4L * (pk->slot + j);
+                w->pvp[i] = w->pvars[k];
+                w->pmu[i] = pk->friction;
+                w->pstr[i] = pk->blen;
+                w->pisl[2 * i] = pk->isl[0];
+                w->pisl[2 * i + 1] = pk->isl[1];
                 w->boff[i] = boff;
-                boff += 3L * w->pi[k].blen;
+                boff += 3L * pk->blen;
                 /* the previous normal impulse, and the previous friction impulse
                  * (kept as a world vector) on the new tangents: the tangent
                  * basis turns with the normal and can swap axes */
@@ -863,8 +868,8 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
                     w->bt[3 * i + c] = 0;
                 }
                 if (warm) {
-                    const double *tw = w->prev + 4 * slot + 1;
-                    w->lam[3 * i] = w->prev[4 * slot];
+                    const double *tw = prev + 1;
+                    w->lam[3 * i] = prev[0];
                     for (int c = 1; pk->friction > 0 && c < ncomp; c++)
                         w->lam[3 * i + c] = tw[0] * P->t[c - 1][0] + tw[1] * P->t[c - 1][1] + tw[2] * P->t[c - 1][2];
                 }
@@ -879,6 +884,7 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
             }
             /* an impact: a pair entering the index set while closing */
             if (in_index) w->pi[k].istep = step;
+            for (int j = 0; j < got; j++) w->pin[np + j] = in_index;
             w->nimp += impact;
             w->pi[k].lstep = step;
             np += got;
@@ -888,9 +894,9 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
     /* B columns, W_ii, G v_f */
     t0 = mbs_now();
     for (int i = 0; i < np; i++) {
-        int nci = w->pi[w->pt[i].pair].friction > 0 ? ncomp : 1;
+        int nci = w->pmu[i] > 0 ? ncomp : 1;
         s_bcols(w, i, nci);
-        int len = w->pi[w->pt[i].pair].blen;
+        int len = w->pstr[i];
         const double *Gi = w->astore + w->boff[i], *Bi = w->bzstore + w->boff[i];
         for (int c = 0; c < 9; c++) w->wblk[9 * i + c] = 0;
         for (int c = 0; c < 3; c++) w->wd[3 * i + c] = 0;
@@ -914,16 +920,11 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
 /* Keep the impulses of the step for the next one's warm start. */
 static void s_keep(const mbs_model *m, mbs_mj_ws *w, int np)
 {
-    int prev = -1, j = 0;
     for (int i = 0; i < np; i++) {
-        int k = w->pt[i].pair;
-        j = k == prev ? j + 1 : 0;
-        prev = k;
-        int slot = w->pi[k].slot + j;
+        double *prev = w->pimp[i]; /* (the point's warm-start slot) */
         const mbs_rpoint *P = &w->pt[i];
-        w->prev[4 * slot] = w->lam[3 * i];
-        for (int a = 0; a < 3; a++)
-            w->prev[4 * slot + 1 + a] = w->lam[3 * i + 1] * P->t[0][a] + w->lam[3 * i + 2] * P->t[1][a];
+        prev[0] = w->lam[3 * i];
+        for (int a = 0; a < 3; a++) prev[1 + a] = w->lam[3 * i + 1] * P->t[0][a] + w->lam[3 * i + 2] * P->t[1][a];
     }
     (void)m;
 }
@@ -940,7 +941,7 @@ static int s_impulses(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int np, int
     const mbs_solver_spec *o = &m->spec->solver;
     int n = w->n, dim = 0, rc = -3;
     double la0 = mbs_now();
-    for (int i = 0; i < np; i++) dim += w->pi[w->pt[i].pair].friction > 0 ? ncomp : 1;
+    for (int i = 0; i < np; i++) dim += w->pmu[i] > 0 ? ncomp : 1;
     *failed = 0;
     *ce = -1;
     if (o->lcp_solver != MBS_LCP_PGS) {
@@ -988,7 +989,7 @@ static void s_undo(mbs_mj_ws *w)
  * reduced island (v = v_f + U z), a . z0 on an LU island (z = v). */
 static double s_row_side(const mbs_mj_ws *w, const mbs_rpoint *P, int I, double *amax)
 {
-    const int *vars = w->pvars[P->pair];
+    const int *vars = w->pvp[P - w->pt];
     const double *z0 = w->z0 + w->isl_zptr[I];
     double am = 0, val = 0;
     if (!w->isl_red[I]) {
@@ -1027,7 +1028,7 @@ static int s_replay_touches(const mbs_mj_ws *w, const mbs_rpoint *P, int k, cons
 {
     /* the point's normal row on each side's unknowns */
     double a[2][MBS_NB_MAX * 2];
-    const int *vars = w->pvars[k];
+    const int *vars = w->pvp[P - w->pt];
     for (int q = 0; q < 2; q++) {
         int I = isl[q];
         if (I < 0) continue;
@@ -1117,6 +1118,7 @@ static int s_recheck(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, co
     for (int c = 0; c < nk; P += w->pcount[c], c++) {
         int k = w->cand[c], got = w->pcount[c], viol = 0;
         mbs_mj_pinfo *pk = &w->pi[k];
+        for (int j = 0; j < got; j++) w->pvp[P - w->pt + j] = w->pvars[k];
         for (int j = 0; j < got && !viol; j++) {
             int idx;
             double bt = s_target(pk, &P[j], s_gdot(w, &P[j], 0, v0), h, eps, step, pk->istep, &idx);

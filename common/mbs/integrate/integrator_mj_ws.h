@@ -103,6 +103,13 @@ struct mbs_mj_ws {
     double *qz;                /* (3 cap) G v_f over the reduced sides        */
     int *pzoff, *pzlen;        /* (2 cap) slice of each side of a point       */
     double *pmu;               /* (cap) friction coefficient of the point     */
+    /* what the step reads of a point's pair, beside the point (set by
+     * s_points): its variables, its warm-start slot, whether the pair is in
+     * the index set at this step; with pmu, pstr, pisl below */
+    const int **pvp;           /* (cap) the pair's variables (pt[i].nv)       */
+    double **pimp;             /* (cap) the point's warm-start impulses: 4
+                                  numbers, normal and friction (world)        */
+    int *pin;                  /* (cap) 1: its pair is in the index set       */
     /* skipping open points in the sweeps (integrator_mj_pgs.c) */
     double *ztrav;             /* (nisl) sum of |changes| of the island's z   */
     double *pbn;               /* (6 cap) 1-norm of b per (component, side)   */
