@@ -103,6 +103,10 @@
  * points (720 bytes each) stay in the first-level cache for the targets. */
 #define S_CHUNK 16
 
+/* Deactivation: room for this many contact points at first (grown when a
+ * step needs more, s_pt_room). */
+#define S_PT_ROOM0 256
+
 /* ---- workspace --------------------------------------------------------------------------- */
 
 static int s_find(int *p, int i)
@@ -221,6 +225,62 @@ static int s_islands(mbs_mj_ws *w)
     return 0;
 }
 
+/* The points' arrays with room for cap points and bcap coefficients: each
+ * grown into a new calloc'd array (the new part zero, as room that was
+ * never used, and left untouched: its pages cost no memory until a step
+ * uses them) with the old contents copied.  0 or -1 (out of memory: the
+ * arrays not yet grown keep their old room, w->cap and w->bcap the old
+ * values). */
+static int s_pt_grow(mbs_mj_ws *w, int cap, long bcap)
+{
+    /* each array and its entries per point */
+#define S_PT_ARRAYS(X) \
+    X(pt, 1) X(boff, 1) X(pvp, 1) X(pimp, 1) X(pin, 1) X(qz, 3) X(pzoff, 2) X(pzlen, 2) X(pmu, 1) X(pbn, 6) \
+    X(pam, 2) X(psnap, 2) X(wlast, 1) X(pisl, 2) X(wdi, 3) X(pstr, 1) X(wblk, 9) X(lam, 3) X(bt, 3) X(wd, 3) \
+    X(gam0, 1) X(cg_p, 3) X(cg_l0, 3) X(act, 3)
+#define S_GROW(p, old, new) \
+    do { \
+        void *q_ = calloc((size_t)((new) > 0 ? (new) : 1), sizeof *(p)); \
+        if (!q_) return -1; \
+        if ((p) && (old) > 0) memcpy(q_, (p), sizeof *(p) * (size_t)(old)); \
+        free((void *)(p)); \
+        (p) = q_; \
+    } while (0)
+#define S_GROW_PT(f, per) S_GROW(w->f, (long)(per) * w->cap, (long)(per) * cap);
+    if (cap > w->cap) {
+        S_PT_ARRAYS(S_GROW_PT)
+        w->cap = cap;
+    }
+    if (bcap > w->bcap) {
+        S_GROW(w->bstore, w->bcap + 1, bcap + 1);
+        S_GROW(w->astore, w->bcap + 1, bcap + 1);
+        S_GROW(w->bzstore, w->bcap + 1, bcap + 1);
+        w->bcap = bcap;
+    }
+#undef S_GROW_PT
+#undef S_GROW
+#undef S_PT_ARRAYS
+    return 0;
+}
+
+/* Room for np points and nb coefficients in the points' arrays: grown to
+ * twice the room (at most every declared pair's) when short; after the
+ * first steps of a run the largest system so far has room.  0, or -1 out
+ * of memory (w->nomem set: the run stops with MBS_ENOMEM). */
+static int s_pt_room(mbs_mj_ws *w, int np, long nb)
+{
+    if (np <= w->cap && nb <= w->bcap) return 0;
+    int cap = w->cap;
+    long bcap = w->bcap;
+    if (np > cap) cap = 2L * cap > np ? (2L * cap < w->cap_all ? 2 * cap : w->cap_all) : np;
+    if (nb > bcap) bcap = 2 * bcap > nb ? (2 * bcap < w->bcap_all ? 2 * bcap : w->bcap_all) : nb;
+    if (cap < np) cap = np;
+    if (bcap < nb) bcap = nb;
+    if (s_pt_grow(w, cap, bcap) == 0) return 0;
+    w->nomem = 1;
+    return -1;
+}
+
 int mbs_mj_ws_make(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_model *m, mbs_data *d)
 {
     int n = f->n, ne = f->ne, nc = m->spec->ncontact, nn = n > 0 ? n : 1, ns = m->spec->nshape;
@@ -274,7 +334,7 @@ int mbs_mj_ws_make(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_m
         const mbs_contact_spec *C = &m->spec->contacts[k];
         mbs_mj_pinfo *pk = &w->pi[k];
         pk->lstep = pk->istep = -10;
-        pk->slot = w->cap;
+        pk->slot = w->cap_all;
         pk->friction = C->friction;
         pk->restitution = C->restitution;
         pk->shape[0] = C->shape[0];
@@ -293,22 +353,31 @@ int mbs_mj_ws_make(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_m
         }
         w->pi[k].blen = len;
         int np = r->max_points(r->ctx, k);
-        w->cap += np;
+        w->pi[k].npmax = np;
+        w->cap_all += np;
         bcap += 3L * np * len;
     }
-    int cap = w->cap > 0 ? w->cap : 1;
-    ALLOC(w->prev, 4 * cap); ALLOC(w->pt, cap); ALLOC(w->boff, cap); ALLOC(w->bstore, bcap + 1);
-
-    ALLOC(w->astore, bcap + 1); ALLOC(w->bzstore, bcap + 1); ALLOC(w->qz, 3 * cap);
-    ALLOC(w->pzoff, 2 * cap); ALLOC(w->pmu, cap); ALLOC(w->pvp, cap); ALLOC(w->pimp, cap); ALLOC(w->pin, cap); ALLOC(w->ztrav, w->nisl + 1); ALLOC(w->pbn, 6 * cap); ALLOC(w->pam, 2 * cap);
-    ALLOC(w->psnap, 2 * cap); ALLOC(w->wlast, cap); ALLOC(w->pisl, 2 * cap); ALLOC(w->wdi, 3 * cap); ALLOC(w->pstr, cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn); ALLOC(w->z0, nn);
+    int cap = w->cap_all > 0 ? w->cap_all : 1;
+    w->bcap_all = bcap;
+    ALLOC(w->prev, 4 * cap);
+    ALLOC(w->ztrav, w->nisl + 1); ALLOC(w->z, nn); ALLOC(w->z0, nn);
     /* the PGS update log (deactivation's check only): 64 updates per
      * point slot (1 << 20 at most) */
     w->caplog = !m->spec->solver.contact_deactivation ? 0 : 64L * cap < (1L << 20) ? 64L * cap : (1L << 20);
     ALLOC(w->logi, w->caplog + 1); ALLOC(w->logd, 3 * w->caplog + 1);
-    ALLOC(w->isl_zptr, w->nisl + 1); ALLOC(w->isl_red, w->nisl + 1); ALLOC(w->wblk, 9 * cap);
-    ALLOC(w->lam, 3 * cap); ALLOC(w->bt, 3 * cap); ALLOC(w->wd, 3 * cap);
-    ALLOC(w->gam0, cap); ALLOC(w->cg_p, 3 * cap); ALLOC(w->cg_l0, 3 * cap); ALLOC(w->act, 3 * cap);
+    ALLOC(w->isl_zptr, w->nisl + 1); ALLOC(w->isl_red, w->nisl + 1);
+    /* the points' arrays: room for every declared rigid pair's points
+     * without deactivation (they are all in the system), for a few hundred
+     * with it, grown when a step's system needs more (s_pt_room; 2.9 kB per
+     * point slot: the 400-ball box declares 81800) */
+    if (!ok) return -1;
+    if (m->spec->solver.contact_deactivation) {
+        int c0 = cap < S_PT_ROOM0 ? cap : S_PT_ROOM0;
+        long b0 = 3L * 2 * MBS_NB_MAX * c0;
+        if (s_pt_grow(w, c0, b0 < bcap ? b0 : bcap)) return -1;
+    } else if (s_pt_grow(w, cap, bcap)) {
+        return -1;
+    }
     /* Lemke: at most 7 unknowns per point (normal, 2 x 2 directions, 2 slacks) */
     int lmax = m->spec->solver.lcp_lemke_max > 0 ? m->spec->solver.lcp_lemke_max : 60;
     w->nl = 7 * cap < lmax ? 7 * cap : lmax;
@@ -806,7 +875,8 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
      * more cache misses of the data, 1.3 % more CPU on the 100-ball box) */
     int a = 0, x = 0, more = 1;
     while (more) {
-        int npl = 0;
+        int npl = 0, nroom = 0;
+        long broom = 0;
         while (npl < S_CHUNK) {
             /* the pairs in increasing id: every declared one, or the active set
              * merged with the pairs the check after a solve added (s_recheck) */
@@ -825,7 +895,11 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
             if (!pk->rigid) continue;
             w->plist[npl] = k;
             w->preach[npl++] = use_active && !added ? s_pair_reach(m, w, pk->shape, v0, h) : INFINITY;
+            nroom += pk->npmax;
+            broom += 3L * pk->blen * pk->npmax;
         }
+        /* room for the chunk's points (grown in the first steps of a run) */
+        if (s_pt_room(w, np + nroom, boff + broom)) return -1;
         if (npl > 0)
             w->rows.points(w->rows.ctx, w->xm, w->stamp, w->plist, npl, use_active ? w->preach : NULL, &w->pt[np],
                            w->pcount, w->pgmin);
@@ -1108,11 +1182,15 @@ static int s_recheck(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, co
     /* the rigid ones not in the system, their points in one call after the
      * system's (their slots are free: the pairs are not in it; each pair
      * is a candidate once) */
-    int nk = 0;
+    int nk = 0, nroom = 0;
     for (int c = 0; c < ncand; c++) {
         int k = w->cand[c];
-        if (w->pi[k].rigid && w->pi[k].lstep != step) w->cand[nk++] = k;
+        if (w->pi[k].rigid && w->pi[k].lstep != step) {
+            w->cand[nk++] = k;
+            nroom += w->pi[k].npmax;
+        }
     }
+    if (s_pt_room(w, np + nroom, w->bcap)) return 0; /* (w->nomem: the run stops) */
     if (nk > 0) w->rows.points(w->rows.ctx, w->xm, w->stamp, w->cand, nk, NULL, &w->pt[np], w->pcount, NULL);
     mbs_rpoint *P = &w->pt[np];
     for (int c = 0; c < nk; P += w->pcount[c], c++) {
@@ -1281,6 +1359,10 @@ int mbs_mj_run(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *e
          * contact (s_recheck) */
         w->nxtra = 0;
         int np = s_points(m, d, w, h, ncomp, v0, step);
+        if (np < 0) {
+            mbs_err_add(err, "", "t = %.6g: out of memory for the step's contact points", tm);
+            return MBS_ENOMEM;
+        }
         int dim = 0, failed = 0, lemke = 0;
         double ce = -1;
         memcpy(d->v, vf, sizeof(double) * (size_t)n);
@@ -1289,11 +1371,16 @@ int mbs_mj_run(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *e
              round++) {
             s_undo(w);
             np = s_points(m, d, w, h, ncomp, v0, step);
+            if (np < 0) break;
             memcpy(d->v, vf, sizeof(double) * (size_t)n);
             dim = failed = lemke = 0;
             ce = -1;
             if (np > 0) dim = s_impulses(m, d, w, np, ncomp, vscale, &failed, &lemke, &ce);
             if (round == 0) w->nrecheck++;
+        }
+        if (w->nomem) {
+            mbs_err_add(err, "", "t = %.6g: out of memory for the step's contact points", tm);
+            return MBS_ENOMEM;
         }
         d->met.impacts += w->nimp;
         if (np > 0) {

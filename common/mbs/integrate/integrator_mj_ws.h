@@ -22,6 +22,7 @@ typedef struct {
     int isl[2];                /* islands of the pair's bodies, -1            */
     int blen;                  /* length of a B column of the pair            */
     int slot;                  /* first warm-start slot                       */
+    int npmax;                 /* most points (contact rows' max_points)      */
     int shape[2];
     int rigid;                 /* law MBS_LAW_RIGID                           */
 } mbs_mj_pinfo;
@@ -67,7 +68,7 @@ struct mbs_mj_ws {
     double *ibuf;              /* (bufmax) island right-hand side            */
     /* pairs */
     mbs_mj_pinfo *pi;               /* (nc) what a step reads of each pair         */
-    double *prev;              /* (4 cap) per (pair, point): the normal and
+    double *prev;              /* (4 cap_all) per (pair, point): the normal and
                                   the friction impulse (world) of its last step */
     /* deactivation's check after a solve (s_recheck): the pairs it added
      * to the step's system, those the reach test left out (with their
@@ -82,10 +83,16 @@ struct mbs_mj_ws {
     long nimp;                 /* impacts of the step's system                */
     long nrecheck;             /* steps solved again (metrics: none; tests)   */
     /* the points of the current step */
-    int cap;                   /* sum of the pairs' largest point counts       */
+    int cap_all;               /* sum of the pairs' largest point counts       */
+    long bcap_all;             /* ... and of their B columns' lengths (x 3)    */
+    int cap;                   /* room for points in the arrays below (cap_all
+                                  without deactivation, else grown as needed:
+                                  s_pt_room) */
+    long bcap;                 /* room in bstore, astore, bzstore             */
+    int nomem;                 /* a step found no room (out of memory)        */
     mbs_rpoint *pt;            /* (cap)                                      */
     long *boff;                /* (cap) offset of the point's B columns       */
-    double *bstore;            /* B columns                                   */
+    double *bstore;            /* (bcap) B columns                            */
     /* the PGS unknowns z: per island its velocity (LU islands) or the r
      * numbers y of v = v_f + U y (Schur islands, P = U U^T) */
     int *isl_zptr;             /* (nisl + 1) the island's slice of z          */
