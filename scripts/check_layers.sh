@@ -29,7 +29,7 @@
 set -u
 
 # integrator files behind the boundary (paths under common/)
-BEHIND_BOUNDARY="mbs/integrate/integrator_al.c mbs/integrate/integrator_bdf.c mbs/integrate/bdf_sample.c mbs/integrate/bdf_ode.c mbs/integrate/integrator_mj.c mbs/integrate/integrator_mj_pgs.c mbs/integrate/integrator_mj_ws.h mbs/integrate/mj_error.c mbs/integrate/mj_error.h mbs/integrate/integrator_ed.c mbs/integrate/ed_contacts.c mbs/integrate/ed_contacts_lcp.c mbs/integrate/ed_contacts.h mbs/integrate/dopri5.c"
+BEHIND_BOUNDARY="mbs/integrate/integrator_al.c mbs/integrate/integrator_bdf.c mbs/integrate/bdf_sample.c mbs/integrate/bdf_ode.c mbs/integrate/integrator_mj.c mbs/integrate/integrator_mj_pgs.c mbs/integrate/integrator_mj_ws.h mbs/integrate/mj_error.c mbs/integrate/mj_error.h mbs/integrate/mj_pairs.c mbs/integrate/mj_pairs.h mbs/integrate/integrator_ed.c mbs/integrate/ed_contacts.c mbs/integrate/ed_contacts_lcp.c mbs/integrate/ed_contacts.h mbs/integrate/dopri5.c"
 # the natural coordinates' fields of mbs_model (model/model.h)
 NATURAL_FIELDS="nvar|neq|eq|colpool|eqav|jcpool|x0|v0|body|nb|M_ptr|M_col|M_val|perm|iperm|kd|nkkt|kperm|kiperm|kkl|kku|nggl|gperm|giperm|gkl|gku|jg|nrotor|rotor|fpts|spring_len0|nstate_el|stel|cshape|cfel|cpairs|length_scale|mass_scale|has_stiffness"
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}

@@ -78,6 +78,7 @@
 #include "mbs/linalg/lcp.h"
 #include "mbs/linalg/cinv.h"
 #include "mbs/integrate/integrator_mj_ws.h"
+#include "mbs/integrate/mj_pairs.h"
 #include "mbs/integrate/mj_error.h"
 #include "mbs/analysis/system.h"
 #include "mbs/contact/contact.h" /* mbs_cforce, the outputs' record of a point force */
@@ -101,7 +102,7 @@
 
 /* Pairs handed to the contact rows' points in one call (s_points): their
  * points (720 bytes each) stay in the first-level cache for the targets. */
-#define S_CHUNK 16
+#define S_CHUNK S_MJ_CHUNK
 
 /* Deactivation: room for this many contact points at first (grown when a
  * step needs more, s_pt_room). */
@@ -306,7 +307,7 @@ int mbs_mj_ws_make(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_m
 #define ALLOC(p, cnt) do { (p) = calloc((size_t)(cnt), sizeof *(p)); ok &= (p) != NULL; } while (0)
     ALLOC(w->bvar, (size_t)w->nbody * w->bnv + 1); ALLOC(w->shb, ns + 1);
     ALLOC(w->eq_off, ne + 1); ALLOC(w->eq_nnz, ne + 1);
-    ALLOC(w->pvars, nc + 1); ALLOC(w->plist, S_CHUNK); ALLOC(w->pcount, nc + 1);
+    ALLOC(w->pvars, nc + 1); ALLOC(w->pnv, nc + 1); ALLOC(w->plist, S_CHUNK); ALLOC(w->pcount, nc + 1);
     ALLOC(w->preach, S_CHUNK); ALLOC(w->pgmin, S_CHUNK);
     ALLOC(w->var_isl, nn); ALLOC(w->var_loc, nn); ALLOC(w->eq_loc, ne + 1);
     ALLOC(w->isl_var, nn); ALLOC(w->isl_eq, ne + 1);
@@ -322,11 +323,18 @@ int mbs_mj_ws_make(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_m
     }
     for (int i = 0; i < ne; i++) f->jac_row(f->ctx, i, &w->eq_off[i], &w->eq_nnz[i]);
     for (int k = 0; k < nc; k++) w->pvars[k] = r->pair_vars(r->ctx, k);
+    /* the variables' counts, for the active set's records (mj_pairs.h),
+     * kept when the contact rows can take them */
+    int recs = r->pair_nv && r->points_rec && m->spec->solver.contact_deactivation;
+    for (int k = 0; recs && k < nc; k++) {
+        w->pnv[k] = r->pair_nv(r->ctx, k);
+        if (w->pnv[k] < 0 || w->pnv[k] > 2 * MBS_NB_MAX) recs = 0;
+    }
     if (s_islands(w)) return -1;
     ALLOC(w->ibuf, w->bufmax);
     ALLOC(w->pi, nc + 1);
     ALLOC(w->xtra, nc + 1); ALLOC(w->skip, nc + 1); ALLOC(w->skipg, nc + 1); ALLOC(w->cand, 2 * nc + 1);
-    ALLOC(w->ulog, 3 * nc + 1);
+    ALLOC(w->ulog, nc + 1); ALLOC(w->skipp, nc + 1);
     if (!ok) return -1;
     /* pairs: islands of their bodies, B column length, point capacity */
     long bcap = 0;
@@ -357,6 +365,7 @@ int mbs_mj_ws_make(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_m
         w->cap_all += np;
         bcap += 3L * np * len;
     }
+    if (recs && mbs_mj_recs_init(w, nc)) return -1;
     int cap = w->cap_all > 0 ? w->cap_all : 1;
     w->bcap_all = bcap;
     ALLOC(w->prev, 4 * cap);
@@ -398,7 +407,7 @@ void mbs_mj_ws_free(mbs_data *d)
     free(w->isl_ci); free(w->isl_schur); free(w->isl_lu); free(w->abuf); free(w->ibuf2); free(w->onbuf);
     free(w->var_isl); free(w->var_loc); free(w->eq_loc); free(w->isl_vptr); free(w->isl_var);
     free(w->isl_eptr); free(w->isl_eq); free(w->isl_mat); free(w->kbuf); free(w->ibuf);
-    free(w->pi); free(w->xtra); free(w->skip); free(w->skipg); free(w->cand); free(w->ulog); free(w->prev); free(w->pt); free(w->boff); free(w->bstore);
+    free(w->pi); free(w->xtra); free(w->skip); free(w->skipg); free(w->cand); free(w->ulog); free(w->skipp); free(w->pnv); free(w->rec); free(w->prev); free(w->pt); free(w->boff); free(w->bstore);
     free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->pvp); free(w->pimp); free(w->pin); free(w->ztrav); free(w->pbn); free(w->pam); free(w->psnap); free(w->wlast); free(w->pisl); free(w->wdi); free(w->pstr); free(w->pzlen);
     free(w->z); free(w->z0); free(w->logi); free(w->logd); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
     free(w->lam); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0); free(w->act);
@@ -854,6 +863,25 @@ static double s_target(const mbs_mj_pinfo *pk, const mbs_rpoint *P, double gam0,
     return bt;
 }
 
+/* Pair k's id, shapes and variables from the store (a pair outside the
+ * records handed to points_rec with those in them). */
+static void s_rpair_load(const mbs_mj_ws *w, int k, mbs_rpair *p)
+{
+    p->pair = k;
+    p->shape[0] = w->pi[k].shape[0];
+    p->shape[1] = w->pi[k].shape[1];
+    p->nv = w->pnv[k];
+    memcpy(p->vars, w->pvars[k], sizeof(int) * (size_t)p->nv);
+}
+
+/* Pair k's data and state: its record when it is in the active set's
+ * records, else the store's. */
+static mbs_mj_pinfo *s_pinfo(mbs_mj_ws *w, int k)
+{
+    mbs_mj_rec *r = w->nrec > 0 ? mbs_mj_recs_find(w, k) : NULL;
+    return r ? &r->pi : &w->pi[k];
+}
+
 /* The points of the rigid pairs in the system at w->xm (deactivation: the
  * active set of contact.c; otherwise every declared rigid pair), their B
  * columns, Delassus diagonals, free velocities and targets. */
@@ -862,6 +890,8 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
     int nc = m->spec->ncontact;
     int use_active = m->spec->solver.contact_deactivation && d->c_ready;
     int cnt = use_active ? d->c_nactive : nc, np = 0;
+    /* the active set's records (mj_pairs.h), in the set's order */
+    int use_rec = use_active && w->rec;
     double eps = m->spec->solver.lcp_regularization;
     long boff = 0;
     double t0 = mbs_now();
@@ -880,7 +910,7 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
         while (npl < S_CHUNK) {
             /* the pairs in increasing id: every declared one, or the active set
              * merged with the pairs the check after a solve added (s_recheck) */
-            int k, added = 0;
+            int k, added = 0, ra = -1;
             if (!use_active) {
                 if (a >= nc) { more = 0; break; }
                 k = a++;
@@ -888,11 +918,31 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
                 int ka = a < cnt ? d->c_active[a] : nc, kx = x < w->nxtra ? w->xtra[x] : nc;
                 if (ka >= nc && kx >= nc) { more = 0; break; }
                 k = ka < kx ? ka : kx;
-                if (ka == k) a++;
+                if (ka == k) ra = a++;
                 if (kx == k) { x++; added = 1; }
             }
-            const mbs_mj_pinfo *pk = &w->pi[k];
+            /* the pair's data and state: its record (read in the set's
+             * order), else the store (a pair the check after a solve added
+             * from outside the set; every pair without records) */
+            mbs_mj_rec *rc = use_rec && ra >= 0 ? &w->rec[ra] : NULL;
+            mbs_mj_pinfo *pk = rc ? &rc->pi : &w->pi[k];
             if (!pk->rigid) continue;
+            if (use_rec) {
+                if (!rc) {
+                    s_rpair_load(w, k, &w->rtmp[npl]);
+                    w->prec[npl] = &w->rtmp[npl];
+                    w->pvl[npl] = w->pvars[k];
+                    w->pim0[npl] = w->prev + 4L * pk->slot;
+                } else {
+                    w->prec[npl] = &rc->p;
+                    w->pvl[npl] = rc->p.vars;
+                    w->pim0[npl] = rc->imp0;
+                }
+            } else {
+                w->pvl[npl] = w->pvars[k];
+                w->pim0[npl] = w->prev + 4L * pk->slot;
+            }
+            w->ppk[npl] = pk;
             w->plist[npl] = k;
             w->preach[npl++] = use_active && !added ? s_pair_reach(m, w, pk->shape, v0, h) : INFINITY;
             nroom += pk->npmax;
@@ -900,25 +950,29 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
         }
         /* room for the chunk's points (grown in the first steps of a run) */
         if (s_pt_room(w, np + nroom, boff + broom)) return -1;
-        if (npl > 0)
+        if (npl > 0 && use_rec)
+            w->rows.points_rec(w->rows.ctx, w->xm, w->stamp, w->prec, npl, w->preach, &w->pt[np], w->pcount,
+                               w->pgmin);
+        else if (npl > 0)
             w->rows.points(w->rows.ctx, w->xm, w->stamp, w->plist, npl, use_active ? w->preach : NULL, &w->pt[np],
                            w->pcount, w->pgmin);
         for (int l = 0; l < npl; l++) {
             int k = w->plist[l], got = w->pcount[l];
-            mbs_mj_pinfo *pk = &w->pi[k];
+            mbs_mj_pinfo *pk = w->ppk[l];
             /* a pair out of reach of the step */
             if (got < 0) {
+                w->skipp[w->nskip] = pk;
                 w->skip[w->nskip] = k;
                 w->skipg[w->nskip++] = w->pgmin[l];
                 continue;
             }
             /* the pair's steps before this call, for solving again */
-            w->ulog[3 * w->nulog] = k;
-            w->ulog[3 * w->nulog + 1] = pk->lstep;
-            w->ulog[3 * w->nulog + 2] = pk->istep;
+            w->ulog[w->nulog].pk = pk;
+            w->ulog[w->nulog].lstep = pk->lstep;
+            w->ulog[w->nulog].istep = pk->istep;
             w->nulog++;
             /* warm start from the previous step when the pair was in the system */
-            int warm = w->pi[k].lstep == step - 1;
+            int warm = pk->lstep == step - 1;
             int in_index = 0, impact = 0;
             for (int j = 0; j < got; j++) {
                 int i = np + j;
@@ -926,8 +980,8 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
                 /* the point's compact data for the rest of the step (its
                  * pair's variables, friction, stride, islands, warm-start
                  * slot): the step reads no per-pair array after this */
-                double *prev = w->pimp[i] = w->prev + 4L * (pk->slot + j);
-                w->pvp[i] = w->pvars[k];
+                double *prev = w->pimp[i] = j == 0 ? w->pim0[l] : w->prev + 4L * (pk->slot + j);
+                w->pvp[i] = w->pvl[l];
                 w->pmu[i] = pk->friction;
                 w->pstr[i] = pk->blen;
                 w->pisl[2 * i] = pk->isl[0];
@@ -953,14 +1007,14 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
                 w->bt[3 * i] = s_target(pk, P, w->gam0[i], h, eps, step, pk->istep, &idx);
                 if (idx) {
                     in_index = 1;
-                    if (w->gam0[i] < 0 && w->pi[k].istep != step - 1) impact = 1;
+                    if (w->gam0[i] < 0 && pk->istep != step - 1) impact = 1;
                 }
             }
             /* an impact: a pair entering the index set while closing */
-            if (in_index) w->pi[k].istep = step;
+            if (in_index) pk->istep = step;
             for (int j = 0; j < got; j++) w->pin[np + j] = in_index;
             w->nimp += impact;
-            w->pi[k].lstep = step;
+            pk->lstep = step;
             np += got;
         }
     }
@@ -1050,9 +1104,8 @@ static int s_impulses(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int np, int
 static void s_undo(mbs_mj_ws *w)
 {
     for (int u = w->nulog - 1; u >= 0; u--) {
-        mbs_mj_pinfo *pk = &w->pi[w->ulog[3 * u]];
-        pk->lstep = w->ulog[3 * u + 1];
-        pk->istep = w->ulog[3 * u + 2];
+        w->ulog[u].pk->lstep = w->ulog[u].lstep;
+        w->ulog[u].pk->istep = w->ulog[u].istep;
     }
     w->nulog = 0;
 }
@@ -1175,7 +1228,7 @@ static int s_recheck(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, co
     /* the reach-test pairs within reach at v1 */
     for (int s = 0; s < w->nskip; s++) {
         int k = w->skip[s];
-        if (!(w->skipg[s] > s_pair_reach(m, w, w->pi[k].shape, d->v, h))) w->cand[ncand++] = k;
+        if (!(w->skipg[s] > s_pair_reach(m, w, w->skipp[s]->shape, d->v, h))) w->cand[ncand++] = k;
     }
     /* the pairs outside the active set within the bodies' displacements */
     ncand += w->rows.missed(w->rows.ctx, dx, w->cand + ncand);
@@ -1185,7 +1238,7 @@ static int s_recheck(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, co
     int nk = 0, nroom = 0;
     for (int c = 0; c < ncand; c++) {
         int k = w->cand[c];
-        if (w->pi[k].rigid && w->pi[k].lstep != step) {
+        if (w->pi[k].rigid && s_pinfo(w, k)->lstep != step) {
             w->cand[nk++] = k;
             nroom += w->pi[k].npmax;
         }
@@ -1195,7 +1248,7 @@ static int s_recheck(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, co
     mbs_rpoint *P = &w->pt[np];
     for (int c = 0; c < nk; P += w->pcount[c], c++) {
         int k = w->cand[c], got = w->pcount[c], viol = 0;
-        mbs_mj_pinfo *pk = &w->pi[k];
+        const mbs_mj_pinfo *pk = s_pinfo(w, k);
         for (int j = 0; j < got; j++) w->pvp[P - w->pt + j] = w->pvars[k];
         for (int j = 0; j < got && !viol; j++) {
             int idx;
@@ -1312,6 +1365,7 @@ int mbs_mj_run(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *e
     if (nstep < 1) nstep = 1;
     h = T / (double)nstep;
     int ncomp = 1 + (m->dim == 3 ? 2 : 1);
+    w->nrec = 0; /* (the records' state: reset below) */
     for (int k = 0; k < m->spec->ncontact; k++) w->pi[k].lstep = w->pi[k].istep = -10;
     w->nlemke = w->npgs = 0;
     double *v0 = d->vp, *vf = w->vf;
@@ -1358,6 +1412,13 @@ int mbs_mj_run(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *e
          * with the pairs left out that the step's velocities bring into
          * contact (s_recheck) */
         w->nxtra = 0;
+        /* the active set's records follow the set (once per step: the set
+         * changes between steps, pointers into the records last the step) */
+        if (w->rec && d->c_ready && mbs_mj_recs_sync(w, d->c_active, d->c_nactive)) {
+            mbs_err_add(err, "", "t = %.6g: out of memory for the active set's records", tm);
+            return MBS_ENOMEM;
+        }
+        if (w->rec && !d->c_ready) mbs_mj_recs_clear(w);
         int np = s_points(m, d, w, h, ncomp, v0, step);
         if (np < 0) {
             mbs_err_add(err, "", "t = %.6g: out of memory for the step's contact points", tm);

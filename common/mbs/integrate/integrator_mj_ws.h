@@ -27,6 +27,22 @@ typedef struct {
     int rigid;                 /* law MBS_LAW_RIGID                           */
 } mbs_mj_pinfo;
 
+/* Pairs handed to the contact rows' points in one call (integrator_mj.c
+ * s_points): their points (720 bytes each) stay in the first-level cache
+ * for the targets. */
+#define S_MJ_CHUNK 16
+
+/* An entry of the undo log of the pairs' steps (s_points changes them; a
+ * step solved again puts them back): where they are (a record of the
+ * active set or the store) and their values before. */
+typedef struct {
+    mbs_mj_pinfo *pk;
+    long lstep, istep;
+} mbs_mj_ulog;
+
+/* The active set's records (mj_pairs.h). */
+struct mbs_mj_rec;
+
 /* The error estimate's state (mj_error.c). */
 typedef struct mbs_mj_est mbs_mj_est;
 
@@ -45,6 +61,19 @@ struct mbs_mj_ws {
     int *eq_off, *eq_nnz;      /* (ne) row r of Phi_q: d->jac[eq_off ..) and
                                   its columns f.jac_cols[eq_off ..)          */
     const int **pvars;         /* (nc) the velocities of each pair's rows     */
+    int *pnv;                  /* (nc) how many (rows.pair_nv; with records)  */
+    /* the active set's records (mj_pairs.h; NULL without deactivation or
+     * without the rows' points_rec): in the set's order */
+    struct mbs_mj_rec *rec;
+    int nrec, reccap, recmax, recnomem;
+    /* per pair of a chunk handed to the rows (s_points): its record's id,
+     * shapes and variables (or a copy from the store), its data and state,
+     * variables and first warm-start slot */
+    const mbs_rpair *prec[S_MJ_CHUNK];
+    mbs_rpair rtmp[S_MJ_CHUNK];
+    mbs_mj_pinfo *ppk[S_MJ_CHUNK];
+    const int *pvl[S_MJ_CHUNK];
+    double *pim0[S_MJ_CHUNK];
     long stamp;                /* changes with the step's q_m (rows.points)   */
     int *plist, *pcount;       /* (S_CHUNK), (nc) the pairs handed to
                                   rows.points, their point counts            */
@@ -76,9 +105,10 @@ struct mbs_mj_ws {
      * (lstep, istep before s_points changed them) for solving again */
     int *xtra, nxtra;          /* (nc) added pairs, increasing               */
     int *skip, nskip;          /* (nc) pairs left out by the reach test      */
+    const mbs_mj_pinfo **skipp; /* (nc) their data (record or store)         */
     double *skipg;             /* (nc) their smallest gap                     */
     int *cand;                 /* (2 nc) candidates of the check             */
-    long *ulog;                /* (3 nc) pair, lstep, istep                   */
+    mbs_mj_ulog *ulog;         /* (nc)                                        */
     int nulog;
     long nimp;                 /* impacts of the step's system                */
     long nrecheck;             /* steps solved again (metrics: none; tests)   */
