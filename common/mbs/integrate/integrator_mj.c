@@ -301,11 +301,15 @@ int mbs_mj_ws_make(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_m
     w->n = n;
     w->ne = ne;
     w->lscale = f->length_scale;
+    /* |gravity|, for the reach test */
+    double gn = 0;
+    for (int i = 0; i < m->dim; i++) gn += m->spec->gravity[i] * m->spec->gravity[i];
+    w->gnorm = sqrt(gn);
     w->nbody = r->nbody;
     w->bnv = r->body_nv;
     int ok = 1;
 #define ALLOC(p, cnt) do { (p) = calloc((size_t)(cnt), sizeof *(p)); ok &= (p) != NULL; } while (0)
-    ALLOC(w->bvar, (size_t)w->nbody * w->bnv + 1); ALLOC(w->shb, ns + 1);
+    ALLOC(w->bvar, (size_t)w->nbody * w->bnv + 1); ALLOC(w->shb, ns + 1); ALLOC(w->bspeed, w->nbody + 1);
     ALLOC(w->eq_off, ne + 1); ALLOC(w->eq_nnz, ne + 1);
     ALLOC(w->pvars, nc + 1); ALLOC(w->pnv, nc + 1); ALLOC(w->plist, S_CHUNK); ALLOC(w->pcount, nc + 1);
     ALLOC(w->preach, S_CHUNK); ALLOC(w->pgmin, S_CHUNK);
@@ -413,7 +417,7 @@ void mbs_mj_ws_free(mbs_data *d)
     free(w->lam); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0); free(w->act);
     free(w->lM); free(w->lWc); free(w->lq); free(w->lz); free(w->lw); free(w->lcomp); free(w->lwork);
     free(w->xm); free(w->vf); free(w->tmp); free(w->mv); free(w->mval);
-    free(w->bvar); free(w->shb); free(w->eq_off); free(w->eq_nnz);
+    free(w->bvar); free(w->shb); free(w->bspeed); free(w->eq_off); free(w->eq_nnz);
     free(w->pvars); free(w->plist); free(w->pcount); free(w->preach); free(w->pgmin);
     mbs_mj_error_free(w);
     if (w->rows.release) w->rows.release(w->rows.ctx);
@@ -824,23 +828,36 @@ static double s_compl_error(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp,
  * step for every body, this over the pair's own gap).  In the 100-ball box
  * 1296 -> 972 unknowns per step, CPU 2.27 -> 1.99 s, outputs unchanged;
  * without deactivation every declared pair stays in the system. */
-static double s_pair_reach(const mbs_model *m, const mbs_mj_ws *w, const int shape[2], const double *v0, double h)
+static double s_pair_reach(const mbs_mj_ws *w, const int shape[2], double h)
 {
-    double speed = 0, gn = 0;
+    /* the largest |v| over both bodies' velocities: the larger of the two
+     * bodies' largest (w->bspeed, s_body_speeds), the same number */
+    double speed = 0;
     for (int q = 0; q < 2; q++) {
         int b = w->shb[shape[q]];
-        if (b < 0) continue;
+        /* (a comparison, not fmax: a library call here, and this runs for
+         * every pair of the set and again in s_recheck) */
+        if (b >= 0 && w->bspeed[b] > speed) speed = w->bspeed[b];
+    }
+    return h * (4 * speed * (1 + w->lscale) + w->gnorm * h);
+}
+
+/* Each body's largest |v| over its velocities (w->bspeed), for the reach
+ * test of the pairs at v: once per call of s_points and s_recheck, so that
+ * a pair's test reads two numbers instead of its bodies' velocity lists
+ * and velocities. */
+static void s_body_speeds(mbs_mj_ws *w, const double *v)
+{
+    for (int b = 0; b < w->nbody; b++) {
         const int *bv = w->bvar + (size_t)b * w->bnv;
+        double speed = 0;
         for (int sl = 0; sl < w->bnv; sl++) {
-            int v = bv[sl];
-            /* (a comparison, not fmax: a library call here, and this runs
-             * for every pair of the set and again in s_recheck) */
-            double a = v >= 0 && v < w->n ? fabs(v0[v]) : 0;
+            int i = bv[sl];
+            double a = i >= 0 && i < w->n ? fabs(v[i]) : 0;
             if (a > speed) speed = a;
         }
+        w->bspeed[b] = speed;
     }
-    for (int i = 0; i < m->dim; i++) gn += m->spec->gravity[i] * m->spec->gravity[i];
-    return h * (4 * speed * (1 + w->lscale) + sqrt(gn) * h);
 }
 
 /* The target b_n of point P of pair pk (gamma^- = gam0) and whether the
@@ -898,6 +915,7 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
     w->nskip = 0;
     w->nulog = 0;
     w->nimp = 0;
+    if (use_active) s_body_speeds(w, v0);
     /* the rigid pairs in the system, S_CHUNK at a time: their list with the
      * reach of those the reach test may leave out, their points in one call,
      * then their warm starts and targets while the points are in the cache
@@ -944,7 +962,7 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
             }
             w->ppk[npl] = pk;
             w->plist[npl] = k;
-            w->preach[npl++] = use_active && !added ? s_pair_reach(m, w, pk->shape, v0, h) : INFINITY;
+            w->preach[npl++] = use_active && !added ? s_pair_reach(w, pk->shape, h) : INFINITY;
             nroom += pk->npmax;
             broom += 3L * pk->blen * pk->npmax;
         }
@@ -1226,9 +1244,10 @@ static int s_recheck(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, co
     double *dx = w->tmp;
     for (int i = 0; i < n; i++) dx[i] = 0.5 * h * (fabs(v0[i]) + fabs(d->v[i]));
     /* the reach-test pairs within reach at v1 */
+    if (w->nskip > 0) s_body_speeds(w, d->v);
     for (int s = 0; s < w->nskip; s++) {
         int k = w->skip[s];
-        if (!(w->skipg[s] > s_pair_reach(m, w, w->skipp[s]->shape, d->v, h))) w->cand[ncand++] = k;
+        if (!(w->skipg[s] > s_pair_reach(w, w->skipp[s]->shape, h))) w->cand[ncand++] = k;
     }
     /* the pairs outside the active set within the bodies' displacements */
     ncand += w->rows.missed(w->rows.ctx, dx, w->cand + ncand);

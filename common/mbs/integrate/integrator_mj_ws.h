@@ -58,6 +58,9 @@ struct mbs_mj_ws {
     int nbody, bnv;            /* bodies; velocities per body (bvar)          */
     int *bvar;                 /* (nbody bnv) the velocities moving each body, -1 */
     int *shb;                  /* (nshape) the body of each shape, -1 ground  */
+    double *bspeed;            /* (nbody) largest |v| of its velocities (the
+                                  reach test's, s_body_speeds)               */
+    double gnorm;              /* |gravity|                                   */
     int *eq_off, *eq_nnz;      /* (ne) row r of Phi_q: d->jac[eq_off ..) and
                                   its columns f.jac_cols[eq_off ..)          */
     const int **pvars;         /* (nc) the velocities of each pair's rows     */
