@@ -149,6 +149,8 @@ struct mbs_data {
     int *c_prev;          /* (ncontact) the swept set before the last sweep     */
     int c_nset;           /* pairs of the last sweep (c_inset[k] == 1)          */
     int *c_onlist;        /* (ncontact) the pairs with c_on set                 */
+    char *c_rigid;        /* (ncontact) 1: law rigid (compact: the spec of one
+                             of 81800 declared pairs is a cache miss)        */
     int c_non;
     double c_margin;      /* the largest pair margin of the spec                */
     double *c_travel;     /* (nbody) scratch: each body's travel in a step      */
