@@ -72,7 +72,10 @@
  * G U on a reduced island, G and B = M~^-1 G^T on an LU island, and its
  * 3 x 3 Delassus block W = a b^T.  A box of N free balls costs O(N +
  * number of contacts) per PGS sweep, 12 numbers per ball-ball point.
- * Everything is sized by mbs_mj_ws_new at data creation.
+ * Everything is sized by mbs_mj_ws_new at data creation, but with contact
+ * deactivation the points' arrays (grown with the step's system, s_pt_room)
+ * and the active set's compact records (mj_pairs.c, handed to the contact
+ * rows' points_rec; docs/contacts.md "Cost").
  */
 #include "mbs/integrate/integrators.h"
 #include "mbs/linalg/lcp.h"

@@ -2,7 +2,10 @@
  * data.h - the mutable state of a run (internal).  Everything a time step
  * needs is allocated by mbs_data_new (run/build.c), the workspace of the
  * spec's integrator by that integrator (integrate/integrators.h,
- * mbs_integrator_ws_new, called by mbs_data_new); no step allocates.
+ * mbs_integrator_ws_new, called by mbs_data_new); no step allocates, but
+ * for the Moreau-Jean stepper with contact deactivation, whose points'
+ * arrays and active-set records grow (doubling) when a step's system
+ * outgrows them: a few times in a run (docs/contacts.md, "Cost").
  */
 #ifndef MBS_DATA_H
 #define MBS_DATA_H
