@@ -35,7 +35,7 @@
 set -u
 
 # integrator files behind the boundary (paths under common/)
-BEHIND_BOUNDARY="mbs/integrate/integrator_al.c mbs/integrate/integrator_bdf.c mbs/integrate/bdf_sample.c mbs/integrate/bdf_ode.c mbs/integrate/integrator_mj.c mbs/integrate/integrator_mj_pgs.c mbs/integrate/integrator_mj_ws.h mbs/integrate/mj_error.c mbs/integrate/mj_error.h mbs/integrate/integrator_ed.c mbs/integrate/ed_contacts.c mbs/integrate/ed_contacts_lcp.c mbs/integrate/ed_contacts.h mbs/integrate/dopri5.c"
+BEHIND_BOUNDARY="mbs/integrate/integrator_al.c mbs/integrate/integrator_bdf.c mbs/integrate/bdf_sample.c mbs/integrate/bdf_ode.c mbs/integrate/integrator_mj.c mbs/integrate/integrator_mj_pgs.c mbs/integrate/integrator_mj_ws.h mbs/integrate/mj_error.c mbs/integrate/mj_error.h mbs/integrate/mj_pairs.c mbs/integrate/mj_pairs.h mbs/integrate/integrator_ed.c mbs/integrate/ed_contacts.c mbs/integrate/ed_contacts_lcp.c mbs/integrate/ed_contacts.h mbs/integrate/dopri5.c"
 # the drivers of the ODE form (formulation/formulation.h), a subset of the above
 ODE_DRIVERS="mbs/integrate/dopri5.c mbs/integrate/bdf_ode.c mbs/integrate/integrator_bdf.c mbs/integrate/bdf_sample.c"
 # the natural coordinates' fields of mbs_model (model/model.h)

@@ -10,11 +10,14 @@
  *  - switching: over an impact the momentum change equals the contact
  *    impulse (H+ - H- = P), compliant and rigid, deactivation on and off;
  *  - joint reactions and contact_force channels with compliant and rigid
- *    contacts and with a clearance joint's friction.
+ *    contacts and with a clearance joint's friction;
+ *  - the Moreau-Jean stepper's records of the active set follow random
+ *    sets and keep each pair's data and state (integrate/mj_pairs.c).
  */
 #include "check.h"
 #include "testutil.h"
 #include "mbs/contact/contact.h"
+#include "mbs/integrate/mj_pairs.h"
 #include "mbs/model/model.h"
 #include "mbs/model/data.h"
 
@@ -512,6 +515,115 @@ static void test_switch_momentum(void)
     }
 }
 
+/* The Moreau-Jean stepper's records of the active set (integrate/mj_pairs.c):
+ * 50 balls on a floor, every pair declared (1275 rigid pairs, more than
+ * the 1024 records made at first), through 40 random active sets (each
+ * pair in with a probability from 5 to 95 %).  After each update the
+ * records follow the set, hold the declared pair's shapes, variables,
+ * law, friction and restitution, and the state each pair had when it was
+ * last written (in a record, or in the store after it left); the room grew
+ * past 1024; clearing puts every state in the store.  A record moved from
+ * the wrong place, or a state not stored when its pair leaves, fails. */
+static void test_pair_records(void)
+{
+    enum { NB = 50 };
+    static char doc[65536];
+    int len = snprintf(doc, sizeof doc, "{\"dimension\": 3, \"gravity\": [0, 0, -9.81], \"bodies\": [");
+    for (int i = 0; i < NB; i++)
+        len += snprintf(doc + len, sizeof doc - len,
+                        "%s{\"name\": \"ball%d\", \"mass\": 0.1, \"inertia\": [1e-4, 1e-4, 1e-4], \"com\": [%d, 0, 1]}",
+                        i ? ", " : "", i, i);
+    len += snprintf(doc + len, sizeof doc - len, "], \"shapes\": [");
+    for (int i = 0; i < NB; i++)
+        len += snprintf(doc + len, sizeof doc - len,
+                        "{\"name\": \"ball%d\", \"body\": \"ball%d\", \"type\": \"sphere\", \"center\": [%d, 0, 1],"
+                        " \"radius\": 0.05}, ", i, i, i);
+    len += snprintf(doc + len, sizeof doc - len,
+                    "{\"name\": \"wall\", \"body\": \"ground\", \"type\": \"plane\", \"point\": [0, 0, 0],"
+                    " \"normal\": [0, 0, 1]}], \"contacts\": ["
+                    "{\"between\": [\"ball*\", \"ball*\"], \"law\": \"rigid\", \"restitution\": 0.5, \"friction\": 0.3},"
+                    "{\"between\": [\"ball*\", \"wall\"], \"law\": \"rigid\", \"restitution\": 0.2, \"friction\": 0.1}],"
+                    " \"solver\": {\"integrator\": \"moreau_jean\", \"t_end\": 0.01, \"step\": 0.001,"
+                    " \"contact_deactivation\": true}, \"outputs\": {\"interval\": 0.01, \"channels\": []}}");
+    mbs_errlist err = {0};
+    mbs_spec *spec = mech_parse(doc, strlen(doc), NULL, 0, &err);
+    mbs_report rep;
+    mbs_model *m = spec ? mbs_model_new(spec, &rep, &err) : NULL;
+    mbs_data *d = m ? mbs_data_new(m) : NULL;
+    mbs_mj_ws *w = d ? d->mj : NULL;
+    if (!CHECK(w != NULL && w->rec != NULL)) {
+        if (d) mbs_data_free(&d);
+        if (m) mbs_model_free(&m);
+        if (spec) mbs_spec_free(&spec);
+        return;
+    }
+    int nc = m->spec->ncontact;
+    CHECK(nc == NB * (NB - 1) / 2 + NB && w->reccap == 1024 && w->nrec == 0);
+    /* what each pair's state should be, and the set */
+    long *st = malloc(sizeof(long) * 2 * nc);
+    double *imp = malloc(sizeof(double) * 4 * nc);
+    int *cur = malloc(sizeof(int) * nc);
+    for (int k = 0; k < nc; k++) {
+        st[2 * k] = w->pi[k].lstep;
+        st[2 * k + 1] = w->pi[k].istep;
+        for (int c = 0; c < 4; c++) imp[4 * k + c] = w->prev[4L * w->pi[k].slot + c];
+    }
+    unsigned seed = 12345;
+    int follow = 1, data = 1, state = 1, stored = 1, maxset = 0, rc = 0;
+    for (int it = 0; it < 40; it++) {
+        int ncur = 0;
+        double p = 0.05 + 0.9 * ((it * 7) % 19) / 18.0;
+        for (int k = 0; k < nc; k++) {
+            seed = seed * 1103515245u + 12345u;
+            if ((seed >> 8) % 1000 < p * 1000) cur[ncur++] = k;
+        }
+        if (ncur > maxset) maxset = ncur;
+        rc |= mbs_mj_recs_sync(w, cur, ncur);
+        follow &= w->nrec == ncur;
+        for (int i = 0; i < ncur && i < w->nrec; i++) {
+            mbs_mj_rec *r = &w->rec[i];
+            int k = cur[i];
+            const mbs_contact_spec *C = &m->spec->contacts[k];
+            follow &= r->p.pair == k && mbs_mj_recs_find(w, k) == r;
+            data &= r->p.shape[0] == C->shape[0] && r->p.shape[1] == C->shape[1] && r->p.nv == m->cfel[k].nvar &&
+                    memcmp(r->p.vars, m->cfel[k].vars, sizeof(int) * (size_t)r->p.nv) == 0 && r->pi.rigid &&
+                    r->pi.npmax == 1 && r->pi.friction == C->friction && r->pi.restitution == C->restitution;
+            state &= r->pi.lstep == st[2 * k] && r->pi.istep == st[2 * k + 1] &&
+                     memcmp(r->imp0, imp + 4 * k, 32) == 0;
+            /* a step writes its pairs' state */
+            r->pi.lstep = st[2 * k] = 1000L * it + k;
+            r->pi.istep = st[2 * k + 1] = 1000L * it - k;
+            for (int c = 0; c < 4; c++) r->imp0[c] = imp[4 * k + c] = it + 0.25 * c + 1e-4 * k;
+        }
+        /* the pairs outside the set: their state in the store, no record */
+        for (int k = 0, i = 0; k < nc; k++) {
+            if (i < ncur && cur[i] == k) { i++; continue; }
+            stored &= w->pi[k].lstep == st[2 * k] && w->pi[k].istep == st[2 * k + 1] &&
+                      memcmp(w->prev + 4L * w->pi[k].slot, imp + 4 * k, 32) == 0 && !mbs_mj_recs_find(w, k);
+        }
+    }
+    CHECK(rc == 0);
+    CHECK(follow);
+    CHECK(data);
+    CHECK(state);
+    CHECK(stored);
+    CHECK(maxset > 1024 && w->reccap >= maxset && !w->recnomem);
+    /* every state to the store */
+    mbs_mj_recs_clear(w);
+    int cleared = w->nrec == 0;
+    for (int k = 0; k < nc; k++)
+        cleared &= w->pi[k].lstep == st[2 * k] && memcmp(w->prev + 4L * w->pi[k].slot, imp + 4 * k, 32) == 0;
+    CHECK(cleared);
+    printf("  pair records: %d declared pairs, 40 sets of up to %d, room %d records (%.0f bytes per declared pair)\n",
+           nc, maxset, w->reccap, mbs_mj_recs_bytes(w, nc));
+    free(st);
+    free(imp);
+    free(cur);
+    mbs_data_free(&d);
+    mbs_model_free(&m);
+    mbs_spec_free(&spec);
+}
+
 int main(void)
 {
     test_reaction_with_contact();
@@ -523,5 +635,6 @@ int main(void)
     test_contact_jacobian();
     test_incline();
     test_deactivation_agreement();
+    test_pair_records();
     return CHECK_SUMMARY("contact_test");
 }

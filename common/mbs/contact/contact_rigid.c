@@ -94,8 +94,13 @@ int mbs_rigid_pair_points_ws(const mbs_model *m, int k, const double *x, const m
     /* the shapes from the packed pair list (8 bytes a pair), not the
      * contact spec: with 81800 declared pairs (400 balls) each spec read is
      * a cache miss */
-    int ia = m->cpairs[2 * k], ib = m->cpairs[2 * k + 1];
-    int ba = m->cshape[ia].body, bb = m->cshape[ib].body;
+    return mbs_rigid_pair_points_rec(m, k, m->cpairs + 2 * k, el->nvar, el->vars, x, A, B, out);
+}
+
+int mbs_rigid_pair_points_rec(const mbs_model *m, int k, const int *shape, int nv, const int *vars, const double *x,
+                              const mbs_shape *A, const mbs_shape *B, mbs_rpoint *out)
+{
+    int ba = m->cshape[shape[0]].body, bb = m->cshape[shape[1]].body;
     mbs_contact_set set;
     if (mbs_contact_shapes(A, B, INFINITY, &set) <= 0) return 0;
     int ntan = m->dim == 3 ? 2 : 1;
@@ -104,7 +109,7 @@ int mbs_rigid_pair_points_ws(const mbs_model *m, int k, const double *x, const m
         mbs_rpoint *P = &out[i];
         memset(P, 0, sizeof *P);
         P->pair = k;
-        P->nv = el->nvar;
+        P->nv = nv;
         P->g = c->g;
         v3copy(c->n, P->n);
         mbs_contact_tangents(m->dim, c->n, P->t[0], P->t[1]);
@@ -114,8 +119,8 @@ int mbs_rigid_pair_points_ws(const mbs_model *m, int k, const double *x, const m
         if (bb >= 0) mbs_contact_material_point(m, bb, x, c->pb, P->c[1]);
         /* rows for the normal and the tangents: B side +, A side - */
         const double *u[3] = {P->n, P->t[0], P->t[1]};
-        s_rows_add(m, bb, P->c[1], u, 1 + ntan, 1.0, el->vars, el->nvar, P->G);
-        s_rows_add(m, ba, P->c[0], u, 1 + ntan, -1.0, el->vars, el->nvar, P->G);
+        s_rows_add(m, bb, P->c[1], u, 1 + ntan, 1.0, vars, nv, P->G);
+        s_rows_add(m, ba, P->c[0], u, 1 + ntan, -1.0, vars, nv, P->G);
     }
     return set.n;
 }

@@ -30,4 +30,11 @@ int mbs_rigid_pair_points(const mbs_model *m, int k, const double *x, mbs_rpoint
 int mbs_rigid_pair_points_ws(const mbs_model *m, int k, const double *x, const mbs_shape *A, const mbs_shape *B,
                              mbs_rpoint *out);
 
+/* The same with the pair's shapes (shape[0] of A, shape[1] of B, as
+ * contacts[k].shape) and variables (vars[0 .. nv), as m->cfel[k]) given:
+ * a caller holding them in a compact record (contact_rows.h mbs_rpair)
+ * reads nothing of the declared pair. */
+int mbs_rigid_pair_points_rec(const mbs_model *m, int k, const int *shape, int nv, const int *vars, const double *x,
+                              const mbs_shape *A, const mbs_shape *B, mbs_rpoint *out);
+
 #endif

@@ -65,6 +65,18 @@ typedef struct {
     double hw;     /* half the slider's width (the walls' offset)           */
 } mbs_clearance;
 
+/* A declared rigid pair as an integrator may hold it in a compact record
+ * (the Moreau-Jean stepper's records of the deactivation's active set,
+ * integrate/mj_pairs.h): its id, its two shapes (spec->contacts[pair].shape)
+ * and a copy of its velocities (pair_vars(pair), pair_nv(pair) of them).
+ * Handed to points_rec below. */
+typedef struct {
+    int pair;                    /* declared contact index                    */
+    int shape[2];                /* its shapes A, B                            */
+    int nv;                      /* velocities its rows act on ...             */
+    int vars[2 * MBS_NB_MAX];    /* ... and which                              */
+} mbs_rpair;
+
 typedef struct mbs_contact_rows {
     int nbody;          /* bodies of the spec                                     */
     int body_nv;        /* entries of body_vars: at most this many velocities
@@ -126,6 +138,28 @@ typedef struct mbs_contact_rows {
      * sum over a joint path of |rate| x the rate's lever arm).  missed()'s
      * displacements are then bounded by the formulation the same way. */
     void (*body_speeds)(void *ctx, const double *q, const double *v, double *speed);
+
+    /* Optional, both or neither (NULL: the integrator keeps no copy of the
+     * pairs and calls points with their ids).  Added after the members
+     * above (scale14g, issue 14); an implementation that sets neither is
+     * unchanged.
+     *
+     * At workspace creation: how many velocities pair k's rows act on (the
+     * length of pair_vars(k), its points' nv; at most 2 MBS_NB_MAX).
+     *
+     * Once per step, instead of points for the pairs an integrator holds
+     * in compact records (with contact deactivation a few thousand of the
+     * declared pairs; a declared pair's own tables are a cache miss each
+     * among tens of thousands): the same as points for the pairs
+     * pairs[0 .. npairs) (pointers: the records lie in the integrator's
+     * arrays), with the same arguments and results to the bit (out, count,
+     * gmin, the reach test, the stamp), the formulation reading each pair's
+     * shapes and velocities from its mbs_rpair (filled as documented there)
+     * instead of its own per-pair tables.  The points' rows act on the
+     * record's vars, in that order. */
+    int (*pair_nv)(void *ctx, int k);
+    void (*points_rec)(void *ctx, const double *q, long stamp, const mbs_rpair *const *pairs, int npairs,
+                       const double *reach, mbs_rpoint *out, int *count, double *gmin);
 } mbs_contact_rows;
 
 #endif

@@ -63,22 +63,30 @@ static double s_min_gap(const mbs_rpoint *pt, int got)
     return g;
 }
 
-static void s_points(void *ctx, const double *q, long stamp, const int *pairs, int npairs, const double *reach,
-                     mbs_rpoint *out, int *count, double *gmin)
+static int s_pair_nv(void *ctx, int k)
 {
-    s_nat *c = ctx;
+    return ((s_nat *)ctx)->dae.m->cfel[k].nvar;
+}
+
+/* The points of the pairs for points (pairs: their ids) and points_rec
+ * (rec: their records), one loop for both. */
+static void s_points_of(s_nat *c, const double *q, long stamp, const int *pairs, const mbs_rpair *const *rec,
+                        int npairs, const double *reach, mbs_rpoint *out, int *count, double *gmin)
+{
     const mbs_model *m = c->dae.m;
     int np = 0;
     for (int j = 0; j < npairs; j++) {
-        int k = pairs[j];
-        const int *sh = c->psh + 2 * k;
+        int k = rec ? rec[j]->pair : pairs[j];
+        const int *sh = rec ? rec[j]->shape : c->psh + 2 * k;
         /* each shape's world shape once per stamp */
         for (int s = 0; s < 2; s++)
             if (c->wsh_step[sh[s]] != stamp) {
                 mbs_contact_world_shape(m, sh[s], q, &c->wsh[sh[s]]);
                 c->wsh_step[sh[s]] = stamp;
             }
-        int got = mbs_rigid_pair_points_ws(m, k, q, &c->wsh[sh[0]], &c->wsh[sh[1]], out + np);
+        int got = rec ? mbs_rigid_pair_points_rec(m, k, sh, rec[j]->nv, rec[j]->vars, q, &c->wsh[sh[0]],
+                                                  &c->wsh[sh[1]], out + np)
+                      : mbs_rigid_pair_points_ws(m, k, q, &c->wsh[sh[0]], &c->wsh[sh[1]], out + np);
         if (reach && got > 0) {
             double g = s_min_gap(out + np, got);
             if (g > reach[j]) {
@@ -90,6 +98,18 @@ static void s_points(void *ctx, const double *q, long stamp, const int *pairs, i
         count[j] = got;
         np += got;
     }
+}
+
+static void s_points(void *ctx, const double *q, long stamp, const int *pairs, int npairs, const double *reach,
+                     mbs_rpoint *out, int *count, double *gmin)
+{
+    s_points_of(ctx, q, stamp, pairs, NULL, npairs, reach, out, count, gmin);
+}
+
+static void s_points_rec(void *ctx, const double *q, long stamp, const mbs_rpair *const *pairs, int npairs,
+                         const double *reach, mbs_rpoint *out, int *count, double *gmin)
+{
+    s_points_of(ctx, q, stamp, NULL, pairs, npairs, reach, out, count, gmin);
 }
 
 static int s_missed(void *ctx, const double *dq, int *out)
@@ -156,7 +176,8 @@ static s_nat *s_nat_new(const mbs_model *m, mbs_data *d, mbs_contact_rows *r)
     *r = (mbs_contact_rows){.nbody = m->nbody, .body_nv = m->nb, .ctx = c, .body_vars = s_body_vars,
                             .max_points = s_max_points, .pair_vars = s_pair_vars, .points = s_points,
                             .missed = s_missed, .nclear = c->nf, .clearance_find = s_clearance_find,
-                            .clearance_slide = s_clearance_slide, .release = s_release};
+                            .clearance_slide = s_clearance_slide, .release = s_release, .pair_nv = s_pair_nv,
+                            .points_rec = s_points_rec};
     return c;
 }
 

@@ -72,12 +72,16 @@
  * G U on a reduced island, G and B = M~^-1 G^T on an LU island, and its
  * 3 x 3 Delassus block W = a b^T.  A box of N free balls costs O(N +
  * number of contacts) per PGS sweep, 12 numbers per ball-ball point.
- * Everything is sized by mbs_mj_ws_new at data creation.
+ * Everything is sized by mbs_mj_ws_new at data creation, but with contact
+ * deactivation the points' arrays (grown with the step's system, s_pt_room)
+ * and the active set's compact records (mj_pairs.c, handed to the contact
+ * rows' points_rec; docs/contacts.md "Cost").
  */
 #include "mbs/integrate/integrators.h"
 #include "mbs/linalg/lcp.h"
 #include "mbs/linalg/cinv.h"
 #include "mbs/integrate/integrator_mj_ws.h"
+#include "mbs/integrate/mj_pairs.h"
 #include "mbs/integrate/mj_error.h"
 #include "mbs/analysis/system.h"
 #include "mbs/contact/contact.h" /* mbs_cforce, the outputs' record of a point force */
@@ -101,7 +105,11 @@
 
 /* Pairs handed to the contact rows' points in one call (s_points): their
  * points (720 bytes each) stay in the first-level cache for the targets. */
-#define S_CHUNK 16
+#define S_CHUNK S_MJ_CHUNK
+
+/* Deactivation: room for this many contact points at first (grown when a
+ * step needs more, s_pt_room). */
+#define S_PT_ROOM0 256
 
 /* ---- workspace --------------------------------------------------------------------------- */
 
@@ -221,6 +229,62 @@ static int s_islands(mbs_mj_ws *w)
     return 0;
 }
 
+/* The points' arrays with room for cap points and bcap coefficients: each
+ * grown into a new calloc'd array (the new part zero, as room that was
+ * never used, and left untouched: its pages cost no memory until a step
+ * uses them) with the old contents copied.  0 or -1 (out of memory: the
+ * arrays not yet grown keep their old room, w->cap and w->bcap the old
+ * values). */
+static int s_pt_grow(mbs_mj_ws *w, int cap, long bcap)
+{
+    /* each array and its entries per point */
+#define S_PT_ARRAYS(X) \
+    X(pt, 1) X(boff, 1) X(pvp, 1) X(pimp, 1) X(pin, 1) X(qz, 3) X(pzoff, 2) X(pzlen, 2) X(pmu, 1) X(pbn, 6) \
+    X(pam, 2) X(psnap, 2) X(wlast, 1) X(pisl, 2) X(wdi, 3) X(pstr, 1) X(wblk, 9) X(lam, 3) X(bt, 3) X(wd, 3) \
+    X(gam0, 1) X(cg_p, 3) X(cg_l0, 3) X(act, 3)
+#define S_GROW(p, old, new) \
+    do { \
+        void *q_ = calloc((size_t)((new) > 0 ? (new) : 1), sizeof *(p)); \
+        if (!q_) return -1; \
+        if ((p) && (old) > 0) memcpy(q_, (p), sizeof *(p) * (size_t)(old)); \
+        free((void *)(p)); \
+        (p) = q_; \
+    } while (0)
+#define S_GROW_PT(f, per) S_GROW(w->f, (long)(per) * w->cap, (long)(per) * cap);
+    if (cap > w->cap) {
+        S_PT_ARRAYS(S_GROW_PT)
+        w->cap = cap;
+    }
+    if (bcap > w->bcap) {
+        S_GROW(w->bstore, w->bcap + 1, bcap + 1);
+        S_GROW(w->astore, w->bcap + 1, bcap + 1);
+        S_GROW(w->bzstore, w->bcap + 1, bcap + 1);
+        w->bcap = bcap;
+    }
+#undef S_GROW_PT
+#undef S_GROW
+#undef S_PT_ARRAYS
+    return 0;
+}
+
+/* Room for np points and nb coefficients in the points' arrays: grown to
+ * twice the room (at most every declared pair's) when short; after the
+ * first steps of a run the largest system so far has room.  0, or -1 out
+ * of memory (w->nomem set: the run stops with MBS_ENOMEM). */
+static int s_pt_room(mbs_mj_ws *w, int np, long nb)
+{
+    if (np <= w->cap && nb <= w->bcap) return 0;
+    int cap = w->cap;
+    long bcap = w->bcap;
+    if (np > cap) cap = 2L * cap > np ? (2L * cap < w->cap_all ? 2 * cap : w->cap_all) : np;
+    if (nb > bcap) bcap = 2 * bcap > nb ? (2 * bcap < w->bcap_all ? 2 * bcap : w->bcap_all) : nb;
+    if (cap < np) cap = np;
+    if (bcap < nb) bcap = nb;
+    if (s_pt_grow(w, cap, bcap) == 0) return 0;
+    w->nomem = 1;
+    return -1;
+}
+
 int mbs_mj_ws_make(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_model *m, mbs_data *d)
 {
     int n = f->n, ne = f->ne, nc = m->spec->ncontact, nn = n > 0 ? n : 1, ns = m->spec->nshape;
@@ -240,20 +304,23 @@ int mbs_mj_ws_make(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_m
     w->n = n;
     w->ne = ne;
     w->lscale = f->length_scale;
+    /* |gravity|, for the reach test */
+    double gn = 0;
+    for (int i = 0; i < m->dim; i++) gn += m->spec->gravity[i] * m->spec->gravity[i];
+    w->gnorm = sqrt(gn);
     w->nbody = r->nbody;
     w->bnv = r->body_nv;
     int ok = 1;
 #define ALLOC(p, cnt) do { (p) = calloc((size_t)(cnt), sizeof *(p)); ok &= (p) != NULL; } while (0)
-    ALLOC(w->bvar, (size_t)w->nbody * w->bnv + 1); ALLOC(w->shb, ns + 1);
+    ALLOC(w->bvar, (size_t)w->nbody * w->bnv + 1); ALLOC(w->shb, ns + 1); ALLOC(w->bspeed, w->nbody + 1);
     ALLOC(w->eq_off, ne + 1); ALLOC(w->eq_nnz, ne + 1);
-    ALLOC(w->pvars, nc + 1); ALLOC(w->plist, S_CHUNK); ALLOC(w->pcount, nc + 1);
+    ALLOC(w->pvars, nc + 1); ALLOC(w->pnv, nc + 1); ALLOC(w->plist, S_CHUNK); ALLOC(w->pcount, nc + 1);
     ALLOC(w->preach, S_CHUNK); ALLOC(w->pgmin, S_CHUNK);
     ALLOC(w->var_isl, nn); ALLOC(w->var_loc, nn); ALLOC(w->eq_loc, ne + 1);
     ALLOC(w->isl_var, nn); ALLOC(w->isl_eq, ne + 1);
     ALLOC(w->kbuf, n + ne + 1);
     ALLOC(w->xm, w->nq > nn ? w->nq : nn); ALLOC(w->vf, nn); ALLOC(w->tmp, nn); ALLOC(w->mv, nn);
     if (!f->mass_val) ALLOC(w->mval, f->mass_ptr[n] + 1);
-    if (r->body_speeds) ALLOC(w->bspeed, w->nbody + 1);
     if (!ok) return -1;
     /* the bodies' velocities, each shape's body, the rows' patterns */
     for (int b = 0; b < w->nbody; b++) r->body_vars(r->ctx, b, w->bvar + (size_t)b * w->bnv);
@@ -263,11 +330,18 @@ int mbs_mj_ws_make(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_m
     }
     for (int i = 0; i < ne; i++) f->jac_row(f->ctx, i, &w->eq_off[i], &w->eq_nnz[i]);
     for (int k = 0; k < nc; k++) w->pvars[k] = r->pair_vars(r->ctx, k);
+    /* the variables' counts, for the active set's records (mj_pairs.h),
+     * kept when the contact rows can take them */
+    int recs = r->pair_nv && r->points_rec && m->spec->solver.contact_deactivation;
+    for (int k = 0; recs && k < nc; k++) {
+        w->pnv[k] = r->pair_nv(r->ctx, k);
+        if (w->pnv[k] < 0 || w->pnv[k] > 2 * MBS_NB_MAX) recs = 0;
+    }
     if (s_islands(w)) return -1;
     ALLOC(w->ibuf, w->bufmax);
     ALLOC(w->pi, nc + 1);
     ALLOC(w->xtra, nc + 1); ALLOC(w->skip, nc + 1); ALLOC(w->skipg, nc + 1); ALLOC(w->cand, 2 * nc + 1);
-    ALLOC(w->ulog, 3 * nc + 1);
+    ALLOC(w->ulog, nc + 1); ALLOC(w->skipp, nc + 1);
     if (!ok) return -1;
     /* pairs: islands of their bodies, B column length, point capacity */
     long bcap = 0;
@@ -275,7 +349,7 @@ int mbs_mj_ws_make(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_m
         const mbs_contact_spec *C = &m->spec->contacts[k];
         mbs_mj_pinfo *pk = &w->pi[k];
         pk->lstep = pk->istep = -10;
-        pk->slot = w->cap;
+        pk->slot = w->cap_all;
         pk->friction = C->friction;
         pk->restitution = C->restitution;
         pk->shape[0] = C->shape[0];
@@ -294,22 +368,32 @@ int mbs_mj_ws_make(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_m
         }
         w->pi[k].blen = len;
         int np = r->max_points(r->ctx, k);
-        w->cap += np;
+        w->pi[k].npmax = np;
+        w->cap_all += np;
         bcap += 3L * np * len;
     }
-    int cap = w->cap > 0 ? w->cap : 1;
-    ALLOC(w->prev, 4 * cap); ALLOC(w->pt, cap); ALLOC(w->boff, cap); ALLOC(w->bstore, bcap + 1);
-
-    ALLOC(w->astore, bcap + 1); ALLOC(w->bzstore, bcap + 1); ALLOC(w->qz, 3 * cap);
-    ALLOC(w->pzoff, 2 * cap); ALLOC(w->pmu, cap); ALLOC(w->ztrav, w->nisl + 1); ALLOC(w->pbn, 6 * cap); ALLOC(w->pam, 2 * cap);
-    ALLOC(w->psnap, 2 * cap); ALLOC(w->wlast, cap); ALLOC(w->pisl, 2 * cap); ALLOC(w->wdi, 3 * cap); ALLOC(w->pstr, cap); ALLOC(w->pzlen, 2 * cap); ALLOC(w->z, nn); ALLOC(w->z0, nn);
+    if (recs && mbs_mj_recs_init(w, nc)) return -1;
+    int cap = w->cap_all > 0 ? w->cap_all : 1;
+    w->bcap_all = bcap;
+    ALLOC(w->prev, 4 * cap);
+    ALLOC(w->ztrav, w->nisl + 1); ALLOC(w->z, nn); ALLOC(w->z0, nn);
     /* the PGS update log (deactivation's check only): 64 updates per
      * point slot (1 << 20 at most) */
     w->caplog = !m->spec->solver.contact_deactivation ? 0 : 64L * cap < (1L << 20) ? 64L * cap : (1L << 20);
     ALLOC(w->logi, w->caplog + 1); ALLOC(w->logd, 3 * w->caplog + 1);
-    ALLOC(w->isl_zptr, w->nisl + 1); ALLOC(w->isl_red, w->nisl + 1); ALLOC(w->wblk, 9 * cap);
-    ALLOC(w->lam, 3 * cap); ALLOC(w->bt, 3 * cap); ALLOC(w->wd, 3 * cap);
-    ALLOC(w->gam0, cap); ALLOC(w->cg_p, 3 * cap); ALLOC(w->cg_l0, 3 * cap); ALLOC(w->act, 3 * cap);
+    ALLOC(w->isl_zptr, w->nisl + 1); ALLOC(w->isl_red, w->nisl + 1);
+    /* the points' arrays: room for every declared rigid pair's points
+     * without deactivation (they are all in the system), for a few hundred
+     * with it, grown when a step's system needs more (s_pt_room; 2.9 kB per
+     * point slot: the 400-ball box declares 81800) */
+    if (!ok) return -1;
+    if (m->spec->solver.contact_deactivation) {
+        int c0 = cap < S_PT_ROOM0 ? cap : S_PT_ROOM0;
+        long b0 = 3L * 2 * MBS_NB_MAX * c0;
+        if (s_pt_grow(w, c0, b0 < bcap ? b0 : bcap)) return -1;
+    } else if (s_pt_grow(w, cap, bcap)) {
+        return -1;
+    }
     /* Lemke: at most 7 unknowns per point (normal, 2 x 2 directions, 2 slacks) */
     int lmax = m->spec->solver.lcp_lemke_max > 0 ? m->spec->solver.lcp_lemke_max : 60;
     w->nl = 7 * cap < lmax ? 7 * cap : lmax;
@@ -330,13 +414,13 @@ void mbs_mj_ws_free(mbs_data *d)
     free(w->isl_ci); free(w->isl_schur); free(w->isl_lu); free(w->abuf); free(w->ibuf2); free(w->onbuf);
     free(w->var_isl); free(w->var_loc); free(w->eq_loc); free(w->isl_vptr); free(w->isl_var);
     free(w->isl_eptr); free(w->isl_eq); free(w->isl_mat); free(w->kbuf); free(w->ibuf);
-    free(w->pi); free(w->xtra); free(w->skip); free(w->skipg); free(w->cand); free(w->ulog); free(w->prev); free(w->pt); free(w->boff); free(w->bstore);
-    free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->ztrav); free(w->pbn); free(w->pam); free(w->psnap); free(w->wlast); free(w->pisl); free(w->wdi); free(w->pstr); free(w->pzlen);
+    free(w->pi); free(w->xtra); free(w->skip); free(w->skipg); free(w->cand); free(w->ulog); free(w->skipp); free(w->pnv); free(w->rec); free(w->prev); free(w->pt); free(w->boff); free(w->bstore);
+    free(w->astore); free(w->bzstore); free(w->qz); free(w->pzoff); free(w->pmu); free(w->pvp); free(w->pimp); free(w->pin); free(w->ztrav); free(w->pbn); free(w->pam); free(w->psnap); free(w->wlast); free(w->pisl); free(w->wdi); free(w->pstr); free(w->pzlen);
     free(w->z); free(w->z0); free(w->logi); free(w->logd); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
     free(w->lam); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0); free(w->act);
     free(w->lM); free(w->lWc); free(w->lq); free(w->lz); free(w->lw); free(w->lcomp); free(w->lwork);
-    free(w->xm); free(w->vf); free(w->tmp); free(w->mv); free(w->mval); free(w->bspeed);
-    free(w->bvar); free(w->shb); free(w->eq_off); free(w->eq_nnz);
+    free(w->xm); free(w->vf); free(w->tmp); free(w->mv); free(w->mval);
+    free(w->bvar); free(w->shb); free(w->bspeed); free(w->eq_off); free(w->eq_nnz);
     free(w->pvars); free(w->plist); free(w->pcount); free(w->preach); free(w->pgmin);
     mbs_mj_error_free(w);
     if (w->rows.release) w->rows.release(w->rows.ctx);
@@ -478,20 +562,17 @@ static void s_solve_all(const mbs_data *d, mbs_mj_ws *w, const double *fv, const
 static void s_bcols(mbs_mj_ws *w, int i, int ncomp)
 {
     const mbs_rpoint *P = &w->pt[i];
-    int k = P->pair, len = w->pi[k].blen;
-    const int *vars = w->pvars[k];
-    w->pmu[i] = w->pi[k].friction;
-    w->pstr[i] = len;
+    int len = w->pstr[i];
+    const int *vars = w->pvp[i];
     for (int c = 0; c < 3; c++) w->qz[3 * i + c] = 0;
     for (int c = 0; c < ncomp; c++) {
         double *B = w->bstore + w->boff[i] + (long)c * len, *Gl = w->ibuf;
         double *A = w->astore + w->boff[i] + (long)c * len, *Bz = w->bzstore + w->boff[i] + (long)c * len;
         int off = 0, zo = 0;
         for (int s = 0; s < 2; s++) {
-            int I = w->pi[k].isl[s];
+            int I = w->pisl[2 * i + s];
             w->pzoff[2 * i + s] = 0;
             w->pzlen[2 * i + s] = 0;
-            w->pisl[2 * i + s] = I;
             w->pbn[6 * i + 2 * c + s] = 0;
             if (c == 0) w->pam[2 * i + s] = 0;
             if (I < 0) continue;
@@ -556,14 +637,14 @@ static void s_bcols(mbs_mj_ws *w, int i, int ncomp)
 static void s_bfill(const mbs_model *m, mbs_mj_ws *w, int np)
 {
     for (int i = 0; i < np; i++) {
-        int k = w->pt[i].pair, len = w->pi[k].blen;
-        int nci = m->spec->contacts[k].friction > 0 ? 1 + (m->dim == 3 ? 2 : 1) : 1;
+        int len = w->pstr[i];
+        int nci = w->pmu[i] > 0 ? 1 + (m->dim == 3 ? 2 : 1) : 1;
         for (int c = 0; c < nci; c++) {
             double *B = w->bstore + w->boff[i] + (long)c * len;
             const double *A = w->astore + w->boff[i] + (long)c * len;
             int off = 0, zo = 0;
             for (int s = 0; s < 2; s++) {
-                int I = w->pi[k].isl[s];
+                int I = w->pisl[2 * i + s];
                 if (I < 0) continue;
                 int nv = w->isl_vptr[I + 1] - w->isl_vptr[I], zl = w->isl_zptr[I + 1] - w->isl_zptr[I];
                 if (w->isl_red[I]) {
@@ -581,10 +662,10 @@ static void s_bfill(const mbs_model *m, mbs_mj_ws *w, int np)
     }
 }
 
-/* G_c . v over the pair's variables. */
+/* G_c . v over the pair's variables (point P of w->pt: its list in w->pvp). */
 static double s_gdot(const mbs_mj_ws *w, const mbs_rpoint *P, int c, const double *v)
 {
-    const int *vars = w->pvars[P->pair];
+    const int *vars = w->pvp[P - w->pt];
     double s = 0;
     for (int j = 0; j < P->nv; j++) s += P->G[c][j] * v[vars[j]];
     return s;
@@ -593,10 +674,9 @@ static double s_gdot(const mbs_mj_ws *w, const mbs_rpoint *P, int c, const doubl
 /* v += dl * B (point i, component c). */
 static void s_vadd(const mbs_mj_ws *w, int i, int c, double dl, double *v, int lu_only)
 {
-    int k = w->pt[i].pair;
-    const double *B = w->bstore + w->boff[i] + (long)c * w->pi[k].blen;
+    const double *B = w->bstore + w->boff[i] + (long)c * w->pstr[i];
     for (int s = 0; s < 2; s++) {
-        int I = w->pi[k].isl[s];
+        int I = w->pisl[2 * i + s];
         if (I < 0) continue;
         int nv = w->isl_vptr[I + 1] - w->isl_vptr[I];
         const int *iv = w->isl_var + w->isl_vptr[I];
@@ -621,7 +701,7 @@ static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
 {
     int ntan = ncomp - 1, C = 0, L = 0;
     for (int i = 0; i < np; i++) {
-        int fr = m->spec->contacts[w->pt[i].pair].friction > 0;
+        int fr = w->pmu[i] > 0;
         C += fr ? ncomp : 1;
         L += fr ? 1 + 3 * ntan : 1;
     }
@@ -633,7 +713,7 @@ static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
     double *Wc = w->lWc, *qc = w->lw, *M = w->lM, *q = w->lq;
     int a = 0;
     for (int i = 0; i < np; i++) {
-        int nc = m->spec->contacts[w->pt[i].pair].friction > 0 ? ncomp : 1;
+        int nc = w->pmu[i] > 0 ? ncomp : 1;
         for (int c = 0; c < nc; c++) comp[a++] = 3 * i + c;
     }
     for (int b = 0; b < C; b++) {
@@ -647,7 +727,7 @@ static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
      * normal, x = 1 + 2 j (+t_j) and 2 + 2 j (-t_j) the directions */
     int ur = 0, cr = 0;
     for (int i = 0; i < np; i++) {
-        double mu = m->spec->contacts[w->pt[i].pair].friction;
+        double mu = w->pmu[i];
         int nti = mu > 0 ? ntan : 0;
         for (int x = 0; x < 1 + 2 * nti; x++) {
             int row = ur + x, crow = cr + (x == 0 ? 0 : 1 + (x - 1) / 2);
@@ -655,7 +735,7 @@ static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
             q[row] = srow * qc[crow];
             int uc = 0, cc = 0;
             for (int j = 0; j < np; j++) {
-                int ntj = m->spec->contacts[w->pt[j].pair].friction > 0 ? ntan : 0;
+                int ntj = w->pmu[j] > 0 ? ntan : 0;
                 for (int y = 0; y < 1 + 2 * ntj; y++) {
                     int ccol = cc + (y == 0 ? 0 : 1 + (y - 1) / 2);
                     double scol = y == 0 || (y - 1) % 2 == 0 ? 1 : -1;
@@ -685,7 +765,7 @@ static int s_lemke(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp)
     /* impulses from the Lemke unknowns */
     int u = 0;
     for (int i = 0; i < np; i++) {
-        int nti = m->spec->contacts[w->pt[i].pair].friction > 0 ? ntan : 0;
+        int nti = w->pmu[i] > 0 ? ntan : 0;
         w->lam[3 * i] = w->lz[u];
         for (int j = 0; j < nti; j++) w->lam[3 * i + 1 + j] = w->lz[u + 1 + 2 * j] - w->lz[u + 2 + 2 * j];
         u += 1 + 3 * nti;
@@ -722,9 +802,9 @@ static double s_compl_error(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp,
     if (lsc == 0) lsc = 1e-300;
     for (int i = 0; i < np; i++) {
         const mbs_rpoint *P = &w->pt[i];
-        /* (the pair's friction from its packed record: the contact spec of
-         * one of 81800 declared pairs is a cache miss per point) */
-        double mu = w->pi[P->pair].friction, ln = w->lam[3 * i];
+        /* (the point's friction, compact: the contact spec of one of 81800
+         * declared pairs is a cache miss per point) */
+        double mu = w->pmu[i], ln = w->lam[3 * i];
         double wn = s_gdot(w, P, 0, v) + w->bt[3 * i];
         err = fmax(err, fmax(0, -wn) / vscale);
         err = fmax(err, fmax(0, -ln) / lsc);
@@ -751,33 +831,45 @@ static double s_compl_error(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp,
  * step for every body, this over the pair's own gap).  In the 100-ball box
  * 1296 -> 972 unknowns per step, CPU 2.27 -> 1.99 s, outputs unchanged;
  * without deactivation every declared pair stays in the system. */
-static double s_pair_reach(const mbs_model *m, const mbs_mj_ws *w, const int shape[2], const double *v0, double h)
+static double s_pair_reach(const mbs_mj_ws *w, const int shape[2], double h)
 {
-    double speed = 0, gn = 0;
-    if (w->bspeed) {
+    double speed = 0;
+    if (w->rows.body_speeds) {
         /* the formulation's bound on each body's point speed (rows
          * body_speeds, filled for these velocities): twice their sum */
-        for (int i = 0; i < m->dim; i++) gn += m->spec->gravity[i] * m->spec->gravity[i];
         for (int q = 0; q < 2; q++) {
             int b = w->shb[shape[q]];
             if (b >= 0) speed += w->bspeed[b];
         }
-        return h * (2 * speed + sqrt(gn) * h);
+        return h * (2 * speed + w->gnorm * h);
     }
+    /* the largest |v| over both bodies' velocities: the larger of the two
+     * bodies' largest (w->bspeed, s_body_speeds), the same number */
     for (int q = 0; q < 2; q++) {
         int b = w->shb[shape[q]];
-        if (b < 0) continue;
+        /* (a comparison, not fmax: a library call here, and this runs for
+         * every pair of the set and again in s_recheck) */
+        if (b >= 0 && w->bspeed[b] > speed) speed = w->bspeed[b];
+    }
+    return h * (4 * speed * (1 + w->lscale) + w->gnorm * h);
+}
+
+/* Each body's largest |v| over its velocities (w->bspeed), for the reach
+ * test of the pairs at v: once per call of s_points and s_recheck, so that
+ * a pair's test reads two numbers instead of its bodies' velocity lists
+ * and velocities. */
+static void s_body_speeds(mbs_mj_ws *w, const double *v)
+{
+    for (int b = 0; b < w->nbody; b++) {
         const int *bv = w->bvar + (size_t)b * w->bnv;
+        double speed = 0;
         for (int sl = 0; sl < w->bnv; sl++) {
-            int v = bv[sl];
-            /* (a comparison, not fmax: a library call here, and this runs
-             * for every pair of the set and again in s_recheck) */
-            double a = v >= 0 && v < w->n ? fabs(v0[v]) : 0;
+            int i = bv[sl];
+            double a = i >= 0 && i < w->n ? fabs(v[i]) : 0;
             if (a > speed) speed = a;
         }
+        w->bspeed[b] = speed;
     }
-    for (int i = 0; i < m->dim; i++) gn += m->spec->gravity[i] * m->spec->gravity[i];
-    return h * (4 * speed * (1 + w->lscale) + sqrt(gn) * h);
 }
 
 /* The target b_n of point P of pair pk (gamma^- = gam0) and whether the
@@ -800,6 +892,25 @@ static double s_target(const mbs_mj_pinfo *pk, const mbs_rpoint *P, double gam0,
     return bt;
 }
 
+/* Pair k's id, shapes and variables from the store (a pair outside the
+ * records handed to points_rec with those in them). */
+static void s_rpair_load(const mbs_mj_ws *w, int k, mbs_rpair *p)
+{
+    p->pair = k;
+    p->shape[0] = w->pi[k].shape[0];
+    p->shape[1] = w->pi[k].shape[1];
+    p->nv = w->pnv[k];
+    memcpy(p->vars, w->pvars[k], sizeof(int) * (size_t)p->nv);
+}
+
+/* Pair k's data and state: its record when it is in the active set's
+ * records, else the store's. */
+static mbs_mj_pinfo *s_pinfo(mbs_mj_ws *w, int k)
+{
+    mbs_mj_rec *r = w->nrec > 0 ? mbs_mj_recs_find(w, k) : NULL;
+    return r ? &r->pi : &w->pi[k];
+}
+
 /* The points of the rigid pairs in the system at w->xm (deactivation: the
  * active set of contact.c; otherwise every declared rigid pair), their B
  * columns, Delassus diagonals, free velocities and targets. */
@@ -808,13 +919,18 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
     int nc = m->spec->ncontact;
     int use_active = m->spec->solver.contact_deactivation && d->c_ready;
     int cnt = use_active ? d->c_nactive : nc, np = 0;
+    /* the active set's records (mj_pairs.h), in the set's order */
+    int use_rec = use_active && w->rec;
     double eps = m->spec->solver.lcp_regularization;
     long boff = 0;
     double t0 = mbs_now();
     w->nskip = 0;
     w->nulog = 0;
     w->nimp = 0;
-    if (use_active && w->bspeed) w->rows.body_speeds(w->rows.ctx, w->xm, v0, w->bspeed);
+    if (use_active) {
+        if (w->rows.body_speeds) w->rows.body_speeds(w->rows.ctx, w->xm, v0, w->bspeed);
+        else s_body_speeds(w, v0);
+    }
     /* the rigid pairs in the system, S_CHUNK at a time: their list with the
      * reach of those the reach test may leave out, their points in one call,
      * then their warm starts and targets while the points are in the cache
@@ -822,11 +938,12 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
      * more cache misses of the data, 1.3 % more CPU on the 100-ball box) */
     int a = 0, x = 0, more = 1;
     while (more) {
-        int npl = 0;
+        int npl = 0, nroom = 0;
+        long broom = 0;
         while (npl < S_CHUNK) {
             /* the pairs in increasing id: every declared one, or the active set
              * merged with the pairs the check after a solve added (s_recheck) */
-            int k, added = 0;
+            int k, added = 0, ra = -1;
             if (!use_active) {
                 if (a >= nc) { more = 0; break; }
                 k = a++;
@@ -834,39 +951,76 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
                 int ka = a < cnt ? d->c_active[a] : nc, kx = x < w->nxtra ? w->xtra[x] : nc;
                 if (ka >= nc && kx >= nc) { more = 0; break; }
                 k = ka < kx ? ka : kx;
-                if (ka == k) a++;
+                if (ka == k) ra = a++;
                 if (kx == k) { x++; added = 1; }
             }
-            const mbs_mj_pinfo *pk = &w->pi[k];
+            /* the pair's data and state: its record (read in the set's
+             * order), else the store (a pair the check after a solve added
+             * from outside the set; every pair without records) */
+            mbs_mj_rec *rc = use_rec && ra >= 0 ? &w->rec[ra] : NULL;
+            mbs_mj_pinfo *pk = rc ? &rc->pi : &w->pi[k];
             if (!pk->rigid) continue;
+            if (use_rec) {
+                if (!rc) {
+                    s_rpair_load(w, k, &w->rtmp[npl]);
+                    w->prec[npl] = &w->rtmp[npl];
+                    w->pvl[npl] = w->pvars[k];
+                    w->pim0[npl] = w->prev + 4L * pk->slot;
+                } else {
+                    w->prec[npl] = &rc->p;
+                    w->pvl[npl] = rc->p.vars;
+                    w->pim0[npl] = rc->imp0;
+                }
+            } else {
+                w->pvl[npl] = w->pvars[k];
+                w->pim0[npl] = w->prev + 4L * pk->slot;
+            }
+            w->ppk[npl] = pk;
             w->plist[npl] = k;
-            w->preach[npl++] = use_active && !added ? s_pair_reach(m, w, pk->shape, v0, h) : INFINITY;
+            w->preach[npl++] = use_active && !added ? s_pair_reach(w, pk->shape, h) : INFINITY;
+            nroom += pk->npmax;
+            broom += 3L * pk->blen * pk->npmax;
         }
-        if (npl > 0)
+        /* room for the chunk's points (grown in the first steps of a run) */
+        if (s_pt_room(w, np + nroom, boff + broom)) return -1;
+        if (npl > 0 && use_rec)
+            w->rows.points_rec(w->rows.ctx, w->xm, w->stamp, w->prec, npl, w->preach, &w->pt[np], w->pcount,
+                               w->pgmin);
+        else if (npl > 0)
             w->rows.points(w->rows.ctx, w->xm, w->stamp, w->plist, npl, use_active ? w->preach : NULL, &w->pt[np],
                            w->pcount, w->pgmin);
         for (int l = 0; l < npl; l++) {
             int k = w->plist[l], got = w->pcount[l];
-            mbs_mj_pinfo *pk = &w->pi[k];
+            mbs_mj_pinfo *pk = w->ppk[l];
             /* a pair out of reach of the step */
             if (got < 0) {
+                w->skipp[w->nskip] = pk;
                 w->skip[w->nskip] = k;
                 w->skipg[w->nskip++] = w->pgmin[l];
                 continue;
             }
             /* the pair's steps before this call, for solving again */
-            w->ulog[3 * w->nulog] = k;
-            w->ulog[3 * w->nulog + 1] = pk->lstep;
-            w->ulog[3 * w->nulog + 2] = pk->istep;
+            w->ulog[w->nulog].pk = pk;
+            w->ulog[w->nulog].lstep = pk->lstep;
+            w->ulog[w->nulog].istep = pk->istep;
             w->nulog++;
             /* warm start from the previous step when the pair was in the system */
-            int warm = w->pi[k].lstep == step - 1;
+            int warm = pk->lstep == step - 1;
             int in_index = 0, impact = 0;
             for (int j = 0; j < got; j++) {
-                int i = np + j, slot = w->pi[k].slot + j;
+                int i = np + j;
                 const mbs_rpoint *P = &w->pt[i];
+                /* the point's compact data for the rest of the step (its
+                 * pair's variables, friction, stride, islands, warm-start
+                 * slot): the step reads no per-pair array after this */
+                double *prev = w->pimp[i] = j == 0 ? w->pim0[l] : w->prev + 4L * (pk->slot + j);
+                w->pvp[i] = w->pvl[l];
+                w->pmu[i] = pk->friction;
+                w->pstr[i] = pk->blen;
+                w->pisl[2 * i] = pk->isl[0];
+                w->pisl[2 * i + 1] = pk->isl[1];
                 w->boff[i] = boff;
-                boff += 3L * w->pi[k].blen;
+                boff += 3L * pk->blen;
                 /* the previous normal impulse, and the previous friction impulse
                  * (kept as a world vector) on the new tangents: the tangent
                  * basis turns with the normal and can swap axes */
@@ -875,8 +1029,8 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
                     w->bt[3 * i + c] = 0;
                 }
                 if (warm) {
-                    const double *tw = w->prev + 4 * slot + 1;
-                    w->lam[3 * i] = w->prev[4 * slot];
+                    const double *tw = prev + 1;
+                    w->lam[3 * i] = prev[0];
                     for (int c = 1; pk->friction > 0 && c < ncomp; c++)
                         w->lam[3 * i + c] = tw[0] * P->t[c - 1][0] + tw[1] * P->t[c - 1][1] + tw[2] * P->t[c - 1][2];
                 }
@@ -886,13 +1040,14 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
                 w->bt[3 * i] = s_target(pk, P, w->gam0[i], h, eps, step, pk->istep, &idx);
                 if (idx) {
                     in_index = 1;
-                    if (w->gam0[i] < 0 && w->pi[k].istep != step - 1) impact = 1;
+                    if (w->gam0[i] < 0 && pk->istep != step - 1) impact = 1;
                 }
             }
             /* an impact: a pair entering the index set while closing */
-            if (in_index) w->pi[k].istep = step;
+            if (in_index) pk->istep = step;
+            for (int j = 0; j < got; j++) w->pin[np + j] = in_index;
             w->nimp += impact;
-            w->pi[k].lstep = step;
+            pk->lstep = step;
             np += got;
         }
     }
@@ -900,9 +1055,9 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
     /* B columns, W_ii, G v_f */
     t0 = mbs_now();
     for (int i = 0; i < np; i++) {
-        int nci = w->pi[w->pt[i].pair].friction > 0 ? ncomp : 1;
+        int nci = w->pmu[i] > 0 ? ncomp : 1;
         s_bcols(w, i, nci);
-        int len = w->pi[w->pt[i].pair].blen;
+        int len = w->pstr[i];
         const double *Gi = w->astore + w->boff[i], *Bi = w->bzstore + w->boff[i];
         for (int c = 0; c < 9; c++) w->wblk[9 * i + c] = 0;
         for (int c = 0; c < 3; c++) w->wd[3 * i + c] = 0;
@@ -926,16 +1081,11 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
 /* Keep the impulses of the step for the next one's warm start. */
 static void s_keep(const mbs_model *m, mbs_mj_ws *w, int np)
 {
-    int prev = -1, j = 0;
     for (int i = 0; i < np; i++) {
-        int k = w->pt[i].pair;
-        j = k == prev ? j + 1 : 0;
-        prev = k;
-        int slot = w->pi[k].slot + j;
+        double *prev = w->pimp[i]; /* (the point's warm-start slot) */
         const mbs_rpoint *P = &w->pt[i];
-        w->prev[4 * slot] = w->lam[3 * i];
-        for (int a = 0; a < 3; a++)
-            w->prev[4 * slot + 1 + a] = w->lam[3 * i + 1] * P->t[0][a] + w->lam[3 * i + 2] * P->t[1][a];
+        prev[0] = w->lam[3 * i];
+        for (int a = 0; a < 3; a++) prev[1 + a] = w->lam[3 * i + 1] * P->t[0][a] + w->lam[3 * i + 2] * P->t[1][a];
     }
     (void)m;
 }
@@ -952,7 +1102,7 @@ static int s_impulses(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int np, int
     const mbs_solver_spec *o = &m->spec->solver;
     int n = w->n, dim = 0, rc = -3;
     double la0 = mbs_now();
-    for (int i = 0; i < np; i++) dim += w->pi[w->pt[i].pair].friction > 0 ? ncomp : 1;
+    for (int i = 0; i < np; i++) dim += w->pmu[i] > 0 ? ncomp : 1;
     *failed = 0;
     *ce = -1;
     if (o->lcp_solver != MBS_LCP_PGS) {
@@ -987,9 +1137,8 @@ static int s_impulses(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, int np, int
 static void s_undo(mbs_mj_ws *w)
 {
     for (int u = w->nulog - 1; u >= 0; u--) {
-        mbs_mj_pinfo *pk = &w->pi[w->ulog[3 * u]];
-        pk->lstep = w->ulog[3 * u + 1];
-        pk->istep = w->ulog[3 * u + 2];
+        w->ulog[u].pk->lstep = w->ulog[u].lstep;
+        w->ulog[u].pk->istep = w->ulog[u].istep;
     }
     w->nulog = 0;
 }
@@ -1000,7 +1149,7 @@ static void s_undo(mbs_mj_ws *w)
  * reduced island (v = v_f + U z), a . z0 on an LU island (z = v). */
 static double s_row_side(const mbs_mj_ws *w, const mbs_rpoint *P, int I, double *amax)
 {
-    const int *vars = w->pvars[P->pair];
+    const int *vars = w->pvp[P - w->pt];
     const double *z0 = w->z0 + w->isl_zptr[I];
     double am = 0, val = 0;
     if (!w->isl_red[I]) {
@@ -1039,7 +1188,7 @@ static int s_replay_touches(const mbs_mj_ws *w, const mbs_rpoint *P, int k, cons
 {
     /* the point's normal row on each side's unknowns */
     double a[2][MBS_NB_MAX * 2];
-    const int *vars = w->pvars[k];
+    const int *vars = w->pvp[P - w->pt];
     for (int q = 0; q < 2; q++) {
         int I = isl[q];
         if (I < 0) continue;
@@ -1105,31 +1254,38 @@ static int s_recheck(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, co
 {
     if (!m->spec->solver.contact_deactivation || !d->c_ready) return 0;
     double t0 = mbs_now(), eps = m->spec->solver.lcp_regularization;
-    if (w->bspeed) w->rows.body_speeds(w->rows.ctx, w->xm, d->v, w->bspeed);
+    if (w->rows.body_speeds) w->rows.body_speeds(w->rows.ctx, w->xm, d->v, w->bspeed);
     int n = w->n, ncand = 0, nadd = 0;
     /* each coordinate's change over the step (from x0 to q_m + h/2 v1) */
     double *dx = w->tmp;
     for (int i = 0; i < n; i++) dx[i] = 0.5 * h * (fabs(v0[i]) + fabs(d->v[i]));
-    /* the reach-test pairs within reach at v1 */
+    /* the reach-test pairs within reach at v1 (the formulation's speeds
+     * above, or the largest |v| of each body's velocities) */
+    if (!w->rows.body_speeds && w->nskip > 0) s_body_speeds(w, d->v);
     for (int s = 0; s < w->nskip; s++) {
         int k = w->skip[s];
-        if (!(w->skipg[s] > s_pair_reach(m, w, w->pi[k].shape, d->v, h))) w->cand[ncand++] = k;
+        if (!(w->skipg[s] > s_pair_reach(w, w->skipp[s]->shape, h))) w->cand[ncand++] = k;
     }
     /* the pairs outside the active set within the bodies' displacements */
     ncand += w->rows.missed(w->rows.ctx, dx, w->cand + ncand);
     /* the rigid ones not in the system, their points in one call after the
      * system's (their slots are free: the pairs are not in it; each pair
      * is a candidate once) */
-    int nk = 0;
+    int nk = 0, nroom = 0;
     for (int c = 0; c < ncand; c++) {
         int k = w->cand[c];
-        if (w->pi[k].rigid && w->pi[k].lstep != step) w->cand[nk++] = k;
+        if (w->pi[k].rigid && s_pinfo(w, k)->lstep != step) {
+            w->cand[nk++] = k;
+            nroom += w->pi[k].npmax;
+        }
     }
+    if (s_pt_room(w, np + nroom, w->bcap)) return 0; /* (w->nomem: the run stops) */
     if (nk > 0) w->rows.points(w->rows.ctx, w->xm, w->stamp, w->cand, nk, NULL, &w->pt[np], w->pcount, NULL);
     mbs_rpoint *P = &w->pt[np];
     for (int c = 0; c < nk; P += w->pcount[c], c++) {
         int k = w->cand[c], got = w->pcount[c], viol = 0;
-        mbs_mj_pinfo *pk = &w->pi[k];
+        const mbs_mj_pinfo *pk = s_pinfo(w, k);
+        for (int j = 0; j < got; j++) w->pvp[P - w->pt + j] = w->pvars[k];
         for (int j = 0; j < got && !viol; j++) {
             int idx;
             double bt = s_target(pk, &P[j], s_gdot(w, &P[j], 0, v0), h, eps, step, pk->istep, &idx);
@@ -1245,6 +1401,7 @@ int mbs_mj_run(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *e
     if (nstep < 1) nstep = 1;
     h = T / (double)nstep;
     int ncomp = 1 + (m->dim == 3 ? 2 : 1);
+    w->nrec = 0; /* (the records' state: reset below) */
     for (int k = 0; k < m->spec->ncontact; k++) w->pi[k].lstep = w->pi[k].istep = -10;
     w->nlemke = w->npgs = 0;
     double *v0 = d->vp, *vf = w->vf;
@@ -1291,7 +1448,18 @@ int mbs_mj_run(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *e
          * with the pairs left out that the step's velocities bring into
          * contact (s_recheck) */
         w->nxtra = 0;
+        /* the active set's records follow the set (once per step: the set
+         * changes between steps, pointers into the records last the step) */
+        if (w->rec && d->c_ready && mbs_mj_recs_sync(w, d->c_active, d->c_nactive)) {
+            mbs_err_add(err, "", "t = %.6g: out of memory for the active set's records", tm);
+            return MBS_ENOMEM;
+        }
+        if (w->rec && !d->c_ready) mbs_mj_recs_clear(w);
         int np = s_points(m, d, w, h, ncomp, v0, step);
+        if (np < 0) {
+            mbs_err_add(err, "", "t = %.6g: out of memory for the step's contact points", tm);
+            return MBS_ENOMEM;
+        }
         int dim = 0, failed = 0, lemke = 0;
         double ce = -1;
         memcpy(d->v, vf, sizeof(double) * (size_t)n);
@@ -1300,11 +1468,16 @@ int mbs_mj_run(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *e
              round++) {
             s_undo(w);
             np = s_points(m, d, w, h, ncomp, v0, step);
+            if (np < 0) break;
             memcpy(d->v, vf, sizeof(double) * (size_t)n);
             dim = failed = lemke = 0;
             ce = -1;
             if (np > 0) dim = s_impulses(m, d, w, np, ncomp, vscale, &failed, &lemke, &ce);
             if (round == 0) w->nrecheck++;
+        }
+        if (w->nomem) {
+            mbs_err_add(err, "", "t = %.6g: out of memory for the step's contact points", tm);
+            return MBS_ENOMEM;
         }
         d->met.impacts += w->nimp;
         if (np > 0) {

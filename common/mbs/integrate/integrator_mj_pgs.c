@@ -206,9 +206,9 @@ int mbs_mj_pgs(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp, double vscal
             for (int a = 0; a < zl; a++) zs[a] = v[w->isl_var[w->isl_vptr[I] + a]];
     }
     for (int i = 0; i < np; i++) {
-        int k = w->pt[i].pair, len = w->pi[k].blen, zo = 0;
+        int len = w->pstr[i], zo = 0;
         for (int s = 0; s < 2; s++) {
-            int I = w->pi[k].isl[s], zl = w->pzlen[2 * i + s];
+            int I = w->pisl[2 * i + s], zl = w->pzlen[2 * i + s];
             if (I < 0) continue;
             if (w->isl_red[I])
                 for (int c = 0; c < ncomp; c++) {

@@ -22,9 +22,26 @@ typedef struct {
     int isl[2];                /* islands of the pair's bodies, -1            */
     int blen;                  /* length of a B column of the pair            */
     int slot;                  /* first warm-start slot                       */
+    int npmax;                 /* most points (contact rows' max_points)      */
     int shape[2];
     int rigid;                 /* law MBS_LAW_RIGID                           */
 } mbs_mj_pinfo;
+
+/* Pairs handed to the contact rows' points in one call (integrator_mj.c
+ * s_points): their points (720 bytes each) stay in the first-level cache
+ * for the targets. */
+#define S_MJ_CHUNK 16
+
+/* An entry of the undo log of the pairs' steps (s_points changes them; a
+ * step solved again puts them back): where they are (a record of the
+ * active set or the store) and their values before. */
+typedef struct {
+    mbs_mj_pinfo *pk;
+    long lstep, istep;
+} mbs_mj_ulog;
+
+/* The active set's records (mj_pairs.h). */
+struct mbs_mj_rec;
 
 /* The error estimate's state (mj_error.c). */
 typedef struct mbs_mj_est mbs_mj_est;
@@ -41,9 +58,27 @@ struct mbs_mj_ws {
     int nbody, bnv;            /* bodies; velocities per body (bvar)          */
     int *bvar;                 /* (nbody bnv) the velocities moving each body, -1 */
     int *shb;                  /* (nshape) the body of each shape, -1 ground  */
+    double *bspeed;            /* (nbody) the reach test's speed of each body:
+                                  rows.body_speeds' bound on its points' speed
+                                  where the form has the hook, else the
+                                  largest |v| of its velocities (s_body_speeds) */
+    double gnorm;              /* |gravity|                                   */
     int *eq_off, *eq_nnz;      /* (ne) row r of Phi_q: d->jac[eq_off ..) and
                                   its columns f.jac_cols[eq_off ..)          */
     const int **pvars;         /* (nc) the velocities of each pair's rows     */
+    int *pnv;                  /* (nc) how many (rows.pair_nv; with records)  */
+    /* the active set's records (mj_pairs.h; NULL without deactivation or
+     * without the rows' points_rec): in the set's order */
+    struct mbs_mj_rec *rec;
+    int nrec, reccap, recmax, recnomem;
+    /* per pair of a chunk handed to the rows (s_points): its record's id,
+     * shapes and variables (or a copy from the store), its data and state,
+     * variables and first warm-start slot */
+    const mbs_rpair *prec[S_MJ_CHUNK];
+    mbs_rpair rtmp[S_MJ_CHUNK];
+    mbs_mj_pinfo *ppk[S_MJ_CHUNK];
+    const int *pvl[S_MJ_CHUNK];
+    double *pim0[S_MJ_CHUNK];
     long stamp;                /* changes with the step's q_m (rows.points)   */
     int *plist, *pcount;       /* (S_CHUNK), (nc) the pairs handed to
                                   rows.points, their point counts            */
@@ -67,7 +102,7 @@ struct mbs_mj_ws {
     double *ibuf;              /* (bufmax) island right-hand side            */
     /* pairs */
     mbs_mj_pinfo *pi;               /* (nc) what a step reads of each pair         */
-    double *prev;              /* (4 cap) per (pair, point): the normal and
+    double *prev;              /* (4 cap_all) per (pair, point): the normal and
                                   the friction impulse (world) of its last step */
     /* deactivation's check after a solve (s_recheck): the pairs it added
      * to the step's system, those the reach test left out (with their
@@ -75,17 +110,24 @@ struct mbs_mj_ws {
      * (lstep, istep before s_points changed them) for solving again */
     int *xtra, nxtra;          /* (nc) added pairs, increasing               */
     int *skip, nskip;          /* (nc) pairs left out by the reach test      */
+    const mbs_mj_pinfo **skipp; /* (nc) their data (record or store)         */
     double *skipg;             /* (nc) their smallest gap                     */
     int *cand;                 /* (2 nc) candidates of the check             */
-    long *ulog;                /* (3 nc) pair, lstep, istep                   */
+    mbs_mj_ulog *ulog;         /* (nc)                                        */
     int nulog;
     long nimp;                 /* impacts of the step's system                */
     long nrecheck;             /* steps solved again (metrics: none; tests)   */
     /* the points of the current step */
-    int cap;                   /* sum of the pairs' largest point counts       */
+    int cap_all;               /* sum of the pairs' largest point counts       */
+    long bcap_all;             /* ... and of their B columns' lengths (x 3)    */
+    int cap;                   /* room for points in the arrays below (cap_all
+                                  without deactivation, else grown as needed:
+                                  s_pt_room) */
+    long bcap;                 /* room in bstore, astore, bzstore             */
+    int nomem;                 /* a step found no room (out of memory)        */
     mbs_rpoint *pt;            /* (cap)                                      */
     long *boff;                /* (cap) offset of the point's B columns       */
-    double *bstore;            /* B columns                                   */
+    double *bstore;            /* (bcap) B columns                            */
     /* the PGS unknowns z: per island its velocity (LU islands) or the r
      * numbers y of v = v_f + U y (Schur islands, P = U U^T) */
     int *isl_zptr;             /* (nisl + 1) the island's slice of z          */
@@ -103,6 +145,13 @@ struct mbs_mj_ws {
     double *qz;                /* (3 cap) G v_f over the reduced sides        */
     int *pzoff, *pzlen;        /* (2 cap) slice of each side of a point       */
     double *pmu;               /* (cap) friction coefficient of the point     */
+    /* what the step reads of a point's pair, beside the point (set by
+     * s_points): its variables, its warm-start slot, whether the pair is in
+     * the index set at this step; with pmu, pstr, pisl below */
+    const int **pvp;           /* (cap) the pair's variables (pt[i].nv)       */
+    double **pimp;             /* (cap) the point's warm-start impulses: 4
+                                  numbers, normal and friction (world)        */
+    int *pin;                  /* (cap) 1: its pair is in the index set       */
     /* skipping open points in the sweeps (integrator_mj_pgs.c) */
     double *ztrav;             /* (nisl) sum of |changes| of the island's z   */
     double *pbn;               /* (6 cap) 1-norm of b per (component, side)   */
@@ -136,8 +185,6 @@ struct mbs_mj_ws {
     int np_last, ncomp_last;
     double h_last;
     mbs_mj_est *est;           /* the local error estimate (mj_error.c)       */
-    double *bspeed;            /* (nbody) rows.body_speeds' bounds, NULL
-                                  without the hook (s_pair_reach)            */
 };
 
 /* Projected Gauss-Seidel with NNCG on the np points of the step (see

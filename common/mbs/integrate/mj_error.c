@@ -136,13 +136,14 @@ static int s_find(int *p, int i)
 static uint64_t s_point_code(const mbs_mj_ws *w, int i, long step, int ncomp)
 {
     int k = w->pt[i].pair;
-    const mbs_mj_pinfo *pk = &w->pi[k];
     const double *lam = w->lam + 3 * i;
-    int in = pk->istep == step, act = lam[0] > 0;
+    double mu = w->pmu[i];
+    (void)step; /* (in the index set at this step: w->pin) */
+    int in = w->pin[i], act = lam[0] > 0;
     if (!in && !act) return 0;
     uint64_t code = 1u | (uint64_t)in << 1 | (uint64_t)act << 2 | (uint64_t)(w->gam0[i] < 0) << 3;
-    if (act && pk->friction > 0) {
-        double lim = pk->friction * lam[0] * (1 - 1e-6);
+    if (act && mu > 0) {
+        double lim = mu * lam[0] * (1 - 1e-6);
         for (int c = 1; c < ncomp; c++) {
             if (lam[c] >= lim) code |= (uint64_t)1 << (2 + 2 * c);
             if (lam[c] <= -lim) code |= (uint64_t)1 << (3 + 2 * c);
@@ -163,16 +164,16 @@ void mbs_mj_error_step(mbs_data *d, mbs_mj_ws *w, long step, double h, int np, i
         e->sig[I] = 0;
     }
     for (int i = 0; i < np; i++) {
-        const mbs_mj_pinfo *pk = &w->pi[w->pt[i].pair];
-        if (pk->isl[0] < 0 || pk->isl[1] < 0 || !s_point_code(w, i, step, ncomp)) continue;
-        int a = s_find(e->par, pk->isl[0]), b = s_find(e->par, pk->isl[1]);
+        const int *isl = w->pisl + 2 * i;
+        if (isl[0] < 0 || isl[1] < 0 || !s_point_code(w, i, step, ncomp)) continue;
+        int a = s_find(e->par, isl[0]), b = s_find(e->par, isl[1]);
         if (a != b) e->par[a] = b;
     }
     /* each group's signature: the sum of its points' codes */
     for (int i = 0; i < np; i++) {
-        const mbs_mj_pinfo *pk = &w->pi[w->pt[i].pair];
+        const int *isl = w->pisl + 2 * i;
         uint64_t s = s_point_code(w, i, step, ncomp);
-        int I = pk->isl[0] >= 0 ? pk->isl[0] : pk->isl[1];
+        int I = isl[0] >= 0 ? isl[0] : isl[1];
         if (s && I >= 0) e->sig[s_find(e->par, I)] += s;
     }
     int changed = 0, pgs = w->npgs != e->npgs;

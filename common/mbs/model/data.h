@@ -2,7 +2,10 @@
  * data.h - the mutable state of a run (internal).  Everything a time step
  * needs is allocated by mbs_data_new (run/build.c), the workspace of the
  * spec's integrator by that integrator (integrate/integrators.h,
- * mbs_integrator_ws_new, called by mbs_data_new); no step allocates.
+ * mbs_integrator_ws_new, called by mbs_data_new); no step allocates, but
+ * for the Moreau-Jean stepper with contact deactivation, whose points'
+ * arrays and active-set records grow (doubling) when a step's system
+ * outgrows them: a few times in a run (docs/contacts.md, "Cost").
  */
 #ifndef MBS_DATA_H
 #define MBS_DATA_H
@@ -149,6 +152,8 @@ struct mbs_data {
     int *c_prev;          /* (ncontact) the swept set before the last sweep     */
     int c_nset;           /* pairs of the last sweep (c_inset[k] == 1)          */
     int *c_onlist;        /* (ncontact) the pairs with c_on set                 */
+    char *c_rigid;        /* (ncontact) 1: law rigid (compact: the spec of one
+                             of 81800 declared pairs is a cache miss)        */
     int c_non;
     double c_margin;      /* the largest pair margin of the spec                */
     double *c_travel;     /* (nbody) scratch: each body's travel in a step      */
