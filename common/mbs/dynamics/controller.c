@@ -30,10 +30,17 @@ double mbs_ctrl_measure(const mbs_model *m, const mbs_data *d, int c, double t, 
     /* another controller's channel (the parser refuses cycles) */
     if (C->measure.quantity == MBS_Q_CONTROLLER)
         return mbs_ctrl_channel(m, d, C->measure.element, C->measure.component, t, x, v, z);
-    /* a joint reaction (sampled controllers only: it needs the
-     * accelerations of the state, which the output held over the step
-     * gave); the recovery's workspace is the run's */
+    /* a joint reaction: a continuous controller's at the state (t, x, v,
+     * z), by the run's d->reaction_at (run/measure.h), 0 inside the
+     * generalized forces (d->rx_skip: none depends on it at the same
+     * instant, the parser refuses that loop); a sampled one's at the
+     * accepted state, its accelerations given by the output held over the
+     * step; the recovery's workspace is the run's */
     if (C->measure.quantity == MBS_Q_REACTION_FORCE || C->measure.quantity == MBS_Q_REACTION_TORQUE) {
+        if (!(C->ts > 0)) {
+            if (!d || d->rx_skip > 0 || !d->reaction_at) return 0;
+            return d->reaction_at(m, (mbs_data *)d, c, t, x, v, z, d->meas_a);
+        }
         if (!d || !d->reaction) return NAN;
         return d->reaction(m, (mbs_data *)d, C->measure.joint, C->measure.quantity == MBS_Q_REACTION_TORQUE,
                            C->measure.component, t, x, v, d->meas_a ? d->meas_a : d->a);
