@@ -344,15 +344,12 @@ static void s_reaction_loops(mech_ctx *c)
         mech_ptr_key(kp, ptr, "measure");
         mech_ptr_key(ptr, kp, "quantity");
         const char *what = F->type == MBS_FORCE_JOINT_ACTUATOR ? "joint_actuator" : "dc_motor";
-        char via[160] = "";
-        if (r != k)
-            snprintf(via, sizeof via, ", through controller '%s' (a cascade),", s->controllers[k].name);
-        mech_err(c, ptr, "controller '%s' measures a joint reaction continuously and passes it at the same instant%s "
-                 "to %s '%s'%s: the reaction depends on the accelerations, which depend on that %s (an algebraic "
-                 "loop). A dc_motor with an inductance > 0, an integral-only controller (kp = kd = 0; an lti with "
-                 "D = 0), or a sample_period > 0 measures it without a loop", s->controllers[r].name, via, what,
-                 F->name, F->type == MBS_FORCE_DC_MOTOR ? " (inductance 0: the torque follows the voltage)" : "",
-                 F->type == MBS_FORCE_DC_MOTOR ? "torque" : "force");
+        char via[96] = "";
+        if (r != k) snprintf(via, sizeof via, " via '%s'", s->controllers[k].name);
+        /* (within mbs_errlist's 256 characters with names of 32) */
+        mech_err(c, ptr, "controller '%s' passes a joint reaction at once%s to %s '%s'%s: an algebraic loop (use an "
+                 "inductance > 0, integral-only control or sample_period > 0)", s->controllers[r].name, via, what,
+                 F->name, F->type == MBS_FORCE_DC_MOTOR ? " (inductance 0)" : "");
     }
 }
 
