@@ -314,12 +314,16 @@ static int s_out_now(const mbs_spec *s, int k)
  * the state unless the output it moves at the same instant drives a force
  * at that instant (a joint_actuator, a dc_motor without inductance): the
  * reaction depends on the accelerations, which depend on that force (an
- * algebraic loop), refused.  Through a motor's current (inductance > 0),
- * an integral-only controller or an lti block with D = 0 the output
- * reaches the mechanics through a state: no loop (run/measure.h). */
+ * algebraic loop).  Through a motor's current (inductance > 0), an
+ * integral-only controller or an lti block with D = 0 the output reaches
+ * the mechanics through a state: no loop (run/measure.h).  A loop closed
+ * by the measuring controller itself is marked (mbs_ctrl_spec.loop) and
+ * solved at each state by the run, one per mechanism; through a cascade
+ * (another controller between the reaction and the force) it is refused
+ * at the measure of the controller that reads the reaction. */
 static void s_reaction_loops(mech_ctx *c)
 {
-    const mbs_spec *s = c->spec;
+    mbs_spec *s = c->spec;
     for (int e = 0; e < s->nforce && !c->nerr; e++) {
         const mbs_force_spec *F = &s->forces[e];
         if (F->ctrl <= 0 || !(F->type == MBS_FORCE_JOINT_ACTUATOR || (F->type == MBS_FORCE_DC_MOTOR &&
@@ -343,6 +347,24 @@ static void s_reaction_loops(mech_ctx *c)
         mech_ptr_idx(ptr, "/controllers", (size_t)r);
         mech_ptr_key(kp, ptr, "measure");
         mech_ptr_key(ptr, kp, "quantity");
+        /* the controller measuring the reaction drives the force itself: the
+         * loop is solved at each state (run/measure.h), one such controller
+         * per mechanism */
+        if (r == k) {
+            int other = -1;
+            for (int j = 0; j < s->nctrl; j++)
+                if (j != k && s->controllers[j].loop) other = j;
+            if (other < 0) {
+                s->controllers[k].loop = 1;
+                continue;
+            }
+            mech_err(c, ptr, "controller '%s' passes a joint reaction at once to %s '%s', as controller '%s' does: "
+                     "one such algebraic loop per mechanism is solved (give one an inductance > 0, integral-only "
+                     "control or a sample_period > 0)", s->controllers[k].name,
+                     F->type == MBS_FORCE_JOINT_ACTUATOR ? "joint_actuator" : "dc_motor", F->name,
+                     s->controllers[other].name);
+            continue;
+        }
         const char *what = F->type == MBS_FORCE_JOINT_ACTUATOR ? "joint_actuator" : "dc_motor";
         char via[96] = "";
         if (r != k) snprintf(via, sizeof via, " via '%s'", s->controllers[k].name);

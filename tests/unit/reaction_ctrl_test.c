@@ -22,6 +22,12 @@
  *   order) from 4e-4 to 1e-4 s;
  * - an integral-only controller on the pendulum's reaction driving a motor
  *   without inductance (no feed-through: no loop), against dopri5 at 1e-11;
+ * - the true loop (the controller passing the reaction at once to the
+ *   force it drives), solved at each state: a P on the pendulum's pivot
+ *   reaction through a joint_actuator, unlimited and at its limit, against
+ *   the closed form at rest, bdf / dopri5 x natural / relative against
+ *   dopri5 at 1e-11 and the sampled runs' first-order convergence; a PI
+ *   through a dc_motor without inductance, the same;
  * - the parser's refusals and acceptances are in controller_test.c.
  */
 #include "check.h"
@@ -221,10 +227,113 @@ static void test_integral_only(void)
     t_run_free(&r);
 }
 
+/* The true loop, solved at each state (run/measure.h): a pendulum whose
+ * pivot torque is a controller's output on the pivot's horizontal
+ * reaction, through a joint_actuator (motor 0) or a dc_motor without
+ * inductance (motor 1); $kp, $ki, $ymax, $ts. */
+static void s_loop_doc(char *doc, size_t size, int motor)
+{
+    snprintf(doc, size,
+             "{\"name\": \"loop\", \"dimension\": 2, \"gravity\": [0, -9.81],"
+             " \"parameters\": {\"kp\": 1, \"ki\": 0, \"ts\": 0, \"ymax\": 1e9},"
+             " \"bodies\": [{\"name\": \"bob\", \"mass\": 1.0, \"inertia\": 0.01, \"com\": [0.3, -0.4], \"angle\": 0}],"
+             " \"joints\": [{\"name\": \"pivot\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"bob\"], \"at\": [0, 0]}],"
+             " \"controllers\": [{\"name\": \"rx\", \"type\": \"pid\", \"kp\": \"$kp\", \"ki\": \"$ki\", \"y_max\": \"$ymax\","
+             "   \"sample_period\": \"$ts\","
+             "   \"measure\": {\"quantity\": \"reaction_force\", \"joint\": \"pivot\", \"component\": \"x\"}, \"setpoint\": 0}],"
+             " \"forces\": [%s],"
+             " \"solver\": {\"t_end\": 1},"
+             " \"outputs\": {\"interval\": 0.01, \"channels\": ["
+             "   {\"name\": \"theta\", \"quantity\": \"joint_coordinate\", \"joint\": \"pivot\"},"
+             "   {\"name\": \"Rx\", \"quantity\": \"reaction_force\", \"joint\": \"pivot\", \"component\": \"x\"},"
+             "   {\"name\": \"m\", \"quantity\": \"controller\", \"controller\": \"rx\", \"component\": \"measurement\"},"
+             "   {\"name\": \"u\", \"quantity\": \"controller\", \"controller\": \"rx\", \"component\": \"output\"}]}}",
+             motor ? "{\"name\": \"drive\", \"type\": \"dc_motor\", \"joint\": \"pivot\", \"voltage\": {\"controller\": \"rx\"},"
+                     " \"resistance\": 1, \"torque_constant\": 0.5, \"back_emf_constant\": 0.5}"
+                   : "{\"name\": \"drive\", \"type\": \"joint_actuator\", \"joint\": \"pivot\", \"value\": {\"controller\": \"rx\"}}");
+}
+
+/* The loop's run against independent references: at rest the closed form
+ * (I_p alpha = u - 0.3 m g, R_x = 0.4 m alpha, u = sat(-kp R_x): u(0) = kp
+ * 0.12 m^2 g / (I_p + 0.4 kp m), or the limit); bdf and dopri5 in both
+ * formulations at 1e-8 against dopri5 at 1e-11; the same controller
+ * sampled (the reaction at each accepted state under the output held: no
+ * loop to solve) converging to it at first order in the period. */
+static void test_loop(void)
+{
+    /* kp r < 1 (r = dR_x / du, 1.54 through the actuator, 0.77 through the
+     * motor): the sampled loop (u_k = -kp R(u_k-1) at once) is stable */
+    const char *cases[3][3] = {{"kp=0.5", NULL}, {"kp=0.5", "ymax=1"}, {"kp=1", "ki=10"}};
+    for (int cs = 0; cs < 3; cs++) {
+        int motor = cs == 2;
+        const char *k0 = cases[cs][0], *k1 = cases[cs][1];
+        char doc[8192];
+        s_loop_doc(doc, sizeof doc, motor);
+        const char *ref_sets[] = {"solver.integrator=dopri5", "solver.tolerance=1e-11", k0, k1, NULL};
+        t_run ref;
+        t_run_text(doc, ref_sets, &ref);
+        CHECK(ref.rc == 0);
+        if (ref.rc) { t_run_free(&ref); continue; }
+        double u0 = t_at(&ref, "u", 0), loopeq = 0, thmax = 0;
+        for (int k = 0; k < ref.res.nsample; k++) {
+            double t = ref.res.rows[(size_t)k * (1 + ref.res.nchannel)];
+            thmax = fmax(thmax, fabs(t_at(&ref, "theta", t)));
+        }
+        printf("  loop %s%s%s (%s): u(0) %.12g, |theta| <= %.3g rad\n", k0, k1 ? ", " : "", k1 ? k1 : "",
+               motor ? "dc_motor, L = 0" : "joint_actuator", u0, thmax);
+        if (!motor) {
+            double kp = 0.5, ex = kp * 0.12 * 9.81 / (0.26 + 0.4 * kp);
+            if (cs == 1) ex = 1;
+            CHECK_NEAR(u0, ex, 1e-12 * ex);
+            /* the loop's equation at every sample: u = sat(-kp x the
+             * measurement) */
+            for (int k = 0; k < ref.res.nsample; k++) {
+                double t = ref.res.rows[(size_t)k * (1 + ref.res.nchannel)];
+                loopeq = fmax(loopeq, fabs(t_at(&ref, "u", t) - fmin(cs == 1 ? 1 : 1e9, -kp * t_at(&ref, "m", t))));
+            }
+            CHECK(loopeq <= 1e-9 * ex);
+        }
+        const char *integ[4][2] = {{"solver.integrator=bdf", NULL}, {"solver.integrator=dopri5", NULL},
+                                   {"solver.integrator=bdf", "solver.formulation=relative"},
+                                   {"solver.integrator=dopri5", "solver.formulation=relative"}};
+        for (int ia = 0; ia < 4; ia++) {
+            const char *sets[] = {"solver.tolerance=1e-8", k0, integ[ia][0], k1 ? k1 : integ[ia][1],
+                                  k1 ? integ[ia][1] : NULL, NULL};
+            t_run r;
+            t_run_text(doc, sets, &r);
+            CHECK(r.rc == 0 && r.res.nsample == ref.res.nsample);
+            if (r.rc || r.res.nsample != ref.res.nsample) { t_run_free(&r); continue; }
+            double dth = t_maxdiff(&r, &ref, "theta"), du = t_maxdiff(&r, &ref, "u");
+            printf("    %s%s%s at 1e-8 against dopri5 at 1e-11: theta %.2e rad, u %.2e; %ld steps, %ld Newton "
+                   "iterations\n", integ[ia][0] + 18, integ[ia][1] ? ", " : "", integ[ia][1] ? integ[ia][1] + 7 : "",
+                   dth, du, r.met.steps, r.met.newton_iterations);
+            CHECK(dth <= 100 * 1e-8 * fmax(thmax, 0.1));
+            CHECK(du <= 100 * 1e-8 * fmax(fabs(u0), 1));
+            t_run_free(&r);
+        }
+        double dist[3];
+        const char *ts[3] = {"ts=4e-4", "ts=2e-4", "ts=1e-4"};
+        for (int k = 0; k < 3; k++) {
+            const char *sets[] = {"solver.integrator=dopri5", "solver.tolerance=1e-10", ts[k], k0, k1, NULL};
+            t_run r;
+            t_run_text(doc, sets, &r);
+            CHECK(r.rc == 0);
+            dist[k] = r.rc ? NAN : t_maxdiff(&r, &ref, "theta");
+            t_run_free(&r);
+        }
+        printf("    sampled at 4e-4, 2e-4, 1e-4 s against it: theta %.3e, %.3e, %.3e rad (ratios %.3f, %.3f)\n", dist[0],
+               dist[1], dist[2], dist[0] / dist[1], dist[1] / dist[2]);
+        CHECK(dist[0] / dist[1] > 1.8 && dist[0] / dist[1] < 2.2);
+        CHECK(dist[1] / dist[2] > 1.8 && dist[1] / dist[2] < 2.2);
+        t_run_free(&ref);
+    }
+}
+
 int main(void)
 {
     test_lift();
     test_pendulum();
     test_integral_only();
+    test_loop();
     return CHECK_SUMMARY("reaction_ctrl_test");
 }

@@ -28,9 +28,22 @@
 /* Output of controller c at (t, x, v, z) (z: the element states, where a
  * continuous controller's are read); *e (may be NULL) the error setpoint -
  * measurement, the setpoint another controller's output in a cascade.  A
- * discrete controller returns its held output. */
+ * discrete controller returns its held output; one in an algebraic loop
+ * through a reaction (mbs_ctrl_spec.loop) the run's solution at that state
+ * (d->loop_output), or d->loop_y in the shadow trying it (d->loop_c). */
 double mbs_ctrl_output(const mbs_model *m, const mbs_data *d, int c, double t, const double *x, const double *v,
                        const double *z, double *e);
+
+/* The output of continuous controller c at (t, x, v, z) when its measured
+ * signal reads meas (the setpoint, feed-forward and states as
+ * mbs_ctrl_output's); *u (may be NULL) the output before the limits.  For
+ * the run's solution of an algebraic loop (run/measure.h). */
+double mbs_ctrl_output_at(const mbs_model *m, const mbs_data *d, int c, double t, const double *x, const double *v,
+                          const double *z, double meas, double *u);
+
+/* The direct feed-through of controller C: d(output)/d(error) before the
+ * limits (kp + kd / tf; an lti's D). */
+double mbs_ctrl_feedthrough(const mbs_ctrl_spec *C);
 
 /* The measured signal of controller c (a revolute angle continued next to
  * the last accepted step's value; another controller's channel at the same

@@ -205,6 +205,14 @@ struct mbs_data {
                           const double *z, const double *a);
     struct mbs_meas *meas;
     int rx_skip;
+    /* A continuous controller in an algebraic loop through the reaction it
+     * measures (mbs_ctrl_spec.loop): its output solved at a state, set by
+     * the run (run/measure.h); in the shadow data that solves it, loop_c
+     * (-1: none) is the controller whose output reads loop_y. */
+    double (*loop_output)(const mbs_model *m, mbs_data *d, int c, double t, const double *x, const double *v,
+                          const double *z);
+    int loop_c;
+    double loop_y;
 
     /* metrics accumulated by the integrators */
     mbs_tol tol;          /* error weights of the run (accuracy.h)            */

@@ -566,6 +566,7 @@ mbs_data *mbs_data_new(const mbs_model *m)
     if (ok && mbs_integrator_ws_new(m, d)) ok = 0;
     if (!ok) { mbs_data_free(&d); return NULL; }
     for (int i = 0; i < ne; i++) d->eq_on[i] = 1;
+    d->loop_c = -1;
     return d;
 }
 

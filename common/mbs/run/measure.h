@@ -17,6 +17,13 @@
  * Newton matrix (controller.h mbs_zelim_build), never touches the
  * integrator's own workspace.  The last state measured is kept: the motor's
  * voltage and the controller's rate at the same state take one solve.
+ *
+ * Where the measuring controller passes the reaction at once to a force it
+ * drives (a joint_actuator, a dc_motor without inductance: an algebraic
+ * loop, mbs_ctrl_spec.loop, one per mechanism) its output is solved at
+ * each state (d->loop_output): the reaction is affine in that force at a
+ * state, so two tries give the line and the controller's limits are taken
+ * exactly; a motor's piecewise law is followed by re-linearisation.
  */
 #ifndef MBS_MEASURE_H
 #define MBS_MEASURE_H
@@ -32,6 +39,10 @@ int mbs_meas_reaction(const mbs_spec *s, int c);
  * or MBS_EINVAL (with the message in err) for a model the measurement
  * does not support (contacts: their active set is the run's). */
 int mbs_meas_start(const mbs_model *m, mbs_data *d, mbs_errlist *err);
+
+/* After the initial accelerations: the looped controller's output at the
+ * initial state (d) exists, else MBS_ESINGULAR with the reason in err. */
+int mbs_meas_check_start(const mbs_model *m, mbs_data *d, mbs_errlist *err);
 
 /* Free d->meas (mbs_data_free). */
 void mbs_meas_free(struct mbs_meas **pm);

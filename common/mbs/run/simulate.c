@@ -258,6 +258,8 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
         mbs_err_add(err, "", "initial accelerations: singular system");
         rc = MBS_ESINGULAR;
     }
+    /* a controller's algebraic loop through a reaction: solvable at t = 0 */
+    if (!rc && m->nctrl > 0) rc = mbs_meas_check_start(m, d, err);
     /* a reaction a sampled controller measured at t = 0 was the one before
      * its first output: the samples recover theirs under it */
     if (!rc && m->nctrl > 0) mbs_reaction_given(d, NULL);
