@@ -7,7 +7,8 @@ Usage:
 Needs build/mbs.  For every examples/*.json (the mechanisms, not sweeps/):
 natural coordinates as written (its own integrator; bdf when it names none)
 and relative coordinates with dopri5 (its default there; set when the example
-names another: relative bdf is measured by bench/relative_bdf.py), both at the
+names another: relative bdf is measured by bench/relative_bdf.py; an example
+naming moreau_jean runs it in relative coordinates too: RHS evals "moreau_jean"), both at the
 example's own tolerance (1e-6 when it names none).  An example the relative formulation refuses is listed with the
 parser's reason.
 
@@ -163,7 +164,9 @@ def main(argv):
         if why is not None:
             print("| %s | %s | %s | refused: %s | | | | | |" % (name, tend, nat_cols, why))
             continue
-        rsets = sets + ["solver.formulation=relative", "solver.integrator=dopri5"]
+        # rigid contacts: relative moreau_jean (run/contact_relative.c), else dopri5
+        rinteg = "moreau_jean" if integ == "moreau_jean" else "dopri5"
+        rsets = sets + ["solver.formulation=relative", "solver.integrator=" + rinteg]
         rel = best_run(path, rsets, repeat)
         if rel[0] is None:
             print("| %s | %s | %s | relative failed: %s | | | | | |" % (name, tend, nat_cols, rel[1][:100]))
@@ -174,9 +177,10 @@ def main(argv):
         attempts = mr["steps"] + mr["rejected_steps"] + mr.get("events", 0)
         worst, wch = largest_difference(doc, rn, rr)
         rc, nc = mr["cpu_seconds"], mn["cpu_seconds"]
-        print("| %s | %s | %s | %d / %d (%d) | %d+%d | %d | %.3g | %.2f | %.1e (%s) |" % (
+        evals = "%d" % (6 * attempts + 1) if rinteg == "dopri5" else "moreau_jean"
+        print("| %s | %s | %s | %d / %d (%d) | %d+%d | %s | %.3g | %.2f | %.1e (%s) |" % (
             name, tend, nat_cols, mr.get("relative_coordinates", 0), mr.get("relative_constraints", 0), nch,
-            mr["steps"], mr["rejected_steps"], 6 * attempts + 1, rc / float(tend), rc / max(nc, 1e-9), worst, wch))
+            mr["steps"], mr["rejected_steps"], evals, rc / float(tend), rc / max(nc, 1e-9), worst, wch))
         sys.stdout.flush()
     print()
     for n in notes:

@@ -130,7 +130,8 @@ static void s_print_report(const mbs_spec *sp, const mbs_report *r, const char *
         mbs_spec probe = *sp; /* the dynamics is what the formulation runs */
         probe.solver.analysis = MBS_ANALYSIS_DYNAMICS;
         if (mbs_rtree_supported(&probe, el) == 0)
-            printf("relative run   supported (--set solver.formulation=relative; dopri5, or bdf)\n");
+            printf("relative run   supported (--set solver.formulation=relative; dopri5, bdf, or moreau_jean and "
+                   "event_driven with rigid contacts)\n");
         else
             printf("relative run   not yet: %s%s\n", el->n ? el->e[0].message : "", el->n > 1 ? " (and more)" : "");
         free(el);

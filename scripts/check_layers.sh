@@ -25,11 +25,18 @@
 # natural coordinates' contact rows (contact/contact_rigid.h), and may read
 # no natural-coordinate field of the model (NATURAL_FIELDS: "m->nvar",
 # "d->m->neq", ...; sizes, orderings, band widths and scales are the form's).
+# The ODE-form drivers (ODE_DRIVERS below) see the run's controllers and
+# forces through the form's hooks too (next_stop, sample: the sampled
+# controllers measure the natural coordinates, dynamics/controller.h), so
+# they may include nothing of mbs/dynamics/, mbs/analysis/ nor
+# mbs/contact/ (the layers that evaluate on the natural coordinates).
 # Each violation is one line "file:line: ..." and makes the exit status 1.
 set -u
 
 # integrator files behind the boundary (paths under common/)
 BEHIND_BOUNDARY="mbs/integrate/integrator_al.c mbs/integrate/integrator_bdf.c mbs/integrate/bdf_sample.c mbs/integrate/bdf_ode.c mbs/integrate/integrator_mj.c mbs/integrate/integrator_mj_pgs.c mbs/integrate/integrator_mj_ws.h mbs/integrate/mj_error.c mbs/integrate/mj_error.h mbs/integrate/integrator_ed.c mbs/integrate/ed_contacts.c mbs/integrate/ed_contacts_lcp.c mbs/integrate/ed_contacts.h mbs/integrate/dopri5.c"
+# the drivers of the ODE form (formulation/formulation.h), a subset of the above
+ODE_DRIVERS="mbs/integrate/dopri5.c mbs/integrate/bdf_ode.c"
 # the natural coordinates' fields of mbs_model (model/model.h)
 NATURAL_FIELDS="nvar|neq|eq|colpool|eqav|jcpool|x0|v0|body|nb|M_ptr|M_col|M_val|perm|iperm|kd|nkkt|kperm|kiperm|kkl|kku|nggl|gperm|giperm|gkl|gku|jg|nrotor|rotor|fpts|spring_len0|nstate_el|stel|cshape|cfel|cpairs|length_scale|mass_scale|has_stiffness"
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -115,6 +122,17 @@ for f in $BEHIND_BOUNDARY; do
     bstatus=1
   done < <(grep -nE "(^|[^A-Za-z0-9_])m->($NATURAL_FIELDS)([^A-Za-z0-9_]|\$)" "$f" | sed -E 's/^([0-9]+):[[:space:]]*/\1:/')
 done
-[ $bstatus -eq 0 ] && echo "check_layers: the integrators behind the formulation boundary ($BEHIND_BOUNDARY) include no formulation and read no natural-coordinate field"
+# the ODE-form drivers: nothing of the layers evaluating on the natural coordinates
+for f in $ODE_DRIVERS; do
+  [ -f "$f" ] || { echo "check_layers: common/$f (listed in ODE_DRIVERS) not found"; bstatus=1; continue; }
+  while IFS=: read -r line hdr; do
+    case $hdr in
+      mbs/dynamics/* | mbs/analysis/* | mbs/contact/*)
+        echo "common/$f:$line: includes \"$hdr\": an ODE-form driver reaches the run's controllers and forces" \
+             "through the form's hooks only (formulation/formulation.h)"; bstatus=1 ;;
+    esac
+  done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" | sed -E 's/^([0-9]+):[^"]*"([^"]+)".*/\1:\2/')
+done
+[ $bstatus -eq 0 ] && echo "check_layers: the integrators behind the formulation boundary ($BEHIND_BOUNDARY) include no formulation and read no natural-coordinate field; the ODE-form drivers ($ODE_DRIVERS) nothing of dynamics/, analysis/, contact/"
 [ $bstatus -ne 0 ] && status=1
 exit $status

@@ -7,7 +7,7 @@ set -u
 cd "$(dirname "$0")/.."
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 fail=0
-for t in linalg_test lcp_test contact_geom_test expr_test mechanism_test controller_test solver_test elements_test contact_test clearance_test ed_contact_test rigid_test ode_form_test dae_form_test relative_bdf_test mj_form_test ed_form_test; do
+for t in linalg_test lcp_test contact_geom_test expr_test mechanism_test controller_test solver_test elements_test contact_test clearance_test ed_contact_test rigid_test ode_form_test dae_form_test relative_bdf_test relative_mj_test mj_form_test ed_form_test; do
   echo "== $t (ASan/UBSan)"
   build/san/tests/$t || fail=1
 done

@@ -686,17 +686,19 @@ static void s_parse_top(mech_ctx *c, json_t *root)
     }
 }
 
-/* solver.formulation "relative" (issue 12): dopri5 (the default there) or
- * bdf integrate it (another one named is refused), and what the formulation
+/* solver.formulation "relative" (issue 12): dopri5 (the default there), bdf,
+ * moreau_jean or event_driven integrate it (another one named is refused), and what the formulation
  * does not run yet is refused with the reason (mbs_rtree_supported). */
 static void s_check_relative(mech_ctx *c)
 {
     mbs_solver_spec *o = &c->spec->solver;
     if (!c->integrator_named)
         o->integrator = MBS_INT_DOPRI5;
-    else if (o->integrator != MBS_INT_DOPRI5 && o->integrator != MBS_INT_BDF)
-        mech_err(c, "/solver/integrator", "solver.formulation \"relative\" integrates with dopri5 or bdf only, "
-                 "not '%s': set solver.integrator to \"dopri5\" (the default there) or \"bdf\"",
+    else if (o->integrator != MBS_INT_DOPRI5 && o->integrator != MBS_INT_BDF && o->integrator != MBS_INT_MOREAU_JEAN &&
+             o->integrator != MBS_INT_EVENT_DRIVEN)
+        mech_err(c, "/solver/integrator", "solver.formulation \"relative\" integrates with dopri5, bdf, "
+                 "moreau_jean or event_driven only, not '%s': set solver.integrator to \"dopri5\" (the default "
+                 "there), \"bdf\", or \"moreau_jean\" or \"event_driven\" (rigid contacts)",
                  mbs_integrator_name(o->integrator));
     mbs_errlist *el = calloc(1, sizeof *el);
     if (!el) {

@@ -150,8 +150,8 @@ static void s_dc_motor(mech_ctx *c, json_t *obj, const char *ptr, mbs_force_spec
      * (ncs.c s_slide_rotors).  In space the rotor is a thin disk with unit
      * vectors of its own in the natural coordinates (ncs.c
      * s_space_rotors); the relative formulation's recursion takes it at
-     * its joint's node with its gyroscopic moment (tree_dynamics.c), and
-     * refuses it on a chord (tree.c) */
+     * its joint's node with its gyroscopic moment (tree_dynamics.c), or
+     * on a chord as a row of its own (tree.h mbs_rrotor) */
     if (mo->J > 0 && jt != MBS_JOINT_REVOLUTE && jt != MBS_JOINT_PRISMATIC) {
         mech_ptr_key(kp, ptr, "rotor_inertia");
         mech_err(c, kp, "a rotor inertia is supported on a revolute or prismatic joint only");

@@ -271,6 +271,8 @@ json_t *job_metrics_json(const mbs_metrics *m)
     json_object_set_new(o, "contact_method", json_string(m->contact_method ? m->contact_method : "none"));
     R(mean_lcp_dimension); I(max_lcp_dimension); I(lcp_solves); I(lcp_failures);
     I(events); I(impacts); I(zeno_closures); R(max_penetration); R(max_complementarity_error);
+    I(nonsmooth_steps); R(nonsmooth_error_estimate);
+    json_object_set_new(o, "kept_set_reselections", json_integer((json_int_t)m->reselections));
     /* accuracy: error_estimate is null where the method has no estimate */
     R(tolerance); R(abs_tolerance); R(error_estimate);
     json_object_set_new(o, "tolerance_met", json_boolean(m->tolerance_met));

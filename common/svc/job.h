@@ -52,7 +52,9 @@ json_t *job_responses_eval(const json_t *resp, const char *const *channels, int 
 /* The solver metrics as {column: value}; NaN and infinities become null.
  * Accuracy: tolerance, abs_tolerance, error_estimate (null without an
  * estimate), tolerance_met (boolean), warning_count (all warnings raised)
- * and warnings (array of the first MBS_WARN_MAX texts). */
+ * and warnings (array of the first MBS_WARN_MAX texts); Moreau-Jean's
+ * nonsmooth_steps and nonsmooth_error_estimate (left out of the accuracy
+ * above), the BDF's kept_set_reselections (mbs_metrics.reselections). */
 json_t *job_metrics_json(const mbs_metrics *m);
 
 #endif

@@ -4,7 +4,8 @@
 # with one fault injected each, which must fail and name the file, the line
 # and the two layers: an include that goes up a layer, one between sibling
 # layers, and a source file in no layer; and an integrator behind the
-# formulation boundary that includes natural.h or reads m->nvar.
+# formulation boundary that includes natural.h or reads m->nvar; an ODE-form
+# driver that includes the controllers (dynamics/).
 set -u
 cd "$(dirname "$0")/../.."
 fail=0
@@ -83,6 +84,13 @@ sed -i 's/const int \*M_ptr = w->f.mass_ptr, \*M_col = w->f.mass_col;/const int 
   "$r/common/mbs/integrate/integrator_mj.c"
 expect_fail "$r" '^common/mbs/integrate/integrator_mj\.c:[0-9]+: reads a natural-coordinate field of the model' \
   "Moreau-Jean reading m->M_ptr"
+
+# 6c. an ODE-form driver (dopri5.c) including the controllers again: they
+# measure the natural coordinates, reached through the form's hooks
+r=$(copy ode_driver_ctrl)
+sed -i '1a #include "mbs/dynamics/controller.h"' "$r/common/mbs/integrate/dopri5.c"
+expect_fail "$r" '^common/mbs/integrate/dopri5\.c:2: includes "mbs/dynamics/controller\.h": an ODE-form driver' \
+  "the Dormand-Prince driver including the controllers"
 
 # 7. the copy itself, untouched, passes (the faults above are what failed)
 r=$(copy clean)

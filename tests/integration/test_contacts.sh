@@ -54,6 +54,6 @@ assert dim["deactivation_on"] < dim["deactivation_off"], dim
 act = c["mean_active_contacts"]
 assert act["deactivation_on"] < 0.5 and act["deactivation_off"] == 1, act
 PY
-n=$(sql "SELECT count(*) FROM metrics m JOIN jobs j ON j.id = m.job_id WHERE j.sweep_id = '$RSID' AND m.contact_method = 'moreau_jean_lemke' AND m.lcp_solves > 0 AND m.impacts > 0 AND m.max_complementarity_error < 1e-8")
+n=$(sql "SELECT count(*) FROM metrics m JOIN jobs j ON j.id = m.job_id WHERE j.sweep_id = '$RSID' AND m.contact_method = 'moreau_jean_lemke' AND m.lcp_solves > 0 AND m.impacts > 0 AND m.max_complementarity_error < 1e-8 AND m.nonsmooth_steps > 0 AND m.nonsmooth_error_estimate > 0 AND m.kept_set_reselections = 0")
 [ "$n" = 4 ] || fail "rigid metrics stored for $n of 4 jobs"
-ok "rigid contacts via the service: method, LCP sizes, impacts and complementarity stored; on/off equal"
+ok "rigid contacts via the service: method, LCP sizes, impacts, complementarity and the nonsmooth steps' error bound stored; on/off equal"

@@ -52,6 +52,13 @@ typedef struct {
      * with that message, 0 not run (the reason printed) */
     const char *bdf_limit;
     int bdf_run;
+    /* an example with rigid contacts under moreau_jean (fixed step, first
+     * order: the tolerance bound above does not apply) or event_driven: run
+     * as written in both formulations over mj_t_end, the comparison against
+     * closed forms and natural being relative_mj_test's; this says what it
+     * compares */
+    const char *mj;
+    const char *mj_t_end;
 } s_case;
 
 #define S_DEF_NTOL 1e-10
@@ -60,51 +67,51 @@ typedef struct {
 static const s_case s_cases[] = {
     {"balls_in_box", NULL, "0.15", 1e-6, 1e-6, 0,
      "0.6 s: natural bdf 16 s CPU at 1e-5; to 0.15 s at 1e-6 (141 contact onsets, up to 27 pairs at once: "
-     "the balls reach the floor and each other; 2.8 s natural, 1.1 s relative)", NULL, 0},
-    {"balls_in_box_100", "does not run rigid contacts", 0, 0, 0, 0, NULL, NULL, 0},
-    {"block_on_incline_slide", NULL, NULL, 1e-9, 1e-9, 0, NULL, NULL, 0},
-    {"block_on_incline_stick", NULL, NULL, 1e-9, 1e-9, 0, NULL, NULL, 0},
-    {"bouncing_ball", NULL, NULL, 1e-9, 1e-9, 0, NULL, NULL, 0},
-    {"bouncing_ball_planar_event", "does not run rigid contacts", 0, 0, 0, 0, NULL, NULL, 0},
-    {"bouncing_ball_rigid", "does not run rigid contacts", 0, 0, 0, 0, NULL, NULL, 0},
-    {"cam_follower", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0},
-    {"cam_follower_rigid", "does not run rigid contacts", 0, 0, 0, 0, NULL, NULL, 0},
-    {"dc_motor_arm_pd", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0},
-    {"dc_motor_flywheel", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0},
-    {"dc_motor_flywheel_inductive", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0},
-    {"dc_motor_flywheel_pi", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0},
-    {"dc_motor_four_bar", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0},
-    {"dc_motor_press_pi", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0},
+     "the balls reach the floor and each other; 2.8 s natural, 1.1 s relative)", NULL, 0, NULL, NULL},
+    {"balls_in_box_100", .mj = "frictionless to rounding (relative_mj_test)", .mj_t_end = "0.05"},
+    {"block_on_incline_slide", NULL, NULL, 1e-9, 1e-9, 0, NULL, NULL, 0, NULL, NULL},
+    {"block_on_incline_stick", NULL, NULL, 1e-9, 1e-9, 0, NULL, NULL, 0, NULL, NULL},
+    {"bouncing_ball", NULL, NULL, 1e-9, 1e-9, 0, NULL, NULL, 0, NULL, NULL},
+    {"bouncing_ball_planar_event", .mj = "event_driven: the same steps and events as natural (relative_mj_test)", .mj_t_end = "5"},
+    {"bouncing_ball_rigid", .mj = "to 1e-10 m (relative_mj_test)", .mj_t_end = "3"},
+    {"cam_follower", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0, NULL, NULL},
+    {"cam_follower_rigid", .mj = "event_driven: the same steps and events as natural (relative_mj_test)", .mj_t_end = "0.3"},
+    {"dc_motor_arm_pd", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0, NULL, NULL},
+    {"dc_motor_flywheel", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0, NULL, NULL},
+    {"dc_motor_flywheel_inductive", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0, NULL, NULL},
+    {"dc_motor_flywheel_pi", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0, NULL, NULL},
+    {"dc_motor_four_bar", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0, NULL, NULL},
+    {"dc_motor_press_pi", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0, NULL, NULL},
     {"double_pendulum", NULL, "2", S_DEF_NTOL, S_DEF_RTOL, 0,
-     "10 s: chaotic, a difference of 1e-9 grows to 1.2e-5 of the tip's range by 10 s (measured, 1e-9 both)", NULL, 0},
-    {"flores_slider_crank_friction", "joints with clearance", 0, 0, 0, 0, NULL, NULL, 0},
-    {"flores_slider_crank_impact", "does not run rigid contacts", 0, 0, 0, 0, NULL, NULL, 0},
-    {"four_bar", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0},
-    {"iftomm_a01_pendulum", NULL, "20", S_DEF_NTOL, S_DEF_RTOL, 100, "2000 s: 20 s is ten periods", NULL, 0},
+     "10 s: chaotic, a difference of 1e-9 grows to 1.2e-5 of the tip's range by 10 s (measured, 1e-9 both)", NULL, 0, NULL, NULL},
+    {"flores_slider_crank_friction", "friction clearance model", 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+    {"flores_slider_crank_impact", .mj = "first order towards natural (relative_mj_test)", .mj_t_end = "0.02"},
+    {"four_bar", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0, NULL, NULL},
+    {"iftomm_a01_pendulum", NULL, "20", S_DEF_NTOL, S_DEF_RTOL, 100, "2000 s: 20 s is ten periods", NULL, 0, NULL, NULL},
     {"iftomm_a02_four_bar_n2", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 10,
      "references to 10 s (their period entry asks for 20 s): relative at 1e-9 stops at t = 14.31 s below min_step "
      "at a singular position (test_a02_stops)",
      "relative bdf stops at the first singular position at 1e-9 (t = 1.23 s; at 1e-6 it runs 10 s): index 1 + "
-     "Baumgarte, as dopri5 at other tolerances", 1},
+     "Baumgarte, as dopri5 at other tolerances", 1, NULL, NULL},
     {"iftomm_a02_four_bar_n40", NULL, "2", 1e-9, 1e-9, 5,
      "20 s: relative at 1e-9 stops at t = 9.63 s below min_step (a singular position), 7 s CPU; compared to "
      "2 s, references to 5 s",
      "relative bdf stops at a singular position (t = 0.72 s at 1e-9, 3.2 s at 1e-6) after 6 .. 9 s CPU (the dense "
-     "Newton matrix of 162 unknowns refreshed at every rejection there): not run", 0},
-    {"iftomm_a03_andrews", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0},
-    {"iftomm_a04_bricard", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0},
+     "Newton matrix of 162 unknowns refreshed at every rejection there): not run", 0, NULL, NULL},
+    {"iftomm_a03_andrews", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0, NULL, NULL},
+    {"iftomm_a04_bricard", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0, NULL, NULL},
     {"iftomm_a05_flyball", NULL, "2", 1e-8, 1e-8, 0,
-     "10 s: its stiff spring costs dopri5 2300 steps a second; 1e-8, 2 s", NULL, 0},
-    {"iftomm_spatial_slider_crank", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0},
-    {"pendulum", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0},
-    {"pendulum_small", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0},
+     "10 s: its stiff spring costs dopri5 2300 steps a second; 1e-8, 2 s", NULL, 0, NULL, NULL},
+    {"iftomm_spatial_slider_crank", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0, NULL, NULL},
+    {"pendulum", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0, NULL, NULL},
+    {"pendulum_small", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0, NULL, NULL},
     {"roller_chain_drive", NULL, "0.005", 1e-7, 1e-7, 0,
-     "0.025 s: 103 bodies in contact, relative dopri5 costs 15 s CPU at 1e-6 for the whole run; 0.005 s at 1e-7", NULL, 0},
-    {"slider_crank", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0},
-    {"spring_mass_damper", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0},
-    {"stick_slip_belt", NULL, NULL, 1e-8, 1e-8, 0, "1e-8: the friction law's steep slope costs dopri5 7000 steps a second", NULL, 0},
-    {"stick_slip_belt_rigid", "does not run rigid contacts", 0, 0, 0, 0, NULL, NULL, 0},
-    {"stick_slip_guide", "joints with clearance", 0, 0, 0, 0, NULL, NULL, 0},
+     "0.025 s: 103 bodies in contact, relative dopri5 costs 15 s CPU at 1e-6 for the whole run; 0.005 s at 1e-7", NULL, 0, NULL, NULL},
+    {"slider_crank", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0, NULL, NULL},
+    {"spring_mass_damper", NULL, NULL, S_DEF_NTOL, S_DEF_RTOL, 0, NULL, NULL, 0, NULL, NULL},
+    {"stick_slip_belt", NULL, NULL, 1e-8, 1e-8, 0, "1e-8: the friction law's steep slope costs dopri5 7000 steps a second", NULL, 0, NULL, NULL},
+    {"stick_slip_belt_rigid", .mj = "event_driven: the same steps and events as natural (relative_mj_test)", .mj_t_end = "3"},
+    {"stick_slip_guide", "friction clearance model", 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 #define S_NCASE (int)(sizeof s_cases / sizeof s_cases[0])
 
@@ -349,6 +356,36 @@ static void s_check_runs(const s_case *c, const char *path, s_row *row, const ch
     t_run_free(&b);
 }
 
+/* An example under moreau_jean (c->mj): it runs as written in both
+ * formulations to c->mj_t_end, on the same sample grid; the largest
+ * difference of each channel is printed (relative_mj_test compares them). */
+static void s_check_mj(const s_case *c, const char *path, s_row *row)
+{
+    char te[64];
+    snprintf(te, sizeof te, "solver.t_end=%s", c->mj_t_end);
+    const char *rel[] = {"solver.formulation=relative", te, NULL}, *nat[] = {te, NULL};
+    t_run a, b;
+    t_run_file(path, rel, &a);
+    t_run_file(path, nat, &b);
+    CHECK(a.rc == 0 && b.rc == 0);
+    CHECK(a.met.formulation && !strcmp(a.met.formulation, "relative"));
+    CHECK(a.spec && (a.spec->solver.integrator == MBS_INT_MOREAU_JEAN ||
+                     a.spec->solver.integrator == MBS_INT_EVENT_DRIVEN));
+    int same = CHECK(a.res.nsample == b.res.nsample && a.res.nchannel == b.res.nchannel);
+    double worst = 0;
+    const char *wname = "-";
+    for (int k = 0; same && a.spec && k < a.spec->nchannel; k++) {
+        double dk = t_maxdiff(&a, &b, a.spec->channels[k].name);
+        if (!(dk <= worst)) { worst = dk; wname = a.spec->channels[k].name; }
+    }
+    snprintf(row->what, sizeof row->what, "%s to %s s, largest difference %.2e (%s): %s",
+             a.spec ? mbs_integrator_name(a.spec->solver.integrator) : "?", c->mj_t_end, worst, wname, c->mj);
+    row->ratio = row->ratio_bdf = NAN;
+    printf("  %-28s %s\n", c->name, row->what);
+    t_run_free(&a);
+    t_run_free(&b);
+}
+
 /* An example relative bdf does not run through (c->bdf_limit): when
  * c->bdf_run, run as the comparison would, it must finish or stop below
  * min_step at a singular position with that message; the row's ratio for
@@ -530,6 +567,8 @@ int main(void)
         double c0 = s_cpu();
         if (c->refused) {
             s_check_refused(c, path, row);
+        } else if (c->mj) {
+            s_check_mj(c, path, row);
         } else {
             if (c->why) printf("  %-28s shortened/loosened: %s\n", c->name, c->why);
             s_check_runs(c, path, row, "dopri5");

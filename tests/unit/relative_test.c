@@ -1182,13 +1182,15 @@ static void s_refused(const char *path, const char *const *sets, const char *nee
 static void test_refusals(void)
 {
     const char *rel[] = {"solver.formulation=relative", NULL};
-    s_refused("examples/bouncing_ball_rigid.json", rel, "does not run rigid contacts yet");
+    /* rigid contacts with moreau_jean only (relative_mj_test runs them) */
+    const char *rk[] = {"solver.formulation=relative", "solver.integrator=dopri5", NULL};
+    s_refused("examples/bouncing_ball_rigid.json", rk, "moreau_jean");
     const char *cfu[] = {"solver.formulation=relative", "solver.contact_force_unknowns=true", NULL};
     s_refused("examples/bouncing_ball.json", cfu, "contact_force_unknowns needs the natural formulation");
-    s_refused("examples/flores_slider_crank_friction.json", rel, "joints with clearance");
+    s_refused("examples/flores_slider_crank_friction.json", rel, "friction clearance model");
     /* dopri5 and bdf run it (relative_bdf_test), the others are refused */
     const char *al[] = {"solver.formulation=relative", "solver.integrator=trapezoidal_al", NULL};
-    s_refused("examples/pendulum.json", al, "integrates with dopri5 or bdf only");
+    s_refused("examples/pendulum.json", al, "integrates with dopri5, bdf, moreau_jean or event_driven only");
     const char *bad[] = {"solver.formulation=joint", NULL};
     s_refused("examples/pendulum.json", bad, "expected one of: natural, relative");
 }

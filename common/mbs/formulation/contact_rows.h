@@ -116,6 +116,16 @@ typedef struct mbs_contact_rows {
 
     /* Free ctx (called when the integrator's workspace is freed), or NULL. */
     void (*release)(void *ctx);
+
+    /* Contact deactivation's reach, for velocities that are not points'
+     * and vectors' rates (NULL: the rule on body_vars, a point of a body
+     * moves at most max |v| (1 + L) over its velocities; the natural
+     * coordinates).  Once per step, and once more per check after a solve:
+     * a bound on the speed of every point of each body's shapes at the
+     * configuration q and velocities v into speed (nbody entries; e.g. the
+     * sum over a joint path of |rate| x the rate's lever arm).  missed()'s
+     * displacements are then bounded by the formulation the same way. */
+    void (*body_speeds)(void *ctx, const double *q, const double *v, double *speed);
 } mbs_contact_rows;
 
 #endif

@@ -19,9 +19,11 @@
  * owns whatever it evaluates with (ctx).
  *
  * What stays outside the boundary (formulation independent, the run's
- * business): the run's data d (time, metrics, tolerance), the sampled
- * controllers' stops and samples, the inputs' kinks, the stepper that
- * observes each accepted step.
+ * business): the run's data d (time, metrics, tolerance), the inputs'
+ * kinks, the stepper that observes each accepted step.  The sampled
+ * controllers measure the state in the natural coordinates (their
+ * channels, dynamics/controller.h), so the driver reaches their stops and
+ * samples through the hooks next_stop and sample below.
  *
  * Rank: this header is part of the model layer (common/mbs/README.md), below
  * both formulations, so that either may implement it.
@@ -82,6 +84,19 @@ typedef struct mbs_ode_form {
      * controller's held output jumped there, into k and where the run
      * reads it; non-zero: failed (MBS_ODE_FAIL_RESLOPE). */
     int (*reslope)(void *ctx, double t, const double *y, double *k);
+
+    /* Optional (NULL: the run has no controllers).  The next sampling
+     * instant of a discrete controller after the accepted state, before
+     * t_end; INFINITY when none: the step ends there. */
+    double (*next_stop)(void *ctx);
+
+    /* Optional (NULL as next_stop).  After the stepper's `done` at the
+     * accepted state (t, y): sample the discrete controllers due at t, on
+     * the state as the natural coordinates see it (the relative
+     * formulation's: mapped by its run, as its outputs are).  1 when a
+     * held output changed (the forces jump: the driver calls reslope),
+     * else 0. */
+    int (*sample)(void *ctx, double t, const double *y);
 
     /* Optional (NULL: none).  After commit: bring y back to its manifold
      * (a quaternion's length, a projection on the constraints) and update

@@ -4,7 +4,6 @@
  */
 #include "mbs/integrate/bdf_ode.h"
 
-#include "mbs/dynamics/controller.h"
 #include "mbs/integrate/bdf_coef.h"
 #include "mbs/linalg/linalg.h"
 #include "mbs/model/accuracy.h"
@@ -160,7 +159,7 @@ int mbs_bdf_ode_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_
         /* a sampled controller's next instant, a kink of an input: the
          * step ends there */
         double t_kink = mbs_next_kink(m, st->t);
-        double t_stop = fmin(m->nctrl > 0 ? mbs_ctrl_next_stop(m, d) : INFINITY, t_kink);
+        double t_stop = fmin(f->next_stop ? f->next_stop(f->ctx) : INFINITY, t_kink);
         h_free = h;
         if (st->t + 1.01 * h > t_stop) h = t_stop - st->t;
         double t1 = h == t_stop - st->t ? t_stop : st->t + h;
@@ -309,7 +308,7 @@ int mbs_bdf_ode_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_
              * jumps, the past points move onto the new motion (first-order
              * term of the jump) and the order is kept */
             at_sample = 0;
-            if (m->nctrl > 0 && mbs_ctrl_sample(m, d)) {
+            if (f->sample && f->sample(f->ctx, st->t, y)) {
                 memcpy(w.kold, k, yb);
                 if (f->reslope(f->ctx, st->t, y, k) != 0) {
                     rc = f->fail(f->ctx, MBS_ODE_FAIL_RESLOPE, st->t, h, err);

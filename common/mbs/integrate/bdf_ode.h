@@ -37,9 +37,9 @@
  *    rejected one and to a quarter after a Newton failure; from the second
  *    rejection in a row the order drops by one (DASSL's rule);
  *  - the run's stops as the other drivers: a step ends at a sampled
- *    controller's instant and at an input's kink (after which the order is
+ *    controller's instant (f->next_stop) and at an input's kink (after which the order is
  *    at most 2: a derivative of the motion jumps there); when a held
- *    output changed at a sample (mbs_ctrl_sample) the slope is taken again
+ *    output changed at a sample (f->sample) the slope is taken again
  *    (f->reslope) and the past points are moved onto the new motion by the
  *    Taylor terms of the jump, y_j += tau dk + tau^2 / 2 J dk (tau = t_j -
  *    t_s, dk = k+ - k-, its rate along the motion taken as J dk with the

@@ -6,7 +6,6 @@
 #include <math.h>
 
 #include "mbs/model/accuracy.h"
-#include "mbs/dynamics/controller.h"
 #include <string.h>
 
 /* A step in whose last ODE_ONSET_PAST a compliant contact starts or ends is
@@ -115,7 +114,7 @@ int mbs_dopri5_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_o
         if (st->t + 1.01 * h > T) h = T - st->t;
         /* a sampled controller's next instant, a kink of an input: the
          * step ends there (the run keeps d->t at the accepted state) */
-        double t_stop = fmin(m->nctrl > 0 ? mbs_ctrl_next_stop(m, d) : INFINITY, mbs_next_kink(m, st->t));
+        double t_stop = fmin(f->next_stop ? f->next_stop(f->ctx) : INFINITY, mbs_next_kink(m, st->t));
         if (st->t + 1.01 * h > t_stop) h = t_stop - st->t;
         /* stages 2..7; the 7th is at the 5th-order solution.  A stage
          * whose slope fails rejects the step; the run fails only when the
@@ -167,9 +166,9 @@ int mbs_dopri5_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_o
             rc = mbs_step_done(m, d, run, err);
             if (rc) return rc;
             /* a sampled controller's held output changed at this state (the
-             * run mapped it to d): the first slope of the next step (FSAL)
-             * is taken again after the jump */
-            if (m->nctrl > 0 && mbs_ctrl_sample(m, d)) {
+             * form samples it as the natural coordinates see it): the first
+             * slope of the next step (FSAL) is taken again after the jump */
+            if (f->sample && f->sample(f->ctx, st->t, y)) {
                 if (f->reslope(f->ctx, st->t, y, k[0]) != 0) return f->fail(f->ctx, MBS_ODE_FAIL_RESLOPE, st->t, h, err);
             }
             h *= fmin(MBS_STEP_GROWTH_MAX, fmax(0.2, fac));

@@ -64,13 +64,13 @@ typedef struct mbs_ode_state {
 /* Integrate the formulation f from st (t, y, k[0]) to solver.t_end by
  * Dormand-Prince 5(4): the stages on y, the embedded estimate as a weighted
  * RMS norm (f->weight), accepted when <= 1; each step ends at the run's
- * stops (a sampled controller's instant, mbs_ctrl_next_stop; an input's
+ * stops (a sampled controller's instant, f->next_stop; an input's
  * kink, mbs_next_kink); a step in whose early part a contact switches
  * (f->switch_at) is taken again to end just past it; a step whose stage
  * failed is taken again with a quarter of its size.  Each accepted step
  * goes to f->commit (which may ask for it to be taken again), f->project,
  * then run->done; when a sampled
- * controller's held output changed there (mbs_ctrl_sample), the next
+ * controller's held output changed there (f->sample), the next
  * step's first slope is taken again (f->reslope).  Metrics in d->met.  0, or the code
  * of f->fail / of the stepper. */
 int mbs_dopri5_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_ode_state *st, mbs_stepper *run,

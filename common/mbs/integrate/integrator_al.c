@@ -186,8 +186,15 @@ int mbs_al_run(const mbs_dae_form *fm, const mbs_model *m, mbs_data *d, mbs_step
             for (int i = 0; i < n; i++) d->x[i] += dx[i];
         }
         if (!converged) {
-            mbs_err_add(err, "", "t = %.6g: Newton iterations did not converge in %d iterations "
-                        "(try a smaller solver.step)", t1, itmax);
+            /* every equation is kept here (mbs_keeps_redundant): dependent
+             * ones that contradict the others have no common solution */
+            if (d->rep.redundant > 0)
+                mbs_err_add(err, "", "t = %.6g: Newton iterations did not converge in %d iterations (try a smaller "
+                            "solver.step; or the equations contradict each other: %d equation(s) depend on the "
+                            "others, joints involved: %s)", t1, itmax, d->rep.redundant, d->rep.redundant_joints);
+            else
+                mbs_err_add(err, "", "t = %.6g: Newton iterations did not converge in %d iterations "
+                            "(try a smaller solver.step)", t1, itmax);
             return MBS_EDIVERGE;
         }
         d->t = t1;

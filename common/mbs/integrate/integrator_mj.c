@@ -253,6 +253,7 @@ int mbs_mj_ws_make(const mbs_dae_form *f, const mbs_contact_rows *r, const mbs_m
     ALLOC(w->kbuf, n + ne + 1);
     ALLOC(w->xm, w->nq > nn ? w->nq : nn); ALLOC(w->vf, nn); ALLOC(w->tmp, nn); ALLOC(w->mv, nn);
     if (!f->mass_val) ALLOC(w->mval, f->mass_ptr[n] + 1);
+    if (r->body_speeds) ALLOC(w->bspeed, w->nbody + 1);
     if (!ok) return -1;
     /* the bodies' velocities, each shape's body, the rows' patterns */
     for (int b = 0; b < w->nbody; b++) r->body_vars(r->ctx, b, w->bvar + (size_t)b * w->bnv);
@@ -334,7 +335,7 @@ void mbs_mj_ws_free(mbs_data *d)
     free(w->z); free(w->z0); free(w->logi); free(w->logd); free(w->isl_zptr); free(w->isl_red); free(w->wblk);
     free(w->lam); free(w->bt); free(w->wd); free(w->gam0); free(w->cg_p); free(w->cg_l0); free(w->act);
     free(w->lM); free(w->lWc); free(w->lq); free(w->lz); free(w->lw); free(w->lcomp); free(w->lwork);
-    free(w->xm); free(w->vf); free(w->tmp); free(w->mv); free(w->mval);
+    free(w->xm); free(w->vf); free(w->tmp); free(w->mv); free(w->mval); free(w->bspeed);
     free(w->bvar); free(w->shb); free(w->eq_off); free(w->eq_nnz);
     free(w->pvars); free(w->plist); free(w->pcount); free(w->preach); free(w->pgmin);
     mbs_mj_error_free(w);
@@ -753,6 +754,16 @@ static double s_compl_error(const mbs_model *m, mbs_mj_ws *w, int np, int ncomp,
 static double s_pair_reach(const mbs_model *m, const mbs_mj_ws *w, const int shape[2], const double *v0, double h)
 {
     double speed = 0, gn = 0;
+    if (w->bspeed) {
+        /* the formulation's bound on each body's point speed (rows
+         * body_speeds, filled for these velocities): twice their sum */
+        for (int i = 0; i < m->dim; i++) gn += m->spec->gravity[i] * m->spec->gravity[i];
+        for (int q = 0; q < 2; q++) {
+            int b = w->shb[shape[q]];
+            if (b >= 0) speed += w->bspeed[b];
+        }
+        return h * (2 * speed + sqrt(gn) * h);
+    }
     for (int q = 0; q < 2; q++) {
         int b = w->shb[shape[q]];
         if (b < 0) continue;
@@ -803,6 +814,7 @@ static int s_points(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, int
     w->nskip = 0;
     w->nulog = 0;
     w->nimp = 0;
+    if (use_active && w->bspeed) w->rows.body_speeds(w->rows.ctx, w->xm, v0, w->bspeed);
     /* the rigid pairs in the system, S_CHUNK at a time: their list with the
      * reach of those the reach test may leave out, their points in one call,
      * then their warm starts and targets while the points are in the cache
@@ -1093,6 +1105,7 @@ static int s_recheck(const mbs_model *m, mbs_data *d, mbs_mj_ws *w, double h, co
 {
     if (!m->spec->solver.contact_deactivation || !d->c_ready) return 0;
     double t0 = mbs_now(), eps = m->spec->solver.lcp_regularization;
+    if (w->bspeed) w->rows.body_speeds(w->rows.ctx, w->xm, d->v, w->bspeed);
     int n = w->n, ncand = 0, nadd = 0;
     /* each coordinate's change over the step (from x0 to q_m + h/2 v1) */
     double *dx = w->tmp;

@@ -136,6 +136,8 @@ struct mbs_mj_ws {
     int np_last, ncomp_last;
     double h_last;
     mbs_mj_est *est;           /* the local error estimate (mj_error.c)       */
+    double *bspeed;            /* (nbody) rows.body_speeds' bounds, NULL
+                                  without the hook (s_pair_reach)            */
 };
 
 /* Projected Gauss-Seidel with NNCG on the np points of the step (see

@@ -7,6 +7,7 @@
 #include "mbs/integrate/integrator_rel.h"
 #include "mbs/integrate/bdf_ode.h"
 #include "mbs/integrate/dopri5.h"
+#include "mbs/dynamics/controller.h"
 #include "mbs/dynamics/force.h"
 #include "mbs/model/accuracy.h"
 
@@ -63,6 +64,7 @@ typedef struct {
     mbs_rel_state *s;
     mbs_data *d;
     const char *integrator; /* its name, for the messages */
+    const mbs_model *m;
 } s_form_ctx;
 
 static double s_weight(void *ctx, int i, double ay)
@@ -114,6 +116,23 @@ static int s_reslope(void *ctx, double t, const double *y, double *k)
     memcpy(s->qdd, k + s->nq, sizeof(double) * (size_t)s->n);
     memcpy(s->zd, k + s->nq + s->n, sizeof(double) * (size_t)s->nz);
     return 0;
+}
+
+/* mbs_ode_form.next_stop and sample: the discrete controllers measure the
+ * natural coordinates' state in d, which the run's stepper (`done`,
+ * run/relative.c) has mapped from the accepted (q, u, z), as for the
+ * outputs, before the driver samples */
+static double s_next_stop(void *ctx)
+{
+    s_form_ctx *c = ctx;
+    return mbs_ctrl_next_stop(c->m, c->d);
+}
+
+static int s_sample(void *ctx, double t, const double *y)
+{
+    (void)t; (void)y;
+    s_form_ctx *c = ctx;
+    return mbs_ctrl_sample(c->m, c->d);
 }
 
 /* mbs_ode_form.project: a conservative mechanism's accepted state onto its
@@ -200,9 +219,11 @@ int mbs_integrate_relative(const mbs_model *m, mbs_data *d, mbs_rel_state *s, mb
         for (int i = 0; i < n; i++) s->wu[i] = d->tol.atol_v;
     }
     int bdf = o->integrator == MBS_INT_BDF;
-    s_form_ctx c = {s, d, bdf ? "bdf" : "dopri5"};
+    s_form_ctx c = {s, d, bdf ? "bdf" : "dopri5", m};
     mbs_ode_form f = {.name = "relative", .nq = nq, .nv = n, .nz = nz, .ctx = &c, .slope = s_slope_c,
-                      .weight = s_weight, .commit = s_commit, .reslope = s_reslope, .switch_at = s->switch_at ? s_switch : NULL,
+                      .weight = s_weight, .commit = s_commit, .reslope = s_reslope,
+                      .next_stop = m->nctrl > 0 ? s_next_stop : NULL, .sample = m->nctrl > 0 ? s_sample : NULL,
+                      .switch_at = s->switch_at ? s_switch : NULL,
                       .project = s->energy && mbs_energy_projectable(m) ? s_project : NULL, .fail = s_fail};
     /* the driver's state: y = (q, u, z) in s->y0, the stage state s->ys,
      * FSAL: the first slope is the current state's */

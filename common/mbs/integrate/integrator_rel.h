@@ -23,8 +23,9 @@
  * integrated with (q, u), their rates computed by the run's hook at each
  * evaluation (z_eval, zd_eval), held to accuracy.h's weights mbs_wz.
  * Sampled controllers: a step ends at each sampling instant
- * (mbs_ctrl_next_stop) and, when a held output changed there
- * (mbs_ctrl_sample, on the state the run mapped to d), the next step's
+ * (mbs_ctrl_next_stop, the form's next_stop) and, when a held output
+ * changed there (mbs_ctrl_sample, the form's sample, on the state the
+ * run's stepper mapped to d as for the outputs), the next step's
  * first slope is taken again.  A step size below solver.min_step at a
  * singular position of a loop is reported as such (w->pivot_ratio).  A
  * conservative mechanism's accepted states are scaled onto its starting

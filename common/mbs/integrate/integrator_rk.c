@@ -376,6 +376,21 @@ static int s_nat_reslope(void *ctx, double t, const double *y, double *k)
     return 0;
 }
 
+/* mbs_ode_form.next_stop and sample: the discrete controllers on the
+ * accepted state in d (commit put it there) */
+static double s_nat_next_stop(void *ctx)
+{
+    s_nat *c = ctx;
+    return mbs_ctrl_next_stop(c->m, c->d);
+}
+
+static int s_nat_sample(void *ctx, double t, const double *y)
+{
+    (void)t; (void)y;
+    s_nat *c = ctx;
+    return mbs_ctrl_sample(c->m, c->d);
+}
+
 static int s_nat_fail(void *ctx, int why, double t, double h, mbs_errlist *err)
 {
     (void)ctx;
@@ -405,6 +420,8 @@ int mbs_integrate_dopri5(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_
     mbs_ode_form f = {.name = "natural", .nq = n, .nv = n, .nz = nz, .stage_fail_fatal = 1, .ctx = &c,
                       .slope = s_nat_slope, .weight = s_nat_weight, .begin_step = s_nat_begin, .error = s_nat_error,
                       .commit = s_nat_commit, .reslope = s_nat_reslope,
+                      .next_stop = m->nctrl > 0 ? s_nat_next_stop : NULL,
+                      .sample = m->nctrl > 0 ? s_nat_sample : NULL,
                       .switch_at = m->spec->ncontact > 0 ? s_nat_switch : NULL, .fail = s_nat_fail,
                       .project = mbs_energy_projectable(m) ? s_nat_project : NULL};
     mbs_ode_state st = {.t = d->t, .y = buf, .ys = buf + n2, .k = buf + 2 * (size_t)n2};

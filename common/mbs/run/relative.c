@@ -301,6 +301,7 @@ typedef struct {
     double *rx;                 /* (njoint x 6) the joint reactions of a sample */
     double *zp, *zdp, *zs, *zds; /* (nz) element states and rates: the previous
                                    accepted state's, a sample's            */
+    char *on;                   /* (neq) scratch of s_dependent            */
 } s_relrun;
 
 /* The joint reactions from the cutset wrenches of the state held by w
@@ -330,11 +331,32 @@ static int s_energy_at(void *ctx, const mbs_rel_state *s, double t, double *T, d
     return isfinite(*T) && isfinite(*V) ? 0 : 1;
 }
 
+/* The circuit and driver equations the tree's solves drop as dependent
+ * (a redundant mechanism's: d->rep.redundant > 0) must still hold at the
+ * booked state q (time t): their residual against the kept ones'
+ * (mbs_run_dependent_violated).  Evaluated in the samples' workspace
+ * r->ws, which the next sample evaluates again. */
+static int s_dependent(const mbs_model *m, mbs_data *d, s_relrun *r, const double *q, double t, mbs_errlist *err)
+{
+    const mbs_rtree *tr = r->s->tree;
+    mbs_rtree_ws *w = r->ws;
+    if (d->rep.redundant <= 0 || tr->neq == 0) return 0;
+    mbs_rtree_kinematics(tr, w, q, NULL);
+    mbs_rtree_circuit(tr, w, t);
+    mbs_rtree_independent_rows(tr, w, r->on);
+    double r_on = 0, r_off = 0;
+    for (int i = 0; i < tr->neq; i++) {
+        if (r->on[i]) r_on = fmax(r_on, fabs(w->phi[i]));
+        else r_off = fmax(r_off, fabs(w->phi[i]));
+    }
+    return mbs_run_dependent_violated(m, d, r_on, r_off, err) ? MBS_EINVAL : 0;
+}
+
 /* The run's book-keeping at the relative state held by w (time t) with
  * element states z, rates zd: mapped to d, then mbs_run_step_done over
  * (d->t, t]. */
-static int s_book(const mbs_model *m, mbs_data *d, s_relrun *r, mbs_rtree_ws *w, double t, double h,
-                  const double *z, const double *zd, mbs_errlist *err)
+static int s_book(const mbs_model *m, mbs_data *d, s_relrun *r, mbs_rtree_ws *w, const double *q, double t,
+                  double h, const double *z, const double *zd, mbs_errlist *err)
 {
     s_give_reactions(d, r->s->tree, w, r->rx);
     size_t nb = sizeof(double) * (size_t)m->nvar, zb = sizeof(double) * (size_t)m->nz;
@@ -348,7 +370,8 @@ static int s_book(const mbs_model *m, mbs_data *d, s_relrun *r, mbs_rtree_ws *w,
     d->tp = d->t;
     mbs_rel_to_natural(m, r->s->tree, w, d->x, d->v, d->a);
     d->t = t;
-    return mbs_run_step_done_ahead(m, d, r->smp, h, err);
+    int rc = s_dependent(m, d, r, q, t, err);
+    return rc ? rc : mbs_run_step_done_ahead(m, d, r->smp, h, err);
 }
 
 /* The sampler's state_at (output.h): the state at time tg of the step from
@@ -376,13 +399,16 @@ static void s_state_at(void *ctx, double tg, double *x, double *v, double *z)
     for (int k = 0; k < s->nz; k++) z[k] = g0 * r->zp[k] + g1 * h * r->zdp[k] + g2 * s->z[k] + g3 * h * s->zd[k];
 }
 
-/* 1: a rotational spring-damper acts on a chord (its angle is tracked). */
+/* 1: a rotational spring-damper or a spatial rotor acts on a chord (its
+ * angle is tracked, mbs_rtree_track_angles). */
 static int s_chord_springs(const mbs_rtree *t)
 {
     for (int e = 0; e < t->spec->nforce; e++) {
         const mbs_force_spec *F = &t->spec->forces[e];
         if (F->type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER && F->joint >= 0 && !t->g.branch[F->joint]) return 1;
     }
+    for (int k = 0; k < t->nrr; k++)
+        if (t->rr[k].kind == 2) return 1;
     return 0;
 }
 
@@ -434,10 +460,10 @@ static int s_done(void *ctx, const mbs_model *m, mbs_data *d, mbs_errlist *err)
             mbs_err_add(err, "", "t = %.6g: singular articulated-body recursion at an output sample", ts);
             return MBS_ESINGULAR;
         }
-        rc = s_book(m, d, r, r->ws, ts, h, r->zs, r->zds, err);
+        rc = s_book(m, d, r, r->ws, r->qs, ts, h, r->zs, r->zds, err);
     }
     /* the step's end: the integrator's last stage, still in s->w */
-    if (!rc) rc = s_book(m, d, r, s->w, t1, h, s->z, s->zd, err);
+    if (!rc) rc = s_book(m, d, r, s->w, s->q, t1, h, s->z, s->zd, err);
     memcpy(r->zp, s->z, sizeof(double) * (size_t)s->nz);
     memcpy(r->zdp, s->zd, sizeof(double) * (size_t)s->nz);
     r->tp = t1;
@@ -589,6 +615,27 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
             memset(d->v, 0, sizeof(double) * (size_t)m->nvar);
             memset(d->a, 0, sizeof(double) * (size_t)m->nvar);
         }
+        /* rigid contacts: Moreau-Jean or the event-driven integrator on the
+         * tree's DAE form and contact rows (contact_relative.c), which take
+         * the first sample (the event-driven integrator's modes at t = 0
+         * first) */
+        if (m->spec->solver.analysis == MBS_ANALYSIS_DYNAMICS && (m->spec->solver.integrator == MBS_INT_MOREAU_JEAN ||
+                                                                   m->spec->solver.integrator == MBS_INT_EVENT_DRIVEN)) {
+            /* the reaction channels: the natural recovery on the mapped
+             * state (its accelerations the velocity change over the step,
+             * as in a natural Moreau-Jean run), not the cutset wrenches of
+             * the smooth dynamics */
+            mbs_reaction_given(d, NULL);
+            rc = m->spec->solver.integrator == MBS_INT_MOREAU_JEAN
+                     ? mbs_rel_mj_run(m, d, smp, &t, &w, s.q, s.u, s.qdd, err)
+                     : mbs_rel_ed_run(m, d, smp, &t, &w, s.q, s.u, s.qdd, err);
+            free(rx);
+            free(sc.x); free(sc.v); free(sc.Qb);
+            mbs_rel_state_free(&s);
+            mbs_rtree_ws_free(&w);
+            mbs_rtree_free(&t);
+            return rc;
+        }
         s_give_reactions(d, &t, &w, rx);
         mbs_sample_now(smp);
         if (m->spec->solver.analysis != MBS_ANALYSIS_DYNAMICS) {
@@ -622,8 +669,9 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
         s.energy = s_energy_at;
         s.energy_ctx = &en;
         s_relrun r = {smp, &s, s.t, malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb), malloc(nqb),
-                      malloc(nqb), malloc(nb), malloc(nb), &ws, rx, malloc(nzb), malloc(nzb), malloc(nzb), malloc(nzb)};
-        if (!en.x || !en.v || !r.zp || !r.zdp || !r.zs || !r.zds || !rx || wsrc || !r.qp || !r.qdp || !r.qddp || !r.qd || !r.qdd || !r.qs || !r.qds || !r.us || !r.udds) {
+                      malloc(nqb), malloc(nb), malloc(nb), &ws, rx, malloc(nzb), malloc(nzb), malloc(nzb), malloc(nzb),
+                      malloc((size_t)t.neq + 1)};
+        if (!r.on || !en.x || !en.v || !r.zp || !r.zdp || !r.zs || !r.zds || !rx || wsrc || !r.qp || !r.qdp || !r.qddp || !r.qd || !r.qdd || !r.qs || !r.qds || !r.us || !r.udds) {
             rc = MBS_ENOMEM;
         } else {
             memcpy(r.qp, s.q, nqb - sizeof(double));
@@ -638,7 +686,7 @@ int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errl
             smp->state_at = NULL;
         }
         free(r.qp); free(r.qdp); free(r.qddp); free(r.qd); free(r.qdd); free(r.qs); free(r.qds); free(r.us);
-        free(r.udds); free(rx); free(r.zp); free(r.zdp); free(r.zs); free(r.zds);
+        free(r.udds); free(rx); free(r.zp); free(r.zdp); free(r.zs); free(r.zds); free(r.on);
         mbs_reaction_given(d, NULL);
         free(sw.x0); free(sw.v0); free(sw.x1); free(sw.v1);
         free(en.x); free(en.v);

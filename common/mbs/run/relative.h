@@ -53,4 +53,18 @@ int mbs_rel_statics(const mbs_model *m, mbs_data *d, const mbs_rtree *t, mbs_rtr
  * and chords.  0 or an MBS_E* code with a message. */
 int mbs_run_relative(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err);
 
+/* Moreau-Jean time stepping on the joint coordinates (contact_relative.c),
+ * from the state q (nq), u and u' (n) of the tree t (w: its run's
+ * workspace, whose `extra` loads the forces take) at d->t, after the first
+ * sample: the tree's DAE form and contact rows run by mbs_mj_run, every
+ * accepted step mapped to d and handed to mbs_run_step_done.  0 or an MBS_E*
+ * code with a message (what it refuses: contact_relative.c). */
+int mbs_rel_mj_run(const mbs_model *m, mbs_data *d, mbs_sampler *smp, const mbs_rtree *t, mbs_rtree_ws *w,
+                   const double *q, const double *u, const double *udd, mbs_errlist *err);
+
+/* The same with the event-driven integrator (planar trees: no ball joint,
+ * q' = u), its accelerations mapped with the state. */
+int mbs_rel_ed_run(const mbs_model *m, mbs_data *d, mbs_sampler *smp, const mbs_rtree *t, mbs_rtree_ws *w,
+                   const double *q, const double *u, const double *udd, mbs_errlist *err);
+
 #endif

@@ -68,6 +68,16 @@ static int s_poll(mbs_data *d, mbs_errlist *err)
     return 0;
 }
 
+int mbs_run_dependent_violated(const mbs_model *m, const mbs_data *d, double r_on, double r_off, mbs_errlist *err)
+{
+    double bound = fmax(100 * m->spec->solver.tolerance, 1e-6) * (1 + m->length_scale);
+    if (!(fmax(r_on, r_off) > bound)) return 0;
+    mbs_err_add(err, "", "t = %.6g: equations contradict each other (joints %s; %d depend on the others): "
+                "residual %.3g, %.3g in the kept ones; drive each freedom once", d->t, d->rep.redundant_joints,
+                d->rep.redundant, fmax(r_on, r_off), r_on);
+    return 1;
+}
+
 int mbs_run_step_done(const mbs_model *m, mbs_data *d, mbs_sampler *smp, mbs_errlist *err)
 {
     return mbs_run_step_done_ahead(m, d, smp, d->t - d->tp, err);
@@ -80,6 +90,14 @@ int mbs_run_step_done_ahead(const mbs_model *m, mbs_data *d, mbs_sampler *smp, d
     d->cons_at_state = 0;
     double pv = mbs_phi_norm(d);
     if (pv > d->met.max_constraint_violation) d->met.max_constraint_violation = pv;
+    /* the equations switched off as dependent (d->eq_on 0) must still hold:
+     * the integrators solve the others only */
+    if (d->rep.redundant > 0) {
+        double r_off = 0;
+        for (int i = 0; i < m->neq; i++)
+            if (!d->eq_on[i]) r_off = fmax(r_off, fabs(d->phi[i]));
+        if (mbs_run_dependent_violated(m, d, pv, r_off, err)) return MBS_EINVAL;
+    }
     mbs_cons_phit(m, d->x, d->t, d->phit);
     mbs_cons_jv(m, d->jac, d->v, d->r1);
     double vv = 0;

@@ -22,6 +22,11 @@ int mbs_joint_dof(int type, int dim)
     return 0;
 }
 
+int mbs_joint_in_graph(const mbs_joint_spec *J)
+{
+    return !(J->type == MBS_JOINT_PRISMATIC && J->clearance_model == MBS_CLEARANCE_IMPACT);
+}
+
 /* Candidate branch joints of one breadth-first level: joint j reaching body
  * b, ordered by load (a joint carrying a driver, a rotational spring, a
  * motor, an actuator or damping first: a chord would need a rheonomic or
@@ -180,13 +185,13 @@ int mbs_sysgraph_build(const mbs_spec *s, mbs_sysgraph *g)
     }
     /* node index: body b -> b + 1, ground -> 0 */
     for (int j = 0; j < nj; j++)
-        for (int k = 0; k < 2; k++) ptr[s->joints[j].body[k] + 2]++;
+        for (int k = 0; k < 2 && mbs_joint_in_graph(&s->joints[j]); k++) ptr[s->joints[j].body[k] + 2]++;
     for (int i = 0; i < nb + 1; i++) ptr[i + 1] += ptr[i];
     int *fill = malloc(sizeof(int) * ((size_t)nb + 1));
     if (!fill) { free(ptr); free(adj); free(cand); free(loaded); mbs_sysgraph_free(g); return MBS_ENOMEM; }
     memcpy(fill, ptr, sizeof(int) * ((size_t)nb + 1));
     for (int j = 0; j < nj; j++)
-        for (int k = 0; k < 2; k++) adj[fill[s->joints[j].body[k] + 1]++] = j;
+        for (int k = 0; k < 2 && mbs_joint_in_graph(&s->joints[j]); k++) adj[fill[s->joints[j].body[k] + 1]++] = j;
     free(fill);
     s_loaded_joints(s, loaded);
     s_grow(s, g, ptr, adj, cand, loaded, 0);
@@ -195,7 +200,9 @@ int mbs_sysgraph_build(const mbs_spec *s, mbs_sysgraph *g)
      * when there is one, and grow the tree again along the new branches
      * (the same components, so the same floating roots) */
     for (int j = 0; j < nj; j++) {
-        if (g->branch[j] || !loaded[j] || s->joints[j].type == MBS_JOINT_DISTANCE) continue;
+        if (g->branch[j] || !loaded[j] || s->joints[j].type == MBS_JOINT_DISTANCE ||
+            !mbs_joint_in_graph(&s->joints[j]))
+            continue;
         int k = s_swap_partner(s, g, loaded, j);
         if (k < 0) continue;
         g->branch[j] = 1;
@@ -207,6 +214,7 @@ int mbs_sysgraph_build(const mbs_spec *s, mbs_sysgraph *g)
     for (int j = 0; j < nj; j++) {
         const mbs_joint_spec *J = &s->joints[j];
         if (g->branch[j]) { g->ncoord += mbs_joint_dof(J->type, dim); continue; }
+        if (!mbs_joint_in_graph(J)) continue; /* contacts, no equations */
         g->chords[g->nchord] = j;
         g->loop[g->nchord] = s_loop_length(g, J->body[0], J->body[1]);
         g->nchord++;

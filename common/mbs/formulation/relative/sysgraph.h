@@ -45,6 +45,12 @@ typedef struct {
  * joint: 2 or 5, the freedom it leaves). */
 int mbs_joint_dof(int type, int dim);
 
+/* 1 when joint J is an edge of the graph; 0 for a prismatic joint with the
+ * impact clearance model (MBS_CLEARANCE_IMPACT: its slider is free inside
+ * the guide, held by rigid contacts at its corners; no equations in either
+ * formulation), which is neither a branch nor a chord. */
+int mbs_joint_in_graph(const mbs_joint_spec *J);
+
 /* Build the graph of spec s.  0, or MBS_ENOMEM. */
 int mbs_sysgraph_build(const mbs_spec *s, mbs_sysgraph *g);
 

@@ -16,9 +16,12 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
     const mbs_solver_spec *o = &s->solver;
     int rigid = 0;
     for (int k = 0; k < s->ncontact; k++) rigid += s->contacts[k].law == MBS_LAW_RIGID;
-    if (rigid > 0) {
-        mbs_err_add(err, "/contacts", "solver.formulation \"relative\" does not run rigid contacts yet (%d pairs); "
-                    "use the natural formulation", rigid);
+    /* rigid contacts: Moreau-Jean or the event-driven integrator
+     * (run/contact_relative.c) */
+    if (rigid > 0 && o->integrator != MBS_INT_MOREAU_JEAN && o->integrator != MBS_INT_EVENT_DRIVEN) {
+        mbs_err_add(err, "/contacts", "solver.formulation \"relative\" runs rigid contacts (%d pairs) with "
+                    "solver.integrator \"moreau_jean\" or \"event_driven\" only; set one, or use the natural "
+                    "formulation", rigid);
         bad = 1;
     }
     if (s->ncontact > 0 && o->contact_force_unknowns) {
@@ -30,9 +33,14 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
         const mbs_joint_spec *J = &s->joints[j];
         char ptr[64];
         snprintf(ptr, sizeof ptr, "/joints/%d", j);
-        if (J->clearance_model != MBS_CLEARANCE_NONE) {
-            mbs_err_add(err, ptr, "joint '%s': solver.formulation \"relative\" does not run joints with clearance "
-                        "yet; use the natural formulation", J->name);
+        /* the impact model is rigid contacts at the slider's corners (no
+         * joint in the graph: sysgraph.c mbs_joint_in_graph), run with
+         * moreau_jean; the friction model's end equations and sliding
+         * rows (seed 003, the event-driven integrator's) are not written */
+        if (J->clearance_model == MBS_CLEARANCE_FRICTION) {
+            mbs_err_add(err, ptr, "joint '%s': solver.formulation \"relative\" does not run the friction clearance "
+                        "model (clearance_model \"friction\", the event-driven integrator's) yet; use the natural "
+                        "formulation", J->name);
             bad = 1;
         }
         /* the format damps revolute and prismatic joints (the parser
@@ -64,9 +72,10 @@ int mbs_rtree_supported(const mbs_spec *s, mbs_errlist *err)
                 bad = 1;
             }
             /* a rotor between moving bodies or on a prismatic joint: in the
-             * recursion at its joint's node, a tree joint (docs/actuators.md;
-             * in space on a chord: refused by mbs_rtree_build); the tree
-             * keeps a motor's joint out of the chords where its loop allows */
+             * recursion at its joint's node, a tree joint, or a row of its
+             * own on a chord (docs/actuators.md, tree.h mbs_rrotor); the
+             * tree keeps a motor's joint out of the chords where its loop
+             * allows */
         }
         if (F->type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER) {
             int j = F->joint;
@@ -388,19 +397,27 @@ int mbs_rtree_build(const mbs_spec *s, mbs_rtree *t, mbs_errlist *err)
         if (F->type != MBS_FORCE_DC_MOTOR || !(F->motor.J > 0) || F->joint < 0) continue;
         const mbs_joint_spec *Jt = &s->joints[F->joint];
         int moving = Jt->body[0] != MBS_GROUND && Jt->body[1] != MBS_GROUND;
+        if (t->dim == 3 && moving && !t->g.branch[F->joint]) {
+            /* on a chord in space: the spin's row (kind 2, 3) and the
+             * disk's transverse inertia J/2 (1 - a a^T) fixed in the
+             * stator's body A (tree.h, mbs_rrotor) */
+            mbs_rrotor *r = &t->rr[t->nrr++];
+            double u[3] = {0, 0, 0};
+            v3unit(Jt->axis, u);
+            memset(r, 0, sizeof *r);
+            r->joint = F->joint;
+            r->n = F->motor.ratio;
+            r->mu = F->motor.J;
+            r->kind = Jt->type == MBS_JOINT_PRISMATIC ? 3 : 2;
+            r->a = s_vec(Jt->body[0], u);
+            if (r->kind == 3) r->b = s_pdiff(Jt->body[1], Jt->at, Jt->body[0], Jt->at);
+            double *Ic = t->inertia[Jt->body[0]].Ic;
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) Ic[3 * i + j] += 0.5 * F->motor.J * ((i == j) - u[i] * u[j]);
+            continue;
+        }
         if (t->dim == 3 && moving) {
-            /* the spatial rotor rides its joint's node; a chord has no
-             * node, and its row (mbs_rrotor) would lack the gyroscopic
-             * moment: refused */
-            if (!t->g.branch[F->joint]) {
-                char ptr[64];
-                snprintf(ptr, sizeof ptr, "/forces/%d/rotor_inertia", e);
-                mbs_err_add(err, ptr, "dc_motor '%s': solver.formulation \"relative\" takes a rotor inertia between "
-                            "two moving bodies in space on a joint of its spanning tree only; joint '%s' closes a "
-                            "loop (a chord): use the natural formulation", F->name, Jt->name);
-                mbs_rtree_free(t);
-                return MBS_EINVAL;
-            }
+            /* the spatial rotor rides its joint's node */
             for (int i = 0; i < t->nnode; i++) {
                 mbs_rnode *nd = &t->node[i];
                 if (nd->joint != F->joint || nd->dof != 1 || nd->body < 0) continue;
@@ -504,6 +521,8 @@ int mbs_rtree_ws_new(const mbs_rtree *t, mbs_rtree_ws *w)
     w->K = calloc(m * m, sizeof(double));
     w->rhs = calloc(m, sizeof(double));
     w->lam = calloc(m, sizeof(double));
+    w->ord = calloc(m, sizeof(int));
+    w->Kc = calloc(m * m + m, sizeof(double));
     w->qdd0 = calloc(n, sizeof(double));
     w->tau = calloc(n, sizeof(double));
     w->jq = calloc(9 * n, sizeof(double));
@@ -512,7 +531,7 @@ int mbs_rtree_ws_new(const mbs_rtree *t, mbs_rtree_ws *w)
     w->fc = calloc(nb, sizeof(mbs_wrench));
     w->fchord = calloc((size_t)t->spec->njoint + 1, sizeof(mbs_wrench));
     if (!w->R || !w->p || !w->S || !w->V || !w->c || !w->A || !w->pA || !w->fext || !w->IA || !w->U || !w->Dinv ||
-        !w->uu || !w->phi || !w->phid || !w->bias || !w->J || !w->Y || !w->K || !w->rhs || !w->lam || !w->qdd0 ||
+        !w->uu || !w->phi || !w->phid || !w->bias || !w->J || !w->Y || !w->K || !w->rhs || !w->lam || !w->ord || !w->Kc || !w->qdd0 ||
         !w->tau || !w->jq || !w->jangle || !w->fj || !w->fc || !w->fchord) {
         mbs_rtree_ws_free(w);
         return MBS_ENOMEM;
@@ -526,7 +545,7 @@ void mbs_rtree_ws_free(mbs_rtree_ws *w)
 {
     free(w->R); free(w->p); free(w->S); free(w->V); free(w->c); free(w->A); free(w->pA); free(w->fext);
     free(w->IA); free(w->U); free(w->Dinv); free(w->uu); free(w->phi); free(w->phid); free(w->bias); free(w->J);
-    free(w->Y); free(w->K); free(w->rhs); free(w->lam); free(w->qdd0); free(w->tau); free(w->jq);
+    free(w->Y); free(w->K); free(w->rhs); free(w->lam); free(w->ord); free(w->Kc); free(w->qdd0); free(w->tau); free(w->jq);
     free(w->fj); free(w->fc); free(w->fchord); free(w->jangle);
     memset(w, 0, sizeof *w);
 }

@@ -51,7 +51,10 @@
  * index-1 form with Baumgarte's terms, qdd = qdd_tree + M^-1 J^T lam with
  * (J M^-1 J^T) lam = -bias - 2 alpha Phi' - beta^2 Phi - J qdd_tree
  * (mbs_rtree_accel).  Redundant chord equations (a dependent row) get a
- * zero multiplier.
+ * zero multiplier: LDL^T in the equations' order, again with diagonal
+ * pivoting when that kept a row of a pivot below 1e-3 of a dropped row's
+ * diagonal (a nearly zero row taken before the rows spanning it: a planar
+ * loop on a turning body, tree_circuit.c).
  *
  * Drivers of tree revolute and prismatic joints are rheonomic rows beside
  * the circuit equations (the joint's measure, signed as the natural
@@ -98,8 +101,9 @@
  * rotor through a rigid, lossless gear.  The joint's reaction is the
  * natural coordinates' (tree_reaction.c): the rotor's inertial moment goes
  * to the parent's side, and its gear and bearing loads on A and B are
- * applied forces, not the joint's.  On a chord (no node) it is refused
- * (mbs_rtree_build).
+ * applied forces, not the joint's.  On a chord (no node, left only when
+ * every joint of its loop carries a load, sysgraph.c) it is a row of its
+ * own beside the circuit equations (mbs_rrotor, kinds 2 and 3).
  */
 #ifndef MBS_TREE_H
 #define MBS_TREE_H
@@ -166,11 +170,33 @@ typedef struct {
  * stator's body, s = a . b as MBS_REQ_SLIDE's): its kinetic energy
  * 1/2 mu (c . u)^2 with c . u the rate above (c the row of a holonomic
  * measure), so M + mu c c^T: taken by mbs_rtree_accel as a row sqrt(mu) c
- * beside the circuit equations with 1 added to its pivot (tree_circuit.c). */
+ * beside the circuit equations with 1 added to its pivot (tree_circuit.c).
+ *
+ * In space between moving bodies (kind 2: a revolute chord, kind 3: a
+ * prismatic one) the rotor is the natural coordinates' thin disk (polar J
+ * about the axis a, fixed in the stator's body A = body[0], transverse
+ * J / 2), turning at w_r = w_A + n th' a (th the joint's angle or slide).
+ * Its kinetic energy splits as 1/2 w_A^T J/2 (1 - a a^T) w_A + 1/2 J
+ * om^2, om = a . w_r the spin: c . u = (1 - n) a . w_A + n a . w_B
+ * (revolute; a . (w_B - w_A) = th' on the chord's constraint manifold) or
+ * a . w_A + n s' (prismatic, s = a . b as kind 1's).  Its inertial
+ * moment dL/dt, L = J/2 (1 - a a^T) w_A + J om a, is then (a being fixed
+ * in A, so a' = w_A x a): (1) J/2 (1 - a a^T) w_A' + w_A x J/2 (1 - a a^T)
+ * w_A, a rigid inertia fixed in A that mbs_rtree_build adds to A's
+ * (t->inertia); (2) J om' a with om' = c . u' + c' u, the row's rank-one
+ * term as kinds 0 and 1 (c' u its bias, with the rotating axis's
+ * (w_A x a) . w_B); (3) J om (w_A x a), the gyroscopic moment, which
+ * mbs_rtree_applied puts on A as an applied moment -J om (w_A x a) (no
+ * power: it is normal to w_A).  In a virtual motion the rotor's rate
+ * differs from A's by a multiple of a, and a is normal to (1) and (3), so
+ * they act on A alone: the equations are the disk's exactly, with nothing
+ * added to the state (mu = J). */
 typedef struct {
     int kind, joint;
-    double mu, n;           /* J (revolute) or J / lead^2 (prismatic); N   */
-    mbs_rvec a, b;          /* prismatic: the slide's vectors              */
+    double mu, n;           /* J (revolute; in space, either) or J / lead^2
+                               (planar prismatic); N                        */
+    mbs_rvec a, b;          /* prismatic: the slide's vectors (a the axis in
+                               body[0]); kind 2: a the axis in body[0]      */
 } mbs_rrotor;
 
 typedef struct {
@@ -218,6 +244,9 @@ typedef struct mbs_rtree_ws {
     double *J;              /* (neq x n) row-major                              */
     double *Y;              /* (n x neq) M^-1 J^T, column k at Y + k n          */
     double *K, *rhs, *lam;  /* (neq x neq), (neq), (neq)                        */
+    int *ord;               /* (neq + nrr) the solves' elimination order when
+                               they pivot (tree_circuit.c s_solve_rows)      */
+    double *Kc;             /* ((neq + nrr)^2 + neq + nrr) K and rhs kept for that */
     double *qdd0, *tau;     /* (n) the tree's accelerations, joint forces       */
     double *jq;             /* (n x 3 x 3) scratch rows of one equation's vectors */
     double *jangle;         /* (njoint) the last accepted angle of each chord
@@ -320,7 +349,9 @@ void mbs_rtree_gen_forces(const mbs_rtree *t, mbs_rtree_ws *w, double *Q);
 
 /* Which rows of the last mbs_rtree_circuit's J are independent: on[i] 1,
  * 0 for a row dependent on the rows before it (a pivot of J J^T below
- * 1e-11 of its largest diagonal).  Returns the number of independent rows. */
+ * 1e-11 of its largest diagonal; before it in the rows' order, or in the
+ * pivoted order when that kept a weak row, as mbs_rtree_accel's solve).
+ * Returns the number of independent rows. */
 int mbs_rtree_independent_rows(const mbs_rtree *t, mbs_rtree_ws *w, char *on);
 
 /* q <- q "+" du: du (n) a step in the rates' space, added to a one-freedom
@@ -408,6 +439,12 @@ int mbs_rtree_point_nrates(const mbs_rtree *t, int b);
  * (mbs_rtree_point_nrates). */
 int mbs_rtree_point_rows(const mbs_rtree *t, const mbs_rtree_ws *w, int b, const double r[3], int *cols,
                          double *rows, double x[3], double jdu[3]);
+
+/* The nodes' spatial accelerations w->A for the rates' accelerations qdd
+ * (NULL: zero), base at rest, after mbs_rtree_kinematics: the state's
+ * accelerations for mbs_rtree_body (the event-driven integrator's, mapped
+ * to the natural coordinates).  (tree_dynamics.c; also in tree_int.h.) */
+void mbs_rtree_accel_pass(const mbs_rtree *t, mbs_rtree_ws *w, const double *qdd);
 
 /* qout = q + s G(q) u on the coordinates' manifold (Moreau-Jean's
  * `advance`; qout may be q): a one-freedom node's coordinate plus s u, a

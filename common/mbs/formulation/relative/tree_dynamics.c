@@ -183,6 +183,10 @@ void mbs_rtree_track_angles(const mbs_rtree *t, mbs_rtree_ws *w)
         if (s->forces[e].type == MBS_FORCE_ROTATIONAL_SPRING_DAMPER && j >= 0 && !t->g.branch[j])
             w->jangle[j] = mbs_rtree_joint_angle(t, w, j);
     }
+    /* a spatial rotor's revolute chord: its angle turns the natural
+     * coordinates' disk (run/relative.c s_rotor3_vars), kept continuous */
+    for (int k = 0; k < t->nrr; k++)
+        if (t->rr[k].kind == 2) w->jangle[t->rr[k].joint] = mbs_rtree_joint_angle(t, w, t->rr[k].joint);
 }
 
 /* Body b's body-frame vector vb (the body's input axes) in the world now. */
@@ -293,6 +297,17 @@ void mbs_rtree_applied(const mbs_rtree *t, mbs_rtree_ws *w, double time)
         double ax[3], x0[3], x1[3];
         double rate = s_joint_rate(t, w, j, ax, x0, x1);
         s_joint_load(t, w, j, -c * rate, ax, x0, x1);
+    }
+    /* the spatial rotors on chords: their gyroscopic moment -J om (w_A x
+     * a) on the stator's body A (tree.h, mbs_rrotor) */
+    for (int k = 0; k < t->nrr; k++) {
+        const mbs_rrotor *r = &t->rr[k];
+        if (r->kind < 2) continue;
+        double a[3], wA[3], wa[3];
+        double om = mbs_rtree_chord_rotor_spin(t, w, r, a, wA);
+        v3cross(wA, a, wa);
+        v3scale(-r->mu * om, wa, wa);
+        s_torque_on(w, s->joints[r->joint].body[0], wa);
     }
     if (w->extra) w->extra(w->extra_ctx, t, w, time);
 }

@@ -140,4 +140,12 @@ void mbs_rtree_rotor_bias(const mbs_rtree *t, const mbs_rtree_ws *w, int i, doub
  * column's wrench.  0 when the node has none. */
 int mbs_rtree_rotor_inertia(const mbs_rtree *t, const mbs_rtree_ws *w, int i, double a[3], double Ir[9]);
 
+/* A spatial rotor on a chord (tree.h mbs_rrotor, kind 2 or 3), after
+ * mbs_rtree_kinematics: its world axis a (fixed in the stator's body A),
+ * A's angular velocity wA, and the return value its spin om = c . u
+ * ((1 - n) a . w_A + n a . w_B, or a . w_A + n s'; 0 rates when w->u is
+ * NULL) (tree_circuit.c). */
+double mbs_rtree_chord_rotor_spin(const mbs_rtree *t, const mbs_rtree_ws *w, const mbs_rrotor *r, double a[3],
+                                  double wA[3]);
+
 #endif

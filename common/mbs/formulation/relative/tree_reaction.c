@@ -196,6 +196,28 @@ void mbs_rtree_reactions(const mbs_rtree *t, mbs_rtree_ws *w, double *out)
             s_term_wrenches(t, w, &r->b, a, lam, -1, NULL);
             continue;
         }
+        if (r->kind >= 2) {
+            /* in space: the row's moments about the axis a, (1 - n) lam a
+             * on A and n lam a on B (kind 2), lam a on A and n lam on the
+             * slide's terms (kind 3) */
+            double a[3], wA[3];
+            mbs_rtree_chord_rotor_spin(t, w, r, a, wA);
+            double fa = r->kind == 2 ? 1 - r->n : 1, fb = r->kind == 2 ? r->n : 0;
+            for (int e = 0; e < 2; e++) {
+                int b = J->body[e];
+                double f = (e ? fb : fa) * lam;
+                if (b < 0 || f == 0) continue;
+                mbs_wrench m = {{f * a[0], f * a[1], f * a[2]}, {0, 0, 0}};
+                w->fc[b] = s_waxpy(1.0, &m, &w->fc[b]);
+            }
+            if (r->kind == 3) {
+                double b[3];
+                s_vec_value(t, w, &r->b, b);
+                s_term_wrenches(t, w, &r->a, b, r->n * lam, -1, NULL);
+                s_term_wrenches(t, w, &r->b, a, r->n * lam, -1, NULL);
+            }
+            continue;
+        }
         for (int e = 0; e < 2; e++) {
             int b = J->body[e];
             if (b < 0) continue;
