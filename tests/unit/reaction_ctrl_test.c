@@ -28,6 +28,8 @@
  *   the closed form at rest, bdf / dopri5 x natural / relative against
  *   dopri5 at 1e-11 and the sampled runs' first-order convergence; a PI
  *   through a dc_motor without inductance, the same;
+ * - moreau_jean and event_driven (both formulations) and trapezoidal_al
+ *   refuse it, naming bdf and dopri5;
  * - the parser's refusals and acceptances are in controller_test.c.
  */
 #include "check.h"
@@ -329,11 +331,39 @@ static void test_loop(void)
     }
 }
 
+/* The integrators that do not take controllers refuse a reaction-measuring
+ * one in both formulations, saying which do (moreau_jean and event_driven
+ * run relative coordinates too; trapezoidal_al natural only). */
+static void test_refused_integrators(void)
+{
+    char doc[8192];
+    const double c = M2 * KT / (LEAD * (M1 + M2));
+    s_lift(doc, sizeof doc, 0, 2 / c, 40 / c, M2 * G);
+    const char *integ[5][2] = {{"solver.integrator=moreau_jean", NULL},
+                               {"solver.integrator=moreau_jean", "solver.formulation=relative"},
+                               {"solver.integrator=event_driven", NULL},
+                               {"solver.integrator=event_driven", "solver.formulation=relative"},
+                               {"solver.integrator=trapezoidal_al", NULL}};
+    int n = 0;
+    for (int ia = 0; ia < 5; ia++) {
+        const char *sets[] = {integ[ia][0], integ[ia][1], NULL};
+        t_run r;
+        t_run_text(doc, sets, &r);
+        int said = 0;
+        for (int k = 0; k < r.err.n; k++) said |= strstr(r.err.e[k].message, "bdf and dopri5") != NULL;
+        CHECK(r.rc != 0 && said);
+        n += r.rc != 0 && said;
+        t_run_free(&r);
+    }
+    printf("  a PI on the lift's reaction refused by %d of 5 integrator/formulation pairs without controllers\n", n);
+}
+
 int main(void)
 {
     test_lift();
     test_pendulum();
     test_integral_only();
     test_loop();
+    test_refused_integrators();
     return CHECK_SUMMARY("reaction_ctrl_test");
 }
