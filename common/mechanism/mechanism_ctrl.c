@@ -168,18 +168,6 @@ static void s_controller(mech_ctx *c, json_t *obj, const char *ptr, int self, mb
     if (!C->setpoint.c && !C->setpoint.expr) mech_fn_constant(c, &C->setpoint, 0, ptr);
     if (!C->feedforward.c && !C->feedforward.expr) mech_fn_constant(c, &C->feedforward, 0, ptr);
     mech_num_key(c, obj, ptr, "sample_period", MECH_NONNEG, 0, &C->ts);
-    mbs_quantity mq = C->measure.quantity;
-    if (json_object_get(obj, "measure") && !c->nerr && (mq == MBS_Q_REACTION_FORCE || mq == MBS_Q_REACTION_TORQUE) &&
-        !(C->ts > 0)) {
-        /* the reaction needs the accelerations, which the output moves */
-        char mp[MECH_PTR_MAX];
-        mech_ptr_key(mp, ptr, "measure");
-        mech_ptr_key(kp, mp, "quantity");
-        mech_err(c, kp, "a continuous controller cannot measure a joint reaction: the reaction depends on the "
-                 "accelerations, which depend on the controller's output (an algebraic loop); sample it "
-                 "(sample_period > 0: the reaction is measured at the state after each step, under the output "
-                 "held over it)");
-    }
     if (t == 0) {
         mbs_pid *p = &C->pid;
         C->type = MBS_CTRL_PID;
@@ -284,6 +272,109 @@ static int s_depth(mech_ctx *c, int i, char *state, int level)
     return depth;
 }
 
+/* Direct feed-through of controller C: its output moves with its error at
+ * the same instant (a proportional or derivative gain, an lti's D != 0). */
+static int s_feedthrough(const mbs_ctrl_spec *C)
+{
+    if (C->type == MBS_CTRL_PID) return C->pid.kp != 0 || C->pid.kd != 0;
+    return C->lti.D != 0;
+}
+
+static int s_out_now(const mbs_spec *s, int k);
+
+/* 1 when continuous controller k's error moves with a joint reaction at the
+ * same instant: it measures one, or reads (its setpoint, a measured
+ * controller channel, a motor quantity set by another controller's voltage)
+ * something that does.  The cascades have no cycle (s_depth) here. */
+static int s_err_now(const mbs_spec *s, int k)
+{
+    const mbs_ctrl_spec *C = &s->controllers[k];
+    if (C->ts > 0) return 0;
+    mbs_quantity q = C->measure.quantity;
+    if (q == MBS_Q_REACTION_FORCE || q == MBS_Q_REACTION_TORQUE) return 1;
+    if (C->sp_ctrl > 0 && s_out_now(s, C->sp_ctrl - 1)) return 1;
+    if (q == MBS_Q_CONTROLLER) {
+        int j = C->measure.element;
+        mbs_component comp = C->measure.component;
+        if (comp == MBS_C_OUTPUT && s_out_now(s, j)) return 1;
+        if (comp != MBS_C_OUTPUT && comp != MBS_C_STATE && s_err_now(s, j)) return 1;
+    }
+    int j = mech_measure_via_ctrl(s, &C->measure);
+    return j >= 0 && s_out_now(s, j);
+}
+
+/* 1 when continuous controller k's output moves with a joint reaction at
+ * the same instant. */
+static int s_out_now(const mbs_spec *s, int k)
+{
+    return s->controllers[k].ts == 0 && s_feedthrough(&s->controllers[k]) && s_err_now(s, k);
+}
+
+/* A joint reaction measured by a continuous controller is a function of
+ * the state unless the output it moves at the same instant drives a force
+ * at that instant (a joint_actuator, a dc_motor without inductance): the
+ * reaction depends on the accelerations, which depend on that force (an
+ * algebraic loop).  Through a motor's current (inductance > 0), an
+ * integral-only controller or an lti block with D = 0 the output reaches
+ * the mechanics through a state: no loop (run/measure.h).  A loop closed
+ * by the measuring controller itself is marked (mbs_ctrl_spec.loop) and
+ * solved at each state by the run, one per mechanism; through a cascade
+ * (another controller between the reaction and the force) it is refused
+ * at the measure of the controller that reads the reaction. */
+static void s_reaction_loops(mech_ctx *c)
+{
+    mbs_spec *s = c->spec;
+    for (int e = 0; e < s->nforce && !c->nerr; e++) {
+        const mbs_force_spec *F = &s->forces[e];
+        if (F->ctrl <= 0 || !(F->type == MBS_FORCE_JOINT_ACTUATOR || (F->type == MBS_FORCE_DC_MOTOR &&
+                                                                    F->motor.L == 0)))
+            continue;
+        int k = F->ctrl - 1;
+        if (!s_out_now(s, k)) continue;
+        /* the controller that measures the reaction: k itself, or the first
+         * one up its cascade */
+        int r = k;
+        for (int hop = 0; hop < S_CASCADE_MAX + 1; hop++) {
+            mbs_quantity q = s->controllers[r].measure.quantity;
+            if (q == MBS_Q_REACTION_FORCE || q == MBS_Q_REACTION_TORQUE) break;
+            const mbs_ctrl_spec *R = &s->controllers[r];
+            int nxt = R->sp_ctrl > 0 && s_out_now(s, R->sp_ctrl - 1) ? R->sp_ctrl - 1
+                      : q == MBS_Q_CONTROLLER ? R->measure.element : mech_measure_via_ctrl(s, &R->measure);
+            if (nxt < 0) break;
+            r = nxt;
+        }
+        char ptr[MECH_PTR_MAX], kp[MECH_PTR_MAX];
+        mech_ptr_idx(ptr, "/controllers", (size_t)r);
+        mech_ptr_key(kp, ptr, "measure");
+        mech_ptr_key(ptr, kp, "quantity");
+        /* the controller measuring the reaction drives the force itself: the
+         * loop is solved at each state (run/measure.h), one such controller
+         * per mechanism */
+        if (r == k) {
+            int other = -1;
+            for (int j = 0; j < s->nctrl; j++)
+                if (j != k && s->controllers[j].loop) other = j;
+            if (other < 0) {
+                s->controllers[k].loop = 1;
+                continue;
+            }
+            mech_err(c, ptr, "controller '%s' passes a joint reaction at once to %s '%s', as controller '%s' does: "
+                     "one such algebraic loop per mechanism is solved (give one an inductance > 0, integral-only "
+                     "control or a sample_period > 0)", s->controllers[k].name,
+                     F->type == MBS_FORCE_JOINT_ACTUATOR ? "joint_actuator" : "dc_motor", F->name,
+                     s->controllers[other].name);
+            continue;
+        }
+        const char *what = F->type == MBS_FORCE_JOINT_ACTUATOR ? "joint_actuator" : "dc_motor";
+        char via[96] = "";
+        if (r != k) snprintf(via, sizeof via, " via '%s'", s->controllers[k].name);
+        /* (within mbs_errlist's 256 characters with names of 32) */
+        mech_err(c, ptr, "controller '%s' passes a joint reaction at once%s to %s '%s'%s: an algebraic loop (use an "
+                 "inductance > 0, integral-only control or sample_period > 0)", s->controllers[r].name, via, what,
+                 F->name, F->type == MBS_FORCE_DC_MOTOR ? " (inductance 0)" : "");
+    }
+}
+
 void mech_parse_controllers(mech_ctx *c, json_t *root)
 {
     json_t *arr = json_object_get(root, "controllers");
@@ -303,4 +394,5 @@ void mech_parse_controllers(mech_ctx *c, json_t *root)
     }
     for (int i = 0; i < c->spec->nctrl && s_depth(c, i, state, 0) >= 0; i++) {}
     free(state);
+    if (!c->nerr) s_reaction_loops(c);
 }

@@ -393,13 +393,14 @@ static void s_channel_keys(mech_ctx *c, json_t *obj, const char *ptr, int measur
     ch->quantity = s_quantities[q].q;
     /* a measured signal is a function of the state that does not pass
      * through a controller's output (an algebraic loop) */
-    /* (a reaction: for sampled controllers only, mechanism_ctrl.c) */
+    /* (a reaction: a function of the state unless the controller's output
+     * moves a force at the same instant, refused in mechanism_ctrl.c) */
     if (measure && !mbs_quantity_is_state(ch->quantity) && ch->quantity != MBS_Q_CONTROLLER &&
         ch->quantity != MBS_Q_REACTION_FORCE && ch->quantity != MBS_Q_REACTION_TORQUE) {
         mech_ptr_key(kp, ptr, "quantity");
         mech_err(c, kp, "a controller cannot measure '%s' (it measures position, velocity, angle, "
                  "angular_velocity, orientation, joint_coordinate, joint_velocity, element_force, motor, "
-                 "kinetic_energy, potential_energy, energy, another controller's channel, or, sampled, "
+                 "kinetic_energy, potential_energy, energy, another controller's channel, "
                  "reaction_force or reaction_torque)",
                  s_quantities[q].name);
         return;

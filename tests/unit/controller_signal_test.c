@@ -22,7 +22,8 @@
  * - a joint reaction measured by a sampled controller (a P on a pendulum's
  *   pivot reaction): the first output against the static closed form, the
  *   later ones against the reaction channel at the sample before;
- *   continuous, refused (an algebraic loop);
+ *   continuous, the algebraic loop solved at each state: its first output
+ *   against the closed form, the loop's equation at every sample;
  * - a quantity of a motor another controller drives (its current at L =
  *   0 depends on that controller's voltage) as the measured signal;
  * - the refusals: a cycle of controllers (an algebraic loop) at the
@@ -159,7 +160,8 @@ static const char *const PENDULUM =
     " \"outputs\": {\"interval\": 0.001, \"channels\": ["
     "   {\"name\": \"theta\", \"quantity\": \"joint_coordinate\", \"joint\": \"pivot\"},"
     "   {\"name\": \"Rx\", \"quantity\": \"reaction_force\", \"joint\": \"pivot\", \"component\": \"x\"},"
-    "   {\"name\": \"u\", \"quantity\": \"controller\", \"controller\": \"rx\", \"component\": \"output\"}]}}";
+    "   {\"name\": \"u\", \"quantity\": \"controller\", \"controller\": \"rx\", \"component\": \"output\"},"
+    "   {\"name\": \"m\", \"quantity\": \"controller\", \"controller\": \"rx\", \"component\": \"measurement\"}]}}";
 
 /* A sampled controller measuring a reaction: the first sample, at rest
  * under no torque, measures R_x = m r_y alpha with alpha = m g r_x / I_p
@@ -190,9 +192,25 @@ static void test_reaction_sampled(void)
         t_run_free(&run);
     }
     CHECK(fabs(th[0] - th[1]) <= 100 * 1e-8 && fabs(th[2] - th[1]) <= 100 * 1e-8);
-    /* continuous: an algebraic loop, refused */
-    const char *cont[] = {"ts=0", NULL};
-    CHECK(t_parse_refused(PENDULUM, cont, "/controllers/0/measure/quantity", "an algebraic loop"));
+    /* continuous: an algebraic loop (the torque moves the reaction at
+     * once), solved at each state (run/measure.h): at rest I_p alpha = u -
+     * 0.3 m g and R_x = 0.4 m alpha with u = -kp R_x, so u(0) = kp 0.12 m^2 g
+     * / (I_p + 0.4 kp m); at every sample u = -kp x the measurement */
+    for (int ia = 0; ia < 2; ia++) {
+        const char *cont[] = {"ts=0", "kp=1", "solver.tolerance=1e-8", integ[ia], NULL};
+        t_run run;
+        t_run_text(PENDULUM, cont, &run);
+        CHECK(run.rc == 0 && run.res.nsample == 1001);
+        if (run.rc || run.res.nsample != 1001) { t_run_free(&run); continue; }
+        double u0 = t_at(&run, "u", 0), ex0 = 1 * 0.12 * 9.81 / (0.26 + 0.4 * 1), worst = 0;
+        for (int k = 0; k <= 1000; k++)
+            worst = fmax(worst, fabs(t_at(&run, "u", 0.001 * k) + t_at(&run, "m", 0.001 * k)));
+        printf("  continuous P on a reaction into a joint_actuator (%s, kp 1): the loop solved, first output %.12g "
+               "(closed form %.12g), u + kp x measurement %.1e\n", integ[ia], u0, ex0, worst);
+        CHECK_NEAR(u0, ex0, 1e-12);
+        CHECK(worst <= 1e-9 * ex0);
+        t_run_free(&run);
+    }
 }
 
 /* A controller measuring a quantity of a motor another controller drives

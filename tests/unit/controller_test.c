@@ -680,6 +680,104 @@ static void test_refused(void)
     }
 }
 
+/* A joint reaction measured by a continuous controller (run/measure.h):
+ * an algebraic loop where the output the reaction moves at the same
+ * instant drives a force at that instant (a joint_actuator, a dc_motor
+ * without inductance): solved at each state when the measuring controller
+ * drives the force itself (one such loop per mechanism), refused along a
+ * cascade at the measure of the controller that reads the reaction;
+ * without a loop where the output reaches the mechanics through a state
+ * (an inductance, integral action only, an lti block with D = 0, an inner
+ * loop without feed-through) or is sampled.  Accepted cases run by bdf and
+ * dopri5; contacts and a loop gain below -1 refuse the run. */
+static void test_reaction_loops(void)
+{
+    static const char *const RX = "\"measure\": {\"quantity\": \"reaction_force\", \"joint\": \"j\", \"component\": \"x\"}";
+    static const struct { const char *ctrls, *force, *ptr, *msg; } cases[] = {
+        /* refused: feed-through into an instantaneous torque or force
+         * through a cascade, or a second such loop */
+        {"{\"name\": \"rx\", \"type\": \"pid\", \"kp\": 1, %s, \"setpoint\": 0}, {\"name\": \"c\", \"type\": \"pid\", "
+         "\"kp\": 1, \"measure\": {\"quantity\": \"joint_velocity\", \"joint\": \"j\"}, \"setpoint\": {\"controller\": \"rx\"}}",
+         "0", "/controllers/0/measure/quantity", "at once via 'c' to dc_motor 'm' (inductance 0): an algebraic loop (use an "
+         "inductance > 0, integral-only control or sample_period > 0)"},
+        {"{\"name\": \"rx\", \"type\": \"pid\", \"kp\": 1, %s, \"setpoint\": 0}, {\"name\": \"c\", \"type\": \"pid\", "
+         "\"kp\": 1, \"measure\": {\"quantity\": \"controller\", \"controller\": \"rx\", \"component\": \"error\"}, \"setpoint\": 0}",
+         "0", "/controllers/0/measure/quantity", "an algebraic loop"},
+        {"{\"name\": \"c\", \"type\": \"pid\", \"kp\": 1, %s, \"setpoint\": 0}, {\"name\": \"c2\", \"type\": \"pid\", "
+         "\"kp\": 2, %s, \"setpoint\": 0}", "two", "/controllers/1/measure/quantity",
+         "as controller 'c' does: one such algebraic loop per mechanism is solved"},
+        /* accepted, the loop solved at each state: the controller passing the
+         * reaction at once to the force it drives */
+        {"{\"name\": \"c\", \"type\": \"pid\", \"kp\": 1, \"ki\": 1, %s, \"setpoint\": 0}", "0", NULL, NULL},
+        {"{\"name\": \"c\", \"type\": \"pid\", \"kd\": 1, \"tf\": 0.01, %s, \"setpoint\": 0}", "0", NULL, NULL},
+        {"{\"name\": \"c\", \"type\": \"lti\", \"num\": [2, 1], \"den\": [1, 1], %s, \"setpoint\": 0}", "0", NULL, NULL},
+        {"{\"name\": \"c\", \"type\": \"pid\", \"kp\": 1, %s, \"setpoint\": 0}", "actuator", NULL, NULL},
+        /* a loop gain below -1 (positive feedback through the reaction)
+         * with output limits: none or several outputs, the run stops with
+         * a warning saying so */
+        {"{\"name\": \"c\", \"type\": \"pid\", \"kp\": -1, \"y_min\": -10, \"y_max\": 10, %s, \"setpoint\": 0}",
+         "actuator", NULL, "no unique output"},
+        /* accepted: through a state, or sampled */
+        {"{\"name\": \"c\", \"type\": \"pid\", \"kp\": 1, \"ki\": 1, %s, \"setpoint\": 0}", "0.01", NULL, NULL},
+        {"{\"name\": \"c\", \"type\": \"pid\", \"ki\": 1, %s, \"setpoint\": 0}", "0", NULL, NULL},
+        {"{\"name\": \"c\", \"type\": \"pid\", \"ki\": 1, %s, \"setpoint\": 0}", "actuator", NULL, NULL},
+        {"{\"name\": \"c\", \"type\": \"lti\", \"num\": [1], \"den\": [1, 1], %s, \"setpoint\": 0}", "0", NULL, NULL},
+        {"{\"name\": \"c\", \"type\": \"pid\", \"kp\": 1, \"sample_period\": 0.001, %s, \"setpoint\": 0}", "0", NULL, NULL},
+        {"{\"name\": \"rx\", \"type\": \"pid\", \"kp\": 1, %s, \"setpoint\": 0}, {\"name\": \"c\", \"type\": \"pid\", "
+         "\"ki\": 1, \"measure\": {\"quantity\": \"joint_velocity\", \"joint\": \"j\"}, \"setpoint\": {\"controller\": \"rx\"}}",
+         "0", NULL, NULL},
+        {"{\"name\": \"rx\", \"type\": \"pid\", \"ki\": 1, %s, \"setpoint\": 0}, {\"name\": \"c\", \"type\": \"pid\", "
+         "\"kp\": 1, \"measure\": {\"quantity\": \"joint_velocity\", \"joint\": \"j\"}, \"setpoint\": {\"controller\": \"rx\"}}",
+         "0", NULL, NULL},
+        {"{\"name\": \"c\", \"type\": \"pid\", \"kp\": 1, %s, \"setpoint\": 0}", "0.01 contacts", NULL,
+         "not supported in a mechanism with contacts"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char ctrls[1024], doc[8192];
+        snprintf(ctrls, sizeof ctrls, cases[i].ctrls, RX, RX);
+        int act = !strcmp(cases[i].force, "actuator"), contacts = strstr(cases[i].force, "contacts") != NULL;
+        int two = !strcmp(cases[i].force, "two");
+        snprintf(doc, sizeof doc,
+                 "{\"dimension\": 2, \"gravity\": [0, -9.81],"
+                 " \"bodies\": [{\"name\": \"w\", \"mass\": 1, \"inertia\": 1e-2, \"com\": [0.3, -0.4]}],"
+                 " \"joints\": [{\"name\": \"j\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"w\"], \"at\": [0, 0]}],"
+                 " \"controllers\": [%s],"
+                 " \"forces\": [%s\"resistance\": 1, \"torque_constant\": 0.5, \"back_emf_constant\": 0.5, \"inductance\": %s}]%s,"
+                 " \"solver\": {\"t_end\": 0.05}}",
+                 ctrls,
+                 act ? "{\"name\": \"a\", \"type\": \"joint_actuator\", \"joint\": \"j\", \"value\": {\"controller\": \"c\"}},"
+                       " {\"name\": \"m\", \"type\": \"dc_motor\", \"joint\": \"j\", \"voltage\": 0, "
+                 : two ? "{\"name\": \"a\", \"type\": \"joint_actuator\", \"joint\": \"j\", \"value\": {\"controller\": \"c\"}},"
+                         " {\"name\": \"m\", \"type\": \"dc_motor\", \"joint\": \"j\", \"voltage\": {\"controller\": \"c2\"}, "
+                     : "{\"name\": \"m\", \"type\": \"dc_motor\", \"joint\": \"j\", \"voltage\": {\"controller\": \"c\"}, ",
+                 act || two ? "0" : contacts ? "0.01" : cases[i].force,
+                 contacts ? ", \"shapes\": [{\"name\": \"bob\", \"body\": \"w\", \"type\": \"circle\", \"center\": [0.3, -0.4],"
+                            " \"radius\": 0.05}, {\"name\": \"floor\", \"body\": \"ground\", \"type\": \"line\", \"point\": [0, -2],"
+                            " \"normal\": [0, 1]}], \"contacts\": [{\"shapes\": [\"bob\", \"floor\"], \"law\": \"hertz\","
+                            " \"stiffness\": 1e6, \"exponent\": 1.5}]"
+                          : "");
+        if (cases[i].ptr) {
+            if (!CHECK(t_parse_refused(doc, NULL, cases[i].ptr, cases[i].msg))) fprintf(stderr, "  (case %zu)\n", i);
+            continue;
+        }
+        for (int ia = 0; ia < 2; ia++) {
+            const char *sets[] = {ia ? "solver.integrator=dopri5" : "solver.integrator=bdf", NULL};
+            t_run r;
+            t_run_text(doc, sets, &r);
+            int said = 0;
+            for (int k = 0; k < r.err.n; k++) said |= strstr(r.err.e[k].message, cases[i].msg ? cases[i].msg : "@") != NULL;
+            for (int k = 0; k < r.met.nwarning && k < MBS_WARN_MAX; k++)
+                said |= strstr(r.met.warning[k], cases[i].msg ? cases[i].msg : "@") != NULL;
+            int ok = cases[i].msg ? r.rc != 0 && said : r.rc == 0 && r.met.steps > 0;
+            if (!CHECK(ok)) fprintf(stderr, "  (case %zu, %s: rc %d %s)\n", i, sets[0], r.rc, r.err.n ? r.err.e[0].message : "");
+            t_run_free(&r);
+        }
+    }
+    printf("  reaction-measuring controllers: %zu cases (2 loops through a cascade and a second loop refused at the "
+           "measure; 4 loops solved and 7 loop-free configurations run by bdf and dopri5; a loop gain below -1 and "
+           "contacts refused at the run)\n", sizeof cases / sizeof cases[0]);
+}
+
 /* Bad controller definitions: each a clear error at its JSON pointer. */
 static void test_parser_errors(void)
 {
@@ -756,6 +854,7 @@ int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     test_pi_closed_form();
+    test_reaction_loops();
     test_lti_pi();
     test_discrete_pi();
     test_inductive_pi();

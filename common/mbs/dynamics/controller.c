@@ -30,10 +30,17 @@ double mbs_ctrl_measure(const mbs_model *m, const mbs_data *d, int c, double t, 
     /* another controller's channel (the parser refuses cycles) */
     if (C->measure.quantity == MBS_Q_CONTROLLER)
         return mbs_ctrl_channel(m, d, C->measure.element, C->measure.component, t, x, v, z);
-    /* a joint reaction (sampled controllers only: it needs the
-     * accelerations of the state, which the output held over the step
-     * gave); the recovery's workspace is the run's */
+    /* a joint reaction: a continuous controller's at the state (t, x, v,
+     * z), by the run's d->reaction_at (run/measure.h), 0 inside the
+     * generalized forces (d->rx_skip: none depends on it at the same
+     * instant, the parser refuses that loop); a sampled one's at the
+     * accepted state, its accelerations given by the output held over the
+     * step; the recovery's workspace is the run's */
     if (C->measure.quantity == MBS_Q_REACTION_FORCE || C->measure.quantity == MBS_Q_REACTION_TORQUE) {
+        if (!(C->ts > 0)) {
+            if (!d || d->rx_skip > 0 || !d->reaction_at) return 0;
+            return d->reaction_at(m, (mbs_data *)d, c, t, x, v, z, d->meas_a);
+        }
         if (!d || !d->reaction) return NAN;
         return d->reaction(m, (mbs_data *)d, C->measure.joint, C->measure.quantity == MBS_Q_REACTION_TORQUE,
                            C->measure.component, t, x, v, d->meas_a ? d->meas_a : d->a);
@@ -75,11 +82,50 @@ static void s_pid_states(const mbs_model *m, int c, const double *z, double s[2]
     s[1] = idx[1] >= 0 ? z[idx[1]] : 0;
 }
 
+double mbs_ctrl_output_at(const mbs_model *m, const mbs_data *d, int c, double t, const double *x, const double *v,
+                          const double *z, double meas, double *u)
+{
+    const mbs_ctrl_spec *C = &m->spec->controllers[c];
+    double err = s_setpoint(m, d, c, t, x, v, z) - meas;
+    double ff = mbs_fn_eval(&C->feedforward, t, NULL, NULL);
+    if (C->type == MBS_CTRL_PID) {
+        mbs_pid p = s_pid_ff(C, ff);
+        double s[2], sd[2];
+        int idx[2];
+        s_pid_states(m, c, z, s, idx);
+        double y = ff + mbs_pid_rhs(&p, s, err, sd, NULL);
+        /* the output before the limits (as mbs_pid_rhs forms it) */
+        if (u) u[0] = ff + (p.kp * err + p.ki * s[0] + (p.kd != 0 ? p.kd / p.tf : 0) * (err - s[1]));
+        return y;
+    }
+    const double *xs = C->lti.n > 0 ? z + m->ctrl_z[c] : NULL;
+    double y = ff + mbs_lti_output(&C->lti, xs, err);
+    if (u) u[0] = y;
+    return y;
+}
+
+double mbs_ctrl_feedthrough(const mbs_ctrl_spec *C)
+{
+    if (C->type == MBS_CTRL_PID) return C->pid.kp + (C->pid.kd != 0 ? C->pid.kd / C->pid.tf : 0);
+    return C->lti.D;
+}
+
 double mbs_ctrl_output(const mbs_model *m, const mbs_data *d, int c, double t, const double *x, const double *v,
                        const double *z, double *e)
 {
     const mbs_ctrl_spec *C = &m->spec->controllers[c];
     if (C->ts > 0 && !e) return d->ctrl_y[c];
+    /* an algebraic loop through a reaction (mbs_ctrl_spec.loop): the
+     * output the run solves at this state, or, in the run's shadow solving
+     * it, the output tried */
+    if (C->loop && d && d->loop_c == c) {
+        if (e) *e = s_setpoint(m, d, c, t, x, v, z) - mbs_ctrl_measure(m, d, c, t, x, v, z);
+        return d->loop_y;
+    }
+    if (C->loop && d && d->loop_output && !(C->ts > 0)) {
+        if (e) *e = s_setpoint(m, d, c, t, x, v, z) - mbs_ctrl_measure(m, d, c, t, x, v, z);
+        return d->loop_output(m, (mbs_data *)d, c, t, x, v, z);
+    }
     double err = s_setpoint(m, d, c, t, x, v, z) - mbs_ctrl_measure(m, d, c, t, x, v, z);
     if (e) *e = err;
     if (C->ts > 0) return d->ctrl_y[c];

@@ -2,7 +2,7 @@
  * controller.h - the controllers of a run (issue 13, docs/actuators.md):
  * the blocks of actuator/control.h closed around the mechanism.  A
  * controller measures a state quantity (quantity.h), another controller's
- * channel, or (sampled) a joint reaction, compares it with its setpoint (a
+ * channel, or a joint reaction, compares it with its setpoint (a
  * function of time or, in a cascade, another controller's output), and
  * its output (plus a feed-forward function of time) is the supply voltage
  * of the dc_motors that name it.  Controllers reading each other are
@@ -28,14 +28,29 @@
 /* Output of controller c at (t, x, v, z) (z: the element states, where a
  * continuous controller's are read); *e (may be NULL) the error setpoint -
  * measurement, the setpoint another controller's output in a cascade.  A
- * discrete controller returns its held output. */
+ * discrete controller returns its held output; one in an algebraic loop
+ * through a reaction (mbs_ctrl_spec.loop) the run's solution at that state
+ * (d->loop_output), or d->loop_y in the shadow trying it (d->loop_c). */
 double mbs_ctrl_output(const mbs_model *m, const mbs_data *d, int c, double t, const double *x, const double *v,
                        const double *z, double *e);
 
+/* The output of continuous controller c at (t, x, v, z) when its measured
+ * signal reads meas (the setpoint, feed-forward and states as
+ * mbs_ctrl_output's); *u (may be NULL) the output before the limits.  For
+ * the run's solution of an algebraic loop (run/measure.h). */
+double mbs_ctrl_output_at(const mbs_model *m, const mbs_data *d, int c, double t, const double *x, const double *v,
+                          const double *z, double meas, double *u);
+
+/* The direct feed-through of controller C: d(output)/d(error) before the
+ * limits (kp + kd / tf; an lti's D). */
+double mbs_ctrl_feedthrough(const mbs_ctrl_spec *C);
+
 /* The measured signal of controller c (a revolute angle continued next to
  * the last accepted step's value; another controller's channel at the same
- * state; a joint reaction through d->reaction with the accelerations
- * d->meas_a, or d->a when NULL: sampled controllers only). */
+ * state; a joint reaction: a sampled controller's through d->reaction with
+ * the accelerations d->meas_a, or d->a when NULL; a continuous one's through
+ * d->reaction_at at (t, x, v, z) with the accelerations d->meas_a, or those
+ * solved at that state when NULL, and 0 while d->rx_skip > 0). */
 double mbs_ctrl_measure(const mbs_model *m, const mbs_data *d, int c, double t, const double *x, const double *v,
                         const double *z);
 

@@ -284,6 +284,16 @@ static double s_actuator_value(const mbs_model *m, const mbs_data *d, int e, con
 
 /* ---- generalized forces ------------------------------------------------------------- */
 
+/* A generalized force never depends on a joint reaction a continuous
+ * controller measures at the same instant (the parser refuses that loop:
+ * mechanism_ctrl.c): while a motor's or an actuator's force is evaluated
+ * such a measurement reads 0 (controller.c) instead of solving the
+ * accelerations of the state (run/measure.h). */
+static void s_rx_skip(const mbs_data *d, int k)
+{
+    if (d) ((mbs_data *)d)->rx_skip += k;
+}
+
 static void s_element_q(const mbs_model *m, const mbs_data *d, int e, const double *x, const double *v,
                         const double *z, double t, const s_sink *Q)
 {
@@ -307,12 +317,16 @@ static void s_element_q(const mbs_model *m, const mbs_data *d, int e, const doub
     }
     case MBS_FORCE_DC_MOTOR: {
         mbs_dcmotor_state st;
+        s_rx_skip(d, 1);
         mbs_force_motor(m, d, e, x, v, z, t, &st);
+        s_rx_skip(d, -1);
         s_joint_load(m, F->joint, x, st.torque, Q);
         break;
     }
     case MBS_FORCE_JOINT_ACTUATOR:
+        s_rx_skip(d, 1);
         s_joint_load(m, F->joint, x, s_actuator_value(m, d, e, x, v, z, t), Q);
+        s_rx_skip(d, -1);
         break;
     case MBS_FORCE_POINT_FORCE: {
         double val[3] = {0, 0, 0}, g[3];
@@ -503,7 +517,9 @@ static void s_motor_coupled_q(const mbs_model *m, const mbs_data *d, int e, int 
     double rate;
     mbs_joint_coord(m, F->joint, x, v, &rate);
     mbs_dcmotor_state st;
+    s_rx_skip(d, 1);
     s_motor_at(m, d, e, rate, d->z[k] + d->zkap[k] * (rate - w_base), t, x, v, d->z, &st);
+    s_rx_skip(d, -1);
     s_joint_load(m, F->joint, x, st.torque, Q);
 }
 

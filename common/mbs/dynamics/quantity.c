@@ -134,7 +134,15 @@ double mbs_quantity_value(const mbs_model *m, const mbs_data *d, const mbs_chann
             return F->motor.ratio * rate;
         }
         mbs_dcmotor_state st;
-        mbs_force_motor(m, d, ch->element, x, v, z, t, &st);
+        /* with an inductance only the voltage and the input power depend
+         * on the supply voltage: the others without it (a controller on its
+         * own motor's current would otherwise evaluate its output to
+         * measure its input, without end) */
+        int k = m->force_z ? m->force_z[ch->element] : -1;
+        if (k >= 0 && z && ch->component != MBS_C_VOLTAGE && ch->component != MBS_C_POWER_IN)
+            mbs_dcmotor_eval(&F->motor, 0, z[k], v ? mbs_joint_rate(m, F->joint, x, v) : 0, &st);
+        else
+            mbs_force_motor(m, d, ch->element, x, v, z, t, &st);
         switch (ch->component) {
         case MBS_C_CURRENT: return st.i;
         case MBS_C_MAGNETIC_ENERGY: return st.e_magnetic;

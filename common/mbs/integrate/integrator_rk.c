@@ -186,7 +186,11 @@ static int s_nat_slope(void *ctx, double t, const double *y, double *k)
     memcpy(k, y + n, sizeof(double) * (size_t)n);
     int rc = s_accel(m, d, t, y, y + n, k + n, NULL);
     if (rc) return rc;
+    /* a reaction a continuous controller measures: at this stage's
+     * accelerations (controller.h) */
+    d->meas_a = k + n;
     if (nz > 0) mbs_force_zrate(m, d, y, y + n, d->z, t, k + 2 * n);
+    d->meas_a = NULL;
     return 0;
 }
 

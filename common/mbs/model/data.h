@@ -200,6 +200,28 @@ struct mbs_data {
                        const double *x, const double *v, const double *a);
     const double *meas_a;
 
+    /* Reactions measured by continuous controllers (no algebraic loop:
+     * the parser refuses one, mechanism_ctrl.c): the reaction of the
+     * measure of controller c as a function of the state (t, x, v, z),
+     * with the accelerations a of that state when the caller has them
+     * (NULL: solved at that state), set by the run (run/measure.h) with its
+     * workspace meas; NULL when no continuous controller measures one.
+     * rx_skip > 0 while the generalized forces are evaluated (force.c):
+     * no force depends on such a measurement at the same instant, which
+     * reads 0 there instead of a solve. */
+    double (*reaction_at)(const mbs_model *m, mbs_data *d, int c, double t, const double *x, const double *v,
+                          const double *z, const double *a);
+    struct mbs_meas *meas;
+    int rx_skip;
+    /* A continuous controller in an algebraic loop through the reaction it
+     * measures (mbs_ctrl_spec.loop): its output solved at a state, set by
+     * the run (run/measure.h); in the shadow data that solves it, loop_c
+     * (-1: none) is the controller whose output reads loop_y. */
+    double (*loop_output)(const mbs_model *m, mbs_data *d, int c, double t, const double *x, const double *v,
+                          const double *z);
+    int loop_c;
+    double loop_y;
+
     /* metrics accumulated by the integrators */
     mbs_tol tol;          /* error weights of the run (accuracy.h)            */
     mbs_metrics met;

@@ -376,6 +376,10 @@ typedef struct {
                                   (setpoint or measure), 0: none; sampled
                                   controllers sample in increasing depth
                                   (mechanism_ctrl.c)                          */
+    int loop;                  /* 1: a continuous controller passing the joint
+                                  reaction it measures at once to a force it
+                                  drives (an algebraic loop, solved at each
+                                  state: run/measure.h)                       */
 } mbs_ctrl_spec;
 
 /* ---- the mechanism --------------------------------------------------------- */

@@ -272,8 +272,16 @@ double mbs_channel_value(mbs_sampler *s, int c, double t, const double *x, const
         return val;
     }
     case MBS_Q_REACTION_FORCE:
-    case MBS_Q_REACTION_TORQUE:
-        return mbs_reaction(m, d, ch->joint, ch->quantity == MBS_Q_REACTION_TORQUE, ch->component, t, x, v, a);
+    case MBS_Q_REACTION_TORQUE: {
+        /* the body balances take the forces at the sample's element states
+         * (a motor's current between two steps), which the forces read
+         * from d->z */
+        double *z_run = d->z, val;
+        d->z = (double *)s->z;
+        val = mbs_reaction(m, d, ch->joint, ch->quantity == MBS_Q_REACTION_TORQUE, ch->component, t, x, v, a);
+        d->z = z_run;
+        return val;
+    }
     case MBS_Q_CONTROLLER:
         return mbs_ctrl_channel(m, d, ch->element, ch->component, t, x, v, s->z);
     case MBS_Q_MOTOR:

@@ -15,6 +15,7 @@
 #include "mbs/model/data.h"
 #include "mbs/dynamics/quantity.h"
 #include "mbs/output/output.h"
+#include "mbs/run/measure.h"
 
 #include <limits.h>
 #include <math.h>
@@ -224,7 +225,10 @@ static int s_coupled_vars(mbs_model *m)
         if (m->ctrl_nz[c] == 0 && s->controllers[c].ts > 0) continue;
         int b[2];
         mbs_quantity q = s->controllers[c].measure.quantity;
-        if (q == MBS_Q_KINETIC_ENERGY || q == MBS_Q_POTENTIAL_ENERGY || q == MBS_Q_TOTAL_ENERGY) {
+        /* an energy, or a joint reaction measured continuously (through
+         * the accelerations of the state: every variable, run/measure.h) */
+        if (q == MBS_Q_KINETIC_ENERGY || q == MBS_Q_POTENTIAL_ENERGY || q == MBS_Q_TOTAL_ENERGY ||
+            mbs_meas_reaction(s, c)) {
             for (int v = 0; v < n; v++)
                 if (!mark[v]) mark[v] = 1, all[nall++] = v;
             continue;
@@ -562,6 +566,7 @@ mbs_data *mbs_data_new(const mbs_model *m)
     if (ok && mbs_integrator_ws_new(m, d)) ok = 0;
     if (!ok) { mbs_data_free(&d); return NULL; }
     for (int i = 0; i < ne; i++) d->eq_on[i] = 1;
+    d->loop_c = -1;
     return d;
 }
 
@@ -581,6 +586,7 @@ void mbs_data_free(mbs_data **pd)
     free(d->ctrl_s); free(d->ctrl_y); free(d->ctrl_ref); free(d->ctrl_k);
     free(d->zD); free(d->zKx); free(d->zKv); free(d->zt); free(d->zpiv);
     mbs_reaction_ws_free(&d->rx);
+    mbs_meas_free(&d->meas);
     mbs_contact_data_free(d);
     mbs_integrator_ws_free(d);
     mbs_mat_free(&d->spd);

@@ -9,6 +9,7 @@
 #include "mbs/analysis/system.h"
 #include "mbs/run/run.h"
 #include "mbs/run/relative.h"
+#include "mbs/run/measure.h"
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/dynamics/force.h"
 #include "mbs/dynamics/controller.h"
@@ -263,6 +264,11 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
         memset(d->ctrl_ref, 0, sizeof(double) * (size_t)m->nctrl);
     }
     if (!rc) rc = s_check_states(m, err);
+    /* joint reactions measured by continuous controllers: their workspace */
+    if (!rc) {
+        rc = mbs_meas_start(m, d, err);
+        if (rc == MBS_ENOMEM) mbs_err_add(err, "", "out of memory for the measured reactions");
+    }
     if (!rc) rc = mbs_initialize(m, d, NULL, err);
     /* controllers: references and the discrete ones' first sample at the
      * assembled state, then the accelerations with their outputs */
@@ -270,6 +276,8 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, mbs_result *res, mbs_metrics *
         mbs_err_add(err, "", "initial accelerations: singular system");
         rc = MBS_ESINGULAR;
     }
+    /* a controller's algebraic loop through a reaction: solvable at t = 0 */
+    if (!rc && m->nctrl > 0) rc = mbs_meas_check_start(m, d, err);
     /* a reaction a sampled controller measured at t = 0 was the one before
      * its first output: the samples recover theirs under it */
     if (!rc && m->nctrl > 0) mbs_reaction_given(d, NULL);
