@@ -20,7 +20,8 @@
  * chain's energy; the P controller on the kinetic energy; statics; a
  * rotor on a chord (a second roll joint, and a four-bar in space with a
  * rotor on every joint) against the natural coordinates and the rotor at
- * the tree's node, and its unpowered energy.
+ * the tree's node, and its unpowered energy; the natural BDF on that
+ * four-bar against natural dopri5, converging as the tolerance tightens.
  *
  * Tolerances: angles are held to 100 x tol (rad) over 1.5 s (the accuracy
  * contract, docs/accuracy.md); the reference's RK4 at h = 2e-5 s moves by
@@ -883,10 +884,7 @@ static void test_relative_chord(int slide)
  * moment, and the chord's dependent point equations turn with the plane,
  * which mbs_rtree_accel's pivoting follows, tree_circuit.c).  Relative bdf
  * and dopri5 at tolerance 1e-10 against the natural coordinates' dopri5
- * (measured: natural bdf is 3.4e-5 and 3.3e-3 rad off natural dopri5 at
- * 1e-11 with tolerances 1e-8 and 1e-10 on the fixed base, growing as the
- * tolerance tightens, and agrees without the rotors: a question for the
- * natural BDF, docs/actuators.md), the joint angles and the base's rate
+ * (natural bdf: test_natural_bdf_four_bar), the joint angles and the base's rate
  * (rad/s) within 100 x tol; the chord's rotor moves them (natural, its J
  * 0) by over 100 times that. */
 static void s_doc_four_bar(char *buf, size_t n, double J3, double W)
@@ -1008,7 +1006,7 @@ static void test_relative_chord_four_bar(double W)
  * (the answer converges).  The BDF took the whole run for a singular
  * position before (mbs_rank_margin measured the rotors' columns: 1.2e-4 ..
  * 2e-4 against 0.015 .. 0.029 without the rotors, analysis.c) and loosened
- * its error weights 150 .. 1400 times: on the fixed base 1.4e-6, 3.4e-5
+ * its error weights 150 .. 1400 times: on the fixed base 3.1e-6, 3.4e-5
  * and 3.3e-3 rad at 1e-7, 1e-8 and 1e-10 (185538 steps at 1e-10), with
  * tolerance_met true.  The base's reaction within 1e3 x tol of its scale
  * (its multipliers). */
