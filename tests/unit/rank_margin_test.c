@@ -120,6 +120,79 @@ static void s_compare(const char *what, char *text, int ntrial, double amp, int 
     mbs_spec_free(&spec);
 }
 
+/* The four-bar in space (axes along x) with a dc_motor on every joint,
+ * each with a spatial rotor (J > 0: seven variables and equations of its
+ * own, model.h rotor3) or none (J = 0), the document of
+ * bench/chord_rotor.py. */
+static char *s_rotor_four_bar(double J)
+{
+    size_t cap = 8192;
+    char *t = malloc(cap), forces[2048] = "";
+    static const char *jn[4] = {"cA", "AB", "BD", "DC"};
+    const double V[4] = {6, -4, 3, 2}, N[4] = {20, 15, 25, 10}, Jr[4] = {1e-4, 2e-4, 1e-4, 3e-4};
+    for (int k = 0; k < 4; k++) {
+        size_t l = strlen(forces);
+        snprintf(forces + l, sizeof forces - l, "%s{\"name\": \"m%d\", \"type\": \"dc_motor\", \"joint\": \"%s\", "
+                 "\"voltage\": %g, \"resistance\": 1, \"torque_constant\": 0.05, \"back_emf_constant\": 0.05, "
+                 "\"gear_ratio\": %g, \"rotor_inertia\": %g}", k ? ", " : "", k + 1, jn[k], V[k], N[k], J * Jr[k]);
+    }
+    snprintf(t, cap,
+             "{\"dimension\": 3, \"gravity\": [0, 0, -9.81], \"bodies\": ["
+             "{\"name\": \"C\", \"mass\": 2, \"inertia\": [0.05, 0.04, 0.06], \"com\": [0.05, 0.2, 0.3]},"
+             "{\"name\": \"A\", \"mass\": 1, \"inertia\": [0.004, 0.003, 0.002], \"com\": [0, 0.05, 0.4]},"
+             "{\"name\": \"B\", \"mass\": 1.5, \"inertia\": [0.02, 0.01, 0.015], \"com\": [0, 0.3, 0.55]},"
+             "{\"name\": \"D\", \"mass\": 1.2, \"inertia\": [0.01, 0.008, 0.006], \"com\": [0, 0.45, 0.45]}],"
+             " \"joints\": [{\"name\": \"base\", \"type\": \"fixed\", \"bodies\": [\"ground\", \"C\"], \"at\": [0, 0, 0]},"
+             "{\"name\": \"cA\", \"type\": \"revolute\", \"bodies\": [\"C\", \"A\"], \"at\": [0, 0, 0.3], \"axis\": [1, 0, 0]},"
+             "{\"name\": \"AB\", \"type\": \"revolute\", \"bodies\": [\"A\", \"B\"], \"at\": [0, 0.1, 0.5], \"axis\": [1, 0, 0]},"
+             "{\"name\": \"BD\", \"type\": \"revolute\", \"bodies\": [\"B\", \"D\"], \"at\": [0, 0.5, 0.6], \"axis\": [1, 0, 0]},"
+             "{\"name\": \"DC\", \"type\": \"revolute\", \"bodies\": [\"D\", \"C\"], \"at\": [0, 0.4, 0.3], \"axis\": [1, 0, 0]}],"
+             " \"forces\": [%s], \"solver\": {\"t_end\": 1.5}}", forces);
+    return t;
+}
+
+/* mbs_rank_margin of the four-bar with a spatial rotor on every joint and
+ * of the same four-bar without them, at its initial configuration: equal
+ * (the rotors' block of the Jacobian is square and regular, analysis.c
+ * s_rank_margin_rotors; their rows and columns left out, the rest is the
+ * same matrix up to the order of its rows and columns); the whole
+ * matrix's margin, which the BDF used to take (1.5e-4: a singular
+ * position all the run, docs/accuracy.md), is far below. */
+static void test_rotor_margin(void)
+{
+    double got[2] = {0, 0}, whole = 0;
+    int nvar[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        char *text = s_rotor_four_bar(k == 0 ? 1 : 0);
+        mbs_errlist err = {0};
+        mbs_spec *spec = mech_parse(text, strlen(text), NULL, 0, &err);
+        free(text);
+        if (!CHECK(spec != NULL)) return;
+        mbs_report rep;
+        mbs_model *m = mbs_model_new(spec, &rep, &err);
+        mbs_data *d = m ? mbs_data_new(m) : NULL;
+        CHECK(d != NULL && mbs_initialize(m, d, &rep, &err) == 0);
+        if (d) {
+            mbs_cons_eval(m, d->x, 0.0, d->phi, d->jac);
+            got[k] = mbs_rank_margin(m, d);
+            nvar[k] = m->nvar;
+            if (k == 0) {
+                whole = s_dense_margin(m, d);
+                CHECK(m->nrotor3 == 4 && d->rep.redundant == 1 && d->rep.dof == 1);
+            }
+        }
+        mbs_data_free(&d);
+        mbs_model_free(&m);
+        mbs_spec_free(&spec);
+    }
+    printf("  four-bar in space, a rotor on every joint: margin %.6g (%d variables), without the rotors %.6g (%d); "
+           "the whole matrix's %.3g\n", got[0], nvar[0], got[1], nvar[1], whole);
+    CHECK(nvar[0] == nvar[1] + 28);
+    CHECK(got[1] > 1e-2 && got[1] < 1);
+    CHECK(fabs(got[0] - got[1]) <= 1e-12 * got[1]);
+    CHECK(whole > 0 && whole < 1e-2 * got[1]);
+}
+
 int main(void)
 {
     double lo_mixed = 0, lo_one = 0, lo_free = 0;
@@ -133,5 +206,6 @@ int main(void)
     /* perturbed bodies give margins below 1: the comparison is not of a
      * constant (an identity block of every body would give 1 everywhere) */
     CHECK(lo_mixed < 0.9 && lo_free < 1.0 && lo_one < 1.0);
+    test_rotor_margin();
     return CHECK_SUMMARY("rank_margin_test");
 }

@@ -308,10 +308,81 @@ static int s_redundancy(const mbs_model *m, mbs_data *d, mbs_errlist *err)
     return 0;
 }
 
+/* The rank margin without the spatial rotors' variables and equations
+ * (model.h rotor3).  Each rotor's seven variables (e, f and its joint's
+ * angle th, or the slide) appear in seven equations of their own (six TRIG
+ * equations, e_c = cos(N th) u0_c + ..., and th's equation), which hold no
+ * other rotor's variables, while no equation of the bodies holds them:
+ * the Jacobian is block triangular, [J_bb 0; J_rb J_rr], with J_rr square
+ * and regular wherever the joint's axis is defined (e, f an identity
+ * block, th's pivot the joint's sin / cos).  Its rank is rank(J_bb) + the
+ * rotors' variables, so it loses rank where J_bb does, and the margin is
+ * J_bb's.  Measured on the whole matrix instead, it is that of the rotors'
+ * scale: the th columns carry N (gear ratio 10 .. 25) in six rows, R_11
+ * grows with them, and the four-bar in space with a rotor on every joint
+ * had a margin of 1.2e-4 .. 2e-4 all the run (0.015 .. 0.029 without the
+ * rotors): the BDF took it as a singular position throughout and loosened
+ * its error weights 150 to 1400 times (s_noise_gain), its error growing as
+ * the tolerance tightened (1e-8: 3.4e-5 rad, 1e-10: 3.3e-3 rad).  Returns
+ * -1 (not applicable: the caller measures the whole matrix) without
+ * spatial rotors or when the structure is not the one above. */
+static double s_rank_margin_rotors(const mbs_model *m, const mbs_data *d, int r0)
+{
+    if (m->nrotor3 <= 0) return -1;
+    int n = m->nvar, ne = m->neq, nr = 0, nrow = 0;
+    char *rv = calloc((size_t)n, 1), *rr = calloc((size_t)ne, 1);
+    int *col = malloc(sizeof(int) * (size_t)n);
+    double margin = -1;
+    if (!rv || !rr || !col) goto out;
+    for (int r = 0; r < m->nrotor3; r++) {
+        const struct mbs_rotor3 *ro = &m->rotor3[r];
+        int vs[7] = {ro->var_th, ro->var_e, ro->var_e + 1, ro->var_e + 2, ro->var_e + 3, ro->var_e + 4, ro->var_e + 5};
+        for (int k = 0; k < 7; k++) {
+            if (vs[k] < 0 || vs[k] >= n) goto out;
+            if (!rv[vs[k]]) nr++;
+            rv[vs[k]] = 1;
+        }
+    }
+    /* the rotors' rows: those holding one of their variables */
+    for (int i = 0; i < ne; i++) {
+        const mbs_eq *e = &m->eq[i];
+        for (int k = 0; k < e->nnz && !rr[i]; k++) rr[i] = rv[e->cols[k]];
+        nrow += rr[i];
+    }
+    if (nrow != nr || r0 - nr <= 0) goto out;
+    /* Phi_q^T of the bodies' rows and variables (column-major, a row of
+     * the Jacobian per column) */
+    int nb = 0, neb = ne - nrow;
+    for (int v = 0; v < n; v++) col[v] = rv[v] ? -1 : nb++;
+    if (r0 - nr > (nb < neb ? nb : neb) || (double)nb * neb > DENSE_RANK_MAX) goto out;
+    double *A = calloc((size_t)nb * (size_t)neb + 1, sizeof(double));
+    int *jp = calloc((size_t)neb + 1, sizeof(int));
+    double *rd = malloc(sizeof(double) * (size_t)(neb < nb ? neb : nb) + sizeof(double));
+    if (A && jp && rd) {
+        int c = 0;
+        for (int i = 0; i < ne; i++) {
+            if (rr[i]) continue;
+            const mbs_eq *e = &m->eq[i];
+            const double *row = d->jac + (e->cols - m->colpool);
+            for (int k = 0; k < e->nnz; k++) A[(size_t)c * nb + col[e->cols[k]]] = row[k];
+            c++;
+        }
+        int rank = mbs_qrcp_rank(nb, neb, A, jp, rd, 1e-9);
+        margin = rank >= 0 && rd[0] > 0 ? rd[r0 - nr - 1] / rd[0] : 0;
+    }
+    free(A); free(jp); free(rd);
+out:
+    free(rv); free(rr); free(col);
+    return margin;
+}
+
 double mbs_rank_margin(const mbs_model *m, const mbs_data *d)
 {
     int n = m->nvar, ne = m->neq, r0 = ne - d->rep.redundant;
     if (ne == 0 || r0 <= 0) return 1;
+    /* spatial rotors: the bodies' part alone */
+    double mr = s_rank_margin_rotors(m, d, r0);
+    if (mr >= 0) return mr;
     /* independent blocks (free bodies) one by one: linear in their number */
     if (r0 <= (ne < n ? ne : n)) {
         double mb = mbs_rank_margin_blocks(m, d->jac, r0, DENSE_RANK_MAX);

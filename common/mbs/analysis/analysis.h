@@ -25,7 +25,9 @@ int mbs_keeps_redundant(const mbs_model *m);
  * is factorised block by block (rank_margin.h), linear in the number of
  * blocks; 1 (not measured) when one dense Phi_q^T (or one block's) would
  * exceed 4e6 entries, whose redundancy analysis at assembly is sparse
- * (sparse_qr.h). */
+ * (sparse_qr.h).  The spatial rotors' variables and equations (model.h
+ * rotor3: a square block, regular, of their own) are left out: the margin
+ * is that of the bodies' equations, dense (not block by block). */
 double mbs_rank_margin(const mbs_model *m, const mbs_data *d);
 
 /* Choose the independent constraint equations again (d->eq_on) at the

@@ -27,9 +27,10 @@
  * sigma the vanishing singular value) and the degenerate components of the
  * Newton solution are fixed only to rounding / sigma^2.  "Near a singular
  * position" below means: the rank margin of the constraint Jacobian
- * (mbs_rank_margin: QR with column pivoting against the structural rank) is
- * below SING_RANK_MARGIN; it is computed only when one of the three
- * situations arises, so regular mechanisms run as before, and taken from the
+ * (mbs_rank_margin: QR with column pivoting against the structural rank;
+ * spatial rotors' block left out, docs/accuracy.md) is below
+ * SING_RANK_MARGIN; it is computed only when one of the three situations
+ * arises, so regular mechanisms run as before, and taken from the
  * last one computed while the Jacobian has barely moved and that margin is
  * far from the threshold asked (s_margin_below).  Three rules make
  * the passage independent of rounding:
