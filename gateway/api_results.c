@@ -34,8 +34,8 @@ const char *const gw_metric_cols[] = {
     "contact_detection_seconds", "linear_algebra_seconds", "peak_memory_bytes", "order_max_used", "singular_steps",
     "contact_method", "mean_lcp_dimension", "max_lcp_dimension", "lcp_solves", "lcp_failures", "events", "impacts",
     "max_penetration", "max_complementarity_error", "zeno_closures",
-    "tolerance", "abs_tolerance", "error_estimate", "tolerance_met", "warning_count",
     "nonsmooth_steps", "nonsmooth_error_estimate", "kept_set_reselections",
+    "tolerance", "abs_tolerance", "error_estimate", "tolerance_met", "warning_count",
 };
 #define NMETRIC (sizeof gw_metric_cols / sizeof gw_metric_cols[0])
 const int gw_nmetric_cols = (int)NMETRIC;
