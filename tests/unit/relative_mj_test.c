@@ -386,7 +386,7 @@ static void test_refusals(void)
  * independent reference, natural coordinates with dopri5 at tolerance
  * 1e-11: second order (the angular velocity's error quarters when h
  * halves; measured 2.69e-7, 6.72e-8, 1.68e-8 rad/s, ratios 4.00; with the
- * velocity products at v0 it was 1.0e-4, 5.1e-5, 2.6e-5, first order), of
+ * velocity products at v0 it was 2.7e-4, 1.4e-4, 6.8e-5, first order), of
  * the size of the natural Moreau-Jean run's (measured 2.2 times it; 1.23e-7,
  * 3.08e-8, 7.70e-9 rad/s). */
 static const char *TUMBLE =
