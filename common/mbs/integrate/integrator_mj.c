@@ -15,7 +15,7 @@
  * the B columns read only the workspace.
  *
  * One step of size h from (q0, v0, t0):
- *   q_m = q0 + h/2 v0,  t_m = t0 + h/2;   Q = Q(q_m, v0, t_m)
+ *   q_m = q0 + h/2 v0,  t_m = t0 + h/2;   Q = Q(q_m, v0, t_m) (M(q): below)
  *   free velocity (bilateral constraints at q_m, Phi_q v + Phi_t = 0):
  *       [M Phi_q^T; Phi_q 0] [v_f; mu] = [M v0 + h Q; -Phi_t]
  *   contact points at q_m (gap g, normal and tangent rows G), impulses
@@ -30,6 +30,25 @@
  * as q' = G(q) v (advance) takes q_m = q0 + h/2 G(q0) v0 and q1 = q_m + h/2
  * G(q_m) v1 from it (and each projection's correction through it).  The
  * natural coordinates have neither (constant M, q' = v).
+ *
+ * Second order with M(q).  Constant M gives velocity-independent inertial
+ * forces, and the smooth step above is Stormer-Verlet (second order).  A
+ * form with M(q) has the velocity products C(q, v) v in Q, which at v0
+ * leave an O(h^2) error per step (first order).  Such a form takes them at
+ * a midpoint velocity instead:
+ *   v_h: [M Phi_q^T; Phi_q 0] [v_h; .] = [M v0 + h/2 Q(q_m, v0, t_m); -Phi_t]
+ *   Q = Q(q_m, v_h, t_m), then v_f from the system above,
+ * the same factors (one more forces call and back-substitution per step).
+ * v_h is the half step's free velocity, v(t_m) + O(h^2) on a smooth
+ * stretch (it obeys the bilateral equations at q_m, as v(t_m) does, where
+ * (v0 + v_f) / 2 misses their part by O(h): measured first order still), so
+ * Q errs by O(h^2) and the step by O(h^3): the implicit midpoint rule on v
+ * with one predictor (the theta = 1/2 evaluation of Acary & Brogliato's
+ * Moreau-Jean scheme, with the velocity at the midpoint predicted rather
+ * than linearised).  Not covered: the contact impulses are solved after
+ * v_f, so v_h leaves out a persistent contact's (a sliding or resting
+ * point's) impulse: where one acts, the velocity products err by O(h) and
+ * the step stays first order (the friction stops in mj_form_test).
  *
  * Index set and targets (docs/contacts.md, "Moreau-Jean time stepping"): a
  * point with gamma^- = G_n v0 belongs to the index set I when it touches at
@@ -1434,8 +1453,23 @@ int mbs_mj_run(const mbs_model *m, mbs_data *d, mbs_stepper *run, mbs_errlist *e
         /* M v0 + h Q, with M(q_m) of the factors when M depends on q */
         if (w->mval) s_mval_mul(w, v0, w->mv);
         else f->mass_mul(f->ctx, v0, w->mv);
-        for (int i = 0; i < n; i++) w->mv[i] += h * d->Q[i];
         for (int r = 0; r < ne; r++) d->r2[r] = -d->phit[r];
+        if (w->mval) {
+            /* M(q) (mass_eval): Q's velocity products C(q, v) v are taken
+             * at a midpoint velocity v_h, the half step's free velocity
+             * from Q(q_m, v0) (bilateral equations at q_m, as v(t_m) obeys
+             * them: v_h = v(t_m) + O(h^2), where (v0 + v_f) / 2 would miss
+             * the constraints' part by O(h)); then Q = Q(q_m, v_h, t_m) and
+             * the full step solved with the same factors: second order on
+             * smooth stretches, against first with Q at v0 (docs/
+             * formulations.md "Moreau-Jean in relative coordinates") */
+            for (int i = 0; i < n; i++) w->tmp[i] = w->mv[i] + 0.5 * h * d->Q[i];
+            s_solve_all(d, w, w->tmp, d->r2, vf);
+            d->met.linear_algebra_seconds += mbs_now() - la0;
+            f->forces(f->ctx, w->xm, vf, tm, d->Q);
+            la0 = mbs_now();
+        }
+        for (int i = 0; i < n; i++) w->mv[i] += h * d->Q[i];
         s_solve_all(d, w, w->mv, d->r2, vf);
         d->met.linear_algebra_seconds += mbs_now() - la0;
         double vscale = 1e-12;

@@ -55,10 +55,20 @@
  * impacts no fixed step short of h ~ tol meets it, and a user compares runs
  * at h and h/2 (the service's verify jobs) for that part.
  *
+ * Forms with M(q) (mass_eval: joint coordinates) take Q's velocity
+ * products at a predicted midpoint velocity (integrator_mj.c, "Second
+ * order with M(q)"): their smooth step is second order too, with a local
+ * error of the same order as the one above (h^3 q''' and h^3 times
+ * derivatives of Q and M) but not its coefficients, so e_q and e_v are
+ * estimates of the right order there, not the exact leading term.
+ *
  * Not covered: the propagation of the nonsmooth steps' error (a bound per
  * switch, not their sum over the run); the first-order term
- * of forces depending on the velocity (Q is taken at v0: h^2/2 M^-1 Q_v a
- * in v per step, not in the estimate); the PGS residual (reported as
+ * of forces depending on the velocity with a constant M (the natural
+ * coordinates' dampers: Q is taken at v0, h^2/2 M^-1 Q_v a in v per step),
+ * and with M(q) that of a persistent contact's impulse, which the midpoint
+ * velocity leaves out (h/2 M^-1 G^T Lambda / h in the velocity products'
+ * argument), neither in the estimate; the PGS residual (reported as
  * max_complementarity_error, and the velocities of PGS groups above); the
  * projections' effect (they only remove
  * drift of the constraints).  When no variable had three unchanged steps,
