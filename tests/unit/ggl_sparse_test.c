@@ -102,20 +102,13 @@ static void s_mv_add(void *ctx, int i, int j, double v)
 static void s_compare(const char *path, const char *const *sets, double w0)
 {
     char *text = t_slurp(path, NULL);
-    CHECK(text != NULL);
-    if (!text) return;
-    t_sets ts;
-    t_sets_parse(&ts, sets);
-    mbs_errlist err = {0};
-    mbs_spec *spec = mech_parse(text, strlen(text), ts.ov, ts.n, &err);
+    t_model tm;
+    int rc = t_model_text(text, sets, &tm);
     free(text);
-    CHECK(spec != NULL);
-    if (!spec) return;
-    mbs_report rep;
-    mbs_model *m = mbs_model_new(spec, &rep, &err);
-    mbs_data *d = m ? mbs_data_new(m) : NULL;
-    CHECK(d != NULL && mbs_initialize(m, d, &rep, &err) == 0);
-    if (!d) { mbs_model_free(&m); mbs_spec_free(&spec); return; }
+    if (rc) return;
+    const mbs_spec *spec = tm.spec;
+    mbs_model *m = tm.m;
+    mbs_data *d = tm.d;
     /* the rule picks KLU for this model (the matrix is made at the BDF's
      * first step, or here) */
     CHECK(mbs_bdf_ggl_ws(m, d) == 0);
@@ -211,9 +204,7 @@ static void s_compare(const char *path, const char *const *sets, double w0)
     free(xs);
     free(b1);
     free(b2);
-    mbs_data_free(&d);
-    mbs_model_free(&m);
-    mbs_spec_free(&spec);
+    t_model_free(&tm);
 }
 
 /* The N = 40 four-bar takes the sparse path, but its reduced system's L +
@@ -222,18 +213,12 @@ static void s_compare(const char *path, const char *const *sets, double w0)
 static void test_fallback(void)
 {
     char *text = t_slurp("examples/iftomm_a02_four_bar_n40.json", NULL);
-    CHECK(text != NULL);
-    if (!text) return;
-    mbs_errlist err = {0};
-    mbs_spec *spec = mech_parse(text, strlen(text), NULL, 0, &err);
+    t_model tm;
+    int rc = t_model_text(text, NULL, &tm);
     free(text);
-    CHECK(spec != NULL);
-    if (!spec) return;
-    mbs_report rep;
-    mbs_model *m = mbs_model_new(spec, &rep, &err);
-    mbs_data *d = m ? mbs_data_new(m) : NULL;
-    CHECK(d != NULL && mbs_initialize(m, d, &rep, &err) == 0);
-    if (!d) { mbs_model_free(&m); mbs_spec_free(&spec); return; }
+    if (rc) return;
+    mbs_model *m = tm.m;
+    mbs_data *d = tm.d;
     CHECK(mbs_bdf_ggl_ws(m, d) == 0);
     CHECK(d->ggl_sp != NULL && d->ggl_red != NULL);
     mbs_cons_eval(m, d->x, d->t, d->phi, d->jac);
@@ -256,9 +241,7 @@ static void test_fallback(void)
     CHECK(big > 0 && diff <= 1e-9 * big);
     free(b1);
     free(b2);
-    mbs_data_free(&d);
-    mbs_model_free(&m);
-    mbs_spec_free(&spec);
+    t_model_free(&tm);
 }
 
 int main(void)

@@ -77,15 +77,12 @@ static double s_rand(unsigned *s)
  * against the dense definition, relative to 1e-12; *lo the smallest. */
 static void s_compare(const char *what, char *text, int ntrial, double amp, int exact, double *lo)
 {
-    mbs_errlist err = {0};
-    mbs_spec *spec = text ? mech_parse(text, strlen(text), NULL, 0, &err) : NULL;
+    t_model tm;
+    int rc = t_model_text(text, NULL, &tm);
     free(text);
-    if (!CHECK(spec != NULL)) return;
-    mbs_report rep;
-    mbs_model *m = mbs_model_new(spec, &rep, &err);
-    mbs_data *d = m ? mbs_data_new(m) : NULL;
-    CHECK(d != NULL && mbs_initialize(m, d, &rep, &err) == 0);
-    if (!d) { mbs_model_free(&m); mbs_spec_free(&spec); return; }
+    if (rc) return;
+    mbs_model *m = tm.m;
+    mbs_data *d = tm.d;
     /* the assembly's redundancy analysis (block by block for free bodies
      * of full rank): dof, redundancy and the smallest |R_kk| ratio as one
      * dense QR gives them at the initial configuration */
@@ -115,9 +112,7 @@ static void s_compare(const char *what, char *text, int ntrial, double amp, int 
     CHECK(worst <= 1e-12);
     *lo = mmin;
     free(x);
-    mbs_data_free(&d);
-    mbs_model_free(&m);
-    mbs_spec_free(&spec);
+    t_model_free(&tm);
 }
 
 /* The four-bar in space (axes along x) with a dc_motor on every joint,
@@ -164,15 +159,13 @@ static void test_rotor_margin(void)
     int nvar[2] = {0, 0};
     for (int k = 0; k < 2; k++) {
         char *text = s_rotor_four_bar(k == 0 ? 1 : 0);
-        mbs_errlist err = {0};
-        mbs_spec *spec = mech_parse(text, strlen(text), NULL, 0, &err);
+        t_model tm;
+        int rc = t_model_text(text, NULL, &tm);
         free(text);
-        if (!CHECK(spec != NULL)) return;
-        mbs_report rep;
-        mbs_model *m = mbs_model_new(spec, &rep, &err);
-        mbs_data *d = m ? mbs_data_new(m) : NULL;
-        CHECK(d != NULL && mbs_initialize(m, d, &rep, &err) == 0);
-        if (d) {
+        if (rc) return;
+        mbs_model *m = tm.m;
+        mbs_data *d = tm.d;
+        {
             mbs_cons_eval(m, d->x, 0.0, d->phi, d->jac);
             got[k] = mbs_rank_margin(m, d);
             nvar[k] = m->nvar;
@@ -181,9 +174,7 @@ static void test_rotor_margin(void)
                 CHECK(m->nrotor3 == 4 && d->rep.redundant == 1 && d->rep.dof == 1);
             }
         }
-        mbs_data_free(&d);
-        mbs_model_free(&m);
-        mbs_spec_free(&spec);
+        t_model_free(&tm);
     }
     printf("  four-bar in space, a rotor on every joint: margin %.6g (%d variables), without the rotors %.6g (%d); "
            "the whole matrix's %.3g\n", got[0], nvar[0], got[1], nvar[1], whole);

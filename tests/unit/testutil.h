@@ -177,6 +177,42 @@ static inline void t_run_free(t_run *r)
     mbs_spec_free(&r->spec);
 }
 
+/* A model built from JSON text with "NAME=VALUE" overrides (NULL: none)
+ * and its data assembled at t = 0 (mbs_initialize): for the tests that work
+ * on the model's parts rather than on a run. */
+typedef struct {
+    mbs_spec *spec;
+    mbs_model *m;
+    mbs_data *d;
+    mbs_report rep;
+    mbs_errlist err;
+} t_model;
+
+static inline void t_model_free(t_model *t)
+{
+    mbs_data_free(&t->d);
+    mbs_model_free(&t->m);
+    mbs_spec_free(&t->spec);
+}
+
+/* 0, or -1 after a failed check with nothing left to free (text NULL: a
+ * file that could not be read). */
+static inline int t_model_text(const char *text, const char *const *sets, t_model *t)
+{
+    memset(t, 0, sizeof *t);
+    t_sets ts;
+    t_sets_parse(&ts, sets);
+    t->spec = text ? mech_parse(text, strlen(text), ts.ov, ts.n, &t->err) : NULL;
+    if (!CHECK(t->spec != NULL)) return -1;
+    t->m = mbs_model_new(t->spec, &t->rep, &t->err);
+    t->d = t->m ? mbs_data_new(t->m) : NULL;
+    if (!CHECK(t->d != NULL && mbs_initialize(t->m, t->d, &t->rep, &t->err) == 0)) {
+        t_model_free(t);
+        return -1;
+    }
+    return 0;
+}
+
 /* Column of a channel by name (1-based in a row), or -1. */
 static inline int t_col(const t_run *r, const char *name)
 {

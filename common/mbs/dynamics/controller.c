@@ -82,19 +82,19 @@ static void s_pid_states(const mbs_model *m, int c, const double *z, double s[2]
     s[1] = idx[1] >= 0 ? z[idx[1]] : 0;
 }
 
-double mbs_ctrl_output_at(const mbs_model *m, const mbs_data *d, int c, double t, const double *x, const double *v,
-                          const double *z, double meas, double *u)
+/* Controller c's law (its PID or linear block with the feedforward ff)
+ * for the error err at the element states z: the output within its
+ * limits; u, when given, the output before the limits (as mbs_pid_rhs
+ * forms it). */
+static double s_law_output(const mbs_model *m, int c, const double *z, double err, double ff, double *u)
 {
     const mbs_ctrl_spec *C = &m->spec->controllers[c];
-    double err = s_setpoint(m, d, c, t, x, v, z) - meas;
-    double ff = mbs_fn_eval(&C->feedforward, t, NULL, NULL);
     if (C->type == MBS_CTRL_PID) {
         mbs_pid p = s_pid_ff(C, ff);
         double s[2], sd[2];
         int idx[2];
         s_pid_states(m, c, z, s, idx);
         double y = ff + mbs_pid_rhs(&p, s, err, sd, NULL);
-        /* the output before the limits (as mbs_pid_rhs forms it) */
         if (u) u[0] = ff + (p.kp * err + p.ki * s[0] + (p.kd != 0 ? p.kd / p.tf : 0) * (err - s[1]));
         return y;
     }
@@ -102,6 +102,14 @@ double mbs_ctrl_output_at(const mbs_model *m, const mbs_data *d, int c, double t
     double y = ff + mbs_lti_output(&C->lti, xs, err);
     if (u) u[0] = y;
     return y;
+}
+
+double mbs_ctrl_output_at(const mbs_model *m, const mbs_data *d, int c, double t, const double *x, const double *v,
+                          const double *z, double meas, double *u)
+{
+    const mbs_ctrl_spec *C = &m->spec->controllers[c];
+    double err = s_setpoint(m, d, c, t, x, v, z) - meas;
+    return s_law_output(m, c, z, err, mbs_fn_eval(&C->feedforward, t, NULL, NULL), u);
 }
 
 double mbs_ctrl_feedthrough(const mbs_ctrl_spec *C)
@@ -129,16 +137,7 @@ double mbs_ctrl_output(const mbs_model *m, const mbs_data *d, int c, double t, c
     double err = s_setpoint(m, d, c, t, x, v, z) - mbs_ctrl_measure(m, d, c, t, x, v, z);
     if (e) *e = err;
     if (C->ts > 0) return d->ctrl_y[c];
-    double ff = mbs_fn_eval(&C->feedforward, t, NULL, NULL);
-    if (C->type == MBS_CTRL_PID) {
-        mbs_pid p = s_pid_ff(C, ff);
-        double s[2], sd[2];
-        int idx[2];
-        s_pid_states(m, c, z, s, idx);
-        return ff + mbs_pid_rhs(&p, s, err, sd, NULL);
-    }
-    const double *xs = C->lti.n > 0 ? z + m->ctrl_z[c] : NULL;
-    return ff + mbs_lti_output(&C->lti, xs, err);
+    return s_law_output(m, c, z, err, mbs_fn_eval(&C->feedforward, t, NULL, NULL), NULL);
 }
 
 void mbs_ctrl_zrate(const mbs_model *m, const mbs_data *d, const double *x, const double *v, const double *z,
