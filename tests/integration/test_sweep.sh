@@ -98,7 +98,8 @@ def digits(t):
     return len(m.strip("0"))
 seen = 0
 for path in sys.argv[1:]:
-    for tok in re.findall(r"(?<![\w.])-?\d+\.\d+(?:[eE][-+]?\d+)?|(?<![\w.])-?\d+[eE][-+]?\d+", open(path).read()):
+    # whole numbers only: not a piece of an id (a UUID's "-433e-4750-" read as 433e-4750)
+    for tok in re.findall(r"(?<![\w.-])-?(?:\d+\.\d+(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+)(?![\w.-])", open(path).read()):
         seen += 1
         assert digits(tok) <= digits(repr(float(tok))), (path, tok, repr(float(tok)))
 assert seen > 12, seen
