@@ -817,9 +817,6 @@ static void test_relative_chord(int slide)
     t_run_text(dm, msets, &rm);
     t_run_text(d0, nsets, &r0);
     CHECK(rn.rc == 0 && rm.rc == 0 && r0.rc == 0);
-    t_run *rs[3] = {&rn, &rm, &r0};
-    for (int k = 0; k < 3; k++)
-        for (int e = 0; e < rs[k]->err.n; e++) printf("    %s: %s\n", rs[k]->err.e[e].pointer, rs[k]->err.e[e].message);
     if (rn.rc || rm.rc || r0.rc) { t_run_free(&rn); t_run_free(&rm); t_run_free(&r0); return; }
     const char *integ[] = {"solver.integrator=bdf", "solver.integrator=dopri5"};
     const char *qc[3] = {"q1", "q2", "q3"};
@@ -828,11 +825,7 @@ static void test_relative_chord(int slide)
         t_run r;
         t_run_text(doc, sets, &r);
         CHECK(r.rc == 0 && strcmp(r.met.chords, "roll2") == 0);
-        if (r.rc) {
-            for (int e = 0; e < r.err.n; e++) printf("    %s: %s\n", r.err.e[e].pointer, r.err.e[e].message);
-            t_run_free(&r);
-            continue;
-        }
+        if (r.rc) { t_run_free(&r); continue; } /* (t_run_text printed why) */
         double dq = 0, dqm = 0, share = 0, dR = 0, Rmax = 0;
         for (int i = 0; i <= S_NOUT; i++) {
             double t = 0.01 * i;
@@ -965,11 +958,7 @@ static void test_relative_chord_four_bar(double W)
         t_run r;
         t_run_text(doc, sets, &r);
         CHECK(r.rc == 0 && strcmp(r.met.chords, "BD") == 0);
-        if (r.rc) {
-            for (int e = 0; e < r.err.n; e++) printf("    %s: %s\n", r.err.e[e].pointer, r.err.e[e].message);
-            t_run_free(&r);
-            continue;
-        }
+        if (r.rc) { t_run_free(&r); continue; } /* (t_run_text printed why) */
         double dq = 0, share = 0, span = 0, dR = 0, Rmax = 0, Rshare = 0;
         static const char *rb[6] = {"rbfx", "rbfy", "rbfz", "rbmx", "rbmy", "rbmz"};
         for (int i = 0; i <= S_NOUT; i++) {
@@ -1029,11 +1018,7 @@ static void test_natural_bdf_four_bar(double W)
         t_run r;
         t_run_text(doc, sets, &r);
         CHECK(r.rc == 0 && r.met.tolerance_met);
-        if (r.rc) {
-            for (int e = 0; e < r.err.n; e++) printf("    %s: %s\n", r.err.e[e].pointer, r.err.e[e].message);
-            t_run_free(&r);
-            continue;
-        }
+        if (r.rc) { t_run_free(&r); continue; } /* (t_run_text printed why) */
         double dq = 0, span = 0, dR = 0, Rmax = 0;
         for (int i = 0; i <= S_NOUT; i++) {
             double t = 0.01 * i;

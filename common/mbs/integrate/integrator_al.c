@@ -27,6 +27,7 @@
 #include "mbs/analysis/system.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* y = (M + h/2 C + h^2/4 K) z: M z plus a directional finite difference of Q. */
@@ -188,13 +189,12 @@ int mbs_al_run(const mbs_dae_form *fm, const mbs_model *m, mbs_data *d, mbs_step
         if (!converged) {
             /* every equation is kept here (mbs_keeps_redundant): dependent
              * ones that contradict the others have no common solution */
+            char why[sizeof d->rep.redundant_joints + 128] = "";
             if (d->rep.redundant > 0)
-                mbs_err_add(err, "", "t = %.6g: Newton iterations did not converge in %d iterations (try a smaller "
-                            "solver.step; or the equations contradict each other: %d equation(s) depend on the "
-                            "others, joints involved: %s)", t1, itmax, d->rep.redundant, d->rep.redundant_joints);
-            else
-                mbs_err_add(err, "", "t = %.6g: Newton iterations did not converge in %d iterations "
-                            "(try a smaller solver.step)", t1, itmax);
+                snprintf(why, sizeof why, "; or the equations contradict each other: %d equation(s) depend on the "
+                         "others, joints involved: %s", d->rep.redundant, d->rep.redundant_joints);
+            mbs_err_add(err, "", "t = %.6g: Newton iterations did not converge in %d iterations (try a smaller "
+                        "solver.step%s)", t1, itmax, why);
             return MBS_EDIVERGE;
         }
         d->t = t1;
