@@ -166,20 +166,24 @@ typedef struct {
     int next;
 } s_avcache;
 
-/* out = a(x) from the cache c (filled on a miss). */
-static inline void s_av_at(const mbs_model *m, s_avcache *c, const mbs_avec *a, const double *x, double *out)
+/* a(x) from the cache c (filled on a miss): the cache's entry itself, read
+ * in place (a copy read the three values just stored one by one as a pair
+ * and a single, which stalled the store forwarding: 16 % of the function's
+ * cycles in perf).  A miss does not replace the entry keep (NULL or a value
+ * still in use): the entry after it is taken instead. */
+static inline const double *s_av_at(const mbs_model *m, s_avcache *c, const mbs_avec *a, const double *x,
+                                    const double *keep)
 {
     int i = 0;
     while (i < S_AVC && c->a[i] != a) i++;
     if (i == S_AVC) {
         i = c->next;
+        if (c->v[i] == keep) i = (i + 1) % S_AVC;
         c->next = (i + 1) % S_AVC;
         c->a[i] = a;
         mbs_avec_eval(m, a, x, 0, c->v[i]);
     }
-    out[0] = c->v[i][0];
-    out[1] = c->v[i][1];
-    out[2] = c->v[i][2];
+    return c->v[i];
 }
 
 /* Offset of each equation's Jacobian values in the pooled array. */
@@ -208,8 +212,7 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
         s_tw(&e->g, t, &g, &dg, &ddg);
         if (row) memset(row, 0, sizeof(double) * (size_t)e->nnz);
         if (e->kind == MBS_EQ_LIN) {
-            double A[3];
-            s_av_at(m, &avc, e->a, x, A);
+            const double *A = s_av_at(m, &avc, e->a, x, NULL);
             phi[i] = A[e->comp] - g;
             if (row) {
                 const mbs_jcol *jc = e->jc[0][0];
@@ -219,8 +222,8 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
         }
         if (e->kind == MBS_EQ_ANG) {
             /* A_x sin th - A_y cos th: d/dA = (s, -c), d/dth = A_x c + A_y s */
-            double A[3], th = x[e->avar], sn = sin(th), cs = cos(th);
-            s_av_at(m, &avc, e->a, x, A);
+            double th = x[e->avar], sn = sin(th), cs = cos(th);
+            const double *A = s_av_at(m, &avc, e->a, x, NULL);
             phi[i] = A[0] * sn - A[1] * cs - g;
             if (row) {
                 const mbs_jcol *jc = e->jc[0][0];
@@ -240,12 +243,16 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
         double W[2], W1[2], W2[2], dth = 0;
         if (trig) s_trig_w(e, x[e->avar], W, W1, W2);
         for (int p = 0; p < e->nprod; p++) {
-            double w, dw, ddw, P[3], Q[3];
+            double w, dw, ddw;
             if (trig) w = W[p]; else s_tw(&e->w[p], t, &w, &dw, &ddw);
-            s_av_at(m, &avc, e->p[p][0], x, P);
-            s_av_at(m, &avc, e->p[p][1], x, Q);
+            const double *P = s_av_at(m, &avc, e->p[p][0], x, NULL), *Q = s_av_at(m, &avc, e->p[p][1], x, P);
             double pq = 0;
-            for (int a = 0; a < dim; a++) pq += P[a] * Q[a];
+            if (dim == 2) {
+                pq += P[0] * Q[0];
+                pq += P[1] * Q[1];
+            } else {
+                for (int a = 0; a < dim; a++) pq += P[a] * Q[a];
+            }
             val += w * pq;
             if (trig) dth += W1[p] * pq;
             if (!row) continue;
