@@ -74,6 +74,7 @@ struct mbs_ggl_red {
     double *av_x;               /* row (CSR, duplicates summed):            */
     int *ar_ptr, *ar_j;         /* (N + 1), (av_cap)                        */
     double *ar_x;
+    int *ar_rows, nar_rows;     /* (N) the rows with entries, in order      */
     int *cur;                   /* (N) fill cursors                         */
     int *mark;                  /* (n) a variable's last place in ar_j      */
     double *acc;                /* (ne) a row of -w0 A_Rv G^T               */
@@ -95,20 +96,14 @@ typedef struct {
     int pattern;
 } s_red;
 
-static void s_add(void *ctx, int i, int j, double v)
+/* A v-column entry of s_add: its q column and the mu columns of the
+ * equations on its variable (the pattern), or recorded for s_spread
+ * (values).  Apart from s_add so that s_add's other entries go straight
+ * on to the sink (a tail call, without this path's registers). */
+static __attribute__((noinline)) void s_add_v(s_red *c, int ri, int col, double v)
 {
-    s_red *c = ctx;
     mbs_ggl_red *r = c->r;
-    int n = r->n, mu0 = n + r->ne;
-    if (i < n) return; /* F1 rows: the fixed blocks */
-    int ri = i - n;
-    if (j < n || j >= 2 * n) {
-        mbs_sparse_add(c->S, ri, j < n ? j : j - n, c->pattern ? 1.0 : v);
-        return;
-    }
-    /* a v column: its q column and the mu columns of the equations on its
-     * variable (the pattern), or recorded for s_spread (values) */
-    int col = j - n;
+    int mu0 = r->n + r->ne;
     if (c->pattern) {
         mbs_sparse_add(c->S, ri, col, 1.0);
         for (int p = r->gt_ptr[col]; p < r->gt_ptr[col + 1]; p++) mbs_sparse_add(c->S, ri, mu0 + r->gt_eq[p], 1.0);
@@ -119,6 +114,18 @@ static void s_add(void *ctx, int i, int j, double v)
     r->av_j[r->nav] = col;
     r->av_x[r->nav] = c->w0 * v;
     r->nav++;
+}
+
+static void s_add(void *ctx, int i, int j, double v)
+{
+    s_red *c = ctx;
+    int n = c->r->n;
+    if (i < n) return; /* F1 rows: the fixed blocks */
+    if (j >= n && j < 2 * n) {
+        s_add_v(c, i - n, j - n, v);
+        return;
+    }
+    mbs_sparse_add(c->S, i - n, j < n ? j : j - n, c->pattern ? 1.0 : v);
 }
 
 /* The recorded w0 A_Rv by rows, duplicates summed (ar_*), and into S its
@@ -142,9 +149,11 @@ static void s_spread(mbs_ggl_red *r, mbs_sparse *S)
     /* each row: duplicates summed in place (compacted forwards), then its
      * entries and its product row */
     int w = 0;
+    r->nar_rows = 0;
     for (int i = 0; i < NR; i++) {
         int start = ptr[i], end = ptr[i + 1], row0 = w;
         ptr[i] = w;
+        if (end > start) r->ar_rows[r->nar_rows++] = i;
         for (int p = start; p < end; p++) {
             int j = r->ar_j[p], q = r->mark[j];
             if (q >= row0 && q < w && r->ar_j[q] == j) {
@@ -187,7 +196,7 @@ void mbs_ggl_red_free(mbs_data *d)
     if (!r) return;
     free(r->gt_ptr); free(r->gt_eq); free(r->gt_pos); free(r->gt_val);
     free(r->av_i); free(r->av_j); free(r->av_x);
-    free(r->ar_ptr); free(r->ar_j); free(r->ar_x); free(r->cur); free(r->mark);
+    free(r->ar_ptr); free(r->ar_j); free(r->ar_x); free(r->ar_rows); free(r->cur); free(r->mark);
     free(r->acc); free(r->touched); free(r->in_row);
     free(r->x);
     mbs_sparse_free(&r->full);
@@ -248,12 +257,13 @@ int mbs_ggl_red_new(const mbs_model *m, mbs_data *d)
     r->ar_ptr = malloc(sizeof(int) * (size_t)(r->N + 1));
     r->ar_j = malloc(sizeof(int) * (size_t)full);
     r->ar_x = malloc(sizeof(double) * (size_t)full);
+    r->ar_rows = malloc(sizeof(int) * (size_t)r->N);
     r->cur = malloc(sizeof(int) * (size_t)r->N);
     r->mark = malloc(sizeof(int) * (size_t)(r->n + 1));
     r->acc = malloc(sizeof(double) * (size_t)(r->ne + 1));
     r->touched = malloc(sizeof(int) * (size_t)(r->ne + 1));
     r->in_row = calloc((size_t)r->ne + 1, 1);
-    if (!r->av_i || !r->av_j || !r->av_x || !r->x || !r->ar_ptr || !r->ar_j || !r->ar_x || !r->cur || !r->mark ||
+    if (!r->av_i || !r->av_j || !r->av_x || !r->x || !r->ar_ptr || !r->ar_j || !r->ar_x || !r->ar_rows || !r->cur || !r->mark ||
         !r->acc || !r->touched || !r->in_row)
         goto nomem;
     for (int c = 0; c < r->n; c++) r->mark[c] = -1;
@@ -326,8 +336,8 @@ int mbs_ggl_red_solve(mbs_data *d, double *rhs)
     double *x = r->x, w0 = r->w0;
     /* b_R + w0 A_Rv F1 */
     memcpy(x, rhs + n, sizeof(double) * (size_t)r->N);
-    for (int i = 0; i < r->N; i++) {
-        if (r->ar_ptr[i] == r->ar_ptr[i + 1]) continue;
+    for (int k = 0; k < r->nar_rows; k++) {
+        int i = r->ar_rows[k];
         double sum = 0;
         for (int p = r->ar_ptr[i]; p < r->ar_ptr[i + 1]; p++) sum += r->ar_x[p] * F1[r->ar_j[p]];
         x[i] += sum;
