@@ -245,7 +245,12 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
         for (int p = 0; p < e->nprod; p++) {
             double w, dw, ddw;
             if (trig) w = W[p]; else s_tw(&e->w[p], t, &w, &dw, &ddw);
-            const double *P = s_av_at(m, &avc, e->p[p][0], x, NULL), *Q = s_av_at(m, &avc, e->p[p][1], x, P);
+            /* a vector's square (a link's length, a unit vector): one
+             * lookup, and below its Jacobian columns (the same for both
+             * factors) once, each added twice */
+            int sq = e->p[p][0] == e->p[p][1];
+            const double *P = s_av_at(m, &avc, e->p[p][0], x, NULL);
+            const double *Q = sq ? P : s_av_at(m, &avc, e->p[p][1], x, P);
             double pq = 0;
             if (dim == 2) {
                 pq += P[0] * Q[0];
@@ -256,6 +261,25 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
             val += w * pq;
             if (trig) dth += W1[p] * pq;
             if (!row) continue;
+            if (sq) {
+                /* P = Q: both loops below add w (col . P) at the same
+                 * places (distinct within a list), each place its two
+                 * additions in the same order */
+                const mbs_jcol *jc = e->jc[p][0];
+                for (int k = 0; k < e->njc[p][0]; k++) {
+                    double d = 0;
+                    if (dim == 2) {
+                        d += jc[k].col[0] * P[0];
+                        d += jc[k].col[1] * P[1];
+                    } else {
+                        for (int a = 0; a < dim; a++) d += jc[k].col[a] * P[a];
+                    }
+                    double a = w * d;
+                    row[jc[k].pos] += a;
+                    row[jc[k].pos] += a;
+                }
+                continue;
+            }
             if (dim == 2) {
                 /* the plane with constant trip counts (the roller chain
                  * evaluates 104 equations per Newton iteration): the same
