@@ -158,6 +158,9 @@ struct mbs_model {
 
     /* Mass matrix on the variables: CSR of the upper+lower pattern (sym). */
     int *M_ptr, *M_col; double *M_val;
+    /* The bodies' gravity forces (mbs_body Qg) summed on the variables, body
+     * by body from zero: mbs_force_eval's starting vector (nvar). */
+    double *Qg_var;
 
     /* Ordering: perm[k] = variable placed at position k; iperm inverse.
      * Band of the SPD matrix M + Phi_q^T Phi_q in that order. */
