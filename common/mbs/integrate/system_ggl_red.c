@@ -263,8 +263,8 @@ int mbs_ggl_red_new(const mbs_model *m, mbs_data *d)
     r->acc = malloc(sizeof(double) * (size_t)(r->ne + 1));
     r->touched = malloc(sizeof(int) * (size_t)(r->ne + 1));
     r->in_row = calloc((size_t)r->ne + 1, 1);
-    if (!r->av_i || !r->av_j || !r->av_x || !r->x || !r->ar_ptr || !r->ar_j || !r->ar_x || !r->ar_rows || !r->cur || !r->mark ||
-        !r->acc || !r->touched || !r->in_row)
+    if (!r->av_i || !r->av_j || !r->av_x || !r->x || !r->ar_ptr || !r->ar_j || !r->ar_x || !r->ar_rows || !r->cur ||
+        !r->mark || !r->acc || !r->touched || !r->in_row)
         goto nomem;
     for (int c = 0; c < r->n; c++) r->mark[c] = -1;
     memset(r->ar_ptr, 0, sizeof(int) * (size_t)(r->N + 1));

@@ -17,8 +17,8 @@
  *
  * Fixed-pattern mode (mbs_sparse_fix_pattern): the CSC arrays (ap, ai) hold
  * the pattern and ax the values of the matrix being assembled; an entry
- * found in its column (a slot table, or a binary search in a column too
- * sparse for a table) is summed in place, one outside it
+ * found in its column (the column's slot table, or a binary search in the
+ * columns beyond the tables' capacity) is summed in place, one outside it
  * goes to the triplet list, and the next factorisation merges the pattern's
  * entries and those triplets by the same compression (the pattern grows,
  * KLU analyses again).
@@ -210,8 +210,9 @@ int mbs_sparse_fix_pattern(mbs_sparse *s)
      * again within the same capacity) */
     long nnz = s->ap[s->n];
     /* a column's span reaches from its body's rows to its equations'
-     * (the GGL matrices: 414 x 414, 4900 entries, 130 000 slots); the
-     * capacity bounds the tables of larger models to a few MB */
+     * (the chain drive's reduced GGL matrix: 414 unknowns, 3562 entries,
+     * 82 944 slots); the capacity bounds the tables of larger models to
+     * 16 MB, their other columns searched */
     s->scap = 64 * nnz + 64L * s->n;
     if (s->scap > (1L << 22)) s->scap = 1L << 22;
     s->slot = malloc(sizeof(int) * (size_t)(s->scap > 0 ? s->scap : 1));

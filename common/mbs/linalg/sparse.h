@@ -43,9 +43,10 @@ void mbs_sparse_set_order(mbs_sparse *s, const int *order);
  * kept as a triplet and the pattern grows by it at the next factorisation
  * (analysed again); beyond the capacity it fails like mbs_sparse_add.
  * An add finds its place in a per-column table of the pattern's rows
- * (made here, once; columns spanning far more rows than they hold are
- * searched instead).  Returns 0, or MBS_SPARSE_EFULL when the entries
- * overflowed or the tables' memory could not be had. */
+ * (made here, once, and again when the pattern grows; the columns beyond
+ * the tables' capacity are searched instead).  Returns 0, or
+ * MBS_SPARSE_EFULL when the entries overflowed or the tables' memory
+ * could not be had. */
 int mbs_sparse_fix_pattern(mbs_sparse *s);
 
 /* Start a matrix of dimension n (<= nmax): the triplet list is emptied
