@@ -257,6 +257,16 @@ void mbs_ggl_emit(const mbs_model *m, mbs_data *d, double w0, const double *x, c
         }
     }
 #undef ADD
+    if (bound) *bound += cnt;
+    /* then the blocks of the forces' and the constraints' derivatives */
+    mbs_ggl_emit_var(m, d, w0, x, v, t, contacts, add, ctx, bound);
+}
+
+void mbs_ggl_emit_var(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t,
+                      int contacts, mbs_add_fn add, void *ctx, long *bound)
+{
+    int n = m->nvar, ne = m->neq;
+    long cnt = 0;
     /* force stiffness and damping (finite differences; the compliant
      * contacts only when they are force elements); counting: at most every
      * pair of an element's variables, for K and for C */

@@ -57,6 +57,17 @@ typedef void (*mbs_add_fn)(void *ctx, int i, int j, double v);
 void mbs_ggl_emit(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t,
                   int contacts, mbs_add_fn add, void *ctx, long *bound);
 
+/* The last part of mbs_ggl_emit, the entries that depend on the state
+ * through derivatives: the force elements' (and with contacts the compliant
+ * contacts') stiffness and damping blocks, the constraint Hessian weighted
+ * by the multipliers, d(Phi_q v)/dq; in mbs_ggl_emit's order, after its
+ * identity, mass and Phi_q blocks (I, -I/w0 and -Phi_q^T in the q rows, M
+ * and Phi_q^T in the v rows, Phi_q in the lambda and mu rows, a unit
+ * diagonal for an equation switched off).  For a sink that places those
+ * first blocks itself (system_ggl_red.c). */
+void mbs_ggl_emit_var(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t,
+                      int contacts, mbs_add_fn add, void *ctx, long *bound);
+
 /* The structural blocks of the GGL matrix, as (row, column) places handed to
  * add(ctx, i, j) (nodes as for mbs_ggl_emit), in a fixed order: q-v
  * coupling, the mass pattern, force elements with a state on their (and

@@ -96,6 +96,16 @@ typedef struct {
     int pattern;
 } s_red;
 
+/* Record w0 A_Rv's entry a at (row ri, variable col) for s_spread. */
+static inline void s_record(mbs_ggl_red *r, int ri, int col, double a)
+{
+    if (r->nav >= r->av_cap) { r->overflow = 1; return; }
+    r->av_i[r->nav] = ri;
+    r->av_j[r->nav] = col;
+    r->av_x[r->nav] = a;
+    r->nav++;
+}
+
 /* A v-column entry of s_add: its q column and the mu columns of the
  * equations on its variable (the pattern), or recorded for s_spread
  * (values).  Apart from s_add so that s_add's other entries go straight
@@ -109,11 +119,7 @@ static __attribute__((noinline)) void s_add_v(s_red *c, int ri, int col, double 
         for (int p = r->gt_ptr[col]; p < r->gt_ptr[col + 1]; p++) mbs_sparse_add(c->S, ri, mu0 + r->gt_eq[p], 1.0);
         return;
     }
-    if (r->nav >= r->av_cap) { r->overflow = 1; return; }
-    r->av_i[r->nav] = ri;
-    r->av_j[r->nav] = col;
-    r->av_x[r->nav] = c->w0 * v;
-    r->nav++;
+    s_record(r, ri, col, c->w0 * v);
 }
 
 static void s_add(void *ctx, int i, int j, double v)
@@ -126,6 +132,34 @@ static void s_add(void *ctx, int i, int j, double v)
         return;
     }
     mbs_sparse_add(c->S, i - n, j < n ? j : j - n, c->pattern ? 1.0 : v);
+}
+
+/* mbs_ggl_emit's first blocks as s_add would take them, without the
+ * calls: the q rows (F1) dropped; the mass (v columns) recorded as w0 M;
+ * for each equation on, Phi_q^T in the lambda columns and Phi_q in the
+ * lambda rows added to S, Phi_q in the mu rows' v columns recorded as
+ * w0 Phi_q; for one off, the two unit diagonals.  The same adds and
+ * records in the same order as through s_add (values, not the pattern). */
+static void s_fixed(const mbs_model *m, const mbs_data *d, mbs_ggl_red *r, mbs_sparse *S, double w0)
+{
+    int n = r->n, ne = r->ne;
+    for (int i = 0; i < n; i++)
+        for (int k = m->M_ptr[i]; k < m->M_ptr[i + 1]; k++) s_record(r, i, m->M_col[k], w0 * m->M_val[k]);
+    for (int q = 0; q < ne; q++) {
+        if (!d->eq_on[q]) {
+            mbs_sparse_add(S, n + q, n + q, 1.0);
+            mbs_sparse_add(S, n + ne + q, n + ne + q, 1.0);
+            continue;
+        }
+        const mbs_eq *e = &m->eq[q];
+        const double *row = d->jac + (e->cols - m->colpool);
+        for (int a = 0; a < e->nnz; a++) {
+            int c = e->cols[a];
+            mbs_sparse_add(S, c, n + q, row[a]);
+            mbs_sparse_add(S, n + q, c, row[a]);
+            s_record(r, n + ne + q, c, w0 * row[a]);
+        }
+    }
 }
 
 /* The recorded w0 A_Rv by rows, duplicates summed (ar_*), and into S its
@@ -299,7 +333,9 @@ int mbs_ggl_red_build(const mbs_model *m, mbs_data *d, double w0, const double *
     /* G as the matrix holds it: the solves of this factorisation use it */
     for (int p = 0; p < r->gt_ptr[r->n]; p++) r->gt_val[p] = d->eq_on[r->gt_eq[p]] ? d->jac[r->gt_pos[p]] : 0.0;
     s_red c = {r, d->ggl_sp, d, w0, 0};
-    mbs_ggl_emit(m, d, w0, x, v, t, 1, s_add, &c, NULL);
+    /* mbs_ggl_emit: its first blocks placed here, the rest through s_add */
+    s_fixed(m, d, r, d->ggl_sp, w0);
+    mbs_ggl_emit_var(m, d, w0, x, v, t, 1, s_add, &c, NULL);
     if (!r->overflow) s_spread(r, d->ggl_sp);
     int info = r->overflow ? MBS_SPARSE_EFULL : mbs_sparse_factor(d->ggl_sp, NULL);
     if (r->full) {
