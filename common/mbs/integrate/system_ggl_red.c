@@ -39,9 +39,11 @@
  * keeps the reduced one when its L + U holds at most RED_LU_RATIO times
  * the full one's entries (measured: bench/README.md, chain14g).
  *
- * Assembly: mbs_ggl_emit's entries pass through s_add, which drops the F1
- * rows (their blocks are the fixed ones above, G from d->jac), keeps the q,
- * lam and mu columns, and records a v-column entry a at (i, c) as w0 a;
+ * Assembly: mbs_ggl_emit's entries (the pattern's through s_add; the
+ * values' first blocks by s_fixed, the rest by block, mbs_ggl_emit_blocks)
+ * with the F1 rows dropped (their blocks are the fixed ones above, G from
+ * d->jac), the q, lam and mu columns kept, and a v-column entry a at
+ * (i, c) recorded as w0 a;
  * s_spread then sums the recorded entries by row and adds each row's
  * w0 A_Rv to the q columns and its product -w0 A_Rv G^T, gathered in a
  * dense row, to the mu columns.  w0 A_Rv by rows and G are kept as the
@@ -160,6 +162,28 @@ static void s_fixed(const mbs_model *m, const mbs_data *d, mbs_ggl_red *r, mbs_s
             s_record(r, n + ne + q, c, w0 * row[a]);
         }
     }
+}
+
+/* mbs_ggl_emit_blocks' sinks, each what s_add does with its block's
+ * entries (values, not the pattern): K and H (the v rows' q columns) and
+ * d(Phi_q v)/dq (the mu rows' q columns) added to S, C (the v rows' v
+ * columns) recorded as w0 C. */
+static void s_blk_q(void *ctx, int i, int j, double v)
+{
+    s_red *c = ctx;
+    mbs_sparse_add(c->S, i, j, v);
+}
+
+static void s_blk_v(void *ctx, int i, int j, double v)
+{
+    s_red *c = ctx;
+    s_record(c->r, i, j, c->w0 * v);
+}
+
+static void s_blk_mu(void *ctx, int i, int j, double v)
+{
+    s_red *c = ctx;
+    mbs_sparse_add(c->S, c->r->n + c->r->ne + i, j, v);
 }
 
 /* The recorded w0 A_Rv by rows, duplicates summed (ar_*), and into S its
@@ -333,9 +357,11 @@ int mbs_ggl_red_build(const mbs_model *m, mbs_data *d, double w0, const double *
     /* G as the matrix holds it: the solves of this factorisation use it */
     for (int p = 0; p < r->gt_ptr[r->n]; p++) r->gt_val[p] = d->eq_on[r->gt_eq[p]] ? d->jac[r->gt_pos[p]] : 0.0;
     s_red c = {r, d->ggl_sp, d, w0, 0};
-    /* mbs_ggl_emit: its first blocks placed here, the rest through s_add */
+    /* mbs_ggl_emit's entries: its first blocks placed here, the rest
+     * block by block into S or the record */
     s_fixed(m, d, r, d->ggl_sp, w0);
-    mbs_ggl_emit_var(m, d, w0, x, v, t, 1, s_add, &c, NULL);
+    mbs_ggl_blocks blk = {s_blk_q, &c, s_blk_v, &c, s_blk_q, &c, s_blk_mu, &c};
+    mbs_ggl_emit_blocks(m, d, w0, x, v, t, 1, &blk);
     if (!r->overflow) s_spread(r, d->ggl_sp);
     int info = r->overflow ? MBS_SPARSE_EFULL : mbs_sparse_factor(d->ggl_sp, NULL);
     if (r->full) {
