@@ -94,6 +94,8 @@ typedef struct {
     const mbs_avec *p[2][2]; /* products *p[m][0] . *p[m][1]                 */
     mbs_tw w[2];         /* weights                                          */
     mbs_tw g;            /* target                                           */
+    int tconst;          /* 1: the target (and a DOT's weights) constant in
+                            time, Phi_t = -0 (mbs_cons_jac_prepare)         */
     /* Jacobian row pattern: variables touched (sorted, unique)            */
     int nnz;
     int *cols;           /* into the model's column pool                     */

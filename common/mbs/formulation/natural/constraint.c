@@ -132,6 +132,10 @@ int mbs_cons_jac_prepare(mbs_model *m)
         mbs_eq *e = &m->eq[i];
         memset(e->jc, 0, sizeof e->jc);
         memset(e->njc, 0, sizeof e->njc);
+        /* no time in the target nor, for a DOT equation, in its weights:
+         * mbs_cons_phit's -dg with dg = 0 and no weight's term, -0 */
+        e->tconst = e->g.kind == MBS_TW_CONST;
+        for (int p = 0; e->kind == MBS_EQ_DOT && p < e->nprod; p++) e->tconst &= e->w[p].kind == MBS_TW_CONST;
         int lin = e->kind == MBS_EQ_LIN || e->kind == MBS_EQ_ANG, nv = lin ? 1 : e->nprod;
         if (e->kind == MBS_EQ_ANG || e->kind == MBS_EQ_TRIG) e->apos = s_colpos(e, e->avar);
         if (!lin && e->svar >= 0) e->spos = s_colpos(e, e->svar);
@@ -311,6 +315,11 @@ void mbs_cons_phit(const mbs_model *m, const double *x, double t, double *phit)
     int dim = m->dim;
     for (int i = 0; i < m->neq; i++) {
         const mbs_eq *e = &m->eq[i];
+        if (e->tconst) {
+            /* the value of the loop below: -dg = -0, no weight's term */
+            phit[i] = -0.0;
+            continue;
+        }
         double g, dg, ddg;
         s_tw(&e->g, t, &g, &dg, &ddg);
         double val = -dg;
