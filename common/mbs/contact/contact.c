@@ -516,8 +516,10 @@ static void s_pair_jac(const mbs_model *m, const mbs_data *d, int k, const doubl
         for (int a = 0; a < 3; a++) vt[a] = rel[a] - vn * c->n[a];
         if (mu > 0) sl = sqrt(v3dot(vt, vt) + C->slip_velocity * C->slip_velocity);
         for (int a = 0; a < 3; a++) u[a] = c->n[a] - (mu > 0 ? mu * vt[a] / sl : 0);
-        for (int a = 0; a < 3; a++)
-            for (int b = 0; b < 3; b++) {
+        /* the dim x dim block that L^T D L below reads (the plane: 4 of
+         * the 9 entries; each computed as before, over all 3 q) */
+        for (int a = 0; a < dim; a++)
+            for (int b = 0; b < dim; b++) {
                 /* dfn/dg = -f_d, dfn/dvn = -f_dd */
                 Dx[a][b] = -f_d * u[a] * c->n[b];
                 Dv[a][b] = -f_dd * u[a] * c->n[b];
