@@ -39,11 +39,11 @@
  * keeps the reduced one when its L + U holds at most RED_LU_RATIO times
  * the full one's entries (measured: bench/README.md, chain14g).
  *
- * Assembly: mbs_ggl_emit's entries (the pattern's through s_add; the
- * values' first blocks by s_fixed, the rest by block, mbs_ggl_emit_blocks)
- * with the F1 rows dropped (their blocks are the fixed ones above, G from
- * d->jac), the q, lam and mu columns kept, and a v-column entry a at
- * (i, c) recorded as w0 a;
+ * Assembly: mbs_ggl_emit's entries (the values' first blocks by s_fixed,
+ * the rest block by block through mbs_ggl_emit_blocks; the pattern's
+ * through s_pattern) with the F1 rows dropped (their blocks are the fixed
+ * ones above, G from d->jac), the q, lam and mu columns kept, and a
+ * v-column entry a at (i, c) recorded as w0 a;
  * s_spread then sums the recorded entries by row and adds each row's
  * w0 A_Rv to the q columns and its product -w0 A_Rv G^T, gathered in a
  * dense row, to the mu columns.  w0 A_Rv by rows and G are kept as the
@@ -88,14 +88,12 @@ struct mbs_ggl_red {
     double *x;                  /* (N) the reduced right-hand side          */
 };
 
-/* The reduction of one matrix's entries into the sink S: values (pattern
- * 0) or the pattern (1: every entry 1, every equation on). */
+/* The reduction of one matrix's entries into the sink S (s_pattern: the
+ * pattern; s_fixed and the block sinks: the values at the weight w0). */
 typedef struct {
     mbs_ggl_red *r;
     mbs_sparse *S;
-    const mbs_data *d;
     double w0;
-    int pattern;
 } s_red;
 
 /* Record w0 A_Rv's entry a at (row ri, variable col) for s_spread. */
@@ -108,40 +106,33 @@ static inline void s_record(mbs_ggl_red *r, int ri, int col, double a)
     r->nav++;
 }
 
-/* A v-column entry of s_add: its q column and the mu columns of the
- * equations on its variable (the pattern), or recorded for s_spread
- * (values).  Apart from s_add so that s_add's other entries go straight
- * on to the sink (a tail call, without this path's registers). */
-static __attribute__((noinline)) void s_add_v(s_red *c, int ri, int col, double v)
+/* A place (i, j) of the full matrix's pattern (mbs_ggl_pattern) into the
+ * reduced one, every entry 1: the F1 rows dropped, the q, lam and mu
+ * columns kept, a v column becoming its q column and the mu columns of
+ * the equations on its variable. */
+static void s_pattern(void *ctx, int i, int j, double v)
 {
-    mbs_ggl_red *r = c->r;
-    int mu0 = r->n + r->ne;
-    if (c->pattern) {
-        mbs_sparse_add(c->S, ri, col, 1.0);
-        for (int p = r->gt_ptr[col]; p < r->gt_ptr[col + 1]; p++) mbs_sparse_add(c->S, ri, mu0 + r->gt_eq[p], 1.0);
-        return;
-    }
-    s_record(r, ri, col, c->w0 * v);
-}
-
-static void s_add(void *ctx, int i, int j, double v)
-{
+    (void)v;
     s_red *c = ctx;
-    int n = c->r->n;
+    mbs_ggl_red *r = c->r;
+    int n = r->n, mu0 = n + r->ne;
     if (i < n) return; /* F1 rows: the fixed blocks */
-    if (j >= n && j < 2 * n) {
-        s_add_v(c, i - n, j - n, v);
+    int ri = i - n;
+    if (j < n || j >= 2 * n) {
+        mbs_sparse_add(c->S, ri, j < n ? j : j - n, 1.0);
         return;
     }
-    mbs_sparse_add(c->S, i - n, j < n ? j : j - n, c->pattern ? 1.0 : v);
+    int col = j - n;
+    mbs_sparse_add(c->S, ri, col, 1.0);
+    for (int p = r->gt_ptr[col]; p < r->gt_ptr[col + 1]; p++) mbs_sparse_add(c->S, ri, mu0 + r->gt_eq[p], 1.0);
 }
 
-/* mbs_ggl_emit's first blocks as s_add would take them, without the
- * calls: the q rows (F1) dropped; the mass (v columns) recorded as w0 M;
- * for each equation on, Phi_q^T in the lambda columns and Phi_q in the
- * lambda rows added to S, Phi_q in the mu rows' v columns recorded as
- * w0 Phi_q; for one off, the two unit diagonals.  The same adds and
- * records in the same order as through s_add (values, not the pattern). */
+/* The values of mbs_ggl_emit's first blocks, reduced: the q rows (F1)
+ * dropped; the mass (v columns) recorded as w0 M; for each equation on,
+ * Phi_q^T in the lambda columns and Phi_q in the lambda rows added to S,
+ * Phi_q in the mu rows' v columns recorded as w0 Phi_q; for one off, the
+ * two unit diagonals: the emitter's entries in its order, without a call
+ * per entry. */
 static void s_fixed(const mbs_model *m, const mbs_data *d, mbs_ggl_red *r, mbs_sparse *S, double w0)
 {
     int n = r->n, ne = r->ne;
@@ -164,10 +155,9 @@ static void s_fixed(const mbs_model *m, const mbs_data *d, mbs_ggl_red *r, mbs_s
     }
 }
 
-/* mbs_ggl_emit_blocks' sinks, each what s_add does with its block's
- * entries (values, not the pattern): K and H (the v rows' q columns) and
- * d(Phi_q v)/dq (the mu rows' q columns) added to S, C (the v rows' v
- * columns) recorded as w0 C. */
+/* mbs_ggl_emit_blocks' sinks, the reduction of each block's values: K and
+ * H (the v rows' q columns) and d(Phi_q v)/dq (the mu rows' q columns)
+ * added to S, C (the v rows' v columns) recorded as w0 C. */
 static void s_blk_q(void *ctx, int i, int j, double v)
 {
     s_red *c = ctx;
@@ -330,8 +320,8 @@ int mbs_ggl_red_new(const mbs_model *m, mbs_data *d)
     if (!S) goto nomem;
     /* the reduced pattern: the full one's entries through the reduction */
     mbs_sparse_begin(S, r->N);
-    s_red c = {r, S, d, 1.0, 1};
-    mbs_ggl_pattern(m, d, s_add, &c);
+    s_red c = {r, S, 1.0};
+    mbs_ggl_pattern(m, d, s_pattern, &c);
     if (mbs_sparse_fix_pattern(S)) {
         mbs_sparse_free(&S);
         goto nomem;
@@ -356,7 +346,7 @@ int mbs_ggl_red_build(const mbs_model *m, mbs_data *d, double w0, const double *
     r->w0 = w0;
     /* G as the matrix holds it: the solves of this factorisation use it */
     for (int p = 0; p < r->gt_ptr[r->n]; p++) r->gt_val[p] = d->eq_on[r->gt_eq[p]] ? d->jac[r->gt_pos[p]] : 0.0;
-    s_red c = {r, d->ggl_sp, d, w0, 0};
+    s_red c = {r, d->ggl_sp, w0};
     /* mbs_ggl_emit's entries: its first blocks placed here, the rest
      * block by block into S or the record */
     s_fixed(m, d, r, d->ggl_sp, w0);
