@@ -6,6 +6,7 @@
  * (reverse Cuthill-McKee) that make chain-like mechanisms banded, and the
  * sizes of every work array.
  */
+#include "mbs/analysis/analysis.h"
 #include "mbs/analysis/system.h"
 #include "mbs/contact/contact.h"
 #include "mbs/formulation/natural/natural.h"
@@ -596,6 +597,7 @@ void mbs_data_free(mbs_data **pd)
     mbs_meas_free(&d->meas);
     mbs_contact_data_free(d);
     mbs_integrator_ws_free(d);
+    mbs_rank_ws_free(d);
     mbs_mat_free(&d->spd);
     mbs_mat_free(&d->kkt);
     free(d);
