@@ -29,7 +29,8 @@
 # model's compilation left out), and prints a second table: per N the new
 # build's and each MuJoCo solver's CPU us per step and ball (median), its
 # growth from the smallest N, largest penetration and complementarity error
-# (the same definition: bench/mujoco/balls_box.c) and contacts per step.
+# (the same definition: bench/mujoco/balls_box.c), contacts per step and
+# MuJoCo's solver iterations per step (its default limit is 100).
 set -u
 cd "$(dirname "$0")/.."
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
@@ -65,13 +66,13 @@ for scene in "${scenes[@]}"; do
         out=(); [ -n "${CONTACT_LINEAR_CSV:-}" ] && out=(--out "$CONTACT_LINEAR_CSV/${scene}_${n}_$which.csv")
         "$bin" run "$T/m.json" --set solver.contact_deactivation=true "${extra[@]}" "${out[@]}" --quiet \
             --metrics "$T/$which.json" > /dev/null 2>&1 || { echo "run failed: $scene $n $which" >&2; continue; }
-        python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(sys.argv[2], sys.argv[3], m["steps"], m["mean_active_contacts"], 1e6*m["cpu_seconds"]/m["steps"]/int(sys.argv[2]), m.get("max_penetration", "nan"), m.get("max_complementarity_error", "nan"))' \
+        python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(sys.argv[2], sys.argv[3], m["steps"], m["mean_active_contacts"], 1e6*m["cpu_seconds"]/m["steps"]/int(sys.argv[2]), m.get("max_penetration", "nan"), m.get("max_complementarity_error", "nan"), "nan")' \
             "$T/$which.json" "$n" "$which" >> "$T/rows"
       done
-      # MuJoCo's turn: fields setting solver steps wall cpu contacts pen ce energy diverged
+      # MuJoCo's turn: fields setting solver steps wall cpu contacts pen ce energy diverged iterations
       if [ -n "$MJ" ] && [ "$scene" = box ]; then
         build/bench/mujoco_balls_box "$T/m.json" --solvers "$MJ" --settings "$MJSET" --repeat 1 --tsv 2> "$T/mjerr" |
-          awk -v n="$n" '{ d = $10 ? "diverged" : ""; print n, "mj_" $1 "_" $2, $3, $6, 1e6 * $5 / $3 / n, $7, $8, d }' >> "$T/rows" ||
+          awk -v n="$n" '{ d = $10 ? "diverged" : ""; print n, "mj_" $1 "_" $2, $3, $6, 1e6 * $5 / $3 / n, $7, $8, $11, d }' >> "$T/rows" ||
           echo "MuJoCo failed: $n: $(head -1 "$T/mjerr")" >&2
       fi
     done
@@ -104,20 +105,23 @@ if mjw:
     label = lambda w: "ours (new)" if w == "new" else "MuJoCo %s, %s" % (w.split("_")[2], names[w.split("_")[1]])
     print()
     print("| N | " + " | ".join("%s: CPU us per step and ball | growth | max penetration (m) | complementarity "
-                                 "error | %s" % (label(w), "pairs in the system" if w == "new" else "contacts / step") for w in cols) + " |")
-    print("|---:|" + "---:|---:|---:|---:|---:|" * len(cols))
+                                 "error | %s" % (label(w), "pairs in the system" if w == "new" else
+                                                 "contacts / step | iterations / step") for w in cols) + " |")
+    print("|---:|" + "---:|---:|---:|---:|---:|" + "---:|---:|---:|---:|---:|---:|" * len(mjw))
     for n in ns:
         cells = []
         for w in cols:
             rr = [r for r in rows if int(r[0]) == n and r[1] == w]
             c = med(n, w)
             if not rr or c is None:
-                cells.append("- | - | - | - | -")
+                cells.append("- | - | - | - | -" + (" | -" if w != "new" else ""))
                 continue
             pen = max(float(r[5]) for r in rr)
             ce = max(float(r[6]) for r in rr)
-            bad = " (diverged)" if any(len(r) > 7 for r in rr) else ""
+            bad = " (diverged)" if any(len(r) > 8 for r in rr) else ""
             cells.append("%.2f%s | %s | %.2e | %.2e | %.0f" % (c, bad, g(c, w), pen, ce, float(rr[0][3])))
+            if w != "new":
+                cells[-1] += " | %.1f" % statistics.median(float(r[7]) for r in rr)
         print("| %d | %s |" % (n, " | ".join(cells)))
 PY
 done

@@ -27,7 +27,8 @@
  * per row (default 3), `--tsv` prints each row as tab-separated numbers for
  * scripts (bench/contact_linear.sh's MuJoCo columns): setting, solver,
  * steps, wall, CPU, contacts per step, max penetration, complementarity
- * error, energy at the end, diverged (1: NaN accelerations).
+ * error, energy at the end, diverged (1: NaN accelerations), the solver's
+ * iterations per step (mean).
  *
  * For each setting and each of MuJoCo's solvers (PGS, CG, Newton; default
  * iterations and tolerance) with its default integrator (semi-implicit
@@ -181,7 +182,7 @@ static char *write_mjcf(const char *solver, double tc, double zeta)
     return x;
 }
 
-typedef struct { double wall, cpu, pen_max, pen_end, mean_con, mean_z, energy, ce, ce_n; int full, bad; } result_t;
+typedef struct { double wall, cpu, pen_max, pen_end, mean_con, mean_iter, mean_z, energy, ce, ce_n; int full, bad; } result_t;
 
 /* The complementarity error of one step against the hard contact conditions,
  * in the definition of build/mbs's max_complementarity_error
@@ -243,11 +244,12 @@ static void run(const mjModel *m, mjData *d, result_t *r, int measure)
     for (int i = 0; i < nball; i++)
         for (int k = 0; k < 3; k++) d->qvel[6 * i + k] = balls[i].v[k];
     int nstep = (int)llround(t_end / step);
-    double t0 = mj_bench_now(), c0 = mj_bench_cpu(), pen = 0, con = 0;
+    double t0 = mj_bench_now(), c0 = mj_bench_cpu(), pen = 0, con = 0, iter = 0;
     for (int s = 0; s < nstep; s++) {
         if (measure) memcpy(qv0, d->qvel, sizeof(double) * (size_t)m->nv);
         mj_step(m, d);
         con += d->ncon;
+        iter += d->solver_iter;
         if (measure) {
             double en, e = compl_error(m, d, qv0, jv, &en);
             r->ce = fmax(r->ce, e);
@@ -261,6 +263,7 @@ static void run(const mjModel *m, mjData *d, result_t *r, int measure)
     r->pen_end = 0;
     for (int c = 0; c < d->ncon; c++) r->pen_end = fmax(r->pen_end, -d->contact[c].dist);
     r->mean_con = con / nstep;
+    r->mean_iter = iter / nstep;
     double z = 0;
     for (int i = 0; i < nball; i++) z += d->qpos[7 * i + 2];
     r->mean_z = z / nball;
@@ -348,9 +351,9 @@ int main(int argc, char **argv)
             /* the complementarity error from one more, untimed run */
             run(m, d, &r, 1);
             if (tsv)
-                printf("%c\t%s\t%lld\t%.6f\t%.6f\t%.2f\t%.6e\t%.6e\t%.6f\t%d\n", "rn"[c], solvers[k],
+                printf("%c\t%s\t%lld\t%.6f\t%.6f\t%.2f\t%.6e\t%.6e\t%.6f\t%d\t%.2f\n", "rn"[c], solvers[k],
                        llround(t_end / step), best.wall, cpu, best.mean_con, best.pen_max, r.ce, best.energy,
-                       best.bad);
+                       best.bad, best.mean_iter);
             else printf("| %s | %s | %.3f | %.3f | %.0f | %.2e | %.2e | %.2e (%.2e) | %.4f | %.4f |%s\n", set[c].label, solvers[k],
                    best.wall, cpu, best.mean_con, best.pen_max, best.pen_end, r.ce, r.ce_n, best.mean_z, best.energy,
                    best.bad ? " diverged (NaN accelerations)" : "");
