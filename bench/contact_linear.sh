@@ -71,9 +71,13 @@ for scene in "${scenes[@]}"; do
       done
       # MuJoCo's turn: fields setting solver steps wall cpu contacts pen ce energy diverged iterations
       if [ -n "$MJ" ] && [ "$scene" = box ]; then
-        build/bench/mujoco_balls_box "$T/m.json" --solvers "$MJ" --settings "$MJSET" --repeat 1 --tsv 2> "$T/mjerr" |
-          awk -v n="$n" '{ d = $10 ? "diverged" : ""; print n, "mj_" $1 "_" $2, $3, $6, 1e6 * $5 / $3 / n, $7, $8, $11, d }' >> "$T/rows" ||
-          echo "MuJoCo failed: $n: $(head -1 "$T/mjerr")" >&2
+        if build/bench/mujoco_balls_box "$T/m.json" --solvers "$MJ" --settings "$MJSET" --repeat 1 --tsv \
+             > "$T/mjrows" 2> "$T/mjerr"; then
+          awk -v n="$n" '{ d = $10 ? "diverged" : ""; print n, "mj_" $1 "_" $2, $3, $6, 1e6 * $5 / $3 / n, $7, $8, $11, d }' \
+              "$T/mjrows" >> "$T/rows"
+        else
+          echo "MuJoCo failed: box $n: $(head -1 "$T/mjerr")" >&2; exit 1
+        fi
       fi
     done
   done
