@@ -28,8 +28,11 @@ if [ "${1:-}" != "--target" ]; then
 fi
 if [ "${1:-}" != "--target" ]; then bash bench/contact_scaling.sh; fi
 if [ "${1:-}" != "--target" ]; then bash bench/rigid_scaling.sh; fi
-# cost per step and ball of both scenes of issue 14, N = 25 .. 400 (linear growth; MBS_OLD=<build> beside)
-if [ "${1:-}" != "--target" ] && [ "${1:-}" != "--quick" ]; then bash bench/contact_linear.sh; fi
+# cost per step and ball of both scenes of issue 14, N = 25 .. 400 (linear growth; MBS_OLD=<build> beside),
+# the box beside MuJoCo's PGS and CG where libmujoco-dev is installed
+if [ "${1:-}" != "--target" ] && [ "${1:-}" != "--quick" ]; then
+  CONTACT_LINEAR_MUJOCO=$(dpkg -s libmujoco-dev >/dev/null 2>&1 && echo PGS,CG) bash bench/contact_linear.sh
+fi
 # the dc_motor element against its mechanical twin (issue 13)
 if [ "${1:-}" != "--target" ]; then python3 bench/actuator_cost.py; fi
 # spatial open chains of 10, 50, 200 rods: both formulations beside MuJoCo 2.2 in one run (issue 12)

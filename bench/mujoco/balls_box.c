@@ -3,6 +3,8 @@
  * (bench/contact_mujoco.sh runs it beside build/mbs in one run).
  *
  *   build/bench/mujoco_balls_box [examples/balls_in_box_100.json] [--xml FILE]
+ *                                [--solvers PGS,CG,Newton] [--settings rn]
+ *                                [--repeat K] [--tsv]
  *
  * The scene is read from our mechanism document (jansson), not retyped:
  * every body with one sphere shape becomes a free body with a sphere geom of
@@ -20,7 +22,13 @@
  * s); and critically damped contacts (ratio 1, no bounce) at the stiffest
  * time constant, 2 steps.  The contact buffer holds every pair that may
  * touch (a full buffer is reported as an error).  `--xml FILE` writes the
- * MJCF of the first setting.
+ * MJCF of the first setting.  `--solvers` and `--settings` (r: the
+ * restitution setting, n: no bounce) choose the rows, `--repeat` the runs
+ * per row (default 3), `--tsv` prints each row as tab-separated numbers for
+ * scripts (bench/contact_linear.sh's MuJoCo columns): setting, solver,
+ * steps, wall, CPU, contacts per step, max penetration, complementarity
+ * error, energy at the end, diverged (1: NaN accelerations), the solver's
+ * iterations per step (mean).
  *
  * For each setting and each of MuJoCo's solvers (PGS, CG, Newton; default
  * iterations and tolerance) with its default integrator (semi-implicit
@@ -45,7 +53,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define REPEAT 3
+#define REPEAT 3 /* runs per row unless --repeat */
 #define MAXB 4096
 #define MAXP 64
 
@@ -174,7 +182,7 @@ static char *write_mjcf(const char *solver, double tc, double zeta)
     return x;
 }
 
-typedef struct { double wall, cpu, pen_max, pen_end, mean_con, mean_z, energy, ce, ce_n; int full, bad; } result_t;
+typedef struct { double wall, cpu, pen_max, pen_end, mean_con, mean_iter, mean_z, energy, ce, ce_n; int full, bad; } result_t;
 
 /* The complementarity error of one step against the hard contact conditions,
  * in the definition of build/mbs's max_complementarity_error
@@ -236,11 +244,12 @@ static void run(const mjModel *m, mjData *d, result_t *r, int measure)
     for (int i = 0; i < nball; i++)
         for (int k = 0; k < 3; k++) d->qvel[6 * i + k] = balls[i].v[k];
     int nstep = (int)llround(t_end / step);
-    double t0 = mj_bench_now(), c0 = mj_bench_cpu(), pen = 0, con = 0;
+    double t0 = mj_bench_now(), c0 = mj_bench_cpu(), pen = 0, con = 0, iter = 0;
     for (int s = 0; s < nstep; s++) {
         if (measure) memcpy(qv0, d->qvel, sizeof(double) * (size_t)m->nv);
         mj_step(m, d);
         con += d->ncon;
+        iter += d->solver_iter;
         if (measure) {
             double en, e = compl_error(m, d, qv0, jv, &en);
             r->ce = fmax(r->ce, e);
@@ -254,6 +263,7 @@ static void run(const mjModel *m, mjData *d, result_t *r, int measure)
     r->pen_end = 0;
     for (int c = 0; c < d->ncon; c++) r->pen_end = fmax(r->pen_end, -d->contact[c].dist);
     r->mean_con = con / nstep;
+    r->mean_iter = iter / nstep;
     double z = 0;
     for (int i = 0; i < nball; i++) z += d->qpos[7 * i + 2];
     r->mean_z = z / nball;
@@ -266,19 +276,45 @@ static void run(const mjModel *m, mjData *d, result_t *r, int measure)
 
 int main(int argc, char **argv)
 {
-    const char *path = "examples/balls_in_box_100.json", *xml_out = NULL;
+    const char *path = "examples/balls_in_box_100.json", *xml_out = NULL, *solv = "PGS,CG,Newton", *sets = "rn";
+    int repeat = REPEAT, tsv = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--xml") && i + 1 < argc) xml_out = argv[++i];
-        else path = argv[i];
+        else if (!strcmp(argv[i], "--solvers") && i + 1 < argc) solv = argv[++i];
+        else if (!strcmp(argv[i], "--settings") && i + 1 < argc) sets = argv[++i];
+        else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--tsv")) tsv = 1;
+        else if (argv[i][0] == '-') {
+            fprintf(stderr, "mujoco_balls_box: unknown option %s (--xml FILE, --solvers PGS,CG,Newton, "
+                    "--settings rn, --repeat K, --tsv)\n", argv[i]);
+            return 2;
+        } else path = argv[i];
+    }
+    if (repeat < 1 || strspn(sets, "rn") != strlen(sets) || !*sets) {
+        fprintf(stderr, "mujoco_balls_box: --repeat needs a count >= 1 and --settings letters r, n\n");
+        return 2;
+    }
+    /* every name of --solvers one of MuJoCo's three */
+    for (const char *t = solv;;) {
+        size_t ln = strcspn(t, ",");
+        if (!((ln == 3 && !strncmp(t, "PGS", 3)) || (ln == 2 && !strncmp(t, "CG", 2)) ||
+              (ln == 6 && !strncmp(t, "Newton", 6)))) {
+            fprintf(stderr, "mujoco_balls_box: --solvers takes PGS, CG, Newton separated by commas, not '%s'\n", solv);
+            return 2;
+        }
+        if (!t[ln]) break;
+        t += ln + 1;
     }
     mju_user_warning = quiet_warning;
     if (load_scene(path)) return 1;
     double L = log(rest > 0 && rest < 1 ? rest : 0.5), zeta_e = -L / sqrt(M_PI * M_PI + L * L);
-    printf("MuJoCo %s on %s: %d spheres, %d planes, h = %g s, t_end = %g s, mu = %g (pyramid), semi-implicit "
-           "Euler; best of %d runs\n\n", mj_versionString(), path, nball, nplane, step, t_end, mu, REPEAT);
-    printf("| MuJoCo contacts | solver | wall (s) | CPU (s) | contacts / step | max penetration (m) | penetration at end "
-           "(m) | complementarity error (normal only) | mean ball height at end (m) | energy at end (J) |\n"
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    if (!tsv) {
+        printf("MuJoCo %s on %s: %d spheres, %d planes, h = %g s, t_end = %g s, mu = %g (pyramid), semi-implicit "
+               "Euler; best of %d runs\n\n", mj_versionString(), path, nball, nplane, step, t_end, mu, repeat);
+        printf("| MuJoCo contacts | solver | wall (s) | CPU (s) | contacts / step | max penetration (m) | penetration "
+               "at end (m) | complementarity error (normal only) | mean ball height at end (m) | energy at end (J) |\n"
+               "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    }
     const char *solvers[] = {"PGS", "CG", "Newton"};
     struct { double tc, zeta; char label[80]; } set[2];
     set[0].tc = 5 * step;
@@ -290,6 +326,11 @@ int main(int argc, char **argv)
     int rc = 0;
     for (int c = 0; c < 2; c++)
         for (int k = 0; k < 3; k++) {
+            /* the rows asked for: the setting's letter, the solver's name in the list */
+            if (!strchr(sets, "rn"[c])) continue;
+            const char *hit = strstr(solv, solvers[k]);
+            size_t ln = strlen(solvers[k]);
+            if (!hit || (hit > solv && hit[-1] != ',') || (hit[ln] && hit[ln] != ',')) continue;
             char *xml = write_mjcf(solvers[k], set[c].tc, set[c].zeta);
             if (!xml) return 1;
             if (xml_out && c == 0 && k == 0) {
@@ -302,14 +343,18 @@ int main(int argc, char **argv)
             mjData *d = mj_makeData(m);
             result_t best = {0}, r;
             double cpu = 0;
-            for (int rep = 0; rep < REPEAT; rep++) {
+            for (int rep = 0; rep < repeat; rep++) {
                 run(m, d, &r, 0);
                 if (rep == 0 || r.wall < best.wall) best = r;
                 if (rep == 0 || r.cpu < cpu) cpu = r.cpu;
             }
             /* the complementarity error from one more, untimed run */
             run(m, d, &r, 1);
-            printf("| %s | %s | %.3f | %.3f | %.0f | %.2e | %.2e | %.2e (%.2e) | %.4f | %.4f |%s\n", set[c].label, solvers[k],
+            if (tsv)
+                printf("%c\t%s\t%lld\t%.6f\t%.6f\t%.2f\t%.6e\t%.6e\t%.6f\t%d\t%.2f\n", "rn"[c], solvers[k],
+                       llround(t_end / step), best.wall, cpu, best.mean_con, best.pen_max, r.ce, best.energy,
+                       best.bad, best.mean_iter);
+            else printf("| %s | %s | %.3f | %.3f | %.0f | %.2e | %.2e | %.2e (%.2e) | %.4f | %.4f |%s\n", set[c].label, solvers[k],
                    best.wall, cpu, best.mean_con, best.pen_max, best.pen_end, r.ce, r.ce_n, best.mean_z, best.energy,
                    best.bad ? " diverged (NaN accelerations)" : "");
             if (best.full) {

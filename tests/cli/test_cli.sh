@@ -147,5 +147,14 @@ for f in examples/*.json; do
 done
 ok "every example checks and runs"
 
+# every example as written runs to its t_end without an accuracy warning: a
+# shipped example that warns teaches users to ignore warnings (about 8 s)
+warned=""
+for f in examples/*.json; do
+  $MBS run "$f" --quiet --out /dev/null --metrics "$T/met.json" 2>"$T/err" || { warned="$warned $f(exit $?)"; continue; }
+  grep -q '"warning_count": 0' "$T/met.json" || warned="$warned $f"
+done
+[ -z "$warned" ] && ok "no example warns as written" || bad "examples that warn or fail as written:$warned"
+
 echo "test_cli: $n checks, $fails failed"
 [ "$fails" -eq 0 ]

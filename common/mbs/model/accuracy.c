@@ -24,8 +24,9 @@ double mbs_local_tolerance_factor(int integrator, double rtol)
      * Base 0.08 left N = 40 at 1.2 x the limit at 1e-9 on OpenBLAS: its
      * errors at tight tolerances come from the singular passages
      * (integrator_bdf.c).  Since the BDF's order selection uses divided
-     * differences (session 10) its largest ratio within 10 s is 54, the
-     * bouncing ball at 1e-9 (docs/accuracy.md). */
+     * differences (session 10) its largest ratio within 10 s was 54, the
+     * bouncing ball at 1e-9; 13.1 (Andrews at 1e-6) since the order on
+     * repeated rejections follows the estimates (docs/accuracy.md). */
     if (integrator == MBS_INT_BDF) return 0.06 * pow(fmin(rtol, 1e-3) / 1e-3, 0.15);
     /* the event-driven integrator takes the same DOPRI5 steps between
      * events (Andrews at 1e-6 was 1.5 x the limit with factor 1) */
