@@ -4,7 +4,9 @@
  * rests on:
  *  - fixed pattern: values summed in place, KLU analyses once, an entry
  *    outside the pattern grows it (analysed again), overflow refused; every
- *    solution against the exact one;
+ *    solution against the exact one; the places of the adds (the columns'
+ *    slot tables and the search beyond their capacity) against the same
+ *    adds on a plain array, bit for bit;
  *  - the roller chain drive's GGL matrix at its initial state with one
  *    roller pushed into a tooth (contact stiffness in the matrix): the rule
  *    picks KLU for it, and the KLU solution of a right-hand side equals the
@@ -244,10 +246,83 @@ static void test_fallback(void)
     t_model_free(&tm);
 }
 
+/* The fixed pattern's adds find their places through per-column tables,
+ * or by a search in the columns whose row spans do not fit the tables'
+ * capacity: n = 2000 with every column holding its diagonal, a row near
+ * it, row 0 and the last row (spans of the whole matrix: about half the
+ * columns beyond the capacity).  Each entry is added three times in a
+ * scrambled order; every sum must equal, bit for bit, the same adds made
+ * in the same order on a plain array, and so after the pattern grew by an
+ * entry outside it (the tables made again). */
+static void test_fixed_slots(void)
+{
+    enum { N = 2000, PER = 4 };
+    int *ri = malloc(sizeof(int) * N * PER), *ci = malloc(sizeof(int) * N * PER), *ord = malloc(sizeof(int) * 3 * N * PER);
+    double *ref = malloc(sizeof(double) * N * PER), *val = malloc(sizeof(double) * 3 * N * PER);
+    mbs_sparse *s = mbs_sparse_new(N, 2L * N * PER);
+    CHECK(ri && ci && ord && ref && val && s);
+    if (!ri || !ci || !ord || !ref || !val || !s) goto done;
+    /* the pattern: (j, j), (j + 7 mod N, j), (0, j), (N - 1, j), duplicates
+     * dropped (column 0's diagonal is row 0, the last column's row N - 1) */
+    int ne = 0;
+    for (int j = 0; j < N; j++) {
+        int rows[PER] = {j, (j + 7) % N, 0, N - 1};
+        for (int a = 0; a < PER; a++) {
+            int dup = 0;
+            for (int b = 0; b < a; b++) dup |= rows[b] == rows[a];
+            if (dup) continue;
+            ri[ne] = rows[a];
+            ci[ne] = j;
+            ne++;
+        }
+    }
+    mbs_sparse_begin(s, N);
+    for (int k = 0; k < ne; k++) mbs_sparse_add(s, ri[k], ci[k], 1.0);
+    CHECK(mbs_sparse_fix_pattern(s) == 0);
+    CHECK(mbs_sparse_nnz(s) == ne);
+    /* three adds per entry in a scrambled order (a linear congruential
+     * sequence), values of varied sizes */
+    unsigned long lcg = 12345;
+    for (int k = 0; k < 3 * ne; k++) ord[k] = k % ne;
+    for (int k = 3 * ne - 1; k > 0; k--) {
+        lcg = lcg * 6364136223846793005UL + 1442695040888963407UL;
+        int r = (int)((lcg >> 33) % (unsigned long)(k + 1)), t = ord[k];
+        ord[k] = ord[r];
+        ord[r] = t;
+    }
+    for (int k = 0; k < 3 * ne; k++) {
+        lcg = lcg * 6364136223846793005UL + 1442695040888963407UL;
+        val[k] = ((double)(lcg >> 11) / 9007199254740992.0 - 0.5) * pow(10.0, (double)(k % 7) - 3);
+    }
+    for (int grown = 0; grown < 2; grown++) {
+        mbs_sparse_begin(s, N);
+        for (int k = 0; k < ne; k++) ref[k] = 0;
+        for (int k = 0; k < 3 * ne; k++) {
+            mbs_sparse_add(s, ri[ord[k]], ci[ord[k]], val[k]);
+            ref[ord[k]] += val[k];
+        }
+        if (grown) CHECK(mbs_sparse_triplets(s) == 0);
+        int same = 1;
+        for (int k = 0; k < ne; k++) same &= mbs_sparse_get(s, ri[k], ci[k]) == ref[k];
+        CHECK(same);
+        if (grown) break;
+        /* (1, N - 2) outside the pattern: added as a triplet, the pattern
+         * grows at the factorisation and the tables are made again */
+        mbs_sparse_add(s, 1, N - 2, 0.5);
+        CHECK(mbs_sparse_triplets(s) == 1);
+        mbs_sparse_factor(s, NULL); /* the pattern's growth; the values are not a regular matrix's */
+        CHECK(mbs_sparse_nnz(s) == ne + 1 && mbs_sparse_get(s, 1, N - 2) == 0.5);
+    }
+done:
+    mbs_sparse_free(&s);
+    free(ri); free(ci); free(ord); free(ref); free(val);
+}
+
 int main(void)
 {
     test_fallback();
     test_fixed_pattern();
+    test_fixed_slots();
     const char *chain[] = {NULL};
     s_compare("examples/roller_chain_drive.json", chain, 1e5);
     s_compare("examples/roller_chain_drive.json", chain, 1e7);

@@ -155,6 +155,41 @@ static void test_rank(void)
     CHECK(mbs_qrcp_rank(3, 3, I, jp, rd, 1e-10) == 3);
 }
 
+/* mbs_qrcp_rank_ws against mbs_qrcp_rank on a 60 x 23 matrix (scrambled
+ * entries of varied sizes, column 9 = column 2 - 3 column 5): the same rank,
+ * pivots, |R_kk| and factored matrix, bit for bit; a NaN refused by both;
+ * the workspace at least LAPACK's minimum 3 n + 1. */
+static void test_qrcp_ws(void)
+{
+    enum { M = 60, N = 23 };
+    double A[M * N], B[M * N], rd1[N], rd2[N], tau[N];
+    int jp1[N], jp2[N];
+    unsigned long lcg = 987654321;
+    for (int i = 0; i < M * N; i++) {
+        lcg = lcg * 6364136223846793005UL + 1442695040888963407UL;
+        A[i] = ((double)(lcg >> 11) / 9007199254740992.0 - 0.5) * pow(10.0, (double)(i % 5) - 2);
+    }
+    for (int i = 0; i < M; i++) A[9 * M + i] = A[2 * M + i] - 3 * A[5 * M + i];
+    memcpy(B, A, sizeof A);
+    int lwork = mbs_qrcp_lwork(M, N);
+    CHECK(lwork >= 3 * N + 1);
+    double *work = malloc(sizeof(double) * (size_t)(lwork > 0 ? lwork : 1));
+    CHECK(work != NULL);
+    if (!work) return;
+    int r1 = mbs_qrcp_rank(M, N, A, jp1, rd1, 1e-10);
+    int r2 = mbs_qrcp_rank_ws(M, N, B, jp2, rd2, 1e-10, tau, work, lwork);
+    CHECK(r1 == N - 1 && r2 == r1);
+    CHECK(memcmp(jp1, jp2, sizeof jp1) == 0);
+    CHECK(memcmp(rd1, rd2, sizeof rd1) == 0);
+    CHECK(memcmp(A, B, sizeof A) == 0);
+    /* a NaN: refused (LAPACKE's check) by both */
+    for (int i = 0; i < M * N; i++) A[i] = B[i] = 1.0 / (1 + i);
+    A[7 * M + 3] = B[7 * M + 3] = NAN;
+    CHECK(mbs_qrcp_rank(M, N, A, jp1, rd1, 1e-10) == -1);
+    CHECK(mbs_qrcp_rank_ws(M, N, B, jp2, rd2, 1e-10, tau, work, lwork) == -1);
+    free(work);
+}
+
 /* A chain-like n x nc matrix (column c couples rows c .. c + 2, random
  * entries) with three dependent columns: d1 = 2 c3 - c7, d2 = c100 (a copy,
  * far apart), d3 = 0.5 (c40 + c41 + c42), the last three columns (the
@@ -225,6 +260,7 @@ int main(void)
     test_solvers();
     test_rcm();
     test_rank();
+    test_qrcp_ws();
     test_sparse_rank();
     return CHECK_SUMMARY("linalg_test");
 }

@@ -376,7 +376,52 @@ out:
     return margin;
 }
 
-double mbs_rank_margin(const mbs_model *m, const mbs_data *d)
+/* The dense margin's workspace: Phi_q^T (n x ne), the pivots, |R_kk|, the
+ * QR's tau and LAPACK's workspace, made at the first dense margin of the
+ * data and kept (the BDF asks at rejected steps: 376 QRs in the chain
+ * drive's run, each allocated 258 kB and four more arrays). */
+struct mbs_rank_ws {
+    int n, ne, lwork;
+    double *A, *rd, *tau, *work;
+    int *jp;
+};
+
+void mbs_rank_ws_free(mbs_data *d)
+{
+    struct mbs_rank_ws *w = d->rank_ws;
+    if (!w) return;
+    free(w->A); free(w->rd); free(w->tau); free(w->work); free(w->jp);
+    free(w);
+    d->rank_ws = NULL;
+}
+
+/* d's workspace for the model's n x ne margin, made on the first call;
+ * NULL without memory. */
+static struct mbs_rank_ws *s_rank_ws(const mbs_model *m, mbs_data *d)
+{
+    int n = m->nvar, ne = m->neq, k = ne < n ? ne : n;
+    struct mbs_rank_ws *w = d->rank_ws;
+    if (w && w->n == n && w->ne == ne) return w;
+    mbs_rank_ws_free(d);
+    int lwork = mbs_qrcp_lwork(n, ne);
+    if (lwork < 1 || !(w = calloc(1, sizeof *w))) return NULL;
+    d->rank_ws = w;
+    w->n = n;
+    w->ne = ne;
+    w->lwork = lwork;
+    w->A = malloc(sizeof(double) * (size_t)n * (size_t)ne);
+    w->jp = malloc(sizeof(int) * (size_t)ne);
+    w->rd = malloc(sizeof(double) * (size_t)(k + 1));
+    w->tau = malloc(sizeof(double) * (size_t)(k + 1));
+    w->work = malloc(sizeof(double) * (size_t)lwork);
+    if (!w->A || !w->jp || !w->rd || !w->tau || !w->work) {
+        mbs_rank_ws_free(d);
+        return NULL;
+    }
+    return w;
+}
+
+double mbs_rank_margin(const mbs_model *m, mbs_data *d)
 {
     int n = m->nvar, ne = m->neq, r0 = ne - d->rep.redundant;
     if (ne == 0 || r0 <= 0) return 1;
@@ -389,15 +434,19 @@ double mbs_rank_margin(const mbs_model *m, const mbs_data *d)
         if (mb != MBS_RANK_ONE_BLOCK) return mb;
     }
     if ((double)n * ne > DENSE_RANK_MAX) return 1;
-    double *A = s_jac_dense(m, d);
-    int *jp = calloc((size_t)ne, sizeof(int));
-    double *rd = malloc(sizeof(double) * (size_t)(ne < n ? ne : n) + sizeof(double));
-    double margin = 0;
-    if (A && jp && rd) {
-        int rank = mbs_qrcp_rank(n, ne, A, jp, rd, 1e-9);
-        if (rank >= 0 && r0 <= (ne < n ? ne : n) && rd[0] > 0) margin = rd[r0 - 1] / rd[0];
+    /* the dense QR of Phi_q^T in the kept workspace (the same QR as
+     * mbs_qrcp_rank's; 0 without memory, as before) */
+    struct mbs_rank_ws *w = s_rank_ws(m, d);
+    if (!w) return 0;
+    memset(w->A, 0, sizeof(double) * (size_t)n * (size_t)ne);
+    for (int r = 0; r < ne; r++) {
+        const mbs_eq *e = &m->eq[r];
+        const double *row = d->jac + (e->cols - m->colpool);
+        for (int k = 0; k < e->nnz; k++) w->A[(size_t)r * n + e->cols[k]] = row[k];
     }
-    free(A); free(jp); free(rd);
+    double margin = 0;
+    int rank = mbs_qrcp_rank_ws(n, ne, w->A, w->jp, w->rd, 1e-9, w->tau, w->work, w->lwork);
+    if (rank >= 0 && r0 <= (ne < n ? ne : n) && w->rd[0] > 0) margin = w->rd[r0 - 1] / w->rd[0];
     return margin;
 }
 

@@ -28,7 +28,10 @@ int mbs_keeps_redundant(const mbs_model *m);
  * (sparse_qr.h).  The spatial rotors' variables and equations (model.h
  * rotor3: a square block, regular, of their own) are left out: the margin
  * is that of the bodies' equations, dense (not block by block). */
-double mbs_rank_margin(const mbs_model *m, const mbs_data *d);
+double mbs_rank_margin(const mbs_model *m, mbs_data *d);
+
+/* Free the dense QR workspace mbs_rank_margin keeps in d (d->rank_ws). */
+void mbs_rank_ws_free(mbs_data *d);
 
 /* Choose the independent constraint equations again (d->eq_on) at the
  * Jacobian in d->jac: the first neq - redundant columns of a QR with column

@@ -257,36 +257,62 @@ void mbs_ggl_emit(const mbs_model *m, mbs_data *d, double w0, const double *x, c
         }
     }
 #undef ADD
+    if (bound) *bound += cnt;
+    /* then the blocks of the forces' and the constraints' derivatives */
+    mbs_ggl_emit_var(m, d, w0, x, v, t, contacts, add, ctx, bound);
+}
+
+void mbs_ggl_emit_blocks(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t,
+                         int contacts, const mbs_ggl_blocks *b)
+{
+    int ne = m->neq;
     /* force stiffness and damping (finite differences; the compliant
-     * contacts only when they are force elements); counting: at most every
-     * pair of an element's variables, for K and for C */
+     * contacts only when they are force elements) */
+    if (m->nstate_el > 0 || m->spec->ncontact > 0) {
+        if (contacts) {
+            /* K and C are different blocks: one pass over the contacts */
+            mbs_force_jac_split(m, d, x, v, t, 1.0 / w0, b->kq, b->kq_ctx, 1.0 / w0, b->kv, b->kv_ctx);
+        } else {
+            mbs_force_jac_noncontact(m, d, x, v, t, 1.0 / w0, 0.0, b->kq, b->kq_ctx);
+            mbs_force_jac_noncontact(m, d, x, v, t, 0.0, 1.0 / w0, b->kv, b->kv_ctx);
+        }
+    }
+    /* constraint Hessian */
+    double *l = d->r1;
+    for (int i = 0; i < ne; i++) l[i] = d->eq_on[i] ? d->lam[i] : 0;
+    mbs_cons_hess_add(m, x, t, l, 1.0 / w0, b->hq, b->hq_ctx);
+    /* F4 = Phi_q v + Phi_t depends on q through Phi_q; the eq nodes of mu
+     * must be adjacent to the q nodes of the same equation (they are: the
+     * ordering links mu_r with q_i through F1) */
+    mbs_cons_jvq_add(m, x, v, t, 1.0, b->jq, b->jq_ctx);
+}
+
+void mbs_ggl_emit_var(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t,
+                      int contacts, mbs_add_fn add, void *ctx, long *bound)
+{
+    int n = m->nvar, ne = m->neq;
     if (bound) {
+        /* counting: at most every pair of an element's variables, for K and
+         * for C; the Hessian's and d(Phi_q v)/dq's entries with every
+         * multiplier on */
+        long cnt = 0;
         for (int e = 0; e < m->nstate_el; e++) cnt += 2L * m->stel[e].nvar * m->stel[e].nvar;
         if (contacts)
             for (int k = 0; k < m->spec->ncontact; k++) cnt += 2L * m->cfel[k].nvar * m->cfel[k].nvar;
-    } else if (m->nstate_el > 0 || m->spec->ncontact > 0) {
-        s_gglblk kq = {add, ctx, n, 0, NULL}, kv = {add, ctx, n, n, NULL};
-        if (contacts) {
-            /* K and C are different blocks: one pass over the contacts */
-            mbs_force_jac_split(m, d, x, v, t, 1.0 / w0, s_ggl_blk_add, &kq, 1.0 / w0, s_ggl_blk_add, &kv);
-        } else {
-            mbs_force_jac_noncontact(m, d, x, v, t, 1.0 / w0, 0.0, s_ggl_blk_add, &kq);
-            mbs_force_jac_noncontact(m, d, x, v, t, 0.0, 1.0 / w0, s_ggl_blk_add, &kv);
-        }
-    }
-    {
-        /* constraint Hessian (counting: every multiplier on) */
-        s_gglblk hq = {add, ctx, n, 0, bound ? &cnt : NULL};
+        s_gglblk hq = {add, ctx, n, 0, &cnt}, jq = {add, ctx, 2 * n + ne, 0, &cnt};
         double *l = d->r1;
-        for (int i = 0; i < ne; i++) l[i] = bound ? 1.0 : d->eq_on[i] ? d->lam[i] : 0;
+        for (int i = 0; i < ne; i++) l[i] = 1.0;
         mbs_cons_hess_add(m, x, t, l, 1.0 / w0, s_ggl_blk_add, &hq);
-        /* F4 = Phi_q v + Phi_t depends on q through Phi_q; the eq nodes of mu
-         * must be adjacent to the q nodes of the same equation (they are: the
-         * ordering links mu_r with q_i through F1) */
-        s_gglblk jq = {add, ctx, 2 * n + ne, 0, bound ? &cnt : NULL};
         mbs_cons_jvq_add(m, x, v, t, 1.0, s_ggl_blk_add, &jq);
+        *bound += cnt;
+        return;
     }
-    if (bound) *bound += cnt;
+    /* the blocks at their nodes: K and H in the v rows' q columns, C in
+     * their v columns, d(Phi_q v)/dq in the mu rows' q columns */
+    s_gglblk kq = {add, ctx, n, 0, NULL}, kv = {add, ctx, n, n, NULL}, hq = {add, ctx, n, 0, NULL},
+             jq = {add, ctx, 2 * n + ne, 0, NULL};
+    mbs_ggl_blocks b = {s_ggl_blk_add, &kq, s_ggl_blk_add, &kv, s_ggl_blk_add, &hq, s_ggl_blk_add, &jq};
+    mbs_ggl_emit_blocks(m, d, w0, x, v, t, contacts, &b);
 }
 
 /* Banded sink of the GGL matrix: nodes through the model's ordering. */

@@ -289,7 +289,7 @@ static double s_damping_coef(const mbs_contact_spec *C)
 static double s_normal_force(const mbs_contact_spec *C, double d, double dd, double vimp)
 {
     double f = C->stiffness * pow(d, C->exponent), c = s_damping_coef(C);
-    double v0 = fmax(vimp, 1e-3); /* resting contacts: a floor on the impact speed */
+    double v0 = mbs_fmax(vimp, 1e-3); /* resting contacts: a floor on the impact speed */
     if (c != 0) f *= 1 + c * dd / v0;
     return f > 0 ? f : 0; /* no adhesion */
 }
@@ -298,7 +298,7 @@ static double s_normal_force(const mbs_contact_spec *C, double d, double dd, dou
  * (0 where the force is 0: apart, or the damping term would pull). */
 static double s_normal_force_d(const mbs_contact_spec *C, double d, double dd, double vimp, double *f_d, double *f_dd)
 {
-    double a = s_damping_coef(C) / fmax(vimp, 1e-3);
+    double a = s_damping_coef(C) / mbs_fmax(vimp, 1e-3);
     double e = C->exponent, kd = C->stiffness * pow(d, e), f = kd * (1 + a * dd);
     if (!(f > 0)) { *f_d = *f_dd = 0; return 0; }
     *f_d = C->stiffness * e * pow(d, e - 1) * (1 + a * dd);
@@ -516,8 +516,10 @@ static void s_pair_jac(const mbs_model *m, const mbs_data *d, int k, const doubl
         for (int a = 0; a < 3; a++) vt[a] = rel[a] - vn * c->n[a];
         if (mu > 0) sl = sqrt(v3dot(vt, vt) + C->slip_velocity * C->slip_velocity);
         for (int a = 0; a < 3; a++) u[a] = c->n[a] - (mu > 0 ? mu * vt[a] / sl : 0);
-        for (int a = 0; a < 3; a++)
-            for (int b = 0; b < 3; b++) {
+        /* the dim x dim block that L^T D L below reads (the plane: 4 of
+         * the 9 entries; each computed as before, over all 3 q) */
+        for (int a = 0; a < dim; a++)
+            for (int b = 0; b < dim; b++) {
                 /* dfn/dg = -f_d, dfn/dvn = -f_dd */
                 Dx[a][b] = -f_d * u[a] * c->n[b];
                 Dv[a][b] = -f_dd * u[a] * c->n[b];

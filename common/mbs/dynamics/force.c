@@ -356,9 +356,16 @@ static void s_element_q(const mbs_model *m, const mbs_data *d, int e, const doub
 static void s_all_forces(const mbs_model *m, const mbs_data *d, const double *x, const double *v, double t,
                          const s_sink *Q)
 {
-    size_t len = Q->body_space ? (size_t)m->nbody * (size_t)m->nb : (size_t)m->nvar;
-    memset(Q->q, 0, sizeof(double) * len);
-    for (int b = 0; b < m->nbody; b++) s_scatter(m, b, m->body[b].Qg, Q);
+    if (Q->body_space) {
+        memset(Q->q, 0, sizeof(double) * (size_t)m->nbody * (size_t)m->nb);
+        for (int b = 0; b < m->nbody; b++) s_scatter(m, b, m->body[b].Qg, Q);
+    } else if (m->Qg_var) {
+        /* the scatter below, summed once by the model's build */
+        memcpy(Q->q, m->Qg_var, sizeof(double) * (size_t)m->nvar);
+    } else {
+        memset(Q->q, 0, sizeof(double) * (size_t)m->nvar);
+        for (int b = 0; b < m->nbody; b++) s_scatter(m, b, m->body[b].Qg, Q);
+    }
     for (int e = 0; e < m->spec->nforce; e++) s_element_q(m, d, e, x, v, d ? d->z : NULL, t, Q);
     /* viscous joint damping */
     for (int j = 0; j < m->spec->njoint; j++) {

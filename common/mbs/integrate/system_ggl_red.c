@@ -39,9 +39,11 @@
  * keeps the reduced one when its L + U holds at most RED_LU_RATIO times
  * the full one's entries (measured: bench/README.md, chain14g).
  *
- * Assembly: mbs_ggl_emit's entries pass through s_add, which drops the F1
- * rows (their blocks are the fixed ones above, G from d->jac), keeps the q,
- * lam and mu columns, and records a v-column entry a at (i, c) as w0 a;
+ * Assembly: mbs_ggl_emit's entries (the values' first blocks by s_fixed,
+ * the rest block by block through mbs_ggl_emit_blocks; the pattern's
+ * through s_pattern) with the F1 rows dropped (their blocks are the fixed
+ * ones above, G from d->jac), the q, lam and mu columns kept, and a
+ * v-column entry a at (i, c) recorded as w0 a;
  * s_spread then sums the recorded entries by row and adds each row's
  * w0 A_Rv to the q columns and its product -w0 A_Rv G^T, gathered in a
  * dense row, to the mu columns.  w0 A_Rv by rows and G are kept as the
@@ -74,6 +76,7 @@ struct mbs_ggl_red {
     double *av_x;               /* row (CSR, duplicates summed):            */
     int *ar_ptr, *ar_j;         /* (N + 1), (av_cap)                        */
     double *ar_x;
+    int *ar_rows, nar_rows;     /* (N) the rows with entries, in order      */
     int *cur;                   /* (N) fill cursors                         */
     int *mark;                  /* (n) a variable's last place in ar_j      */
     double *acc;                /* (ne) a row of -w0 A_Rv G^T               */
@@ -85,40 +88,92 @@ struct mbs_ggl_red {
     double *x;                  /* (N) the reduced right-hand side          */
 };
 
-/* The reduction of one matrix's entries into the sink S: values (pattern
- * 0) or the pattern (1: every entry 1, every equation on). */
+/* The reduction of one matrix's entries into the sink S (s_pattern: the
+ * pattern; s_fixed and the block sinks: the values at the weight w0). */
 typedef struct {
     mbs_ggl_red *r;
     mbs_sparse *S;
-    const mbs_data *d;
     double w0;
-    int pattern;
 } s_red;
 
-static void s_add(void *ctx, int i, int j, double v)
+/* Record w0 A_Rv's entry a at (row ri, variable col) for s_spread. */
+static inline void s_record(mbs_ggl_red *r, int ri, int col, double a)
 {
+    if (r->nav >= r->av_cap) { r->overflow = 1; return; }
+    r->av_i[r->nav] = ri;
+    r->av_j[r->nav] = col;
+    r->av_x[r->nav] = a;
+    r->nav++;
+}
+
+/* A place (i, j) of the full matrix's pattern (mbs_ggl_pattern) into the
+ * reduced one, every entry 1: the F1 rows dropped, the q, lam and mu
+ * columns kept, a v column becoming its q column and the mu columns of
+ * the equations on its variable. */
+static void s_pattern(void *ctx, int i, int j, double v)
+{
+    (void)v;
     s_red *c = ctx;
     mbs_ggl_red *r = c->r;
     int n = r->n, mu0 = n + r->ne;
     if (i < n) return; /* F1 rows: the fixed blocks */
     int ri = i - n;
     if (j < n || j >= 2 * n) {
-        mbs_sparse_add(c->S, ri, j < n ? j : j - n, c->pattern ? 1.0 : v);
+        mbs_sparse_add(c->S, ri, j < n ? j : j - n, 1.0);
         return;
     }
-    /* a v column: its q column and the mu columns of the equations on its
-     * variable (the pattern), or recorded for s_spread (values) */
     int col = j - n;
-    if (c->pattern) {
-        mbs_sparse_add(c->S, ri, col, 1.0);
-        for (int p = r->gt_ptr[col]; p < r->gt_ptr[col + 1]; p++) mbs_sparse_add(c->S, ri, mu0 + r->gt_eq[p], 1.0);
-        return;
+    mbs_sparse_add(c->S, ri, col, 1.0);
+    for (int p = r->gt_ptr[col]; p < r->gt_ptr[col + 1]; p++) mbs_sparse_add(c->S, ri, mu0 + r->gt_eq[p], 1.0);
+}
+
+/* The values of mbs_ggl_emit's first blocks, reduced: the q rows (F1)
+ * dropped; the mass (v columns) recorded as w0 M; for each equation on,
+ * Phi_q^T in the lambda columns and Phi_q in the lambda rows added to S,
+ * Phi_q in the mu rows' v columns recorded as w0 Phi_q; for one off, the
+ * two unit diagonals: the emitter's entries in its order, without a call
+ * per entry. */
+static void s_fixed(const mbs_model *m, const mbs_data *d, mbs_ggl_red *r, mbs_sparse *S, double w0)
+{
+    int n = r->n, ne = r->ne;
+    for (int i = 0; i < n; i++)
+        for (int k = m->M_ptr[i]; k < m->M_ptr[i + 1]; k++) s_record(r, i, m->M_col[k], w0 * m->M_val[k]);
+    for (int q = 0; q < ne; q++) {
+        if (!d->eq_on[q]) {
+            mbs_sparse_add(S, n + q, n + q, 1.0);
+            mbs_sparse_add(S, n + ne + q, n + ne + q, 1.0);
+            continue;
+        }
+        const mbs_eq *e = &m->eq[q];
+        const double *row = d->jac + (e->cols - m->colpool);
+        for (int a = 0; a < e->nnz; a++) {
+            int c = e->cols[a];
+            mbs_sparse_add(S, c, n + q, row[a]);
+            mbs_sparse_add(S, n + q, c, row[a]);
+            s_record(r, n + ne + q, c, w0 * row[a]);
+        }
     }
-    if (r->nav >= r->av_cap) { r->overflow = 1; return; }
-    r->av_i[r->nav] = ri;
-    r->av_j[r->nav] = col;
-    r->av_x[r->nav] = c->w0 * v;
-    r->nav++;
+}
+
+/* mbs_ggl_emit_blocks' sinks, the reduction of each block's values: K and
+ * H (the v rows' q columns) and d(Phi_q v)/dq (the mu rows' q columns)
+ * added to S, C (the v rows' v columns) recorded as w0 C. */
+static void s_blk_q(void *ctx, int i, int j, double v)
+{
+    s_red *c = ctx;
+    mbs_sparse_add(c->S, i, j, v);
+}
+
+static void s_blk_v(void *ctx, int i, int j, double v)
+{
+    s_red *c = ctx;
+    s_record(c->r, i, j, c->w0 * v);
+}
+
+static void s_blk_mu(void *ctx, int i, int j, double v)
+{
+    s_red *c = ctx;
+    mbs_sparse_add(c->S, c->r->n + c->r->ne + i, j, v);
 }
 
 /* The recorded w0 A_Rv by rows, duplicates summed (ar_*), and into S its
@@ -142,9 +197,11 @@ static void s_spread(mbs_ggl_red *r, mbs_sparse *S)
     /* each row: duplicates summed in place (compacted forwards), then its
      * entries and its product row */
     int w = 0;
+    r->nar_rows = 0;
     for (int i = 0; i < NR; i++) {
         int start = ptr[i], end = ptr[i + 1], row0 = w;
         ptr[i] = w;
+        if (end > start) r->ar_rows[r->nar_rows++] = i;
         for (int p = start; p < end; p++) {
             int j = r->ar_j[p], q = r->mark[j];
             if (q >= row0 && q < w && r->ar_j[q] == j) {
@@ -187,7 +244,7 @@ void mbs_ggl_red_free(mbs_data *d)
     if (!r) return;
     free(r->gt_ptr); free(r->gt_eq); free(r->gt_pos); free(r->gt_val);
     free(r->av_i); free(r->av_j); free(r->av_x);
-    free(r->ar_ptr); free(r->ar_j); free(r->ar_x); free(r->cur); free(r->mark);
+    free(r->ar_ptr); free(r->ar_j); free(r->ar_x); free(r->ar_rows); free(r->cur); free(r->mark);
     free(r->acc); free(r->touched); free(r->in_row);
     free(r->x);
     mbs_sparse_free(&r->full);
@@ -248,13 +305,14 @@ int mbs_ggl_red_new(const mbs_model *m, mbs_data *d)
     r->ar_ptr = malloc(sizeof(int) * (size_t)(r->N + 1));
     r->ar_j = malloc(sizeof(int) * (size_t)full);
     r->ar_x = malloc(sizeof(double) * (size_t)full);
+    r->ar_rows = malloc(sizeof(int) * (size_t)r->N);
     r->cur = malloc(sizeof(int) * (size_t)r->N);
     r->mark = malloc(sizeof(int) * (size_t)(r->n + 1));
     r->acc = malloc(sizeof(double) * (size_t)(r->ne + 1));
     r->touched = malloc(sizeof(int) * (size_t)(r->ne + 1));
     r->in_row = calloc((size_t)r->ne + 1, 1);
-    if (!r->av_i || !r->av_j || !r->av_x || !r->x || !r->ar_ptr || !r->ar_j || !r->ar_x || !r->cur || !r->mark ||
-        !r->acc || !r->touched || !r->in_row)
+    if (!r->av_i || !r->av_j || !r->av_x || !r->x || !r->ar_ptr || !r->ar_j || !r->ar_x || !r->ar_rows || !r->cur ||
+        !r->mark || !r->acc || !r->touched || !r->in_row)
         goto nomem;
     for (int c = 0; c < r->n; c++) r->mark[c] = -1;
     memset(r->ar_ptr, 0, sizeof(int) * (size_t)(r->N + 1));
@@ -262,8 +320,8 @@ int mbs_ggl_red_new(const mbs_model *m, mbs_data *d)
     if (!S) goto nomem;
     /* the reduced pattern: the full one's entries through the reduction */
     mbs_sparse_begin(S, r->N);
-    s_red c = {r, S, d, 1.0, 1};
-    mbs_ggl_pattern(m, d, s_add, &c);
+    s_red c = {r, S, 1.0};
+    mbs_ggl_pattern(m, d, s_pattern, &c);
     if (mbs_sparse_fix_pattern(S)) {
         mbs_sparse_free(&S);
         goto nomem;
@@ -288,8 +346,12 @@ int mbs_ggl_red_build(const mbs_model *m, mbs_data *d, double w0, const double *
     r->w0 = w0;
     /* G as the matrix holds it: the solves of this factorisation use it */
     for (int p = 0; p < r->gt_ptr[r->n]; p++) r->gt_val[p] = d->eq_on[r->gt_eq[p]] ? d->jac[r->gt_pos[p]] : 0.0;
-    s_red c = {r, d->ggl_sp, d, w0, 0};
-    mbs_ggl_emit(m, d, w0, x, v, t, 1, s_add, &c, NULL);
+    s_red c = {r, d->ggl_sp, w0};
+    /* mbs_ggl_emit's entries: its first blocks placed here, the rest
+     * block by block into S or the record */
+    s_fixed(m, d, r, d->ggl_sp, w0);
+    mbs_ggl_blocks blk = {s_blk_q, &c, s_blk_v, &c, s_blk_q, &c, s_blk_mu, &c};
+    mbs_ggl_emit_blocks(m, d, w0, x, v, t, 1, &blk);
     if (!r->overflow) s_spread(r, d->ggl_sp);
     int info = r->overflow ? MBS_SPARSE_EFULL : mbs_sparse_factor(d->ggl_sp, NULL);
     if (r->full) {
@@ -326,8 +388,8 @@ int mbs_ggl_red_solve(mbs_data *d, double *rhs)
     double *x = r->x, w0 = r->w0;
     /* b_R + w0 A_Rv F1 */
     memcpy(x, rhs + n, sizeof(double) * (size_t)r->N);
-    for (int i = 0; i < r->N; i++) {
-        if (r->ar_ptr[i] == r->ar_ptr[i + 1]) continue;
+    for (int k = 0; k < r->nar_rows; k++) {
+        int i = r->ar_rows[k];
         double sum = 0;
         for (int p = r->ar_ptr[i]; p < r->ar_ptr[i + 1]; p++) sum += r->ar_x[p] * F1[r->ar_j[p]];
         x[i] += sum;

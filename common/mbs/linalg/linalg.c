@@ -243,6 +243,38 @@ int mbs_rcm(int n, const int *ptr, const int *adj, int *perm)
     return bw;
 }
 
+int mbs_qrcp_lwork(int m, int n)
+{
+    double q = 0, dummy = 0;
+    int jp = 0;
+    if (m < 1 || n < 1) return 1;
+    int info = LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, m, n, &dummy, m, &jp, &dummy, &q, -1);
+    return info == 0 && q >= 1 ? (int)q : -1;
+}
+
+int mbs_qrcp_rank_ws(int m, int n, double *A, int *jpvt, double *rdiag, double tol, double *tau, double *work,
+                     int lwork)
+{
+    int k = m < n ? m : n;
+    if (k == 0) return 0;
+    /* LAPACKE_dgeqp3's check: a NaN anywhere refuses the matrix */
+    if (LAPACKE_get_nancheck())
+        for (size_t i = 0; i < (size_t)m * (size_t)n; i++)
+            if (isnan(A[i])) return -1;
+    for (int j = 0; j < n; j++) jpvt[j] = 0;
+    if (LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, m, n, A, m, jpvt, tau, work, lwork) != 0) return -1;
+    for (int j = 0; j < n; j++) jpvt[j] -= 1;
+    double r0 = 0;
+    for (int i = 0; i < k; i++) {
+        rdiag[i] = A[i + (size_t)i * m] < 0 ? -A[i + (size_t)i * m] : A[i + (size_t)i * m];
+        if (i == 0) r0 = rdiag[0];
+    }
+    int rank = 0;
+    for (int i = 0; i < k; i++)
+        if (rdiag[i] > tol * r0 && rdiag[i] > 0) rank++;
+    return rank;
+}
+
 int mbs_qrcp_rank(int m, int n, double *A, int *jpvt, double *rdiag, double tol)
 {
     int k = m < n ? m : n;

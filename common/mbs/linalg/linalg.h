@@ -56,6 +56,17 @@ int mbs_rcm(int n, const int *ptr, const int *adj, int *perm);
  * relative tolerance tol, or -1 on failure. */
 int mbs_qrcp_rank(int m, int n, double *A, int *jpvt, double *rdiag, double tol);
 
+/* The workspace (doubles) of mbs_qrcp_rank_ws for an m x n matrix: LAPACK's
+ * optimum, the size LAPACKE_dgeqp3 queries and allocates; -1 on failure. */
+int mbs_qrcp_lwork(int m, int n);
+
+/* mbs_qrcp_rank without allocating: tau (min(m, n) entries) and work
+ * (lwork = mbs_qrcp_lwork(m, n) entries) the caller's.  The same QR (the
+ * same LAPACK call with the same workspace size) and the same refusal of a
+ * matrix holding a NaN. */
+int mbs_qrcp_rank_ws(int m, int n, double *A, int *jpvt, double *rdiag, double tol, double *tau, double *work,
+                     int lwork);
+
 /* Least-squares / minimum-norm solution of A x = b, A m x n column-major
  * (destroyed), b of length max(m,n) (solution in the first n). 0 or -1. */
 int mbs_lstsq(int m, int n, double *A, double *b);

@@ -37,12 +37,16 @@ void mbs_sparse_set_order(mbs_sparse *s, const int *order);
  * advance): the entries added since mbs_sparse_begin (their values do not
  * matter) become the pattern of every later matrix.  mbs_sparse_begin then
  * zeroes the values (the dimension stays) and mbs_sparse_add adds in place
- * (a binary search in the column): no triplets, no compression, and KLU
+ * (found by the table below): no triplets, no compression, and KLU
  * analyses once (klu_refactor with the kept pivots afterwards, a fresh
  * klu_factor when they turn out poor).  An entry outside the pattern is
  * kept as a triplet and the pattern grows by it at the next factorisation
  * (analysed again); beyond the capacity it fails like mbs_sparse_add.
- * Returns 0, or MBS_SPARSE_EFULL when the entries overflowed. */
+ * An add finds its place in a per-column table of the pattern's rows
+ * (made here, once, and again when the pattern grows; the columns beyond
+ * the tables' capacity are searched instead).  Returns 0, or
+ * MBS_SPARSE_EFULL when the entries overflowed or the tables' memory
+ * could not be had. */
 int mbs_sparse_fix_pattern(mbs_sparse *s);
 
 /* Start a matrix of dimension n (<= nmax): the triplet list is emptied

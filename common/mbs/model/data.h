@@ -135,6 +135,8 @@ struct mbs_data {
                              its largest entry and the margin (rm_val < 0:
                              none; integrator_bdf.c)                         */
     double rm_max, rm_val;
+    struct mbs_rank_ws *rank_ws; /* mbs_rank_margin's dense QR workspace
+                             (analysis.c), made at its first dense margin  */
 
     /* output bookkeeping: continuous angles */
     double *jangle_ref;   /* (njoint) last accepted revolute angles           */

@@ -94,6 +94,8 @@ typedef struct {
     const mbs_avec *p[2][2]; /* products *p[m][0] . *p[m][1]                 */
     mbs_tw w[2];         /* weights                                          */
     mbs_tw g;            /* target                                           */
+    int tconst;          /* 1: the target (and a DOT's weights) constant in
+                            time, Phi_t = -0 (mbs_cons_jac_prepare)         */
     /* Jacobian row pattern: variables touched (sorted, unique)            */
     int nnz;
     int *cols;           /* into the model's column pool                     */
@@ -158,6 +160,9 @@ struct mbs_model {
 
     /* Mass matrix on the variables: CSR of the upper+lower pattern (sym). */
     int *M_ptr, *M_col; double *M_val;
+    /* The bodies' gravity forces (mbs_body Qg) summed on the variables, body
+     * by body from zero: mbs_force_eval's starting vector (nvar). */
+    double *Qg_var;
 
     /* Ordering: perm[k] = variable placed at position k; iperm inverse.
      * Band of the SPD matrix M + Phi_q^T Phi_q in that order. */

@@ -6,6 +6,7 @@
  * (reverse Cuthill-McKee) that make chain-like mechanisms banded, and the
  * sizes of every work array.
  */
+#include "mbs/analysis/analysis.h"
 #include "mbs/analysis/system.h"
 #include "mbs/contact/contact.h"
 #include "mbs/formulation/natural/natural.h"
@@ -164,6 +165,13 @@ static int s_mass(mbs_model *m)
         for (int p = m->M_ptr[i]; p < m->M_ptr[i + 1]; p++)
             if (m->M_col[p] == i) diag += m->M_val[p];
     m->mass_scale = n > 0 && diag > 0 ? diag / n : 1.0;
+    /* gravity on the variables: the sums of force.c's scatter of each
+     * body's Qg, in the same order, once (it was every force evaluation) */
+    m->Qg_var = calloc((size_t)n + 1, sizeof(double));
+    if (!m->Qg_var) return MBS_ENOMEM;
+    for (int b = 0; b < m->nbody; b++)
+        for (int s = 0; s < nb; s++)
+            if (m->body[b].var[s] >= 0) m->Qg_var[m->body[b].var[s]] += m->body[b].Qg[s];
     return 0;
 }
 
@@ -514,7 +522,7 @@ void mbs_model_free(mbs_model **pm)
     mbs_model *m = *pm;
     free(m->body); free(m->x0); free(m->v0); free(m->eq); free(m->colpool); free(m->jcpool);
     mbs_ncs_equations_free(m);
-    free(m->M_ptr); free(m->M_col); free(m->M_val);
+    free(m->M_ptr); free(m->M_col); free(m->M_val); free(m->Qg_var);
     free(m->perm); free(m->iperm); free(m->kperm); free(m->kiperm); free(m->gperm); free(m->giperm);
     for (int e = 0; m->stel && e < m->nstate_el; e++) free(m->stel[e].cvars);
     free(m->jg); free(m->rotor); free(m->srotor); free(m->rotor3); free(m->fpts); free(m->spring_len0); free(m->stel);
@@ -589,6 +597,7 @@ void mbs_data_free(mbs_data **pd)
     mbs_meas_free(&d->meas);
     mbs_contact_data_free(d);
     mbs_integrator_ws_free(d);
+    mbs_rank_ws_free(d);
     mbs_mat_free(&d->spd);
     mbs_mat_free(&d->kkt);
     free(d);

@@ -14,6 +14,7 @@
 #include "mbs/dynamics/force.h"
 #include "mbs/dynamics/controller.h"
 #include "mbs/model/clock.h"
+#include "mbs/linalg/vec.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -95,14 +96,16 @@ int mbs_run_step_done_ahead(const mbs_model *m, mbs_data *d, mbs_sampler *smp, d
     if (d->rep.redundant > 0) {
         double r_off = 0;
         for (int i = 0; i < m->neq; i++)
-            if (!d->eq_on[i]) r_off = fmax(r_off, fabs(d->phi[i]));
+            if (!d->eq_on[i]) r_off = mbs_fmax(r_off, fabs(d->phi[i]));
         if (mbs_run_dependent_violated(m, d, pv, r_off, err)) return MBS_EINVAL;
     }
     mbs_cons_phit(m, d->x, d->t, d->phit);
     mbs_cons_jv(m, d->jac, d->v, d->r1);
+    /* (mbs_fmax: fmax's value without the library call, once per equation
+     * and step) */
     double vv = 0;
     for (int i = 0; i < m->neq; i++)
-        if (d->eq_on[i]) vv = fmax(vv, fabs(d->r1[i] + d->phit[i]));
+        if (d->eq_on[i]) vv = mbs_fmax(vv, fabs(d->r1[i] + d->phit[i]));
     if (vv > d->met.max_velocity_violation) d->met.max_velocity_violation = vv;
     if (!isfinite(pv) || !isfinite(vv)) {
         mbs_err_add(err, "", "t = %.6g: the solution diverged (non-finite state)", d->t);

@@ -132,6 +132,10 @@ int mbs_cons_jac_prepare(mbs_model *m)
         mbs_eq *e = &m->eq[i];
         memset(e->jc, 0, sizeof e->jc);
         memset(e->njc, 0, sizeof e->njc);
+        /* no time in the target nor, for a DOT equation, in its weights:
+         * mbs_cons_phit's -dg with dg = 0 and no weight's term, -0 */
+        e->tconst = e->g.kind == MBS_TW_CONST;
+        for (int p = 0; e->kind == MBS_EQ_DOT && p < e->nprod; p++) e->tconst &= e->w[p].kind == MBS_TW_CONST;
         int lin = e->kind == MBS_EQ_LIN || e->kind == MBS_EQ_ANG, nv = lin ? 1 : e->nprod;
         if (e->kind == MBS_EQ_ANG || e->kind == MBS_EQ_TRIG) e->apos = s_colpos(e, e->avar);
         if (!lin && e->svar >= 0) e->spos = s_colpos(e, e->svar);
@@ -166,20 +170,24 @@ typedef struct {
     int next;
 } s_avcache;
 
-/* out = a(x) from the cache c (filled on a miss). */
-static inline void s_av_at(const mbs_model *m, s_avcache *c, const mbs_avec *a, const double *x, double *out)
+/* a(x) from the cache c (filled on a miss): the cache's entry itself, read
+ * in place (a copy read the three values just stored one by one as a pair
+ * and a single, which stalled the store forwarding: 16 % of the function's
+ * cycles in perf).  A miss does not replace the entry keep (NULL or a value
+ * still in use): the entry after it is taken instead. */
+static inline const double *s_av_at(const mbs_model *m, s_avcache *c, const mbs_avec *a, const double *x,
+                                    const double *keep)
 {
     int i = 0;
     while (i < S_AVC && c->a[i] != a) i++;
     if (i == S_AVC) {
         i = c->next;
+        if (c->v[i] == keep) i = (i + 1) % S_AVC;
         c->next = (i + 1) % S_AVC;
         c->a[i] = a;
         mbs_avec_eval(m, a, x, 0, c->v[i]);
     }
-    out[0] = c->v[i][0];
-    out[1] = c->v[i][1];
-    out[2] = c->v[i][2];
+    return c->v[i];
 }
 
 /* Offset of each equation's Jacobian values in the pooled array. */
@@ -208,8 +216,7 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
         s_tw(&e->g, t, &g, &dg, &ddg);
         if (row) memset(row, 0, sizeof(double) * (size_t)e->nnz);
         if (e->kind == MBS_EQ_LIN) {
-            double A[3];
-            s_av_at(m, &avc, e->a, x, A);
+            const double *A = s_av_at(m, &avc, e->a, x, NULL);
             phi[i] = A[e->comp] - g;
             if (row) {
                 const mbs_jcol *jc = e->jc[0][0];
@@ -219,8 +226,8 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
         }
         if (e->kind == MBS_EQ_ANG) {
             /* A_x sin th - A_y cos th: d/dA = (s, -c), d/dth = A_x c + A_y s */
-            double A[3], th = x[e->avar], sn = sin(th), cs = cos(th);
-            s_av_at(m, &avc, e->a, x, A);
+            double th = x[e->avar], sn = sin(th), cs = cos(th);
+            const double *A = s_av_at(m, &avc, e->a, x, NULL);
             phi[i] = A[0] * sn - A[1] * cs - g;
             if (row) {
                 const mbs_jcol *jc = e->jc[0][0];
@@ -240,15 +247,43 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
         double W[2], W1[2], W2[2], dth = 0;
         if (trig) s_trig_w(e, x[e->avar], W, W1, W2);
         for (int p = 0; p < e->nprod; p++) {
-            double w, dw, ddw, P[3], Q[3];
+            double w, dw, ddw;
             if (trig) w = W[p]; else s_tw(&e->w[p], t, &w, &dw, &ddw);
-            s_av_at(m, &avc, e->p[p][0], x, P);
-            s_av_at(m, &avc, e->p[p][1], x, Q);
+            /* a vector's square (a link's length, a unit vector): one
+             * lookup, and below its Jacobian columns (the same for both
+             * factors) once, each added twice */
+            int sq = e->p[p][0] == e->p[p][1];
+            const double *P = s_av_at(m, &avc, e->p[p][0], x, NULL);
+            const double *Q = sq ? P : s_av_at(m, &avc, e->p[p][1], x, P);
             double pq = 0;
-            for (int a = 0; a < dim; a++) pq += P[a] * Q[a];
+            if (dim == 2) {
+                pq += P[0] * Q[0];
+                pq += P[1] * Q[1];
+            } else {
+                for (int a = 0; a < dim; a++) pq += P[a] * Q[a];
+            }
             val += w * pq;
             if (trig) dth += W1[p] * pq;
             if (!row) continue;
+            if (sq) {
+                /* P = Q: both loops below add w (col . P) at the same
+                 * places (distinct within a list), each place its two
+                 * additions in the same order */
+                const mbs_jcol *jc = e->jc[p][0];
+                for (int k = 0; k < e->njc[p][0]; k++) {
+                    double d = 0;
+                    if (dim == 2) {
+                        d += jc[k].col[0] * P[0];
+                        d += jc[k].col[1] * P[1];
+                    } else {
+                        for (int a = 0; a < dim; a++) d += jc[k].col[a] * P[a];
+                    }
+                    double a = w * d;
+                    row[jc[k].pos] += a;
+                    row[jc[k].pos] += a;
+                }
+                continue;
+            }
             if (dim == 2) {
                 /* the plane with constant trip counts (the roller chain
                  * evaluates 104 equations per Newton iteration): the same
@@ -280,6 +315,11 @@ void mbs_cons_phit(const mbs_model *m, const double *x, double t, double *phit)
     int dim = m->dim;
     for (int i = 0; i < m->neq; i++) {
         const mbs_eq *e = &m->eq[i];
+        if (e->tconst) {
+            /* the value of the loop below: -dg = -0, no weight's term */
+            phit[i] = -0.0;
+            continue;
+        }
         double g, dg, ddg;
         s_tw(&e->g, t, &g, &dg, &ddg);
         double val = -dg;
