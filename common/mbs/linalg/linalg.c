@@ -243,6 +243,22 @@ int mbs_rcm(int n, const int *ptr, const int *adj, int *perm)
     return bw;
 }
 
+/* After dgeqp3 on the m x n matrix A: 0-based pivots, |R_ii| into rdiag
+ * (k = min(m, n) of them) and the numerical rank (|R_ii| > tol |R_00|). */
+static int s_qrcp_finish(int m, int n, int k, const double *A, int *jpvt, double *rdiag, double tol)
+{
+    for (int j = 0; j < n; j++) jpvt[j] -= 1;
+    double r0 = 0;
+    for (int i = 0; i < k; i++) {
+        rdiag[i] = A[i + (size_t)i * m] < 0 ? -A[i + (size_t)i * m] : A[i + (size_t)i * m];
+        if (i == 0) r0 = rdiag[0];
+    }
+    int rank = 0;
+    for (int i = 0; i < k; i++)
+        if (rdiag[i] > tol * r0 && rdiag[i] > 0) rank++;
+    return rank;
+}
+
 int mbs_qrcp_lwork(int m, int n)
 {
     double q = 0, dummy = 0;
@@ -263,16 +279,7 @@ int mbs_qrcp_rank_ws(int m, int n, double *A, int *jpvt, double *rdiag, double t
             if (isnan(A[i])) return -1;
     for (int j = 0; j < n; j++) jpvt[j] = 0;
     if (LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, m, n, A, m, jpvt, tau, work, lwork) != 0) return -1;
-    for (int j = 0; j < n; j++) jpvt[j] -= 1;
-    double r0 = 0;
-    for (int i = 0; i < k; i++) {
-        rdiag[i] = A[i + (size_t)i * m] < 0 ? -A[i + (size_t)i * m] : A[i + (size_t)i * m];
-        if (i == 0) r0 = rdiag[0];
-    }
-    int rank = 0;
-    for (int i = 0; i < k; i++)
-        if (rdiag[i] > tol * r0 && rdiag[i] > 0) rank++;
-    return rank;
+    return s_qrcp_finish(m, n, k, A, jpvt, rdiag, tol);
 }
 
 int mbs_qrcp_rank(int m, int n, double *A, int *jpvt, double *rdiag, double tol)
@@ -285,16 +292,7 @@ int mbs_qrcp_rank(int m, int n, double *A, int *jpvt, double *rdiag, double tol)
     int info = LAPACKE_dgeqp3(LAPACK_COL_MAJOR, m, n, A, m, jpvt, tau);
     free(tau);
     if (info != 0) return -1;
-    for (int j = 0; j < n; j++) jpvt[j] -= 1;
-    double r0 = 0;
-    for (int i = 0; i < k; i++) {
-        rdiag[i] = A[i + (size_t)i * m] < 0 ? -A[i + (size_t)i * m] : A[i + (size_t)i * m];
-        if (i == 0) r0 = rdiag[0];
-    }
-    int rank = 0;
-    for (int i = 0; i < k; i++)
-        if (rdiag[i] > tol * r0 && rdiag[i] > 0) rank++;
-    return rank;
+    return s_qrcp_finish(m, n, k, A, jpvt, rdiag, tol);
 }
 
 int mbs_lstsq(int m, int n, double *A, double *b)
