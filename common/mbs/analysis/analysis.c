@@ -131,17 +131,23 @@ int mbs_keeps_redundant(const mbs_model *m)
            (o->analysis == MBS_ANALYSIS_DYNAMICS && o->integrator == MBS_INT_TRAPEZOIDAL_AL);
 }
 
-/* Phi_q^T (from d->jac) as a dense n x neq column-major matrix, columns the
- * equations, for the rank-revealing QR; NULL when out of memory. */
-static double *s_jac_dense(const mbs_model *m, const mbs_data *d)
+/* Phi_q^T of d->jac into the zeroed n x neq column-major array A (columns
+ * the equations), for the rank-revealing QR. */
+static void s_jac_fill(const mbs_model *m, const mbs_data *d, double *A)
 {
-    int n = m->nvar, ne = m->neq;
-    double *A = calloc((size_t)n * (size_t)ne, sizeof(double));
-    for (int r = 0; A && r < ne; r++) {
+    int n = m->nvar;
+    for (int r = 0; r < m->neq; r++) {
         const mbs_eq *e = &m->eq[r];
         const double *row = d->jac + (e->cols - m->colpool);
         for (int k = 0; k < e->nnz; k++) A[(size_t)r * n + e->cols[k]] = row[k];
     }
+}
+
+/* The same in a new array; NULL when out of memory. */
+static double *s_jac_dense(const mbs_model *m, const mbs_data *d)
+{
+    double *A = calloc((size_t)m->nvar * (size_t)m->neq, sizeof(double));
+    if (A) s_jac_fill(m, d, A);
     return A;
 }
 
@@ -439,11 +445,7 @@ double mbs_rank_margin(const mbs_model *m, mbs_data *d)
     struct mbs_rank_ws *w = s_rank_ws(m, d);
     if (!w) return 0;
     memset(w->A, 0, sizeof(double) * (size_t)n * (size_t)ne);
-    for (int r = 0; r < ne; r++) {
-        const mbs_eq *e = &m->eq[r];
-        const double *row = d->jac + (e->cols - m->colpool);
-        for (int k = 0; k < e->nnz; k++) w->A[(size_t)r * n + e->cols[k]] = row[k];
-    }
+    s_jac_fill(m, d, w->A);
     double margin = 0;
     int rank = mbs_qrcp_rank_ws(n, ne, w->A, w->jp, w->rd, 1e-9, w->tau, w->work, w->lwork);
     if (rank >= 0 && r0 <= (ne < n ? ne : n) && w->rd[0] > 0) margin = w->rd[r0 - 1] / w->rd[0];
