@@ -70,6 +70,18 @@ static inline double mbs_bdf_step_after(double h, double rk)
     return h;
 }
 
+/* After a failed attempt at order kk > 1: whether to keep that order rather
+ * than go down one, i.e. whether the lower order's error estimate e_lower
+ * (the kk-th scaled divided difference of the attempt's solution over kk,
+ * in units of the tolerance, as the order selection after an accepted step
+ * takes it) allows no longer a step than the failing order's estimate en.
+ * Shared by both BDFs (integrator_bdf.c, bdf_ode.c) from the second
+ * rejection in a row. */
+static inline int mbs_bdf_keep_order(double en, double e_lower, int kk)
+{
+    return pow(fmax(e_lower, 1e-10), -1.0 / kk) <= pow(fmax(en, 1e-10), -1.0 / (kk + 1));
+}
+
 /* The factor on a rejected step: from the error estimate en of order kk
  * (at most 5 times smaller), a quarter when Newton did not converge. */
 static inline double mbs_bdf_step_rejected(int converged, double en, int kk)

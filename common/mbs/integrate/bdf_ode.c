@@ -340,14 +340,11 @@ int mbs_bdf_ode_run(const mbs_model *m, mbs_data *d, const mbs_ode_form *f, mbs_
                 if (order > 2) { order = 2; steps_at_order = 0; }
             }
         } else {
-            /* the step factors of this order and the next lower one from
-             * the failed attempt's solution (integrator_bdf.c: the order
-             * drops only where the lower one allows a longer step) */
-            int keep_order = 0;
-            if (converged && kk > 1 && !at_sample) {
-                double r_lower = pow(fmax(s_diff_norm(f, &w, kk, t1, y) / kk, 1e-10), -1.0 / kk);
-                keep_order = r_lower <= pow(fmax(en, 1e-10), -1.0 / (kk + 1));
-            }
+            /* from the second rejection in a row the order drops only
+             * where the lower one allows a longer step (integrator_bdf.c),
+             * judged on the failed attempt's solution before it goes */
+            int keep_order = fails >= 1 && converged && kk > 1 && !at_sample &&
+                             mbs_bdf_keep_order(en, s_diff_norm(f, &w, kk, t1, y) / kk, kk);
             d->met.rejected_steps++;
             fails++;
             /* the run stopped (time limit, cancel): the workspace is freed

@@ -733,15 +733,10 @@ int mbs_bdf_run(const mbs_dae_form *f, const mbs_model *m, mbs_data *d, mbs_step
                 if (k > 2) { k = 2; steps_at_order = 0; }
             }
         } else {
-            /* the step factors of this order and the next lower one, both
-             * from the failed attempt's solution (the lower one's error
-             * from the kk-th difference, as at an accepted step) for the
-             * order rule below */
-            double r_lower = 0, r_this = 0;
-            if (converged && kk > 1) {
-                r_lower = pow(fmax(s_diff_norm(d, n, kk, t1, d->x, d->v) / kk, 1e-10), -1.0 / kk);
-                r_this = pow(fmax(en, 1e-10), -1.0 / (kk + 1));
-            }
+            /* the order rule below (from the second rejection in a row),
+             * judged on the failed attempt's solution before it goes */
+            int keep_order = fails >= 1 && converged && kk > 1 && !at_sample &&
+                             mbs_bdf_keep_order(en, s_diff_norm(d, n, kk, t1, d->x, d->v) / kk, kk);
             d->met.rejected_steps++;
             fails++;
             int rc_poll = mbs_data_poll(d, err);
@@ -795,7 +790,7 @@ int mbs_bdf_run(const mbs_dae_form *f, const mbs_model *m, mbs_data *d, mbs_step
                  * rejections whose estimates grew as h fell (2.1, 1.0, 4.2,
                  * 38, 16, 413); on the roller chain 219 of 868 rejections
                  * were third to seventh in a row. */
-                if (!to_one && !at_sample && converged && kk > 1 && r_lower <= r_this) k = kk;
+                if (!to_one && keep_order) k = kk;
                 steps_at_order = 0;
             }
             /* Newton failed where the mechanism has redundant equations:
