@@ -223,6 +223,37 @@ static void s_ggl_blk_add(void *ctx, int i, int j, double v)
     s->add(s->ctx, s->row_off + i, s->col_off + j, v);
 }
 
+/* mbs_ggl_emit's last part (mbs_ggl_emit_blocks' entries at their nodes
+ * of the whole matrix), or in counting mode (bound) an upper bound of their
+ * number. */
+static void s_ggl_emit_var(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t,
+                           int contacts, mbs_add_fn add, void *ctx, long *bound)
+{
+    int n = m->nvar, ne = m->neq;
+    if (bound) {
+        /* counting: at most every pair of an element's variables, for K and
+         * for C; the Hessian's and d(Phi_q v)/dq's entries with every
+         * multiplier on */
+        long cnt = 0;
+        for (int e = 0; e < m->nstate_el; e++) cnt += 2L * m->stel[e].nvar * m->stel[e].nvar;
+        if (contacts)
+            for (int k = 0; k < m->spec->ncontact; k++) cnt += 2L * m->cfel[k].nvar * m->cfel[k].nvar;
+        s_gglblk hq = {add, ctx, n, 0, &cnt}, jq = {add, ctx, 2 * n + ne, 0, &cnt};
+        double *l = d->r1;
+        for (int i = 0; i < ne; i++) l[i] = 1.0;
+        mbs_cons_hess_add(m, x, t, l, 1.0 / w0, s_ggl_blk_add, &hq);
+        mbs_cons_jvq_add(m, x, v, t, 1.0, s_ggl_blk_add, &jq);
+        *bound += cnt;
+        return;
+    }
+    /* the blocks at their nodes: K and H in the v rows' q columns, C in
+     * their v columns, d(Phi_q v)/dq in the mu rows' q columns */
+    s_gglblk kq = {add, ctx, n, 0, NULL}, kv = {add, ctx, n, n, NULL}, hq = {add, ctx, n, 0, NULL},
+             jq = {add, ctx, 2 * n + ne, 0, NULL};
+    mbs_ggl_blocks b = {s_ggl_blk_add, &kq, s_ggl_blk_add, &kv, s_ggl_blk_add, &hq, s_ggl_blk_add, &jq};
+    mbs_ggl_emit_blocks(m, d, w0, x, v, t, contacts, &b);
+}
+
 void mbs_ggl_emit(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t,
                   int contacts, mbs_add_fn add, void *ctx, long *bound)
 {
@@ -259,7 +290,7 @@ void mbs_ggl_emit(const mbs_model *m, mbs_data *d, double w0, const double *x, c
 #undef ADD
     if (bound) *bound += cnt;
     /* then the blocks of the forces' and the constraints' derivatives */
-    mbs_ggl_emit_var(m, d, w0, x, v, t, contacts, add, ctx, bound);
+    s_ggl_emit_var(m, d, w0, x, v, t, contacts, add, ctx, bound);
 }
 
 void mbs_ggl_emit_blocks(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t,
@@ -287,33 +318,6 @@ void mbs_ggl_emit_blocks(const mbs_model *m, mbs_data *d, double w0, const doubl
     mbs_cons_jvq_add(m, x, v, t, 1.0, b->jq, b->jq_ctx);
 }
 
-void mbs_ggl_emit_var(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t,
-                      int contacts, mbs_add_fn add, void *ctx, long *bound)
-{
-    int n = m->nvar, ne = m->neq;
-    if (bound) {
-        /* counting: at most every pair of an element's variables, for K and
-         * for C; the Hessian's and d(Phi_q v)/dq's entries with every
-         * multiplier on */
-        long cnt = 0;
-        for (int e = 0; e < m->nstate_el; e++) cnt += 2L * m->stel[e].nvar * m->stel[e].nvar;
-        if (contacts)
-            for (int k = 0; k < m->spec->ncontact; k++) cnt += 2L * m->cfel[k].nvar * m->cfel[k].nvar;
-        s_gglblk hq = {add, ctx, n, 0, &cnt}, jq = {add, ctx, 2 * n + ne, 0, &cnt};
-        double *l = d->r1;
-        for (int i = 0; i < ne; i++) l[i] = 1.0;
-        mbs_cons_hess_add(m, x, t, l, 1.0 / w0, s_ggl_blk_add, &hq);
-        mbs_cons_jvq_add(m, x, v, t, 1.0, s_ggl_blk_add, &jq);
-        *bound += cnt;
-        return;
-    }
-    /* the blocks at their nodes: K and H in the v rows' q columns, C in
-     * their v columns, d(Phi_q v)/dq in the mu rows' q columns */
-    s_gglblk kq = {add, ctx, n, 0, NULL}, kv = {add, ctx, n, n, NULL}, hq = {add, ctx, n, 0, NULL},
-             jq = {add, ctx, 2 * n + ne, 0, NULL};
-    mbs_ggl_blocks b = {s_ggl_blk_add, &kq, s_ggl_blk_add, &kv, s_ggl_blk_add, &hq, s_ggl_blk_add, &jq};
-    mbs_ggl_emit_blocks(m, d, w0, x, v, t, contacts, &b);
-}
 
 /* Banded sink of the GGL matrix: nodes through the model's ordering. */
 typedef struct {

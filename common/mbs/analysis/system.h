@@ -58,21 +58,18 @@ void mbs_ggl_emit(const mbs_model *m, mbs_data *d, double w0, const double *x, c
                   int contacts, mbs_add_fn add, void *ctx, long *bound);
 
 /* The last part of mbs_ggl_emit, the entries that depend on the state
- * through derivatives: the force elements' (and with contacts the compliant
- * contacts') stiffness and damping blocks, the constraint Hessian weighted
- * by the multipliers, d(Phi_q v)/dq; in mbs_ggl_emit's order, after its
- * identity, mass and Phi_q blocks (I, -I/w0 and -Phi_q^T in the q rows, M
- * and Phi_q^T in the v rows, Phi_q in the lambda and mu rows, a unit
- * diagonal for an equation switched off).  For a sink that places those
- * first blocks itself (system_ggl_red.c). */
-void mbs_ggl_emit_var(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t,
-                      int contacts, mbs_add_fn add, void *ctx, long *bound);
-
-/* The sinks of mbs_ggl_emit_var's blocks, each handed the entries in its
- * block's own indices (variables, or equation and variable): kq the
- * stiffness K/w0 (the v rows' q columns: node (n + i, j)), kv the damping
- * C/w0 (node (n + i, n + j)), hq the constraint Hessian (node (n + i, j)),
- * jq d(Phi_q v)/dq (node (2n + ne + r, j)). */
+ * through derivatives, each block into its own sink, the same entries in
+ * the same order (no counting mode): the force elements' (and with
+ * contacts the compliant contacts') stiffness and damping, the constraint
+ * Hessian weighted by the multipliers, d(Phi_q v)/dq.  mbs_ggl_emit places
+ * them after its identity, mass and Phi_q blocks (I, -I/w0 and -Phi_q^T in
+ * the q rows, M and Phi_q^T in the v rows, Phi_q in the lambda and mu rows,
+ * a unit diagonal for an equation switched off); a sink that places those
+ * first blocks itself (system_ggl_red.c) takes these alone.  Each sink is
+ * handed the entries in its block's own indices (variables, or equation and
+ * variable): kq the stiffness K/w0 (the v rows' q columns: node (n + i, j)),
+ * kv the damping C/w0 (node (n + i, n + j)), hq the constraint Hessian
+ * (node (n + i, j)), jq d(Phi_q v)/dq (node (2n + ne + r, j)). */
 typedef struct {
     mbs_add_fn kq; void *kq_ctx;
     mbs_add_fn kv; void *kv_ctx;
@@ -80,8 +77,6 @@ typedef struct {
     mbs_add_fn jq; void *jq_ctx;
 } mbs_ggl_blocks;
 
-/* mbs_ggl_emit_var's entries, the same in the same order, each block into
- * its own sink (no counting mode). */
 void mbs_ggl_emit_blocks(const mbs_model *m, mbs_data *d, double w0, const double *x, const double *v, double t,
                          int contacts, const mbs_ggl_blocks *b);
 
