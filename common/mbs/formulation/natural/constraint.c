@@ -193,16 +193,25 @@ static inline const double *s_av_at(const mbs_model *m, s_avcache *c, const mbs_
 /* Offset of each equation's Jacobian values in the pooled array. */
 static inline const int *s_eq_cols0(const mbs_model *m) { return m->colpool; }
 
-/* row[jc[k].pos] += w (jc[k].col . O) over the nj columns jc, in the plane:
- * mbs_cons_eval's loop with dim = 2 written out (the same operations). */
-static inline void s_jcols_add2(const mbs_jcol *jc, int nj, const double *O, double w, double *row)
+/* a . b over dim components, summed from 0 in index order; the plane
+ * written out (constant trip counts: the roller chain evaluates 104
+ * equations per Newton iteration), the same operations. */
+static inline double s_dot(const double *a, const double *b, int dim)
 {
-    for (int k = 0; k < nj; k++) {
-        double d = 0;
-        d += jc[k].col[0] * O[0];
-        d += jc[k].col[1] * O[1];
-        row[jc[k].pos] += w * d;
+    double s = 0;
+    if (dim == 2) {
+        s += a[0] * b[0];
+        s += a[1] * b[1];
+        return s;
     }
+    for (int k = 0; k < dim; k++) s += a[k] * b[k];
+    return s;
+}
+
+/* row[jc[k].pos] += w (jc[k].col . O) over the nj columns jc. */
+static inline void s_jcols_add(const mbs_jcol *jc, int nj, const double *O, double w, double *row, int dim)
+{
+    for (int k = 0; k < nj; k++) row[jc[k].pos] += w * s_dot(jc[k].col, O, dim);
 }
 
 void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, double *jac)
@@ -255,55 +264,24 @@ void mbs_cons_eval(const mbs_model *m, const double *x, double t, double *phi, d
             int sq = e->p[p][0] == e->p[p][1];
             const double *P = s_av_at(m, &avc, e->p[p][0], x, NULL);
             const double *Q = sq ? P : s_av_at(m, &avc, e->p[p][1], x, P);
-            double pq = 0;
-            if (dim == 2) {
-                pq += P[0] * Q[0];
-                pq += P[1] * Q[1];
-            } else {
-                for (int a = 0; a < dim; a++) pq += P[a] * Q[a];
-            }
+            double pq = s_dot(P, Q, dim);
             val += w * pq;
             if (trig) dth += W1[p] * pq;
             if (!row) continue;
             if (sq) {
-                /* P = Q: both loops below add w (col . P) at the same
+                /* P = Q: both lists' adds below are w (col . P) at the same
                  * places (distinct within a list), each place its two
                  * additions in the same order */
                 const mbs_jcol *jc = e->jc[p][0];
                 for (int k = 0; k < e->njc[p][0]; k++) {
-                    double d = 0;
-                    if (dim == 2) {
-                        d += jc[k].col[0] * P[0];
-                        d += jc[k].col[1] * P[1];
-                    } else {
-                        for (int a = 0; a < dim; a++) d += jc[k].col[a] * P[a];
-                    }
-                    double a = w * d;
+                    double a = w * s_dot(jc[k].col, P, dim);
                     row[jc[k].pos] += a;
                     row[jc[k].pos] += a;
                 }
                 continue;
             }
-            if (dim == 2) {
-                /* the plane with constant trip counts (the roller chain
-                 * evaluates 104 equations per Newton iteration): the same
-                 * sums in the same order as the loops below */
-                s_jcols_add2(e->jc[p][0], e->njc[p][0], Q, w, row);
-                s_jcols_add2(e->jc[p][1], e->njc[p][1], P, w, row);
-                continue;
-            }
-            const mbs_jcol *jc = e->jc[p][0];
-            for (int k = 0; k < e->njc[p][0]; k++) {
-                double d = 0;
-                for (int a = 0; a < dim; a++) d += jc[k].col[a] * Q[a];
-                row[jc[k].pos] += w * d;
-            }
-            jc = e->jc[p][1];
-            for (int k = 0; k < e->njc[p][1]; k++) {
-                double d = 0;
-                for (int a = 0; a < dim; a++) d += jc[k].col[a] * P[a];
-                row[jc[k].pos] += w * d;
-            }
+            s_jcols_add(e->jc[p][0], e->njc[p][0], Q, w, row, dim);
+            s_jcols_add(e->jc[p][1], e->njc[p][1], P, w, row, dim);
         }
         if (trig && row) row[e->apos] += dth;
         phi[i] = val;
