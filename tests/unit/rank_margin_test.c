@@ -47,9 +47,11 @@ static char *s_model(int nfree, int nchain)
     return t;
 }
 
-/* The definition: |R_rr| / |R_11| of one pivoted QR of the dense Phi_q^T at
- * the rank r = neq - redundant. */
-static double s_dense_margin(const mbs_model *m, const mbs_data *d)
+/* The definition: |R_rr| / |R_11| of one pivoted QR of the dense Phi_q^T,
+ * each equation's row scaled by a power of two to a length in [0.5, 1)
+ * when unit (mbs_rank_margin; not: the assembly's redundancy analysis), at the rank r = neq -
+ * redundant. */
+static double s_dense_margin(const mbs_model *m, const mbs_data *d, int unit)
 {
     int n = m->nvar, ne = m->neq, r0 = ne - d->rep.redundant;
     double *A = calloc((size_t)n * (size_t)ne, sizeof(double));
@@ -58,7 +60,9 @@ static double s_dense_margin(const mbs_model *m, const mbs_data *d)
     for (int r = 0; r < ne; r++) {
         const mbs_eq *e = &m->eq[r];
         const double *row = d->jac + (e->cols - m->colpool);
-        for (int k = 0; k < e->nnz; k++) A[(size_t)r * n + e->cols[k]] = row[k];
+        double s2 = 0;
+        for (int k = 0; k < e->nnz; k++) s2 += row[k] * row[k];
+        for (int k = 0; k < e->nnz; k++) A[(size_t)r * n + e->cols[k]] = unit ? ldexp(row[k], mbs_rank_scale(s2)) : row[k];
     }
     double margin = mbs_qrcp_rank(n, ne, A, jp, rd, 1e-9) >= 0 && rd[0] > 0 ? rd[r0 - 1] / rd[0] : -1;
     free(A); free(jp); free(rd);
@@ -87,7 +91,7 @@ static void s_compare(const char *what, char *text, int ntrial, double amp, int 
      * of full rank): dof, redundancy and the smallest |R_kk| ratio as one
      * dense QR gives them at the initial configuration */
     mbs_cons_eval(m, d->x, 0.0, d->phi, d->jac);
-    double ref0 = s_dense_margin(m, d);
+    double ref0 = s_dense_margin(m, d, 0);
     CHECK(d->rep.redundant == 0 && d->rep.dof == m->nvar - m->neq);
     CHECK(fabs(d->rep.min_singular_ratio - ref0) <= 1e-12 * ref0);
     double *x = malloc(sizeof(double) * (size_t)m->nvar);
@@ -96,11 +100,11 @@ static void s_compare(const char *what, char *text, int ntrial, double amp, int 
     for (int trial = 0; trial <= ntrial; trial++) {
         for (int i = 0; i < m->nvar; i++) x[i] = d->x[i] + (trial ? amp * s_rand(&seed) : 0.0);
         mbs_cons_eval(m, x, d->t, d->phi, d->jac);
-        double got = mbs_rank_margin(m, d), ref = s_dense_margin(m, d);
+        double got = mbs_rank_margin(m, d), ref = s_dense_margin(m, d, 1);
         CHECK(ref > 0);
         /* one block: mbs_rank_margin's own dense QR, the same arithmetic */
         if (exact) {
-            CHECK(mbs_rank_margin_blocks(m, d->jac, m->neq - d->rep.redundant, 4e6) == MBS_RANK_ONE_BLOCK);
+            CHECK(mbs_rank_margin_blocks(m, d->jac, m->neq - d->rep.redundant, 4e6, 1) == MBS_RANK_ONE_BLOCK);
             CHECK(got == ref);
         }
         double rel = fabs(got - ref) / ref;
@@ -151,8 +155,9 @@ static char *s_rotor_four_bar(double J)
  * (the rotors' block of the Jacobian is square and regular, analysis.c
  * s_rank_margin_rotors; their rows and columns left out, the rest is the
  * same matrix up to the order of its rows and columns); the whole
- * matrix's margin, which the BDF used to take (1.5e-4: a singular
- * position all the run, docs/accuracy.md), is far below. */
+ * matrix's margin without the rows' scaling, which the BDF used to take
+ * (1.5e-4: a singular position all the run, docs/accuracy.md), is far
+ * below. */
 static void test_rotor_margin(void)
 {
     double got[2] = {0, 0}, whole = 0;
@@ -170,7 +175,7 @@ static void test_rotor_margin(void)
             got[k] = mbs_rank_margin(m, d);
             nvar[k] = m->nvar;
             if (k == 0) {
-                whole = s_dense_margin(m, d);
+                whole = s_dense_margin(m, d, 0);
                 CHECK(m->nrotor3 == 4 && d->rep.redundant == 1 && d->rep.dof == 1);
             }
         }
@@ -182,6 +187,30 @@ static void test_rotor_margin(void)
     CHECK(got[1] > 1e-2 && got[1] < 1);
     CHECK(fabs(got[0] - got[1]) <= 1e-12 * got[1]);
     CHECK(whole > 0 && whole < 1e-2 * got[1]);
+}
+
+/* The roller chain drive at its initial configuration (a regular one: the
+ * links' rows are 2 sqrt(2) x 12.7 mm long, a unit vector's 2): the margin
+ * of the rows scaled to about unit length is that of a regular mechanism, the
+ * unscaled one (what mbs_rank_margin measured before, 0.0037 all the run)
+ * is below the BDF's singular-position threshold (0.03). */
+static void test_chain_margin(void)
+{
+    t_model tm;
+    char *text = t_slurp("examples/roller_chain_drive.json", NULL);
+    int rc = text ? t_model_text(text, NULL, &tm) : -1;
+    free(text);
+    CHECK(rc == 0);
+    if (rc) return;
+    mbs_model *m = tm.m;
+    mbs_data *d = tm.d;
+    mbs_cons_eval(m, d->x, 0.0, d->phi, d->jac);
+    double got = mbs_rank_margin(m, d), unit = s_dense_margin(m, d, 1), raw = s_dense_margin(m, d, 0);
+    printf("  roller chain drive (%d equations): margin %.4g (rows scaled), %.4g unscaled\n", m->neq, got, raw);
+    CHECK(fabs(got - unit) <= 1e-12 * unit);
+    CHECK(got > 0.1 && got < 1);
+    CHECK(raw > 0 && raw < 0.01);
+    t_model_free(&tm);
 }
 
 int main(void)
@@ -198,5 +227,6 @@ int main(void)
      * constant (an identity block of every body would give 1 everywhere) */
     CHECK(lo_mixed < 0.9 && lo_free < 1.0 && lo_one < 1.0);
     test_rotor_margin();
+    test_chain_margin();
     return CHECK_SUMMARY("rank_margin_test");
 }

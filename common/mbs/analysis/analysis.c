@@ -143,6 +143,20 @@ static void s_jac_fill(const mbs_model *m, const mbs_data *d, double *A)
     }
 }
 
+/* Scale each column of the n x ne column-major A (an equation's row of
+ * Phi_q, in Phi_q^T) by the power of two that brings its 2-norm into
+ * [0.5, 1) (mbs_rank_scale); zero columns stay zero (the rank margin's,
+ * mbs_rank_margin). */
+static void s_unit_columns(int n, int ne, double *A)
+{
+    for (int c = 0; c < ne; c++) {
+        double *a = A + (size_t)c * n, s2 = 0;
+        for (int i = 0; i < n; i++) s2 += a[i] * a[i];
+        int e = mbs_rank_scale(s2);
+        for (int i = 0; e && i < n; i++) a[i] = ldexp(a[i], e);
+    }
+}
+
 /* The same in a new array; NULL when out of memory. */
 static double *s_jac_dense(const mbs_model *m, const mbs_data *d)
 {
@@ -239,7 +253,7 @@ static int s_redundancy_blocks(const mbs_model *m, mbs_data *d)
 {
     int n = m->nvar, ne = m->neq, rank = 0;
     double *rd = malloc(sizeof(double) * (size_t)ne);
-    int nb = rd ? mbs_blocks_rdiag(m, d->jac, DENSE_RANK_MAX, rd) : -1;
+    int nb = rd ? mbs_blocks_rdiag(m, d->jac, DENSE_RANK_MAX, 0, rd) : -1;
     /* mbs_qrcp_rank's count: |R_kk| above 1e-9 |R_11| */
     for (int i = 0; nb >= 2 && i < ne; i++)
         if (rd[i] > 1e-9 * rd[0] && rd[i] > 0) rank++;
@@ -373,6 +387,7 @@ static double s_rank_margin_rotors(const mbs_model *m, const mbs_data *d, int r0
             for (int k = 0; k < e->nnz; k++) A[(size_t)c * nb + col[e->cols[k]]] = row[k];
             c++;
         }
+        s_unit_columns(nb, neb, A);
         int rank = mbs_qrcp_rank(nb, neb, A, jp, rd, 1e-9);
         margin = rank >= 0 && rd[0] > 0 ? rd[r0 - nr - 1] / rd[0] : 0;
     }
@@ -436,7 +451,7 @@ double mbs_rank_margin(const mbs_model *m, mbs_data *d)
     if (mr >= 0) return mr;
     /* independent blocks (free bodies) one by one: linear in their number */
     if (r0 <= (ne < n ? ne : n)) {
-        double mb = mbs_rank_margin_blocks(m, d->jac, r0, DENSE_RANK_MAX);
+        double mb = mbs_rank_margin_blocks(m, d->jac, r0, DENSE_RANK_MAX, 1);
         if (mb != MBS_RANK_ONE_BLOCK) return mb;
     }
     if ((double)n * ne > DENSE_RANK_MAX) return 1;
@@ -446,6 +461,7 @@ double mbs_rank_margin(const mbs_model *m, mbs_data *d)
     if (!w) return 0;
     memset(w->A, 0, sizeof(double) * (size_t)n * (size_t)ne);
     s_jac_fill(m, d, w->A);
+    s_unit_columns(n, ne, w->A);
     double margin = 0;
     int rank = mbs_qrcp_rank_ws(n, ne, w->A, w->jp, w->rd, 1e-9, w->tau, w->work, w->lwork);
     if (rank >= 0 && r0 <= (ne < n ? ne : n) && w->rd[0] > 0) margin = w->rd[r0 - 1] / w->rd[0];

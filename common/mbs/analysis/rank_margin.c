@@ -5,6 +5,7 @@
 #include "mbs/analysis/rank_margin.h"
 #include "mbs/linalg/linalg.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,7 +62,7 @@ static int s_blocks(const mbs_model *m, int *blk, int *eblk)
     return nblk;
 }
 
-int mbs_blocks_rdiag(const mbs_model *m, const double *jac, double dense_max, double *rd_out)
+int mbs_blocks_rdiag(const mbs_model *m, const double *jac, double dense_max, int unit_rows, double *rd_out)
 {
     int n = m->nvar, ne = m->neq;
     int *blk = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
@@ -93,7 +94,7 @@ int mbs_blocks_rdiag(const mbs_model *m, const double *jac, double dense_max, do
     /* a dominant block (over a quarter of the whole matrix's entries) is
      * left to the one dense QR (ret 1): little to gain, and where its
      * columns nearly tie (the roller chain's 100 equal links, margin
-     * 0.0037) a QR of the block alone pivots in another order than the
+     * unscaled 0.0037) a QR of the block alone pivots in another order than the
      * whole matrix's and moves its |R_kk| (0.00373 -> 0.00378) */
     if (4 * big > (double)n * ne) { ret = 1; goto out; }
     {
@@ -121,7 +122,10 @@ int mbs_blocks_rdiag(const mbs_model *m, const double *jac, double dense_max, do
         for (int c = 0; c < nq; c++) {
             const mbs_eq *e = &m->eq[eqs[eptr[b] + c]];
             const double *row = jac + (e->cols - m->colpool);
-            for (int k = 0; k < e->nnz; k++) A[(size_t)c * nv + loc[e->cols[k]]] = row[k];
+            double s2 = 0;
+            for (int k = 0; k < e->nnz; k++) s2 += row[k] * row[k];
+            int sc = unit_rows ? mbs_rank_scale(s2) : 0;
+            for (int k = 0; k < e->nnz; k++) A[(size_t)c * nv + loc[e->cols[k]]] = ldexp(row[k], sc);
         }
         if (mbs_qrcp_rank(nv, nq, A, jp, rd, 1e-9) < 0) goto out;
         for (int k = 0; k < mn; k++) rd_out[nall++] = rd[k];
@@ -137,10 +141,10 @@ out:
     return ret;
 }
 
-double mbs_rank_margin_blocks(const mbs_model *m, const double *jac, int r0, double dense_max)
+double mbs_rank_margin_blocks(const mbs_model *m, const double *jac, int r0, double dense_max, int unit_rows)
 {
     double *rd = malloc(sizeof(double) * (size_t)(m->neq > 0 ? m->neq : 1));
-    int nb = rd ? mbs_blocks_rdiag(m, jac, dense_max, rd) : -1;
+    int nb = rd ? mbs_blocks_rdiag(m, jac, dense_max, unit_rows, rd) : -1;
     double margin = nb == 1 ? MBS_RANK_ONE_BLOCK : nb == 0 ? 1 : 0;
     if (nb >= 2 && r0 <= m->neq && rd[0] > 0) margin = rd[r0 - 1] / rd[0];
     free(rd);

@@ -12,11 +12,29 @@
 
 #include "mbs/model/model.h"
 
+#include <math.h>
+
+/* The exponent e such that 2^e sqrt(s2) lies in [0.5, 1): an equation's
+ * row of squared length s2 is scaled by 2^e before the rank margin's QR
+ * (mbs_rank_margin), exactly, so that rows of equal length stay equal and
+ * the pivoting order among them is the unscaled one's (a scaling to unit
+ * length made near ties of exact ones and the margin depend on rounding:
+ * 12 % between two orders of the same QR); 0 for s2 = 0 or not finite. */
+static inline int mbs_rank_scale(double s2)
+{
+    int e = 0;
+    if (!(s2 > 0) || !isfinite(s2)) return 0;
+    (void)frexp(sqrt(s2), &e);
+    return -e;
+}
+
 /* Returned by mbs_rank_margin_blocks for a Jacobian that is one block. */
 #define MBS_RANK_ONE_BLOCK (-1.0)
 
 /* The |R_kk| of a QR with column pivoting of Phi_q^T (the model's pattern,
- * values jac), computed block by block: each block's |R_kk| are those the
+ * values jac; with unit_rows each equation's row scaled by the power of two
+ * mbs_rank_scale gives first, as mbs_rank_margin measures), computed block
+ * by block: each block's |R_kk| are those the
  * pivoted QR of the whole matrix finds (it takes the largest remaining
  * column, and the blocks' columns are orthogonal), so together, in
  * decreasing order, they are its diagonal (up to rounding): into rd (neq
@@ -26,13 +44,13 @@
  * (then the pivot order of its own QR can differ from the whole's where
  * its columns nearly tie: the caller's dense QR decides), 0 when a block's dense matrix has more than
  * dense_max entries, -1 on failure (rd not filled). */
-int mbs_blocks_rdiag(const mbs_model *m, const double *jac, double dense_max, double *rd);
+int mbs_blocks_rdiag(const mbs_model *m, const double *jac, double dense_max, int unit_rows, double *rd);
 
 /* |R_rr| / |R_11| at rank r0 (1 <= r0 <= min(nvar, neq)) of a QR with
- * column pivoting of Phi_q^T from mbs_blocks_rdiag.  MBS_RANK_ONE_BLOCK
+ * column pivoting of Phi_q^T from mbs_blocks_rdiag (unit_rows passed on).  MBS_RANK_ONE_BLOCK
  * when that returns 1 (the caller's dense QR decides); 1 (not
  * measured) when a block's dense matrix has more than dense_max entries;
  * 0 on failure. */
-double mbs_rank_margin_blocks(const mbs_model *m, const double *jac, int r0, double dense_max);
+double mbs_rank_margin_blocks(const mbs_model *m, const double *jac, int r0, double dense_max, int unit_rows);
 
 #endif

@@ -188,36 +188,42 @@ static double s_diff_norm(const mbs_data *d, int n, int k, double t1, const doub
  * below thr.  The dense QR with column pivoting that the margin takes is
  * skipped when the last margin computed (d->rm_val, at the Jacobian kept in
  * d->rm_jac) answers the question: no entry of the Jacobian has moved by
- * more than RM_MOVE x that margin x its largest entry since, and that margin
+ * more than RM_MOVE x that margin x the length of its row then (d->rm_row:
+ * the margin is that of the rows scaled to unit length), and that margin
  * is more than a factor RM_GAP away from thr either way.  R's diagonal moves
  * with the matrix by about the size of the change (the singular values by
  * at most its norm; with the pivoting this is the usual behaviour, not a
  * proven bound), so the margin has moved by about 5 % of itself, and the
  * answer is the one a fresh QR gives unless the margin sat within 50 % of
- * thr (ten times that).  On the roller chain drive every rejected step asks (the noise
- * test), and the third rejection in a row (the order's drop): 1066 QRs of
- * 104 x 206 entries, about 110 us each (12 % of the run), at a margin of
- * 0.0037 to 0.0041 all the run; 395 with the reuse.  fresh_below: a margin
- * below thr is always computed afresh (the caller reads it in
- * d->rm_val). */
+ * thr (ten times that).  fresh_below: a margin below thr is always
+ * computed afresh (the caller reads it in d->rm_val).  A form without
+ * f->jac_row computes it afresh every time. */
 #define RM_MOVE 5e-2
 #define RM_GAP 1.5
 static int s_margin_below(const mbs_dae_form *f, mbs_data *d, double thr, int fresh_below)
 {
-    int nnz = f->jac_nnz;
     double rc = d->rm_val;
-    if (d->rm_jac && rc > 0 && (rc > RM_GAP * thr || (rc * RM_GAP < thr && !fresh_below))) {
-        double tol = RM_MOVE * rc * d->rm_max;
-        int i = 0;
-        while (i < nnz && fabs(d->jac[i] - d->rm_jac[i]) <= tol) i++;
-        if (i == nnz) return rc < thr;
+    if (d->rm_jac && f->jac_row && rc > 0 && (rc > RM_GAP * thr || (rc * RM_GAP < thr && !fresh_below))) {
+        int moved = 0;
+        for (int r = 0; r < f->ne && !moved; r++) {
+            int off, nnz;
+            f->jac_row(f->ctx, r, &off, &nnz);
+            double tol = RM_MOVE * rc * d->rm_row[r];
+            for (int k = off; k < off + nnz; k++)
+                if (!(fabs(d->jac[k] - d->rm_jac[k]) <= tol)) { moved = 1; break; }
+        }
+        if (!moved) return rc < thr;
     }
     double r = f->rank_margin(f->ctx);
-    if (d->rm_jac) {
-        double big = 0;
-        for (int i = 0; i < nnz; i++) big = fmax(big, fabs(d->jac[i]));
-        memcpy(d->rm_jac, d->jac, sizeof(double) * (size_t)nnz);
-        d->rm_max = big;
+    if (d->rm_jac && f->jac_row) {
+        memcpy(d->rm_jac, d->jac, sizeof(double) * (size_t)f->jac_nnz);
+        for (int e = 0; e < f->ne; e++) {
+            int off, nnz;
+            double s2 = 0;
+            f->jac_row(f->ctx, e, &off, &nnz);
+            for (int k = off; k < off + nnz; k++) s2 += d->jac[k] * d->jac[k];
+            d->rm_row[e] = sqrt(s2);
+        }
         d->rm_val = r;
     }
     return !(r >= thr);
@@ -255,6 +261,7 @@ int mbs_bdf_ws_make(const mbs_dae_form *f, const mbs_model *m, mbs_data *d)
         ok &= d->qh[h] && d->vh[h] && d->lh[h] && d->zh[h];
     }
     ok &= (d->rm_jac = calloc((size_t)f->jac_nnz + 1, sizeof(double))) != NULL;
+    ok &= (d->rm_row = calloc((size_t)nq, sizeof(double))) != NULL;
     d->rm_val = -1;
     /* the restart at a controller's sample (bdf_sample.c) */
     if (ok && m->nctrl > 0) ok = (d->bdf_smp = calloc(mbs_bdf_sample_size(f, m), sizeof(double))) != NULL;
@@ -275,7 +282,8 @@ void mbs_bdf_ws_free(mbs_data *d)
     free(d->bdf_smp);
     d->bdf_smp = NULL;
     free(d->rm_jac);
-    d->rm_jac = NULL;
+    free(d->rm_row);
+    d->rm_jac = d->rm_row = NULL;
     mbs_mat_free(&d->ggl);
     mbs_ggl_sp_free(d);
     mbs_cu_ws_free(d);

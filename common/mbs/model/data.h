@@ -132,9 +132,9 @@ struct mbs_data {
                              a sample (integrate/bdf_sample.h)               */
     double *rm_jac;       /* (the Jacobian's entries) the Jacobian of the last
                              rank margin (mbs_rank_margin) the BDF computed,
-                             its largest entry and the margin (rm_val < 0:
-                             none; integrator_bdf.c)                         */
-    double rm_max, rm_val;
+                             its rows' lengths (neq) and the margin (rm_val
+                             < 0: none; integrator_bdf.c)                    */
+    double *rm_row, rm_val;
     struct mbs_rank_ws *rank_ws; /* mbs_rank_margin's dense QR workspace
                              (analysis.c), made at its first dense margin  */
 
