@@ -32,6 +32,7 @@ const char *const gw_metric_cols[] = {
     "max_constraint_violation", "max_velocity_violation", "energy_drift", "conservative",
     "mean_active_contacts", "max_active_contacts", "contact_activations", "contact_deactivations",
     "contact_detection_seconds", "linear_algebra_seconds", "peak_memory_bytes", "order_max_used", "singular_steps",
+    "slow_multiplier_steps",
     "contact_method", "mean_lcp_dimension", "max_lcp_dimension", "lcp_solves", "lcp_failures", "events", "impacts",
     "max_penetration", "max_complementarity_error", "zeno_closures",
     "nonsmooth_steps", "nonsmooth_error_estimate", "kept_set_reselections",

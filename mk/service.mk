@@ -54,10 +54,11 @@ $(S)/gateway: $(call objs,$(S),$(GW_SRC)) $(S)/gen/migrations.o $(S)/libsvc.a $(
 $(S)/worker: $(call objs,$(S),$(WK_SRC)) $(S)/libsvc.a $(S)/libcommon.a $(S)/libmbs.a
 	$(CC) $(SAN_FLAGS) -pthread -o $@ $^ $(LDLIBS_SVC)
 
-# Unit tests of common/svc (design expansion, Sobol', messages, reductions).
-$(B)/tests/svc_test: $(B)/obj/tests/integration/svc_test.o $(B)/libsvc.a
+# Unit tests of common/svc (design expansion, Sobol', messages, reductions;
+# the metrics' names beside the CLI's, hence libmbs).
+$(B)/tests/svc_test: $(B)/obj/tests/integration/svc_test.o $(B)/libsvc.a $(B)/libcommon.a $(B)/libmbs.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ -ljansson -lzmq -lm
+	$(CC) $(CFLAGS) -pthread -o $@ $^ $(LDLIBS_SVC)
 
 # A hostile worker for tests/integration/test_zmq_security.sh.
 $(B)/tests/zmq_peer: $(B)/obj/tests/integration/zmq_peer.o $(B)/libsvc.a

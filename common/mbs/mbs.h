@@ -184,7 +184,13 @@ typedef struct {
     int order_max_used;      /* BDF: highest order used                     */
     long singular_steps;     /* steps taken through a (near-)singular
                                 configuration: the AL Newton iteration met its
-                                slow singular mode (a counted warning)       */
+                                slow singular mode, the BDF's Newton iterates
+                                at their rounding floor near a rank loss,
+                                DOPRI5's ill-conditioned KKT systems       */
+    long slow_multiplier_steps; /* BDF: steps accepted with positions and
+                                velocities converged and the constraint
+                                multipliers not, at the iteration limit
+                                (algebraic: they decide no step)           */
     long reselections;       /* BDF: times the independent constraint set
                                 was chosen again after it degenerated      */
     /* contacts and nonsmooth joints */

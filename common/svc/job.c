@@ -267,7 +267,7 @@ json_t *job_metrics_json(const mbs_metrics *m)
     R(mean_active_contacts); I(max_active_contacts);
     I(contact_activations); I(contact_deactivations);
     R(contact_detection_seconds); R(linear_algebra_seconds);
-    I(peak_memory_bytes); I(order_max_used); I(singular_steps);
+    I(peak_memory_bytes); I(order_max_used); I(singular_steps); I(slow_multiplier_steps);
     json_object_set_new(o, "contact_method", json_string(m->contact_method ? m->contact_method : "none"));
     R(mean_lcp_dimension); I(max_lcp_dimension); I(lcp_solves); I(lcp_failures);
     I(events); I(impacts); I(zeno_closures); R(max_penetration); R(max_complementarity_error);

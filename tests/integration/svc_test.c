@@ -312,6 +312,45 @@ static void test_metrics_json(void)
     json_decref(o);
 }
 
+/* The service's metrics (job_metrics_json, stored by name into the metrics
+ * table) and the CLI's (mbs_metrics_json) are written by two functions: they
+ * name the same metrics, but for the spellings the table kept (the CLI's
+ * max_order_used is order_max_used there), the CLI's chord list (text, not
+ * a metric) and the service's conservative flag.  A metric added to one and
+ * not the other fails here. */
+static void test_metrics_names(void)
+{
+    mbs_metrics m;
+    memset(&m, 0, sizeof m);
+    m.integrator = "bdf";
+    m.formulation = "relative"; /* the relative fields in both */
+    m.contact_method = "compliant";
+    char buf[16384];
+    int len = mbs_metrics_json(&m, buf, sizeof buf);
+    CHECK(len > 0 && len < (int)sizeof buf);
+    json_t *cli = json_loads(buf, 0, NULL), *svc = job_metrics_json(&m);
+    CHECK(cli && svc);
+    if (!cli || !svc) { json_decref(cli); json_decref(svc); return; }
+    static const char *const alias[][2] = {{"max_order_used", "order_max_used"}};
+    const char *key;
+    json_t *val;
+    int missing = 0;
+    json_object_foreach(cli, key, val) {
+        const char *k = key;
+        for (size_t a = 0; a < sizeof alias / sizeof alias[0]; a++) if (!strcmp(k, alias[a][0])) k = alias[a][1];
+        if (strcmp(k, "chords") && !json_object_get(svc, k)) { printf("  CLI metric %s: not in the service's\n", key); missing++; }
+    }
+    json_object_foreach(svc, key, val) {
+        const char *k = key;
+        for (size_t a = 0; a < sizeof alias / sizeof alias[0]; a++) if (!strcmp(k, alias[a][1])) k = alias[a][0];
+        if (strcmp(k, "conservative") && !json_object_get(cli, k)) { printf("  service metric %s: not in the CLI's\n", key); missing++; }
+    }
+    CHECK(missing == 0);
+    CHECK(json_object_get(svc, "slow_multiplier_steps") && json_object_get(cli, "slow_multiplier_steps"));
+    json_decref(cli);
+    json_decref(svc);
+}
+
 static void test_verify(void)
 {
     /* how many: ceil(f n), products that are integers up to rounding kept */
@@ -389,6 +428,7 @@ int main(void)
     test_design();
     test_misc();
     test_metrics_json();
+    test_metrics_names();
     test_verify();
     if (s_fail) { fprintf(stderr, "svc_test: %d check(s) failed\n", s_fail); return 1; }
     printf("svc_test: all checks passed\n");

@@ -33,6 +33,10 @@ off=$(sql "SELECT min(m.mean_active_contacts) FROM metrics m JOIN jobs j ON j.id
 python3 -c "import sys; on, off = float(sys.argv[1]), float(sys.argv[2]); assert on < off and off == 21, (on, off)" "$on" "$off" \
   || fail "active pairs with deactivation $on, without $off"
 ok "contact deactivation via the service: 2 pairs compared, same outputs, active pairs $on (on) vs $off (off) of 21"
+# the BDF's step counts stored apart: singular-position steps and steps with
+# slow multipliers (sql/017), within the steps taken
+n=$(sql "SELECT count(*) FROM metrics m JOIN jobs j ON j.id = m.job_id WHERE j.sweep_id = '$SID' AND m.integrator = 'bdf' AND m.singular_steps IS NOT NULL AND m.slow_multiplier_steps IS NOT NULL AND m.singular_steps + m.slow_multiplier_steps <= m.steps + m.rejected_steps")
+[ "$n" = 4 ] || fail "BDF step counts stored for $n of 4 jobs"
 
 # rigid contacts (Moreau-Jean) through the service: the method and the
 # complementarity problems' sizes are stored; deactivation keeps the far

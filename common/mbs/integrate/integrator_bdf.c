@@ -618,7 +618,8 @@ int mbs_bdf_run(const mbs_dae_form *f, const mbs_model *m, mbs_data *d, mbs_step
                                rate_qv >= 0.5 && s_margin_below(f, d, 4 * SING_RANK_MARGIN, 0);
                 if (qv_last || qv_floor) {
                     converged = 1;
-                    d->met.singular_steps++;
+                    if (qv_floor) d->met.singular_steps++;
+                    else d->met.slow_multiplier_steps++;
                     break;
                 }
                 if (it > 1 && rate > 0.9 && rate_qv > 0.9) break;

@@ -384,9 +384,9 @@ int mbs_metrics_json(const mbs_metrics *x, char *buf, size_t size)
                     x->max_active_contacts, x->contact_activations, x->contact_deactivations));
     APPEND(s_num(AT, REST, "contact_detection_seconds", x->contact_detection_seconds, 0));
     APPEND(s_num(AT, REST, "linear_algebra_seconds", x->linear_algebra_seconds, 0));
-    APPEND(snprintf(AT, REST, "\"max_order_used\": %d, \"singular_steps\": %ld, \"kept_set_reselections\": %ld, "
-                    "\"peak_memory_bytes\": %ld, ", x->order_max_used, x->singular_steps, x->reselections,
-                    x->peak_memory_bytes));
+    APPEND(snprintf(AT, REST, "\"max_order_used\": %d, \"singular_steps\": %ld, \"slow_multiplier_steps\": %ld, "
+                    "\"kept_set_reselections\": %ld, \"peak_memory_bytes\": %ld, ", x->order_max_used,
+                    x->singular_steps, x->slow_multiplier_steps, x->reselections, x->peak_memory_bytes));
     APPEND(snprintf(AT, REST, "\"contact_method\": \"%s\", ", x->contact_method ? x->contact_method : "none"));
     APPEND(s_num(AT, REST, "mean_lcp_dimension", x->mean_lcp_dimension, 0));
     APPEND(snprintf(AT, REST, "\"max_lcp_dimension\": %d, \"lcp_solves\": %ld, \"lcp_failures\": %ld, "
