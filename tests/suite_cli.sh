@@ -8,6 +8,8 @@ fail=0
 echo "== include layers (common/mbs/README.md)"
 bash tests/cli/test_layers.sh || fail=1
 bash tests/cli/test_cli.sh || fail=1
+echo "== scale_test (a mechanism scaled by 1e-8 .. 1e3: the same report and motion)"
+python3 tests/cli/scale_test.py build/mbs || fail=1
 echo "== fuzz_mechanism, 20 s"
 mkdir -p build/fuzz-corpus-ci
 build/fuzz_mechanism -max_total_time=20 -max_len=65536 -print_final_stats=0 build/fuzz-corpus-ci tests/fuzz/corpus \

@@ -15,6 +15,7 @@
 #include "mbs/analysis/rank_margin.h"
 #include "mbs/formulation/natural/natural.h"
 #include "mbs/linalg/linalg.h"
+#include "mbs/model/accuracy.h"
 #include "mbs/model/data.h"
 #include "mbs/model/model.h"
 
@@ -48,24 +49,29 @@ static char *s_model(int nfree, int nchain)
 }
 
 /* The definition: |R_rr| / |R_11| of one pivoted QR of the dense Phi_q^T,
- * each equation's row scaled by a power of two to a length in [0.5, 1)
- * when unit (mbs_rank_margin; not: the assembly's redundancy analysis), at the rank r = neq -
- * redundant. */
-static double s_dense_margin(const mbs_model *m, const mbs_data *d, int unit)
+ * when scaled as every rank analysis measures it (analysis.c s_jac_fill:
+ * each length variable's entries times 2^e, 2^e nearest the mechanism's
+ * length, accuracy.h mbs_var_length_exps; then each equation's row by a
+ * power of two to a length in [0.5, 1)), at the rank r = neq - redundant;
+ * unscaled otherwise (what they measured before). */
+static double s_dense_margin(const mbs_model *m, const mbs_data *d, int scaled)
 {
     int n = m->nvar, ne = m->neq, r0 = ne - d->rep.redundant;
     double *A = calloc((size_t)n * (size_t)ne, sizeof(double));
     int *jp = calloc((size_t)ne, sizeof(int));
     double *rd = calloc((size_t)(ne < n ? ne : n) + 1, sizeof(double));
+    int *ce = calloc((size_t)n + 1, sizeof(int));
+    if (scaled) mbs_var_length_exps(m, ce);
     for (int r = 0; r < ne; r++) {
         const mbs_eq *e = &m->eq[r];
         const double *row = d->jac + (e->cols - m->colpool);
         double s2 = 0;
-        for (int k = 0; k < e->nnz; k++) s2 += row[k] * row[k];
-        for (int k = 0; k < e->nnz; k++) A[(size_t)r * n + e->cols[k]] = unit ? ldexp(row[k], mbs_rank_scale(s2)) : row[k];
+        for (int k = 0; k < e->nnz; k++) s2 += ldexp(row[k], ce[e->cols[k]]) * ldexp(row[k], ce[e->cols[k]]);
+        int er = scaled ? mbs_rank_scale(s2) : 0;
+        for (int k = 0; k < e->nnz; k++) A[(size_t)r * n + e->cols[k]] = ldexp(row[k], ce[e->cols[k]] + er);
     }
     double margin = mbs_qrcp_rank(n, ne, A, jp, rd, 1e-9) >= 0 && rd[0] > 0 ? rd[r0 - 1] / rd[0] : -1;
-    free(A); free(jp); free(rd);
+    free(A); free(jp); free(rd); free(ce);
     return margin;
 }
 
@@ -89,9 +95,10 @@ static void s_compare(const char *what, char *text, int ntrial, double amp, int 
     mbs_data *d = tm.d;
     /* the assembly's redundancy analysis (block by block for free bodies
      * of full rank): dof, redundancy and the smallest |R_kk| ratio as one
-     * dense QR gives them at the initial configuration */
+     * dense QR of the scaled Jacobian gives them at the initial
+     * configuration */
     mbs_cons_eval(m, d->x, 0.0, d->phi, d->jac);
-    double ref0 = s_dense_margin(m, d, 0);
+    double ref0 = s_dense_margin(m, d, 1);
     CHECK(d->rep.redundant == 0 && d->rep.dof == m->nvar - m->neq);
     CHECK(fabs(d->rep.min_singular_ratio - ref0) <= 1e-12 * ref0);
     double *x = malloc(sizeof(double) * (size_t)m->nvar);
@@ -104,7 +111,10 @@ static void s_compare(const char *what, char *text, int ntrial, double amp, int 
         CHECK(ref > 0);
         /* one block: mbs_rank_margin's own dense QR, the same arithmetic */
         if (exact) {
-            CHECK(mbs_rank_margin_blocks(m, d->jac, m->neq - d->rep.redundant, 4e6, 1) == MBS_RANK_ONE_BLOCK);
+            int *ce = calloc((size_t)m->nvar + 1, sizeof(int));
+            mbs_var_length_exps(m, ce);
+            CHECK(mbs_rank_margin_blocks(m, d->jac, m->neq - d->rep.redundant, 4e6, ce) == MBS_RANK_ONE_BLOCK);
+            free(ce);
             CHECK(got == ref);
         }
         double rel = fabs(got - ref) / ref;
@@ -191,7 +201,7 @@ static void test_rotor_margin(void)
 
 /* The roller chain drive at its initial configuration (a regular one: the
  * links' rows are 2 sqrt(2) x 12.7 mm long, a unit vector's 2): the margin
- * of the rows scaled to about unit length is that of a regular mechanism, the
+ * of the scaled Jacobian (analysis.c s_jac_fill) is that of a regular mechanism, the
  * unscaled one (what mbs_rank_margin measured before, 0.0037 all the run)
  * is below the BDF's singular-position threshold (0.03). */
 static void test_chain_margin(void)
@@ -206,7 +216,7 @@ static void test_chain_margin(void)
     mbs_data *d = tm.d;
     mbs_cons_eval(m, d->x, 0.0, d->phi, d->jac);
     double got = mbs_rank_margin(m, d), unit = s_dense_margin(m, d, 1), raw = s_dense_margin(m, d, 0);
-    printf("  roller chain drive (%d equations): margin %.4g (rows scaled), %.4g unscaled\n", m->neq, got, raw);
+    printf("  roller chain drive (%d equations): margin %.4g (scaled), %.4g unscaled\n", m->neq, got, raw);
     CHECK(fabs(got - unit) <= 1e-12 * unit);
     CHECK(got > 0.1 && got < 1);
     CHECK(raw > 0 && raw < 0.01);

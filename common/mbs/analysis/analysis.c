@@ -7,6 +7,7 @@
  */
 #include "mbs/analysis/analysis.h"
 #include "mbs/analysis/rank_margin.h"
+#include "mbs/model/accuracy.h"
 #include "mbs/linalg/sparse_qr.h"
 #include "mbs/analysis/system.h"
 #include "mbs/linalg/vec.h"
@@ -131,37 +132,49 @@ int mbs_keeps_redundant(const mbs_model *m)
            (o->analysis == MBS_ANALYSIS_DYNAMICS && o->integrator == MBS_INT_TRAPEZOIDAL_AL);
 }
 
+/* The rank analyses' column exponents (accuracy.h mbs_var_length_exps),
+ * made at the first call and kept in d; NULL without memory. */
+static const int *s_col_exp(const mbs_model *m, mbs_data *d)
+{
+    if (!d->rank_colexp && (d->rank_colexp = malloc(sizeof(int) * (size_t)(m->nvar > 0 ? m->nvar : 1))))
+        mbs_var_length_exps(m, d->rank_colexp);
+    return d->rank_colexp;
+}
+
 /* Phi_q^T of d->jac into the zeroed n x neq column-major array A (columns
- * the equations), for the rank-revealing QR. */
-static void s_jac_fill(const mbs_model *m, const mbs_data *d, double *A)
+ * the equations), for the rank-revealing QR, as every rank analysis
+ * measures it: each variable's entries times 2^ce[v] (a length in units of
+ * the mechanism's length, accuracy.h mbs_var_length_exps), then each
+ * equation's by the power of two that brings its length into [0.5, 1)
+ * (rank_margin.h mbs_rank_scale).  Exact scalings: equal rows stay equal.
+ * Unscaled, a unit vector's row is 2 long and a link-length row 2 sqrt(2) L,
+ * so that the answers depended on the unit of length: the roller chain
+ * drive's 12.7 mm links had a rank margin of 0.0037 at every regular
+ * position, a slider-crank scaled to 0.6 mm warned "close to singular" and
+ * one scaled to 60 um had an equation dropped as redundant and a wrong
+ * motion. */
+static void s_jac_fill(const mbs_model *m, const mbs_data *d, const int *ce, double *A)
 {
     int n = m->nvar;
     for (int r = 0; r < m->neq; r++) {
         const mbs_eq *e = &m->eq[r];
         const double *row = d->jac + (e->cols - m->colpool);
-        for (int k = 0; k < e->nnz; k++) A[(size_t)r * n + e->cols[k]] = row[k];
-    }
-}
-
-/* Scale each column of the n x ne column-major A (an equation's row of
- * Phi_q, in Phi_q^T) by the power of two that brings its 2-norm into
- * [0.5, 1) (mbs_rank_scale); zero columns stay zero (the rank margin's,
- * mbs_rank_margin). */
-static void s_unit_columns(int n, int ne, double *A)
-{
-    for (int c = 0; c < ne; c++) {
-        double *a = A + (size_t)c * n, s2 = 0;
-        for (int i = 0; i < n; i++) s2 += a[i] * a[i];
-        int e = mbs_rank_scale(s2);
-        for (int i = 0; e && i < n; i++) a[i] = ldexp(a[i], e);
+        double s2 = 0;
+        for (int k = 0; k < e->nnz; k++) {
+            double a = ldexp(row[k], ce[e->cols[k]]);
+            s2 += a * a;
+        }
+        int er = mbs_rank_scale(s2);
+        for (int k = 0; k < e->nnz; k++) A[(size_t)r * n + e->cols[k]] = ldexp(row[k], ce[e->cols[k]] + er);
     }
 }
 
 /* The same in a new array; NULL when out of memory. */
-static double *s_jac_dense(const mbs_model *m, const mbs_data *d)
+static double *s_jac_dense(const mbs_model *m, mbs_data *d)
 {
-    double *A = calloc((size_t)m->nvar * (size_t)m->neq, sizeof(double));
-    if (A) s_jac_fill(m, d, A);
+    const int *ce = s_col_exp(m, d);
+    double *A = ce ? calloc((size_t)m->nvar * (size_t)m->neq, sizeof(double)) : NULL;
+    if (A) s_jac_fill(m, d, ce, A);
     return A;
 }
 
@@ -210,12 +223,24 @@ static int s_redundancy_sparse(const mbs_model *m, mbs_data *d, mbs_errlist *err
         free(cp); free(ri); free(v); free(live); free(seen);
         return MBS_ENOMEM;
     }
+    const int *ce = s_col_exp(m, d);
+    if (!ce) {
+        free(cp); free(ri); free(v); free(live); free(seen);
+        return MBS_ENOMEM;
+    }
     long q = 0;
     for (int r = 0; r < ne; r++) {
         const mbs_eq *e = &m->eq[r];
         const double *row = d->jac + (e->cols - m->colpool);
         cp[r] = (int)q;
-        for (int k = 0; k < e->nnz; k++) { ri[q] = e->cols[k]; v[q] = row[k]; q++; }
+        /* scaled as s_jac_fill scales */
+        double s2 = 0;
+        for (int k = 0; k < e->nnz; k++) {
+            double a = ldexp(row[k], ce[e->cols[k]]);
+            s2 += a * a;
+        }
+        int er = mbs_rank_scale(s2);
+        for (int k = 0; k < e->nnz; k++) { ri[q] = e->cols[k]; v[q] = ldexp(row[k], ce[e->cols[k]] + er); q++; }
     }
     cp[ne] = (int)q;
     double ratio = 0;
@@ -253,7 +278,8 @@ static int s_redundancy_blocks(const mbs_model *m, mbs_data *d)
 {
     int n = m->nvar, ne = m->neq, rank = 0;
     double *rd = malloc(sizeof(double) * (size_t)ne);
-    int nb = rd ? mbs_blocks_rdiag(m, d->jac, DENSE_RANK_MAX, 0, rd) : -1;
+    const int *ce = s_col_exp(m, d);
+    int nb = rd && ce ? mbs_blocks_rdiag(m, d->jac, DENSE_RANK_MAX, ce, rd) : -1;
     /* mbs_qrcp_rank's count: |R_kk| above 1e-9 |R_11| */
     for (int i = 0; nb >= 2 && i < ne; i++)
         if (rd[i] > 1e-9 * rd[0] && rd[i] > 0) rank++;
@@ -346,9 +372,11 @@ static int s_redundancy(const mbs_model *m, mbs_data *d, mbs_errlist *err)
  * the tolerance tightened (1e-8: 3.4e-5 rad, 1e-10: 3.3e-3 rad).  Returns
  * -1 (not applicable: the caller measures the whole matrix) without
  * spatial rotors or when the structure is not the one above. */
-static double s_rank_margin_rotors(const mbs_model *m, const mbs_data *d, int r0)
+static double s_rank_margin_rotors(const mbs_model *m, mbs_data *d, int r0)
 {
     if (m->nrotor3 <= 0) return -1;
+    const int *ce = s_col_exp(m, d);
+    if (!ce) return 0;
     int n = m->nvar, ne = m->neq, nr = 0, nrow = 0;
     char *rv = calloc((size_t)n, 1), *rr = calloc((size_t)ne, 1);
     int *col = malloc(sizeof(int) * (size_t)n);
@@ -384,10 +412,16 @@ static double s_rank_margin_rotors(const mbs_model *m, const mbs_data *d, int r0
             if (rr[i]) continue;
             const mbs_eq *e = &m->eq[i];
             const double *row = d->jac + (e->cols - m->colpool);
-            for (int k = 0; k < e->nnz; k++) A[(size_t)c * nb + col[e->cols[k]]] = row[k];
+            /* scaled as s_jac_fill scales */
+            double s2 = 0;
+            for (int k = 0; k < e->nnz; k++) {
+                double a = ldexp(row[k], ce[e->cols[k]]);
+                s2 += a * a;
+            }
+            int er = mbs_rank_scale(s2);
+            for (int k = 0; k < e->nnz; k++) A[(size_t)c * nb + col[e->cols[k]]] = ldexp(row[k], ce[e->cols[k]] + er);
             c++;
         }
-        s_unit_columns(nb, neb, A);
         int rank = mbs_qrcp_rank(nb, neb, A, jp, rd, 1e-9);
         margin = rank >= 0 && rd[0] > 0 ? rd[r0 - nr - 1] / rd[0] : 0;
     }
@@ -409,6 +443,8 @@ struct mbs_rank_ws {
 
 void mbs_rank_ws_free(mbs_data *d)
 {
+    free(d->rank_colexp);
+    d->rank_colexp = NULL;
     struct mbs_rank_ws *w = d->rank_ws;
     if (!w) return;
     free(w->A); free(w->rd); free(w->tau); free(w->work); free(w->jp);
@@ -451,7 +487,9 @@ double mbs_rank_margin(const mbs_model *m, mbs_data *d)
     if (mr >= 0) return mr;
     /* independent blocks (free bodies) one by one: linear in their number */
     if (r0 <= (ne < n ? ne : n)) {
-        double mb = mbs_rank_margin_blocks(m, d->jac, r0, DENSE_RANK_MAX, 1);
+        const int *ce = s_col_exp(m, d);
+        if (!ce) return 0;
+        double mb = mbs_rank_margin_blocks(m, d->jac, r0, DENSE_RANK_MAX, ce);
         if (mb != MBS_RANK_ONE_BLOCK) return mb;
     }
     if ((double)n * ne > DENSE_RANK_MAX) return 1;
@@ -460,8 +498,9 @@ double mbs_rank_margin(const mbs_model *m, mbs_data *d)
     struct mbs_rank_ws *w = s_rank_ws(m, d);
     if (!w) return 0;
     memset(w->A, 0, sizeof(double) * (size_t)n * (size_t)ne);
-    s_jac_fill(m, d, w->A);
-    s_unit_columns(n, ne, w->A);
+    const int *ce = s_col_exp(m, d);
+    if (!ce) return 0;
+    s_jac_fill(m, d, ce, w->A);
     double margin = 0;
     int rank = mbs_qrcp_rank_ws(n, ne, w->A, w->jp, w->rd, 1e-9, w->tau, w->work, w->lwork);
     if (rank >= 0 && r0 <= (ne < n ? ne : n) && w->rd[0] > 0) margin = w->rd[r0 - 1] / w->rd[0];

@@ -19,10 +19,12 @@ int mbs_keeps_redundant(const mbs_model *m);
 /* How close the constraint Jacobian in d->jac is to losing rank against
  * the model's structural rank (neq minus the redundant equations found at
  * assembly): |R_rr| / |R_11| of a QR factorisation with column pivoting of
- * Phi_q^T with each equation's row scaled to about unit length (by the
- * power of two of rank_margin.h mbs_rank_scale), r that rank (1 without
- * constraints; 0 on failure).  The scaling makes it a measure of the
- * geometry, not of the equations' units: a link-length equation's row is
+ * Phi_q^T scaled as every rank analysis here measures it (its length
+ * variables in units of the mechanism's length, then each equation's row
+ * to about unit length, by powers of two: analysis.c s_jac_fill), r that
+ * rank (1 without constraints; 0 on failure).  The scaling makes it a
+ * measure of the geometry, not of the equations' units nor the unit of
+ * length: a link-length equation's row is
  * 2 sqrt(2) L long, a unit vector's 2, so that unscaled the 12.7 mm links
  * of the roller chain drive gave 0.0037 at every regular position (the
  * singular-position rules fired all the run) and now give 0.21; the

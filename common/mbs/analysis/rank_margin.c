@@ -62,7 +62,7 @@ static int s_blocks(const mbs_model *m, int *blk, int *eblk)
     return nblk;
 }
 
-int mbs_blocks_rdiag(const mbs_model *m, const double *jac, double dense_max, int unit_rows, double *rd_out)
+int mbs_blocks_rdiag(const mbs_model *m, const double *jac, double dense_max, const int *ce, double *rd_out)
 {
     int n = m->nvar, ne = m->neq;
     int *blk = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
@@ -123,9 +123,12 @@ int mbs_blocks_rdiag(const mbs_model *m, const double *jac, double dense_max, in
             const mbs_eq *e = &m->eq[eqs[eptr[b] + c]];
             const double *row = jac + (e->cols - m->colpool);
             double s2 = 0;
-            for (int k = 0; k < e->nnz; k++) s2 += row[k] * row[k];
-            int sc = unit_rows ? mbs_rank_scale(s2) : 0;
-            for (int k = 0; k < e->nnz; k++) A[(size_t)c * nv + loc[e->cols[k]]] = ldexp(row[k], sc);
+            for (int k = 0; k < e->nnz; k++) {
+                double a = ldexp(row[k], ce[e->cols[k]]);
+                s2 += a * a;
+            }
+            int er = mbs_rank_scale(s2);
+            for (int k = 0; k < e->nnz; k++) A[(size_t)c * nv + loc[e->cols[k]]] = ldexp(row[k], ce[e->cols[k]] + er);
         }
         if (mbs_qrcp_rank(nv, nq, A, jp, rd, 1e-9) < 0) goto out;
         for (int k = 0; k < mn; k++) rd_out[nall++] = rd[k];
@@ -141,10 +144,10 @@ out:
     return ret;
 }
 
-double mbs_rank_margin_blocks(const mbs_model *m, const double *jac, int r0, double dense_max, int unit_rows)
+double mbs_rank_margin_blocks(const mbs_model *m, const double *jac, int r0, double dense_max, const int *ce)
 {
     double *rd = malloc(sizeof(double) * (size_t)(m->neq > 0 ? m->neq : 1));
-    int nb = rd ? mbs_blocks_rdiag(m, jac, dense_max, unit_rows, rd) : -1;
+    int nb = rd ? mbs_blocks_rdiag(m, jac, dense_max, ce, rd) : -1;
     double margin = nb == 1 ? MBS_RANK_ONE_BLOCK : nb == 0 ? 1 : 0;
     if (nb >= 2 && r0 <= m->neq && rd[0] > 0) margin = rd[r0 - 1] / rd[0];
     free(rd);

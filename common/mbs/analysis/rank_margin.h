@@ -32,9 +32,9 @@ static inline int mbs_rank_scale(double s2)
 #define MBS_RANK_ONE_BLOCK (-1.0)
 
 /* The |R_kk| of a QR with column pivoting of Phi_q^T (the model's pattern,
- * values jac; with unit_rows each equation's row scaled by the power of two
- * mbs_rank_scale gives first, as mbs_rank_margin measures), computed block
- * by block: each block's |R_kk| are those the
+ * values jac, scaled as every rank analysis measures it: variable v's
+ * entries times 2^ce[v], then each equation's row by the power of two
+ * mbs_rank_scale gives; analysis.c s_jac_fill), computed block by block: each block's |R_kk| are those the
  * pivoted QR of the whole matrix finds (it takes the largest remaining
  * column, and the blocks' columns are orthogonal), so together, in
  * decreasing order, they are its diagonal (up to rounding): into rd (neq
@@ -44,13 +44,13 @@ static inline int mbs_rank_scale(double s2)
  * (then the pivot order of its own QR can differ from the whole's where
  * its columns nearly tie: the caller's dense QR decides), 0 when a block's dense matrix has more than
  * dense_max entries, -1 on failure (rd not filled). */
-int mbs_blocks_rdiag(const mbs_model *m, const double *jac, double dense_max, int unit_rows, double *rd);
+int mbs_blocks_rdiag(const mbs_model *m, const double *jac, double dense_max, const int *ce, double *rd);
 
 /* |R_rr| / |R_11| at rank r0 (1 <= r0 <= min(nvar, neq)) of a QR with
- * column pivoting of Phi_q^T from mbs_blocks_rdiag (unit_rows passed on).  MBS_RANK_ONE_BLOCK
+ * column pivoting of Phi_q^T from mbs_blocks_rdiag (ce passed on).  MBS_RANK_ONE_BLOCK
  * when that returns 1 (the caller's dense QR decides); 1 (not
  * measured) when a block's dense matrix has more than dense_max entries;
  * 0 on failure. */
-double mbs_rank_margin_blocks(const mbs_model *m, const double *jac, int r0, double dense_max, int unit_rows);
+double mbs_rank_margin_blocks(const mbs_model *m, const double *jac, int r0, double dense_max, const int *ce);
 
 #endif

@@ -158,6 +158,24 @@ static int s_slot_is_point(const mbs_model *m, const mbs_body *B, int sl)
     return sl < m->dim || B->vec_is_point[(sl - m->dim) / m->dim];
 }
 
+void mbs_var_length_exps(const mbs_model *m, int *e)
+{
+    int n = m->nvar;
+    double L = mbs_tolerance_length(m);
+    int eL = L > 0 && isfinite(L) ? (int)lround(log2(L)) : 0;
+    for (int i = 0; i < n; i++) e[i] = 0;
+    for (int b = 0; b < m->nbody; b++) {
+        const mbs_body *B = &m->body[b];
+        for (int sl = 0; sl < m->nb; sl++) {
+            int v = B->var[sl];
+            if (v >= 0 && v < n && s_slot_is_point(m, B, sl)) e[v] = eL;
+        }
+    }
+    for (int r = 0; r < m->nsrotor; r++) e[m->srotor[r].var] = eL;
+    for (int r = 0; r < m->nrotor3; r++)
+        if (m->rotor3[r].slide) e[m->rotor3[r].var_th] = eL;
+}
+
 static void s_var_weights(const mbs_model *m, mbs_tol *t, double rtol, double L, double T)
 {
     int n = m->nvar;

@@ -50,6 +50,16 @@ double mbs_local_tolerance_factor(int integrator, double rtol);
  * accuracy metrics (tolerance, abs_tolerance, error_estimate, warnings). */
 void mbs_tol_init(const mbs_model *m, mbs_data *d);
 
+/* For each variable (nvar), the exponent e with 2^e nearest to the length
+ * L (mbs_tolerance_length) when the variable is a length (a point's
+ * coordinate, a prismatic rotor's slide, a spatial rotor's slide), 0 when
+ * it is dimensionless (a unit vector's coordinate, an angle): the rank
+ * analyses (analysis.h) measure Phi_q with its length columns times 2^e,
+ * i.e. in units of L, so that a mechanism and the same one scaled by any
+ * factor get the same answers (a 20 um slider-crank had an equation
+ * dropped as redundant).  The classification is s_var_weights's. */
+void mbs_var_length_exps(const mbs_model *m, int *e);
+
 /* The length that scales the derived absolute tolerance: the size of the
  * largest moving body (largest distance between its centre of mass, joint
  * points, spring and force points; its shapes' diameters; for a free body,

@@ -135,6 +135,9 @@ struct mbs_data {
                              its rows' lengths (neq) and the margin (rm_val
                              < 0: none; integrator_bdf.c)                    */
     double *rm_row, rm_val;
+    int *rank_colexp;     /* (nvar) the rank analyses' column exponents
+                             (accuracy.h mbs_var_length_exps), made at the
+                             first analysis (analysis.c)                    */
     struct mbs_rank_ws *rank_ws; /* mbs_rank_margin's dense QR workspace
                              (analysis.c), made at its first dense margin  */
 

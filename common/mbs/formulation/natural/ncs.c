@@ -850,7 +850,16 @@ int mbs_ncs_build(mbs_model *m, mbs_errlist *err)
                 A[0] = E[3] / det; A[1] = -E[1] / det; A[2] = -E[2] / det; A[3] = E[0] / det;
             }
         }
-        if (fabs(det) < 1e-12) {
+        /* independence relative to the vectors' lengths (the product of E's
+         * column norms bounds |det|): an absolute 1e-12 refused a 2D body
+         * whose two points are 1 um apart (det = |e1|^2 = 1e-12) */
+        double cn = 1;
+        for (int c = 0; c < dim; c++) {
+            double s2 = 0;
+            for (int r = 0; r < dim; r++) s2 += E[r * dim + c] * E[r * dim + c];
+            cn *= sqrt(s2);
+        }
+        if (!(fabs(det) >= 1e-12 * cn) || cn == 0) {
             mbs_err_add(err, "", "body '%s': could not build an independent natural-coordinate system",
                         s->bodies[b].name);
             rc = MBS_EINVAL;

@@ -572,7 +572,10 @@ static int s_patterns(mbs_model *m, s_eqlist *l)
         if (e.joint == -1) {
             for (slot = s_pattern_hash(tmp, u) & (hcap - 1); htab[slot] && !dup; slot = (slot + 1) & (hcap - 1)) {
                 mbs_eq *o = &l->eq[htab[slot] - 1];
-                if (o->nnz != u || fabs(o->g.base - e.g.base) > 1e-12 * (1 + fabs(e.g.base))) continue;
+                /* the same value up to rounding, relative to the values
+                 * (an absolute 1e-12 took a 1 um Bricard's distance and dot
+                 * products, both about 1e-12 m^2, for one equation) */
+                if (o->nnz != u || fabs(o->g.base - e.g.base) > 1e-12 * (fabs(o->g.base) + fabs(e.g.base))) continue;
                 if (memcmp(o->cols, tmp, sizeof(int) * (size_t)u)) continue;
                 /* same variables and value: the same product of a shared
                  * vector (both bodies carry it), hence the same equation */
