@@ -65,9 +65,7 @@ static double s_dense_margin(const mbs_model *m, const mbs_data *d, int scaled)
     for (int r = 0; r < ne; r++) {
         const mbs_eq *e = &m->eq[r];
         const double *row = d->jac + (e->cols - m->colpool);
-        double s2 = 0;
-        for (int k = 0; k < e->nnz; k++) s2 += ldexp(row[k], ce[e->cols[k]]) * ldexp(row[k], ce[e->cols[k]]);
-        int er = scaled ? mbs_rank_scale(s2) : 0;
+        int er = scaled ? mbs_rank_row_exp(e, row, ce) : 0;
         for (int k = 0; k < e->nnz; k++) A[(size_t)r * n + e->cols[k]] = ldexp(row[k], ce[e->cols[k]] + er);
     }
     double margin = mbs_qrcp_rank(n, ne, A, jp, rd, 1e-9) >= 0 && rd[0] > 0 ? rd[r0 - 1] / rd[0] : -1;

@@ -159,12 +159,7 @@ static void s_jac_fill(const mbs_model *m, const mbs_data *d, const int *ce, dou
     for (int r = 0; r < m->neq; r++) {
         const mbs_eq *e = &m->eq[r];
         const double *row = d->jac + (e->cols - m->colpool);
-        double s2 = 0;
-        for (int k = 0; k < e->nnz; k++) {
-            double a = ldexp(row[k], ce[e->cols[k]]);
-            s2 += a * a;
-        }
-        int er = mbs_rank_scale(s2);
+        int er = mbs_rank_row_exp(e, row, ce);
         for (int k = 0; k < e->nnz; k++) A[(size_t)r * n + e->cols[k]] = ldexp(row[k], ce[e->cols[k]] + er);
     }
 }
@@ -234,12 +229,7 @@ static int s_redundancy_sparse(const mbs_model *m, mbs_data *d, mbs_errlist *err
         const double *row = d->jac + (e->cols - m->colpool);
         cp[r] = (int)q;
         /* scaled as s_jac_fill scales */
-        double s2 = 0;
-        for (int k = 0; k < e->nnz; k++) {
-            double a = ldexp(row[k], ce[e->cols[k]]);
-            s2 += a * a;
-        }
-        int er = mbs_rank_scale(s2);
+        int er = mbs_rank_row_exp(e, row, ce);
         for (int k = 0; k < e->nnz; k++) { ri[q] = e->cols[k]; v[q] = ldexp(row[k], ce[e->cols[k]] + er); q++; }
     }
     cp[ne] = (int)q;
@@ -413,12 +403,7 @@ static double s_rank_margin_rotors(const mbs_model *m, mbs_data *d, int r0)
             const mbs_eq *e = &m->eq[i];
             const double *row = d->jac + (e->cols - m->colpool);
             /* scaled as s_jac_fill scales */
-            double s2 = 0;
-            for (int k = 0; k < e->nnz; k++) {
-                double a = ldexp(row[k], ce[e->cols[k]]);
-                s2 += a * a;
-            }
-            int er = mbs_rank_scale(s2);
+            int er = mbs_rank_row_exp(e, row, ce);
             for (int k = 0; k < e->nnz; k++) A[(size_t)c * nb + col[e->cols[k]]] = ldexp(row[k], ce[e->cols[k]] + er);
             c++;
         }

@@ -122,12 +122,7 @@ int mbs_blocks_rdiag(const mbs_model *m, const double *jac, double dense_max, co
         for (int c = 0; c < nq; c++) {
             const mbs_eq *e = &m->eq[eqs[eptr[b] + c]];
             const double *row = jac + (e->cols - m->colpool);
-            double s2 = 0;
-            for (int k = 0; k < e->nnz; k++) {
-                double a = ldexp(row[k], ce[e->cols[k]]);
-                s2 += a * a;
-            }
-            int er = mbs_rank_scale(s2);
+            int er = mbs_rank_row_exp(e, row, ce);
             for (int k = 0; k < e->nnz; k++) A[(size_t)c * nv + loc[e->cols[k]]] = ldexp(row[k], ce[e->cols[k]] + er);
         }
         if (mbs_qrcp_rank(nv, nq, A, jp, rd, 1e-9) < 0) goto out;

@@ -28,6 +28,20 @@ static inline int mbs_rank_scale(double s2)
     return -e;
 }
 
+/* The exponent by which row (the values of equation e in the Jacobian's
+ * storage) is scaled after its variables' entries were scaled by 2^ce[v]:
+ * mbs_rank_scale of the scaled row's squared length (analysis.c
+ * s_jac_fill, where the scaling is explained). */
+static inline int mbs_rank_row_exp(const mbs_eq *e, const double *row, const int *ce)
+{
+    double s2 = 0;
+    for (int k = 0; k < e->nnz; k++) {
+        double a = ldexp(row[k], ce[e->cols[k]]);
+        s2 += a * a;
+    }
+    return mbs_rank_scale(s2);
+}
+
 /* Returned by mbs_rank_margin_blocks for a Jacobian that is one block. */
 #define MBS_RANK_ONE_BLOCK (-1.0)
 
