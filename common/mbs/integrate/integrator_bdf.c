@@ -154,20 +154,29 @@ static void s_push(mbs_data *d, int n)
 
 /* Weighted RMS norm of the k-th backward difference (mbs_bdf_scaled_divdiff, bdf_coef.h) of
  * the history plus the new point (xn, vn, d->z at time t1): positions,
- * velocities and element states, the estimate of order k - 1's error. */
-static double s_diff_norm(const mbs_data *d, int n, int k, double t1, const double *xn, const double *vn)
+ * velocities and element states, the estimate of order k - 1's error.  The
+ * positions' and velocities' tables go through mbs_bdf_divdiff_rows in
+ * d->bdf_dd (the same bits as one sequence at a time). */
+static double s_diff_norm(mbs_data *d, int n, int k, double t1, const double *xn, const double *vn)
 {
     double tau[8], y[8];
     tau[0] = t1;
     for (int j = 1; j <= k; j++) tau[j] = d->th[j - 1];
+    size_t nb = sizeof(double) * (size_t)n;
+    double *X = d->bdf_dd, *V = d->bdf_dd + (size_t)(k + 1) * (size_t)n;
+    memcpy(X, xn, nb);
+    memcpy(V, vn, nb);
+    for (int j = 1; j <= k; j++) {
+        memcpy(X + (size_t)j * (size_t)n, d->qh[j - 1], nb);
+        memcpy(V + (size_t)j * (size_t)n, d->vh[j - 1], nb);
+    }
+    mbs_bdf_divdiff_rows(X, n, tau, k);
+    mbs_bdf_divdiff_rows(V, n, tau, k);
+    double f = mbs_bdf_divdiff_scale(tau, k);
+    const double *xk = X + (size_t)k * (size_t)n, *vk = V + (size_t)k * (size_t)n;
     double acc = 0;
     for (int i = 0; i < n; i++) {
-        y[0] = xn[i];
-        for (int j = 1; j <= k; j++) y[j] = d->qh[j - 1][i];
-        double dx = mbs_bdf_scaled_divdiff(y, tau, k);
-        y[0] = vn[i];
-        for (int j = 1; j <= k; j++) y[j] = d->vh[j - 1][i];
-        double dv = mbs_bdf_scaled_divdiff(y, tau, k);
+        double dx = f * xk[i], dv = f * vk[i];
         double wx = mbs_wx(d, i, fabs(xn[i])), wv = mbs_wv(d, i, fabs(vn[i]));
         acc += (dx / wx) * (dx / wx) + (dv / wv) * (dv / wv);
     }
@@ -261,6 +270,9 @@ int mbs_bdf_ws_make(const mbs_dae_form *f, const mbs_model *m, mbs_data *d)
         ok &= d->qh[h] && d->vh[h] && d->lh[h] && d->zh[h];
     }
     ok &= (d->rm_jac = calloc((size_t)f->jac_nnz + 1, sizeof(double))) != NULL;
+    /* the order selection's divided-difference tables (s_diff_norm): up to
+     * MBS_BDF_HIST + 1 rows of positions and of velocities */
+    ok &= (d->bdf_dd = calloc(2 * (MBS_BDF_HIST + 1) * (size_t)nn, sizeof(double))) != NULL;
     ok &= (d->rm_row = calloc((size_t)nq, sizeof(double))) != NULL;
     d->rm_val = -1;
     /* the restart at a controller's sample (bdf_sample.c) */
@@ -281,6 +293,8 @@ void mbs_bdf_ws_free(mbs_data *d)
     }
     free(d->bdf_smp);
     d->bdf_smp = NULL;
+    free(d->bdf_dd);
+    d->bdf_dd = NULL;
     free(d->rm_jac);
     free(d->rm_row);
     d->rm_jac = d->rm_row = NULL;

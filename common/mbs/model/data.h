@@ -128,6 +128,8 @@ struct mbs_data {
     double *qh[MBS_BDF_HIST], *vh[MBS_BDF_HIST];
     double *lh[MBS_BDF_HIST]; /* multipliers of the past points (BDF's predictor) */
     double *zh[MBS_BDF_HIST]; /* element states of the past points (nz)         */
+    double *bdf_dd;       /* the order selection's divided-difference tables
+                             (integrator_bdf.c s_diff_norm)                 */
     double *bdf_smp;      /* models with controllers: the restart's scratch at
                              a sample (integrate/bdf_sample.h)               */
     double *rm_jac;       /* (the Jacobian's entries) the Jacobian of the last
