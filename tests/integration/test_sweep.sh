@@ -86,6 +86,17 @@ assert len(rows) == 12
 for k in ["L", "m", "solver.contact_deactivation", "response.xmax", "wall_seconds", "steps", "mean_system_dimension"]:
     assert all(r[k] != "" for r in rows), k
 PY
+# every metric the table keeps (sql/, by name from the workers' JSON) is a
+# column of results.csv (api_results.c gw_metric_cols lists them by hand);
+# warnings, a list, are the job's own
+cols=$(sql "SELECT string_agg(column_name, ',') FROM information_schema.columns WHERE table_name = 'metrics' AND column_name NOT IN ('job_id', 'warnings')")
+python3 - "$IT_TMP/sweep.csv" "$cols" <<'PY' || fail "metrics columns missing from results.csv"
+import csv, sys
+hdr = next(csv.reader(open(sys.argv[1])))
+cols = sys.argv[2].split(",")
+missing = [c for c in cols if c not in hdr]
+assert len(cols) > 40 and not missing, (len(cols), missing)
+PY
 ok "results.csv"
 # numbers as the user typed or the design computed them, in the fewest digits
 # that read back (0.8, not jansson's 0.80000000000000004): the sweep CSV and
