@@ -164,6 +164,18 @@ static void s_jac_fill(const mbs_model *m, const mbs_data *d, const int *ce, dou
     }
 }
 
+void mbs_rank_entry_scales(const mbs_model *m, mbs_data *d, double *w)
+{
+    const int *ce = s_col_exp(m, d);
+    for (int r = 0; r < m->neq; r++) {
+        const mbs_eq *e = &m->eq[r];
+        const double *row = d->jac + (e->cols - m->colpool);
+        double *wr = w + (e->cols - m->colpool);
+        int er = ce ? mbs_rank_row_exp(e, row, ce) : 0;
+        for (int k = 0; k < e->nnz; k++) wr[k] = ce ? ldexp(1.0, ce[e->cols[k]] + er) : 1.0;
+    }
+}
+
 /* The same in a new array; NULL when out of memory. */
 static double *s_jac_dense(const mbs_model *m, mbs_data *d)
 {

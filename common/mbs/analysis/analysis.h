@@ -39,7 +39,14 @@ int mbs_keeps_redundant(const mbs_model *m);
  * is that of the bodies' equations, dense (not block by block). */
 double mbs_rank_margin(const mbs_model *m, mbs_data *d);
 
-/* Free the dense QR workspace mbs_rank_margin keeps in d (d->rank_ws). */
+/* The factor by which mbs_rank_margin's scaling (analysis.c s_jac_fill)
+ * multiplies each entry of d->jac, a power of two, into w (the Jacobian's
+ * storage order, m->colpool).  Without memory for the column exponents,
+ * 1 everywhere. */
+void mbs_rank_entry_scales(const mbs_model *m, mbs_data *d, double *w);
+
+/* Free what mbs_rank_margin keeps in d: the dense QR workspace
+ * (d->rank_ws) and the column exponents (d->rank_colexp). */
 void mbs_rank_ws_free(mbs_data *d);
 
 /* Choose the independent constraint equations again (d->eq_on) at the

@@ -15,8 +15,8 @@
 #include <math.h>
 
 /* The exponent e such that 2^e sqrt(s2) lies in [0.5, 1): an equation's
- * row of squared length s2 is scaled by 2^e before the rank margin's QR
- * (mbs_rank_margin), exactly, so that rows of equal length stay equal and
+ * row of squared length s2 is scaled by 2^e before every rank analysis's
+ * QR (analysis.c s_jac_fill: the margin, the redundancy analysis), exactly, so that rows of equal length stay equal and
  * the pivoting order among them is the unscaled one's (a scaling to unit
  * length made near ties of exact ones and the margin depend on rounding:
  * 12 % between two orders of the same QR); 0 for s2 = 0 or not finite. */

@@ -164,6 +164,11 @@ typedef struct mbs_dae_form {
     /* The rank margin of Phi_q in d->jac against its structural rank (small
      * near a singular position; analysis.h mbs_rank_margin). */
     double (*rank_margin)(void *ctx);
+    /* The factor by which the margin's factorisation multiplies each entry
+     * of d->jac (jac_nnz values into w; analysis.h mbs_rank_entry_scales),
+     * so that a caller can measure how far the Jacobian moved in the
+     * margin's own units; NULL: the entries as they are. */
+    void (*rank_scales)(void *ctx, double *w);
 
     /* Choose the independent equations again at the Jacobian in d->jac
      * (d->eq_on): 1 when the set changed. */

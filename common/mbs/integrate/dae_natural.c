@@ -149,6 +149,12 @@ static double s_rank_margin(void *ctx)
     return mbs_rank_margin(c->m, c->d);
 }
 
+static void s_rank_scales(void *ctx, double *w)
+{
+    const mbs_dae_nat *c = ctx;
+    mbs_rank_entry_scales(c->m, c->d, w);
+}
+
 static int s_reselect(void *ctx)
 {
     mbs_dae_nat *c = ctx;
@@ -240,7 +246,7 @@ void mbs_dae_natural(const mbs_model *m, mbs_data *d, mbs_dae_nat *c, mbs_dae_fo
                         .constraints = s_constraints, .phi_t = s_phi_t, .gamma = s_gamma, .baumgarte_rhs = s_baumgarte_rhs, .jv = s_jv,
                         .jtl = s_jtl, .al_factor = s_al_factor, .al_solve = s_al_solve,
                         .ggl_prepare = s_ggl_prepare, .ggl_factor = s_ggl_factor, .ggl_solve = s_ggl_solve,
-                        .rank_margin = s_rank_margin, .reselect = s_reselect, .accelerations = s_accelerations,
+                        .rank_margin = s_rank_margin, .rank_scales = s_rank_scales, .reselect = s_reselect, .accelerations = s_accelerations,
                         .zrate = s_zrate, .joint_rate = s_joint_rate, .motor = s_motor,
                         .zelim_build = s_zelim_build, .zelim_pre = s_zelim_pre, .zelim_post = s_zelim_post,
                         .energy_project = mbs_energy_projectable(m) ? s_energy_project : NULL,

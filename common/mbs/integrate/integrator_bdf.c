@@ -197,9 +197,10 @@ static double s_diff_norm(mbs_data *d, int n, int k, double t1, const double *xn
  * below thr.  The dense QR with column pivoting that the margin takes is
  * skipped when the last margin computed (d->rm_val, at the Jacobian kept in
  * d->rm_jac) answers the question: no entry of the Jacobian has moved by
- * more than RM_MOVE x that margin x the length of its row then (d->rm_row:
- * the margin is that of the rows scaled to unit length), and that margin
- * is more than a factor RM_GAP away from thr either way.  R's diagonal moves
+ * more than RM_MOVE x that margin x the length of its row then, both in
+ * the units the margin measures them (f->rank_scales: each entry times a
+ * power of two; d->rm_tol holds each entry's bound), and that margin is
+ * more than a factor RM_GAP away from thr either way.  R's diagonal moves
  * with the matrix by about the size of the change (the singular values by
  * at most its norm; with the pivoting this is the usual behaviour, not a
  * proven bound), so the margin has moved by about 5 % of itself, and the
@@ -212,26 +213,27 @@ static double s_diff_norm(mbs_data *d, int n, int k, double t1, const double *xn
 static int s_margin_below(const mbs_dae_form *f, mbs_data *d, double thr, int fresh_below)
 {
     double rc = d->rm_val;
+    int nnz = f->jac_nnz;
     if (d->rm_jac && f->jac_row && rc > 0 && (rc > RM_GAP * thr || (rc * RM_GAP < thr && !fresh_below))) {
-        int moved = 0;
-        for (int r = 0; r < f->ne && !moved; r++) {
-            int off, nnz;
-            f->jac_row(f->ctx, r, &off, &nnz);
-            double tol = RM_MOVE * rc * d->rm_row[r];
-            for (int k = off; k < off + nnz; k++)
-                if (!(fabs(d->jac[k] - d->rm_jac[k]) <= tol)) { moved = 1; break; }
-        }
-        if (!moved) return rc < thr;
+        int i = 0;
+        while (i < nnz && fabs(d->jac[i] - d->rm_jac[i]) <= d->rm_tol[i]) i++;
+        if (i == nnz) return rc < thr;
     }
     double r = f->rank_margin(f->ctx);
     if (d->rm_jac && f->jac_row) {
-        memcpy(d->rm_jac, d->jac, sizeof(double) * (size_t)f->jac_nnz);
+        memcpy(d->rm_jac, d->jac, sizeof(double) * (size_t)nnz);
+        /* each entry's scale into rm_tol, then its bound: RM_MOVE r times
+         * its scaled row's length, back in the entry's own units */
+        double *w = d->rm_tol;
+        if (f->rank_scales) f->rank_scales(f->ctx, w);
+        else for (int k = 0; k < nnz; k++) w[k] = 1.0;
         for (int e = 0; e < f->ne; e++) {
-            int off, nnz;
+            int off, cnt;
             double s2 = 0;
-            f->jac_row(f->ctx, e, &off, &nnz);
-            for (int k = off; k < off + nnz; k++) s2 += d->jac[k] * d->jac[k];
-            d->rm_row[e] = sqrt(s2);
+            f->jac_row(f->ctx, e, &off, &cnt);
+            for (int k = off; k < off + cnt; k++) s2 += (d->jac[k] * w[k]) * (d->jac[k] * w[k]);
+            double len = sqrt(s2);
+            for (int k = off; k < off + cnt; k++) w[k] = w[k] > 0 ? RM_MOVE * r * len / w[k] : 0;
         }
         d->rm_val = r;
     }
@@ -273,7 +275,7 @@ int mbs_bdf_ws_make(const mbs_dae_form *f, const mbs_model *m, mbs_data *d)
     /* the order selection's divided-difference tables (s_diff_norm): up to
      * MBS_BDF_HIST + 1 rows of positions and of velocities */
     ok &= (d->bdf_dd = calloc(2 * (MBS_BDF_HIST + 1) * (size_t)nn, sizeof(double))) != NULL;
-    ok &= (d->rm_row = calloc((size_t)nq, sizeof(double))) != NULL;
+    ok &= (d->rm_tol = calloc((size_t)f->jac_nnz + 1, sizeof(double))) != NULL;
     d->rm_val = -1;
     /* the restart at a controller's sample (bdf_sample.c) */
     if (ok && m->nctrl > 0) ok = (d->bdf_smp = calloc(mbs_bdf_sample_size(f, m), sizeof(double))) != NULL;
@@ -296,8 +298,8 @@ void mbs_bdf_ws_free(mbs_data *d)
     free(d->bdf_dd);
     d->bdf_dd = NULL;
     free(d->rm_jac);
-    free(d->rm_row);
-    d->rm_jac = d->rm_row = NULL;
+    free(d->rm_tol);
+    d->rm_jac = d->rm_tol = NULL;
     mbs_mat_free(&d->ggl);
     mbs_ggl_sp_free(d);
     mbs_cu_ws_free(d);

@@ -134,9 +134,9 @@ struct mbs_data {
                              a sample (integrate/bdf_sample.h)               */
     double *rm_jac;       /* (the Jacobian's entries) the Jacobian of the last
                              rank margin (mbs_rank_margin) the BDF computed,
-                             its rows' lengths (neq) and the margin (rm_val
-                             < 0: none; integrator_bdf.c)                    */
-    double *rm_row, rm_val;
+                             each entry's bound on its move (rm_tol) and the
+                             margin (rm_val < 0: none; integrator_bdf.c)     */
+    double *rm_tol, rm_val;
     int *rank_colexp;     /* (nvar) the rank analyses' column exponents
                              (accuracy.h mbs_var_length_exps), made at the
                              first analysis (analysis.c)                    */
